@@ -1,0 +1,141 @@
+// Package apierr is the one error type every service returns to clients. An
+// *Error knows its documented code; it becomes a gRPC status carrying a
+// google.rpc.ErrorInfo whose reason is that code, and the gateway turns that
+// into the {"error":{"code","message"}} envelope with the documented status.
+package apierr
+
+import (
+	"errors"
+	"fmt"
+	"net/http"
+
+	"google.golang.org/genproto/googleapis/rpc/errdetails"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+)
+
+// Code is a documented error code, as sent in error.code.
+type Code string
+
+// The documented codes. Render failures recorded on a job (ASSET_FETCH_FAILED
+// and the rest) live with the renderer; these are the ones a request answers.
+const (
+	Validation           Code = "VALIDATION_ERROR"
+	JobNotFound          Code = "JOB_NOT_FOUND"
+	JobNotCancellable    Code = "JOB_NOT_CANCELLABLE"
+	TriggerSubmitFailed  Code = "TRIGGER_SUBMIT_FAILED"
+	Internal             Code = "INTERNAL_ERROR"
+	IdempotencyKeyReused Code = "IDEMPOTENCY_KEY_REUSED"
+	NotFound             Code = "NOT_FOUND"
+	MethodNotAllowed     Code = "METHOD_NOT_ALLOWED"
+	Unauthenticated      Code = "UNAUTHENTICATED"
+	Unavailable          Code = "UNAVAILABLE"
+)
+
+// Domain is the ErrorInfo domain that marks kino's own codes.
+const Domain = "kino"
+
+type mapping struct {
+	grpc codes.Code
+	http int
+}
+
+var mappings = map[Code]mapping{
+	Validation:           {codes.InvalidArgument, http.StatusBadRequest},
+	JobNotFound:          {codes.NotFound, http.StatusNotFound},
+	JobNotCancellable:    {codes.FailedPrecondition, http.StatusBadRequest},
+	TriggerSubmitFailed:  {codes.Unavailable, http.StatusInternalServerError},
+	Internal:             {codes.Internal, http.StatusInternalServerError},
+	IdempotencyKeyReused: {codes.AlreadyExists, http.StatusUnprocessableEntity},
+	NotFound:             {codes.NotFound, http.StatusNotFound},
+	MethodNotAllowed:     {codes.Unimplemented, http.StatusMethodNotAllowed},
+	Unauthenticated:      {codes.Unauthenticated, http.StatusUnauthorized},
+	Unavailable:          {codes.Unavailable, http.StatusServiceUnavailable},
+}
+
+// Error is a client-facing error with a documented code.
+type Error struct {
+	Code    Code
+	Message string
+	// Cause is logged, never sent to the client.
+	Cause error
+}
+
+// New returns an error with the code and a formatted message.
+func New(code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// Wrap returns an error with the code and message that keeps cause for logs.
+func Wrap(cause error, code Code, message string) *Error {
+	return &Error{Code: code, Message: message, Cause: cause}
+}
+
+func (e *Error) Error() string {
+	if e.Cause != nil {
+		return fmt.Sprintf("%s: %s: %v", e.Code, e.Message, e.Cause)
+	}
+	return fmt.Sprintf("%s: %s", e.Code, e.Message)
+}
+
+func (e *Error) Unwrap() error { return e.Cause }
+
+// GRPCStatus lets grpc find the status through any wrapping.
+func (e *Error) GRPCStatus() *status.Status {
+	m, ok := mappings[e.Code]
+	if !ok {
+		m = mappings[Internal]
+	}
+	st := status.New(m.grpc, e.Message)
+	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: string(e.Code), Domain: Domain}); err == nil {
+		return withInfo
+	}
+	return st
+}
+
+// HTTPStatus is the documented HTTP status of a code; unknown codes are 500.
+func HTTPStatus(code Code) int {
+	if m, ok := mappings[code]; ok {
+		return m.http
+	}
+	return http.StatusInternalServerError
+}
+
+// fallback maps a bare gRPC code, one that carries no kino ErrorInfo (a
+// decoding error inside the gateway, a deadline), to the closest documented code.
+var fallback = map[codes.Code]Code{
+	codes.InvalidArgument:    Validation,
+	codes.OutOfRange:         Validation,
+	codes.FailedPrecondition: Validation,
+	codes.NotFound:           NotFound,
+	codes.Unimplemented:      MethodNotAllowed,
+	codes.Unauthenticated:    Unauthenticated,
+	codes.Unavailable:        Unavailable,
+}
+
+// FromStatus recovers the code of a status: the ErrorInfo reason when kino set
+// one, otherwise the closest documented code for the gRPC code.
+func FromStatus(st *status.Status) Code {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == Domain {
+			return Code(info.GetReason())
+		}
+	}
+	if c, ok := fallback[st.Code()]; ok {
+		return c
+	}
+	return Internal
+}
+
+// ToStatus converts any error returned by a service into a status that
+// carries a documented code, hiding causes that are not client-facing.
+func ToStatus(err error) *status.Status {
+	var e *Error
+	if errors.As(err, &e) {
+		return e.GRPCStatus()
+	}
+	if st, ok := status.FromError(err); ok {
+		return st
+	}
+	return (&Error{Code: Internal, Message: "internal error"}).GRPCStatus()
+}

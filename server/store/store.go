@@ -1,0 +1,100 @@
+// Package store opens kino's database: embedded SQLite by default, PostgreSQL
+// for many nodes, behind one ent client and one Open.
+package store
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+	_ "github.com/jackc/pgx/v5/stdlib" // registers the "pgx" driver
+	_ "modernc.org/sqlite"             // registers the pure-Go "sqlite" driver
+
+	"github.com/kinohq/kino/ent"
+)
+
+// Store is an open database with its migrated schema.
+type Store struct {
+	*ent.Client
+	// Dialect is dialect.SQLite or dialect.Postgres; claims differ by it.
+	Dialect string
+	db      *sql.DB
+}
+
+// Open connects to the database named by url and migrates the schema. A url
+// of the form postgres://… selects PostgreSQL; sqlite://PATH or a bare file
+// path selects SQLite.
+func Open(ctx context.Context, rawURL string) (*Store, error) {
+	var (
+		db  *sql.DB
+		dia string
+		err error
+	)
+	switch {
+	case strings.HasPrefix(rawURL, "postgres://"), strings.HasPrefix(rawURL, "postgresql://"):
+		dia = dialect.Postgres
+		db, err = sql.Open("pgx", rawURL)
+		if err != nil {
+			return nil, fmt.Errorf("open postgres: %w", err)
+		}
+		db.SetMaxOpenConns(20)
+	default:
+		dia = dialect.SQLite
+		db, err = openSQLite(strings.TrimPrefix(rawURL, "sqlite://"))
+		if err != nil {
+			return nil, err
+		}
+	}
+	if err := db.PingContext(ctx); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", dia, err)
+	}
+	drv := entsql.OpenDB(dia, db)
+	client := ent.NewClient(ent.Driver(drv))
+	if err := client.Schema.Create(ctx); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("migrate %s schema: %w", dia, err)
+	}
+	return &Store{Client: client, Dialect: dia, db: db}, nil
+}
+
+func openSQLite(path string) (*sql.DB, error) {
+	if path == "" {
+		return nil, fmt.Errorf("open sqlite: empty path")
+	}
+	if dir := filepath.Dir(path); dir != "" {
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create database folder: %w", err)
+		}
+	}
+	// WAL lets readers run beside the one writer; busy_timeout makes a
+	// second writer wait instead of failing; _txlock=immediate takes the
+	// write lock at BEGIN so two read-then-write transactions cannot
+	// deadlock on lock upgrade.
+	q := url.Values{}
+	q.Add("_pragma", "foreign_keys(1)")
+	q.Add("_pragma", "journal_mode(WAL)")
+	q.Add("_pragma", "busy_timeout(10000)")
+	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_txlock", "immediate")
+	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
+	if err != nil {
+		return nil, fmt.Errorf("open sqlite %s: %w", path, err)
+	}
+	// One connection: SQLite has one writer, and a pool would only queue on
+	// its lock while holding Go-side resources.
+	db.SetMaxOpenConns(1)
+	return db, nil
+}
+
+// DB is the underlying connection pool, for health checks and raw claims.
+func (s *Store) DB() *sql.DB { return s.db }
+
+// Ping reports whether the database answers.
+func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
