@@ -638,6 +638,24 @@ func (u *RenderJobUpsert) ClearErrorMessage() *RenderJobUpsert {
 	return u
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *RenderJobUpsert) SetIdempotencyKey(v string) *RenderJobUpsert {
+	u.Set(renderjob.FieldIdempotencyKey, v)
+	return u
+}
+
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *RenderJobUpsert) UpdateIdempotencyKey() *RenderJobUpsert {
+	u.SetExcluded(renderjob.FieldIdempotencyKey)
+	return u
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *RenderJobUpsert) ClearIdempotencyKey() *RenderJobUpsert {
+	u.SetNull(renderjob.FieldIdempotencyKey)
+	return u
+}
+
 // SetAttempts sets the "attempts" field.
 func (u *RenderJobUpsert) SetAttempts(v int) *RenderJobUpsert {
 	u.Set(renderjob.FieldAttempts, v)
@@ -781,9 +799,6 @@ func (u *RenderJobUpsertOne) UpdateNewValues() *RenderJobUpsertOne {
 		if _, exists := u.create.mutation.Duration(); exists {
 			s.SetIgnore(renderjob.FieldDuration)
 		}
-		if _, exists := u.create.mutation.IdempotencyKey(); exists {
-			s.SetIgnore(renderjob.FieldIdempotencyKey)
-		}
 		if _, exists := u.create.mutation.RequestHash(); exists {
 			s.SetIgnore(renderjob.FieldRequestHash)
 		}
@@ -916,6 +931,27 @@ func (u *RenderJobUpsertOne) UpdateErrorMessage() *RenderJobUpsertOne {
 func (u *RenderJobUpsertOne) ClearErrorMessage() *RenderJobUpsertOne {
 	return u.Update(func(s *RenderJobUpsert) {
 		s.ClearErrorMessage()
+	})
+}
+
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *RenderJobUpsertOne) SetIdempotencyKey(v string) *RenderJobUpsertOne {
+	return u.Update(func(s *RenderJobUpsert) {
+		s.SetIdempotencyKey(v)
+	})
+}
+
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *RenderJobUpsertOne) UpdateIdempotencyKey() *RenderJobUpsertOne {
+	return u.Update(func(s *RenderJobUpsert) {
+		s.UpdateIdempotencyKey()
+	})
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *RenderJobUpsertOne) ClearIdempotencyKey() *RenderJobUpsertOne {
+	return u.Update(func(s *RenderJobUpsert) {
+		s.ClearIdempotencyKey()
 	})
 }
 
@@ -1245,9 +1281,6 @@ func (u *RenderJobUpsertBulk) UpdateNewValues() *RenderJobUpsertBulk {
 			if _, exists := b.mutation.Duration(); exists {
 				s.SetIgnore(renderjob.FieldDuration)
 			}
-			if _, exists := b.mutation.IdempotencyKey(); exists {
-				s.SetIgnore(renderjob.FieldIdempotencyKey)
-			}
 			if _, exists := b.mutation.RequestHash(); exists {
 				s.SetIgnore(renderjob.FieldRequestHash)
 			}
@@ -1381,6 +1414,27 @@ func (u *RenderJobUpsertBulk) UpdateErrorMessage() *RenderJobUpsertBulk {
 func (u *RenderJobUpsertBulk) ClearErrorMessage() *RenderJobUpsertBulk {
 	return u.Update(func(s *RenderJobUpsert) {
 		s.ClearErrorMessage()
+	})
+}
+
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *RenderJobUpsertBulk) SetIdempotencyKey(v string) *RenderJobUpsertBulk {
+	return u.Update(func(s *RenderJobUpsert) {
+		s.SetIdempotencyKey(v)
+	})
+}
+
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *RenderJobUpsertBulk) UpdateIdempotencyKey() *RenderJobUpsertBulk {
+	return u.Update(func(s *RenderJobUpsert) {
+		s.UpdateIdempotencyKey()
+	})
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *RenderJobUpsertBulk) ClearIdempotencyKey() *RenderJobUpsertBulk {
+	return u.Update(func(s *RenderJobUpsert) {
+		s.ClearIdempotencyKey()
 	})
 }
 

@@ -124,6 +124,26 @@ func (_u *RenderJobUpdate) ClearErrorMessage() *RenderJobUpdate {
 	return _u
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_u *RenderJobUpdate) SetIdempotencyKey(v string) *RenderJobUpdate {
+	_u.mutation.SetIdempotencyKey(v)
+	return _u
+}
+
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_u *RenderJobUpdate) SetNillableIdempotencyKey(v *string) *RenderJobUpdate {
+	if v != nil {
+		_u.SetIdempotencyKey(*v)
+	}
+	return _u
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (_u *RenderJobUpdate) ClearIdempotencyKey() *RenderJobUpdate {
+	_u.mutation.ClearIdempotencyKey()
+	return _u
+}
+
 // SetAttempts sets the "attempts" field.
 func (_u *RenderJobUpdate) SetAttempts(v int) *RenderJobUpdate {
 	_u.mutation.ResetAttempts()
@@ -332,6 +352,9 @@ func (_u *RenderJobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ErrorMessageCleared() {
 		_spec.ClearField(renderjob.FieldErrorMessage, field.TypeString)
 	}
+	if value, ok := _u.mutation.IdempotencyKey(); ok {
+		_spec.SetField(renderjob.FieldIdempotencyKey, field.TypeString, value)
+	}
 	if _u.mutation.IdempotencyKeyCleared() {
 		_spec.ClearField(renderjob.FieldIdempotencyKey, field.TypeString)
 	}
@@ -482,6 +505,26 @@ func (_u *RenderJobUpdateOne) SetNillableErrorMessage(v *string) *RenderJobUpdat
 // ClearErrorMessage clears the value of the "error_message" field.
 func (_u *RenderJobUpdateOne) ClearErrorMessage() *RenderJobUpdateOne {
 	_u.mutation.ClearErrorMessage()
+	return _u
+}
+
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_u *RenderJobUpdateOne) SetIdempotencyKey(v string) *RenderJobUpdateOne {
+	_u.mutation.SetIdempotencyKey(v)
+	return _u
+}
+
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_u *RenderJobUpdateOne) SetNillableIdempotencyKey(v *string) *RenderJobUpdateOne {
+	if v != nil {
+		_u.SetIdempotencyKey(*v)
+	}
+	return _u
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (_u *RenderJobUpdateOne) ClearIdempotencyKey() *RenderJobUpdateOne {
+	_u.mutation.ClearIdempotencyKey()
 	return _u
 }
 
@@ -722,6 +765,9 @@ func (_u *RenderJobUpdateOne) sqlSave(ctx context.Context) (_node *RenderJob, er
 	}
 	if _u.mutation.ErrorMessageCleared() {
 		_spec.ClearField(renderjob.FieldErrorMessage, field.TypeString)
+	}
+	if value, ok := _u.mutation.IdempotencyKey(); ok {
+		_spec.SetField(renderjob.FieldIdempotencyKey, field.TypeString, value)
 	}
 	if _u.mutation.IdempotencyKeyCleared() {
 		_spec.ClearField(renderjob.FieldIdempotencyKey, field.TypeString)

@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"time"
-
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -34,15 +32,15 @@ func (RenderJob) Fields() []ent.Field {
 		field.Int("width").Immutable(),
 		field.Int("height").Immutable(),
 		field.Float("duration").Immutable(),
-		field.String("idempotency_key").Optional().Nillable().Immutable(),
+		field.String("idempotency_key").Optional().Nillable(),
 		// SHA-256 of the canonical request, to tell a true repeat from a reused key.
 		field.String("request_hash").Immutable(),
 		// How many times a worker has claimed the job.
 		field.Int("attempts").Default(0),
 		field.String("lease_owner").Optional(),
 		field.Time("lease_expires_at").Optional().Nillable(),
-		field.Time("created_at").Immutable().Default(time.Now),
-		field.Time("updated_at").Default(time.Now),
+		field.Time("created_at").Immutable().Default(now),
+		field.Time("updated_at").Default(now),
 		field.Time("started_at").Optional().Nillable(),
 		field.Time("finished_at").Optional().Nillable(),
 	}

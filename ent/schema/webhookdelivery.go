@@ -1,8 +1,6 @@
 package schema
 
 import (
-	"time"
-
 	"entgo.io/ent"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
@@ -24,11 +22,11 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.Bytes("payload").Immutable(),
 		field.Enum("status").Values("pending", "delivered", "failed").Default("pending"),
 		field.Int("attempts").Default(0),
-		field.Time("next_attempt_at").Default(time.Now),
+		field.Time("next_attempt_at").Default(now),
 		field.Int("last_status_code").Optional(),
 		field.String("last_error").Optional(),
-		field.Time("created_at").Immutable().Default(time.Now),
-		field.Time("updated_at").Default(time.Now),
+		field.Time("created_at").Immutable().Default(now),
+		field.Time("updated_at").Default(now),
 	}
 }
 

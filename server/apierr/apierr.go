@@ -114,17 +114,17 @@ var fallback = map[codes.Code]Code{
 }
 
 // FromStatus recovers the code of a status: the ErrorInfo reason when kino set
-// one, otherwise the closest documented code for the gRPC code.
-func FromStatus(st *status.Status) Code {
+// one (own is then true), otherwise the closest documented code for the gRPC code.
+func FromStatus(st *status.Status) (code Code, own bool) {
 	for _, d := range st.Details() {
 		if info, ok := d.(*errdetails.ErrorInfo); ok && info.GetDomain() == Domain {
-			return Code(info.GetReason())
+			return Code(info.GetReason()), true
 		}
 	}
 	if c, ok := fallback[st.Code()]; ok {
-		return c
+		return c, false
 	}
-	return Internal
+	return Internal, false
 }
 
 // ToStatus converts any error returned by a service into a status that

@@ -1,0 +1,45 @@
+# kino's tasks. `make run` and `make test` are the two commands a fresh
+# machine needs; both install ffmpeg first when it is missing.
+GO        ?= go
+BUF       := $(GO) tool -modfile=tools/go.mod buf
+TESTFLAGS ?= -race -timeout 20m
+
+.PHONY: run test deps generate check-generated lint fuzz bench build
+
+run: deps
+	$(GO) run ./cmd/kino serve
+
+test: deps
+	$(GO) test $(TESTFLAGS) ./...
+
+build:
+	$(GO) build -o bin/kino ./cmd/kino
+
+# ffmpeg (with libass, freetype, fontconfig, pocketsphinx and flite) and a
+# default font, from Debian's packages.
+deps:
+	@command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null && fc-match -q sans-serif 2>/dev/null || { \
+		echo "installing ffmpeg and fonts (apt-get)"; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg fonts-dejavu-core >/dev/null; }
+
+# Everything generated comes from pinned tools in go.mod and tools/go.mod.
+generate:
+	$(BUF) generate
+	$(GO) generate ./ent
+
+check-generated: generate
+	@git diff --exit-code -- gen ent gateway/apidocs || { echo "generated code is stale: run make generate and commit"; exit 1; }
+	@test -z "$$(git status --porcelain -- gen ent gateway/apidocs)" || { git status --porcelain -- gen ent gateway/apidocs; echo "generated files are untracked: commit them"; exit 1; }
+
+lint:
+	$(BUF) lint
+	$(BUF) format -d --exit-code
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/\|^ent/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^gen/\|^ent/'); echo "gofmt needed"; exit 1; }
+
+FUZZTIME ?= 60s
+fuzz:
+	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME)
+
+bench: deps
+	$(GO) run ./cmd/kinobench

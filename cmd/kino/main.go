@@ -1,0 +1,45 @@
+// Command kino renders videos and runs media jobs. `kino serve` runs the
+// service; the other subcommands are its command-line client.
+package main
+
+import (
+	"fmt"
+	"os"
+)
+
+const usage = `kino renders videos and runs media jobs.
+
+Usage:
+  kino serve [flags]                 run the gRPC server, REST gateway and workers
+  kino render submit FILE [--watch]  submit the render request in FILE (JSON, as POST /api/render)
+  kino render get ID                 print a render job's status record
+  kino render cancel ID              cancel a render job
+  kino render watch ID               follow a render job's progress until it ends
+
+Run 'kino serve -h' or 'kino render -h' for flags. Every flag can also be
+set with an environment variable: --http-addr is KINO_HTTP_ADDR, and so on.
+`
+
+func main() {
+	if len(os.Args) < 2 {
+		fmt.Fprint(os.Stderr, usage)
+		os.Exit(2)
+	}
+	var err error
+	switch os.Args[1] {
+	case "serve":
+		err = serve(os.Args[2:])
+	case "render":
+		err = renderCmd(os.Args[2:])
+	case "-h", "--help", "help":
+		fmt.Print(usage)
+		return
+	default:
+		fmt.Fprintf(os.Stderr, "kino: unknown command %q\n\n%s", os.Args[1], usage)
+		os.Exit(2)
+	}
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "kino:", err)
+		os.Exit(1)
+	}
+}

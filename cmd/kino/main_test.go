@@ -1,0 +1,179 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+// The tests here run the real binary, so that a kill is a real kill.
+
+var kinoBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "kino-bin-")
+	if err != nil {
+		panic(err)
+	}
+	kinoBin = filepath.Join(dir, "kino")
+	if out, err := exec.Command("go", "build", "-o", kinoBin, ".").CombinedOutput(); err != nil {
+		panic(string(out))
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+type process struct {
+	cmd  *exec.Cmd
+	base string
+	grpc string
+	logs *bytes.Buffer
+}
+
+// serveKino starts `kino serve` and waits for its listening addresses.
+func serveKino(t *testing.T, dataDir, dbURL string, extra ...string) *process {
+	t.Helper()
+	args := append([]string{"serve", "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
+		"--data-dir", dataDir, "--log-format", "json", "--workers", "1", "--lease", "1s"}, extra...)
+	if dbURL != "" {
+		args = append(args, "--database-url", dbURL)
+	}
+	cmd := exec.Command(kinoBin, args...)
+	stderr, err := cmd.StderrPipe()
+	require.NoError(t, err)
+	require.NoError(t, cmd.Start())
+	p := &process{cmd: cmd, logs: &bytes.Buffer{}}
+	t.Cleanup(func() {
+		_ = cmd.Process.Kill()
+		_ = cmd.Wait()
+		if t.Failed() {
+			t.Logf("kino logs:\n%s", p.logs.String())
+		}
+	})
+	ready := make(chan struct{})
+	go func() {
+		sc := bufio.NewScanner(stderr)
+		for sc.Scan() {
+			line := sc.Text()
+			p.logs.WriteString(line + "\n")
+			var m map[string]any
+			if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "kino serving" {
+				p.base = "http://" + m["http"].(string)
+				p.grpc = m["grpc"].(string)
+				close(ready)
+			}
+		}
+	}()
+	select {
+	case <-ready:
+	case <-time.After(30 * time.Second):
+		t.Fatalf("kino did not start: %s", p.logs.String())
+	}
+	return p
+}
+
+func (p *process) getJob(t *testing.T, id string) map[string]any {
+	t.Helper()
+	resp, err := http.Get(p.base + "/api/render/" + id)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s", b)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m
+}
+
+func (p *process) submit(t *testing.T, body string) string {
+	t.Helper()
+	resp, err := http.Post(p.base+"/api/render", "application/json", strings.NewReader(body))
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	require.Equal(t, http.StatusAccepted, resp.StatusCode, "%s", b)
+	var m map[string]any
+	require.NoError(t, json.Unmarshal(b, &m))
+	return m["jobId"].(string)
+}
+
+// aFewSeconds renders in a few seconds on two cores.
+const aFewSeconds = `{"provider":"provider_a","composition":{"width":640,"height":360,"fps":25,"duration":20,
+  "layers":[{"type":"color","color":"#3366ff","start":0,"duration":20}]}}`
+
+func TestKillAndRestartRecoversTheJob(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		dataDir := t.TempDir()
+		first := serveKino(t, dataDir, db.URL)
+		id := first.submit(t, aFewSeconds)
+		require.Eventually(t, func() bool {
+			j := first.getJob(t, id)
+			return j["status"] == "processing" && j["progress"].(float64) > 0
+		}, 30*time.Second, 50*time.Millisecond)
+		require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+		_ = first.cmd.Wait()
+
+		second := serveKino(t, dataDir, db.URL)
+		var job map[string]any
+		require.Eventually(t, func() bool {
+			job = second.getJob(t, id)
+			return job["status"] == "completed"
+		}, 90*time.Second, 100*time.Millisecond, "the killed job is re-queued and rendered")
+		assert.Equal(t, 100.0, job["progress"])
+		assert.Contains(t, second.logs.String(), "recovered render jobs")
+	})
+}
+
+func TestKilledTooOftenFailsWithWorkerLost(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	first := serveKino(t, dataDir, "", "--max-attempts", "1")
+	id := first.submit(t, aFewSeconds)
+	require.Eventually(t, func() bool { return first.getJob(t, id)["status"] == "processing" }, 30*time.Second, 50*time.Millisecond)
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_ = first.cmd.Wait()
+
+	second := serveKino(t, dataDir, "", "--max-attempts", "1")
+	var job map[string]any
+	require.Eventually(t, func() bool {
+		job = second.getJob(t, id)
+		return job["status"] == "failed"
+	}, 30*time.Second, 100*time.Millisecond)
+	assert.Equal(t, "WORKER_LOST", job["error"].(map[string]any)["code"])
+}
+
+func TestSIGTERMReleasesUnfinishedRenders(t *testing.T) {
+	t.Parallel()
+	dataDir := t.TempDir()
+	first := serveKino(t, dataDir, "", "--shutdown-grace", "200ms")
+	id := first.submit(t, aFewSeconds)
+	require.Eventually(t, func() bool { return first.getJob(t, id)["status"] == "processing" }, 30*time.Second, 50*time.Millisecond)
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGTERM))
+	done := make(chan error, 1)
+	go func() { done <- first.cmd.Wait() }()
+	select {
+	case err := <-done:
+		require.NoError(t, err, "kino exits cleanly on SIGTERM")
+	case <-time.After(15 * time.Second):
+		t.Fatal("kino did not stop within 15 s of SIGTERM")
+	}
+	assert.Contains(t, first.logs.String(), "render released")
+
+	second := serveKino(t, dataDir, "")
+	require.Eventually(t, func() bool { return second.getJob(t, id)["status"] == "completed" }, 90*time.Second, 100*time.Millisecond)
+}

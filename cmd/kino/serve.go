@@ -1,0 +1,75 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/engine"
+)
+
+func serve(args []string) error {
+	fs := flag.NewFlagSet("kino serve", flag.ExitOnError)
+	var (
+		cfg        app.Config
+		cors       listFlag
+		bodyLimit  = sizeFlag(1 << 20)
+		assetLimit = sizeFlag(512 << 20)
+		limits     = engine.DefaultLimits()
+		logFormat  string
+	)
+	fs.StringVar(&cfg.HTTPAddr, "http-addr", "127.0.0.1:8080", "address of the REST gateway")
+	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", "127.0.0.1:9090", "address of the gRPC server")
+	fs.StringVar(&cfg.DataDir, "data-dir", "./data", "folder of the embedded database, local outputs and working files")
+	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "postgres://… to share one queue between many nodes; default SQLite in --data-dir")
+	fs.StringVar(&cfg.StorageURL, "storage-url", "", "gocloud.dev bucket URL for outputs (s3://bucket?region=…, file:///path); default a folder in --data-dir")
+	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of outputUrls served by the gateway; default http://<http-addr>")
+	fs.IntVar(&cfg.Workers, "workers", app.DefaultWorkers(), "renders that run at once; further jobs wait as queued (0: an API-only node that renders nothing)")
+	fs.BoolVar(&cfg.AllowPrivateNetworks, "allow-private-networks", false, "let asset downloads and webhooks reach private, loopback and link-local addresses")
+	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "sign webhooks with this Standard Webhooks secret (whsec_… or any string)")
+	fs.IntVar(&cfg.WebhookMaxAttempts, "webhook-attempts", 8, "delivery attempts of a webhook before it is given up")
+	fs.Var(&cors, "cors-origins", "comma-separated origins allowed to call the API from a browser (* for any); default CORS off")
+	fs.Var(&bodyLimit, "max-body-bytes", "largest accepted request body")
+	fs.Var(&assetLimit, "max-asset-bytes", "largest asset a render downloads")
+	fs.DurationVar(&cfg.FetchTimeout, "fetch-timeout", 2*time.Minute, "time limit of one asset download")
+	fs.DurationVar(&cfg.RenderTimeout, "render-timeout", 30*time.Minute, "time limit of one render")
+	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
+	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
+	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "claims of a job before a lost worker fails it with WORKER_LOST")
+	fs.IntVar(&limits.MaxWidth, "max-width", limits.MaxWidth, "largest output width in pixels")
+	fs.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "largest output height in pixels")
+	fs.IntVar(&limits.MaxFPS, "max-fps", limits.MaxFPS, "highest output frame rate")
+	fs.Float64Var(&limits.MaxDuration, "max-duration", limits.MaxDuration, "longest output in seconds")
+	fs.IntVar(&limits.MaxLayers, "max-layers", limits.MaxLayers, "most layers (clips) in a composition")
+	fs.IntVar(&limits.MaxAssets, "max-assets", limits.MaxAssets, "most distinct assets a composition downloads")
+	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	_ = fs.Parse(args)
+	if err := envFlags(fs); err != nil {
+		return err
+	}
+	cfg.CORSOrigins = cors
+	cfg.MaxBodyBytes = int64(bodyLimit)
+	cfg.MaxAssetBytes = int64(assetLimit)
+	cfg.Limits = limits
+
+	var handler slog.Handler = slog.NewTextHandler(os.Stderr, nil)
+	if logFormat == "json" {
+		handler = slog.NewJSONHandler(os.Stderr, nil)
+	}
+	cfg.Log = slog.New(handler)
+
+	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
+	defer stop()
+	a, err := app.Start(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	<-ctx.Done()
+	stop()
+	return a.Shutdown(context.Background())
+}

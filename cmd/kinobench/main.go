@@ -1,0 +1,65 @@
+// Command kinobench measures kino against the numbers in docs/benchmarks.md:
+// the wall time of a render through kino next to a hand-written ffmpeg
+// command for the same video, run alternately on the same machine, and the
+// submit throughput over REST and gRPC. It prints a Markdown report.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"time"
+
+	"github.com/kinohq/kino/server/app"
+)
+
+func main() {
+	var (
+		runs     = flag.Int("runs", 3, "render runs of each side")
+		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
+		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
+		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
+		skip     = flag.String("skip", "", "skip a part: render or submit")
+	)
+	flag.Parse()
+	ctx := context.Background()
+
+	fmt.Printf("# kinobench, %s\n\n", time.Now().UTC().Format(time.DateTime))
+	fmt.Printf("Machine: %d CPUs, %s/%s, %s.\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
+	if *skip != "render" {
+		if err := benchRender(ctx, *runs); err != nil {
+			fail(err)
+		}
+	}
+	if *skip != "submit" {
+		if err := benchSubmit(ctx, *submits, *parallel, *dbURL); err != nil {
+			fail(err)
+		}
+	}
+}
+
+func fail(err error) {
+	fmt.Fprintln(os.Stderr, "kinobench:", err)
+	os.Exit(1)
+}
+
+// startKino runs kino in this process on loopback.
+func startKino(ctx context.Context, dir, dbURL string, workers int) (*app.App, error) {
+	if dbURL == "" {
+		dbURL = "sqlite://" + filepath.Join(dir, "kino.db")
+	}
+	return app.Start(ctx, app.Config{
+		HTTPAddr:             "127.0.0.1:0",
+		GRPCAddr:             "127.0.0.1:0",
+		DataDir:              dir,
+		DatabaseURL:          dbURL,
+		Workers:              workers,
+		AllowPrivateNetworks: true,
+		Log:                  slog.New(slog.NewTextHandler(io.Discard, nil)),
+	})
+}

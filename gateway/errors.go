@@ -1,0 +1,72 @@
+package gateway
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"strings"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/proto"
+
+	apiv1 "github.com/kinohq/kino/gen/kino/api/v1"
+	"github.com/kinohq/kino/server/apierr"
+)
+
+type protoMessage = proto.Message
+
+// writeError answers with the documented envelope {"error":{"code","message"}}.
+func writeError(w http.ResponseWriter, code apierr.Code, message string) {
+	body, err := marshaler.Marshal(&apiv1.ErrorResponse{Error: &apiv1.Error{Code: string(code), Message: message}})
+	if err != nil {
+		body = []byte(`{"error":{"code":"INTERNAL_ERROR","message":"internal error"}}`)
+	}
+	w.Header().Set("Content-Type", "application/json")
+	w.Header().Del("Content-Length")
+	w.WriteHeader(apierr.HTTPStatus(code))
+	_, _ = w.Write(body)
+}
+
+// writeStatusError is the gateway's one error handler: any status from a
+// service, and any error grpc-gateway makes itself, becomes the envelope.
+func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
+	var httpErr *runtime.HTTPStatusError
+	if errors.As(err, &httpErr) {
+		writeRoutingError(nil, nil, nil, w, r, httpErr.HTTPStatus)
+		return
+	}
+	code, message := describe(err)
+	writeError(w, code, message)
+}
+
+// describe turns an error into a documented code and a message for people.
+func describe(err error) (apierr.Code, string) {
+	st := status.Convert(err)
+	code, own := apierr.FromStatus(st)
+	msg := st.Message()
+	switch {
+	case own:
+	case code == apierr.Validation:
+		// Errors that grpc-gateway makes while decoding the request.
+		msg = "the request is not valid: " + strings.TrimPrefix(msg, "proto: ")
+	case st.Code() == codes.Canceled:
+		msg = "the request was cancelled"
+	case code == apierr.Internal:
+		msg = "an unexpected error occurred"
+	}
+	return code, msg
+}
+
+func writeRoutingError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, httpStatus int) {
+	switch httpStatus {
+	case http.StatusMethodNotAllowed:
+		writeError(w, apierr.MethodNotAllowed, fmt.Sprintf("%s is not allowed on %s", r.Method, r.URL.Path))
+	case http.StatusBadRequest:
+		writeError(w, apierr.Validation, "the request path is not valid")
+	default:
+		writeError(w, apierr.NotFound, fmt.Sprintf("no endpoint at %s %s", r.Method, r.URL.Path))
+	}
+}

@@ -1,0 +1,103 @@
+// Package gateway is kino's REST face: grpc-gateway maps the gRPC services to
+// the documented JSON paths, and this package adds what HTTP clients need
+// around it: the error envelope, status codes, body limits, CORS, progress
+// streams a browser can read, the OpenAPI document and local output files.
+package gateway
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"net/http"
+
+	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"google.golang.org/grpc"
+	"google.golang.org/protobuf/encoding/protojson"
+
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/storage"
+)
+
+// Config is what the gateway needs.
+type Config struct {
+	// Conn reaches the gRPC server; calls go through its interceptors.
+	Conn *grpc.ClientConn
+	// Storage is served under /files/ when it is a local folder.
+	Storage *storage.Storage
+	// CORSOrigins may call the API from a browser; "*" allows any. Empty: CORS off.
+	CORSOrigins []string
+	// MaxBodyBytes caps request bodies.
+	MaxBodyBytes int64
+	Log          *slog.Logger
+}
+
+// marshaler writes the spec's JSON: camelCase names, unset optional fields
+// absent. Unknown request fields are errors, so typos surface.
+var marshaler = &runtime.JSONPb{
+	MarshalOptions: protojson.MarshalOptions{
+		UseProtoNames:   false,
+		EmitUnpopulated: false,
+	},
+	UnmarshalOptions: protojson.UnmarshalOptions{
+		DiscardUnknown: false,
+	},
+}
+
+// New builds the HTTP handler.
+func New(ctx context.Context, cfg Config) (http.Handler, error) {
+	mux := runtime.NewServeMux(
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
+		runtime.WithErrorHandler(writeStatusError),
+		runtime.WithRoutingErrorHandler(writeRoutingError),
+		runtime.WithForwardResponseOption(successStatus),
+		runtime.WithIncomingHeaderMatcher(incomingHeader),
+		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
+	)
+	if err := renderv1.RegisterRenderServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register render gateway: %w", err)
+	}
+
+	root := http.NewServeMux()
+	root.Handle("/", mux)
+	root.Handle("GET /api/render/{jobId}/events", &watchHandler{client: renderv1.NewRenderServiceClient(cfg.Conn), log: cfg.Log})
+	root.HandleFunc("GET /api/openapi.json", serveOpenAPI)
+	if cfg.Storage != nil && cfg.Storage.Local() {
+		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
+	}
+
+	var h http.Handler = root
+	h = limitBody(h, cfg.MaxBodyBytes)
+	h = cors(h, cfg.CORSOrigins)
+	h = recoverPanics(h, cfg.Log)
+	return h, nil
+}
+
+// incomingHeader forwards the headers the services read as gRPC metadata.
+func incomingHeader(key string) (string, bool) {
+	switch http.CanonicalHeaderKey(key) {
+	case "Idempotency-Key":
+		return render.IdempotencyKeyHeader, true
+	case "Authorization":
+		return "authorization", true
+	}
+	return runtime.DefaultHeaderMatcher(key)
+}
+
+// successStatuses are the documented non-200 success statuses, by RPC method.
+var successStatuses = map[string]int{
+	"/kino.render.v1.RenderService/SubmitRender": http.StatusAccepted,
+}
+
+func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) error {
+	method, _ := runtime.RPCMethod(ctx)
+	if code, ok := successStatuses[method]; ok {
+		w.WriteHeader(code)
+		return nil
+	}
+	// A load balancer acts on the status, not the body.
+	if h, ok := m.(*renderv1.HealthResponse); ok && h.GetStatus() != "healthy" {
+		w.WriteHeader(http.StatusServiceUnavailable)
+	}
+	return nil
+}

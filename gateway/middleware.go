@@ -1,0 +1,103 @@
+package gateway
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"log/slog"
+	"mime"
+	"net/http"
+	"runtime/debug"
+	"slices"
+	"strings"
+
+	"github.com/kinohq/kino/server/apierr"
+)
+
+// recoverPanics answers a panic in any handler with INTERNAL_ERROR and keeps
+// the process serving.
+func recoverPanics(next http.Handler, log *slog.Logger) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			if v := recover(); v != nil {
+				if v == http.ErrAbortHandler {
+					panic(v)
+				}
+				log.Error("panic in HTTP handler", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+				writeError(w, apierr.Internal, "an unexpected error occurred")
+			}
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// limitBody checks the content type of requests with a body and reads the
+// body up to the limit, so an oversized or mistyped request gets a clear
+// VALIDATION_ERROR instead of a decoder's complaint.
+func limitBody(next http.Handler, limit int64) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.Method != http.MethodPost && r.Method != http.MethodPut && r.Method != http.MethodPatch {
+			next.ServeHTTP(w, r)
+			return
+		}
+		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		if err != nil || mt != "application/json" {
+			writeError(w, apierr.Validation, "Content-Type must be application/json")
+			return
+		}
+		if r.ContentLength > limit {
+			writeError(w, apierr.Validation, fmt.Sprintf("the request body is larger than the limit of %d bytes", limit))
+			return
+		}
+		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
+		if err != nil {
+			writeError(w, apierr.Validation, "the request body could not be read")
+			return
+		}
+		if int64(len(body)) > limit {
+			writeError(w, apierr.Validation, fmt.Sprintf("the request body is larger than the limit of %d bytes", limit))
+			return
+		}
+		if len(bytes.TrimSpace(body)) == 0 {
+			writeError(w, apierr.Validation, "the request body is empty; send a JSON object")
+			return
+		}
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		r.ContentLength = int64(len(body))
+		next.ServeHTTP(w, r)
+	})
+}
+
+// cors lets the configured origins call the API from a browser.
+func cors(next http.Handler, origins []string) http.Handler {
+	if len(origins) == 0 {
+		return next
+	}
+	any := slices.Contains(origins, "*")
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		origin := r.Header.Get("Origin")
+		if origin != "" && (any || slices.Contains(origins, origin)) {
+			h := w.Header()
+			if any {
+				h.Set("Access-Control-Allow-Origin", "*")
+			} else {
+				h.Set("Access-Control-Allow-Origin", origin)
+				h.Add("Vary", "Origin")
+			}
+			h.Set("Access-Control-Expose-Headers", "Content-Length, Content-Type")
+			if r.Method == http.MethodOptions && r.Header.Get("Access-Control-Request-Method") != "" {
+				h.Set("Access-Control-Allow-Methods", "GET, POST, DELETE, OPTIONS")
+				h.Set("Access-Control-Allow-Headers", "Authorization, Content-Type, Idempotency-Key")
+				h.Set("Access-Control-Max-Age", "600")
+				w.WriteHeader(http.StatusNoContent)
+				return
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// acceptsEventStream reports whether a client asked for Server-Sent Events.
+func acceptsEventStream(r *http.Request) bool {
+	return strings.Contains(r.Header.Get("Accept"), "text/event-stream")
+}

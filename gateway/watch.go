@@ -1,0 +1,100 @@
+package gateway
+
+import (
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+)
+
+// watchHandler serves WatchRender over HTTP. With Accept: text/event-stream
+// it speaks Server-Sent Events, which a browser's EventSource reads: one
+// event "job" per record, data the record's JSON. Otherwise it writes one
+// JSON object {"result": record} a line, as grpc-gateway streams do. An
+// error before the first record is the usual envelope with its status; an
+// error after it is a final event "error" (or line {"error": {...}}).
+type watchHandler struct {
+	client renderv1.RenderServiceClient
+	log    *slog.Logger
+}
+
+func (h *watchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	ctx := r.Context()
+	stream, err := h.client.WatchRender(ctx, &renderv1.WatchRenderRequest{JobId: r.PathValue("jobId")})
+	if err != nil {
+		writeStatusError(ctx, nil, nil, w, r, err)
+		return
+	}
+	first, err := stream.Recv()
+	if err != nil {
+		writeStatusError(ctx, nil, nil, w, r, err)
+		return
+	}
+	sse := acceptsEventStream(r)
+	if sse {
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Header().Set("Cache-Control", "no-cache")
+		// Proxies such as nginx would otherwise hold events back.
+		w.Header().Set("X-Accel-Buffering", "no")
+	} else {
+		w.Header().Set("Content-Type", "application/x-ndjson")
+	}
+	w.WriteHeader(http.StatusOK)
+	flusher, _ := w.(http.Flusher)
+
+	write := func(event string, body []byte) error {
+		var err error
+		if sse {
+			_, err = io.WriteString(w, "event: "+event+"\ndata: ")
+			if err == nil {
+				_, err = w.Write(body)
+			}
+			if err == nil {
+				_, err = io.WriteString(w, "\n\n")
+			}
+		} else {
+			key := "result"
+			if event == "error" {
+				key = "error"
+			}
+			_, err = io.WriteString(w, `{"`+key+`":`)
+			if err == nil {
+				_, err = w.Write(body)
+			}
+			if err == nil {
+				_, err = io.WriteString(w, "}\n")
+			}
+		}
+		if flusher != nil {
+			flusher.Flush()
+		}
+		return err
+	}
+
+	msg := first
+	for {
+		body, err := marshaler.Marshal(msg.GetJob())
+		if err != nil {
+			h.log.Error("marshal watch record", "err", err)
+			return
+		}
+		if err := write("job", body); err != nil {
+			return
+		}
+		msg, err = stream.Recv()
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				return
+			}
+			code, message := describe(err)
+			body, _ := marshaler.Marshal(errorBody(code, message))
+			_ = write("error", body)
+			return
+		}
+	}
+}

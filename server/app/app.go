@@ -1,0 +1,342 @@
+// Package app wires kino together: store, storage, queue, workers, webhook
+// dispatcher, the gRPC server and the REST gateway, on real listeners. The
+// binary and the end-to-end tests start kino the same way, through Start.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/health"
+	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/reflection"
+	"google.golang.org/grpc/test/bufconn"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/gateway"
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/queue"
+	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/rpc"
+	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/webhook"
+)
+
+// Config is everything kino serve can be told.
+type Config struct {
+	HTTPAddr    string
+	GRPCAddr    string
+	DataDir     string
+	DatabaseURL string
+	StorageURL  string
+	// PublicURL is the base of outputUrls; default http://HTTPAddr.
+	PublicURL string
+	// Workers is how many renders run at once; 0 makes an API-only node
+	// that queues jobs for other nodes to render.
+	Workers              int
+	AllowPrivateNetworks bool
+	WebhookSecret        string
+	WebhookMaxAttempts   int
+	WebhookBaseDelay     time.Duration
+	CORSOrigins          []string
+	MaxBodyBytes         int64
+	MaxAssetBytes        int64
+	FetchTimeout         time.Duration
+	RenderTimeout        time.Duration
+	Limits               engine.Limits
+	Lease                time.Duration
+	MaxAttempts          int
+	ShutdownGrace        time.Duration
+	// DefaultFont is the font of text layers that name none; found with
+	// fontconfig when empty.
+	DefaultFont string
+	Log         *slog.Logger
+}
+
+// App is a running kino.
+type App struct {
+	// HTTPAddr and GRPCAddr are where it listens (ports resolved).
+	HTTPAddr string
+	GRPCAddr string
+
+	cfg        Config
+	log        *slog.Logger
+	store      *store.Store
+	storage    *storage.Storage
+	workers    *render.Workers
+	grpcServer *grpc.Server
+	httpServer *http.Server
+	gwConn     *grpc.ClientConn
+	cancelBG   context.CancelFunc
+	bg         sync.WaitGroup
+}
+
+// Start opens everything and begins serving.
+func Start(ctx context.Context, cfg Config) (*App, error) {
+	cfg = withDefaults(cfg)
+	a := &App{cfg: cfg, log: cfg.Log}
+	ok := false
+	defer func() {
+		if !ok {
+			a.closeAll()
+		}
+	}()
+
+	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
+		return nil, fmt.Errorf("create data folder %s: %w", cfg.DataDir, err)
+	}
+	dbURL := cfg.DatabaseURL
+	if dbURL == "" {
+		dbURL = "sqlite://" + filepath.Join(cfg.DataDir, "kino.db")
+	}
+	var err error
+	if a.store, err = store.Open(ctx, dbURL); err != nil {
+		return nil, err
+	}
+
+	httpLis, err := net.Listen("tcp", cfg.HTTPAddr)
+	if err != nil {
+		return nil, fmt.Errorf("listen for HTTP on %s: %w", cfg.HTTPAddr, err)
+	}
+	grpcLis, err := net.Listen("tcp", cfg.GRPCAddr)
+	if err != nil {
+		httpLis.Close()
+		return nil, fmt.Errorf("listen for gRPC on %s: %w", cfg.GRPCAddr, err)
+	}
+	a.HTTPAddr, a.GRPCAddr = httpLis.Addr().String(), grpcLis.Addr().String()
+	publicURL := cfg.PublicURL
+	if publicURL == "" {
+		publicURL = "http://" + a.HTTPAddr
+	}
+	if a.storage, err = storage.Open(ctx, cfg.StorageURL, cfg.DataDir, publicURL); err != nil {
+		httpLis.Close()
+		grpcLis.Close()
+		return nil, err
+	}
+
+	fetcher := fetch.New(fetch.Options{
+		AllowPrivate: cfg.AllowPrivateNetworks,
+		MaxBytes:     cfg.MaxAssetBytes,
+		Timeout:      cfg.FetchTimeout,
+		UserAgent:    "kino/1",
+	})
+	broker := events.New()
+	hooks := webhook.New(a.store.Client, fetcher.NoRedirectClient(), webhook.Config{
+		Secret:      cfg.WebhookSecret,
+		MaxAttempts: cfg.WebhookMaxAttempts,
+		BaseDelay:   cfg.WebhookBaseDelay,
+	}, cfg.Log)
+	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
+	q := queue.New(a.store, queue.Config{Owner: owner, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts}, queue.Hooks{
+		OnTerminal: func(ctx context.Context, tx *ent.Tx, job *ent.RenderJob) error {
+			return enqueueWebhook(ctx, tx, hooks, a.storage, job)
+		},
+		Changed: func(job *ent.RenderJob) {
+			broker.Publish(job.ID)
+			if job.WebhookURL != "" && queue.Terminal(job.Status) {
+				hooks.Notify()
+			}
+		},
+	})
+	tmp := filepath.Join(cfg.DataDir, "tmp")
+	if err := os.MkdirAll(tmp, 0o755); err != nil {
+		return nil, fmt.Errorf("create working folder: %w", err)
+	}
+	a.workers = render.NewWorkers(render.WorkersConfig{
+		Queue:         q,
+		Storage:       a.storage,
+		Fetch:         fetcher,
+		Limits:        cfg.Limits,
+		Count:         cfg.Workers,
+		TempDir:       tmp,
+		DefaultFont:   cfg.DefaultFont,
+		RenderTimeout: cfg.RenderTimeout,
+		Log:           cfg.Log,
+	})
+	svc := render.NewService(render.ServiceConfig{
+		Store:   a.store,
+		Queue:   q,
+		Broker:  broker,
+		Storage: a.storage,
+		Workers: a.workers,
+		Limits:  cfg.Limits,
+		Log:     cfg.Log,
+	})
+
+	a.grpcServer = rpc.NewServer(cfg.Log)
+	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
+	healthSrv := health.NewServer()
+	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
+	healthpb.RegisterHealthServer(a.grpcServer, healthSrv)
+	reflection.Register(a.grpcServer)
+
+	// The gateway reaches the same gRPC server in memory, through its interceptors.
+	inproc := bufconn.Listen(1 << 20)
+	a.gwConn, err = grpc.NewClient("passthrough:///kino-inprocess",
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return inproc.DialContext(ctx) }),
+		grpc.WithTransportCredentials(insecure.NewCredentials()),
+	)
+	if err != nil {
+		return nil, fmt.Errorf("connect gateway to gRPC server: %w", err)
+	}
+	handler, err := gateway.New(ctx, gateway.Config{
+		Conn:         a.gwConn,
+		Storage:      a.storage,
+		CORSOrigins:  cfg.CORSOrigins,
+		MaxBodyBytes: cfg.MaxBodyBytes,
+		Log:          cfg.Log,
+	})
+	if err != nil {
+		return nil, err
+	}
+	a.httpServer = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+
+	bgCtx, cancel := context.WithCancel(context.Background())
+	a.cancelBG = cancel
+	a.bg.Add(3)
+	go func() {
+		defer a.bg.Done()
+		if err := hooks.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
+			cfg.Log.Error("webhook dispatcher stopped", "err", err)
+		}
+	}()
+	go func() {
+		defer a.bg.Done()
+		_ = a.grpcServer.Serve(grpcLis)
+	}()
+	go func() {
+		defer a.bg.Done()
+		_ = a.grpcServer.Serve(inproc)
+	}()
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		if err := a.httpServer.Serve(httpLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+			cfg.Log.Error("HTTP server stopped", "err", err)
+		}
+	}()
+	if cfg.Workers > 0 {
+		a.workers.Start(bgCtx)
+	}
+
+	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "database", a.store.Dialect,
+		"storage", storageName(cfg), "workers", cfg.Workers, "public_url", publicURL,
+		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
+	ok = true
+	return a, nil
+}
+
+// Shutdown stops accepting requests, lets running renders finish until the
+// grace period ends, hands the rest back to the queue and closes everything.
+func (a *App) Shutdown(ctx context.Context) error {
+	a.log.Info("kino shutting down", "grace", a.cfg.ShutdownGrace)
+	httpCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
+	defer cancel()
+	// Watch streams never end by themselves; they are cut, not awaited.
+	_ = a.httpServer.Shutdown(httpCtx)
+	a.httpServer.Close()
+	stopped := make(chan struct{})
+	go func() {
+		a.grpcServer.GracefulStop()
+		close(stopped)
+	}()
+	select {
+	case <-stopped:
+	case <-httpCtx.Done():
+		a.grpcServer.Stop()
+	}
+	graceCtx, cancelGrace := context.WithTimeout(ctx, a.cfg.ShutdownGrace)
+	defer cancelGrace()
+	a.workers.Stop(graceCtx)
+	a.closeAll()
+	a.log.Info("kino stopped")
+	return nil
+}
+
+func (a *App) closeAll() {
+	if a.cancelBG != nil {
+		a.cancelBG()
+	}
+	if a.grpcServer != nil {
+		a.grpcServer.Stop()
+	}
+	a.bg.Wait()
+	if a.gwConn != nil {
+		a.gwConn.Close()
+	}
+	if a.storage != nil {
+		a.storage.Close()
+	}
+	if a.store != nil {
+		a.store.Close()
+	}
+}
+
+func withDefaults(cfg Config) Config {
+	if cfg.Log == nil {
+		cfg.Log = slog.Default()
+	}
+	if cfg.DataDir == "" {
+		cfg.DataDir = "data"
+	}
+	if cfg.MaxBodyBytes <= 0 {
+		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.RenderTimeout <= 0 {
+		cfg.RenderTimeout = 30 * time.Minute
+	}
+	if cfg.ShutdownGrace <= 0 {
+		cfg.ShutdownGrace = 30 * time.Second
+	}
+	if cfg.Limits == (engine.Limits{}) {
+		cfg.Limits = engine.DefaultLimits()
+	}
+	if cfg.DefaultFont == "" {
+		cfg.DefaultFont = findFont()
+	}
+	return cfg
+}
+
+// findFont asks fontconfig for the system's sans-serif font.
+func findFont() string {
+	out, err := exec.Command("fc-match", "-f", "%{file}", "sans-serif").Output()
+	if err == nil && strings.TrimSpace(string(out)) != "" {
+		return strings.TrimSpace(string(out))
+	}
+	return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
+}
+
+func hostname() string {
+	h, err := os.Hostname()
+	if err != nil {
+		return "kino"
+	}
+	return h
+}
+
+func storageName(cfg Config) string {
+	if cfg.StorageURL == "" {
+		return filepath.Join(cfg.DataDir, "outputs")
+	}
+	if i := strings.Index(cfg.StorageURL, "?"); i >= 0 {
+		return cfg.StorageURL[:i]
+	}
+	return cfg.StorageURL
+}

@@ -1,0 +1,176 @@
+package engine
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"math"
+	"sort"
+)
+
+// Providers are the composition formats Compile accepts.
+var Providers = []string{"provider_a", "unified"}
+
+// maxCoordinate bounds x and y: far enough off screen for any slide-in.
+const maxCoordinate = 100000
+
+// Compile parses and validates a composition in the named provider format.
+// Any problem is a *ValidationError naming the field by its JSON path from
+// the request root (provider, composition.…, assetUrls.…).
+func Compile(provider string, composition []byte, assetURLs map[string]string, lim Limits) (*Scene, error) {
+	r := &reader{}
+	if err := checkAssetURLs(assetURLs, lim); err != nil {
+		return nil, err
+	}
+	var raw any
+	dec := json.NewDecoder(bytes.NewReader(composition))
+	if err := dec.Decode(&raw); err != nil {
+		return nil, &ValidationError{Field: "composition", Message: "is not valid JSON"}
+	}
+	c := &compiler{r: r, lim: lim, assets: assetURLs, scene: &Scene{}}
+	switch provider {
+	case "provider_a":
+		c.providerA(raw)
+	case "unified":
+		c.unified(raw)
+	case "":
+		return nil, &ValidationError{Field: "provider", Message: `is required: "provider_a" or "unified"`}
+	default:
+		return nil, &ValidationError{Field: "provider", Message: fmt.Sprintf(`unknown provider %q; use "provider_a" or "unified"`, provider)}
+	}
+	if r.err == nil {
+		c.finish()
+	}
+	if r.err != nil {
+		return nil, r.err
+	}
+	return c.scene, nil
+}
+
+func checkAssetURLs(assets map[string]string, lim Limits) error {
+	if len(assets) > lim.MaxAssets {
+		return &ValidationError{Field: "assetUrls", Message: fmt.Sprintf("has %d entries; at most %d are allowed", len(assets), lim.MaxAssets)}
+	}
+	keys := make([]string, 0, len(assets))
+	for k := range assets {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		if k == "" || len(k) > 128 {
+			return &ValidationError{Field: "assetUrls", Message: "keys must be 1 to 128 characters"}
+		}
+		if !validURL(assets[k]) {
+			return &ValidationError{Field: "assetUrls." + k, Message: "must be an absolute http or https URL"}
+		}
+	}
+	return nil
+}
+
+// compiler builds a Scene from either format.
+type compiler struct {
+	r      *reader
+	lim    Limits
+	assets map[string]string
+	scene  *Scene
+	// explicit is the composition's own duration, or 0.
+	explicit float64
+	// durationField is where explicit came from, for messages.
+	durationField string
+}
+
+// output reads the output settings shared by both formats.
+func (c *compiler) output(o *object) {
+	s := c.scene
+	s.Width = c.dimension(o, "width", c.lim.MaxWidth)
+	s.Height = c.dimension(o, "height", c.lim.MaxHeight)
+	s.FPS = o.requiredInteger("fps", 1, c.lim.MaxFPS)
+	c.explicit = o.number("duration", 0, 0, c.lim.MaxDuration)
+	c.durationField = o.field("duration")
+	if o.has("duration") && c.explicit == 0 && c.r.err == nil {
+		c.r.fail(c.durationField, "must be more than 0")
+	}
+	s.Background = o.color("background", "0x000000FF")
+	s.Format = o.enum("format", "mp4", "mp4", "webm")
+}
+
+func (c *compiler) dimension(o *object, key string, max int) int {
+	v := o.requiredInteger(key, 16, max)
+	if v%2 != 0 && c.r.err == nil {
+		c.r.fail(o.field(key), "must be an even integer between 16 and %d (H.264 and VP9 need even sizes)", max)
+	}
+	return v
+}
+
+// timing reads start and duration (named lengthKey) of a layer.
+func (c *compiler) timing(o *object, lengthKey string, l *Layer) {
+	l.Start = o.number("start", 0, 0, c.lim.MaxDuration)
+	if o.has(lengthKey) {
+		l.Duration = o.number(lengthKey, 0, 0, c.lim.MaxDuration)
+		if l.Duration == 0 && c.r.err == nil {
+			c.r.fail(o.field(lengthKey), "must be more than 0")
+		}
+	} else if c.explicit > 0 {
+		l.Duration = c.explicit - l.Start
+		if l.Duration <= 0 && c.r.err == nil {
+			c.r.fail(o.field("start"), "is at or after the end of the composition (%s s)", num(c.explicit))
+		}
+	} else {
+		c.r.fail(o.field(lengthKey), "is required when the composition has no duration")
+	}
+	if c.explicit > 0 && l.End() > c.explicit+1e-9 && c.r.err == nil {
+		c.r.fail(o.field(lengthKey), "the layer ends at %s s, after the composition's duration of %s s", num(l.End()), num(c.explicit))
+	}
+}
+
+// fades reads fadeIn and fadeOut, which must fit in the layer.
+func (c *compiler) fades(o *object, l *Layer) {
+	l.FadeIn = o.number("fadeIn", 0, 0, c.lim.MaxDuration)
+	l.FadeOut = o.number("fadeOut", 0, 0, c.lim.MaxDuration)
+	if l.FadeIn+l.FadeOut > l.Duration+1e-9 && c.r.err == nil {
+		c.r.fail(o.field("fadeIn"), "fadeIn and fadeOut together (%s s) are longer than the layer (%s s)", num(l.FadeIn+l.FadeOut), num(l.Duration))
+	}
+}
+
+// source resolves a src: a key of assetUrls, or an http(s) URL.
+func (c *compiler) source(o *object, key string, font bool) (string, string) {
+	field := o.field(key)
+	s, ok := o.str(key)
+	if !ok {
+		if c.r.err == nil {
+			c.r.fail(field, "is required")
+		}
+		return "", field
+	}
+	if u, isKey := c.assets[s]; isKey {
+		return c.scene.addSource(u, font, field), field
+	}
+	if validURL(s) {
+		return c.scene.addSource(s, font, field), field
+	}
+	c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL", s)
+	return "", field
+}
+
+// finish checks the scene as a whole and settles its duration.
+func (c *compiler) finish() {
+	s := c.scene
+	end := 0.0
+	for _, l := range s.Layers {
+		end = math.Max(end, l.End())
+	}
+	s.Duration = c.explicit
+	if s.Duration == 0 {
+		s.Duration = end
+	}
+	switch {
+	case s.Duration == 0:
+		c.r.fail("composition", "has no layers and no duration; nothing to render")
+	case s.Duration > c.lim.MaxDuration:
+		c.r.fail("composition", "lasts %s s; at most %s s are allowed", num(s.Duration), num(c.lim.MaxDuration))
+	case s.Duration*float64(s.FPS) < 1:
+		c.r.fail("composition", "lasts %s s, shorter than one frame at %d fps", num(s.Duration), s.FPS)
+	case len(s.sources) > c.lim.MaxAssets:
+		c.r.fail("composition", "uses %d distinct assets; at most %d are allowed", len(s.sources), c.lim.MaxAssets)
+	}
+}

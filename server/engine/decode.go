@@ -1,0 +1,253 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+	"net/url"
+	"regexp"
+	"slices"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// reader walks a JSON object by hand so that every problem is reported with
+// its exact path, and unknown fields are caught (a typo must not silently
+// fall back to a default).
+type reader struct {
+	err *ValidationError
+}
+
+func (r *reader) fail(field, format string, args ...any) {
+	if r.err == nil {
+		r.err = &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+	}
+}
+
+// object is one JSON object being read.
+type object struct {
+	r    *reader
+	path string
+	m    map[string]any
+	seen map[string]bool
+}
+
+func (r *reader) object(path string, v any) *object {
+	m, ok := v.(map[string]any)
+	if !ok {
+		r.fail(path, "must be an object")
+		m = map[string]any{}
+	}
+	return &object{r: r, path: path, m: m, seen: map[string]bool{}}
+}
+
+func (o *object) field(key string) string { return o.path + "." + key }
+
+func (o *object) get(key string) (any, bool) {
+	o.seen[key] = true
+	v, ok := o.m[key]
+	if ok && v == nil {
+		return nil, false
+	}
+	return v, ok
+}
+
+// done reports the first field nobody asked for.
+func (o *object) done() {
+	var unknown []string
+	for k := range o.m {
+		if !o.seen[k] {
+			unknown = append(unknown, k)
+		}
+	}
+	if len(unknown) > 0 {
+		sort.Strings(unknown)
+		o.r.fail(o.field(unknown[0]), "unknown field")
+	}
+}
+
+func (o *object) has(key string) bool {
+	_, ok := o.m[key]
+	return ok
+}
+
+func (o *object) number(key string, def, lo, hi float64) float64 {
+	v, ok := o.get(key)
+	if !ok {
+		return def
+	}
+	f, isNum := v.(float64)
+	if !isNum || math.IsNaN(f) || math.IsInf(f, 0) {
+		o.r.fail(o.field(key), "must be a number")
+		return def
+	}
+	if f < lo || f > hi {
+		o.r.fail(o.field(key), "must be between %s and %s", num(lo), num(hi))
+		return def
+	}
+	return f
+}
+
+func (o *object) requiredNumber(key string, lo, hi float64) float64 {
+	if !o.has(key) || o.m[key] == nil {
+		o.r.fail(o.field(key), "is required")
+		o.seen[key] = true
+		return lo
+	}
+	return o.number(key, lo, lo, hi)
+}
+
+func (o *object) integer(key string, def, lo, hi int) int {
+	v, ok := o.get(key)
+	if !ok {
+		return def
+	}
+	f, isNum := v.(float64)
+	if !isNum || f != math.Trunc(f) || f < float64(lo) || f > float64(hi) {
+		o.r.fail(o.field(key), "must be an integer between %d and %d", lo, hi)
+		return def
+	}
+	return int(f)
+}
+
+func (o *object) requiredInteger(key string, lo, hi int) int {
+	if !o.has(key) || o.m[key] == nil {
+		o.r.fail(o.field(key), "is required")
+		o.seen[key] = true
+		return lo
+	}
+	return o.integer(key, lo, lo, hi)
+}
+
+func (o *object) str(key string) (string, bool) {
+	v, ok := o.get(key)
+	if !ok {
+		return "", false
+	}
+	s, isStr := v.(string)
+	if !isStr {
+		o.r.fail(o.field(key), "must be a string")
+		return "", false
+	}
+	return s, true
+}
+
+func (o *object) enum(key, def string, allowed ...string) string {
+	s, ok := o.str(key)
+	if !ok {
+		return def
+	}
+	if !slices.Contains(allowed, s) {
+		o.r.fail(o.field(key), "must be one of %s", strings.Join(allowed, ", "))
+		return def
+	}
+	return s
+}
+
+func (o *object) color(key, def string) string {
+	s, ok := o.str(key)
+	if !ok {
+		return def
+	}
+	c, valid := parseColor(s)
+	if !valid {
+		o.r.fail(o.field(key), "must be a colour: #RGB, #RRGGBB, #RRGGBBAA or a name such as white")
+		return def
+	}
+	return c
+}
+
+// pos reads a coordinate: pixels, or "center".
+func (o *object) pos(key string, limit int) Pos {
+	v, ok := o.get(key)
+	if !ok {
+		return Pos{Center: true}
+	}
+	if s, isStr := v.(string); isStr && s == "center" {
+		return Pos{Center: true}
+	}
+	f, isNum := v.(float64)
+	if !isNum || f != math.Trunc(f) || math.Abs(f) > float64(limit) {
+		o.r.fail(o.field(key), `must be "center" or an integer number of pixels between -%d and %d`, limit, limit)
+		return Pos{Center: true}
+	}
+	return Pos{Px: int(f)}
+}
+
+func (o *object) array(key string, max int) []any {
+	v, ok := o.get(key)
+	if !ok {
+		o.r.fail(o.field(key), "is required")
+		return nil
+	}
+	a, isArr := v.([]any)
+	if !isArr {
+		o.r.fail(o.field(key), "must be an array")
+		return nil
+	}
+	if len(a) > max {
+		o.r.fail(o.field(key), "has %d entries; at most %d are allowed", len(a), max)
+		return nil
+	}
+	return a
+}
+
+// text reads a layer's text: any characters, as they are, within the limit.
+func (o *object) text(key string, limit int) string {
+	s, ok := o.str(key)
+	if !ok {
+		if o.r.err == nil {
+			o.r.fail(o.field(key), "is required")
+		}
+		return ""
+	}
+	if strings.TrimSpace(s) == "" {
+		o.r.fail(o.field(key), "must not be empty")
+	}
+	if n := utf8.RuneCountInString(s); n > limit {
+		o.r.fail(o.field(key), "has %d characters; at most %d are allowed", n, limit)
+	}
+	if strings.ContainsRune(s, 0) {
+		o.r.fail(o.field(key), "must not contain NUL characters")
+	}
+	return s
+}
+
+var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
+
+var namedColors = map[string]string{
+	"black": "000000", "white": "FFFFFF", "red": "FF0000", "green": "008000", "lime": "00FF00", "blue": "0000FF",
+	"yellow": "FFFF00", "cyan": "00FFFF", "magenta": "FF00FF", "gray": "808080", "grey": "808080",
+	"orange": "FFA500", "purple": "800080", "pink": "FFC0CB", "brown": "A52A2A", "navy": "000080",
+	"teal": "008080", "silver": "C0C0C0", "gold": "FFD700",
+}
+
+// parseColor turns a CSS-style colour into ffmpeg's 0xRRGGBBAA, a form that
+// holds only hex digits and so cannot alter a filter graph.
+func parseColor(s string) (string, bool) {
+	if s == "transparent" {
+		return "0x00000000", true
+	}
+	if hex, ok := namedColors[strings.ToLower(s)]; ok {
+		return "0x" + hex + "FF", true
+	}
+	if !hexColor.MatchString(s) {
+		return "", false
+	}
+	h := strings.ToUpper(s[1:])
+	if len(h) == 3 {
+		h = string([]byte{h[0], h[0], h[1], h[1], h[2], h[2]})
+	}
+	if len(h) == 6 {
+		h += "FF"
+	}
+	return "0x" + h, true
+}
+
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 4096
+}
+
+// num formats a number as JSON would, for messages.
+func num(f float64) string { return fmt.Sprint(f) }

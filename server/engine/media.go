@@ -1,0 +1,61 @@
+package engine
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/kinohq/kino/server/ffmpeg"
+)
+
+// Media is what Plan needs to know of a downloaded source.
+type Media struct {
+	Path string
+	// HasVideo and HasAudio say which streams the file has.
+	HasVideo, HasAudio bool
+	// Still is a single picture (PNG, JPEG, WebP…), looped for its layer.
+	Still bool
+	// Font is a TrueType, OpenType or WOFF font file.
+	Font          bool
+	Duration      float64
+	Width, Height int
+}
+
+// MediaFromInfo describes a probed file.
+func MediaFromInfo(path string, info *ffmpeg.Info) Media {
+	m := Media{Path: path, Duration: info.Duration}
+	if v := info.Video(); v != nil {
+		m.HasVideo, m.Width, m.Height = true, v.Width, v.Height
+		// Image demuxers are named image2 or *_pipe; a lone frame with no
+		// duration is a picture too.
+		m.Still = info.FormatName == "image2" || strings.HasSuffix(info.FormatName, "_pipe") ||
+			(v.NbFrames <= 1 && info.Duration == 0)
+	}
+	m.HasAudio = info.Audio() != nil
+	return m
+}
+
+// fontMagic are the first bytes of the font formats freetype reads.
+var fontMagic = [][]byte{
+	{0x00, 0x01, 0x00, 0x00}, []byte("OTTO"), []byte("true"), []byte("ttcf"), []byte("wOFF"), []byte("wOF2"),
+}
+
+// FontFromFile describes a downloaded font, checking its signature.
+func FontFromFile(path string) (Media, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return Media{}, err
+	}
+	defer f.Close()
+	head := make([]byte, 4)
+	if _, err := io.ReadFull(f, head); err != nil {
+		return Media{Path: path}, nil
+	}
+	for _, m := range fontMagic {
+		if bytes.Equal(head, m) {
+			return Media{Path: path, Font: true}, nil
+		}
+	}
+	return Media{Path: path}, nil
+}

@@ -1,0 +1,63 @@
+package engine
+
+import "fmt"
+
+// providerA reads {width, height, fps, duration?, background?, format?,
+// layers: […]}; layers stack in array order, the first at the bottom.
+func (c *compiler) providerA(raw any) {
+	o := c.r.object("composition", raw)
+	c.output(o)
+	layers := o.array("layers", c.lim.MaxLayers)
+	o.done()
+	if c.r.err != nil {
+		return
+	}
+	for i, v := range layers {
+		c.layerA(c.r.object(fmt.Sprintf("composition.layers[%d]", i), v))
+		if c.r.err != nil {
+			return
+		}
+	}
+}
+
+func (c *compiler) layerA(o *object) {
+	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}}
+	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio"))
+	if l.Kind == "" {
+		if c.r.err == nil {
+			c.r.fail(o.field("type"), "is required: color, image, video, text or audio")
+		}
+		return
+	}
+	c.timing(o, "duration", &l)
+	c.fades(o, &l)
+	if l.Kind != KindAudio {
+		l.X = o.pos("x", maxCoordinate)
+		l.Y = o.pos("y", maxCoordinate)
+		l.Width = o.integer("width", 0, 1, c.lim.MaxWidth*4)
+		l.Height = o.integer("height", 0, 1, c.lim.MaxHeight*4)
+		l.Opacity = o.number("opacity", 1, 0, 1)
+	}
+	switch l.Kind {
+	case KindColor:
+		if !o.has("color") {
+			c.r.fail(o.field("color"), "is required")
+		}
+		l.Color = o.color("color", "0x000000FF")
+	case KindImage:
+		l.Source, l.SourceField = c.source(o, "src", false)
+	case KindVideo, KindAudio:
+		l.Source, l.SourceField = c.source(o, "src", false)
+		l.TrimStart = o.number("trimStart", 0, 0, 86400)
+		l.Volume = o.number("volume", 1, 0, 10)
+	case KindText:
+		l.Text = o.text("text", c.lim.MaxTextLength)
+		l.FontSize = o.integer("fontSize", 48, 1, 2000)
+		l.Color = o.color("color", "0xFFFFFFFF")
+		if o.has("font") {
+			l.Font, _ = c.source(o, "font", true)
+		}
+	}
+	o.done()
+	c.scene.Layers = append(c.scene.Layers, l)
+}

@@ -1,0 +1,111 @@
+package engine
+
+import "fmt"
+
+// unified reads kino's provider-neutral timeline:
+//
+//	{"output": {width, height, fps, format?, background?, duration?},
+//	 "tracks": [{"clips": [{asset, start, length, position?, size?, opacity?, fadeIn?, fadeOut?}]}]}
+//
+// As in Shotstack and Creatomate's UI, the first track is on top: tracks
+// are drawn from the last to the first, and clips of one track in order.
+func (c *compiler) unified(raw any) {
+	o := c.r.object("composition", raw)
+	out := c.r.object("composition.output", mustGet(o, "output"))
+	c.output(out)
+	out.done()
+	tracks := o.array("tracks", c.lim.MaxLayers)
+	o.done()
+	if c.r.err != nil {
+		return
+	}
+	type clipAt struct {
+		path string
+		v    any
+	}
+	var order []clipAt
+	total := 0
+	for i := len(tracks) - 1; i >= 0; i-- {
+		t := c.r.object(fmt.Sprintf("composition.tracks[%d]", i), tracks[i])
+		clips := t.array("clips", c.lim.MaxLayers)
+		t.done()
+		if c.r.err != nil {
+			return
+		}
+		total += len(clips)
+		if total > c.lim.MaxLayers {
+			c.r.fail("composition.tracks", "hold %d clips or more; at most %d are allowed", total, c.lim.MaxLayers)
+			return
+		}
+		for j, v := range clips {
+			order = append(order, clipAt{path: fmt.Sprintf("%s.clips[%d]", t.path, j), v: v})
+		}
+	}
+	for _, cl := range order {
+		c.clip(c.r.object(cl.path, cl.v))
+		if c.r.err != nil {
+			return
+		}
+	}
+}
+
+func mustGet(o *object, key string) any {
+	v, ok := o.get(key)
+	if !ok {
+		o.r.fail(o.field(key), "is required")
+		return map[string]any{}
+	}
+	return v
+}
+
+func (c *compiler) clip(o *object) {
+	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}}
+	a := c.r.object(o.field("asset"), mustGet(o, "asset"))
+	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio"))
+	if l.Kind == "" {
+		if c.r.err == nil {
+			c.r.fail(a.field("type"), "is required: color, image, video, text or audio")
+		}
+		return
+	}
+	c.timing(o, "length", &l)
+	c.fades(o, &l)
+	if l.Kind != KindAudio {
+		if v, ok := o.get("position"); ok {
+			p := c.r.object(o.field("position"), v)
+			l.X = p.pos("x", maxCoordinate)
+			l.Y = p.pos("y", maxCoordinate)
+			p.done()
+		}
+		if v, ok := o.get("size"); ok {
+			sz := c.r.object(o.field("size"), v)
+			l.Width = sz.integer("width", 0, 1, c.lim.MaxWidth*4)
+			l.Height = sz.integer("height", 0, 1, c.lim.MaxHeight*4)
+			sz.done()
+		}
+		l.Opacity = o.number("opacity", 1, 0, 1)
+	}
+	switch l.Kind {
+	case KindColor:
+		if !a.has("color") {
+			c.r.fail(a.field("color"), "is required")
+		}
+		l.Color = a.color("color", "0x000000FF")
+	case KindImage:
+		l.Source, l.SourceField = c.source(a, "src", false)
+	case KindVideo, KindAudio:
+		l.Source, l.SourceField = c.source(a, "src", false)
+		l.TrimStart = a.number("trim", 0, 0, 86400)
+		l.Volume = a.number("volume", 1, 0, 10)
+	case KindText:
+		l.Text = a.text("text", c.lim.MaxTextLength)
+		l.FontSize = a.integer("fontSize", 48, 1, 2000)
+		l.Color = a.color("color", "0xFFFFFFFF")
+		if a.has("font") {
+			l.Font, _ = c.source(a, "font", true)
+		}
+	}
+	a.done()
+	o.done()
+	c.scene.Layers = append(c.scene.Layers, l)
+}

@@ -1,0 +1,119 @@
+// Package ffmpeg runs the ffmpeg and ffprobe binaries: renders with progress
+// and prompt cancellation, and probes of media files.
+package ffmpeg
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"strconv"
+	"strings"
+)
+
+// Info is what ffprobe says of a file.
+type Info struct {
+	FormatName string
+	Duration   float64
+	Streams    []Stream
+}
+
+// Stream is one stream of a probed file.
+type Stream struct {
+	Index      int
+	CodecType  string // video, audio, subtitle, …
+	CodecName  string
+	Width      int
+	Height     int
+	FPS        float64
+	NbFrames   int
+	Duration   float64
+	PixFmt     string
+	SampleRate int
+	Channels   int
+}
+
+// Video is the first video stream, or nil.
+func (i *Info) Video() *Stream { return i.first("video") }
+
+// Audio is the first audio stream, or nil.
+func (i *Info) Audio() *Stream { return i.first("audio") }
+
+func (i *Info) first(kind string) *Stream {
+	for k := range i.Streams {
+		if i.Streams[k].CodecType == kind {
+			return &i.Streams[k]
+		}
+	}
+	return nil
+}
+
+type probeJSON struct {
+	Format struct {
+		FormatName string `json:"format_name"`
+		Duration   string `json:"duration"`
+	} `json:"format"`
+	Streams []struct {
+		Index        int    `json:"index"`
+		CodecType    string `json:"codec_type"`
+		CodecName    string `json:"codec_name"`
+		Width        int    `json:"width"`
+		Height       int    `json:"height"`
+		AvgFrameRate string `json:"avg_frame_rate"`
+		RFrameRate   string `json:"r_frame_rate"`
+		NbFrames     string `json:"nb_frames"`
+		Duration     string `json:"duration"`
+		PixFmt       string `json:"pix_fmt"`
+		SampleRate   string `json:"sample_rate"`
+		Channels     int    `json:"channels"`
+	} `json:"streams"`
+}
+
+// Probe reads the container and streams of the file at path.
+func Probe(ctx context.Context, path string) (*Info, error) {
+	cmd := exec.CommandContext(ctx, "ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", path)
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return nil, fmt.Errorf("ffprobe %s: %w: %s", path, err, strings.TrimSpace(stderr.String()))
+	}
+	var p probeJSON
+	if err := json.Unmarshal(out, &p); err != nil {
+		return nil, fmt.Errorf("ffprobe %s: read its answer: %w", path, err)
+	}
+	info := &Info{FormatName: p.Format.FormatName, Duration: parseFloat(p.Format.Duration)}
+	for _, s := range p.Streams {
+		fps := parseRate(s.AvgFrameRate)
+		if fps == 0 {
+			fps = parseRate(s.RFrameRate)
+		}
+		nb, _ := strconv.Atoi(s.NbFrames)
+		sr, _ := strconv.Atoi(s.SampleRate)
+		info.Streams = append(info.Streams, Stream{
+			Index: s.Index, CodecType: s.CodecType, CodecName: s.CodecName,
+			Width: s.Width, Height: s.Height, FPS: fps, NbFrames: nb,
+			Duration: parseFloat(s.Duration), PixFmt: s.PixFmt, SampleRate: sr, Channels: s.Channels,
+		})
+	}
+	return info, nil
+}
+
+func parseFloat(s string) float64 {
+	f, _ := strconv.ParseFloat(s, 64)
+	return f
+}
+
+// parseRate reads ffprobe's "30000/1001" rates.
+func parseRate(s string) float64 {
+	num, den, ok := strings.Cut(s, "/")
+	if !ok {
+		return parseFloat(s)
+	}
+	n, d := parseFloat(num), parseFloat(den)
+	if d == 0 {
+		return 0
+	}
+	return n / d
+}

@@ -1,0 +1,219 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/ffmpeg"
+)
+
+// The documented error codes of a failed render job.
+const (
+	CodeAssetFetchFailed = "ASSET_FETCH_FAILED"
+	CodeAssetInvalid     = "ASSET_INVALID"
+	CodeRenderFailed     = "RENDER_FAILED"
+	CodeRenderTimeout    = "RENDER_TIMEOUT"
+	CodeStorageFailed    = "STORAGE_FAILED"
+)
+
+// progressStep is the smallest change of progress worth a store write.
+const progressStep = 0.5
+
+// outcome is how a render ended, before it is written to the store.
+type outcome struct {
+	outputKey string
+	code      string
+	message   string
+	// transient failures are retried while the job has attempts left.
+	transient bool
+}
+
+func failed(code, format string, args ...any) outcome {
+	return outcome{code: code, message: fmt.Sprintf(format, args...)}
+}
+
+// renderRun is one attempt at rendering one job.
+type renderRun struct {
+	w   *Workers
+	job *ent.RenderJob
+	log *slog.Logger
+}
+
+func (r *renderRun) execute(ctx context.Context) outcome {
+	cfg := r.w.cfg
+	scene, err := engine.Compile(r.job.Provider, r.job.Composition, r.job.AssetUrls, cfg.Limits)
+	if err != nil {
+		// Validated at submit; only a change of limits between then and now gets here.
+		return failed(CodeRenderFailed, "the composition is no longer valid: %v", err)
+	}
+	dir, err := os.MkdirTemp(cfg.TempDir, "render-"+r.job.ID+"-")
+	if err != nil {
+		return outcome{code: CodeRenderFailed, message: "kino could not create a working folder", transient: true}
+	}
+	defer os.RemoveAll(dir)
+
+	media := make(map[string]engine.Media)
+	for i, src := range scene.Sources() {
+		path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
+		t := time.Now()
+		n, err := cfg.Fetch.Download(ctx, src.URL, path)
+		if ctx.Err() != nil {
+			return outcome{}
+		}
+		if err != nil {
+			return failed(CodeAssetFetchFailed, "%s: %v", src.Field, err)
+		}
+		r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
+		if src.Font {
+			if media[src.Key], err = engine.FontFromFile(path); err != nil {
+				return outcome{code: CodeRenderFailed, message: "kino could not read a downloaded font", transient: true}
+			}
+			continue
+		}
+		info, err := ffmpeg.Probe(ctx, path)
+		if ctx.Err() != nil {
+			return outcome{}
+		}
+		if err != nil {
+			return failed(CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
+		}
+		media[src.Key] = engine.MediaFromInfo(path, info)
+	}
+
+	out := filepath.Join(dir, "output."+scene.Format)
+	cmd, err := engine.Plan(scene, media, dir, out, cfg.DefaultFont)
+	if err != nil {
+		var me *engine.MediaError
+		if errors.As(err, &me) {
+			return failed(CodeAssetInvalid, "%s", err.Error())
+		}
+		return failed(CodeRenderFailed, "the render could not be planned: %v", err)
+	}
+	for name, content := range cmd.Files {
+		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
+			return outcome{code: CodeRenderFailed, message: "kino could not write a working file", transient: true}
+		}
+	}
+
+	runCtx, cancel := context.WithTimeout(ctx, cfg.RenderTimeout)
+	defer cancel()
+	last := -progressStep
+	t := time.Now()
+	err = ffmpeg.Run(runCtx, cmd.Args, ffmpeg.RunOptions{
+		Dir:      dir,
+		Duration: scene.Duration,
+		OnProgress: func(p float64) {
+			// 100 is written with the completion, in the same update.
+			if p-last < progressStep || p >= 100 {
+				return
+			}
+			last = p
+			if err := cfg.Queue.SetProgress(ctx, r.job.ID, p); err != nil && ctx.Err() == nil {
+				r.log.Warn("record progress", "err", err)
+			}
+		},
+	})
+	switch {
+	case ctx.Err() != nil:
+		return outcome{}
+	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
+		return failed(CodeRenderTimeout, "the render took longer than the limit of %s; shorten the composition or lower its size", cfg.RenderTimeout)
+	case err != nil:
+		r.log.Error("ffmpeg failed", "err", err)
+		return failed(CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
+	}
+	r.log.Info("render encoded", "ms", time.Since(t).Milliseconds())
+
+	key := fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format)
+	if err := cfg.Storage.Upload(ctx, key, out, contentType(scene.Format)); err != nil {
+		if ctx.Err() != nil {
+			return outcome{outputKey: key}
+		}
+		r.log.Error("upload output", "err", err)
+		return outcome{code: CodeStorageFailed, message: "the output could not be stored", transient: true}
+	}
+	return outcome{outputKey: key}
+}
+
+// finish writes the outcome of a render, unless the job stopped being this
+// worker's meanwhile (then any output is removed: a cancelled job never has one).
+func (w *Workers) finish(job *ent.RenderJob, o outcome, cause error, log *slog.Logger, took time.Duration) {
+	// The render's context may be over; these writes must still happen.
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	q := w.cfg.Queue
+	removeOutput := func() {
+		if o.outputKey == "" {
+			return
+		}
+		if err := w.cfg.Storage.Delete(ctx, o.outputKey); err != nil {
+			log.Error("remove output of a job that is not completed", "err", err)
+		}
+	}
+
+	var (
+		ok  bool
+		err error
+	)
+	switch {
+	case errors.Is(cause, errCancelled), errors.Is(cause, errLostLease):
+		log.Info("render stopped", "reason", cause.Error())
+		removeOutput()
+		return
+	case errors.Is(cause, errShutdown):
+		removeOutput()
+		ok, err = q.Release(ctx, job.ID)
+		log.Info("render released for another worker", "reason", cause.Error())
+	case o.code == "":
+		ok, err = q.Complete(ctx, job.ID, o.outputKey)
+		if err == nil && !ok {
+			removeOutput()
+		}
+		if ok {
+			log.Info("render completed", "ms", took.Milliseconds(), "output", o.outputKey)
+		}
+	case o.transient:
+		ok, err = q.Retry(ctx, job.ID, job.Attempts, o.code, o.message)
+		log.Warn("render failed, will retry while attempts remain", "code", o.code, "message", o.message)
+	default:
+		ok, err = q.Fail(ctx, job.ID, o.code, o.message)
+		log.Warn("render failed", "code", o.code, "message", o.message)
+	}
+	if err != nil {
+		// The lease will run out and recovery will take the job.
+		log.Error("record render outcome", "err", err)
+	}
+	if !ok {
+		log.Info("render outcome discarded: the job changed meanwhile")
+	}
+}
+
+func contentType(format string) string {
+	switch format {
+	case "webm":
+		return "video/webm"
+	default:
+		return "video/mp4"
+	}
+}
+
+// lastLine is the most telling part of an ffmpeg failure: its last line.
+func lastLine(err error) string {
+	var fe *ffmpeg.Error
+	if errors.As(err, &fe) {
+		lines := strings.Split(strings.TrimSpace(fe.Stderr), "\n")
+		if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+			return l
+		}
+		return fmt.Sprintf("exit code %d", fe.ExitCode)
+	}
+	return err.Error()
+}

@@ -1,0 +1,68 @@
+// Package rpc builds kino's gRPC server: every call passes interceptors that
+// turn panics and unexpected errors into INTERNAL_ERROR, so no raw driver
+// error or stack ever reaches a client, and log what failed.
+package rpc
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"runtime/debug"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/codes"
+	"google.golang.org/grpc/status"
+
+	"github.com/kinohq/kino/server/apierr"
+)
+
+// NewServer returns a gRPC server with kino's interceptors.
+func NewServer(log *slog.Logger, opts ...grpc.ServerOption) *grpc.Server {
+	opts = append(opts,
+		grpc.ChainUnaryInterceptor(unary(log)),
+		grpc.ChainStreamInterceptor(stream(log)),
+	)
+	return grpc.NewServer(opts...)
+}
+
+func unary(log *slog.Logger) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = panicked(ctx, log, info.FullMethod, v)
+			}
+		}()
+		resp, err = handler(ctx, req)
+		return resp, toStatus(ctx, log, info.FullMethod, err)
+	}
+}
+
+func stream(log *slog.Logger) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) (err error) {
+		defer func() {
+			if v := recover(); v != nil {
+				err = panicked(ss.Context(), log, info.FullMethod, v)
+			}
+		}()
+		return toStatus(ss.Context(), log, info.FullMethod, handler(srv, ss))
+	}
+}
+
+func panicked(ctx context.Context, log *slog.Logger, method string, v any) error {
+	log.ErrorContext(ctx, "panic in gRPC handler", "method", method, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+	return apierr.New(apierr.Internal, "an unexpected error occurred").GRPCStatus().Err()
+}
+
+func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
+	if err == nil {
+		return nil
+	}
+	st := apierr.ToStatus(err)
+	if code, _ := apierr.FromStatus(st); code == apierr.Internal || code == apierr.TriggerSubmitFailed {
+		log.ErrorContext(ctx, "request failed", "method", method, "err", err)
+	}
+	if ctx.Err() != nil && st.Code() == codes.Unknown {
+		return status.FromContextError(ctx.Err()).Err()
+	}
+	return st.Err()
+}

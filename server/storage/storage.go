@@ -1,0 +1,135 @@
+// Package storage keeps render outputs in blob storage through gocloud.dev:
+// a local folder by default, S3 (or any S3-compatible store) when configured.
+package storage
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"gocloud.dev/blob"
+	"gocloud.dev/blob/fileblob"
+	_ "gocloud.dev/blob/s3blob" // registers s3:// URLs
+)
+
+// FilesPath is where the gateway serves objects of a local bucket.
+const FilesPath = "/files/"
+
+// Storage is an open bucket and the way its objects are reached by URL.
+type Storage struct {
+	bucket    *blob.Bucket
+	publicURL string
+	// local buckets are served by the gateway; others hand out signed URLs.
+	local bool
+}
+
+// Open opens the bucket named by storageURL, or a folder under dataDir when
+// it is empty. publicURL is the base of the URLs of a local bucket's objects.
+func Open(ctx context.Context, storageURL, dataDir, publicURL string) (*Storage, error) {
+	s := &Storage{publicURL: strings.TrimRight(publicURL, "/")}
+	if storageURL == "" {
+		dir := filepath.Join(dataDir, "outputs")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return nil, fmt.Errorf("create storage folder: %w", err)
+		}
+		abs, err := filepath.Abs(dir)
+		if err != nil {
+			return nil, fmt.Errorf("resolve storage folder: %w", err)
+		}
+		// no_tmp_dir writes temporary files beside their final name, so the
+		// rename that publishes an upload never crosses file systems.
+		b, err := fileblob.OpenBucket(abs, &fileblob.Options{NoTempDir: true})
+		if err != nil {
+			return nil, fmt.Errorf("open storage folder %s: %w", abs, err)
+		}
+		s.bucket, s.local = b, true
+		return s, nil
+	}
+	b, err := blob.OpenBucket(ctx, storageURL)
+	if err != nil {
+		return nil, fmt.Errorf("open storage %s: %w", redact(storageURL), err)
+	}
+	s.bucket = b
+	s.local = strings.HasPrefix(storageURL, "file://")
+	return s, nil
+}
+
+// Local reports whether the gateway serves this bucket's objects.
+func (s *Storage) Local() bool { return s.local }
+
+// Upload copies the file at path to key.
+func (s *Storage) Upload(ctx context.Context, key, path, contentType string) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", key, err)
+	}
+	defer f.Close()
+	w, err := s.bucket.NewWriter(ctx, key, &blob.WriterOptions{ContentType: contentType})
+	if err != nil {
+		return fmt.Errorf("upload %s: %w", key, err)
+	}
+	if _, err := io.Copy(w, f); err != nil {
+		w.Close()
+		return fmt.Errorf("upload %s: %w", key, err)
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("upload %s: %w", key, err)
+	}
+	return nil
+}
+
+// URL is where a client downloads the object at key.
+func (s *Storage) URL(ctx context.Context, key string) (string, error) {
+	if s.local {
+		return s.publicURL + FilesPath + escapeKey(key), nil
+	}
+	u, err := s.bucket.SignedURL(ctx, key, &blob.SignedURLOptions{Expiry: 24 * time.Hour})
+	if err != nil {
+		return "", fmt.Errorf("sign URL of %s: %w", key, err)
+	}
+	return u, nil
+}
+
+// NewReader opens the object at key for reading.
+func (s *Storage) NewReader(ctx context.Context, key string) (*blob.Reader, error) {
+	return s.bucket.NewReader(ctx, key, nil)
+}
+
+// Delete removes the object at key; a missing object is not an error.
+func (s *Storage) Delete(ctx context.Context, key string) error {
+	if err := s.bucket.Delete(ctx, key); err != nil && !IsNotFound(err) {
+		return fmt.Errorf("delete %s: %w", key, err)
+	}
+	return nil
+}
+
+// Exists reports whether an object is stored at key.
+func (s *Storage) Exists(ctx context.Context, key string) (bool, error) {
+	return s.bucket.Exists(ctx, key)
+}
+
+// Close releases the bucket.
+func (s *Storage) Close() error { return s.bucket.Close() }
+
+func escapeKey(key string) string {
+	parts := strings.Split(key, "/")
+	for i, p := range parts {
+		parts[i] = url.PathEscape(p)
+	}
+	return strings.Join(parts, "/")
+}
+
+// redact hides credentials that a storage URL may carry in its query.
+func redact(raw string) string {
+	u, err := url.Parse(raw)
+	if err != nil {
+		return "(unparsable URL)"
+	}
+	u.RawQuery, u.User = "", nil
+	return u.String()
+}
