@@ -19,13 +19,15 @@ func escapeGraph(s string) string { return escapeFor(s, `\'[],;`) }
 // filterValue is s escaped for both levels.
 func filterValue(s string) string { return escapeGraph(escapeOption(s)) }
 
+// escapeFor works on bytes: paths need not be UTF-8, and every special
+// character is ASCII.
 func escapeFor(s, special string) string {
 	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune(special, r) {
+	for i := 0; i < len(s); i++ {
+		if strings.IndexByte(special, s[i]) >= 0 {
 			b.WriteByte('\\')
 		}
-		b.WriteRune(r)
+		b.WriteByte(s[i])
 	}
 	return b.String()
 }

@@ -92,11 +92,11 @@ type Layer struct {
 	Font string
 	X, Y Pos
 	// Width and Height of the drawn layer; 0 means natural size (full frame for color).
-	Width, Height    int
-	Opacity          float64
-	FadeIn, FadeOut  float64
-	TrimStart        float64
-	Volume           float64
+	Width, Height   int
+	Opacity         float64
+	FadeIn, FadeOut float64
+	TrimStart       float64
+	Volume          float64
 }
 
 // End is when the layer stops, in scene time.
