@@ -171,11 +171,11 @@ func TestParseColor(t *testing.T) {
 func TestEscape(t *testing.T) {
 	t.Parallel()
 	cases := map[string]string{
-		"/tmp/a.txt":        "/tmp/a.txt",
-		"/tmp/it's.txt":     `/tmp/it\\\'s.txt`,
-		"/tmp/a:b.txt":      `/tmp/a\\:b.txt`,
-		`/tmp/a\b.txt`:      `/tmp/a\\\\b.txt`,
-		"/tmp/[x],y;z.txt":  `/tmp/\[x\]\,y\;z.txt`,
+		"/tmp/a.txt":       "/tmp/a.txt",
+		"/tmp/it's.txt":    `/tmp/it\\\'s.txt`,
+		"/tmp/a:b.txt":     `/tmp/a\\:b.txt`,
+		`/tmp/a\b.txt`:     `/tmp/a\\\\b.txt`,
+		"/tmp/[x],y;z.txt": `/tmp/\[x\]\,y\;z.txt`,
 	}
 	for in, want := range cases {
 		assert.Equal(t, want, filterValue(in), in)

@@ -176,4 +176,3 @@ func indexOf(ss []string, s string) int {
 	}
 	return -1
 }
-
