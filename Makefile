@@ -18,9 +18,10 @@ build:
 # ffmpeg (with libass, freetype, fontconfig, pocketsphinx and flite) and a
 # default font, from Debian's packages.
 deps:
-	@command -v ffmpeg >/dev/null && command -v ffprobe >/dev/null && fc-match -q sans-serif 2>/dev/null || { \
+	@if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null || [ -z "$$(fc-list 2>/dev/null)" ]; then \
 		echo "installing ffmpeg and fonts (apt-get)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg fonts-dejavu-core >/dev/null; }
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg fonts-dejavu-core >/dev/null; \
+	fi
 
 # Everything generated comes from pinned tools in go.mod and tools/go.mod.
 generate:

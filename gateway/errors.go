@@ -44,7 +44,13 @@ func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshale
 
 // describe turns an error into a documented code and a message for people.
 func describe(err error) (apierr.Code, string) {
+	// status.Convert would fold a wrapping error's text into the message;
+	// the status the error carries is what its author meant to say.
+	var carrier interface{ GRPCStatus() *status.Status }
 	st := status.Convert(err)
+	if errors.As(err, &carrier) {
+		st = carrier.GRPCStatus()
+	}
 	code, own := apierr.FromStatus(st)
 	msg := st.Message()
 	switch {

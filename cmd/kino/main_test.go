@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -42,7 +43,25 @@ type process struct {
 	cmd  *exec.Cmd
 	base string
 	grpc string
-	logs *bytes.Buffer
+	logs *syncBuffer
+}
+
+// syncBuffer is a log buffer the reading goroutine and the test share.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) WriteString(s string) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.buf.WriteString(s)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
 }
 
 // serveKino starts `kino serve` and waits for its listening addresses.
@@ -57,7 +76,7 @@ func serveKino(t *testing.T, dataDir, dbURL string, extra ...string) *process {
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
-	p := &process{cmd: cmd, logs: &bytes.Buffer{}}
+	p := &process{cmd: cmd, logs: &syncBuffer{}}
 	t.Cleanup(func() {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -18,6 +19,8 @@ import (
 
 	"github.com/kinohq/kino/ent"
 )
+
+var migrateMu sync.Mutex
 
 // Store is an open database with its migrated schema.
 type Store struct {
@@ -57,7 +60,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 	}
 	drv := entsql.OpenDB(dia, db)
 	client := ent.NewClient(ent.Driver(drv))
-	if err := client.Schema.Create(ctx); err != nil {
+	// ent's migration fills in package-level table descriptions as it runs,
+	// so two stores opening at once in one process must take turns.
+	migrateMu.Lock()
+	err = client.Schema.Create(ctx)
+	migrateMu.Unlock()
+	if err != nil {
 		client.Close()
 		return nil, fmt.Errorf("migrate %s schema: %w", dia, err)
 	}

@@ -1,0 +1,58 @@
+package app_test
+
+import (
+	"flag"
+	"net/http"
+	"os"
+	"path/filepath"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+var update = flag.Bool("update", false, "rewrite the golden files")
+
+var (
+	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
+	timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
+	portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+)
+
+// TestGoldenResponses pins one response of each kind byte for byte (ids,
+// times and ports normalised), so that a change of marshaller options
+// cannot silently change what clients receive.
+func TestGoldenResponses(t *testing.T) {
+	t.Parallel()
+	media := serveMedia(t)
+	k := start(t, storetest.SQLite(t), nil)
+
+	bodies := map[string][]byte{}
+	r := k.do(t, http.MethodPost, "/api/render", smallComposition(media))
+	require.Equal(t, http.StatusAccepted, r.status)
+	bodies["submit"] = r.body
+	id := r.json(t)["jobId"].(string)
+	k.waitStatus(t, id, "completed", 60*time.Second)
+	bodies["completed"] = k.do(t, http.MethodGet, "/api/render/"+id, nil).body
+
+	queued := k.submit(t, longComposition())
+	bodies["cancel"] = k.do(t, http.MethodDelete, "/api/render/"+queued, nil).body
+	bodies["not-cancellable"] = k.do(t, http.MethodDelete, "/api/render/"+queued, nil).body
+	bodies["not-found"] = k.do(t, http.MethodGet, "/api/render/"+"00000000-0000-0000-0000-000000000000", nil).body
+
+	for name, body := range bodies {
+		got := portRE.ReplaceAll(timeRE.ReplaceAll(uuidRE.ReplaceAll(body, []byte("<id>")), []byte("<time>")), []byte("127.0.0.1:<port>"))
+		path := filepath.Join("testdata", name+".golden.json")
+		if *update {
+			require.NoError(t, os.WriteFile(path, got, 0o644))
+			continue
+		}
+		want, err := os.ReadFile(path)
+		require.NoError(t, err, "run go test ./server/app -run Golden -update")
+		assert.Equal(t, string(want), string(got), name)
+	}
+}
