@@ -16,6 +16,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
 
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 )
 
@@ -73,4 +74,14 @@ func TestPanicAnswersInternalError(t *testing.T) {
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/health", nil))
 	assert.Equal(t, http.StatusInternalServerError, w.Code)
 	assert.JSONEq(t, `{"error":{"code":"INTERNAL_ERROR","message":"an unexpected error occurred"}}`, w.Body.String())
+}
+
+func TestUnhealthyAnswers503(t *testing.T) {
+	t.Parallel()
+	w := httptest.NewRecorder()
+	require.NoError(t, successStatus(context.Background(), w, &renderv1.HealthResponse{Status: "unhealthy"}))
+	assert.Equal(t, http.StatusServiceUnavailable, w.Code)
+	w = httptest.NewRecorder()
+	require.NoError(t, successStatus(context.Background(), w, &renderv1.HealthResponse{Status: "healthy"}))
+	assert.Equal(t, http.StatusOK, w.Code)
 }

@@ -24,9 +24,6 @@ const (
 	CodeStorageFailed    = "STORAGE_FAILED"
 )
 
-// progressStep is the smallest change of progress worth a store write.
-const progressStep = 0.5
-
 // outcome is how a render ended, before it is written to the store.
 type outcome struct {
 	outputKey string
@@ -105,14 +102,16 @@ func (r *renderRun) execute(ctx context.Context) outcome {
 
 	runCtx, cancel := context.WithTimeout(ctx, cfg.RenderTimeout)
 	defer cancel()
-	last := -progressStep
+	last := 0.0
 	t := time.Now()
 	err = ffmpeg.Run(runCtx, cmd.Args, ffmpeg.RunOptions{
 		Dir:      dir,
 		Duration: scene.Duration,
 		OnProgress: func(p float64) {
-			// 100 is written with the completion, in the same update.
-			if p-last < progressStep || p >= 100 {
+			// ffmpeg reports twice a second; each report that moves is
+			// written, so readers see progress at least once a second. 100
+			// is written with the completion, in the same update.
+			if p <= last || p >= 100 {
 				return
 			}
 			last = p
