@@ -27,7 +27,7 @@ const audioRate = 48000
 func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
 	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}}
 	p.graph = append(p.graph,
-		fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s,format=rgba[base]", s.Background, s.Width, s.Height, s.FPS, f(s.Duration)),
+		fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s[base]", s.Background, s.Width, s.Height, s.FPS, f(s.Duration)),
 		fmt.Sprintf("anullsrc=r=%d:cl=stereo,atrim=end=%s[abase]", audioRate, f(s.Duration)),
 	)
 	video, audio := "base", []string{"abase"}
