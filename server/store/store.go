@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"time"
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
@@ -46,7 +47,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		if err != nil {
 			return nil, fmt.Errorf("open postgres: %w", err)
 		}
+		// Keep as many idle connections as open ones: database/sql keeps 2
+		// by default, and a new PostgreSQL connection (a forked backend)
+		// costs more than the query it serves.
 		db.SetMaxOpenConns(20)
+		db.SetMaxIdleConns(20)
+		db.SetConnMaxIdleTime(5 * time.Minute)
 	default:
 		dia = dialect.SQLite
 		db, err = openSQLite(strings.TrimPrefix(rawURL, "sqlite://"))
@@ -81,15 +87,16 @@ func openSQLite(path string) (*sql.DB, error) {
 			return nil, fmt.Errorf("create database folder: %w", err)
 		}
 	}
-	// WAL lets readers run beside the one writer; busy_timeout makes a
-	// second writer wait instead of failing; _txlock=immediate takes the
-	// write lock at BEGIN so two read-then-write transactions cannot
-	// deadlock on lock upgrade.
+	// WAL lets readers run beside the one writer; synchronous=FULL syncs
+	// every commit, so an accepted job survives even a power cut;
+	// busy_timeout makes a second writer wait instead of failing;
+	// _txlock=immediate takes the write lock at BEGIN so two
+	// read-then-write transactions cannot deadlock on lock upgrade.
 	q := url.Values{}
 	q.Add("_pragma", "foreign_keys(1)")
 	q.Add("_pragma", "journal_mode(WAL)")
 	q.Add("_pragma", "busy_timeout(10000)")
-	q.Add("_pragma", "synchronous(NORMAL)")
+	q.Add("_pragma", "synchronous(FULL)")
 	q.Add("_txlock", "immediate")
 	db, err := sql.Open("sqlite", "file:"+path+"?"+q.Encode())
 	if err != nil {
