@@ -67,12 +67,19 @@ func (b *syncBuffer) String() string {
 // serveKino starts `kino serve` and waits for its listening addresses.
 func serveKino(t *testing.T, dataDir, dbURL string, extra ...string) *process {
 	t.Helper()
+	return serveKinoIn(t, "", dataDir, dbURL, extra...)
+}
+
+// serveKinoIn starts kino in the working folder dir.
+func serveKinoIn(t *testing.T, dir, dataDir, dbURL string, extra ...string) *process {
+	t.Helper()
 	args := append([]string{"serve", "--http-addr", "127.0.0.1:0", "--grpc-addr", "127.0.0.1:0",
 		"--data-dir", dataDir, "--log-format", "json", "--workers", "1", "--lease", "1s"}, extra...)
 	if dbURL != "" {
 		args = append(args, "--database-url", dbURL)
 	}
 	cmd := exec.Command(kinoBin, args...)
+	cmd.Dir = dir
 	stderr, err := cmd.StderrPipe()
 	require.NoError(t, err)
 	require.NoError(t, cmd.Start())
@@ -195,4 +202,22 @@ func TestSIGTERMReleasesUnfinishedRenders(t *testing.T) {
 
 	second := serveKino(t, dataDir, "")
 	require.Eventually(t, func() bool { return second.getJob(t, id)["status"] == "completed" }, 90*time.Second, 100*time.Millisecond)
+}
+
+// The README's default is --data-dir ./data: a relative folder, while
+// ffmpeg runs in each render's own folder.
+func TestRelativeDataDir(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := serveKinoIn(t, dir, "./data", "")
+	id := p.submit(t, `{"provider":"provider_a","composition":{"width":64,"height":64,"fps":5,
+	  "layers":[{"type":"text","text":"hi","start":0,"duration":1}]}}`)
+	var job map[string]any
+	require.Eventually(t, func() bool {
+		job = p.getJob(t, id)
+		return job["status"] == "completed" || job["status"] == "failed"
+	}, 30*time.Second, 50*time.Millisecond)
+	assert.Equal(t, "completed", job["status"], "%v", job)
+	_, err := os.Stat(filepath.Join(dir, "data", "kino.db"))
+	assert.NoError(t, err)
 }

@@ -99,6 +99,14 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}()
 
+	// ffmpeg runs in each render's own folder: every path kino hands it
+	// must be absolute.
+	dataDir, err := filepath.Abs(cfg.DataDir)
+	if err != nil {
+		return nil, fmt.Errorf("resolve data folder %s: %w", cfg.DataDir, err)
+	}
+	cfg.DataDir = dataDir
+	a.cfg.DataDir = dataDir
 	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
 		return nil, fmt.Errorf("create data folder %s: %w", cfg.DataDir, err)
 	}
@@ -106,7 +114,6 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if dbURL == "" {
 		dbURL = "sqlite://" + filepath.Join(cfg.DataDir, "kino.db")
 	}
-	var err error
 	if a.store, err = store.Open(ctx, dbURL); err != nil {
 		return nil, err
 	}
