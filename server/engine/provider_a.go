@@ -38,6 +38,15 @@ func (c *compiler) layerA(o *object) {
 		l.Height = o.integer("height", 0, 1, c.lim.MaxHeight*4)
 		l.Opacity = o.number("opacity", 1, 0, 1)
 	}
+	c.content(o, "trimStart", &l)
+	o.done()
+	c.scene.Layers = append(c.scene.Layers, l)
+}
+
+// content reads what a layer shows or plays, by kind, from the object that
+// holds it (the layer itself in provider_a, the clip's asset in unified);
+// trimKey is the name of the trim field in that format.
+func (c *compiler) content(o *object, trimKey string, l *Layer) {
 	switch l.Kind {
 	case KindColor:
 		if !o.has("color") {
@@ -48,7 +57,7 @@ func (c *compiler) layerA(o *object) {
 		l.Source, l.SourceField = c.source(o, "src", false)
 	case KindVideo, KindAudio:
 		l.Source, l.SourceField = c.source(o, "src", false)
-		l.TrimStart = o.number("trimStart", 0, 0, 86400)
+		l.TrimStart = o.number(trimKey, 0, 0, 86400)
 		l.Volume = o.number("volume", 1, 0, 10)
 	case KindText:
 		l.Text = o.text("text", c.lim.MaxTextLength)
@@ -58,6 +67,4 @@ func (c *compiler) layerA(o *object) {
 			l.Font, _ = c.source(o, "font", true)
 		}
 	}
-	o.done()
-	c.scene.Layers = append(c.scene.Layers, l)
 }

@@ -85,26 +85,7 @@ func (c *compiler) clip(o *object) {
 		}
 		l.Opacity = o.number("opacity", 1, 0, 1)
 	}
-	switch l.Kind {
-	case KindColor:
-		if !a.has("color") {
-			c.r.fail(a.field("color"), "is required")
-		}
-		l.Color = a.color("color", "0x000000FF")
-	case KindImage:
-		l.Source, l.SourceField = c.source(a, "src", false)
-	case KindVideo, KindAudio:
-		l.Source, l.SourceField = c.source(a, "src", false)
-		l.TrimStart = a.number("trim", 0, 0, 86400)
-		l.Volume = a.number("volume", 1, 0, 10)
-	case KindText:
-		l.Text = a.text("text", c.lim.MaxTextLength)
-		l.FontSize = a.integer("fontSize", 48, 1, 2000)
-		l.Color = a.color("color", "0xFFFFFFFF")
-		if a.has("font") {
-			l.Font, _ = c.source(a, "font", true)
-		}
-	}
+	c.content(a, "trim", &l)
 	a.done()
 	o.done()
 	c.scene.Layers = append(c.scene.Layers, l)
