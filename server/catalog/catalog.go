@@ -1,0 +1,111 @@
+// Package catalog is the one definition of kino's media job types: their
+// inputs, outputs, params and cost. Validation of jobs and pipelines, the
+// executors and GET /jobs/types all read it from here.
+package catalog
+
+import (
+	"slices"
+	"sort"
+)
+
+// Media kinds a field can carry.
+const (
+	Video     = "video"
+	Audio     = "audio"
+	Image     = "image"
+	Subtitles = "subtitles"
+	Text      = "text"
+)
+
+// Field is an input or output of a job type.
+type Field struct {
+	Name        string
+	Media       []string
+	Required    bool
+	Description string
+}
+
+// Type is one media job type.
+type Type struct {
+	Name         string
+	Tag          string
+	Summary      string
+	Pattern      string
+	ProviderID   string
+	Resource     string
+	Inputs       []Field
+	Outputs      []Field
+	Params       []Param
+	AcceptsMedia []string
+	// PricePerSecond is the price in USD per second of input media.
+	PricePerSecond float64
+	// MediaOverrides are prices per input media kind, when they differ.
+	MediaOverrides map[string]any
+}
+
+// Input returns the input field named name.
+func (t *Type) Input(name string) (Field, bool) { return find(t.Inputs, name) }
+
+// Output returns the output field named name.
+func (t *Type) Output(name string) (Field, bool) { return find(t.Outputs, name) }
+
+// Needs are the names of the required inputs.
+func (t *Type) Needs() []string {
+	var out []string
+	for _, f := range t.Inputs {
+		if f.Required {
+			out = append(out, f.Name)
+		}
+	}
+	return out
+}
+
+func find(fs []Field, name string) (Field, bool) {
+	for _, f := range fs {
+		if f.Name == name {
+			return f, true
+		}
+	}
+	return Field{}, false
+}
+
+// Lookup returns the type named name.
+func Lookup(name string) (*Type, bool) {
+	t, ok := byName[name]
+	return t, ok
+}
+
+// All returns every type, sorted by name.
+func All() []*Type { return all }
+
+// Names returns every type name, sorted.
+func Names() []string {
+	out := make([]string, len(all))
+	for i, t := range all {
+		out[i] = t.Name
+	}
+	return out
+}
+
+// Compatible reports whether an output can feed an input: they share a media kind.
+func Compatible(out, in Field) bool {
+	for _, m := range out.Media {
+		if slices.Contains(in.Media, m) {
+			return true
+		}
+	}
+	return false
+}
+
+var (
+	all    []*Type
+	byName = map[string]*Type{}
+)
+
+func init() {
+	for _, t := range types {
+		byName[t.Name] = t
+		all = append(all, t)
+	}
+	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
+}

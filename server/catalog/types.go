@@ -1,0 +1,179 @@
+package catalog
+
+import "fmt"
+
+var positions = []string{"top-left", "top-right", "bottom-left", "bottom-right", "center"}
+
+var source = func(media ...string) Field {
+	return Field{Name: "source", Media: media, Required: true, Description: "the media to work on: a URL or an asset id"}
+}
+
+var outputURL = func(media ...string) Field {
+	return Field{Name: "outputUrl", Media: media, Description: "the result"}
+}
+
+// watermarkCheck requires what each kind of watermark draws.
+func watermarkCheck(v map[string]any) [][2]string {
+	var out [][2]string
+	switch v["type"] {
+	case "image":
+		_, hasURL := v["url"]
+		_, hasAsset := v["assetId"]
+		if hasURL == hasAsset {
+			out = append(out, [2]string{"url", "an image watermark needs exactly one of url and assetId"})
+		}
+		if _, ok := v["text"]; ok {
+			out = append(out, [2]string{"text", "is for text watermarks"})
+		}
+	case "text":
+		if _, ok := v["text"]; !ok {
+			out = append(out, [2]string{"text", "is required for a text watermark"})
+		}
+		for _, k := range []string{"url", "assetId"} {
+			if _, ok := v[k]; ok {
+				out = append(out, [2]string{k, "is for image watermarks"})
+			}
+		}
+	}
+	return out
+}
+
+var types = []*Type{
+	{
+		Name: "watermark.apply", Tag: "watermark", Pattern: "transform",
+		Summary:    "Draw image and text watermarks on a video or an image.",
+		ProviderID: "ffmpeg", Resource: "overlay,drawtext",
+		Inputs:  []Field{source(Video, Image)},
+		Outputs: []Field{outputURL(Video, Image)},
+		Params: []Param{{
+			Name: "watermarks", Kind: "array", Required: true, MaxItems: 10,
+			Description: "the watermarks, drawn in order",
+			Check:       watermarkCheck,
+			Fields: []Param{
+				{Name: "type", Kind: "string", Required: true, Enum: []string{"image", "text"}},
+				{Name: "url", Kind: "string", Format: "uri", Description: "image watermark: where to fetch it"},
+				{Name: "assetId", Kind: "string", MaxLength: 64, Description: "image watermark: an image asset"},
+				{Name: "text", Kind: "string", MaxLength: 500, Description: "text watermark: what to write"},
+				{Name: "position", Kind: "string", Enum: positions, Description: "default bottom-right"},
+				{Name: "opacity", Kind: "number", Min: bound(0), Max: bound(1), Description: "default 1"},
+				{Name: "scale", Kind: "number", Min: bound(0.01), Max: bound(1), Description: "image width as a share of the frame width; default 0.2"},
+				{Name: "margin", Kind: "integer", Min: bound(0), Max: bound(2000), Description: "pixels from the edges; default 16"},
+				{Name: "fontSize", Kind: "integer", Min: bound(4), Max: bound(500), Description: "text watermark; default 32"},
+				{Name: "color", Kind: "string", MaxLength: 9, Description: "text watermark, #RRGGBB; default white"},
+			},
+		}},
+		AcceptsMedia: []string{Video, Image}, PricePerSecond: 0.002,
+		MediaOverrides: map[string]any{Image: map[string]any{"pricePerJob": 0.001}},
+	},
+	{
+		Name: "caption.extract", Tag: "captions", Pattern: "analyze",
+		Summary:    "Extract captions: the subtitle stream when there is one, otherwise an offline transcription.",
+		ProviderID: "ffmpeg", Resource: "asr (pocketsphinx en-us)",
+		Inputs: []Field{source(Video, Audio)},
+		Outputs: []Field{
+			{Name: "captionsUrl", Media: []string{Subtitles}, Description: "WebVTT (or SRT) captions"},
+			{Name: "outputUrl", Media: []string{Video, Audio}, Description: "the source, passed through for chaining"},
+			{Name: "transcript", Media: []string{Text}, Description: "the text of the captions"},
+		},
+		Params: []Param{
+			{Name: "language", Kind: "string", Enum: []string{"en"}, Description: "default en"},
+			{Name: "format", Kind: "string", Enum: []string{"vtt", "srt"}, Description: "default vtt"},
+			{Name: "maxCueSeconds", Kind: "number", Min: bound(1), Max: bound(30), Description: "longest cue; default 6"},
+		},
+		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.004,
+	},
+	{
+		Name: "caption.burn", Tag: "captions", Pattern: "transform",
+		Summary:    "Burn subtitles into a video with libass.",
+		ProviderID: "ffmpeg", Resource: "subtitles (libass)",
+		Inputs: []Field{source(Video),
+			{Name: "subtitles", Media: []string{Subtitles}, Required: true, Description: "WebVTT or SRT: a URL or an asset id"}},
+		Outputs: []Field{outputURL(Video)},
+		Params: []Param{
+			{Name: "font", Kind: "string", MaxLength: 100, Description: "font family; default DejaVu Sans"},
+			{Name: "fontSize", Kind: "integer", Min: bound(6), Max: bound(200), Description: "default 24"},
+			{Name: "color", Kind: "string", MaxLength: 9, Description: "#RRGGBB; default white"},
+			{Name: "outlineColor", Kind: "string", MaxLength: 9, Description: "#RRGGBB; default black"},
+			{Name: "outline", Kind: "number", Min: bound(0), Max: bound(10), Description: "outline width; default 2"},
+			{Name: "position", Kind: "string", Enum: []string{"bottom", "middle", "top"}, Description: "default bottom"},
+			{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(1000), Description: "vertical margin in pixels; default 20"},
+		},
+		AcceptsMedia: []string{Video}, PricePerSecond: 0.002,
+	},
+	{
+		Name: "video.transcode", Tag: "video", Pattern: "transform",
+		Summary:    "Transcode a video to mp4, webm or HLS, optionally resized.",
+		ProviderID: "ffmpeg", Resource: "libx264, libvpx-vp9, hls",
+		Inputs:  []Field{source(Video)},
+		Outputs: []Field{outputURL(Video)},
+		Params: []Param{
+			{Name: "preset", Kind: "string", Required: true, Enum: []string{"mp4", "webm", "hls"}},
+			{Name: "width", Kind: "integer", Min: bound(16), Max: bound(3840)},
+			{Name: "height", Kind: "integer", Min: bound(16), Max: bound(2160)},
+			{Name: "videoBitrateKbps", Kind: "integer", Min: bound(100), Max: bound(50000)},
+		},
+		AcceptsMedia: []string{Video}, PricePerSecond: 0.003,
+	},
+	{
+		Name: "video.thumbnail", Tag: "video", Pattern: "analyze",
+		Summary:    "Take a frame of a video, or a sprite sheet of frames.",
+		ProviderID: "ffmpeg", Resource: "select, tile",
+		Inputs:  []Field{source(Video)},
+		Outputs: []Field{outputURL(Image)},
+		Params: []Param{
+			{Name: "mode", Kind: "string", Enum: []string{"frame", "sprite"}, Description: "default frame"},
+			{Name: "at", Kind: "number", Min: bound(0), Max: bound(86400), Description: "frame mode: seconds into the video; default 0"},
+			{Name: "width", Kind: "integer", Min: bound(16), Max: bound(3840)},
+			{Name: "columns", Kind: "integer", Min: bound(1), Max: bound(20), Description: "sprite mode; default 5"},
+			{Name: "rows", Kind: "integer", Min: bound(1), Max: bound(20), Description: "sprite mode; default 5"},
+		},
+		AcceptsMedia: []string{Video}, PricePerSecond: 0.0005,
+	},
+	{
+		Name: "video.trim", Tag: "video", Pattern: "transform",
+		Summary:    "Cut a part of a video or audio file.",
+		ProviderID: "ffmpeg", Resource: "trim",
+		Inputs:  []Field{source(Video, Audio)},
+		Outputs: []Field{outputURL(Video, Audio)},
+		Params: []Param{
+			{Name: "start", Kind: "number", Required: true, Min: bound(0), Max: bound(86400)},
+			{Name: "duration", Kind: "number", Required: true, Min: bound(0.04), Max: bound(86400)},
+		},
+		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.001,
+	},
+	{
+		Name: "audio.extract", Tag: "audio", Pattern: "transform",
+		Summary:    "Extract the sound of a video as mp3, aac or wav.",
+		ProviderID: "ffmpeg", Resource: "audio encoders",
+		Inputs:  []Field{source(Video, Audio)},
+		Outputs: []Field{outputURL(Audio)},
+		Params: []Param{
+			{Name: "format", Kind: "string", Enum: []string{"mp3", "aac", "wav"}, Description: "default mp3"},
+		},
+		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.0005,
+	},
+	{
+		Name: "image.resize", Tag: "image", Pattern: "transform",
+		Summary:    "Resize an image and convert it to png, jpeg or webp.",
+		ProviderID: "ffmpeg", Resource: "scale",
+		Inputs:  []Field{source(Image)},
+		Outputs: []Field{outputURL(Image)},
+		Params: []Param{
+			{Name: "width", Kind: "integer", Min: bound(1), Max: bound(8192)},
+			{Name: "height", Kind: "integer", Min: bound(1), Max: bound(8192)},
+			{Name: "fit", Kind: "string", Enum: []string{"contain", "cover", "fill"}, Description: "default contain"},
+			{Name: "format", Kind: "string", Enum: []string{"png", "jpeg", "webp"}, Description: "default png"},
+		},
+		AcceptsMedia: []string{Image}, PricePerSecond: 0,
+		MediaOverrides: map[string]any{Image: map[string]any{"pricePerJob": 0.0005}},
+	},
+}
+
+// CostModel describes, for people, how a type's price is computed.
+func (t *Type) CostModel() string {
+	s := fmt.Sprintf("price = %g USD per second of input media", t.PricePerSecond)
+	if len(t.MediaOverrides) > 0 {
+		s += "; mediaOverrides gives per-job prices for some input kinds"
+	}
+	return s
+}
