@@ -14,6 +14,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect"
 	"entgo.io/ent/dialect/sql"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/renderjob"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 
@@ -25,6 +27,10 @@ type Client struct {
 	config
 	// Schema is the client for creating, migrating and dropping schema.
 	Schema *migrate.Schema
+	// Job is the client for interacting with the Job builders.
+	Job *JobClient
+	// Pipeline is the client for interacting with the Pipeline builders.
+	Pipeline *PipelineClient
 	// RenderJob is the client for interacting with the RenderJob builders.
 	RenderJob *RenderJobClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -40,6 +46,8 @@ func NewClient(opts ...Option) *Client {
 
 func (c *Client) init() {
 	c.Schema = migrate.NewSchema(c.driver)
+	c.Job = NewJobClient(c.config)
+	c.Pipeline = NewPipelineClient(c.config)
 	c.RenderJob = NewRenderJobClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
@@ -134,6 +142,8 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 	return &Tx{
 		ctx:             ctx,
 		config:          cfg,
+		Job:             NewJobClient(cfg),
+		Pipeline:        NewPipelineClient(cfg),
 		RenderJob:       NewRenderJobClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
@@ -155,6 +165,8 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 	return &Tx{
 		ctx:             ctx,
 		config:          cfg,
+		Job:             NewJobClient(cfg),
+		Pipeline:        NewPipelineClient(cfg),
 		RenderJob:       NewRenderJobClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
@@ -163,7 +175,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 // Debug returns a new debug-client. It's used to get verbose logging on specific operations.
 //
 //	client.Debug().
-//		RenderJob.
+//		Job.
 //		Query().
 //		Count(ctx)
 func (c *Client) Debug() *Client {
@@ -185,6 +197,8 @@ func (c *Client) Close() error {
 // Use adds the mutation hooks to all the entity clients.
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
+	c.Job.Use(hooks...)
+	c.Pipeline.Use(hooks...)
 	c.RenderJob.Use(hooks...)
 	c.WebhookDelivery.Use(hooks...)
 }
@@ -192,6 +206,8 @@ func (c *Client) Use(hooks ...Hook) {
 // Intercept adds the query interceptors to all the entity clients.
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
+	c.Job.Intercept(interceptors...)
+	c.Pipeline.Intercept(interceptors...)
 	c.RenderJob.Intercept(interceptors...)
 	c.WebhookDelivery.Intercept(interceptors...)
 }
@@ -199,12 +215,282 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 // Mutate implements the ent.Mutator interface.
 func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 	switch m := m.(type) {
+	case *JobMutation:
+		return c.Job.mutate(ctx, m)
+	case *PipelineMutation:
+		return c.Pipeline.mutate(ctx, m)
 	case *RenderJobMutation:
 		return c.RenderJob.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
 	default:
 		return nil, fmt.Errorf("ent: unknown mutation type %T", m)
+	}
+}
+
+// JobClient is a client for the Job schema.
+type JobClient struct {
+	config
+}
+
+// NewJobClient returns a client for the Job from the given config.
+func NewJobClient(c config) *JobClient {
+	return &JobClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `job.Hooks(f(g(h())))`.
+func (c *JobClient) Use(hooks ...Hook) {
+	c.hooks.Job = append(c.hooks.Job, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `job.Intercept(f(g(h())))`.
+func (c *JobClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Job = append(c.inters.Job, interceptors...)
+}
+
+// Create returns a builder for creating a Job entity.
+func (c *JobClient) Create() *JobCreate {
+	mutation := newJobMutation(c.config, OpCreate)
+	return &JobCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Job entities.
+func (c *JobClient) CreateBulk(builders ...*JobCreate) *JobCreateBulk {
+	return &JobCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *JobClient) MapCreateBulk(slice any, setFunc func(*JobCreate, int)) *JobCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &JobCreateBulk{err: fmt.Errorf("calling to JobClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*JobCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &JobCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Job.
+func (c *JobClient) Update() *JobUpdate {
+	mutation := newJobMutation(c.config, OpUpdate)
+	return &JobUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *JobClient) UpdateOne(_m *Job) *JobUpdateOne {
+	mutation := newJobMutation(c.config, OpUpdateOne, withJob(_m))
+	return &JobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *JobClient) UpdateOneID(id string) *JobUpdateOne {
+	mutation := newJobMutation(c.config, OpUpdateOne, withJobID(id))
+	return &JobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Job.
+func (c *JobClient) Delete() *JobDelete {
+	mutation := newJobMutation(c.config, OpDelete)
+	return &JobDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *JobClient) DeleteOne(_m *Job) *JobDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *JobClient) DeleteOneID(id string) *JobDeleteOne {
+	builder := c.Delete().Where(job.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &JobDeleteOne{builder}
+}
+
+// Query returns a query builder for Job.
+func (c *JobClient) Query() *JobQuery {
+	return &JobQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeJob},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Job entity by its id.
+func (c *JobClient) Get(ctx context.Context, id string) (*Job, error) {
+	return c.Query().Where(job.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *JobClient) GetX(ctx context.Context, id string) *Job {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *JobClient) Hooks() []Hook {
+	return c.hooks.Job
+}
+
+// Interceptors returns the client interceptors.
+func (c *JobClient) Interceptors() []Interceptor {
+	return c.inters.Job
+}
+
+func (c *JobClient) mutate(ctx context.Context, m *JobMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&JobCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&JobUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&JobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&JobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Job mutation op: %q", m.Op())
+	}
+}
+
+// PipelineClient is a client for the Pipeline schema.
+type PipelineClient struct {
+	config
+}
+
+// NewPipelineClient returns a client for the Pipeline from the given config.
+func NewPipelineClient(c config) *PipelineClient {
+	return &PipelineClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `pipeline.Hooks(f(g(h())))`.
+func (c *PipelineClient) Use(hooks ...Hook) {
+	c.hooks.Pipeline = append(c.hooks.Pipeline, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `pipeline.Intercept(f(g(h())))`.
+func (c *PipelineClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Pipeline = append(c.inters.Pipeline, interceptors...)
+}
+
+// Create returns a builder for creating a Pipeline entity.
+func (c *PipelineClient) Create() *PipelineCreate {
+	mutation := newPipelineMutation(c.config, OpCreate)
+	return &PipelineCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Pipeline entities.
+func (c *PipelineClient) CreateBulk(builders ...*PipelineCreate) *PipelineCreateBulk {
+	return &PipelineCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *PipelineClient) MapCreateBulk(slice any, setFunc func(*PipelineCreate, int)) *PipelineCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &PipelineCreateBulk{err: fmt.Errorf("calling to PipelineClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*PipelineCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &PipelineCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Pipeline.
+func (c *PipelineClient) Update() *PipelineUpdate {
+	mutation := newPipelineMutation(c.config, OpUpdate)
+	return &PipelineUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *PipelineClient) UpdateOne(_m *Pipeline) *PipelineUpdateOne {
+	mutation := newPipelineMutation(c.config, OpUpdateOne, withPipeline(_m))
+	return &PipelineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *PipelineClient) UpdateOneID(id string) *PipelineUpdateOne {
+	mutation := newPipelineMutation(c.config, OpUpdateOne, withPipelineID(id))
+	return &PipelineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Pipeline.
+func (c *PipelineClient) Delete() *PipelineDelete {
+	mutation := newPipelineMutation(c.config, OpDelete)
+	return &PipelineDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *PipelineClient) DeleteOne(_m *Pipeline) *PipelineDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *PipelineClient) DeleteOneID(id string) *PipelineDeleteOne {
+	builder := c.Delete().Where(pipeline.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &PipelineDeleteOne{builder}
+}
+
+// Query returns a query builder for Pipeline.
+func (c *PipelineClient) Query() *PipelineQuery {
+	return &PipelineQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypePipeline},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Pipeline entity by its id.
+func (c *PipelineClient) Get(ctx context.Context, id string) (*Pipeline, error) {
+	return c.Query().Where(pipeline.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *PipelineClient) GetX(ctx context.Context, id string) *Pipeline {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *PipelineClient) Hooks() []Hook {
+	return c.hooks.Pipeline
+}
+
+// Interceptors returns the client interceptors.
+func (c *PipelineClient) Interceptors() []Interceptor {
+	return c.inters.Pipeline
+}
+
+func (c *PipelineClient) mutate(ctx context.Context, m *PipelineMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&PipelineCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&PipelineUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&PipelineUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&PipelineDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Pipeline mutation op: %q", m.Op())
 	}
 }
 
@@ -477,10 +763,10 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		RenderJob, WebhookDelivery []ent.Hook
+		Job, Pipeline, RenderJob, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		RenderJob, WebhookDelivery []ent.Interceptor
+		Job, Pipeline, RenderJob, WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -12,6 +12,8 @@ import (
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"entgo.io/ent/dialect/sql/sqlgraph"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/renderjob"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
@@ -74,6 +76,8 @@ var (
 func checkColumn(t, c string) error {
 	initCheck.Do(func() {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
+			job.Table:             job.ValidColumn,
+			pipeline.Table:        pipeline.ValidColumn,
 			renderjob.Table:       renderjob.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})

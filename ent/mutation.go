@@ -11,6 +11,8 @@ import (
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/ent/renderjob"
 	"github.com/kinohq/kino/ent/webhookdelivery"
@@ -25,9 +27,4698 @@ const (
 	OpUpdateOne = ent.OpUpdateOne
 
 	// Node types.
+	TypeJob             = "Job"
+	TypePipeline        = "Pipeline"
 	TypeRenderJob       = "RenderJob"
 	TypeWebhookDelivery = "WebhookDelivery"
 )
+
+// JobMutation represents an operation that mutates the Job nodes in the graph.
+type JobMutation struct {
+	config
+	op                       Op
+	typ                      string
+	id                       *string
+	org_id                   *string
+	user_id                  *string
+	batch_id                 *string
+	_type                    *string
+	status                   *job.Status
+	provider_id              *string
+	provider_type            *string
+	provider_run_id          *string
+	ai_pattern               *string
+	inputs                   *string
+	params                   *string
+	output_ref               *string
+	output_meta              *string
+	error_code               *string
+	error_message            *string
+	logs_ref                 *string
+	steps_json               *string
+	media_type               *string
+	pipeline_id              *string
+	pipeline_node_id         *string
+	output_key               *string
+	price                    *float64
+	addprice                 *float64
+	provider_cost            *float64
+	addprovider_cost         *float64
+	infra_cost               *float64
+	addinfra_cost            *float64
+	margin                   *float64
+	addmargin                *float64
+	estimated_price          *float64
+	addestimated_price       *float64
+	created_at               *int64
+	addcreated_at            *int64
+	updated_at               *int64
+	addupdated_at            *int64
+	dispatched_at            *int64
+	adddispatched_at         *int64
+	started_at               *int64
+	addstarted_at            *int64
+	completed_at             *int64
+	addcompleted_at          *int64
+	billing_reconciled_at    *int64
+	addbilling_reconciled_at *int64
+	retry_count              *int
+	addretry_count           *int
+	api_total_ms             *int64
+	addapi_total_ms          *int64
+	api_prechecks_ms         *int64
+	addapi_prechecks_ms      *int64
+	api_validation_ms        *int64
+	addapi_validation_ms     *int64
+	api_db_insert_ms         *int64
+	addapi_db_insert_ms      *int64
+	api_dispatch_ms          *int64
+	addapi_dispatch_ms       *int64
+	exec_download_ms         *int64
+	addexec_download_ms      *int64
+	exec_execute_ms          *int64
+	addexec_execute_ms       *int64
+	exec_upload_ms           *int64
+	addexec_upload_ms        *int64
+	queue_wait_ms            *int64
+	addqueue_wait_ms         *int64
+	consumer_total_ms        *int64
+	addconsumer_total_ms     *int64
+	clearedFields            map[string]struct{}
+	done                     bool
+	oldValue                 func(context.Context) (*Job, error)
+	predicates               []predicate.Job
+}
+
+var _ ent.Mutation = (*JobMutation)(nil)
+
+// jobOption allows management of the mutation configuration using functional options.
+type jobOption func(*JobMutation)
+
+// newJobMutation creates new mutation for the Job entity.
+func newJobMutation(c config, op Op, opts ...jobOption) *JobMutation {
+	m := &JobMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeJob,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withJobID sets the ID field of the mutation.
+func withJobID(id string) jobOption {
+	return func(m *JobMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Job
+		)
+		m.oldValue = func(ctx context.Context) (*Job, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Job.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withJob sets the old Job of the mutation.
+func withJob(node *Job) jobOption {
+	return func(m *JobMutation) {
+		m.oldValue = func(context.Context) (*Job, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m JobMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m JobMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Job entities.
+func (m *JobMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *JobMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *JobMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Job.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *JobMutation) SetOrgID(s string) {
+	m.org_id = &s
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *JobMutation) OrgID() (r string, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldOrgID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *JobMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetUserID sets the "user_id" field.
+func (m *JobMutation) SetUserID(s string) {
+	m.user_id = &s
+}
+
+// UserID returns the value of the "user_id" field in the mutation.
+func (m *JobMutation) UserID() (r string, exists bool) {
+	v := m.user_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUserID returns the old "user_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldUserID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUserID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
+	}
+	return oldValue.UserID, nil
+}
+
+// ClearUserID clears the value of the "user_id" field.
+func (m *JobMutation) ClearUserID() {
+	m.user_id = nil
+	m.clearedFields[job.FieldUserID] = struct{}{}
+}
+
+// UserIDCleared returns if the "user_id" field was cleared in this mutation.
+func (m *JobMutation) UserIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldUserID]
+	return ok
+}
+
+// ResetUserID resets all changes to the "user_id" field.
+func (m *JobMutation) ResetUserID() {
+	m.user_id = nil
+	delete(m.clearedFields, job.FieldUserID)
+}
+
+// SetBatchID sets the "batch_id" field.
+func (m *JobMutation) SetBatchID(s string) {
+	m.batch_id = &s
+}
+
+// BatchID returns the value of the "batch_id" field in the mutation.
+func (m *JobMutation) BatchID() (r string, exists bool) {
+	v := m.batch_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBatchID returns the old "batch_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldBatchID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBatchID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBatchID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBatchID: %w", err)
+	}
+	return oldValue.BatchID, nil
+}
+
+// ClearBatchID clears the value of the "batch_id" field.
+func (m *JobMutation) ClearBatchID() {
+	m.batch_id = nil
+	m.clearedFields[job.FieldBatchID] = struct{}{}
+}
+
+// BatchIDCleared returns if the "batch_id" field was cleared in this mutation.
+func (m *JobMutation) BatchIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldBatchID]
+	return ok
+}
+
+// ResetBatchID resets all changes to the "batch_id" field.
+func (m *JobMutation) ResetBatchID() {
+	m.batch_id = nil
+	delete(m.clearedFields, job.FieldBatchID)
+}
+
+// SetType sets the "type" field.
+func (m *JobMutation) SetType(s string) {
+	m._type = &s
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *JobMutation) GetType() (r string, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *JobMutation) ResetType() {
+	m._type = nil
+}
+
+// SetStatus sets the "status" field.
+func (m *JobMutation) SetStatus(j job.Status) {
+	m.status = &j
+}
+
+// Status returns the value of the "status" field in the mutation.
+func (m *JobMutation) Status() (r job.Status, exists bool) {
+	v := m.status
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStatus returns the old "status" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldStatus(ctx context.Context) (v job.Status, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStatus requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+	}
+	return oldValue.Status, nil
+}
+
+// ResetStatus resets all changes to the "status" field.
+func (m *JobMutation) ResetStatus() {
+	m.status = nil
+}
+
+// SetProviderID sets the "provider_id" field.
+func (m *JobMutation) SetProviderID(s string) {
+	m.provider_id = &s
+}
+
+// ProviderID returns the value of the "provider_id" field in the mutation.
+func (m *JobMutation) ProviderID() (r string, exists bool) {
+	v := m.provider_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderID returns the old "provider_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldProviderID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderID: %w", err)
+	}
+	return oldValue.ProviderID, nil
+}
+
+// ClearProviderID clears the value of the "provider_id" field.
+func (m *JobMutation) ClearProviderID() {
+	m.provider_id = nil
+	m.clearedFields[job.FieldProviderID] = struct{}{}
+}
+
+// ProviderIDCleared returns if the "provider_id" field was cleared in this mutation.
+func (m *JobMutation) ProviderIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldProviderID]
+	return ok
+}
+
+// ResetProviderID resets all changes to the "provider_id" field.
+func (m *JobMutation) ResetProviderID() {
+	m.provider_id = nil
+	delete(m.clearedFields, job.FieldProviderID)
+}
+
+// SetProviderType sets the "provider_type" field.
+func (m *JobMutation) SetProviderType(s string) {
+	m.provider_type = &s
+}
+
+// ProviderType returns the value of the "provider_type" field in the mutation.
+func (m *JobMutation) ProviderType() (r string, exists bool) {
+	v := m.provider_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderType returns the old "provider_type" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldProviderType(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderType: %w", err)
+	}
+	return oldValue.ProviderType, nil
+}
+
+// ClearProviderType clears the value of the "provider_type" field.
+func (m *JobMutation) ClearProviderType() {
+	m.provider_type = nil
+	m.clearedFields[job.FieldProviderType] = struct{}{}
+}
+
+// ProviderTypeCleared returns if the "provider_type" field was cleared in this mutation.
+func (m *JobMutation) ProviderTypeCleared() bool {
+	_, ok := m.clearedFields[job.FieldProviderType]
+	return ok
+}
+
+// ResetProviderType resets all changes to the "provider_type" field.
+func (m *JobMutation) ResetProviderType() {
+	m.provider_type = nil
+	delete(m.clearedFields, job.FieldProviderType)
+}
+
+// SetProviderRunID sets the "provider_run_id" field.
+func (m *JobMutation) SetProviderRunID(s string) {
+	m.provider_run_id = &s
+}
+
+// ProviderRunID returns the value of the "provider_run_id" field in the mutation.
+func (m *JobMutation) ProviderRunID() (r string, exists bool) {
+	v := m.provider_run_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderRunID returns the old "provider_run_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldProviderRunID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderRunID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderRunID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderRunID: %w", err)
+	}
+	return oldValue.ProviderRunID, nil
+}
+
+// ClearProviderRunID clears the value of the "provider_run_id" field.
+func (m *JobMutation) ClearProviderRunID() {
+	m.provider_run_id = nil
+	m.clearedFields[job.FieldProviderRunID] = struct{}{}
+}
+
+// ProviderRunIDCleared returns if the "provider_run_id" field was cleared in this mutation.
+func (m *JobMutation) ProviderRunIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldProviderRunID]
+	return ok
+}
+
+// ResetProviderRunID resets all changes to the "provider_run_id" field.
+func (m *JobMutation) ResetProviderRunID() {
+	m.provider_run_id = nil
+	delete(m.clearedFields, job.FieldProviderRunID)
+}
+
+// SetAiPattern sets the "ai_pattern" field.
+func (m *JobMutation) SetAiPattern(s string) {
+	m.ai_pattern = &s
+}
+
+// AiPattern returns the value of the "ai_pattern" field in the mutation.
+func (m *JobMutation) AiPattern() (r string, exists bool) {
+	v := m.ai_pattern
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAiPattern returns the old "ai_pattern" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAiPattern(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAiPattern is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAiPattern requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAiPattern: %w", err)
+	}
+	return oldValue.AiPattern, nil
+}
+
+// ClearAiPattern clears the value of the "ai_pattern" field.
+func (m *JobMutation) ClearAiPattern() {
+	m.ai_pattern = nil
+	m.clearedFields[job.FieldAiPattern] = struct{}{}
+}
+
+// AiPatternCleared returns if the "ai_pattern" field was cleared in this mutation.
+func (m *JobMutation) AiPatternCleared() bool {
+	_, ok := m.clearedFields[job.FieldAiPattern]
+	return ok
+}
+
+// ResetAiPattern resets all changes to the "ai_pattern" field.
+func (m *JobMutation) ResetAiPattern() {
+	m.ai_pattern = nil
+	delete(m.clearedFields, job.FieldAiPattern)
+}
+
+// SetInputs sets the "inputs" field.
+func (m *JobMutation) SetInputs(s string) {
+	m.inputs = &s
+}
+
+// Inputs returns the value of the "inputs" field in the mutation.
+func (m *JobMutation) Inputs() (r string, exists bool) {
+	v := m.inputs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInputs returns the old "inputs" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldInputs(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInputs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInputs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInputs: %w", err)
+	}
+	return oldValue.Inputs, nil
+}
+
+// ResetInputs resets all changes to the "inputs" field.
+func (m *JobMutation) ResetInputs() {
+	m.inputs = nil
+}
+
+// SetParams sets the "params" field.
+func (m *JobMutation) SetParams(s string) {
+	m.params = &s
+}
+
+// Params returns the value of the "params" field in the mutation.
+func (m *JobMutation) Params() (r string, exists bool) {
+	v := m.params
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldParams returns the old "params" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldParams(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldParams is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldParams requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldParams: %w", err)
+	}
+	return oldValue.Params, nil
+}
+
+// ResetParams resets all changes to the "params" field.
+func (m *JobMutation) ResetParams() {
+	m.params = nil
+}
+
+// SetOutputRef sets the "output_ref" field.
+func (m *JobMutation) SetOutputRef(s string) {
+	m.output_ref = &s
+}
+
+// OutputRef returns the value of the "output_ref" field in the mutation.
+func (m *JobMutation) OutputRef() (r string, exists bool) {
+	v := m.output_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputRef returns the old "output_ref" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldOutputRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputRef: %w", err)
+	}
+	return oldValue.OutputRef, nil
+}
+
+// ClearOutputRef clears the value of the "output_ref" field.
+func (m *JobMutation) ClearOutputRef() {
+	m.output_ref = nil
+	m.clearedFields[job.FieldOutputRef] = struct{}{}
+}
+
+// OutputRefCleared returns if the "output_ref" field was cleared in this mutation.
+func (m *JobMutation) OutputRefCleared() bool {
+	_, ok := m.clearedFields[job.FieldOutputRef]
+	return ok
+}
+
+// ResetOutputRef resets all changes to the "output_ref" field.
+func (m *JobMutation) ResetOutputRef() {
+	m.output_ref = nil
+	delete(m.clearedFields, job.FieldOutputRef)
+}
+
+// SetOutputMeta sets the "output_meta" field.
+func (m *JobMutation) SetOutputMeta(s string) {
+	m.output_meta = &s
+}
+
+// OutputMeta returns the value of the "output_meta" field in the mutation.
+func (m *JobMutation) OutputMeta() (r string, exists bool) {
+	v := m.output_meta
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputMeta returns the old "output_meta" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldOutputMeta(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputMeta is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputMeta requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputMeta: %w", err)
+	}
+	return oldValue.OutputMeta, nil
+}
+
+// ClearOutputMeta clears the value of the "output_meta" field.
+func (m *JobMutation) ClearOutputMeta() {
+	m.output_meta = nil
+	m.clearedFields[job.FieldOutputMeta] = struct{}{}
+}
+
+// OutputMetaCleared returns if the "output_meta" field was cleared in this mutation.
+func (m *JobMutation) OutputMetaCleared() bool {
+	_, ok := m.clearedFields[job.FieldOutputMeta]
+	return ok
+}
+
+// ResetOutputMeta resets all changes to the "output_meta" field.
+func (m *JobMutation) ResetOutputMeta() {
+	m.output_meta = nil
+	delete(m.clearedFields, job.FieldOutputMeta)
+}
+
+// SetErrorCode sets the "error_code" field.
+func (m *JobMutation) SetErrorCode(s string) {
+	m.error_code = &s
+}
+
+// ErrorCode returns the value of the "error_code" field in the mutation.
+func (m *JobMutation) ErrorCode() (r string, exists bool) {
+	v := m.error_code
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorCode returns the old "error_code" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldErrorCode(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorCode is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorCode requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorCode: %w", err)
+	}
+	return oldValue.ErrorCode, nil
+}
+
+// ClearErrorCode clears the value of the "error_code" field.
+func (m *JobMutation) ClearErrorCode() {
+	m.error_code = nil
+	m.clearedFields[job.FieldErrorCode] = struct{}{}
+}
+
+// ErrorCodeCleared returns if the "error_code" field was cleared in this mutation.
+func (m *JobMutation) ErrorCodeCleared() bool {
+	_, ok := m.clearedFields[job.FieldErrorCode]
+	return ok
+}
+
+// ResetErrorCode resets all changes to the "error_code" field.
+func (m *JobMutation) ResetErrorCode() {
+	m.error_code = nil
+	delete(m.clearedFields, job.FieldErrorCode)
+}
+
+// SetErrorMessage sets the "error_message" field.
+func (m *JobMutation) SetErrorMessage(s string) {
+	m.error_message = &s
+}
+
+// ErrorMessage returns the value of the "error_message" field in the mutation.
+func (m *JobMutation) ErrorMessage() (r string, exists bool) {
+	v := m.error_message
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldErrorMessage returns the old "error_message" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldErrorMessage(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldErrorMessage is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldErrorMessage requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldErrorMessage: %w", err)
+	}
+	return oldValue.ErrorMessage, nil
+}
+
+// ClearErrorMessage clears the value of the "error_message" field.
+func (m *JobMutation) ClearErrorMessage() {
+	m.error_message = nil
+	m.clearedFields[job.FieldErrorMessage] = struct{}{}
+}
+
+// ErrorMessageCleared returns if the "error_message" field was cleared in this mutation.
+func (m *JobMutation) ErrorMessageCleared() bool {
+	_, ok := m.clearedFields[job.FieldErrorMessage]
+	return ok
+}
+
+// ResetErrorMessage resets all changes to the "error_message" field.
+func (m *JobMutation) ResetErrorMessage() {
+	m.error_message = nil
+	delete(m.clearedFields, job.FieldErrorMessage)
+}
+
+// SetLogsRef sets the "logs_ref" field.
+func (m *JobMutation) SetLogsRef(s string) {
+	m.logs_ref = &s
+}
+
+// LogsRef returns the value of the "logs_ref" field in the mutation.
+func (m *JobMutation) LogsRef() (r string, exists bool) {
+	v := m.logs_ref
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLogsRef returns the old "logs_ref" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldLogsRef(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLogsRef is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLogsRef requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLogsRef: %w", err)
+	}
+	return oldValue.LogsRef, nil
+}
+
+// ClearLogsRef clears the value of the "logs_ref" field.
+func (m *JobMutation) ClearLogsRef() {
+	m.logs_ref = nil
+	m.clearedFields[job.FieldLogsRef] = struct{}{}
+}
+
+// LogsRefCleared returns if the "logs_ref" field was cleared in this mutation.
+func (m *JobMutation) LogsRefCleared() bool {
+	_, ok := m.clearedFields[job.FieldLogsRef]
+	return ok
+}
+
+// ResetLogsRef resets all changes to the "logs_ref" field.
+func (m *JobMutation) ResetLogsRef() {
+	m.logs_ref = nil
+	delete(m.clearedFields, job.FieldLogsRef)
+}
+
+// SetStepsJSON sets the "steps_json" field.
+func (m *JobMutation) SetStepsJSON(s string) {
+	m.steps_json = &s
+}
+
+// StepsJSON returns the value of the "steps_json" field in the mutation.
+func (m *JobMutation) StepsJSON() (r string, exists bool) {
+	v := m.steps_json
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStepsJSON returns the old "steps_json" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldStepsJSON(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStepsJSON is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStepsJSON requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStepsJSON: %w", err)
+	}
+	return oldValue.StepsJSON, nil
+}
+
+// ClearStepsJSON clears the value of the "steps_json" field.
+func (m *JobMutation) ClearStepsJSON() {
+	m.steps_json = nil
+	m.clearedFields[job.FieldStepsJSON] = struct{}{}
+}
+
+// StepsJSONCleared returns if the "steps_json" field was cleared in this mutation.
+func (m *JobMutation) StepsJSONCleared() bool {
+	_, ok := m.clearedFields[job.FieldStepsJSON]
+	return ok
+}
+
+// ResetStepsJSON resets all changes to the "steps_json" field.
+func (m *JobMutation) ResetStepsJSON() {
+	m.steps_json = nil
+	delete(m.clearedFields, job.FieldStepsJSON)
+}
+
+// SetMediaType sets the "media_type" field.
+func (m *JobMutation) SetMediaType(s string) {
+	m.media_type = &s
+}
+
+// MediaType returns the value of the "media_type" field in the mutation.
+func (m *JobMutation) MediaType() (r string, exists bool) {
+	v := m.media_type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMediaType returns the old "media_type" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldMediaType(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMediaType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMediaType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMediaType: %w", err)
+	}
+	return oldValue.MediaType, nil
+}
+
+// ClearMediaType clears the value of the "media_type" field.
+func (m *JobMutation) ClearMediaType() {
+	m.media_type = nil
+	m.clearedFields[job.FieldMediaType] = struct{}{}
+}
+
+// MediaTypeCleared returns if the "media_type" field was cleared in this mutation.
+func (m *JobMutation) MediaTypeCleared() bool {
+	_, ok := m.clearedFields[job.FieldMediaType]
+	return ok
+}
+
+// ResetMediaType resets all changes to the "media_type" field.
+func (m *JobMutation) ResetMediaType() {
+	m.media_type = nil
+	delete(m.clearedFields, job.FieldMediaType)
+}
+
+// SetPipelineID sets the "pipeline_id" field.
+func (m *JobMutation) SetPipelineID(s string) {
+	m.pipeline_id = &s
+}
+
+// PipelineID returns the value of the "pipeline_id" field in the mutation.
+func (m *JobMutation) PipelineID() (r string, exists bool) {
+	v := m.pipeline_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPipelineID returns the old "pipeline_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPipelineID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPipelineID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPipelineID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPipelineID: %w", err)
+	}
+	return oldValue.PipelineID, nil
+}
+
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (m *JobMutation) ClearPipelineID() {
+	m.pipeline_id = nil
+	m.clearedFields[job.FieldPipelineID] = struct{}{}
+}
+
+// PipelineIDCleared returns if the "pipeline_id" field was cleared in this mutation.
+func (m *JobMutation) PipelineIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldPipelineID]
+	return ok
+}
+
+// ResetPipelineID resets all changes to the "pipeline_id" field.
+func (m *JobMutation) ResetPipelineID() {
+	m.pipeline_id = nil
+	delete(m.clearedFields, job.FieldPipelineID)
+}
+
+// SetPipelineNodeID sets the "pipeline_node_id" field.
+func (m *JobMutation) SetPipelineNodeID(s string) {
+	m.pipeline_node_id = &s
+}
+
+// PipelineNodeID returns the value of the "pipeline_node_id" field in the mutation.
+func (m *JobMutation) PipelineNodeID() (r string, exists bool) {
+	v := m.pipeline_node_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPipelineNodeID returns the old "pipeline_node_id" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPipelineNodeID(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPipelineNodeID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPipelineNodeID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPipelineNodeID: %w", err)
+	}
+	return oldValue.PipelineNodeID, nil
+}
+
+// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
+func (m *JobMutation) ClearPipelineNodeID() {
+	m.pipeline_node_id = nil
+	m.clearedFields[job.FieldPipelineNodeID] = struct{}{}
+}
+
+// PipelineNodeIDCleared returns if the "pipeline_node_id" field was cleared in this mutation.
+func (m *JobMutation) PipelineNodeIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldPipelineNodeID]
+	return ok
+}
+
+// ResetPipelineNodeID resets all changes to the "pipeline_node_id" field.
+func (m *JobMutation) ResetPipelineNodeID() {
+	m.pipeline_node_id = nil
+	delete(m.clearedFields, job.FieldPipelineNodeID)
+}
+
+// SetOutputKey sets the "output_key" field.
+func (m *JobMutation) SetOutputKey(s string) {
+	m.output_key = &s
+}
+
+// OutputKey returns the value of the "output_key" field in the mutation.
+func (m *JobMutation) OutputKey() (r string, exists bool) {
+	v := m.output_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOutputKey returns the old "output_key" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldOutputKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOutputKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOutputKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOutputKey: %w", err)
+	}
+	return oldValue.OutputKey, nil
+}
+
+// ClearOutputKey clears the value of the "output_key" field.
+func (m *JobMutation) ClearOutputKey() {
+	m.output_key = nil
+	m.clearedFields[job.FieldOutputKey] = struct{}{}
+}
+
+// OutputKeyCleared returns if the "output_key" field was cleared in this mutation.
+func (m *JobMutation) OutputKeyCleared() bool {
+	_, ok := m.clearedFields[job.FieldOutputKey]
+	return ok
+}
+
+// ResetOutputKey resets all changes to the "output_key" field.
+func (m *JobMutation) ResetOutputKey() {
+	m.output_key = nil
+	delete(m.clearedFields, job.FieldOutputKey)
+}
+
+// SetPrice sets the "price" field.
+func (m *JobMutation) SetPrice(f float64) {
+	m.price = &f
+	m.addprice = nil
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *JobMutation) Price() (r float64, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPrice(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// AddPrice adds f to the "price" field.
+func (m *JobMutation) AddPrice(f float64) {
+	if m.addprice != nil {
+		*m.addprice += f
+	} else {
+		m.addprice = &f
+	}
+}
+
+// AddedPrice returns the value that was added to the "price" field in this mutation.
+func (m *JobMutation) AddedPrice() (r float64, exists bool) {
+	v := m.addprice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearPrice clears the value of the "price" field.
+func (m *JobMutation) ClearPrice() {
+	m.price = nil
+	m.addprice = nil
+	m.clearedFields[job.FieldPrice] = struct{}{}
+}
+
+// PriceCleared returns if the "price" field was cleared in this mutation.
+func (m *JobMutation) PriceCleared() bool {
+	_, ok := m.clearedFields[job.FieldPrice]
+	return ok
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *JobMutation) ResetPrice() {
+	m.price = nil
+	m.addprice = nil
+	delete(m.clearedFields, job.FieldPrice)
+}
+
+// SetProviderCost sets the "provider_cost" field.
+func (m *JobMutation) SetProviderCost(f float64) {
+	m.provider_cost = &f
+	m.addprovider_cost = nil
+}
+
+// ProviderCost returns the value of the "provider_cost" field in the mutation.
+func (m *JobMutation) ProviderCost() (r float64, exists bool) {
+	v := m.provider_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderCost returns the old "provider_cost" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldProviderCost(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderCost: %w", err)
+	}
+	return oldValue.ProviderCost, nil
+}
+
+// AddProviderCost adds f to the "provider_cost" field.
+func (m *JobMutation) AddProviderCost(f float64) {
+	if m.addprovider_cost != nil {
+		*m.addprovider_cost += f
+	} else {
+		m.addprovider_cost = &f
+	}
+}
+
+// AddedProviderCost returns the value that was added to the "provider_cost" field in this mutation.
+func (m *JobMutation) AddedProviderCost() (r float64, exists bool) {
+	v := m.addprovider_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearProviderCost clears the value of the "provider_cost" field.
+func (m *JobMutation) ClearProviderCost() {
+	m.provider_cost = nil
+	m.addprovider_cost = nil
+	m.clearedFields[job.FieldProviderCost] = struct{}{}
+}
+
+// ProviderCostCleared returns if the "provider_cost" field was cleared in this mutation.
+func (m *JobMutation) ProviderCostCleared() bool {
+	_, ok := m.clearedFields[job.FieldProviderCost]
+	return ok
+}
+
+// ResetProviderCost resets all changes to the "provider_cost" field.
+func (m *JobMutation) ResetProviderCost() {
+	m.provider_cost = nil
+	m.addprovider_cost = nil
+	delete(m.clearedFields, job.FieldProviderCost)
+}
+
+// SetInfraCost sets the "infra_cost" field.
+func (m *JobMutation) SetInfraCost(f float64) {
+	m.infra_cost = &f
+	m.addinfra_cost = nil
+}
+
+// InfraCost returns the value of the "infra_cost" field in the mutation.
+func (m *JobMutation) InfraCost() (r float64, exists bool) {
+	v := m.infra_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInfraCost returns the old "infra_cost" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldInfraCost(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInfraCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInfraCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInfraCost: %w", err)
+	}
+	return oldValue.InfraCost, nil
+}
+
+// AddInfraCost adds f to the "infra_cost" field.
+func (m *JobMutation) AddInfraCost(f float64) {
+	if m.addinfra_cost != nil {
+		*m.addinfra_cost += f
+	} else {
+		m.addinfra_cost = &f
+	}
+}
+
+// AddedInfraCost returns the value that was added to the "infra_cost" field in this mutation.
+func (m *JobMutation) AddedInfraCost() (r float64, exists bool) {
+	v := m.addinfra_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearInfraCost clears the value of the "infra_cost" field.
+func (m *JobMutation) ClearInfraCost() {
+	m.infra_cost = nil
+	m.addinfra_cost = nil
+	m.clearedFields[job.FieldInfraCost] = struct{}{}
+}
+
+// InfraCostCleared returns if the "infra_cost" field was cleared in this mutation.
+func (m *JobMutation) InfraCostCleared() bool {
+	_, ok := m.clearedFields[job.FieldInfraCost]
+	return ok
+}
+
+// ResetInfraCost resets all changes to the "infra_cost" field.
+func (m *JobMutation) ResetInfraCost() {
+	m.infra_cost = nil
+	m.addinfra_cost = nil
+	delete(m.clearedFields, job.FieldInfraCost)
+}
+
+// SetMargin sets the "margin" field.
+func (m *JobMutation) SetMargin(f float64) {
+	m.margin = &f
+	m.addmargin = nil
+}
+
+// Margin returns the value of the "margin" field in the mutation.
+func (m *JobMutation) Margin() (r float64, exists bool) {
+	v := m.margin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMargin returns the old "margin" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldMargin(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMargin is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMargin requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMargin: %w", err)
+	}
+	return oldValue.Margin, nil
+}
+
+// AddMargin adds f to the "margin" field.
+func (m *JobMutation) AddMargin(f float64) {
+	if m.addmargin != nil {
+		*m.addmargin += f
+	} else {
+		m.addmargin = &f
+	}
+}
+
+// AddedMargin returns the value that was added to the "margin" field in this mutation.
+func (m *JobMutation) AddedMargin() (r float64, exists bool) {
+	v := m.addmargin
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearMargin clears the value of the "margin" field.
+func (m *JobMutation) ClearMargin() {
+	m.margin = nil
+	m.addmargin = nil
+	m.clearedFields[job.FieldMargin] = struct{}{}
+}
+
+// MarginCleared returns if the "margin" field was cleared in this mutation.
+func (m *JobMutation) MarginCleared() bool {
+	_, ok := m.clearedFields[job.FieldMargin]
+	return ok
+}
+
+// ResetMargin resets all changes to the "margin" field.
+func (m *JobMutation) ResetMargin() {
+	m.margin = nil
+	m.addmargin = nil
+	delete(m.clearedFields, job.FieldMargin)
+}
+
+// SetEstimatedPrice sets the "estimated_price" field.
+func (m *JobMutation) SetEstimatedPrice(f float64) {
+	m.estimated_price = &f
+	m.addestimated_price = nil
+}
+
+// EstimatedPrice returns the value of the "estimated_price" field in the mutation.
+func (m *JobMutation) EstimatedPrice() (r float64, exists bool) {
+	v := m.estimated_price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldEstimatedPrice returns the old "estimated_price" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldEstimatedPrice(ctx context.Context) (v *float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldEstimatedPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldEstimatedPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldEstimatedPrice: %w", err)
+	}
+	return oldValue.EstimatedPrice, nil
+}
+
+// AddEstimatedPrice adds f to the "estimated_price" field.
+func (m *JobMutation) AddEstimatedPrice(f float64) {
+	if m.addestimated_price != nil {
+		*m.addestimated_price += f
+	} else {
+		m.addestimated_price = &f
+	}
+}
+
+// AddedEstimatedPrice returns the value that was added to the "estimated_price" field in this mutation.
+func (m *JobMutation) AddedEstimatedPrice() (r float64, exists bool) {
+	v := m.addestimated_price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearEstimatedPrice clears the value of the "estimated_price" field.
+func (m *JobMutation) ClearEstimatedPrice() {
+	m.estimated_price = nil
+	m.addestimated_price = nil
+	m.clearedFields[job.FieldEstimatedPrice] = struct{}{}
+}
+
+// EstimatedPriceCleared returns if the "estimated_price" field was cleared in this mutation.
+func (m *JobMutation) EstimatedPriceCleared() bool {
+	_, ok := m.clearedFields[job.FieldEstimatedPrice]
+	return ok
+}
+
+// ResetEstimatedPrice resets all changes to the "estimated_price" field.
+func (m *JobMutation) ResetEstimatedPrice() {
+	m.estimated_price = nil
+	m.addestimated_price = nil
+	delete(m.clearedFields, job.FieldEstimatedPrice)
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *JobMutation) SetCreatedAt(i int64) {
+	m.created_at = &i
+	m.addcreated_at = nil
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *JobMutation) CreatedAt() (r int64, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldCreatedAt(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// AddCreatedAt adds i to the "created_at" field.
+func (m *JobMutation) AddCreatedAt(i int64) {
+	if m.addcreated_at != nil {
+		*m.addcreated_at += i
+	} else {
+		m.addcreated_at = &i
+	}
+}
+
+// AddedCreatedAt returns the value that was added to the "created_at" field in this mutation.
+func (m *JobMutation) AddedCreatedAt() (r int64, exists bool) {
+	v := m.addcreated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *JobMutation) ResetCreatedAt() {
+	m.created_at = nil
+	m.addcreated_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *JobMutation) SetUpdatedAt(i int64) {
+	m.updated_at = &i
+	m.addupdated_at = nil
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *JobMutation) UpdatedAt() (r int64, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldUpdatedAt(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// AddUpdatedAt adds i to the "updated_at" field.
+func (m *JobMutation) AddUpdatedAt(i int64) {
+	if m.addupdated_at != nil {
+		*m.addupdated_at += i
+	} else {
+		m.addupdated_at = &i
+	}
+}
+
+// AddedUpdatedAt returns the value that was added to the "updated_at" field in this mutation.
+func (m *JobMutation) AddedUpdatedAt() (r int64, exists bool) {
+	v := m.addupdated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *JobMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+	m.addupdated_at = nil
+}
+
+// SetDispatchedAt sets the "dispatched_at" field.
+func (m *JobMutation) SetDispatchedAt(i int64) {
+	m.dispatched_at = &i
+	m.adddispatched_at = nil
+}
+
+// DispatchedAt returns the value of the "dispatched_at" field in the mutation.
+func (m *JobMutation) DispatchedAt() (r int64, exists bool) {
+	v := m.dispatched_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDispatchedAt returns the old "dispatched_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldDispatchedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDispatchedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDispatchedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDispatchedAt: %w", err)
+	}
+	return oldValue.DispatchedAt, nil
+}
+
+// AddDispatchedAt adds i to the "dispatched_at" field.
+func (m *JobMutation) AddDispatchedAt(i int64) {
+	if m.adddispatched_at != nil {
+		*m.adddispatched_at += i
+	} else {
+		m.adddispatched_at = &i
+	}
+}
+
+// AddedDispatchedAt returns the value that was added to the "dispatched_at" field in this mutation.
+func (m *JobMutation) AddedDispatchedAt() (r int64, exists bool) {
+	v := m.adddispatched_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearDispatchedAt clears the value of the "dispatched_at" field.
+func (m *JobMutation) ClearDispatchedAt() {
+	m.dispatched_at = nil
+	m.adddispatched_at = nil
+	m.clearedFields[job.FieldDispatchedAt] = struct{}{}
+}
+
+// DispatchedAtCleared returns if the "dispatched_at" field was cleared in this mutation.
+func (m *JobMutation) DispatchedAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldDispatchedAt]
+	return ok
+}
+
+// ResetDispatchedAt resets all changes to the "dispatched_at" field.
+func (m *JobMutation) ResetDispatchedAt() {
+	m.dispatched_at = nil
+	m.adddispatched_at = nil
+	delete(m.clearedFields, job.FieldDispatchedAt)
+}
+
+// SetStartedAt sets the "started_at" field.
+func (m *JobMutation) SetStartedAt(i int64) {
+	m.started_at = &i
+	m.addstarted_at = nil
+}
+
+// StartedAt returns the value of the "started_at" field in the mutation.
+func (m *JobMutation) StartedAt() (r int64, exists bool) {
+	v := m.started_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldStartedAt returns the old "started_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldStartedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldStartedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldStartedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldStartedAt: %w", err)
+	}
+	return oldValue.StartedAt, nil
+}
+
+// AddStartedAt adds i to the "started_at" field.
+func (m *JobMutation) AddStartedAt(i int64) {
+	if m.addstarted_at != nil {
+		*m.addstarted_at += i
+	} else {
+		m.addstarted_at = &i
+	}
+}
+
+// AddedStartedAt returns the value that was added to the "started_at" field in this mutation.
+func (m *JobMutation) AddedStartedAt() (r int64, exists bool) {
+	v := m.addstarted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearStartedAt clears the value of the "started_at" field.
+func (m *JobMutation) ClearStartedAt() {
+	m.started_at = nil
+	m.addstarted_at = nil
+	m.clearedFields[job.FieldStartedAt] = struct{}{}
+}
+
+// StartedAtCleared returns if the "started_at" field was cleared in this mutation.
+func (m *JobMutation) StartedAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldStartedAt]
+	return ok
+}
+
+// ResetStartedAt resets all changes to the "started_at" field.
+func (m *JobMutation) ResetStartedAt() {
+	m.started_at = nil
+	m.addstarted_at = nil
+	delete(m.clearedFields, job.FieldStartedAt)
+}
+
+// SetCompletedAt sets the "completed_at" field.
+func (m *JobMutation) SetCompletedAt(i int64) {
+	m.completed_at = &i
+	m.addcompleted_at = nil
+}
+
+// CompletedAt returns the value of the "completed_at" field in the mutation.
+func (m *JobMutation) CompletedAt() (r int64, exists bool) {
+	v := m.completed_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCompletedAt returns the old "completed_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldCompletedAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+	}
+	return oldValue.CompletedAt, nil
+}
+
+// AddCompletedAt adds i to the "completed_at" field.
+func (m *JobMutation) AddCompletedAt(i int64) {
+	if m.addcompleted_at != nil {
+		*m.addcompleted_at += i
+	} else {
+		m.addcompleted_at = &i
+	}
+}
+
+// AddedCompletedAt returns the value that was added to the "completed_at" field in this mutation.
+func (m *JobMutation) AddedCompletedAt() (r int64, exists bool) {
+	v := m.addcompleted_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearCompletedAt clears the value of the "completed_at" field.
+func (m *JobMutation) ClearCompletedAt() {
+	m.completed_at = nil
+	m.addcompleted_at = nil
+	m.clearedFields[job.FieldCompletedAt] = struct{}{}
+}
+
+// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
+func (m *JobMutation) CompletedAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldCompletedAt]
+	return ok
+}
+
+// ResetCompletedAt resets all changes to the "completed_at" field.
+func (m *JobMutation) ResetCompletedAt() {
+	m.completed_at = nil
+	m.addcompleted_at = nil
+	delete(m.clearedFields, job.FieldCompletedAt)
+}
+
+// SetBillingReconciledAt sets the "billing_reconciled_at" field.
+func (m *JobMutation) SetBillingReconciledAt(i int64) {
+	m.billing_reconciled_at = &i
+	m.addbilling_reconciled_at = nil
+}
+
+// BillingReconciledAt returns the value of the "billing_reconciled_at" field in the mutation.
+func (m *JobMutation) BillingReconciledAt() (r int64, exists bool) {
+	v := m.billing_reconciled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldBillingReconciledAt returns the old "billing_reconciled_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldBillingReconciledAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldBillingReconciledAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldBillingReconciledAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldBillingReconciledAt: %w", err)
+	}
+	return oldValue.BillingReconciledAt, nil
+}
+
+// AddBillingReconciledAt adds i to the "billing_reconciled_at" field.
+func (m *JobMutation) AddBillingReconciledAt(i int64) {
+	if m.addbilling_reconciled_at != nil {
+		*m.addbilling_reconciled_at += i
+	} else {
+		m.addbilling_reconciled_at = &i
+	}
+}
+
+// AddedBillingReconciledAt returns the value that was added to the "billing_reconciled_at" field in this mutation.
+func (m *JobMutation) AddedBillingReconciledAt() (r int64, exists bool) {
+	v := m.addbilling_reconciled_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
+func (m *JobMutation) ClearBillingReconciledAt() {
+	m.billing_reconciled_at = nil
+	m.addbilling_reconciled_at = nil
+	m.clearedFields[job.FieldBillingReconciledAt] = struct{}{}
+}
+
+// BillingReconciledAtCleared returns if the "billing_reconciled_at" field was cleared in this mutation.
+func (m *JobMutation) BillingReconciledAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldBillingReconciledAt]
+	return ok
+}
+
+// ResetBillingReconciledAt resets all changes to the "billing_reconciled_at" field.
+func (m *JobMutation) ResetBillingReconciledAt() {
+	m.billing_reconciled_at = nil
+	m.addbilling_reconciled_at = nil
+	delete(m.clearedFields, job.FieldBillingReconciledAt)
+}
+
+// SetRetryCount sets the "retry_count" field.
+func (m *JobMutation) SetRetryCount(i int) {
+	m.retry_count = &i
+	m.addretry_count = nil
+}
+
+// RetryCount returns the value of the "retry_count" field in the mutation.
+func (m *JobMutation) RetryCount() (r int, exists bool) {
+	v := m.retry_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRetryCount returns the old "retry_count" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldRetryCount(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRetryCount is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRetryCount requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRetryCount: %w", err)
+	}
+	return oldValue.RetryCount, nil
+}
+
+// AddRetryCount adds i to the "retry_count" field.
+func (m *JobMutation) AddRetryCount(i int) {
+	if m.addretry_count != nil {
+		*m.addretry_count += i
+	} else {
+		m.addretry_count = &i
+	}
+}
+
+// AddedRetryCount returns the value that was added to the "retry_count" field in this mutation.
+func (m *JobMutation) AddedRetryCount() (r int, exists bool) {
+	v := m.addretry_count
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRetryCount resets all changes to the "retry_count" field.
+func (m *JobMutation) ResetRetryCount() {
+	m.retry_count = nil
+	m.addretry_count = nil
+}
+
+// SetAPITotalMs sets the "api_total_ms" field.
+func (m *JobMutation) SetAPITotalMs(i int64) {
+	m.api_total_ms = &i
+	m.addapi_total_ms = nil
+}
+
+// APITotalMs returns the value of the "api_total_ms" field in the mutation.
+func (m *JobMutation) APITotalMs() (r int64, exists bool) {
+	v := m.api_total_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPITotalMs returns the old "api_total_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAPITotalMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPITotalMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPITotalMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPITotalMs: %w", err)
+	}
+	return oldValue.APITotalMs, nil
+}
+
+// AddAPITotalMs adds i to the "api_total_ms" field.
+func (m *JobMutation) AddAPITotalMs(i int64) {
+	if m.addapi_total_ms != nil {
+		*m.addapi_total_ms += i
+	} else {
+		m.addapi_total_ms = &i
+	}
+}
+
+// AddedAPITotalMs returns the value that was added to the "api_total_ms" field in this mutation.
+func (m *JobMutation) AddedAPITotalMs() (r int64, exists bool) {
+	v := m.addapi_total_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPITotalMs clears the value of the "api_total_ms" field.
+func (m *JobMutation) ClearAPITotalMs() {
+	m.api_total_ms = nil
+	m.addapi_total_ms = nil
+	m.clearedFields[job.FieldAPITotalMs] = struct{}{}
+}
+
+// APITotalMsCleared returns if the "api_total_ms" field was cleared in this mutation.
+func (m *JobMutation) APITotalMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldAPITotalMs]
+	return ok
+}
+
+// ResetAPITotalMs resets all changes to the "api_total_ms" field.
+func (m *JobMutation) ResetAPITotalMs() {
+	m.api_total_ms = nil
+	m.addapi_total_ms = nil
+	delete(m.clearedFields, job.FieldAPITotalMs)
+}
+
+// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
+func (m *JobMutation) SetAPIPrechecksMs(i int64) {
+	m.api_prechecks_ms = &i
+	m.addapi_prechecks_ms = nil
+}
+
+// APIPrechecksMs returns the value of the "api_prechecks_ms" field in the mutation.
+func (m *JobMutation) APIPrechecksMs() (r int64, exists bool) {
+	v := m.api_prechecks_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIPrechecksMs returns the old "api_prechecks_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAPIPrechecksMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIPrechecksMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIPrechecksMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIPrechecksMs: %w", err)
+	}
+	return oldValue.APIPrechecksMs, nil
+}
+
+// AddAPIPrechecksMs adds i to the "api_prechecks_ms" field.
+func (m *JobMutation) AddAPIPrechecksMs(i int64) {
+	if m.addapi_prechecks_ms != nil {
+		*m.addapi_prechecks_ms += i
+	} else {
+		m.addapi_prechecks_ms = &i
+	}
+}
+
+// AddedAPIPrechecksMs returns the value that was added to the "api_prechecks_ms" field in this mutation.
+func (m *JobMutation) AddedAPIPrechecksMs() (r int64, exists bool) {
+	v := m.addapi_prechecks_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
+func (m *JobMutation) ClearAPIPrechecksMs() {
+	m.api_prechecks_ms = nil
+	m.addapi_prechecks_ms = nil
+	m.clearedFields[job.FieldAPIPrechecksMs] = struct{}{}
+}
+
+// APIPrechecksMsCleared returns if the "api_prechecks_ms" field was cleared in this mutation.
+func (m *JobMutation) APIPrechecksMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldAPIPrechecksMs]
+	return ok
+}
+
+// ResetAPIPrechecksMs resets all changes to the "api_prechecks_ms" field.
+func (m *JobMutation) ResetAPIPrechecksMs() {
+	m.api_prechecks_ms = nil
+	m.addapi_prechecks_ms = nil
+	delete(m.clearedFields, job.FieldAPIPrechecksMs)
+}
+
+// SetAPIValidationMs sets the "api_validation_ms" field.
+func (m *JobMutation) SetAPIValidationMs(i int64) {
+	m.api_validation_ms = &i
+	m.addapi_validation_ms = nil
+}
+
+// APIValidationMs returns the value of the "api_validation_ms" field in the mutation.
+func (m *JobMutation) APIValidationMs() (r int64, exists bool) {
+	v := m.api_validation_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIValidationMs returns the old "api_validation_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAPIValidationMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIValidationMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIValidationMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIValidationMs: %w", err)
+	}
+	return oldValue.APIValidationMs, nil
+}
+
+// AddAPIValidationMs adds i to the "api_validation_ms" field.
+func (m *JobMutation) AddAPIValidationMs(i int64) {
+	if m.addapi_validation_ms != nil {
+		*m.addapi_validation_ms += i
+	} else {
+		m.addapi_validation_ms = &i
+	}
+}
+
+// AddedAPIValidationMs returns the value that was added to the "api_validation_ms" field in this mutation.
+func (m *JobMutation) AddedAPIValidationMs() (r int64, exists bool) {
+	v := m.addapi_validation_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
+func (m *JobMutation) ClearAPIValidationMs() {
+	m.api_validation_ms = nil
+	m.addapi_validation_ms = nil
+	m.clearedFields[job.FieldAPIValidationMs] = struct{}{}
+}
+
+// APIValidationMsCleared returns if the "api_validation_ms" field was cleared in this mutation.
+func (m *JobMutation) APIValidationMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldAPIValidationMs]
+	return ok
+}
+
+// ResetAPIValidationMs resets all changes to the "api_validation_ms" field.
+func (m *JobMutation) ResetAPIValidationMs() {
+	m.api_validation_ms = nil
+	m.addapi_validation_ms = nil
+	delete(m.clearedFields, job.FieldAPIValidationMs)
+}
+
+// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
+func (m *JobMutation) SetAPIDbInsertMs(i int64) {
+	m.api_db_insert_ms = &i
+	m.addapi_db_insert_ms = nil
+}
+
+// APIDbInsertMs returns the value of the "api_db_insert_ms" field in the mutation.
+func (m *JobMutation) APIDbInsertMs() (r int64, exists bool) {
+	v := m.api_db_insert_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIDbInsertMs returns the old "api_db_insert_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAPIDbInsertMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIDbInsertMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIDbInsertMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIDbInsertMs: %w", err)
+	}
+	return oldValue.APIDbInsertMs, nil
+}
+
+// AddAPIDbInsertMs adds i to the "api_db_insert_ms" field.
+func (m *JobMutation) AddAPIDbInsertMs(i int64) {
+	if m.addapi_db_insert_ms != nil {
+		*m.addapi_db_insert_ms += i
+	} else {
+		m.addapi_db_insert_ms = &i
+	}
+}
+
+// AddedAPIDbInsertMs returns the value that was added to the "api_db_insert_ms" field in this mutation.
+func (m *JobMutation) AddedAPIDbInsertMs() (r int64, exists bool) {
+	v := m.addapi_db_insert_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
+func (m *JobMutation) ClearAPIDbInsertMs() {
+	m.api_db_insert_ms = nil
+	m.addapi_db_insert_ms = nil
+	m.clearedFields[job.FieldAPIDbInsertMs] = struct{}{}
+}
+
+// APIDbInsertMsCleared returns if the "api_db_insert_ms" field was cleared in this mutation.
+func (m *JobMutation) APIDbInsertMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldAPIDbInsertMs]
+	return ok
+}
+
+// ResetAPIDbInsertMs resets all changes to the "api_db_insert_ms" field.
+func (m *JobMutation) ResetAPIDbInsertMs() {
+	m.api_db_insert_ms = nil
+	m.addapi_db_insert_ms = nil
+	delete(m.clearedFields, job.FieldAPIDbInsertMs)
+}
+
+// SetAPIDispatchMs sets the "api_dispatch_ms" field.
+func (m *JobMutation) SetAPIDispatchMs(i int64) {
+	m.api_dispatch_ms = &i
+	m.addapi_dispatch_ms = nil
+}
+
+// APIDispatchMs returns the value of the "api_dispatch_ms" field in the mutation.
+func (m *JobMutation) APIDispatchMs() (r int64, exists bool) {
+	v := m.api_dispatch_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAPIDispatchMs returns the old "api_dispatch_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAPIDispatchMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAPIDispatchMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAPIDispatchMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAPIDispatchMs: %w", err)
+	}
+	return oldValue.APIDispatchMs, nil
+}
+
+// AddAPIDispatchMs adds i to the "api_dispatch_ms" field.
+func (m *JobMutation) AddAPIDispatchMs(i int64) {
+	if m.addapi_dispatch_ms != nil {
+		*m.addapi_dispatch_ms += i
+	} else {
+		m.addapi_dispatch_ms = &i
+	}
+}
+
+// AddedAPIDispatchMs returns the value that was added to the "api_dispatch_ms" field in this mutation.
+func (m *JobMutation) AddedAPIDispatchMs() (r int64, exists bool) {
+	v := m.addapi_dispatch_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
+func (m *JobMutation) ClearAPIDispatchMs() {
+	m.api_dispatch_ms = nil
+	m.addapi_dispatch_ms = nil
+	m.clearedFields[job.FieldAPIDispatchMs] = struct{}{}
+}
+
+// APIDispatchMsCleared returns if the "api_dispatch_ms" field was cleared in this mutation.
+func (m *JobMutation) APIDispatchMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldAPIDispatchMs]
+	return ok
+}
+
+// ResetAPIDispatchMs resets all changes to the "api_dispatch_ms" field.
+func (m *JobMutation) ResetAPIDispatchMs() {
+	m.api_dispatch_ms = nil
+	m.addapi_dispatch_ms = nil
+	delete(m.clearedFields, job.FieldAPIDispatchMs)
+}
+
+// SetExecDownloadMs sets the "exec_download_ms" field.
+func (m *JobMutation) SetExecDownloadMs(i int64) {
+	m.exec_download_ms = &i
+	m.addexec_download_ms = nil
+}
+
+// ExecDownloadMs returns the value of the "exec_download_ms" field in the mutation.
+func (m *JobMutation) ExecDownloadMs() (r int64, exists bool) {
+	v := m.exec_download_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecDownloadMs returns the old "exec_download_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldExecDownloadMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecDownloadMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecDownloadMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecDownloadMs: %w", err)
+	}
+	return oldValue.ExecDownloadMs, nil
+}
+
+// AddExecDownloadMs adds i to the "exec_download_ms" field.
+func (m *JobMutation) AddExecDownloadMs(i int64) {
+	if m.addexec_download_ms != nil {
+		*m.addexec_download_ms += i
+	} else {
+		m.addexec_download_ms = &i
+	}
+}
+
+// AddedExecDownloadMs returns the value that was added to the "exec_download_ms" field in this mutation.
+func (m *JobMutation) AddedExecDownloadMs() (r int64, exists bool) {
+	v := m.addexec_download_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
+func (m *JobMutation) ClearExecDownloadMs() {
+	m.exec_download_ms = nil
+	m.addexec_download_ms = nil
+	m.clearedFields[job.FieldExecDownloadMs] = struct{}{}
+}
+
+// ExecDownloadMsCleared returns if the "exec_download_ms" field was cleared in this mutation.
+func (m *JobMutation) ExecDownloadMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldExecDownloadMs]
+	return ok
+}
+
+// ResetExecDownloadMs resets all changes to the "exec_download_ms" field.
+func (m *JobMutation) ResetExecDownloadMs() {
+	m.exec_download_ms = nil
+	m.addexec_download_ms = nil
+	delete(m.clearedFields, job.FieldExecDownloadMs)
+}
+
+// SetExecExecuteMs sets the "exec_execute_ms" field.
+func (m *JobMutation) SetExecExecuteMs(i int64) {
+	m.exec_execute_ms = &i
+	m.addexec_execute_ms = nil
+}
+
+// ExecExecuteMs returns the value of the "exec_execute_ms" field in the mutation.
+func (m *JobMutation) ExecExecuteMs() (r int64, exists bool) {
+	v := m.exec_execute_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecExecuteMs returns the old "exec_execute_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldExecExecuteMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecExecuteMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecExecuteMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecExecuteMs: %w", err)
+	}
+	return oldValue.ExecExecuteMs, nil
+}
+
+// AddExecExecuteMs adds i to the "exec_execute_ms" field.
+func (m *JobMutation) AddExecExecuteMs(i int64) {
+	if m.addexec_execute_ms != nil {
+		*m.addexec_execute_ms += i
+	} else {
+		m.addexec_execute_ms = &i
+	}
+}
+
+// AddedExecExecuteMs returns the value that was added to the "exec_execute_ms" field in this mutation.
+func (m *JobMutation) AddedExecExecuteMs() (r int64, exists bool) {
+	v := m.addexec_execute_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
+func (m *JobMutation) ClearExecExecuteMs() {
+	m.exec_execute_ms = nil
+	m.addexec_execute_ms = nil
+	m.clearedFields[job.FieldExecExecuteMs] = struct{}{}
+}
+
+// ExecExecuteMsCleared returns if the "exec_execute_ms" field was cleared in this mutation.
+func (m *JobMutation) ExecExecuteMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldExecExecuteMs]
+	return ok
+}
+
+// ResetExecExecuteMs resets all changes to the "exec_execute_ms" field.
+func (m *JobMutation) ResetExecExecuteMs() {
+	m.exec_execute_ms = nil
+	m.addexec_execute_ms = nil
+	delete(m.clearedFields, job.FieldExecExecuteMs)
+}
+
+// SetExecUploadMs sets the "exec_upload_ms" field.
+func (m *JobMutation) SetExecUploadMs(i int64) {
+	m.exec_upload_ms = &i
+	m.addexec_upload_ms = nil
+}
+
+// ExecUploadMs returns the value of the "exec_upload_ms" field in the mutation.
+func (m *JobMutation) ExecUploadMs() (r int64, exists bool) {
+	v := m.exec_upload_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldExecUploadMs returns the old "exec_upload_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldExecUploadMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldExecUploadMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldExecUploadMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldExecUploadMs: %w", err)
+	}
+	return oldValue.ExecUploadMs, nil
+}
+
+// AddExecUploadMs adds i to the "exec_upload_ms" field.
+func (m *JobMutation) AddExecUploadMs(i int64) {
+	if m.addexec_upload_ms != nil {
+		*m.addexec_upload_ms += i
+	} else {
+		m.addexec_upload_ms = &i
+	}
+}
+
+// AddedExecUploadMs returns the value that was added to the "exec_upload_ms" field in this mutation.
+func (m *JobMutation) AddedExecUploadMs() (r int64, exists bool) {
+	v := m.addexec_upload_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
+func (m *JobMutation) ClearExecUploadMs() {
+	m.exec_upload_ms = nil
+	m.addexec_upload_ms = nil
+	m.clearedFields[job.FieldExecUploadMs] = struct{}{}
+}
+
+// ExecUploadMsCleared returns if the "exec_upload_ms" field was cleared in this mutation.
+func (m *JobMutation) ExecUploadMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldExecUploadMs]
+	return ok
+}
+
+// ResetExecUploadMs resets all changes to the "exec_upload_ms" field.
+func (m *JobMutation) ResetExecUploadMs() {
+	m.exec_upload_ms = nil
+	m.addexec_upload_ms = nil
+	delete(m.clearedFields, job.FieldExecUploadMs)
+}
+
+// SetQueueWaitMs sets the "queue_wait_ms" field.
+func (m *JobMutation) SetQueueWaitMs(i int64) {
+	m.queue_wait_ms = &i
+	m.addqueue_wait_ms = nil
+}
+
+// QueueWaitMs returns the value of the "queue_wait_ms" field in the mutation.
+func (m *JobMutation) QueueWaitMs() (r int64, exists bool) {
+	v := m.queue_wait_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldQueueWaitMs returns the old "queue_wait_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldQueueWaitMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldQueueWaitMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldQueueWaitMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldQueueWaitMs: %w", err)
+	}
+	return oldValue.QueueWaitMs, nil
+}
+
+// AddQueueWaitMs adds i to the "queue_wait_ms" field.
+func (m *JobMutation) AddQueueWaitMs(i int64) {
+	if m.addqueue_wait_ms != nil {
+		*m.addqueue_wait_ms += i
+	} else {
+		m.addqueue_wait_ms = &i
+	}
+}
+
+// AddedQueueWaitMs returns the value that was added to the "queue_wait_ms" field in this mutation.
+func (m *JobMutation) AddedQueueWaitMs() (r int64, exists bool) {
+	v := m.addqueue_wait_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
+func (m *JobMutation) ClearQueueWaitMs() {
+	m.queue_wait_ms = nil
+	m.addqueue_wait_ms = nil
+	m.clearedFields[job.FieldQueueWaitMs] = struct{}{}
+}
+
+// QueueWaitMsCleared returns if the "queue_wait_ms" field was cleared in this mutation.
+func (m *JobMutation) QueueWaitMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldQueueWaitMs]
+	return ok
+}
+
+// ResetQueueWaitMs resets all changes to the "queue_wait_ms" field.
+func (m *JobMutation) ResetQueueWaitMs() {
+	m.queue_wait_ms = nil
+	m.addqueue_wait_ms = nil
+	delete(m.clearedFields, job.FieldQueueWaitMs)
+}
+
+// SetConsumerTotalMs sets the "consumer_total_ms" field.
+func (m *JobMutation) SetConsumerTotalMs(i int64) {
+	m.consumer_total_ms = &i
+	m.addconsumer_total_ms = nil
+}
+
+// ConsumerTotalMs returns the value of the "consumer_total_ms" field in the mutation.
+func (m *JobMutation) ConsumerTotalMs() (r int64, exists bool) {
+	v := m.consumer_total_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldConsumerTotalMs returns the old "consumer_total_ms" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldConsumerTotalMs(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldConsumerTotalMs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldConsumerTotalMs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldConsumerTotalMs: %w", err)
+	}
+	return oldValue.ConsumerTotalMs, nil
+}
+
+// AddConsumerTotalMs adds i to the "consumer_total_ms" field.
+func (m *JobMutation) AddConsumerTotalMs(i int64) {
+	if m.addconsumer_total_ms != nil {
+		*m.addconsumer_total_ms += i
+	} else {
+		m.addconsumer_total_ms = &i
+	}
+}
+
+// AddedConsumerTotalMs returns the value that was added to the "consumer_total_ms" field in this mutation.
+func (m *JobMutation) AddedConsumerTotalMs() (r int64, exists bool) {
+	v := m.addconsumer_total_ms
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
+func (m *JobMutation) ClearConsumerTotalMs() {
+	m.consumer_total_ms = nil
+	m.addconsumer_total_ms = nil
+	m.clearedFields[job.FieldConsumerTotalMs] = struct{}{}
+}
+
+// ConsumerTotalMsCleared returns if the "consumer_total_ms" field was cleared in this mutation.
+func (m *JobMutation) ConsumerTotalMsCleared() bool {
+	_, ok := m.clearedFields[job.FieldConsumerTotalMs]
+	return ok
+}
+
+// ResetConsumerTotalMs resets all changes to the "consumer_total_ms" field.
+func (m *JobMutation) ResetConsumerTotalMs() {
+	m.consumer_total_ms = nil
+	m.addconsumer_total_ms = nil
+	delete(m.clearedFields, job.FieldConsumerTotalMs)
+}
+
+// Where appends a list predicates to the JobMutation builder.
+func (m *JobMutation) Where(ps ...predicate.Job) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the JobMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *JobMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Job, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *JobMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *JobMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Job).
+func (m *JobMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *JobMutation) Fields() []string {
+	fields := make([]string, 0, 43)
+	if m.org_id != nil {
+		fields = append(fields, job.FieldOrgID)
+	}
+	if m.user_id != nil {
+		fields = append(fields, job.FieldUserID)
+	}
+	if m.batch_id != nil {
+		fields = append(fields, job.FieldBatchID)
+	}
+	if m._type != nil {
+		fields = append(fields, job.FieldType)
+	}
+	if m.status != nil {
+		fields = append(fields, job.FieldStatus)
+	}
+	if m.provider_id != nil {
+		fields = append(fields, job.FieldProviderID)
+	}
+	if m.provider_type != nil {
+		fields = append(fields, job.FieldProviderType)
+	}
+	if m.provider_run_id != nil {
+		fields = append(fields, job.FieldProviderRunID)
+	}
+	if m.ai_pattern != nil {
+		fields = append(fields, job.FieldAiPattern)
+	}
+	if m.inputs != nil {
+		fields = append(fields, job.FieldInputs)
+	}
+	if m.params != nil {
+		fields = append(fields, job.FieldParams)
+	}
+	if m.output_ref != nil {
+		fields = append(fields, job.FieldOutputRef)
+	}
+	if m.output_meta != nil {
+		fields = append(fields, job.FieldOutputMeta)
+	}
+	if m.error_code != nil {
+		fields = append(fields, job.FieldErrorCode)
+	}
+	if m.error_message != nil {
+		fields = append(fields, job.FieldErrorMessage)
+	}
+	if m.logs_ref != nil {
+		fields = append(fields, job.FieldLogsRef)
+	}
+	if m.steps_json != nil {
+		fields = append(fields, job.FieldStepsJSON)
+	}
+	if m.media_type != nil {
+		fields = append(fields, job.FieldMediaType)
+	}
+	if m.pipeline_id != nil {
+		fields = append(fields, job.FieldPipelineID)
+	}
+	if m.pipeline_node_id != nil {
+		fields = append(fields, job.FieldPipelineNodeID)
+	}
+	if m.output_key != nil {
+		fields = append(fields, job.FieldOutputKey)
+	}
+	if m.price != nil {
+		fields = append(fields, job.FieldPrice)
+	}
+	if m.provider_cost != nil {
+		fields = append(fields, job.FieldProviderCost)
+	}
+	if m.infra_cost != nil {
+		fields = append(fields, job.FieldInfraCost)
+	}
+	if m.margin != nil {
+		fields = append(fields, job.FieldMargin)
+	}
+	if m.estimated_price != nil {
+		fields = append(fields, job.FieldEstimatedPrice)
+	}
+	if m.created_at != nil {
+		fields = append(fields, job.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, job.FieldUpdatedAt)
+	}
+	if m.dispatched_at != nil {
+		fields = append(fields, job.FieldDispatchedAt)
+	}
+	if m.started_at != nil {
+		fields = append(fields, job.FieldStartedAt)
+	}
+	if m.completed_at != nil {
+		fields = append(fields, job.FieldCompletedAt)
+	}
+	if m.billing_reconciled_at != nil {
+		fields = append(fields, job.FieldBillingReconciledAt)
+	}
+	if m.retry_count != nil {
+		fields = append(fields, job.FieldRetryCount)
+	}
+	if m.api_total_ms != nil {
+		fields = append(fields, job.FieldAPITotalMs)
+	}
+	if m.api_prechecks_ms != nil {
+		fields = append(fields, job.FieldAPIPrechecksMs)
+	}
+	if m.api_validation_ms != nil {
+		fields = append(fields, job.FieldAPIValidationMs)
+	}
+	if m.api_db_insert_ms != nil {
+		fields = append(fields, job.FieldAPIDbInsertMs)
+	}
+	if m.api_dispatch_ms != nil {
+		fields = append(fields, job.FieldAPIDispatchMs)
+	}
+	if m.exec_download_ms != nil {
+		fields = append(fields, job.FieldExecDownloadMs)
+	}
+	if m.exec_execute_ms != nil {
+		fields = append(fields, job.FieldExecExecuteMs)
+	}
+	if m.exec_upload_ms != nil {
+		fields = append(fields, job.FieldExecUploadMs)
+	}
+	if m.queue_wait_ms != nil {
+		fields = append(fields, job.FieldQueueWaitMs)
+	}
+	if m.consumer_total_ms != nil {
+		fields = append(fields, job.FieldConsumerTotalMs)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *JobMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case job.FieldOrgID:
+		return m.OrgID()
+	case job.FieldUserID:
+		return m.UserID()
+	case job.FieldBatchID:
+		return m.BatchID()
+	case job.FieldType:
+		return m.GetType()
+	case job.FieldStatus:
+		return m.Status()
+	case job.FieldProviderID:
+		return m.ProviderID()
+	case job.FieldProviderType:
+		return m.ProviderType()
+	case job.FieldProviderRunID:
+		return m.ProviderRunID()
+	case job.FieldAiPattern:
+		return m.AiPattern()
+	case job.FieldInputs:
+		return m.Inputs()
+	case job.FieldParams:
+		return m.Params()
+	case job.FieldOutputRef:
+		return m.OutputRef()
+	case job.FieldOutputMeta:
+		return m.OutputMeta()
+	case job.FieldErrorCode:
+		return m.ErrorCode()
+	case job.FieldErrorMessage:
+		return m.ErrorMessage()
+	case job.FieldLogsRef:
+		return m.LogsRef()
+	case job.FieldStepsJSON:
+		return m.StepsJSON()
+	case job.FieldMediaType:
+		return m.MediaType()
+	case job.FieldPipelineID:
+		return m.PipelineID()
+	case job.FieldPipelineNodeID:
+		return m.PipelineNodeID()
+	case job.FieldOutputKey:
+		return m.OutputKey()
+	case job.FieldPrice:
+		return m.Price()
+	case job.FieldProviderCost:
+		return m.ProviderCost()
+	case job.FieldInfraCost:
+		return m.InfraCost()
+	case job.FieldMargin:
+		return m.Margin()
+	case job.FieldEstimatedPrice:
+		return m.EstimatedPrice()
+	case job.FieldCreatedAt:
+		return m.CreatedAt()
+	case job.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case job.FieldDispatchedAt:
+		return m.DispatchedAt()
+	case job.FieldStartedAt:
+		return m.StartedAt()
+	case job.FieldCompletedAt:
+		return m.CompletedAt()
+	case job.FieldBillingReconciledAt:
+		return m.BillingReconciledAt()
+	case job.FieldRetryCount:
+		return m.RetryCount()
+	case job.FieldAPITotalMs:
+		return m.APITotalMs()
+	case job.FieldAPIPrechecksMs:
+		return m.APIPrechecksMs()
+	case job.FieldAPIValidationMs:
+		return m.APIValidationMs()
+	case job.FieldAPIDbInsertMs:
+		return m.APIDbInsertMs()
+	case job.FieldAPIDispatchMs:
+		return m.APIDispatchMs()
+	case job.FieldExecDownloadMs:
+		return m.ExecDownloadMs()
+	case job.FieldExecExecuteMs:
+		return m.ExecExecuteMs()
+	case job.FieldExecUploadMs:
+		return m.ExecUploadMs()
+	case job.FieldQueueWaitMs:
+		return m.QueueWaitMs()
+	case job.FieldConsumerTotalMs:
+		return m.ConsumerTotalMs()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case job.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case job.FieldUserID:
+		return m.OldUserID(ctx)
+	case job.FieldBatchID:
+		return m.OldBatchID(ctx)
+	case job.FieldType:
+		return m.OldType(ctx)
+	case job.FieldStatus:
+		return m.OldStatus(ctx)
+	case job.FieldProviderID:
+		return m.OldProviderID(ctx)
+	case job.FieldProviderType:
+		return m.OldProviderType(ctx)
+	case job.FieldProviderRunID:
+		return m.OldProviderRunID(ctx)
+	case job.FieldAiPattern:
+		return m.OldAiPattern(ctx)
+	case job.FieldInputs:
+		return m.OldInputs(ctx)
+	case job.FieldParams:
+		return m.OldParams(ctx)
+	case job.FieldOutputRef:
+		return m.OldOutputRef(ctx)
+	case job.FieldOutputMeta:
+		return m.OldOutputMeta(ctx)
+	case job.FieldErrorCode:
+		return m.OldErrorCode(ctx)
+	case job.FieldErrorMessage:
+		return m.OldErrorMessage(ctx)
+	case job.FieldLogsRef:
+		return m.OldLogsRef(ctx)
+	case job.FieldStepsJSON:
+		return m.OldStepsJSON(ctx)
+	case job.FieldMediaType:
+		return m.OldMediaType(ctx)
+	case job.FieldPipelineID:
+		return m.OldPipelineID(ctx)
+	case job.FieldPipelineNodeID:
+		return m.OldPipelineNodeID(ctx)
+	case job.FieldOutputKey:
+		return m.OldOutputKey(ctx)
+	case job.FieldPrice:
+		return m.OldPrice(ctx)
+	case job.FieldProviderCost:
+		return m.OldProviderCost(ctx)
+	case job.FieldInfraCost:
+		return m.OldInfraCost(ctx)
+	case job.FieldMargin:
+		return m.OldMargin(ctx)
+	case job.FieldEstimatedPrice:
+		return m.OldEstimatedPrice(ctx)
+	case job.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case job.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case job.FieldDispatchedAt:
+		return m.OldDispatchedAt(ctx)
+	case job.FieldStartedAt:
+		return m.OldStartedAt(ctx)
+	case job.FieldCompletedAt:
+		return m.OldCompletedAt(ctx)
+	case job.FieldBillingReconciledAt:
+		return m.OldBillingReconciledAt(ctx)
+	case job.FieldRetryCount:
+		return m.OldRetryCount(ctx)
+	case job.FieldAPITotalMs:
+		return m.OldAPITotalMs(ctx)
+	case job.FieldAPIPrechecksMs:
+		return m.OldAPIPrechecksMs(ctx)
+	case job.FieldAPIValidationMs:
+		return m.OldAPIValidationMs(ctx)
+	case job.FieldAPIDbInsertMs:
+		return m.OldAPIDbInsertMs(ctx)
+	case job.FieldAPIDispatchMs:
+		return m.OldAPIDispatchMs(ctx)
+	case job.FieldExecDownloadMs:
+		return m.OldExecDownloadMs(ctx)
+	case job.FieldExecExecuteMs:
+		return m.OldExecExecuteMs(ctx)
+	case job.FieldExecUploadMs:
+		return m.OldExecUploadMs(ctx)
+	case job.FieldQueueWaitMs:
+		return m.OldQueueWaitMs(ctx)
+	case job.FieldConsumerTotalMs:
+		return m.OldConsumerTotalMs(ctx)
+	}
+	return nil, fmt.Errorf("unknown Job field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case job.FieldOrgID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case job.FieldUserID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUserID(v)
+		return nil
+	case job.FieldBatchID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBatchID(v)
+		return nil
+	case job.FieldType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case job.FieldStatus:
+		v, ok := value.(job.Status)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStatus(v)
+		return nil
+	case job.FieldProviderID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderID(v)
+		return nil
+	case job.FieldProviderType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderType(v)
+		return nil
+	case job.FieldProviderRunID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderRunID(v)
+		return nil
+	case job.FieldAiPattern:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAiPattern(v)
+		return nil
+	case job.FieldInputs:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInputs(v)
+		return nil
+	case job.FieldParams:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetParams(v)
+		return nil
+	case job.FieldOutputRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputRef(v)
+		return nil
+	case job.FieldOutputMeta:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputMeta(v)
+		return nil
+	case job.FieldErrorCode:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorCode(v)
+		return nil
+	case job.FieldErrorMessage:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetErrorMessage(v)
+		return nil
+	case job.FieldLogsRef:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLogsRef(v)
+		return nil
+	case job.FieldStepsJSON:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStepsJSON(v)
+		return nil
+	case job.FieldMediaType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMediaType(v)
+		return nil
+	case job.FieldPipelineID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPipelineID(v)
+		return nil
+	case job.FieldPipelineNodeID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPipelineNodeID(v)
+		return nil
+	case job.FieldOutputKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOutputKey(v)
+		return nil
+	case job.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case job.FieldProviderCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderCost(v)
+		return nil
+	case job.FieldInfraCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInfraCost(v)
+		return nil
+	case job.FieldMargin:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMargin(v)
+		return nil
+	case job.FieldEstimatedPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetEstimatedPrice(v)
+		return nil
+	case job.FieldCreatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case job.FieldUpdatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case job.FieldDispatchedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDispatchedAt(v)
+		return nil
+	case job.FieldStartedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartedAt(v)
+		return nil
+	case job.FieldCompletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCompletedAt(v)
+		return nil
+	case job.FieldBillingReconciledAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetBillingReconciledAt(v)
+		return nil
+	case job.FieldRetryCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRetryCount(v)
+		return nil
+	case job.FieldAPITotalMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPITotalMs(v)
+		return nil
+	case job.FieldAPIPrechecksMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIPrechecksMs(v)
+		return nil
+	case job.FieldAPIValidationMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIValidationMs(v)
+		return nil
+	case job.FieldAPIDbInsertMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIDbInsertMs(v)
+		return nil
+	case job.FieldAPIDispatchMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAPIDispatchMs(v)
+		return nil
+	case job.FieldExecDownloadMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecDownloadMs(v)
+		return nil
+	case job.FieldExecExecuteMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecExecuteMs(v)
+		return nil
+	case job.FieldExecUploadMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetExecUploadMs(v)
+		return nil
+	case job.FieldQueueWaitMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetQueueWaitMs(v)
+		return nil
+	case job.FieldConsumerTotalMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetConsumerTotalMs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Job field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *JobMutation) AddedFields() []string {
+	var fields []string
+	if m.addprice != nil {
+		fields = append(fields, job.FieldPrice)
+	}
+	if m.addprovider_cost != nil {
+		fields = append(fields, job.FieldProviderCost)
+	}
+	if m.addinfra_cost != nil {
+		fields = append(fields, job.FieldInfraCost)
+	}
+	if m.addmargin != nil {
+		fields = append(fields, job.FieldMargin)
+	}
+	if m.addestimated_price != nil {
+		fields = append(fields, job.FieldEstimatedPrice)
+	}
+	if m.addcreated_at != nil {
+		fields = append(fields, job.FieldCreatedAt)
+	}
+	if m.addupdated_at != nil {
+		fields = append(fields, job.FieldUpdatedAt)
+	}
+	if m.adddispatched_at != nil {
+		fields = append(fields, job.FieldDispatchedAt)
+	}
+	if m.addstarted_at != nil {
+		fields = append(fields, job.FieldStartedAt)
+	}
+	if m.addcompleted_at != nil {
+		fields = append(fields, job.FieldCompletedAt)
+	}
+	if m.addbilling_reconciled_at != nil {
+		fields = append(fields, job.FieldBillingReconciledAt)
+	}
+	if m.addretry_count != nil {
+		fields = append(fields, job.FieldRetryCount)
+	}
+	if m.addapi_total_ms != nil {
+		fields = append(fields, job.FieldAPITotalMs)
+	}
+	if m.addapi_prechecks_ms != nil {
+		fields = append(fields, job.FieldAPIPrechecksMs)
+	}
+	if m.addapi_validation_ms != nil {
+		fields = append(fields, job.FieldAPIValidationMs)
+	}
+	if m.addapi_db_insert_ms != nil {
+		fields = append(fields, job.FieldAPIDbInsertMs)
+	}
+	if m.addapi_dispatch_ms != nil {
+		fields = append(fields, job.FieldAPIDispatchMs)
+	}
+	if m.addexec_download_ms != nil {
+		fields = append(fields, job.FieldExecDownloadMs)
+	}
+	if m.addexec_execute_ms != nil {
+		fields = append(fields, job.FieldExecExecuteMs)
+	}
+	if m.addexec_upload_ms != nil {
+		fields = append(fields, job.FieldExecUploadMs)
+	}
+	if m.addqueue_wait_ms != nil {
+		fields = append(fields, job.FieldQueueWaitMs)
+	}
+	if m.addconsumer_total_ms != nil {
+		fields = append(fields, job.FieldConsumerTotalMs)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case job.FieldPrice:
+		return m.AddedPrice()
+	case job.FieldProviderCost:
+		return m.AddedProviderCost()
+	case job.FieldInfraCost:
+		return m.AddedInfraCost()
+	case job.FieldMargin:
+		return m.AddedMargin()
+	case job.FieldEstimatedPrice:
+		return m.AddedEstimatedPrice()
+	case job.FieldCreatedAt:
+		return m.AddedCreatedAt()
+	case job.FieldUpdatedAt:
+		return m.AddedUpdatedAt()
+	case job.FieldDispatchedAt:
+		return m.AddedDispatchedAt()
+	case job.FieldStartedAt:
+		return m.AddedStartedAt()
+	case job.FieldCompletedAt:
+		return m.AddedCompletedAt()
+	case job.FieldBillingReconciledAt:
+		return m.AddedBillingReconciledAt()
+	case job.FieldRetryCount:
+		return m.AddedRetryCount()
+	case job.FieldAPITotalMs:
+		return m.AddedAPITotalMs()
+	case job.FieldAPIPrechecksMs:
+		return m.AddedAPIPrechecksMs()
+	case job.FieldAPIValidationMs:
+		return m.AddedAPIValidationMs()
+	case job.FieldAPIDbInsertMs:
+		return m.AddedAPIDbInsertMs()
+	case job.FieldAPIDispatchMs:
+		return m.AddedAPIDispatchMs()
+	case job.FieldExecDownloadMs:
+		return m.AddedExecDownloadMs()
+	case job.FieldExecExecuteMs:
+		return m.AddedExecExecuteMs()
+	case job.FieldExecUploadMs:
+		return m.AddedExecUploadMs()
+	case job.FieldQueueWaitMs:
+		return m.AddedQueueWaitMs()
+	case job.FieldConsumerTotalMs:
+		return m.AddedConsumerTotalMs()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *JobMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case job.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrice(v)
+		return nil
+	case job.FieldProviderCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProviderCost(v)
+		return nil
+	case job.FieldInfraCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInfraCost(v)
+		return nil
+	case job.FieldMargin:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMargin(v)
+		return nil
+	case job.FieldEstimatedPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddEstimatedPrice(v)
+		return nil
+	case job.FieldCreatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCreatedAt(v)
+		return nil
+	case job.FieldUpdatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUpdatedAt(v)
+		return nil
+	case job.FieldDispatchedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddDispatchedAt(v)
+		return nil
+	case job.FieldStartedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddStartedAt(v)
+		return nil
+	case job.FieldCompletedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCompletedAt(v)
+		return nil
+	case job.FieldBillingReconciledAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddBillingReconciledAt(v)
+		return nil
+	case job.FieldRetryCount:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRetryCount(v)
+		return nil
+	case job.FieldAPITotalMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPITotalMs(v)
+		return nil
+	case job.FieldAPIPrechecksMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIPrechecksMs(v)
+		return nil
+	case job.FieldAPIValidationMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIValidationMs(v)
+		return nil
+	case job.FieldAPIDbInsertMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIDbInsertMs(v)
+		return nil
+	case job.FieldAPIDispatchMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAPIDispatchMs(v)
+		return nil
+	case job.FieldExecDownloadMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExecDownloadMs(v)
+		return nil
+	case job.FieldExecExecuteMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExecExecuteMs(v)
+		return nil
+	case job.FieldExecUploadMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddExecUploadMs(v)
+		return nil
+	case job.FieldQueueWaitMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddQueueWaitMs(v)
+		return nil
+	case job.FieldConsumerTotalMs:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddConsumerTotalMs(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Job numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *JobMutation) ClearedFields() []string {
+	var fields []string
+	if m.FieldCleared(job.FieldUserID) {
+		fields = append(fields, job.FieldUserID)
+	}
+	if m.FieldCleared(job.FieldBatchID) {
+		fields = append(fields, job.FieldBatchID)
+	}
+	if m.FieldCleared(job.FieldProviderID) {
+		fields = append(fields, job.FieldProviderID)
+	}
+	if m.FieldCleared(job.FieldProviderType) {
+		fields = append(fields, job.FieldProviderType)
+	}
+	if m.FieldCleared(job.FieldProviderRunID) {
+		fields = append(fields, job.FieldProviderRunID)
+	}
+	if m.FieldCleared(job.FieldAiPattern) {
+		fields = append(fields, job.FieldAiPattern)
+	}
+	if m.FieldCleared(job.FieldOutputRef) {
+		fields = append(fields, job.FieldOutputRef)
+	}
+	if m.FieldCleared(job.FieldOutputMeta) {
+		fields = append(fields, job.FieldOutputMeta)
+	}
+	if m.FieldCleared(job.FieldErrorCode) {
+		fields = append(fields, job.FieldErrorCode)
+	}
+	if m.FieldCleared(job.FieldErrorMessage) {
+		fields = append(fields, job.FieldErrorMessage)
+	}
+	if m.FieldCleared(job.FieldLogsRef) {
+		fields = append(fields, job.FieldLogsRef)
+	}
+	if m.FieldCleared(job.FieldStepsJSON) {
+		fields = append(fields, job.FieldStepsJSON)
+	}
+	if m.FieldCleared(job.FieldMediaType) {
+		fields = append(fields, job.FieldMediaType)
+	}
+	if m.FieldCleared(job.FieldPipelineID) {
+		fields = append(fields, job.FieldPipelineID)
+	}
+	if m.FieldCleared(job.FieldPipelineNodeID) {
+		fields = append(fields, job.FieldPipelineNodeID)
+	}
+	if m.FieldCleared(job.FieldOutputKey) {
+		fields = append(fields, job.FieldOutputKey)
+	}
+	if m.FieldCleared(job.FieldPrice) {
+		fields = append(fields, job.FieldPrice)
+	}
+	if m.FieldCleared(job.FieldProviderCost) {
+		fields = append(fields, job.FieldProviderCost)
+	}
+	if m.FieldCleared(job.FieldInfraCost) {
+		fields = append(fields, job.FieldInfraCost)
+	}
+	if m.FieldCleared(job.FieldMargin) {
+		fields = append(fields, job.FieldMargin)
+	}
+	if m.FieldCleared(job.FieldEstimatedPrice) {
+		fields = append(fields, job.FieldEstimatedPrice)
+	}
+	if m.FieldCleared(job.FieldDispatchedAt) {
+		fields = append(fields, job.FieldDispatchedAt)
+	}
+	if m.FieldCleared(job.FieldStartedAt) {
+		fields = append(fields, job.FieldStartedAt)
+	}
+	if m.FieldCleared(job.FieldCompletedAt) {
+		fields = append(fields, job.FieldCompletedAt)
+	}
+	if m.FieldCleared(job.FieldBillingReconciledAt) {
+		fields = append(fields, job.FieldBillingReconciledAt)
+	}
+	if m.FieldCleared(job.FieldAPITotalMs) {
+		fields = append(fields, job.FieldAPITotalMs)
+	}
+	if m.FieldCleared(job.FieldAPIPrechecksMs) {
+		fields = append(fields, job.FieldAPIPrechecksMs)
+	}
+	if m.FieldCleared(job.FieldAPIValidationMs) {
+		fields = append(fields, job.FieldAPIValidationMs)
+	}
+	if m.FieldCleared(job.FieldAPIDbInsertMs) {
+		fields = append(fields, job.FieldAPIDbInsertMs)
+	}
+	if m.FieldCleared(job.FieldAPIDispatchMs) {
+		fields = append(fields, job.FieldAPIDispatchMs)
+	}
+	if m.FieldCleared(job.FieldExecDownloadMs) {
+		fields = append(fields, job.FieldExecDownloadMs)
+	}
+	if m.FieldCleared(job.FieldExecExecuteMs) {
+		fields = append(fields, job.FieldExecExecuteMs)
+	}
+	if m.FieldCleared(job.FieldExecUploadMs) {
+		fields = append(fields, job.FieldExecUploadMs)
+	}
+	if m.FieldCleared(job.FieldQueueWaitMs) {
+		fields = append(fields, job.FieldQueueWaitMs)
+	}
+	if m.FieldCleared(job.FieldConsumerTotalMs) {
+		fields = append(fields, job.FieldConsumerTotalMs)
+	}
+	return fields
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *JobMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *JobMutation) ClearField(name string) error {
+	switch name {
+	case job.FieldUserID:
+		m.ClearUserID()
+		return nil
+	case job.FieldBatchID:
+		m.ClearBatchID()
+		return nil
+	case job.FieldProviderID:
+		m.ClearProviderID()
+		return nil
+	case job.FieldProviderType:
+		m.ClearProviderType()
+		return nil
+	case job.FieldProviderRunID:
+		m.ClearProviderRunID()
+		return nil
+	case job.FieldAiPattern:
+		m.ClearAiPattern()
+		return nil
+	case job.FieldOutputRef:
+		m.ClearOutputRef()
+		return nil
+	case job.FieldOutputMeta:
+		m.ClearOutputMeta()
+		return nil
+	case job.FieldErrorCode:
+		m.ClearErrorCode()
+		return nil
+	case job.FieldErrorMessage:
+		m.ClearErrorMessage()
+		return nil
+	case job.FieldLogsRef:
+		m.ClearLogsRef()
+		return nil
+	case job.FieldStepsJSON:
+		m.ClearStepsJSON()
+		return nil
+	case job.FieldMediaType:
+		m.ClearMediaType()
+		return nil
+	case job.FieldPipelineID:
+		m.ClearPipelineID()
+		return nil
+	case job.FieldPipelineNodeID:
+		m.ClearPipelineNodeID()
+		return nil
+	case job.FieldOutputKey:
+		m.ClearOutputKey()
+		return nil
+	case job.FieldPrice:
+		m.ClearPrice()
+		return nil
+	case job.FieldProviderCost:
+		m.ClearProviderCost()
+		return nil
+	case job.FieldInfraCost:
+		m.ClearInfraCost()
+		return nil
+	case job.FieldMargin:
+		m.ClearMargin()
+		return nil
+	case job.FieldEstimatedPrice:
+		m.ClearEstimatedPrice()
+		return nil
+	case job.FieldDispatchedAt:
+		m.ClearDispatchedAt()
+		return nil
+	case job.FieldStartedAt:
+		m.ClearStartedAt()
+		return nil
+	case job.FieldCompletedAt:
+		m.ClearCompletedAt()
+		return nil
+	case job.FieldBillingReconciledAt:
+		m.ClearBillingReconciledAt()
+		return nil
+	case job.FieldAPITotalMs:
+		m.ClearAPITotalMs()
+		return nil
+	case job.FieldAPIPrechecksMs:
+		m.ClearAPIPrechecksMs()
+		return nil
+	case job.FieldAPIValidationMs:
+		m.ClearAPIValidationMs()
+		return nil
+	case job.FieldAPIDbInsertMs:
+		m.ClearAPIDbInsertMs()
+		return nil
+	case job.FieldAPIDispatchMs:
+		m.ClearAPIDispatchMs()
+		return nil
+	case job.FieldExecDownloadMs:
+		m.ClearExecDownloadMs()
+		return nil
+	case job.FieldExecExecuteMs:
+		m.ClearExecExecuteMs()
+		return nil
+	case job.FieldExecUploadMs:
+		m.ClearExecUploadMs()
+		return nil
+	case job.FieldQueueWaitMs:
+		m.ClearQueueWaitMs()
+		return nil
+	case job.FieldConsumerTotalMs:
+		m.ClearConsumerTotalMs()
+		return nil
+	}
+	return fmt.Errorf("unknown Job nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *JobMutation) ResetField(name string) error {
+	switch name {
+	case job.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case job.FieldUserID:
+		m.ResetUserID()
+		return nil
+	case job.FieldBatchID:
+		m.ResetBatchID()
+		return nil
+	case job.FieldType:
+		m.ResetType()
+		return nil
+	case job.FieldStatus:
+		m.ResetStatus()
+		return nil
+	case job.FieldProviderID:
+		m.ResetProviderID()
+		return nil
+	case job.FieldProviderType:
+		m.ResetProviderType()
+		return nil
+	case job.FieldProviderRunID:
+		m.ResetProviderRunID()
+		return nil
+	case job.FieldAiPattern:
+		m.ResetAiPattern()
+		return nil
+	case job.FieldInputs:
+		m.ResetInputs()
+		return nil
+	case job.FieldParams:
+		m.ResetParams()
+		return nil
+	case job.FieldOutputRef:
+		m.ResetOutputRef()
+		return nil
+	case job.FieldOutputMeta:
+		m.ResetOutputMeta()
+		return nil
+	case job.FieldErrorCode:
+		m.ResetErrorCode()
+		return nil
+	case job.FieldErrorMessage:
+		m.ResetErrorMessage()
+		return nil
+	case job.FieldLogsRef:
+		m.ResetLogsRef()
+		return nil
+	case job.FieldStepsJSON:
+		m.ResetStepsJSON()
+		return nil
+	case job.FieldMediaType:
+		m.ResetMediaType()
+		return nil
+	case job.FieldPipelineID:
+		m.ResetPipelineID()
+		return nil
+	case job.FieldPipelineNodeID:
+		m.ResetPipelineNodeID()
+		return nil
+	case job.FieldOutputKey:
+		m.ResetOutputKey()
+		return nil
+	case job.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case job.FieldProviderCost:
+		m.ResetProviderCost()
+		return nil
+	case job.FieldInfraCost:
+		m.ResetInfraCost()
+		return nil
+	case job.FieldMargin:
+		m.ResetMargin()
+		return nil
+	case job.FieldEstimatedPrice:
+		m.ResetEstimatedPrice()
+		return nil
+	case job.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case job.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	case job.FieldDispatchedAt:
+		m.ResetDispatchedAt()
+		return nil
+	case job.FieldStartedAt:
+		m.ResetStartedAt()
+		return nil
+	case job.FieldCompletedAt:
+		m.ResetCompletedAt()
+		return nil
+	case job.FieldBillingReconciledAt:
+		m.ResetBillingReconciledAt()
+		return nil
+	case job.FieldRetryCount:
+		m.ResetRetryCount()
+		return nil
+	case job.FieldAPITotalMs:
+		m.ResetAPITotalMs()
+		return nil
+	case job.FieldAPIPrechecksMs:
+		m.ResetAPIPrechecksMs()
+		return nil
+	case job.FieldAPIValidationMs:
+		m.ResetAPIValidationMs()
+		return nil
+	case job.FieldAPIDbInsertMs:
+		m.ResetAPIDbInsertMs()
+		return nil
+	case job.FieldAPIDispatchMs:
+		m.ResetAPIDispatchMs()
+		return nil
+	case job.FieldExecDownloadMs:
+		m.ResetExecDownloadMs()
+		return nil
+	case job.FieldExecExecuteMs:
+		m.ResetExecExecuteMs()
+		return nil
+	case job.FieldExecUploadMs:
+		m.ResetExecUploadMs()
+		return nil
+	case job.FieldQueueWaitMs:
+		m.ResetQueueWaitMs()
+		return nil
+	case job.FieldConsumerTotalMs:
+		m.ResetConsumerTotalMs()
+		return nil
+	}
+	return fmt.Errorf("unknown Job field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *JobMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *JobMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *JobMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *JobMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *JobMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *JobMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *JobMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Job unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *JobMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Job edge %s", name)
+}
+
+// PipelineMutation represents an operation that mutates the Pipeline nodes in the graph.
+type PipelineMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	org_id        *string
+	name          *string
+	description   *string
+	graph         *[]byte
+	created_at    *int64
+	addcreated_at *int64
+	updated_at    *int64
+	addupdated_at *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Pipeline, error)
+	predicates    []predicate.Pipeline
+}
+
+var _ ent.Mutation = (*PipelineMutation)(nil)
+
+// pipelineOption allows management of the mutation configuration using functional options.
+type pipelineOption func(*PipelineMutation)
+
+// newPipelineMutation creates new mutation for the Pipeline entity.
+func newPipelineMutation(c config, op Op, opts ...pipelineOption) *PipelineMutation {
+	m := &PipelineMutation{
+		config:        c,
+		op:            op,
+		typ:           TypePipeline,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withPipelineID sets the ID field of the mutation.
+func withPipelineID(id string) pipelineOption {
+	return func(m *PipelineMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Pipeline
+		)
+		m.oldValue = func(ctx context.Context) (*Pipeline, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Pipeline.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withPipeline sets the old Pipeline of the mutation.
+func withPipeline(node *Pipeline) pipelineOption {
+	return func(m *PipelineMutation) {
+		m.oldValue = func(context.Context) (*Pipeline, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m PipelineMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m PipelineMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Pipeline entities.
+func (m *PipelineMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *PipelineMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *PipelineMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Pipeline.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *PipelineMutation) SetOrgID(s string) {
+	m.org_id = &s
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *PipelineMutation) OrgID() (r string, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Pipeline entity.
+// If the Pipeline object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineMutation) OldOrgID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *PipelineMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetName sets the "name" field.
+func (m *PipelineMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *PipelineMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Pipeline entity.
+// If the Pipeline object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *PipelineMutation) ResetName() {
+	m.name = nil
+}
+
+// SetDescription sets the "description" field.
+func (m *PipelineMutation) SetDescription(s string) {
+	m.description = &s
+}
+
+// Description returns the value of the "description" field in the mutation.
+func (m *PipelineMutation) Description() (r string, exists bool) {
+	v := m.description
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDescription returns the old "description" field's value of the Pipeline entity.
+// If the Pipeline object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineMutation) OldDescription(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDescription is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDescription requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDescription: %w", err)
+	}
+	return oldValue.Description, nil
+}
+
+// ResetDescription resets all changes to the "description" field.
+func (m *PipelineMutation) ResetDescription() {
+	m.description = nil
+}
+
+// SetGraph sets the "graph" field.
+func (m *PipelineMutation) SetGraph(b []byte) {
+	m.graph = &b
+}
+
+// Graph returns the value of the "graph" field in the mutation.
+func (m *PipelineMutation) Graph() (r []byte, exists bool) {
+	v := m.graph
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldGraph returns the old "graph" field's value of the Pipeline entity.
+// If the Pipeline object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineMutation) OldGraph(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldGraph is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldGraph requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldGraph: %w", err)
+	}
+	return oldValue.Graph, nil
+}
+
+// ResetGraph resets all changes to the "graph" field.
+func (m *PipelineMutation) ResetGraph() {
+	m.graph = nil
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (m *PipelineMutation) SetCreatedAt(i int64) {
+	m.created_at = &i
+	m.addcreated_at = nil
+}
+
+// CreatedAt returns the value of the "created_at" field in the mutation.
+func (m *PipelineMutation) CreatedAt() (r int64, exists bool) {
+	v := m.created_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCreatedAt returns the old "created_at" field's value of the Pipeline entity.
+// If the Pipeline object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineMutation) OldCreatedAt(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCreatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCreatedAt: %w", err)
+	}
+	return oldValue.CreatedAt, nil
+}
+
+// AddCreatedAt adds i to the "created_at" field.
+func (m *PipelineMutation) AddCreatedAt(i int64) {
+	if m.addcreated_at != nil {
+		*m.addcreated_at += i
+	} else {
+		m.addcreated_at = &i
+	}
+}
+
+// AddedCreatedAt returns the value that was added to the "created_at" field in this mutation.
+func (m *PipelineMutation) AddedCreatedAt() (r int64, exists bool) {
+	v := m.addcreated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCreatedAt resets all changes to the "created_at" field.
+func (m *PipelineMutation) ResetCreatedAt() {
+	m.created_at = nil
+	m.addcreated_at = nil
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (m *PipelineMutation) SetUpdatedAt(i int64) {
+	m.updated_at = &i
+	m.addupdated_at = nil
+}
+
+// UpdatedAt returns the value of the "updated_at" field in the mutation.
+func (m *PipelineMutation) UpdatedAt() (r int64, exists bool) {
+	v := m.updated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldUpdatedAt returns the old "updated_at" field's value of the Pipeline entity.
+// If the Pipeline object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *PipelineMutation) OldUpdatedAt(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldUpdatedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldUpdatedAt: %w", err)
+	}
+	return oldValue.UpdatedAt, nil
+}
+
+// AddUpdatedAt adds i to the "updated_at" field.
+func (m *PipelineMutation) AddUpdatedAt(i int64) {
+	if m.addupdated_at != nil {
+		*m.addupdated_at += i
+	} else {
+		m.addupdated_at = &i
+	}
+}
+
+// AddedUpdatedAt returns the value that was added to the "updated_at" field in this mutation.
+func (m *PipelineMutation) AddedUpdatedAt() (r int64, exists bool) {
+	v := m.addupdated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetUpdatedAt resets all changes to the "updated_at" field.
+func (m *PipelineMutation) ResetUpdatedAt() {
+	m.updated_at = nil
+	m.addupdated_at = nil
+}
+
+// Where appends a list predicates to the PipelineMutation builder.
+func (m *PipelineMutation) Where(ps ...predicate.Pipeline) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the PipelineMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *PipelineMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Pipeline, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *PipelineMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *PipelineMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Pipeline).
+func (m *PipelineMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *PipelineMutation) Fields() []string {
+	fields := make([]string, 0, 6)
+	if m.org_id != nil {
+		fields = append(fields, pipeline.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, pipeline.FieldName)
+	}
+	if m.description != nil {
+		fields = append(fields, pipeline.FieldDescription)
+	}
+	if m.graph != nil {
+		fields = append(fields, pipeline.FieldGraph)
+	}
+	if m.created_at != nil {
+		fields = append(fields, pipeline.FieldCreatedAt)
+	}
+	if m.updated_at != nil {
+		fields = append(fields, pipeline.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *PipelineMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case pipeline.FieldOrgID:
+		return m.OrgID()
+	case pipeline.FieldName:
+		return m.Name()
+	case pipeline.FieldDescription:
+		return m.Description()
+	case pipeline.FieldGraph:
+		return m.Graph()
+	case pipeline.FieldCreatedAt:
+		return m.CreatedAt()
+	case pipeline.FieldUpdatedAt:
+		return m.UpdatedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *PipelineMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case pipeline.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case pipeline.FieldName:
+		return m.OldName(ctx)
+	case pipeline.FieldDescription:
+		return m.OldDescription(ctx)
+	case pipeline.FieldGraph:
+		return m.OldGraph(ctx)
+	case pipeline.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case pipeline.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Pipeline field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PipelineMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case pipeline.FieldOrgID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case pipeline.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case pipeline.FieldDescription:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDescription(v)
+		return nil
+	case pipeline.FieldGraph:
+		v, ok := value.([]byte)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetGraph(v)
+		return nil
+	case pipeline.FieldCreatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case pipeline.FieldUpdatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Pipeline field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *PipelineMutation) AddedFields() []string {
+	var fields []string
+	if m.addcreated_at != nil {
+		fields = append(fields, pipeline.FieldCreatedAt)
+	}
+	if m.addupdated_at != nil {
+		fields = append(fields, pipeline.FieldUpdatedAt)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *PipelineMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case pipeline.FieldCreatedAt:
+		return m.AddedCreatedAt()
+	case pipeline.FieldUpdatedAt:
+		return m.AddedUpdatedAt()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *PipelineMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case pipeline.FieldCreatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCreatedAt(v)
+		return nil
+	case pipeline.FieldUpdatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddUpdatedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Pipeline numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *PipelineMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *PipelineMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *PipelineMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Pipeline nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *PipelineMutation) ResetField(name string) error {
+	switch name {
+	case pipeline.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case pipeline.FieldName:
+		m.ResetName()
+		return nil
+	case pipeline.FieldDescription:
+		m.ResetDescription()
+		return nil
+	case pipeline.FieldGraph:
+		m.ResetGraph()
+		return nil
+	case pipeline.FieldCreatedAt:
+		m.ResetCreatedAt()
+		return nil
+	case pipeline.FieldUpdatedAt:
+		m.ResetUpdatedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Pipeline field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *PipelineMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *PipelineMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *PipelineMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *PipelineMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *PipelineMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *PipelineMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *PipelineMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Pipeline unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *PipelineMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Pipeline edge %s", name)
+}
 
 // RenderJobMutation represents an operation that mutates the RenderJob nodes in the graph.
 type RenderJobMutation struct {
@@ -35,6 +4726,7 @@ type RenderJobMutation struct {
 	op               Op
 	typ              string
 	id               *string
+	org_id           *string
 	provider         *string
 	composition      *[]byte
 	asset_urls       *map[string]string
@@ -170,6 +4862,42 @@ func (m *RenderJobMutation) IDs(ctx context.Context) ([]string, error) {
 	default:
 		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
 	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *RenderJobMutation) SetOrgID(s string) {
+	m.org_id = &s
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *RenderJobMutation) OrgID() (r string, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the RenderJob entity.
+// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *RenderJobMutation) OldOrgID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *RenderJobMutation) ResetOrgID() {
+	m.org_id = nil
 }
 
 // SetProvider sets the "provider" field.
@@ -1228,7 +5956,10 @@ func (m *RenderJobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *RenderJobMutation) Fields() []string {
-	fields := make([]string, 0, 22)
+	fields := make([]string, 0, 23)
+	if m.org_id != nil {
+		fields = append(fields, renderjob.FieldOrgID)
+	}
 	if m.provider != nil {
 		fields = append(fields, renderjob.FieldProvider)
 	}
@@ -1303,6 +6034,8 @@ func (m *RenderJobMutation) Fields() []string {
 // schema.
 func (m *RenderJobMutation) Field(name string) (ent.Value, bool) {
 	switch name {
+	case renderjob.FieldOrgID:
+		return m.OrgID()
 	case renderjob.FieldProvider:
 		return m.Provider()
 	case renderjob.FieldComposition:
@@ -1356,6 +6089,8 @@ func (m *RenderJobMutation) Field(name string) (ent.Value, bool) {
 // database failed.
 func (m *RenderJobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
 	switch name {
+	case renderjob.FieldOrgID:
+		return m.OldOrgID(ctx)
 	case renderjob.FieldProvider:
 		return m.OldProvider(ctx)
 	case renderjob.FieldComposition:
@@ -1409,6 +6144,13 @@ func (m *RenderJobMutation) OldField(ctx context.Context, name string) (ent.Valu
 // type.
 func (m *RenderJobMutation) SetField(name string, value ent.Value) error {
 	switch name {
+	case renderjob.FieldOrgID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
 	case renderjob.FieldProvider:
 		v, ok := value.(string)
 		if !ok {
@@ -1738,6 +6480,9 @@ func (m *RenderJobMutation) ClearField(name string) error {
 // It returns an error if the field is not defined in the schema.
 func (m *RenderJobMutation) ResetField(name string) error {
 	switch name {
+	case renderjob.FieldOrgID:
+		m.ResetOrgID()
+		return nil
 	case renderjob.FieldProvider:
 		m.ResetProvider()
 		return nil

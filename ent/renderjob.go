@@ -18,6 +18,8 @@ type RenderJob struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID string `json:"id,omitempty"`
+	// OrgID holds the value of the "org_id" field.
+	OrgID string `json:"org_id,omitempty"`
 	// Provider holds the value of the "provider" field.
 	Provider string `json:"provider,omitempty"`
 	// Composition holds the value of the "composition" field.
@@ -76,7 +78,7 @@ func (*RenderJob) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case renderjob.FieldWidth, renderjob.FieldHeight, renderjob.FieldAttempts:
 			values[i] = new(sql.NullInt64)
-		case renderjob.FieldID, renderjob.FieldProvider, renderjob.FieldWebhookURL, renderjob.FieldStatus, renderjob.FieldOutputKey, renderjob.FieldErrorCode, renderjob.FieldErrorMessage, renderjob.FieldFormat, renderjob.FieldIdempotencyKey, renderjob.FieldRequestHash, renderjob.FieldLeaseOwner:
+		case renderjob.FieldID, renderjob.FieldOrgID, renderjob.FieldProvider, renderjob.FieldWebhookURL, renderjob.FieldStatus, renderjob.FieldOutputKey, renderjob.FieldErrorCode, renderjob.FieldErrorMessage, renderjob.FieldFormat, renderjob.FieldIdempotencyKey, renderjob.FieldRequestHash, renderjob.FieldLeaseOwner:
 			values[i] = new(sql.NullString)
 		case renderjob.FieldLeaseExpiresAt, renderjob.FieldCreatedAt, renderjob.FieldUpdatedAt, renderjob.FieldStartedAt, renderjob.FieldFinishedAt:
 			values[i] = new(sql.NullTime)
@@ -100,6 +102,12 @@ func (_m *RenderJob) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field id", values[i])
 			} else if value.Valid {
 				_m.ID = value.String
+			}
+		case renderjob.FieldOrgID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field org_id", values[i])
+			} else if value.Valid {
+				_m.OrgID = value.String
 			}
 		case renderjob.FieldProvider:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -275,6 +283,9 @@ func (_m *RenderJob) String() string {
 	var builder strings.Builder
 	builder.WriteString("RenderJob(")
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
+	builder.WriteString("org_id=")
+	builder.WriteString(_m.OrgID)
+	builder.WriteString(", ")
 	builder.WriteString("provider=")
 	builder.WriteString(_m.Provider)
 	builder.WriteString(", ")

@@ -23,6 +23,20 @@ type RenderJobCreate struct {
 	conflict []sql.ConflictOption
 }
 
+// SetOrgID sets the "org_id" field.
+func (_c *RenderJobCreate) SetOrgID(v string) *RenderJobCreate {
+	_c.mutation.SetOrgID(v)
+	return _c
+}
+
+// SetNillableOrgID sets the "org_id" field if the given value is not nil.
+func (_c *RenderJobCreate) SetNillableOrgID(v *string) *RenderJobCreate {
+	if v != nil {
+		_c.SetOrgID(*v)
+	}
+	return _c
+}
+
 // SetProvider sets the "provider" field.
 func (_c *RenderJobCreate) SetProvider(v string) *RenderJobCreate {
 	_c.mutation.SetProvider(v)
@@ -308,6 +322,10 @@ func (_c *RenderJobCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *RenderJobCreate) defaults() {
+	if _, ok := _c.mutation.OrgID(); !ok {
+		v := renderjob.DefaultOrgID
+		_c.mutation.SetOrgID(v)
+	}
 	if _, ok := _c.mutation.Status(); !ok {
 		v := renderjob.DefaultStatus
 		_c.mutation.SetStatus(v)
@@ -332,6 +350,9 @@ func (_c *RenderJobCreate) defaults() {
 
 // check runs all checks and user-defined validators on the builder.
 func (_c *RenderJobCreate) check() error {
+	if _, ok := _c.mutation.OrgID(); !ok {
+		return &ValidationError{Name: "org_id", err: errors.New(`ent: missing required field "RenderJob.org_id"`)}
+	}
 	if _, ok := _c.mutation.Provider(); !ok {
 		return &ValidationError{Name: "provider", err: errors.New(`ent: missing required field "RenderJob.provider"`)}
 	}
@@ -413,6 +434,10 @@ func (_c *RenderJobCreate) createSpec() (*RenderJob, *sqlgraph.CreateSpec) {
 	if id, ok := _c.mutation.ID(); ok {
 		_node.ID = id
 		_spec.ID.Value = id
+	}
+	if value, ok := _c.mutation.OrgID(); ok {
+		_spec.SetField(renderjob.FieldOrgID, field.TypeString, value)
+		_node.OrgID = value
 	}
 	if value, ok := _c.mutation.Provider(); ok {
 		_spec.SetField(renderjob.FieldProvider, field.TypeString, value)
@@ -509,7 +534,7 @@ func (_c *RenderJobCreate) createSpec() (*RenderJob, *sqlgraph.CreateSpec) {
 // of the `INSERT` statement. For example:
 //
 //	client.RenderJob.Create().
-//		SetProvider(v).
+//		SetOrgID(v).
 //		OnConflict(
 //			// Update the row with the new values
 //			// the was proposed for insertion.
@@ -518,7 +543,7 @@ func (_c *RenderJobCreate) createSpec() (*RenderJob, *sqlgraph.CreateSpec) {
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.RenderJobUpsert) {
-//			SetProvider(v+v).
+//			SetOrgID(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *RenderJobCreate) OnConflict(opts ...sql.ConflictOption) *RenderJobUpsertOne {
@@ -774,6 +799,9 @@ func (u *RenderJobUpsertOne) UpdateNewValues() *RenderJobUpsertOne {
 	u.create.conflict = append(u.create.conflict, sql.ResolveWith(func(s *sql.UpdateSet) {
 		if _, exists := u.create.mutation.ID(); exists {
 			s.SetIgnore(renderjob.FieldID)
+		}
+		if _, exists := u.create.mutation.OrgID(); exists {
+			s.SetIgnore(renderjob.FieldOrgID)
 		}
 		if _, exists := u.create.mutation.Provider(); exists {
 			s.SetIgnore(renderjob.FieldProvider)
@@ -1210,7 +1238,7 @@ func (_c *RenderJobCreateBulk) ExecX(ctx context.Context) {
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.RenderJobUpsert) {
-//			SetProvider(v+v).
+//			SetOrgID(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *RenderJobCreateBulk) OnConflict(opts ...sql.ConflictOption) *RenderJobUpsertBulk {
@@ -1256,6 +1284,9 @@ func (u *RenderJobUpsertBulk) UpdateNewValues() *RenderJobUpsertBulk {
 		for _, b := range u.create.builders {
 			if _, exists := b.mutation.ID(); exists {
 				s.SetIgnore(renderjob.FieldID)
+			}
+			if _, exists := b.mutation.OrgID(); exists {
+				s.SetIgnore(renderjob.FieldOrgID)
 			}
 			if _, exists := b.mutation.Provider(); exists {
 				s.SetIgnore(renderjob.FieldProvider)

@@ -265,12 +265,12 @@ func (_q *RenderJobQuery) Clone() *RenderJobQuery {
 // Example:
 //
 //	var v []struct {
-//		Provider string `json:"provider,omitempty"`
+//		OrgID string `json:"org_id,omitempty"`
 //		Count int `json:"count,omitempty"`
 //	}
 //
 //	client.RenderJob.Query().
-//		GroupBy(renderjob.FieldProvider).
+//		GroupBy(renderjob.FieldOrgID).
 //		Aggregate(ent.Count()).
 //		Scan(ctx, &v)
 func (_q *RenderJobQuery) GroupBy(field string, fields ...string) *RenderJobGroupBy {
@@ -288,11 +288,11 @@ func (_q *RenderJobQuery) GroupBy(field string, fields ...string) *RenderJobGrou
 // Example:
 //
 //	var v []struct {
-//		Provider string `json:"provider,omitempty"`
+//		OrgID string `json:"org_id,omitempty"`
 //	}
 //
 //	client.RenderJob.Query().
-//		Select(renderjob.FieldProvider).
+//		Select(renderjob.FieldOrgID).
 //		Scan(ctx, &v)
 func (_q *RenderJobQuery) Select(fields ...string) *RenderJobSelect {
 	_q.ctx.Fields = append(_q.ctx.Fields, fields...)

@@ -5,6 +5,8 @@ package ent
 import (
 	"time"
 
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/renderjob"
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/webhookdelivery"
@@ -14,22 +16,46 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	jobFields := schema.Job{}.Fields()
+	_ = jobFields
+	// jobDescRetryCount is the schema descriptor for retry_count field.
+	jobDescRetryCount := jobFields[33].Descriptor()
+	// job.DefaultRetryCount holds the default value on creation for the retry_count field.
+	job.DefaultRetryCount = jobDescRetryCount.Default.(int)
+	// jobDescID is the schema descriptor for id field.
+	jobDescID := jobFields[0].Descriptor()
+	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	job.IDValidator = jobDescID.Validators[0].(func(string) error)
+	pipelineFields := schema.Pipeline{}.Fields()
+	_ = pipelineFields
+	// pipelineDescDescription is the schema descriptor for description field.
+	pipelineDescDescription := pipelineFields[3].Descriptor()
+	// pipeline.DefaultDescription holds the default value on creation for the description field.
+	pipeline.DefaultDescription = pipelineDescDescription.Default.(string)
+	// pipelineDescID is the schema descriptor for id field.
+	pipelineDescID := pipelineFields[0].Descriptor()
+	// pipeline.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	pipeline.IDValidator = pipelineDescID.Validators[0].(func(string) error)
 	renderjobFields := schema.RenderJob{}.Fields()
 	_ = renderjobFields
+	// renderjobDescOrgID is the schema descriptor for org_id field.
+	renderjobDescOrgID := renderjobFields[1].Descriptor()
+	// renderjob.DefaultOrgID holds the default value on creation for the org_id field.
+	renderjob.DefaultOrgID = renderjobDescOrgID.Default.(string)
 	// renderjobDescProgress is the schema descriptor for progress field.
-	renderjobDescProgress := renderjobFields[6].Descriptor()
+	renderjobDescProgress := renderjobFields[7].Descriptor()
 	// renderjob.DefaultProgress holds the default value on creation for the progress field.
 	renderjob.DefaultProgress = renderjobDescProgress.Default.(float64)
 	// renderjobDescAttempts is the schema descriptor for attempts field.
-	renderjobDescAttempts := renderjobFields[16].Descriptor()
+	renderjobDescAttempts := renderjobFields[17].Descriptor()
 	// renderjob.DefaultAttempts holds the default value on creation for the attempts field.
 	renderjob.DefaultAttempts = renderjobDescAttempts.Default.(int)
 	// renderjobDescCreatedAt is the schema descriptor for created_at field.
-	renderjobDescCreatedAt := renderjobFields[19].Descriptor()
+	renderjobDescCreatedAt := renderjobFields[20].Descriptor()
 	// renderjob.DefaultCreatedAt holds the default value on creation for the created_at field.
 	renderjob.DefaultCreatedAt = renderjobDescCreatedAt.Default.(func() time.Time)
 	// renderjobDescUpdatedAt is the schema descriptor for updated_at field.
-	renderjobDescUpdatedAt := renderjobFields[20].Descriptor()
+	renderjobDescUpdatedAt := renderjobFields[21].Descriptor()
 	// renderjob.DefaultUpdatedAt holds the default value on creation for the updated_at field.
 	renderjob.DefaultUpdatedAt = renderjobDescUpdatedAt.Default.(func() time.Time)
 	// renderjobDescID is the schema descriptor for id field.

@@ -14,6 +14,10 @@ import (
 // Tx is a transactional client that is created by calling Client.Tx().
 type Tx struct {
 	config
+	// Job is the client for interacting with the Job builders.
+	Job *JobClient
+	// Pipeline is the client for interacting with the Pipeline builders.
+	Pipeline *PipelineClient
 	// RenderJob is the client for interacting with the RenderJob builders.
 	RenderJob *RenderJobClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -149,6 +153,8 @@ func (tx *Tx) Client() *Client {
 }
 
 func (tx *Tx) init() {
+	tx.Job = NewJobClient(tx.config)
+	tx.Pipeline = NewPipelineClient(tx.config)
 	tx.RenderJob = NewRenderJobClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
@@ -160,7 +166,7 @@ func (tx *Tx) init() {
 // of them in order to commit or rollback the transaction.
 //
 // If a closed transaction is embedded in one of the generated entities, and the entity
-// applies a query, for example: RenderJob.QueryXXX(), the query will be executed
+// applies a query, for example: Job.QueryXXX(), the query will be executed
 // through the driver which created this transaction.
 //
 // Note that txDriver is not goroutine safe.

@@ -14,6 +14,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/storage"
@@ -32,12 +33,15 @@ type Config struct {
 	Log          *slog.Logger
 }
 
-// marshaler writes the spec's JSON: camelCase names, unset optional fields
-// absent. Unknown request fields are errors, so typos surface.
+// marshaler writes the spec's JSON: camelCase names; lists present even
+// when empty (EmitDefaultValues), while unset optional fields and unset
+// messages stay absent (EmitUnpopulated would write them as null). Unknown
+// request fields are errors, so typos surface.
 var marshaler = &runtime.JSONPb{
 	MarshalOptions: protojson.MarshalOptions{
-		UseProtoNames:   false,
-		EmitUnpopulated: false,
+		UseProtoNames:     false,
+		EmitUnpopulated:   false,
+		EmitDefaultValues: true,
 	},
 	UnmarshalOptions: protojson.UnmarshalOptions{
 		DiscardUnknown: false,
@@ -57,10 +61,17 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	if err := renderv1.RegisterRenderServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register render gateway: %w", err)
 	}
+	if err := mediav1.RegisterJobServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register job gateway: %w", err)
+	}
+	if err := mediav1.RegisterPipelineServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register pipeline gateway: %w", err)
+	}
 
 	root := http.NewServeMux()
 	root.Handle("/", mux)
-	root.Handle("GET /api/render/{jobId}/events", &watchHandler{client: renderv1.NewRenderServiceClient(cfg.Conn), log: cfg.Log})
+	root.Handle("GET /api/render/{id}/events", &watchHandler{open: watchRender(renderv1.NewRenderServiceClient(cfg.Conn)), log: cfg.Log})
+	root.Handle("GET /jobs/{id}/events", &watchHandler{open: watchJob(mediav1.NewJobServiceClient(cfg.Conn)), log: cfg.Log})
 	root.HandleFunc("GET /api/openapi.json", serveOpenAPI)
 	if cfg.Storage != nil && cfg.Storage.Local() {
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
@@ -86,7 +97,9 @@ func incomingHeader(key string) (string, bool) {
 
 // successStatuses are the documented non-200 success statuses, by RPC method.
 var successStatuses = map[string]int{
-	"/kino.render.v1.RenderService/SubmitRender": http.StatusAccepted,
+	"/kino.render.v1.RenderService/SubmitRender":    http.StatusAccepted,
+	"/kino.media.v1.JobService/CreateJob":           http.StatusAccepted,
+	"/kino.media.v1.PipelineService/CreatePipeline": http.StatusCreated,
 }
 
 func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) error {

@@ -40,6 +40,11 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
+		// A bodiless POST such as POST /jobs/{id}/cancel needs no content type.
+		if r.ContentLength == 0 && r.Header.Get("Content-Type") == "" {
+			next.ServeHTTP(w, r)
+			return
+		}
 		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
 			writeError(w, apierr.Validation, "Content-Type must be application/json")

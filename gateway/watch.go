@@ -1,11 +1,17 @@
 package gateway
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"net/http"
 
+	"google.golang.org/grpc/metadata"
+
+	"google.golang.org/protobuf/proto"
+
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 )
 
@@ -16,18 +22,51 @@ import (
 // error before the first record is the usual envelope with its status; an
 // error after it is a final event "error" (or line {"error": {...}}).
 type watchHandler struct {
-	client renderv1.RenderServiceClient
-	log    *slog.Logger
+	// open starts the stream of the job named in the request; the records
+	// it returns are written as they are.
+	open func(ctx context.Context, r *http.Request) (recv func() (proto.Message, error), err error)
+	log  *slog.Logger
+}
+
+// watchRender streams WatchRender records.
+func watchRender(client renderv1.RenderServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+	return func(ctx context.Context, r *http.Request) (func() (proto.Message, error), error) {
+		stream, err := client.WatchRender(ctx, &renderv1.WatchRenderRequest{JobId: r.PathValue("id")})
+		if err != nil {
+			return nil, err
+		}
+		return func() (proto.Message, error) {
+			m, err := stream.Recv()
+			return m.GetJob(), err
+		}, nil
+	}
+}
+
+// watchJob streams WatchJob records.
+func watchJob(client mediav1.JobServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+	return func(ctx context.Context, r *http.Request) (func() (proto.Message, error), error) {
+		stream, err := client.WatchJob(ctx, &mediav1.WatchJobRequest{Id: r.PathValue("id")})
+		if err != nil {
+			return nil, err
+		}
+		return func() (proto.Message, error) {
+			m, err := stream.Recv()
+			return m.GetData(), err
+		}, nil
+	}
 }
 
 func (h *watchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
-	stream, err := h.client.WatchRender(ctx, &renderv1.WatchRenderRequest{JobId: r.PathValue("jobId")})
+	if v := r.Header.Get("Authorization"); v != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", v)
+	}
+	recv, err := h.open(ctx, r)
 	if err != nil {
 		writeStatusError(ctx, nil, nil, w, r, err)
 		return
 	}
-	first, err := stream.Recv()
+	first, err := recv()
 	if err != nil {
 		writeStatusError(ctx, nil, nil, w, r, err)
 		return
@@ -75,7 +114,7 @@ func (h *watchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	msg := first
 	for {
-		body, err := marshaler.Marshal(msg.GetJob())
+		body, err := marshaler.Marshal(msg)
 		if err != nil {
 			h.log.Error("marshal watch record", "err", err)
 			return
@@ -83,7 +122,7 @@ func (h *watchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if err := write("job", body); err != nil {
 			return
 		}
-		msg, err = stream.Recv()
+		msg, err = recv()
 		if errors.Is(err, io.EOF) {
 			return
 		}

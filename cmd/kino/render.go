@@ -36,6 +36,7 @@ func renderCmd(args []string) error {
 	addr := fs.String("addr", "127.0.0.1:9090", "gRPC address of kino")
 	watch := fs.Bool("watch", false, "with submit: follow the job until it ends")
 	key := fs.String("idempotency-key", "", "with submit: a repeat with the same key returns the first job")
+	apiKey := fs.String("api-key", "", "API key of your organisation, when kino has keys")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), renderUsage)
 		fs.PrintDefaults()
@@ -58,6 +59,9 @@ func renderCmd(args []string) error {
 	defer conn.Close()
 	client := renderv1.NewRenderServiceClient(conn)
 	ctx := context.Background()
+	if *apiKey != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+*apiKey)
+	}
 	out := os.Stdout
 
 	verb, arg := positional[0], positional[1]

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"flag"
+	"fmt"
 	"log/slog"
 	"os"
 	"os/signal"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 )
 
@@ -48,14 +50,30 @@ func serve(args []string) error {
 	fs.IntVar(&limits.MaxLayers, "max-layers", limits.MaxLayers, "most layers (clips) in a composition")
 	fs.IntVar(&limits.MaxAssets, "max-assets", limits.MaxAssets, "most distinct assets a composition downloads")
 	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	var apiKeys, apiKeysFile string
+	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
+	fs.StringVar(&apiKeysFile, "api-keys-file", "", "file of API keys, one key=org a line")
 	_ = fs.Parse(args)
-	if err := envFlags(fs); err != nil {
+	err := envFlags(fs)
+	if err != nil {
 		return err
 	}
 	cfg.CORSOrigins = cors
 	cfg.MaxBodyBytes = int64(bodyLimit)
 	cfg.MaxAssetBytes = int64(assetLimit)
 	cfg.Limits = limits
+	if cfg.APIKeys, err = auth.ParseKeys(apiKeys); err != nil {
+		return fmt.Errorf("--api-keys: %w", err)
+	}
+	if apiKeysFile != "" {
+		fileKeys, err := auth.ReadKeysFile(apiKeysFile)
+		if err != nil {
+			return err
+		}
+		for k, org := range fileKeys {
+			cfg.APIKeys[k] = org
+		}
+	}
 
 	var handler slog.Handler = slog.NewTextHandler(os.Stderr, nil)
 	if logFormat == "json" {

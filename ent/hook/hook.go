@@ -9,6 +9,30 @@ import (
 	"github.com/kinohq/kino/ent"
 )
 
+// The JobFunc type is an adapter to allow the use of ordinary
+// function as Job mutator.
+type JobFunc func(context.Context, *ent.JobMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f JobFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.JobMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.JobMutation", m)
+}
+
+// The PipelineFunc type is an adapter to allow the use of ordinary
+// function as Pipeline mutator.
+type PipelineFunc func(context.Context, *ent.PipelineMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f PipelineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.PipelineMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineMutation", m)
+}
+
 // The RenderJobFunc type is an adapter to allow the use of ordinary
 // function as RenderJob mutator.
 type RenderJobFunc func(context.Context, *ent.RenderJobMutation) (ent.Value, error)

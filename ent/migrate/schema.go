@@ -8,9 +8,113 @@ import (
 )
 
 var (
+	// JobsColumns holds the columns for the "jobs" table.
+	JobsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "user_id", Type: field.TypeString, Nullable: true},
+		{Name: "batch_id", Type: field.TypeString, Nullable: true},
+		{Name: "type", Type: field.TypeString},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"waiting", "dispatched", "running", "complete", "failed", "cancelled"}, Default: "waiting"},
+		{Name: "provider_id", Type: field.TypeString, Nullable: true},
+		{Name: "provider_type", Type: field.TypeString, Nullable: true},
+		{Name: "provider_run_id", Type: field.TypeString, Nullable: true},
+		{Name: "ai_pattern", Type: field.TypeString, Nullable: true},
+		{Name: "inputs", Type: field.TypeString, Size: 2147483647},
+		{Name: "params", Type: field.TypeString, Size: 2147483647},
+		{Name: "output_ref", Type: field.TypeString, Nullable: true},
+		{Name: "output_meta", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "error_code", Type: field.TypeString, Nullable: true},
+		{Name: "error_message", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "logs_ref", Type: field.TypeString, Nullable: true},
+		{Name: "steps_json", Type: field.TypeString, Nullable: true, Size: 2147483647},
+		{Name: "media_type", Type: field.TypeString, Nullable: true},
+		{Name: "pipeline_id", Type: field.TypeString, Nullable: true},
+		{Name: "pipeline_node_id", Type: field.TypeString, Nullable: true},
+		{Name: "output_key", Type: field.TypeString, Nullable: true},
+		{Name: "price", Type: field.TypeFloat64, Nullable: true},
+		{Name: "provider_cost", Type: field.TypeFloat64, Nullable: true},
+		{Name: "infra_cost", Type: field.TypeFloat64, Nullable: true},
+		{Name: "margin", Type: field.TypeFloat64, Nullable: true},
+		{Name: "estimated_price", Type: field.TypeFloat64, Nullable: true},
+		{Name: "created_at", Type: field.TypeInt64},
+		{Name: "updated_at", Type: field.TypeInt64},
+		{Name: "dispatched_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "started_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "completed_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "billing_reconciled_at", Type: field.TypeInt64, Nullable: true},
+		{Name: "retry_count", Type: field.TypeInt, Default: 0},
+		{Name: "api_total_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "api_prechecks_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "api_validation_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "api_db_insert_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "api_dispatch_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "exec_download_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "exec_execute_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "exec_upload_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "queue_wait_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "consumer_total_ms", Type: field.TypeInt64, Nullable: true},
+	}
+	// JobsTable holds the schema information for the "jobs" table.
+	JobsTable = &schema.Table{
+		Name:       "jobs",
+		Columns:    JobsColumns,
+		PrimaryKey: []*schema.Column{JobsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "job_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[27], JobsColumns[0]},
+			},
+			{
+				Name:    "job_org_id_status_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[27], JobsColumns[0]},
+			},
+			{
+				Name:    "job_org_id_type_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[27], JobsColumns[0]},
+			},
+			{
+				Name:    "job_org_id_status_type_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[27], JobsColumns[0]},
+			},
+			{
+				Name:    "job_batch_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[3]},
+			},
+		},
+	}
+	// PipelinesColumns holds the columns for the "pipelines" table.
+	PipelinesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString},
+		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "graph", Type: field.TypeBytes},
+		{Name: "created_at", Type: field.TypeInt64},
+		{Name: "updated_at", Type: field.TypeInt64},
+	}
+	// PipelinesTable holds the schema information for the "pipelines" table.
+	PipelinesTable = &schema.Table{
+		Name:       "pipelines",
+		Columns:    PipelinesColumns,
+		PrimaryKey: []*schema.Column{PipelinesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "pipeline_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{PipelinesColumns[1], PipelinesColumns[5], PipelinesColumns[0]},
+			},
+		},
+	}
 	// RenderJobsColumns holds the columns for the "render_jobs" table.
 	RenderJobsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString, Default: "default"},
 		{Name: "provider", Type: field.TypeString},
 		{Name: "composition", Type: field.TypeBytes},
 		{Name: "asset_urls", Type: field.TypeJSON, Nullable: true},
@@ -43,17 +147,17 @@ var (
 			{
 				Name:    "renderjob_status_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{RenderJobsColumns[5], RenderJobsColumns[19]},
+				Columns: []*schema.Column{RenderJobsColumns[6], RenderJobsColumns[20]},
 			},
 			{
 				Name:    "renderjob_status_lease_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{RenderJobsColumns[5], RenderJobsColumns[18]},
+				Columns: []*schema.Column{RenderJobsColumns[6], RenderJobsColumns[19]},
 			},
 			{
-				Name:    "renderjob_idempotency_key",
+				Name:    "renderjob_org_id_idempotency_key",
 				Unique:  true,
-				Columns: []*schema.Column{RenderJobsColumns[14]},
+				Columns: []*schema.Column{RenderJobsColumns[1], RenderJobsColumns[15]},
 			},
 		},
 	}
@@ -91,6 +195,8 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		JobsTable,
+		PipelinesTable,
 		RenderJobsTable,
 		WebhookDeliveriesTable,
 	}

@@ -6,6 +6,12 @@ import (
 	"entgo.io/ent/dialect/sql"
 )
 
+// Job is the predicate function for job builders.
+type Job func(*sql.Selector)
+
+// Pipeline is the predicate function for pipeline builders.
+type Pipeline func(*sql.Selector)
+
 // RenderJob is the predicate function for renderjob builders.
 type RenderJob func(*sql.Selector)
 

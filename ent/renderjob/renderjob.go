@@ -14,6 +14,8 @@ const (
 	Label = "render_job"
 	// FieldID holds the string denoting the id field in the database.
 	FieldID = "id"
+	// FieldOrgID holds the string denoting the org_id field in the database.
+	FieldOrgID = "org_id"
 	// FieldProvider holds the string denoting the provider field in the database.
 	FieldProvider = "provider"
 	// FieldComposition holds the string denoting the composition field in the database.
@@ -65,6 +67,7 @@ const (
 // Columns holds all SQL columns for renderjob fields.
 var Columns = []string{
 	FieldID,
+	FieldOrgID,
 	FieldProvider,
 	FieldComposition,
 	FieldAssetUrls,
@@ -100,6 +103,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultOrgID holds the default value on creation for the "org_id" field.
+	DefaultOrgID string
 	// DefaultProgress holds the default value on creation for the "progress" field.
 	DefaultProgress float64
 	// DefaultAttempts holds the default value on creation for the "attempts" field.
@@ -147,6 +152,11 @@ type OrderOption func(*sql.Selector)
 // ByID orders the results by the id field.
 func ByID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldID, opts...).ToFunc()
+}
+
+// ByOrgID orders the results by the org_id field.
+func ByOrgID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrgID, opts...).ToFunc()
 }
 
 // ByProvider orders the results by the provider field.

@@ -64,6 +64,11 @@ func IDContainsFold(id string) predicate.RenderJob {
 	return predicate.RenderJob(sql.FieldContainsFold(FieldID, id))
 }
 
+// OrgID applies equality check predicate on the "org_id" field. It's identical to OrgIDEQ.
+func OrgID(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldEQ(FieldOrgID, v))
+}
+
 // Provider applies equality check predicate on the "provider" field. It's identical to ProviderEQ.
 func Provider(v string) predicate.RenderJob {
 	return predicate.RenderJob(sql.FieldEQ(FieldProvider, v))
@@ -162,6 +167,71 @@ func StartedAt(v time.Time) predicate.RenderJob {
 // FinishedAt applies equality check predicate on the "finished_at" field. It's identical to FinishedAtEQ.
 func FinishedAt(v time.Time) predicate.RenderJob {
 	return predicate.RenderJob(sql.FieldEQ(FieldFinishedAt, v))
+}
+
+// OrgIDEQ applies the EQ predicate on the "org_id" field.
+func OrgIDEQ(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldEQ(FieldOrgID, v))
+}
+
+// OrgIDNEQ applies the NEQ predicate on the "org_id" field.
+func OrgIDNEQ(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldNEQ(FieldOrgID, v))
+}
+
+// OrgIDIn applies the In predicate on the "org_id" field.
+func OrgIDIn(vs ...string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldIn(FieldOrgID, vs...))
+}
+
+// OrgIDNotIn applies the NotIn predicate on the "org_id" field.
+func OrgIDNotIn(vs ...string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldNotIn(FieldOrgID, vs...))
+}
+
+// OrgIDGT applies the GT predicate on the "org_id" field.
+func OrgIDGT(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldGT(FieldOrgID, v))
+}
+
+// OrgIDGTE applies the GTE predicate on the "org_id" field.
+func OrgIDGTE(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldGTE(FieldOrgID, v))
+}
+
+// OrgIDLT applies the LT predicate on the "org_id" field.
+func OrgIDLT(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldLT(FieldOrgID, v))
+}
+
+// OrgIDLTE applies the LTE predicate on the "org_id" field.
+func OrgIDLTE(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldLTE(FieldOrgID, v))
+}
+
+// OrgIDContains applies the Contains predicate on the "org_id" field.
+func OrgIDContains(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldContains(FieldOrgID, v))
+}
+
+// OrgIDHasPrefix applies the HasPrefix predicate on the "org_id" field.
+func OrgIDHasPrefix(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldHasPrefix(FieldOrgID, v))
+}
+
+// OrgIDHasSuffix applies the HasSuffix predicate on the "org_id" field.
+func OrgIDHasSuffix(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldHasSuffix(FieldOrgID, v))
+}
+
+// OrgIDEqualFold applies the EqualFold predicate on the "org_id" field.
+func OrgIDEqualFold(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldEqualFold(FieldOrgID, v))
+}
+
+// OrgIDContainsFold applies the ContainsFold predicate on the "org_id" field.
+func OrgIDContainsFold(v string) predicate.RenderJob {
+	return predicate.RenderJob(sql.FieldContainsFold(FieldOrgID, v))
 }
 
 // ProviderEQ applies the EQ predicate on the "provider" field.

@@ -16,6 +16,8 @@ type RenderJob struct {
 func (RenderJob) Fields() []ent.Field {
 	return []ent.Field{
 		field.String("id").Immutable().NotEmpty(),
+		// The organisation of the API key that submitted it.
+		field.String("org_id").Immutable().Default("default"),
 		field.String("provider").Immutable(),
 		// The composition exactly as submitted, as JSON.
 		field.Bytes("composition").Immutable(),
@@ -53,6 +55,7 @@ func (RenderJob) Indexes() []ent.Index {
 		index.Fields("status", "created_at"),
 		// Recovery looks for processing jobs whose lease ran out.
 		index.Fields("status", "lease_expires_at"),
-		index.Fields("idempotency_key").Unique(),
+		// Keys are per organisation: one org's key never finds another's job.
+		index.Fields("org_id", "idempotency_key").Unique(),
 	}
 }

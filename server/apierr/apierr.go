@@ -30,6 +30,7 @@ const (
 	MethodNotAllowed     Code = "METHOD_NOT_ALLOWED"
 	Unauthenticated      Code = "UNAUTHENTICATED"
 	Unavailable          Code = "UNAVAILABLE"
+	PipelineNotFound     Code = "PIPELINE_NOT_FOUND"
 )
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
@@ -51,6 +52,7 @@ var mappings = map[Code]mapping{
 	MethodNotAllowed:     {codes.Unimplemented, http.StatusMethodNotAllowed},
 	Unauthenticated:      {codes.Unauthenticated, http.StatusUnauthorized},
 	Unavailable:          {codes.Unavailable, http.StatusServiceUnavailable},
+	PipelineNotFound:     {codes.NotFound, http.StatusNotFound},
 }
 
 // Error is a client-facing error with a documented code.

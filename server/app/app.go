@@ -27,10 +27,13 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/gateway"
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/queue"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -64,6 +67,9 @@ type Config struct {
 	Lease                time.Duration
 	MaxAttempts          int
 	ShutdownGrace        time.Duration
+	// APIKeys maps each API key to its organisation; empty runs kino in
+	// single-organisation mode.
+	APIKeys map[string]string
 	// DefaultFont is the font of text layers that name none; found with
 	// fontconfig when empty.
 	DefaultFont string
@@ -187,8 +193,14 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Log:     cfg.Log,
 	})
 
-	a.grpcServer = rpc.NewServer(cfg.Log)
+	authn := auth.New(cfg.APIKeys, "/kino.render.v1.RenderService/Health")
+	if authn.SingleOrg() {
+		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
+	}
+	a.grpcServer = rpc.NewServer(cfg.Log, authn)
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
+	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, nil))
+	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(a.grpcServer, healthSrv)

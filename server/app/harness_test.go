@@ -31,6 +31,7 @@ type kino struct {
 	app  *app.App
 	base string
 	rpc  renderv1.RenderServiceClient
+	conn *grpc.ClientConn
 	cfg  app.Config
 }
 
@@ -61,7 +62,7 @@ func start(t *testing.T, db storetest.DB, mutate func(*app.Config)) *kino {
 	conn, err := grpc.NewClient(a.GRPCAddr, grpc.WithTransportCredentials(insecure.NewCredentials()))
 	require.NoError(t, err)
 	t.Cleanup(func() { conn.Close() })
-	return &kino{app: a, base: "http://" + a.HTTPAddr, rpc: renderv1.NewRenderServiceClient(conn), cfg: cfg}
+	return &kino{app: a, base: "http://" + a.HTTPAddr, rpc: renderv1.NewRenderServiceClient(conn), conn: conn, cfg: cfg}
 }
 
 func testLogger(t *testing.T) *slog.Logger {

@@ -23,6 +23,7 @@ import (
 	"github.com/kinohq/kino/ent/renderjob"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/queue"
@@ -117,6 +118,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	t := time.Now().UTC()
 	create := s.st.RenderJob.Create().
 		SetID(id.String()).
+		SetOrgID(auth.Org(ctx)).
 		SetProvider(req.GetProvider()).
 		SetComposition(composition).
 		SetAssetUrls(req.GetAssetUrls()).
@@ -154,7 +156,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 // the window, an error when that request had another body, or nil. A key
 // older than the window is freed for reuse.
 func (s *Service) findIdempotent(ctx context.Context, key, hash string) (*ent.RenderJob, error) {
-	job, err := s.st.RenderJob.Query().Where(renderjob.IdempotencyKey(key)).Only(ctx)
+	job, err := s.st.RenderJob.Query().Where(renderjob.OrgID(auth.Org(ctx)), renderjob.IdempotencyKey(key)).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil
 	}
@@ -191,6 +193,10 @@ func (s *Service) GetRender(ctx context.Context, req *renderv1.GetRenderRequest)
 // killed at once.
 func (s *Service) CancelRender(ctx context.Context, req *renderv1.CancelRenderRequest) (*renderv1.CancelRenderResponse, error) {
 	id := req.GetJobId()
+	// Another organisation's job answers as if it did not exist.
+	if _, err := s.get(ctx, id); err != nil {
+		return nil, err
+	}
 	job, err := s.queue.Cancel(ctx, id)
 	var notCancellable *queue.NotCancellableError
 	switch {
@@ -255,7 +261,7 @@ func (s *Service) get(ctx context.Context, id string) (*ent.RenderJob, error) {
 		return nil, apierr.New(apierr.Validation, "jobId: is required")
 	}
 	job, err := s.st.RenderJob.Get(ctx, id)
-	if ent.IsNotFound(err) {
+	if ent.IsNotFound(err) || (err == nil && job.OrgID != auth.Org(ctx)) {
 		return nil, notFound(id)
 	}
 	if err != nil {

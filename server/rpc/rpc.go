@@ -14,14 +14,16 @@ import (
 	"google.golang.org/grpc/status"
 
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
 )
 
-// NewServer returns a gRPC server with kino's interceptors.
-func NewServer(log *slog.Logger, opts ...grpc.ServerOption) *grpc.Server {
-	opts = append(opts,
-		grpc.ChainUnaryInterceptor(unary(log)),
-		grpc.ChainStreamInterceptor(stream(log)),
-	)
+// NewServer returns a gRPC server with kino's interceptors: error
+// translation outermost, so it also covers authentication, then auth.
+func NewServer(log *slog.Logger, authn *auth.Authenticator, opts ...grpc.ServerOption) *grpc.Server {
+	opts = append([]grpc.ServerOption{
+		grpc.ChainUnaryInterceptor(unary(log), authn.Unary()),
+		grpc.ChainStreamInterceptor(stream(log), authn.Stream()),
+	}, opts...)
 	return grpc.NewServer(opts...)
 }
 

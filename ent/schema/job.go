@@ -1,0 +1,80 @@
+package schema
+
+import (
+	"entgo.io/ent"
+	"entgo.io/ent/schema/field"
+	"entgo.io/ent/schema/index"
+)
+
+// Job is a typed media job (section 2.2 of the media interface). Times are
+// epoch milliseconds, as the interface carries them.
+type Job struct {
+	ent.Schema
+}
+
+// Fields of the Job.
+func (Job) Fields() []ent.Field {
+	optStr := func(name string) ent.Field { return field.String(name).Optional().Nillable() }
+	optMs := func(name string) ent.Field { return field.Int64(name).Optional().Nillable() }
+	optNum := func(name string) ent.Field { return field.Float(name).Optional().Nillable() }
+	return []ent.Field{
+		field.String("id").Immutable().NotEmpty(),
+		field.String("org_id").Immutable(),
+		optStr("user_id"),
+		optStr("batch_id"),
+		field.String("type").Immutable(),
+		field.Enum("status").Values("waiting", "dispatched", "running", "complete", "failed", "cancelled").Default("waiting"),
+		optStr("provider_id"),
+		optStr("provider_type"),
+		optStr("provider_run_id"),
+		optStr("ai_pattern"),
+		// JSON text, as on the wire.
+		field.Text("inputs"),
+		field.Text("params"),
+		optStr("output_ref"),
+		field.Text("output_meta").Optional().Nillable(),
+		optStr("error_code"),
+		field.Text("error_message").Optional().Nillable(),
+		optStr("logs_ref"),
+		field.Text("steps_json").Optional().Nillable(),
+		optStr("media_type"),
+		optStr("pipeline_id"),
+		optStr("pipeline_node_id"),
+		// Object key of the primary output, for outputUrl.
+		optStr("output_key"),
+		optNum("price"),
+		optNum("provider_cost"),
+		optNum("infra_cost"),
+		optNum("margin"),
+		optNum("estimated_price"),
+		field.Int64("created_at").Immutable(),
+		field.Int64("updated_at"),
+		optMs("dispatched_at"),
+		optMs("started_at"),
+		optMs("completed_at"),
+		optMs("billing_reconciled_at"),
+		field.Int("retry_count").Default(0),
+		optMs("api_total_ms"),
+		optMs("api_prechecks_ms"),
+		optMs("api_validation_ms"),
+		optMs("api_db_insert_ms"),
+		optMs("api_dispatch_ms"),
+		optMs("exec_download_ms"),
+		optMs("exec_execute_ms"),
+		optMs("exec_upload_ms"),
+		optMs("queue_wait_ms"),
+		optMs("consumer_total_ms"),
+	}
+}
+
+// Indexes of the Job. Lists filter by organisation, then by status and/or
+// type, newest first: each index serves one shape of GET /jobs without a sort.
+func (Job) Indexes() []ent.Index {
+	return []ent.Index{
+		index.Fields("org_id", "created_at", "id"),
+		index.Fields("org_id", "status", "created_at", "id"),
+		index.Fields("org_id", "type", "created_at", "id"),
+		index.Fields("org_id", "status", "type", "created_at", "id"),
+		index.Fields("batch_id"),
+	}
+}

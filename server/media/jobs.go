@@ -1,0 +1,341 @@
+// Package media implements kino.media.v1: typed media jobs, their
+// catalogue, and pipelines, each scoped to the caller's organisation.
+package media
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"slices"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+	"google.golang.org/protobuf/types/known/structpb"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
+)
+
+// Statuses are the job statuses, in lifecycle order.
+var Statuses = []string{"waiting", "dispatched", "running", "complete", "failed", "cancelled"}
+
+// JobService is the JobService implementation.
+type JobService struct {
+	mediav1.UnimplementedJobServiceServer
+	st      *store.Store
+	storage *storage.Storage
+	broker  *events.Broker
+	log     *slog.Logger
+	// dispatch tells the executors that a job is waiting.
+	dispatch func()
+}
+
+// NewJobService returns the service; dispatch may be nil until executors exist.
+func NewJobService(st *store.Store, storage *storage.Storage, broker *events.Broker, log *slog.Logger, dispatch func()) *JobService {
+	if dispatch == nil {
+		dispatch = func() {}
+	}
+	return &JobService{st: st, storage: storage, broker: broker, log: log, dispatch: dispatch}
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+func ms(since time.Time) int64 { return time.Since(since).Milliseconds() }
+
+// CreateJob validates a job against its type and queues it as waiting.
+func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobRequest) (*mediav1.CreateJobResponse, error) {
+	start := time.Now()
+	t, ok := catalog.Lookup(req.GetType())
+	if !ok {
+		if req.GetType() == "" {
+			return nil, apierr.New(apierr.Validation, "type: is required; GET /jobs/types lists the job types")
+		}
+		return nil, apierr.New(apierr.Validation, "type: unknown job type %q; GET /jobs/types lists the job types", req.GetType())
+	}
+	prechecks := ms(start)
+
+	validating := time.Now()
+	inputs := req.GetInputs().AsMap()
+	params := req.GetParams().AsMap()
+	if problems := validateJob(t, inputs, params); len(problems) > 0 {
+		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
+	}
+	inputsJSON, err := json.Marshal(inputs)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the inputs could not be stored")
+	}
+	paramsJSON, err := json.Marshal(params)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the params could not be stored")
+	}
+	validation := ms(validating)
+
+	inserting := time.Now()
+	created := nowMs()
+	j, err := s.st.Job.Create().
+		SetID("job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
+		SetOrgID(auth.Org(ctx)).
+		SetType(t.Name).
+		SetInputs(string(inputsJSON)).
+		SetParams(string(paramsJSON)).
+		SetProviderID(t.ProviderID).
+		SetProviderType(t.Resource).
+		SetAiPattern(t.Pattern).
+		SetCreatedAt(created).
+		SetUpdatedAt(created).
+		SetAPIPrechecksMs(prechecks).
+		SetAPIValidationMs(validation).
+		Save(ctx)
+	if err != nil {
+		s.log.ErrorContext(ctx, "create media job", "err", err)
+		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
+	}
+	insert := ms(inserting)
+
+	dispatching := time.Now()
+	s.dispatch()
+	s.broker.Publish(j.ID)
+	dispatch := ms(dispatching)
+
+	// The timings of the request itself, measured above, land on the row
+	// in one more write; a failure here loses only the figures.
+	j, err = s.st.Job.UpdateOne(j).SetAPIDbInsertMs(insert).SetAPIDispatchMs(dispatch).SetAPITotalMs(ms(start)).Save(ctx)
+	if err != nil {
+		s.log.WarnContext(ctx, "record request timings", "job_id", j.ID, "err", err)
+	}
+	s.log.InfoContext(ctx, "media job queued", "job_id", j.ID, "type", j.Type, "org", j.OrgID)
+	rec, err := jobRecord(ctx, s.storage, j)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
+	}
+	return &mediav1.CreateJobResponse{Data: rec}, nil
+}
+
+// validateJob checks inputs and params against the type.
+func validateJob(t *catalog.Type, inputs, params map[string]any) []catalog.Problem {
+	var out []catalog.Problem
+	names := make([]string, 0, len(inputs))
+	for k := range inputs {
+		names = append(names, k)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		path := "inputs." + name
+		if _, ok := t.Input(name); !ok {
+			out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("%s has no input %q (inputs: %s)", t.Name, name, inputNames(t))})
+			continue
+		}
+		v, ok := inputs[name].(string)
+		if !ok || !validURL(v) {
+			out = append(out, catalog.Problem{Path: path, Message: "must be an absolute http or https URL"})
+		}
+	}
+	for _, need := range t.Needs() {
+		if _, ok := inputs[need]; !ok {
+			out = append(out, catalog.Problem{Path: "inputs." + need, Message: "is required"})
+		}
+	}
+	return append(out, t.ValidateParams("params", params)...)
+}
+
+func inputNames(t *catalog.Type) string {
+	var n []string
+	for _, f := range t.Inputs {
+		n = append(n, f.Name)
+	}
+	return strings.Join(n, ", ")
+}
+
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 4096
+}
+
+func joinProblems(ps []catalog.Problem) string {
+	parts := make([]string, len(ps))
+	for i, p := range ps {
+		parts[i] = p.String()
+	}
+	return strings.Join(parts, "; ")
+}
+
+// GetJob reads a job of the caller's organisation.
+func (s *JobService) GetJob(ctx context.Context, req *mediav1.GetJobRequest) (*mediav1.GetJobResponse, error) {
+	j, err := s.get(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	rec, err := jobRecord(ctx, s.storage, j)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
+	}
+	return &mediav1.GetJobResponse{Data: rec}, nil
+}
+
+func (s *JobService) get(ctx context.Context, id string) (*ent.Job, error) {
+	j, err := s.st.Job.Query().Where(job.ID(id), job.OrgID(auth.Org(ctx))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierr.New(apierr.JobNotFound, "no job has the id %q", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read; try again")
+	}
+	return j, nil
+}
+
+// ListJobs lists the caller's jobs, newest first.
+func (s *JobService) ListJobs(ctx context.Context, req *mediav1.ListJobsRequest) (*mediav1.ListJobsResponse, error) {
+	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	where := []predicate.Job{job.OrgID(auth.Org(ctx))}
+	if st := req.GetStatus(); st != "" {
+		if !slices.Contains(Statuses, st) {
+			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
+		}
+		where = append(where, job.StatusEQ(job.Status(st)))
+	}
+	if ty := req.GetType(); ty != "" {
+		if _, ok := catalog.Lookup(ty); !ok {
+			return nil, apierr.New(apierr.Validation, "type: unknown job type %q; GET /jobs/types lists them", ty)
+		}
+		where = append(where, job.Type(ty))
+	}
+	total, err := s.st.Job.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed; try again")
+	}
+	jobs, err := s.st.Job.Query().Where(where...).
+		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).
+		Limit(limit).Offset(offset).All(ctx)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed; try again")
+	}
+	resp := &mediav1.ListJobsResponse{
+		Data: make([]*mediav1.Job, 0, len(jobs)),
+		Meta: &mediav1.JobListMeta{Total: int32(total), Page: int32(page(limit, offset)), Limit: int32(limit)},
+	}
+	for _, j := range jobs {
+		rec, err := jobRecord(ctx, s.storage, j)
+		if err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed")
+		}
+		resp.Data = append(resp.Data, rec)
+	}
+	return resp, nil
+}
+
+// CancelJob moves a job that has not ended to cancelled.
+func (s *JobService) CancelJob(ctx context.Context, req *mediav1.CancelJobRequest) (*mediav1.CancelJobResponse, error) {
+	j, err := s.get(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	now := nowMs()
+	n, err := s.st.Job.Update().
+		Where(job.ID(j.ID), job.StatusIn(job.StatusWaiting, job.StatusDispatched, job.StatusRunning)).
+		SetStatus(job.StatusCancelled).SetCompletedAt(now).SetUpdatedAt(now).
+		Save(ctx)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be cancelled; try again")
+	}
+	if j, err = s.get(ctx, j.ID); err != nil {
+		return nil, err
+	}
+	if n == 0 {
+		return nil, apierr.New(apierr.JobNotCancellable, "job %s is already in a terminal state (%s) and cannot be cancelled", j.ID, j.Status)
+	}
+	s.broker.Publish(j.ID)
+	rec, err := jobRecord(ctx, s.storage, j)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
+	}
+	return &mediav1.CancelJobResponse{Data: rec}, nil
+}
+
+// WatchJob streams the job until it ends.
+func (s *JobService) WatchJob(req *mediav1.WatchJobRequest, stream mediav1.JobService_WatchJobServer) error {
+	ctx := stream.Context()
+	changed, unsubscribe := s.broker.Subscribe(req.GetId())
+	defer unsubscribe()
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var last *mediav1.Job
+	for {
+		j, err := s.get(ctx, req.GetId())
+		if err != nil {
+			return err
+		}
+		rec, err := jobRecord(ctx, s.storage, j)
+		if err != nil {
+			return apierr.Wrap(err, apierr.Internal, "the job could not be read")
+		}
+		if last == nil || !proto.Equal(last, rec) {
+			if err := stream.Send(&mediav1.WatchJobResponse{Data: rec}); err != nil {
+				return err
+			}
+			last = rec
+		}
+		switch j.Status {
+		case job.StatusComplete, job.StatusFailed, job.StatusCancelled:
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		case <-tick.C:
+		}
+	}
+}
+
+// ListJobTypes publishes the catalogue.
+func (s *JobService) ListJobTypes(context.Context, *mediav1.ListJobTypesRequest) (*mediav1.ListJobTypesResponse, error) {
+	resp := &mediav1.ListJobTypesResponse{}
+	for _, t := range catalog.All() {
+		jt, err := jobType(t)
+		if err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the catalogue could not be written")
+		}
+		resp.Data = append(resp.Data, jt)
+	}
+	return resp, nil
+}
+
+func jobType(t *catalog.Type) (*mediav1.JobType, error) {
+	overrides, err := structpb.NewStruct(t.MediaOverrides)
+	if err != nil {
+		return nil, err
+	}
+	schema, err := structpb.NewStruct(catalog.Schema(t.Params))
+	if err != nil {
+		return nil, err
+	}
+	fields := func(fs []catalog.Field) []*mediav1.JobTypeField {
+		out := make([]*mediav1.JobTypeField, len(fs))
+		for i, f := range fs {
+			out[i] = &mediav1.JobTypeField{Name: f.Name, Media: f.Media, Required: f.Required, Description: f.Description}
+		}
+		return out
+	}
+	return &mediav1.JobType{
+		Type: t.Name, Tag: t.Tag, Summary: t.Summary, Needs: t.Needs(), Pattern: t.Pattern,
+		AcceptsMedia: t.AcceptsMedia, Provider: &mediav1.JobTypeProvider{Id: t.ProviderID, Resource: t.Resource},
+		MediaOverrides: overrides, Inputs: fields(t.Inputs), Outputs: fields(t.Outputs),
+		ParamsSchema: schema, CostModel: t.CostModel(),
+	}, nil
+}

@@ -1,0 +1,48 @@
+package media
+
+import (
+	"regexp"
+	"strconv"
+
+	"github.com/kinohq/kino/server/apierr"
+)
+
+// Paging rules of every list: limit and offset are digit strings; limit
+// defaults to 50 and is at most 100, offset defaults to 0.
+const (
+	DefaultLimit = 50
+	MaxLimit     = 100
+	// maxOffset keeps offsets in range of every database's integers.
+	maxOffset = 1_000_000_000
+)
+
+var digits = regexp.MustCompile(`^\d+$`)
+
+// paging reads limit and offset, naming the parameter at fault.
+func paging(limit, offset string) (int, int, error) {
+	l, o := DefaultLimit, 0
+	if limit != "" {
+		if !digits.MatchString(limit) {
+			return 0, 0, apierr.New(apierr.Validation, "limit: must be digits only (^\\d+$), got %q", limit)
+		}
+		n, err := strconv.Atoi(limit)
+		if err != nil || n < 1 || n > MaxLimit {
+			return 0, 0, apierr.New(apierr.Validation, "limit: must be between 1 and %d", MaxLimit)
+		}
+		l = n
+	}
+	if offset != "" {
+		if !digits.MatchString(offset) {
+			return 0, 0, apierr.New(apierr.Validation, "offset: must be digits only (^\\d+$), got %q", offset)
+		}
+		n, err := strconv.Atoi(offset)
+		if err != nil || n > maxOffset {
+			return 0, 0, apierr.New(apierr.Validation, "offset: must be at most %d", maxOffset)
+		}
+		o = n
+	}
+	return l, o, nil
+}
+
+// page is the 1-based page that offset falls in: offset / limit + 1.
+func page(limit, offset int) int { return offset/limit + 1 }
