@@ -24,20 +24,28 @@ func main() {
 		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		skip     = flag.String("skip", "", "skip a part: render or submit")
+		only     = flag.String("only", "", "run one part: render, submit or jobs")
+		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
+		queries  = flag.Int("queries", 2000, "list queries of the list test")
 	)
 	flag.Parse()
 	ctx := context.Background()
 
 	fmt.Printf("# kinobench, %s\n\n", time.Now().UTC().Format(time.DateTime))
 	fmt.Printf("Machine: %d CPUs, %s/%s, %s.\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
-	if *skip != "render" {
+	run := func(part string) bool { return *only == "" || *only == part }
+	if run("render") {
 		if err := benchRender(ctx, *runs); err != nil {
 			fail(err)
 		}
 	}
-	if *skip != "submit" {
+	if run("submit") {
 		if err := benchSubmit(ctx, *submits, *parallel, *dbURL); err != nil {
+			fail(err)
+		}
+	}
+	if run("jobs") {
+		if err := benchJobList(ctx, *jobs, *queries, *dbURL); err != nil {
 			fail(err)
 		}
 	}
