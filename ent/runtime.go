@@ -5,6 +5,7 @@ package ent
 import (
 	"time"
 
+	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/renderjob"
@@ -16,6 +17,16 @@ import (
 // (default values, validators, hooks and policies) and stitches it
 // to their package variables.
 func init() {
+	assetFields := schema.Asset{}.Fields()
+	_ = assetFields
+	// assetDescMetadata is the schema descriptor for metadata field.
+	assetDescMetadata := assetFields[7].Descriptor()
+	// asset.DefaultMetadata holds the default value on creation for the metadata field.
+	asset.DefaultMetadata = assetDescMetadata.Default.(string)
+	// assetDescID is the schema descriptor for id field.
+	assetDescID := assetFields[0].Descriptor()
+	// asset.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	asset.IDValidator = assetDescID.Validators[0].(func(string) error)
 	jobFields := schema.Job{}.Fields()
 	_ = jobFields
 	// jobDescRetryCount is the schema descriptor for retry_count field.

@@ -67,11 +67,17 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	if err := mediav1.RegisterPipelineServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register pipeline gateway: %w", err)
 	}
+	if err := mediav1.RegisterAssetServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register asset gateway: %w", err)
+	}
 
 	root := http.NewServeMux()
 	root.Handle("/", mux)
 	root.Handle("GET /api/render/{id}/events", &watchHandler{open: watchRender(renderv1.NewRenderServiceClient(cfg.Conn)), log: cfg.Log})
 	root.Handle("GET /jobs/{id}/events", &watchHandler{open: watchJob(mediav1.NewJobServiceClient(cfg.Conn)), log: cfg.Log})
+	assets := mediav1.NewAssetServiceClient(cfg.Conn)
+	root.Handle("POST /assets", &uploadHandler{client: assets})
+	root.Handle("GET /assets/{id}/content", &contentHandler{client: assets, storage: cfg.Storage})
 	root.HandleFunc("GET /api/openapi.json", serveOpenAPI)
 	if cfg.Storage != nil && cfg.Storage.Local() {
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})

@@ -8,6 +8,41 @@ import (
 )
 
 var (
+	// AssetsColumns holds the columns for the "assets" table.
+	AssetsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"psd_template", "image", "font"}},
+		{Name: "name", Type: field.TypeString},
+		{Name: "filename", Type: field.TypeString},
+		{Name: "storage_key", Type: field.TypeString},
+		{Name: "file_size", Type: field.TypeInt64},
+		{Name: "metadata", Type: field.TypeString, Size: 2147483647, Default: "{}"},
+		{Name: "scope", Type: field.TypeEnum, Enums: []string{"org", "system"}},
+		{Name: "status", Type: field.TypeEnum, Enums: []string{"processing", "ready", "failed"}, Default: "processing"},
+		{Name: "category", Type: field.TypeEnum, Nullable: true, Enums: []string{"apparel", "drinkware", "devices", "print"}},
+		{Name: "thumbnail_key", Type: field.TypeString, Nullable: true},
+		{Name: "created_at", Type: field.TypeInt64},
+		{Name: "updated_at", Type: field.TypeInt64},
+	}
+	// AssetsTable holds the schema information for the "assets" table.
+	AssetsTable = &schema.Table{
+		Name:       "assets",
+		Columns:    AssetsColumns,
+		PrimaryKey: []*schema.Column{AssetsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "asset_org_id_scope_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{AssetsColumns[1], AssetsColumns[8], AssetsColumns[12], AssetsColumns[0]},
+			},
+			{
+				Name:    "asset_scope_type_category_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{AssetsColumns[8], AssetsColumns[2], AssetsColumns[10], AssetsColumns[12], AssetsColumns[0]},
+			},
+		},
+	}
 	// JobsColumns holds the columns for the "jobs" table.
 	JobsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -195,6 +230,7 @@ var (
 	}
 	// Tables holds all the tables in the schema.
 	Tables = []*schema.Table{
+		AssetsTable,
 		JobsTable,
 		PipelinesTable,
 		RenderJobsTable,

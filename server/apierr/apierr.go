@@ -31,6 +31,7 @@ const (
 	Unauthenticated      Code = "UNAUTHENTICATED"
 	Unavailable          Code = "UNAVAILABLE"
 	PipelineNotFound     Code = "PIPELINE_NOT_FOUND"
+	AssetNotFound        Code = "ASSET_NOT_FOUND"
 )
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
@@ -53,6 +54,7 @@ var mappings = map[Code]mapping{
 	Unauthenticated:      {codes.Unauthenticated, http.StatusUnauthorized},
 	Unavailable:          {codes.Unavailable, http.StatusServiceUnavailable},
 	PipelineNotFound:     {codes.NotFound, http.StatusNotFound},
+	AssetNotFound:        {codes.NotFound, http.StatusNotFound},
 }
 
 // Error is a client-facing error with a documented code.

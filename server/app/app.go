@@ -70,6 +70,10 @@ type Config struct {
 	// APIKeys maps each API key to its organisation; empty runs kino in
 	// single-organisation mode.
 	APIKeys map[string]string
+	// AdminKey manages system-scope assets; it acts as organisation "system".
+	AdminKey string
+	// MaxUploadBytes caps an asset upload.
+	MaxUploadBytes int64
 	// DefaultFont is the font of text layers that name none; found with
 	// fontconfig when empty.
 	DefaultFont string
@@ -193,7 +197,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Log:     cfg.Log,
 	})
 
-	authn := auth.New(cfg.APIKeys, "/kino.render.v1.RenderService/Health")
+	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
 	}
@@ -201,6 +205,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, nil))
 	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, cfg.Log))
+	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, tmp, cfg.MaxUploadBytes, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(a.grpcServer, healthSrv)

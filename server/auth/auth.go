@@ -84,17 +84,26 @@ type entry struct {
 	org    string
 }
 
+// SystemOrg is the organisation of the admin key, which owns system assets.
+const SystemOrg = "system"
+
 // Authenticator checks keys and puts the organisation in the context.
 type Authenticator struct {
 	entries []entry
+	admin   *[32]byte
 	// public methods need no key.
 	public map[string]bool
 }
 
-// New returns an authenticator for keys (key → organisation). With no keys,
-// every request belongs to DefaultOrg.
-func New(keys map[string]string, publicMethods ...string) *Authenticator {
+// New returns an authenticator for keys (key → organisation) and the admin
+// key, which manages system assets. With no keys, every request belongs to
+// DefaultOrg and may act as admin: a single-organisation kino trusts its callers.
+func New(keys map[string]string, adminKey string, publicMethods ...string) *Authenticator {
 	a := &Authenticator{public: map[string]bool{}}
+	if adminKey != "" {
+		d := sha256.Sum256([]byte(adminKey))
+		a.admin = &d
+	}
 	for k, org := range keys {
 		a.entries = append(a.entries, entry{digest: sha256.Sum256([]byte(k)), org: org})
 	}
@@ -105,9 +114,22 @@ func New(keys map[string]string, publicMethods ...string) *Authenticator {
 }
 
 // SingleOrg reports whether no keys are configured.
-func (a *Authenticator) SingleOrg() bool { return len(a.entries) == 0 }
+func (a *Authenticator) SingleOrg() bool { return len(a.entries) == 0 && a.admin == nil }
 
 type orgKey struct{}
+
+type adminKey struct{}
+
+// Admin reports whether the request may manage system assets.
+func Admin(ctx context.Context) bool {
+	v, _ := ctx.Value(adminKey{}).(bool)
+	return v
+}
+
+// WithAdmin marks ctx as the admin's.
+func WithAdmin(ctx context.Context) context.Context {
+	return context.WithValue(ctx, adminKey{}, true)
+}
 
 // Org is the organisation of the request.
 func Org(ctx context.Context) string {
@@ -127,7 +149,7 @@ func WithOrg(ctx context.Context, org string) context.Context {
 // tells nothing about how close a guess was.
 func (a *Authenticator) authenticate(ctx context.Context, method string) (context.Context, error) {
 	if a.SingleOrg() {
-		return WithOrg(ctx, DefaultOrg), nil
+		return WithAdmin(WithOrg(ctx, DefaultOrg)), nil
 	}
 	if a.public[method] || strings.HasPrefix(method, "/grpc.health.v1.") || strings.HasPrefix(method, "/grpc.reflection.") {
 		return ctx, nil
@@ -144,6 +166,9 @@ func (a *Authenticator) authenticate(ctx context.Context, method string) (contex
 		return nil, apierr.New(apierr.Unauthenticated, "send an API key as Authorization: Bearer KEY")
 	}
 	d := sha256.Sum256([]byte(token))
+	if a.admin != nil && subtle.ConstantTimeCompare(d[:], a.admin[:]) == 1 {
+		return WithAdmin(WithOrg(ctx, SystemOrg)), nil
+	}
 	org := ""
 	for _, e := range a.entries {
 		if subtle.ConstantTimeCompare(d[:], e.digest[:]) == 1 {

@@ -1,0 +1,349 @@
+package media
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/asset"
+	"github.com/kinohq/kino/ent/predicate"
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
+)
+
+// The enums of the asset interface.
+var (
+	AssetTypes = []string{"psd_template", "image", "font"}
+	Scopes     = []string{"org", "system"}
+	Categories = []string{"apparel", "drinkware", "devices", "print"}
+)
+
+// DefaultMaxUpload caps an upload unless configured.
+const DefaultMaxUpload = 100 << 20
+
+// thumbnailWidth is the largest width of a thumbnail, in pixels.
+const thumbnailWidth = 320
+
+// AssetService is the AssetService implementation.
+type AssetService struct {
+	mediav1.UnimplementedAssetServiceServer
+	st        *store.Store
+	storage   *storage.Storage
+	tempDir   string
+	maxUpload int64
+	log       *slog.Logger
+}
+
+// NewAssetService returns the service; uploads are spooled in tempDir.
+func NewAssetService(st *store.Store, storage *storage.Storage, tempDir string, maxUpload int64, log *slog.Logger) *AssetService {
+	if maxUpload <= 0 {
+		maxUpload = DefaultMaxUpload
+	}
+	return &AssetService{st: st, storage: storage, tempDir: tempDir, maxUpload: maxUpload, log: log}
+}
+
+func enum(name, v string, allowed []string) error {
+	if v != "" && !slices.Contains(allowed, v) {
+		return apierr.New(apierr.Validation, "%s: must be one of %s", name, strings.Join(allowed, ", "))
+	}
+	return nil
+}
+
+// ListAssets lists the caller's assets, or the system's with scope=system.
+func (s *AssetService) ListAssets(ctx context.Context, req *mediav1.ListAssetsRequest) (*mediav1.ListAssetsResponse, error) {
+	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	for _, e := range []error{enum("type", req.GetType(), AssetTypes), enum("scope", req.GetScope(), Scopes), enum("category", req.GetCategory(), Categories)} {
+		if e != nil {
+			return nil, e
+		}
+	}
+	where := []predicate.Asset{}
+	if req.GetScope() == "system" {
+		where = append(where, asset.ScopeEQ(asset.ScopeSystem))
+	} else {
+		where = append(where, asset.ScopeEQ(asset.ScopeOrg), asset.OrgID(auth.Org(ctx)))
+	}
+	if t := req.GetType(); t != "" {
+		where = append(where, asset.TypeEQ(asset.Type(t)))
+	}
+	if c := req.GetCategory(); c != "" {
+		where = append(where, asset.CategoryEQ(asset.Category(c)))
+	}
+	data, total, err := s.list(ctx, where, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	return &mediav1.ListAssetsResponse{Data: data, Meta: &mediav1.AssetListMeta{Total: int32(total), Limit: int32(limit), Offset: int32(offset)}}, nil
+}
+
+// ListTemplates lists the system PSD templates.
+func (s *AssetService) ListTemplates(ctx context.Context, req *mediav1.ListTemplatesRequest) (*mediav1.ListTemplatesResponse, error) {
+	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	if err := enum("category", req.GetCategory(), Categories); err != nil {
+		return nil, err
+	}
+	where := []predicate.Asset{asset.ScopeEQ(asset.ScopeSystem), asset.TypeEQ(asset.TypePsdTemplate)}
+	if c := req.GetCategory(); c != "" {
+		where = append(where, asset.CategoryEQ(asset.Category(c)))
+	}
+	data, total, err := s.list(ctx, where, limit, offset)
+	if err != nil {
+		return nil, err
+	}
+	return &mediav1.ListTemplatesResponse{Data: data, Meta: &mediav1.AssetListMeta{Total: int32(total), Limit: int32(limit), Offset: int32(offset)}}, nil
+}
+
+func (s *AssetService) list(ctx context.Context, where []predicate.Asset, limit, offset int) ([]*mediav1.Asset, int, error) {
+	total, err := s.st.Asset.Query().Where(where...).Count(ctx)
+	if err != nil {
+		return nil, 0, apierr.Wrap(err, apierr.Internal, "the assets could not be listed; try again")
+	}
+	rows, err := s.st.Asset.Query().Where(where...).
+		Order(ent.Desc(asset.FieldCreatedAt), ent.Desc(asset.FieldID)).Limit(limit).Offset(offset).All(ctx)
+	if err != nil {
+		return nil, 0, apierr.Wrap(err, apierr.Internal, "the assets could not be listed; try again")
+	}
+	out := make([]*mediav1.Asset, 0, len(rows))
+	for _, a := range rows {
+		out = append(out, assetRecord(a))
+	}
+	return out, total, nil
+}
+
+// GetAsset reads an asset of the caller's organisation, or a system asset.
+func (s *AssetService) GetAsset(ctx context.Context, req *mediav1.GetAssetRequest) (*mediav1.GetAssetResponse, error) {
+	a, err := s.visible(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	return &mediav1.GetAssetResponse{Data: assetRecord(a)}, nil
+}
+
+func (s *AssetService) visible(ctx context.Context, id string) (*ent.Asset, error) {
+	a, err := s.st.Asset.Query().Where(asset.ID(id), asset.Or(asset.OrgID(auth.Org(ctx)), asset.ScopeEQ(asset.ScopeSystem))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, apierr.New(apierr.AssetNotFound, "no asset has the id %q", id)
+	}
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the asset could not be read; try again")
+	}
+	return a, nil
+}
+
+// DeleteAsset removes an asset and its files.
+func (s *AssetService) DeleteAsset(ctx context.Context, req *mediav1.DeleteAssetRequest) (*mediav1.DeleteAssetResponse, error) {
+	a, err := s.visible(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	// A system asset is visible to all but only the admin may remove it;
+	// to anyone else it answers as if it did not exist to be deleted.
+	if a.Scope == asset.ScopeSystem && !auth.Admin(ctx) {
+		return nil, apierr.New(apierr.AssetNotFound, "no asset of your organisation has the id %q", a.ID)
+	}
+	if err := s.st.Asset.DeleteOne(a).Exec(ctx); err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the asset could not be deleted; try again")
+	}
+	for _, key := range []string{a.StorageKey, deref(a.ThumbnailKey)} {
+		if key != "" {
+			if err := s.storage.Delete(ctx, key); err != nil {
+				s.log.WarnContext(ctx, "remove file of a deleted asset", "asset_id", a.ID, "key", key, "err", err)
+			}
+		}
+	}
+	return &mediav1.DeleteAssetResponse{Data: assetRecord(a)}, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+// UploadAsset spools the file to disk (never whole in memory), checks its
+// content against the declared type, stores it, and makes a thumbnail of
+// images and templates.
+func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer) error {
+	ctx := stream.Context()
+	first, err := stream.Recv()
+	if err != nil {
+		return apierr.New(apierr.Validation, "the upload ended before its description")
+	}
+	info := first.GetInfo()
+	if info == nil {
+		return apierr.New(apierr.Validation, "the first message of an upload describes the file")
+	}
+	filename := filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
+	scope := info.GetScope()
+	if scope == "" {
+		scope = "org"
+	}
+	name := info.GetName()
+	if name == "" {
+		name = filename
+	}
+	switch {
+	case !slices.Contains(AssetTypes, info.GetType()):
+		return apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
+	case filename == "" || filename == "." || filename == "/" || len(filename) > 255:
+		return apierr.New(apierr.Validation, "file: needs a file name of 1 to 255 characters")
+	case len(name) > 200:
+		return apierr.New(apierr.Validation, "name: must be at most 200 characters")
+	}
+	if err := enum("category", info.GetCategory(), Categories); err != nil {
+		return err
+	}
+	if err := enum("scope", scope, Scopes); err != nil {
+		return err
+	}
+	if scope == "system" && !auth.Admin(ctx) {
+		return apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
+	}
+
+	dir, err := os.MkdirTemp(s.tempDir, "upload-")
+	if err != nil {
+		return apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
+	}
+	defer os.RemoveAll(dir)
+	path := filepath.Join(dir, "file")
+	size, head, err := s.spool(stream, path)
+	if err != nil {
+		return err
+	}
+	if size == 0 {
+		return apierr.New(apierr.Validation, "file: is empty")
+	}
+	kind, ok := sniff(head)
+	if !ok {
+		return apierr.New(apierr.Validation, "file: is not a PSD, PNG, JPEG, WebP, TTF, OTF or WOFF2 file")
+	}
+	if kind.Type != info.GetType() {
+		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
+	}
+
+	org := auth.Org(ctx)
+	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	key := fmt.Sprintf("assets/%s/%s/%s", org, id, filename)
+	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
+	status := asset.StatusReady
+	var thumbKey *string
+	if kind.Type != "font" {
+		w, h, thumb, err := picture(ctx, path, dir)
+		if err != nil {
+			// Stored all the same, so the user can fetch what they sent and
+			// see why it failed.
+			status = asset.StatusFailed
+			meta["error"] = "the image could not be decoded: " + err.Error()
+		} else {
+			meta["width"], meta["height"] = w, h
+			tk := fmt.Sprintf("assets/%s/%s/thumbnail.png", org, id)
+			if err := s.storage.Upload(ctx, tk, thumb, "image/png"); err != nil {
+				return apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
+			}
+			thumbKey = &tk
+		}
+	}
+	if err := s.storage.Upload(ctx, key, path, kind.ContentType); err != nil {
+		return apierr.Wrap(err, apierr.Internal, "the file could not be stored; try again")
+	}
+	metaJSON, _ := json.Marshal(meta)
+	now := nowMs()
+	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
+		SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
+		SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
+		SetCreatedAt(now).SetUpdatedAt(now)
+	if c := info.GetCategory(); c != "" {
+		create.SetCategory(asset.Category(c))
+	}
+	a, err := create.Save(ctx)
+	if err != nil {
+		return apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
+	}
+	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "bytes", size)
+	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: assetRecord(a)})
+}
+
+// spool writes the chunks to path, up to the limit, and returns the size
+// and the first bytes.
+func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path string) (int64, []byte, error) {
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, nil, apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
+	}
+	defer f.Close()
+	var (
+		size int64
+		head []byte
+	)
+	for {
+		msg, err := stream.Recv()
+		if errors.Is(err, io.EOF) {
+			break
+		}
+		if err != nil {
+			return 0, nil, err
+		}
+		chunk := msg.GetChunk()
+		size += int64(len(chunk))
+		if size > s.maxUpload {
+			return 0, nil, apierr.New(apierr.Validation, "file: is larger than the upload limit of %d bytes", s.maxUpload)
+		}
+		if len(head) < 16 {
+			head = append(head, chunk[:min(len(chunk), 16-len(head))]...)
+		}
+		if _, err := f.Write(chunk); err != nil {
+			return 0, nil, apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
+		}
+	}
+	return size, head, f.Close()
+}
+
+// picture reads an image's size and makes its thumbnail with ffmpeg.
+func picture(ctx context.Context, path, dir string) (int, int, string, error) {
+	info, err := ffmpeg.Probe(ctx, path)
+	if err != nil || info.Video() == nil || info.Video().Width == 0 {
+		return 0, 0, "", errors.New("ffprobe found no picture")
+	}
+	thumb := filepath.Join(dir, "thumbnail.png")
+	out, err := exec.CommandContext(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path,
+		"-vf", fmt.Sprintf("scale='min(%d,iw)':-2", thumbnailWidth), "-frames:v", "1", thumb).CombinedOutput()
+	if err != nil {
+		return 0, 0, "", fmt.Errorf("thumbnail: %s", strings.TrimSpace(string(out)))
+	}
+	return info.Video().Width, info.Video().Height, thumb, nil
+}
+
+func assetRecord(a *ent.Asset) *mediav1.Asset {
+	r := &mediav1.Asset{
+		Id: a.ID, OrgId: a.OrgID, Type: string(a.Type), Name: a.Name, Filename: a.Filename, StorageKey: a.StorageKey,
+		FileSize: float64(a.FileSize), Metadata: a.Metadata, Scope: string(a.Scope), Status: string(a.Status),
+		ThumbnailKey: a.ThumbnailKey, CreatedAt: float64(a.CreatedAt), UpdatedAt: float64(a.UpdatedAt),
+	}
+	if a.Category != nil {
+		r.Category = proto.String(string(*a.Category))
+	}
+	return r
+}
