@@ -15,6 +15,8 @@ Usage:
   kino render get ID                 print a render job's status record
   kino render cancel ID              cancel a render job
   kino render watch ID               follow a render job's progress until it ends
+  kino assets upload FILE --type T   upload an image, PSD template or font
+  kino assets list                   list assets
 
 Run 'kino serve -h' or 'kino render -h' for flags. Every flag can also be
 set with an environment variable: --http-addr is KINO_HTTP_ADDR, and so on.
@@ -31,6 +33,8 @@ func main() {
 		err = serve(os.Args[2:])
 	case "render":
 		err = renderCmd(os.Args[2:])
+	case "assets":
+		err = assetsCmd(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

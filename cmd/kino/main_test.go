@@ -221,3 +221,28 @@ func TestRelativeDataDir(t *testing.T) {
 	_, err := os.Stat(filepath.Join(dir, "data", "kino.db"))
 	assert.NoError(t, err)
 }
+
+func TestAssetsSubcommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := serveKino(t, dir, "")
+	png := filepath.Join(dir, "logo.png")
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=c=red:s=32x24",
+		"-frames:v", "1", png).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+
+	out, err = exec.Command(kinoBin, "assets", "upload", png, "--type", "image", "--category", "print", "--addr", p.grpc).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var up struct{ Data map[string]any }
+	require.NoError(t, json.Unmarshal(out, &up), "%s", out)
+	assert.Equal(t, "ready", up.Data["status"])
+	assert.Equal(t, "logo.png", up.Data["filename"])
+
+	out, err = exec.Command(kinoBin, "assets", "list", "--addr", p.grpc, "--type", "image").CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), up.Data["id"].(string))
+
+	out, err = exec.Command(kinoBin, "assets", "upload", png, "--type", "font", "--addr", p.grpc).CombinedOutput()
+	require.Error(t, err)
+	assert.Contains(t, string(out), "VALIDATION_ERROR")
+}

@@ -53,6 +53,9 @@ func serve(args []string) error {
 	var apiKeys, apiKeysFile string
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
 	fs.StringVar(&apiKeysFile, "api-keys-file", "", "file of API keys, one key=org a line")
+	fs.StringVar(&cfg.AdminKey, "admin-key", "", "key that manages system-scope assets (acts as organisation \"system\")")
+	uploadLimit := sizeFlag(100 << 20)
+	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
 	_ = fs.Parse(args)
 	err := envFlags(fs)
 	if err != nil {
@@ -62,6 +65,7 @@ func serve(args []string) error {
 	cfg.MaxBodyBytes = int64(bodyLimit)
 	cfg.MaxAssetBytes = int64(assetLimit)
 	cfg.Limits = limits
+	cfg.MaxUploadBytes = int64(uploadLimit)
 	if cfg.APIKeys, err = auth.ParseKeys(apiKeys); err != nil {
 		return fmt.Errorf("--api-keys: %w", err)
 	}

@@ -1,0 +1,114 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"google.golang.org/grpc"
+	"google.golang.org/grpc/credentials/insecure"
+	"google.golang.org/grpc/metadata"
+
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
+)
+
+const assetsUsage = `Usage:
+  kino assets upload FILE --type image|psd_template|font [--name N] [--category C] [--scope org|system]
+  kino assets list [--type T] [--scope org|system] [--category C] [--limit N] [--offset N]
+
+Flags (before or after the arguments):
+`
+
+func assetsCmd(args []string) error {
+	fs := flag.NewFlagSet("kino assets", flag.ExitOnError)
+	addr := fs.String("addr", "127.0.0.1:9090", "gRPC address of kino")
+	apiKey := fs.String("api-key", "", "API key of your organisation, when kino has keys")
+	typ := fs.String("type", "", "asset type: image, psd_template or font")
+	name := fs.String("name", "", "with upload: a name (default the file name)")
+	category := fs.String("category", "", "apparel, drinkware, devices or print")
+	scope := fs.String("scope", "", "org or system (system: the admin key)")
+	limit := fs.String("limit", "", "with list: page size (default 50, at most 100)")
+	offset := fs.String("offset", "", "with list: how many to skip")
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), assetsUsage)
+		fs.PrintDefaults()
+	}
+	positional, err := parseInterspersed(fs, args)
+	if err != nil {
+		return err
+	}
+	if err := envFlags(fs); err != nil {
+		return err
+	}
+	if len(positional) == 0 {
+		fs.Usage()
+		os.Exit(2)
+	}
+	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
+	if err != nil {
+		return fmt.Errorf("connect to %s: %w", *addr, err)
+	}
+	defer conn.Close()
+	client := mediav1.NewAssetServiceClient(conn)
+	ctx := context.Background()
+	if *apiKey != "" {
+		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+*apiKey)
+	}
+	switch {
+	case positional[0] == "upload" && len(positional) == 2:
+		resp, err := upload(ctx, client, positional[1], &mediav1.AssetUpload{Type: *typ, Name: *name, Category: *category, Scope: *scope})
+		if err != nil {
+			return err
+		}
+		return printJSON(os.Stdout, resp)
+	case positional[0] == "list" && len(positional) == 1:
+		resp, err := client.ListAssets(ctx, &mediav1.ListAssetsRequest{Type: *typ, Scope: *scope, Category: *category, Limit: *limit, Offset: *offset})
+		if err != nil {
+			return clientError(err)
+		}
+		return printJSON(os.Stdout, resp)
+	}
+	fs.Usage()
+	os.Exit(2)
+	return nil
+}
+
+// upload streams the file in chunks, as the gateway does.
+func upload(ctx context.Context, client mediav1.AssetServiceClient, path string, info *mediav1.AssetUpload) (*mediav1.UploadAssetResponse, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	info.Filename = filepath.Base(path)
+	stream, err := client.UploadAsset(ctx)
+	if err != nil {
+		return nil, clientError(err)
+	}
+	if err := stream.Send(&mediav1.UploadAssetRequest{Part: &mediav1.UploadAssetRequest_Info{Info: info}}); err == nil {
+		buf := make([]byte, 64<<10)
+		for {
+			n, rerr := f.Read(buf)
+			if n > 0 {
+				if stream.Send(&mediav1.UploadAssetRequest{Part: &mediav1.UploadAssetRequest_Chunk{Chunk: append([]byte(nil), buf[:n]...)}}) != nil {
+					break
+				}
+			}
+			if errors.Is(rerr, io.EOF) {
+				break
+			}
+			if rerr != nil {
+				return nil, fmt.Errorf("read %s: %w", path, rerr)
+			}
+		}
+	}
+	resp, err := stream.CloseAndRecv()
+	if err != nil {
+		return nil, clientError(err)
+	}
+	return resp, nil
+}
