@@ -3,7 +3,9 @@ package engine
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
 	"math"
 	"sort"
 )
@@ -18,31 +20,35 @@ const maxCoordinate = 100000
 // Any problem is a *ValidationError naming the field by its JSON path from
 // the request root (provider, composition.…, assetUrls.…).
 func Compile(provider string, composition []byte, assetURLs map[string]string, lim Limits) (*Scene, error) {
-	r := &reader{}
-	if err := checkAssetURLs(assetURLs, lim); err != nil {
-		return nil, err
+	var read func(*compiler, any)
+	switch provider {
+	case "provider_a":
+		read = (*compiler).providerA
+	case "unified":
+		read = (*compiler).unified
+	case "":
+		return nil, &ValidationError{Field: "provider", Message: `is required: "provider_a" or "unified"`}
+	default:
+		return nil, &ValidationError{Field: "provider", Message: fmt.Sprintf(`unknown provider %q; use "provider_a" or "unified"`, provider)}
 	}
 	var raw any
 	dec := json.NewDecoder(bytes.NewReader(composition))
 	if err := dec.Decode(&raw); err != nil {
 		return nil, &ValidationError{Field: "composition", Message: "is not valid JSON"}
 	}
-	c := &compiler{r: r, lim: lim, assets: assetURLs, scene: &Scene{}}
-	switch provider {
-	case "provider_a":
-		c.providerA(raw)
-	case "unified":
-		c.unified(raw)
-	case "":
-		return nil, &ValidationError{Field: "provider", Message: `is required: "provider_a" or "unified"`}
-	default:
-		return nil, &ValidationError{Field: "provider", Message: fmt.Sprintf(`unknown provider %q; use "provider_a" or "unified"`, provider)}
+	if _, err := dec.Token(); !errors.Is(err, io.EOF) {
+		return nil, &ValidationError{Field: "composition", Message: "has data after the JSON value"}
 	}
-	if r.err == nil {
+	if err := checkAssetURLs(assetURLs, lim); err != nil {
+		return nil, err
+	}
+	c := &compiler{r: &reader{}, lim: lim, assets: assetURLs, scene: &Scene{}}
+	read(c, raw)
+	if c.r.err == nil {
 		c.finish()
 	}
-	if r.err != nil {
-		return nil, r.err
+	if c.r.err != nil {
+		return nil, c.r.err
 	}
 	return c.scene, nil
 }
@@ -118,9 +124,25 @@ func (c *compiler) timing(o *object, lengthKey string, l *Layer) {
 	} else {
 		c.r.fail(o.field(lengthKey), "is required when the composition has no duration")
 	}
-	if c.explicit > 0 && l.End() > c.explicit+1e-9 && c.r.err == nil {
+	switch {
+	case c.r.err != nil:
+	case c.explicit > 0 && l.End() > c.explicit+1e-9:
 		c.r.fail(o.field(lengthKey), "the layer ends at %s s, after the composition's duration of %s s", num(l.End()), num(c.explicit))
+	case l.End() > c.lim.MaxDuration+1e-9:
+		c.r.fail(o.field(lengthKey), "the layer ends at %s s; videos may last at most %s s", num(l.End()), num(c.lim.MaxDuration))
 	}
+}
+
+// placement reads where a visual layer is drawn and how large; pos and size
+// hold the fields (the layer itself in provider_a, the clip's position and
+// size objects in unified).
+func (c *compiler) placement(pos, size *object, l *Layer) {
+	l.X = pos.pos("x", maxCoordinate)
+	l.Y = pos.pos("y", maxCoordinate)
+	// Twice the largest output: enough for a zoom or a slide, and a bound
+	// on the memory of one frame of the layer.
+	l.Width = size.integer("width", 0, 1, 2*c.lim.MaxWidth)
+	l.Height = size.integer("height", 0, 1, 2*c.lim.MaxHeight)
 }
 
 // fades reads fadeIn and fadeOut, which must fit in the layer.

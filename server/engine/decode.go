@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"net/url"
-	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -41,6 +40,16 @@ func (r *reader) object(path string, v any) *object {
 	return &object{r: r, path: path, m: m, seen: map[string]bool{}}
 }
 
+// child reads the object under key; an absent key reads as an empty
+// object, so its fields take their defaults.
+func (o *object) child(key string) *object {
+	v, ok := o.get(key)
+	if !ok {
+		v = map[string]any{}
+	}
+	return o.r.object(o.field(key), v)
+}
+
 func (o *object) field(key string) string { return o.path + "." + key }
 
 func (o *object) get(key string) (any, bool) {
@@ -66,11 +75,16 @@ func (o *object) done() {
 	}
 }
 
+// has reports whether key holds a value; null counts as absent, as it
+// does everywhere else.
 func (o *object) has(key string) bool {
-	_, ok := o.m[key]
-	return ok
+	o.seen[key] = true
+	v, ok := o.m[key]
+	return ok && v != nil
 }
 
+// number reads a number, rounded to the millionth: times become whole
+// microseconds, and every number written into a filter graph stays short.
 func (o *object) number(key string, def, lo, hi float64) float64 {
 	v, ok := o.get(key)
 	if !ok {
@@ -81,20 +95,12 @@ func (o *object) number(key string, def, lo, hi float64) float64 {
 		o.r.fail(o.field(key), "must be a number")
 		return def
 	}
+	f = math.Round(f*1e6) / 1e6
 	if f < lo || f > hi {
 		o.r.fail(o.field(key), "must be between %s and %s", num(lo), num(hi))
 		return def
 	}
 	return f
-}
-
-func (o *object) requiredNumber(key string, lo, hi float64) float64 {
-	if !o.has(key) || o.m[key] == nil {
-		o.r.fail(o.field(key), "is required")
-		o.seen[key] = true
-		return lo
-	}
-	return o.number(key, lo, lo, hi)
 }
 
 func (o *object) integer(key string, def, lo, hi int) int {
@@ -111,9 +117,8 @@ func (o *object) integer(key string, def, lo, hi int) int {
 }
 
 func (o *object) requiredInteger(key string, lo, hi int) int {
-	if !o.has(key) || o.m[key] == nil {
+	if !o.has(key) {
 		o.r.fail(o.field(key), "is required")
-		o.seen[key] = true
 		return lo
 	}
 	return o.integer(key, lo, lo, hi)
@@ -211,37 +216,6 @@ func (o *object) text(key string, limit int) string {
 		o.r.fail(o.field(key), "must not contain NUL characters")
 	}
 	return s
-}
-
-var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
-
-var namedColors = map[string]string{
-	"black": "000000", "white": "FFFFFF", "red": "FF0000", "green": "008000", "lime": "00FF00", "blue": "0000FF",
-	"yellow": "FFFF00", "cyan": "00FFFF", "magenta": "FF00FF", "gray": "808080", "grey": "808080",
-	"orange": "FFA500", "purple": "800080", "pink": "FFC0CB", "brown": "A52A2A", "navy": "000080",
-	"teal": "008080", "silver": "C0C0C0", "gold": "FFD700",
-}
-
-// parseColor turns a CSS-style colour into ffmpeg's 0xRRGGBBAA, a form that
-// holds only hex digits and so cannot alter a filter graph.
-func parseColor(s string) (string, bool) {
-	if s == "transparent" {
-		return "0x00000000", true
-	}
-	if hex, ok := namedColors[strings.ToLower(s)]; ok {
-		return "0x" + hex + "FF", true
-	}
-	if !hexColor.MatchString(s) {
-		return "", false
-	}
-	h := strings.ToUpper(s[1:])
-	if len(h) == 3 {
-		h = string([]byte{h[0], h[0], h[1], h[1], h[2], h[2]})
-	}
-	if len(h) == 6 {
-		h += "FF"
-	}
-	return "0x" + h, true
 }
 
 func validURL(s string) bool {

@@ -1,6 +1,12 @@
 package engine
 
 import (
+	"errors"
+	"fmt"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"unicode"
@@ -29,6 +35,9 @@ func getToken(s, term string) (string, string) {
 				out = append(out, s[i])
 			}
 			end = len(out)
+			if i == len(s) { // an unterminated quote runs to the end
+				return string(out), ""
+			}
 		default:
 			out = append(out, c)
 		}
@@ -37,6 +46,139 @@ func getToken(s, term string) (string, string) {
 		out = out[:len(out)-1]
 	}
 	return string(out), s[i:]
+}
+
+// parsedFilter is one filter of a graph as ffmpeg's parser reads it.
+type parsedFilter struct {
+	name string
+	// args are the filter's options after the graph level's unescaping.
+	args    string
+	in, out []string
+}
+
+var labelRE = regexp.MustCompile(`^[a-z0-9:]+$`)
+
+// parseGraph reads a filter graph as avfilter_graph_parse2 does: chains
+// split by ';', filters by ',', each "[in]…name=args[out]…".
+func parseGraph(g string) ([]parsedFilter, error) {
+	labels := func(s string) ([]string, string, error) {
+		var ls []string
+		for s = strings.TrimLeft(s, " \n\t\r"); strings.HasPrefix(s, "["); s = strings.TrimLeft(s, " \n\t\r") {
+			end := strings.IndexByte(s, ']')
+			if end < 0 {
+				return nil, "", errors.New("unterminated label")
+			}
+			if !labelRE.MatchString(s[1:end]) {
+				return nil, "", fmt.Errorf("label %q", s[1:end])
+			}
+			ls = append(ls, s[1:end])
+			s = s[end+1:]
+		}
+		return ls, s, nil
+	}
+	var out []parsedFilter
+	for s := g; ; {
+		var pf parsedFilter
+		var err error
+		if pf.in, s, err = labels(s); err != nil {
+			return nil, err
+		}
+		pf.name, s = getToken(s, "=,;[")
+		if strings.HasPrefix(s, "=") {
+			pf.args, s = getToken(s[1:], "[],;")
+		}
+		if pf.out, s, err = labels(s); err != nil {
+			return nil, err
+		}
+		out = append(out, pf)
+		switch {
+		case s == "":
+			return out, nil
+		case s[0] == ',' || s[0] == ';':
+			s = s[1:]
+		default:
+			return nil, fmt.Errorf("unexpected %q after filter %s", s, pf.name)
+		}
+	}
+}
+
+// plannedFilters are the filters Plan writes; anything else in a graph
+// was smuggled in.
+var plannedFilters = []string{"color", "anullsrc", "atrim", "format", "setpts", "fps", "scale", "loop", "settb", "fade",
+	"colorchannelmixer", "overlay", "drawtext", "aresample", "aformat", "asetpts", "volume", "afade", "adelay", "amix"}
+
+// safeArgs is every character the options of a filter other than drawtext
+// may hold once the graph level is unescaped: numbers, names, expressions.
+var safeArgs = regexp.MustCompile(`^[A-Za-z0-9_=:.,/()*+\-]*$`)
+
+// checkGraph reports whether graph is only what Plan means to write:
+// planned filters, safe options, and drawtext options naming kino's own
+// files (a text file in workDir, one of fonts).
+func checkGraph(graph, workDir string, fonts ...string) ([]parsedFilter, error) {
+	filters, err := parseGraph(graph)
+	if err != nil {
+		return nil, fmt.Errorf("graph does not parse: %w", err)
+	}
+	for _, pf := range filters {
+		if !slices.Contains(plannedFilters, pf.name) {
+			return nil, fmt.Errorf("unexpected filter %q", pf.name)
+		}
+		if pf.name != "drawtext" {
+			if !safeArgs.MatchString(pf.args) {
+				return nil, fmt.Errorf("filter %s has options %q", pf.name, pf.args)
+			}
+			continue
+		}
+		opts := map[string]string{}
+		for rest := pf.args; rest != ""; {
+			var kv string
+			kv, rest = getToken(rest, ":")
+			rest = strings.TrimPrefix(rest, ":")
+			k, v, _ := strings.Cut(kv, "=")
+			if _, twice := opts[k]; twice {
+				return nil, fmt.Errorf("drawtext option %s given twice", k)
+			}
+			opts[k] = v
+		}
+		if !slices.Contains(fonts, opts["fontfile"]) || !strings.HasPrefix(opts["textfile"], filepath.Join(workDir, "text-")) || opts["expansion"] != "none" {
+			return nil, fmt.Errorf("drawtext reads %q and %q, expansion %q", opts["fontfile"], opts["textfile"], opts["expansion"])
+		}
+		delete(opts, "fontfile")
+		delete(opts, "textfile")
+		for k, v := range opts {
+			if !slices.Contains([]string{"expansion", "fontsize", "fontcolor", "x", "y", "alpha", "enable"}, k) || !safeArgs.MatchString(v) {
+				return nil, fmt.Errorf("drawtext option %q=%q", k, v)
+			}
+		}
+	}
+	return filters, nil
+}
+
+// TestCheckGraph shows that the fuzz targets' check catches what an
+// injection would look like.
+func TestCheckGraph(t *testing.T) {
+	t.Parallel()
+	good := "[a]drawtext=fontfile=" + filterValue("/f/x's.ttf") + ":textfile=/w/text-0.txt:expansion=none:x=(w-text_w)/2:enable='between(t,0,1)'[b];[b]format=yuv420p[c]"
+	_, err := checkGraph(good, "/w", `/f/x's.ttf`)
+	if err != nil {
+		t.Fatalf("a planned graph is refused: %v", err)
+	}
+	for _, bad := range []string{
+		`[a]drawtext=fontfile=/f/x.ttf:textfile=/w/text-0.txt:expansion=none:text=hi[b]`,
+		`[a]drawtext=fontfile=/f/x.ttf:textfile=/w/text-0.txt:expansion=normal[b]`,
+		`[a]drawtext=fontfile=/f/x.ttf:textfile=/etc/passwd:expansion=none[b]`,
+		`[a]drawtext=fontfile=/f/x.ttf:textfile=/w/text-0.txt:expansion=none:expansion=normal[b]`,
+		`[a]format=yuv420p[b];movie=/etc/passwd[c]`,
+		`[a]format=yuv420p,sendcmd=f=x[b]`,
+		`[a]overlay=x=1:y=a\ b[b]`,
+		`[a]format=yuv420p[b`,
+		`[a b]format=yuv420p[c]`,
+		`[a]format=yuv420p[b] junk`,
+	} {
+		if _, err := checkGraph(bad, "/w", "/f/x.ttf"); err == nil {
+			t.Errorf("checkGraph accepts %s", bad)
+		}
+	}
 }
 
 func FuzzFilterValue(f *testing.F) {
@@ -55,65 +197,103 @@ func FuzzFilterValue(f *testing.F) {
 		if rest != "" || value != s {
 			t.Fatalf("%q escaped to %q reads back as %q (rest %q)", s, filterValue(s), value, rest)
 		}
+		// Inside a real drawtext, the value is exactly one option.
+		workDir := "/w/" + s
+		text := Layer{Kind: KindText, Text: "x", FontSize: 1, Color: "0xFFFFFFFF", Duration: 1, Opacity: 1, X: Pos{Center: true}, Y: Pos{Center: true}}
+		cmd, err := Plan(&Scene{Width: 16, Height: 16, FPS: 1, Duration: 1, Background: "0x000000FF", Format: "mp4", Layers: []Layer{text}},
+			nil, workDir, "/w/out", "/f/"+s)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := checkGraph(filterGraph(cmd), workDir, "/f/"+s); err != nil {
+			t.Fatalf("%v\n%s", err, filterGraph(cmd))
+		}
 	})
 }
 
 func FuzzCompile(f *testing.F) {
-	f.Add("provider_a", `{"width":160,"height":90,"fps":10,"layers":[{"type":"text","text":"a'b:c","start":0,"duration":1,"x":"center"}]}`)
-	f.Add("provider_a", `{"width":32,"height":32,"fps":5,"duration":2,"layers":[{"type":"image","src":"logo","fadeIn":1},{"type":"audio","src":"https://a.test/m.mp3","volume":2}]}`)
-	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24},"tracks":[{"clips":[{"asset":{"type":"color","color":"#fff"},"length":1,"position":{"x":1,"y":2}}]}]}`)
-	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm"},"tracks":[{"clips":[{"asset":{"type":"text","text":"]; drawtext=text=x","font":"logo"},"length":1}]}]}`)
+	f.Add("provider_a", `{"width":160,"height":90,"fps":10,"layers":[{"type":"text","text":"a'b:c","start":0,"duration":1,"x":"center"}]}`, uint8(0))
+	f.Add("provider_a", `{"width":32,"height":32,"fps":5,"duration":2,"layers":[{"type":"image","src":"logo","fadeIn":1},{"type":"audio","src":"https://a.test/m.mp3","volume":2}]}`, uint8(1))
+	f.Add("provider_a", `{"width":32,"height":32,"fps":60,"layers":[{"type":"video","src":"logo","start":0.31,"duration":0.0001,"width":3,"trimStart":5,"fadeOut":0.0001,"opacity":0.123456789}]}`, uint8(2))
+	f.Add("provider_a", `{"width":16,"height":16,"fps":1,"background":"#ABCDEF12","format":"webm","layers":[{"type":"color","color":"gold","duration":600,"x":-100000,"y":100000,"height":4320}]}`, uint8(3))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24},"tracks":[{"clips":[{"asset":{"type":"color","color":"#fff"},"length":1,"position":{"x":1,"y":2}}]}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm"},"tracks":[{"clips":[{"asset":{"type":"text","text":"]; drawtext=text=x","font":"logo"},"length":1}]}]}`, uint8(1))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"duration":3},"tracks":[{"clips":[{"asset":{"type":"video","src":"logo","trim":1,"volume":0.5},"start":1,"size":{"height":9}}]},{"clips":[{"asset":{"type":"audio","src":"logo"},"length":2,"fadeIn":1,"fadeOut":1}]}]}`, uint8(2))
 	assets := map[string]string{"logo": "https://cdn.test/logo.png"}
-	f.Fuzz(func(t *testing.T, provider, composition string) {
+	const workDir, font = `/w/it's [a],b;c:d\e=f`, `/f/de:fault's [font].ttf`
+	f.Fuzz(func(t *testing.T, provider, composition string, kind uint8) {
 		s, err := Compile(provider, []byte(composition), assets, DefaultLimits())
 		if err != nil {
-			if _, ok := err.(*ValidationError); !ok {
+			var ve *ValidationError
+			if !errors.As(err, &ve) || ve.Field == "" || ve.Message == "" {
 				t.Fatalf("Compile returned %T, not a *ValidationError: %v", err, err)
 			}
 			return
 		}
-		// Whatever compiles must plan.
-		media := map[string]Media{}
-		for _, src := range s.Sources() {
-			media[src.Key] = Media{Path: "/work/" + src.Key, HasVideo: true, HasAudio: true, Font: src.Font, Duration: 10, Width: 64, Height: 64}
+		if s.Width%2 != 0 || s.Height%2 != 0 || s.Duration <= 0 || s.FPS < 1 {
+			t.Fatalf("compiled an impossible scene: %+v", s)
 		}
-		cmd, err := Plan(s, media, "/work", "/work/out", "/fonts/default.ttf")
+		// Whatever compiles must plan, with media that fit the layers:
+		// kind picks whether pictures are stills and videos have sound.
+		media := map[string]Media{}
+		for i, src := range s.Sources() {
+			m := Media{Path: "/m/" + src.Key + `'[x]:y`, HasVideo: true, HasAudio: true, Font: src.Font, Duration: 10, Width: 64, Height: 64}
+			m.Still = kind>>i&1 == 1
+			media[src.Key] = m
+		}
+		cmd, err := Plan(s, media, workDir, "/w/out", font)
 		if err != nil {
 			t.Fatalf("a composition that compiled did not plan: %v", err)
 		}
-		graph := ""
-		for i, a := range cmd.Args {
-			if a == "-filter_complex" {
-				graph = cmd.Args[i+1]
-			}
+		graph := filterGraph(cmd)
+		fonts := []string{font}
+		for _, m := range media {
+			fonts = append(fonts, m.Path)
 		}
-		// The graph splits into exactly the chains Plan wrote: nothing a
-		// user sent added a separator.
-		chains := 0
-		for rest := graph; rest != ""; {
-			_, rest = getToken(rest, ";")
-			rest = strings.TrimPrefix(rest, ";")
-			chains++
+		filters, err := checkGraph(graph, workDir, fonts...)
+		if err != nil {
+			t.Fatalf("%v\n%s", err, graph)
 		}
-		want := 4 // base video, base audio, output format, audio mix
+
+		// The graph is exactly the chains Plan means to write: nothing a
+		// user sent added a separator or a label.
+		outputs := 4 // base video, base audio, output format, audio mix
 		for _, l := range s.Layers {
 			switch l.Kind {
 			case KindColor, KindImage, KindVideo:
-				want += 2 // the layer's chain and its overlay
-				if l.Kind == KindVideo && l.Volume > 0 {
-					want++ // its sound
+				outputs += 2 // the layer's chain and its overlay
+				if l.Kind == KindVideo && l.Volume > 0 && !media[l.Source].Still {
+					outputs++ // its sound
 				}
 			default:
-				want++
+				outputs++
 			}
 		}
-		if chains != want {
-			t.Fatalf("graph has %d chains, want %d:\n%s", chains, want, graph)
+		labelled := 0
+		for _, pf := range filters {
+			labelled += len(pf.out)
+		}
+		if labelled != outputs {
+			t.Fatalf("graph has %d outputs, want %d:\n%s", labelled, outputs, graph)
 		}
 		for _, l := range s.Layers {
 			if l.Kind == KindText && len(l.Text) >= 8 && strings.Contains(graph, l.Text) {
 				t.Fatalf("text %q reached the filter graph", l.Text)
 			}
+			if l.Kind == KindText && string(cmd.Files[fmt.Sprintf("text-%d.txt", slices.Index(s.Layers, l))]) != l.Text {
+				t.Fatalf("the text file of %s does not hold its text", l.Field)
+			}
+		}
+		// Every other argument is a flag, a number, a label, a codec
+		// setting or a path kino chose.
+		for i, a := range cmd.Args {
+			if a == "-filter_complex" || (i > 0 && cmd.Args[i-1] == "-filter_complex") {
+				continue
+			}
+			if _, err := strconv.ParseFloat(a, 64); err == nil || strings.HasPrefix(a, "file:/m/") || a == "file:/w/out" || safeArgs.MatchString(strings.Trim(a, "[]+")) {
+				continue
+			}
+			t.Fatalf("argument %q", a)
 		}
 	})
 }

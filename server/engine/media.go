@@ -11,13 +11,16 @@ import (
 
 // Media is what Plan needs to know of a downloaded source.
 type Media struct {
+	// Path is the absolute path of the downloaded file.
 	Path string
 	// HasVideo and HasAudio say which streams the file has.
 	HasVideo, HasAudio bool
-	// Still is a single picture (PNG, JPEG, WebP…), looped for its layer.
+	// Still is a single picture (PNG, JPEG, WebP, a one-frame GIF…),
+	// repeated for its whole layer.
 	Still bool
 	// Font is a TrueType, OpenType or WOFF font file.
-	Font          bool
+	Font bool
+	// Duration in seconds, 0 for a picture.
 	Duration      float64
 	Width, Height int
 }
@@ -27,10 +30,11 @@ func MediaFromInfo(path string, info *ffmpeg.Info) Media {
 	m := Media{Path: path, Duration: info.Duration}
 	if v := info.Video(); v != nil {
 		m.HasVideo, m.Width, m.Height = true, v.Width, v.Height
-		// Image demuxers are named image2 or *_pipe; a lone frame with no
-		// duration is a picture too.
+		// Picture demuxers are image2 (chosen by extension) or *_pipe
+		// (chosen by content, as for kino's downloads, which have no
+		// extension); a GIF of one frame is a picture too.
 		m.Still = info.FormatName == "image2" || strings.HasSuffix(info.FormatName, "_pipe") ||
-			(v.NbFrames <= 1 && info.Duration == 0)
+			v.NbFrames == 1 || (v.NbFrames == 0 && info.Duration == 0)
 	}
 	m.HasAudio = info.Audio() != nil
 	return m
@@ -41,7 +45,10 @@ var fontMagic = [][]byte{
 	{0x00, 0x01, 0x00, 0x00}, []byte("OTTO"), []byte("true"), []byte("ttcf"), []byte("wOFF"), []byte("wOF2"),
 }
 
-// FontFromFile describes a downloaded font, checking its signature.
+// FontFromFile describes a downloaded font: Font is set when the file
+// starts with the signature of a font format. Only an unreadable file is an
+// error; a file that is not a font is reported by Plan, as a *MediaError
+// naming the layer's font field.
 func FontFromFile(path string) (Media, error) {
 	f, err := os.Open(path)
 	if err != nil {

@@ -32,10 +32,7 @@ func (c *compiler) layerA(o *object) {
 	c.timing(o, "duration", &l)
 	c.fades(o, &l)
 	if l.Kind != KindAudio {
-		l.X = o.pos("x", maxCoordinate)
-		l.Y = o.pos("y", maxCoordinate)
-		l.Width = o.integer("width", 0, 1, c.lim.MaxWidth*4)
-		l.Height = o.integer("height", 0, 1, c.lim.MaxHeight*4)
+		c.placement(o, o, &l)
 		l.Opacity = o.number("opacity", 1, 0, 1)
 	}
 	c.content(o, "trimStart", &l)
@@ -64,7 +61,7 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 		l.FontSize = o.integer("fontSize", 48, 1, 2000)
 		l.Color = o.color("color", "0xFFFFFFFF")
 		if o.has("font") {
-			l.Font, _ = c.source(o, "font", true)
+			l.Font, l.FontField = c.source(o, "font", true)
 		}
 	}
 }

@@ -1,44 +1,6 @@
-// Package engine turns a composition into an ffmpeg command. Compile parses
-// and validates a composition in one of the supported formats into a Scene,
-// the one internal model; Plan turns a Scene and the probed media into
-// ffmpeg arguments. Both are pure: nothing here runs a process, so every
-// rule is testable without ffmpeg, and a composition that compiles renders.
 package engine
 
 import "fmt"
-
-// Limits bound what a composition may ask for.
-type Limits struct {
-	MaxWidth, MaxHeight int
-	MaxFPS              int
-	// MaxDuration is in seconds.
-	MaxDuration   float64
-	MaxLayers     int
-	MaxAssets     int
-	MaxTextLength int
-}
-
-// DefaultLimits are the limits of a kino started without flags.
-func DefaultLimits() Limits {
-	return Limits{MaxWidth: 3840, MaxHeight: 2160, MaxFPS: 60, MaxDuration: 600, MaxLayers: 100, MaxAssets: 50, MaxTextLength: 5000}
-}
-
-// ValidationError names a field of the request, by its JSON path, and what
-// is wrong with it.
-type ValidationError struct {
-	Field   string
-	Message string
-}
-
-func (e *ValidationError) Error() string { return e.Field + ": " + e.Message }
-
-// MediaError is a downloaded source that does not fit the layer using it.
-type MediaError struct {
-	Field   string
-	Message string
-}
-
-func (e *MediaError) Error() string { return e.Field + ": " + e.Message }
 
 // Kind is what a layer draws or plays.
 type Kind string
@@ -73,7 +35,8 @@ type Pos struct {
 	Px     int
 }
 
-// Layer is one element of the scene, in scene time.
+// Layer is one element of the scene, in scene time. Times are in seconds,
+// rounded to the microsecond.
 type Layer struct {
 	Kind Kind
 	// Field is the layer's JSON path, for messages.
@@ -90,7 +53,9 @@ type Layer struct {
 	FontSize    int
 	// Font is the key of a font source, or empty for the default font.
 	Font string
-	X, Y Pos
+	// FontField is the JSON path of the layer's font, for messages.
+	FontField string
+	X, Y      Pos
 	// Width and Height of the drawn layer; 0 means natural size (full frame for color).
 	Width, Height   int
 	Opacity         float64
@@ -113,10 +78,12 @@ type Source struct {
 	Field string
 }
 
-// Sources are the distinct files to download before planning.
+// Sources are the distinct files to download before planning, in the
+// order the composition first names them.
 func (s *Scene) Sources() []Source { return s.sources }
 
-// addSource returns the key of url, registering it once.
+// addSource returns the key of url, registering it once: a file used by
+// several layers is downloaded once.
 func (s *Scene) addSource(url string, font bool, field string) string {
 	for _, src := range s.sources {
 		if src.URL == url && src.Font == font {

@@ -71,18 +71,10 @@ func (c *compiler) clip(o *object) {
 	c.timing(o, "length", &l)
 	c.fades(o, &l)
 	if l.Kind != KindAudio {
-		if v, ok := o.get("position"); ok {
-			p := c.r.object(o.field("position"), v)
-			l.X = p.pos("x", maxCoordinate)
-			l.Y = p.pos("y", maxCoordinate)
-			p.done()
-		}
-		if v, ok := o.get("size"); ok {
-			sz := c.r.object(o.field("size"), v)
-			l.Width = sz.integer("width", 0, 1, c.lim.MaxWidth*4)
-			l.Height = sz.integer("height", 0, 1, c.lim.MaxHeight*4)
-			sz.done()
-		}
+		pos, size := o.child("position"), o.child("size")
+		c.placement(pos, size, &l)
+		pos.done()
+		size.done()
 		l.Opacity = o.number("opacity", 1, 0, 1)
 	}
 	c.content(a, "trim", &l)

@@ -3,7 +3,6 @@ package ffmpeg_test
 import (
 	"context"
 	"path/filepath"
-	"sync"
 	"testing"
 	"time"
 
@@ -16,57 +15,81 @@ import (
 func TestRunReportsProgressAndProbeReadsTheOutput(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	out := filepath.Join(dir, "out.mp4")
-	var (
-		mu       sync.Mutex
-		progress []float64
-	)
+	var progress []float64
+	// -re paces the input in real time, so ffmpeg reports a few times
+	// before the end instead of finishing within one stats period.
 	err := ffmpeg.Run(context.Background(), []string{
-		"-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-f", "lavfi", "-i", "sine=sample_rate=48000",
-		"-t", "2", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", out,
-	}, ffmpeg.RunOptions{Dir: dir, Duration: 2, OnProgress: func(p float64) {
-		mu.Lock()
-		progress = append(progress, p)
-		mu.Unlock()
-	}})
+		"-re", "-f", "lavfi", "-i", "testsrc2=size=160x90:rate=25", "-f", "lavfi", "-i", "sine=sample_rate=48000",
+		"-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "out.mp4",
+	}, ffmpeg.RunOptions{Dir: dir, Duration: 1, OnProgress: func(p float64) { progress = append(progress, p) }})
 	require.NoError(t, err)
-	require.NotEmpty(t, progress)
+	require.GreaterOrEqual(t, len(progress), 2, "a report before the end: %v", progress)
 	assert.Equal(t, 100.0, progress[len(progress)-1])
-	for i := 1; i < len(progress); i++ {
-		assert.Greater(t, progress[i], progress[i-1])
+	for i, p := range progress {
+		assert.True(t, p >= 0 && p <= 100, "in range: %v", progress)
+		if i > 0 {
+			assert.Greater(t, p, progress[i-1], "increasing: %v", progress)
+		}
+		if i < len(progress)-1 {
+			assert.Less(t, p, 100.0, "100 only at the end: %v", progress)
+		}
 	}
 
+	out := filepath.Join(dir, "out.mp4")
 	info, err := ffmpeg.Probe(context.Background(), out)
 	require.NoError(t, err)
+	assert.Contains(t, info.FormatName, "mp4")
+	assert.InDelta(t, 1, info.Duration, 0.05)
 	v, a := info.Video(), info.Audio()
 	require.NotNil(t, v)
 	require.NotNil(t, a)
-	assert.Equal(t, "h264", v.CodecName)
-	assert.Equal(t, 160, v.Width)
-	assert.Equal(t, 90, v.Height)
-	assert.InDelta(t, 25, v.FPS, 0.001)
-	assert.Equal(t, 50, v.NbFrames)
-	assert.Equal(t, "yuv420p", v.PixFmt)
+	assert.Equal(t, ffmpeg.Stream{Index: 0, CodecType: "video", CodecName: "h264", Width: 160, Height: 90, FPS: 25, NbFrames: 25, Duration: 1, PixFmt: "yuv420p"}, *v)
 	assert.Equal(t, "aac", a.CodecName)
 	assert.Equal(t, 48000, a.SampleRate)
-	assert.InDelta(t, 2, info.Duration, 0.05)
+	assert.Equal(t, 1, a.Channels)
+
+	counted, err := ffmpeg.ProbeFrames(context.Background(), out)
+	require.NoError(t, err)
+	assert.Equal(t, 25, counted.Video().NbFrames)
+}
+
+func TestProbeFramesCountsWhatTheContainerDoesNotSay(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, ffmpeg.Run(context.Background(), []string{"-f", "lavfi", "-i", "testsrc2=size=64x36:rate=10", "-t", "1.5",
+		"-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p", "out.webm"}, ffmpeg.RunOptions{Dir: dir}))
+	path := filepath.Join(dir, "out.webm")
+	info, err := ffmpeg.Probe(context.Background(), path)
+	require.NoError(t, err)
+	assert.Equal(t, 0, info.Video().NbFrames, "WebM declares no frame count")
+	assert.Nil(t, info.Audio())
+	info, err = ffmpeg.ProbeFrames(context.Background(), path)
+	require.NoError(t, err)
+	assert.Equal(t, 15, info.Video().NbFrames)
+	assert.InDelta(t, 10, info.Video().FPS, 0.001)
 }
 
 func TestRunFailureKeepsStderr(t *testing.T) {
 	t.Parallel()
-	err := ffmpeg.Run(context.Background(), []string{"-i", "/does/not/exist.mp4", filepath.Join(t.TempDir(), "o.mp4")}, ffmpeg.RunOptions{})
+	var progress []float64
+	err := ffmpeg.Run(context.Background(), []string{"-i", "/does/not/exist.mp4", filepath.Join(t.TempDir(), "o.mp4")},
+		ffmpeg.RunOptions{Duration: 1, OnProgress: func(p float64) { progress = append(progress, p) }})
 	var fe *ffmpeg.Error
 	require.ErrorAs(t, err, &fe)
-	assert.NotZero(t, fe.ExitCode)
+	assert.Equal(t, 1, fe.ExitCode)
 	assert.Contains(t, fe.Stderr, "No such file")
+	assert.Contains(t, fe.Error(), "No such file")
+	assert.NotContains(t, progress, 100.0)
 }
 
 func TestCancelKillsWithinASecond(t *testing.T) {
 	t.Parallel()
 	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
 	started := make(chan struct{}, 1)
 	errc := make(chan error, 1)
 	go func() {
+		// A minute of real-time input: only the cancel can end it soon.
 		errc <- ffmpeg.Run(ctx, []string{"-re", "-f", "lavfi", "-i", "testsrc2=size=320x180:rate=25", "-t", "60",
 			"-c:v", "libx264", "-preset", "ultrafast", "-f", "null", "-"},
 			ffmpeg.RunOptions{Duration: 60, OnProgress: func(float64) {
@@ -92,9 +115,23 @@ func TestCancelKillsWithinASecond(t *testing.T) {
 	}
 }
 
+func TestRunWithCancelledContextDoesNotStart(t *testing.T) {
+	t.Parallel()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	err := ffmpeg.Run(ctx, []string{"-f", "lavfi", "-i", "testsrc2", "-t", "1", "-f", "null", "-"}, ffmpeg.RunOptions{})
+	require.ErrorIs(t, err, context.Canceled)
+}
+
 func TestProbeRejectsNonMedia(t *testing.T) {
 	t.Parallel()
 	_, err := ffmpeg.Probe(context.Background(), "/etc/hostname")
 	require.Error(t, err)
+	_, err = ffmpeg.Probe(context.Background(), "/does/not/exist")
+	require.Error(t, err)
+}
+
+func TestAvailable(t *testing.T) {
+	t.Parallel()
 	require.NoError(t, ffmpeg.Available(context.Background()))
 }

@@ -14,19 +14,27 @@ import (
 
 // Info is what ffprobe says of a file.
 type Info struct {
+	// FormatName is the demuxer's name, such as "mov,mp4,m4a,3gp,3g2,mj2",
+	// "matroska,webm" or "png_pipe".
 	FormatName string
-	Duration   float64
-	Streams    []Stream
+	// Duration of the file in seconds, 0 when unknown (a still picture).
+	Duration float64
+	Streams  []Stream
 }
 
-// Stream is one stream of a probed file.
+// Stream is one stream of a probed file. Numbers ffprobe does not know
+// are 0.
 type Stream struct {
-	Index      int
-	CodecType  string // video, audio, subtitle, …
-	CodecName  string
-	Width      int
-	Height     int
-	FPS        float64
+	Index     int
+	CodecType string // video, audio, subtitle, data, attachment
+	CodecName string
+	// Width and Height of a video stream, as stored (before any rotation).
+	Width, Height int
+	// FPS is the average frame rate, or the real base rate when the
+	// average is unknown.
+	FPS float64
+	// NbFrames is the frame count the container declares (Probe) or the
+	// frames decoded (ProbeFrames).
 	NbFrames   int
 	Duration   float64
 	PixFmt     string
@@ -63,6 +71,7 @@ type probeJSON struct {
 		AvgFrameRate string `json:"avg_frame_rate"`
 		RFrameRate   string `json:"r_frame_rate"`
 		NbFrames     string `json:"nb_frames"`
+		NbReadFrames string `json:"nb_read_frames"`
 		Duration     string `json:"duration"`
 		PixFmt       string `json:"pix_fmt"`
 		SampleRate   string `json:"sample_rate"`
@@ -70,9 +79,26 @@ type probeJSON struct {
 	} `json:"streams"`
 }
 
-// Probe reads the container and streams of the file at path.
+// Probe reads the container and streams of the file at path, from their
+// headers: quick, but NbFrames is 0 where the container does not say (WebM,
+// raw streams).
 func Probe(ctx context.Context, path string) (*Info, error) {
-	cmd := exec.CommandContext(ctx, "ffprobe", "-v", "error", "-print_format", "json", "-show_format", "-show_streams", "--", path)
+	return probe(ctx, path, false)
+}
+
+// ProbeFrames is Probe, with NbFrames counted by decoding the whole file:
+// exact, and as slow as a decode. For tests and diagnostics.
+func ProbeFrames(ctx context.Context, path string) (*Info, error) {
+	return probe(ctx, path, true)
+}
+
+func probe(ctx context.Context, path string, count bool) (*Info, error) {
+	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"}
+	if count {
+		args = append(args, "-count_frames")
+	}
+	// file: keeps ffprobe from reading part of the path as a protocol.
+	cmd := exec.CommandContext(ctx, "ffprobe", append(args, "file:"+path)...)
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()
@@ -90,6 +116,9 @@ func Probe(ctx context.Context, path string) (*Info, error) {
 			fps = parseRate(s.RFrameRate)
 		}
 		nb, _ := strconv.Atoi(s.NbFrames)
+		if count {
+			nb, _ = strconv.Atoi(s.NbReadFrames)
+		}
 		sr, _ := strconv.Atoi(s.SampleRate)
 		info.Streams = append(info.Streams, Stream{
 			Index: s.Index, CodecType: s.CodecType, CodecName: s.CodecName,

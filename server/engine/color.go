@@ -1,0 +1,37 @@
+package engine
+
+import (
+	"regexp"
+	"strings"
+)
+
+var hexColor = regexp.MustCompile(`^#([0-9a-fA-F]{3}|[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
+
+var namedColors = map[string]string{
+	"black": "000000", "white": "FFFFFF", "red": "FF0000", "green": "008000", "lime": "00FF00", "blue": "0000FF",
+	"yellow": "FFFF00", "cyan": "00FFFF", "magenta": "FF00FF", "gray": "808080", "grey": "808080",
+	"orange": "FFA500", "purple": "800080", "pink": "FFC0CB", "brown": "A52A2A", "navy": "000080",
+	"teal": "008080", "silver": "C0C0C0", "gold": "FFD700",
+}
+
+// parseColor turns a CSS-style colour into ffmpeg's 0xRRGGBBAA, a form that
+// holds only hex digits and so cannot alter a filter graph.
+func parseColor(s string) (string, bool) {
+	if strings.EqualFold(s, "transparent") {
+		return "0x00000000", true
+	}
+	if hex, ok := namedColors[strings.ToLower(s)]; ok {
+		return "0x" + hex + "FF", true
+	}
+	if !hexColor.MatchString(s) {
+		return "", false
+	}
+	h := strings.ToUpper(s[1:])
+	if len(h) == 3 {
+		h = string([]byte{h[0], h[0], h[1], h[1], h[2], h[2]})
+	}
+	if len(h) == 6 {
+		h += "FF"
+	}
+	return "0x" + h, true
+}

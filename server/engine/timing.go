@@ -1,0 +1,43 @@
+package engine
+
+import (
+	"fmt"
+	"math"
+)
+
+// window is the frames a layer is drawn on, first included, end excluded.
+// Frames are numbered from 0, frame n being at n/fps seconds.
+type window struct {
+	fps, first, end int
+}
+
+// frameWindow is the frames whose time t satisfies start <= t < end.
+func frameWindow(l Layer, fps int) window {
+	return window{fps: fps, first: frameAt(l.Start, fps), end: frameAt(l.End(), fps)}
+}
+
+// frameAt is the first frame at or after t seconds; the microsecond of
+// slack absorbs the rounding of t*fps (0.7*10 is 7.000000000000001).
+func frameAt(t float64, fps int) int {
+	return int(math.Ceil(t*float64(fps) - 1e-6))
+}
+
+// frames is how many frames the window covers; a layer shorter than a
+// frame and between two frames covers none.
+func (w window) frames() int { return max(w.end-w.first, 0) }
+
+// startTime is the time of the window's first frame.
+func (w window) startTime() float64 { return float64(w.first) / float64(w.fps) }
+
+// enable is the timeline option true on exactly the window's frames. Its
+// bounds lie half a frame before the first frame and before the end, so no
+// rounding of a frame's time t moves a frame in or out.
+func (w window) enable() string {
+	fps := float64(w.fps)
+	return fmt.Sprintf("enable='between(t,%s,%s)'", f((float64(w.first)-0.5)/fps), f((float64(w.end)-0.5)/fps))
+}
+
+// shift moves a chain of frames numbered from 0 at 1/fps (a color source,
+// or the output of the fps filter) to the window's first frame. Counting
+// frames (N) instead of scaling times keeps the move exact.
+func (w window) shift() string { return fmt.Sprintf("setpts=N+%d", w.first) }
