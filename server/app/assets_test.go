@@ -151,6 +151,16 @@ func TestAssets(t *testing.T) {
 			assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t), q)
 		}
 
+		// Assets as job inputs: the media kind must fit, and only visible assets count.
+		r = k.as(t, keyA, http.MethodPost, "/jobs", map[string]any{"type": "image.resize", "inputs": map[string]any{"source": img["id"]}, "params": map[string]any{"width": 32}})
+		assert.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+		r = k.as(t, keyA, http.MethodPost, "/jobs", map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": img["id"]}})
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		assert.Contains(t, string(r.body), "is image media; source takes video or audio")
+		r = k.as(t, keyB, http.MethodPost, "/jobs", map[string]any{"type": "image.resize", "inputs": map[string]any{"source": img["id"]}})
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		assert.Contains(t, string(r.body), "no asset has the id")
+
 		// Reading, content, isolation, deletion.
 		id := img["id"].(string)
 		r = k.as(t, keyA, http.MethodGet, "/assets/"+id, nil)

@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/predicate"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
@@ -70,7 +71,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	validating := time.Now()
 	inputs := req.GetInputs().AsMap()
 	params := req.GetParams().AsMap()
-	if problems := validateJob(t, inputs, params); len(problems) > 0 {
+	if problems := validateJob(t, inputs, params, s.assetMedia(ctx)); len(problems) > 0 {
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 	inputsJSON, err := json.Marshal(inputs)
@@ -124,8 +125,25 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	return &mediav1.CreateJobResponse{Data: rec}, nil
 }
 
-// validateJob checks inputs and params against the type.
-func validateJob(t *catalog.Type, inputs, params map[string]any) []catalog.Problem {
+// assetMedia tells the media kind of an asset the caller can see, by id.
+func (s *JobService) assetMedia(ctx context.Context) func(id string) (string, bool) {
+	return func(id string) (string, bool) {
+		a, err := s.st.Asset.Query().Where(asset.ID(id), asset.Or(asset.OrgID(auth.Org(ctx)), asset.ScopeEQ(asset.ScopeSystem))).Only(ctx)
+		if err != nil {
+			return "", false
+		}
+		switch a.Type {
+		case asset.TypeImage, asset.TypePsdTemplate:
+			return catalog.Image, true
+		}
+		return "font", true
+	}
+}
+
+// validateJob checks inputs and params against the type. An input is an
+// http(s) URL, whose media kind shows only when the job runs, or the id of
+// an asset the caller can see, whose kind must be one the input accepts.
+func validateJob(t *catalog.Type, inputs, params map[string]any, assetMedia func(id string) (string, bool)) []catalog.Problem {
 	var out []catalog.Problem
 	names := make([]string, 0, len(inputs))
 	for k := range inputs {
@@ -138,9 +156,18 @@ func validateJob(t *catalog.Type, inputs, params map[string]any) []catalog.Probl
 			out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("%s has no input %q (inputs: %s)", t.Name, name, inputNames(t))})
 			continue
 		}
+		field, _ := t.Input(name)
 		v, ok := inputs[name].(string)
-		if !ok || !validURL(v) {
-			out = append(out, catalog.Problem{Path: path, Message: "must be an absolute http or https URL"})
+		switch {
+		case ok && strings.HasPrefix(v, "ast_"):
+			kind, found := assetMedia(v)
+			if !found {
+				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("no asset has the id %q", v)})
+			} else if !slices.Contains(field.Media, kind) {
+				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("asset %s is %s media; %s takes %s", v, kind, name, strings.Join(field.Media, " or "))})
+			}
+		case !ok || !validURL(v):
+			out = append(out, catalog.Problem{Path: path, Message: "must be an absolute http or https URL, or an asset id"})
 		}
 	}
 	for _, need := range t.Needs() {
