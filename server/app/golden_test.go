@@ -23,6 +23,10 @@ var (
 	uuidRE = regexp.MustCompile(`[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}`)
 	timeRE = regexp.MustCompile(`\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z`)
 	portRE = regexp.MustCompile(`127\.0\.0\.1:\d+`)
+	// Media ids, epoch milliseconds and measured durations.
+	mediaIDRE = regexp.MustCompile(`(job|pl|ast)_[0-9a-f]{32}`)
+	epochRE   = regexp.MustCompile(`\b1\d{12}\b`)
+	msRE      = regexp.MustCompile(`("api\w+Ms"):\d+`)
 )
 
 // TestGoldenResponses pins one response of each kind byte for byte (ids,
@@ -45,6 +49,9 @@ func TestGoldenResponses(t *testing.T) {
 	bodies["cancel"] = k.do(t, http.MethodDelete, "/api/render/"+queued, nil).body
 	bodies["not-cancellable"] = k.do(t, http.MethodDelete, "/api/render/"+queued, nil).body
 	bodies["not-found"] = k.do(t, http.MethodGet, "/api/render/"+"00000000-0000-0000-0000-000000000000", nil).body
+	bodies["job"] = k.do(t, http.MethodPost, "/jobs", watermarkJob()).body
+	bodies["pipeline"] = k.do(t, http.MethodPost, "/pipelines", specPipeline()).body
+	bodies["jobs-empty"] = k.do(t, http.MethodGet, "/jobs?status=failed", nil).body
 
 	for name, body := range bodies {
 		// protojson adds a random space here and there on purpose, so
@@ -53,6 +60,7 @@ func TestGoldenResponses(t *testing.T) {
 		require.NoError(t, json.Compact(&compact, body))
 		body = compact.Bytes()
 		got := portRE.ReplaceAll(timeRE.ReplaceAll(uuidRE.ReplaceAll(body, []byte("<id>")), []byte("<time>")), []byte("127.0.0.1:<port>"))
+		got = msRE.ReplaceAll(epochRE.ReplaceAll(mediaIDRE.ReplaceAll(got, []byte("${1}_<id>")), []byte("<epoch-ms>")), []byte("${1}:<ms>"))
 		path := filepath.Join("testdata", name+".golden.json")
 		if *update {
 			require.NoError(t, os.WriteFile(path, got, 0o644))
