@@ -9,10 +9,6 @@ import (
 	"os"
 	"path/filepath"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
-	"google.golang.org/grpc/metadata"
-
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 )
 
@@ -25,8 +21,7 @@ Flags (before or after the arguments):
 
 func assetsCmd(args []string) error {
 	fs := flag.NewFlagSet("kino assets", flag.ExitOnError)
-	addr := fs.String("addr", "127.0.0.1:9090", "gRPC address of kino")
-	apiKey := fs.String("api-key", "", "API key of your organisation, when kino has keys")
+	cf := addClientFlags(fs)
 	typ := fs.String("type", "", "asset type: image, psd_template or font")
 	name := fs.String("name", "", "with upload: a name (default the file name)")
 	category := fs.String("category", "", "apparel, drinkware, devices or print")
@@ -37,27 +32,13 @@ func assetsCmd(args []string) error {
 		fmt.Fprint(fs.Output(), assetsUsage)
 		fs.PrintDefaults()
 	}
-	positional, err := parseInterspersed(fs, args)
+	positional := parseClient(fs, args, 1, 2)
+	conn, ctx, err := cf.dial()
 	if err != nil {
 		return err
-	}
-	if err := envFlags(fs); err != nil {
-		return err
-	}
-	if len(positional) == 0 {
-		fs.Usage()
-		os.Exit(2)
-	}
-	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", *addr, err)
 	}
 	defer conn.Close()
 	client := mediav1.NewAssetServiceClient(conn)
-	ctx := context.Background()
-	if *apiKey != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+*apiKey)
-	}
 	switch {
 	case positional[0] == "upload" && len(positional) == 2:
 		resp, err := upload(ctx, client, positional[1], &mediav1.AssetUpload{Type: *typ, Name: *name, Category: *category, Scope: *scope})

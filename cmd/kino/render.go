@@ -10,8 +10,6 @@ import (
 	"strings"
 	"time"
 
-	"google.golang.org/grpc"
-	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -33,35 +31,20 @@ Flags (before or after the arguments):
 
 func renderCmd(args []string) error {
 	fs := flag.NewFlagSet("kino render", flag.ExitOnError)
-	addr := fs.String("addr", "127.0.0.1:9090", "gRPC address of kino")
+	cf := addClientFlags(fs)
 	watch := fs.Bool("watch", false, "with submit: follow the job until it ends")
 	key := fs.String("idempotency-key", "", "with submit: a repeat with the same key returns the first job")
-	apiKey := fs.String("api-key", "", "API key of your organisation, when kino has keys")
 	fs.Usage = func() {
 		fmt.Fprint(fs.Output(), renderUsage)
 		fs.PrintDefaults()
 	}
-	positional, err := parseInterspersed(fs, args)
+	positional := parseClient(fs, args, 2, 2)
+	conn, ctx, err := cf.dial()
 	if err != nil {
 		return err
-	}
-	if err := envFlags(fs); err != nil {
-		return err
-	}
-	if len(positional) != 2 {
-		fs.Usage()
-		os.Exit(2)
-	}
-	conn, err := grpc.NewClient(*addr, grpc.WithTransportCredentials(insecure.NewCredentials()))
-	if err != nil {
-		return fmt.Errorf("connect to %s: %w", *addr, err)
 	}
 	defer conn.Close()
 	client := renderv1.NewRenderServiceClient(conn)
-	ctx := context.Background()
-	if *apiKey != "" {
-		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", "Bearer "+*apiKey)
-	}
 	out := os.Stdout
 
 	verb, arg := positional[0], positional[1]
