@@ -58,6 +58,10 @@ type Job struct {
 	PipelineNodeID *string `json:"pipeline_node_id,omitempty"`
 	// OutputKey holds the value of the "output_key" field.
 	OutputKey *string `json:"output_key,omitempty"`
+	// LeaseOwner holds the value of the "lease_owner" field.
+	LeaseOwner *string `json:"lease_owner,omitempty"`
+	// LeaseExpiresAt holds the value of the "lease_expires_at" field.
+	LeaseExpiresAt *int64 `json:"lease_expires_at,omitempty"`
 	// Price holds the value of the "price" field.
 	Price *float64 `json:"price,omitempty"`
 	// ProviderCost holds the value of the "provider_cost" field.
@@ -112,9 +116,9 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case job.FieldPrice, job.FieldProviderCost, job.FieldInfraCost, job.FieldMargin, job.FieldEstimatedPrice:
 			values[i] = new(sql.NullFloat64)
-		case job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
+		case job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
 			values[i] = new(sql.NullInt64)
-		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey:
+		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey, job.FieldLeaseOwner:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -278,6 +282,20 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.OutputKey = new(string)
 				*_m.OutputKey = value.String
+			}
+		case job.FieldLeaseOwner:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field lease_owner", values[i])
+			} else if value.Valid {
+				_m.LeaseOwner = new(string)
+				*_m.LeaseOwner = value.String
+			}
+		case job.FieldLeaseExpiresAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field lease_expires_at", values[i])
+			} else if value.Valid {
+				_m.LeaseExpiresAt = new(int64)
+				*_m.LeaseExpiresAt = value.Int64
 			}
 		case job.FieldPrice:
 			if value, ok := values[i].(*sql.NullFloat64); !ok {
@@ -559,6 +577,16 @@ func (_m *Job) String() string {
 	if v := _m.OutputKey; v != nil {
 		builder.WriteString("output_key=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.LeaseOwner; v != nil {
+		builder.WriteString("lease_owner=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.LeaseExpiresAt; v != nil {
+		builder.WriteString("lease_expires_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
 	if v := _m.Price; v != nil {

@@ -284,6 +284,34 @@ func (_c *JobCreate) SetNillableOutputKey(v *string) *JobCreate {
 	return _c
 }
 
+// SetLeaseOwner sets the "lease_owner" field.
+func (_c *JobCreate) SetLeaseOwner(v string) *JobCreate {
+	_c.mutation.SetLeaseOwner(v)
+	return _c
+}
+
+// SetNillableLeaseOwner sets the "lease_owner" field if the given value is not nil.
+func (_c *JobCreate) SetNillableLeaseOwner(v *string) *JobCreate {
+	if v != nil {
+		_c.SetLeaseOwner(*v)
+	}
+	return _c
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (_c *JobCreate) SetLeaseExpiresAt(v int64) *JobCreate {
+	_c.mutation.SetLeaseExpiresAt(v)
+	return _c
+}
+
+// SetNillableLeaseExpiresAt sets the "lease_expires_at" field if the given value is not nil.
+func (_c *JobCreate) SetNillableLeaseExpiresAt(v *int64) *JobCreate {
+	if v != nil {
+		_c.SetLeaseExpiresAt(*v)
+	}
+	return _c
+}
+
 // SetPrice sets the "price" field.
 func (_c *JobCreate) SetPrice(v float64) *JobCreate {
 	_c.mutation.SetPrice(v)
@@ -783,6 +811,14 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_spec.SetField(job.FieldOutputKey, field.TypeString, value)
 		_node.OutputKey = &value
 	}
+	if value, ok := _c.mutation.LeaseOwner(); ok {
+		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
+		_node.LeaseOwner = &value
+	}
+	if value, ok := _c.mutation.LeaseExpiresAt(); ok {
+		_spec.SetField(job.FieldLeaseExpiresAt, field.TypeInt64, value)
+		_node.LeaseExpiresAt = &value
+	}
 	if value, ok := _c.mutation.Price(); ok {
 		_spec.SetField(job.FieldPrice, field.TypeFloat64, value)
 		_node.Price = &value
@@ -1244,6 +1280,48 @@ func (u *JobUpsert) UpdateOutputKey() *JobUpsert {
 // ClearOutputKey clears the value of the "output_key" field.
 func (u *JobUpsert) ClearOutputKey() *JobUpsert {
 	u.SetNull(job.FieldOutputKey)
+	return u
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (u *JobUpsert) SetLeaseOwner(v string) *JobUpsert {
+	u.Set(job.FieldLeaseOwner, v)
+	return u
+}
+
+// UpdateLeaseOwner sets the "lease_owner" field to the value that was provided on create.
+func (u *JobUpsert) UpdateLeaseOwner() *JobUpsert {
+	u.SetExcluded(job.FieldLeaseOwner)
+	return u
+}
+
+// ClearLeaseOwner clears the value of the "lease_owner" field.
+func (u *JobUpsert) ClearLeaseOwner() *JobUpsert {
+	u.SetNull(job.FieldLeaseOwner)
+	return u
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (u *JobUpsert) SetLeaseExpiresAt(v int64) *JobUpsert {
+	u.Set(job.FieldLeaseExpiresAt, v)
+	return u
+}
+
+// UpdateLeaseExpiresAt sets the "lease_expires_at" field to the value that was provided on create.
+func (u *JobUpsert) UpdateLeaseExpiresAt() *JobUpsert {
+	u.SetExcluded(job.FieldLeaseExpiresAt)
+	return u
+}
+
+// AddLeaseExpiresAt adds v to the "lease_expires_at" field.
+func (u *JobUpsert) AddLeaseExpiresAt(v int64) *JobUpsert {
+	u.Add(job.FieldLeaseExpiresAt, v)
+	return u
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (u *JobUpsert) ClearLeaseExpiresAt() *JobUpsert {
+	u.SetNull(job.FieldLeaseExpiresAt)
 	return u
 }
 
@@ -2171,6 +2249,55 @@ func (u *JobUpsertOne) UpdateOutputKey() *JobUpsertOne {
 func (u *JobUpsertOne) ClearOutputKey() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearOutputKey()
+	})
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (u *JobUpsertOne) SetLeaseOwner(v string) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetLeaseOwner(v)
+	})
+}
+
+// UpdateLeaseOwner sets the "lease_owner" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateLeaseOwner() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateLeaseOwner()
+	})
+}
+
+// ClearLeaseOwner clears the value of the "lease_owner" field.
+func (u *JobUpsertOne) ClearLeaseOwner() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearLeaseOwner()
+	})
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (u *JobUpsertOne) SetLeaseExpiresAt(v int64) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetLeaseExpiresAt(v)
+	})
+}
+
+// AddLeaseExpiresAt adds v to the "lease_expires_at" field.
+func (u *JobUpsertOne) AddLeaseExpiresAt(v int64) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.AddLeaseExpiresAt(v)
+	})
+}
+
+// UpdateLeaseExpiresAt sets the "lease_expires_at" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateLeaseExpiresAt() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateLeaseExpiresAt()
+	})
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (u *JobUpsertOne) ClearLeaseExpiresAt() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearLeaseExpiresAt()
 	})
 }
 
@@ -3347,6 +3474,55 @@ func (u *JobUpsertBulk) UpdateOutputKey() *JobUpsertBulk {
 func (u *JobUpsertBulk) ClearOutputKey() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearOutputKey()
+	})
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (u *JobUpsertBulk) SetLeaseOwner(v string) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetLeaseOwner(v)
+	})
+}
+
+// UpdateLeaseOwner sets the "lease_owner" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateLeaseOwner() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateLeaseOwner()
+	})
+}
+
+// ClearLeaseOwner clears the value of the "lease_owner" field.
+func (u *JobUpsertBulk) ClearLeaseOwner() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearLeaseOwner()
+	})
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (u *JobUpsertBulk) SetLeaseExpiresAt(v int64) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetLeaseExpiresAt(v)
+	})
+}
+
+// AddLeaseExpiresAt adds v to the "lease_expires_at" field.
+func (u *JobUpsertBulk) AddLeaseExpiresAt(v int64) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.AddLeaseExpiresAt(v)
+	})
+}
+
+// UpdateLeaseExpiresAt sets the "lease_expires_at" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateLeaseExpiresAt() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateLeaseExpiresAt()
+	})
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (u *JobUpsertBulk) ClearLeaseExpiresAt() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearLeaseExpiresAt()
 	})
 }
 

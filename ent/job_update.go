@@ -390,6 +390,53 @@ func (_u *JobUpdate) ClearOutputKey() *JobUpdate {
 	return _u
 }
 
+// SetLeaseOwner sets the "lease_owner" field.
+func (_u *JobUpdate) SetLeaseOwner(v string) *JobUpdate {
+	_u.mutation.SetLeaseOwner(v)
+	return _u
+}
+
+// SetNillableLeaseOwner sets the "lease_owner" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableLeaseOwner(v *string) *JobUpdate {
+	if v != nil {
+		_u.SetLeaseOwner(*v)
+	}
+	return _u
+}
+
+// ClearLeaseOwner clears the value of the "lease_owner" field.
+func (_u *JobUpdate) ClearLeaseOwner() *JobUpdate {
+	_u.mutation.ClearLeaseOwner()
+	return _u
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (_u *JobUpdate) SetLeaseExpiresAt(v int64) *JobUpdate {
+	_u.mutation.ResetLeaseExpiresAt()
+	_u.mutation.SetLeaseExpiresAt(v)
+	return _u
+}
+
+// SetNillableLeaseExpiresAt sets the "lease_expires_at" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableLeaseExpiresAt(v *int64) *JobUpdate {
+	if v != nil {
+		_u.SetLeaseExpiresAt(*v)
+	}
+	return _u
+}
+
+// AddLeaseExpiresAt adds value to the "lease_expires_at" field.
+func (_u *JobUpdate) AddLeaseExpiresAt(v int64) *JobUpdate {
+	_u.mutation.AddLeaseExpiresAt(v)
+	return _u
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (_u *JobUpdate) ClearLeaseExpiresAt() *JobUpdate {
+	_u.mutation.ClearLeaseExpiresAt()
+	return _u
+}
+
 // SetPrice sets the "price" field.
 func (_u *JobUpdate) SetPrice(v float64) *JobUpdate {
 	_u.mutation.ResetPrice()
@@ -1110,6 +1157,21 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.OutputKeyCleared() {
 		_spec.ClearField(job.FieldOutputKey, field.TypeString)
 	}
+	if value, ok := _u.mutation.LeaseOwner(); ok {
+		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
+	}
+	if _u.mutation.LeaseOwnerCleared() {
+		_spec.ClearField(job.FieldLeaseOwner, field.TypeString)
+	}
+	if value, ok := _u.mutation.LeaseExpiresAt(); ok {
+		_spec.SetField(job.FieldLeaseExpiresAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedLeaseExpiresAt(); ok {
+		_spec.AddField(job.FieldLeaseExpiresAt, field.TypeInt64, value)
+	}
+	if _u.mutation.LeaseExpiresAtCleared() {
+		_spec.ClearField(job.FieldLeaseExpiresAt, field.TypeInt64)
+	}
 	if value, ok := _u.mutation.Price(); ok {
 		_spec.SetField(job.FieldPrice, field.TypeFloat64, value)
 	}
@@ -1674,6 +1736,53 @@ func (_u *JobUpdateOne) SetNillableOutputKey(v *string) *JobUpdateOne {
 // ClearOutputKey clears the value of the "output_key" field.
 func (_u *JobUpdateOne) ClearOutputKey() *JobUpdateOne {
 	_u.mutation.ClearOutputKey()
+	return _u
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (_u *JobUpdateOne) SetLeaseOwner(v string) *JobUpdateOne {
+	_u.mutation.SetLeaseOwner(v)
+	return _u
+}
+
+// SetNillableLeaseOwner sets the "lease_owner" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableLeaseOwner(v *string) *JobUpdateOne {
+	if v != nil {
+		_u.SetLeaseOwner(*v)
+	}
+	return _u
+}
+
+// ClearLeaseOwner clears the value of the "lease_owner" field.
+func (_u *JobUpdateOne) ClearLeaseOwner() *JobUpdateOne {
+	_u.mutation.ClearLeaseOwner()
+	return _u
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (_u *JobUpdateOne) SetLeaseExpiresAt(v int64) *JobUpdateOne {
+	_u.mutation.ResetLeaseExpiresAt()
+	_u.mutation.SetLeaseExpiresAt(v)
+	return _u
+}
+
+// SetNillableLeaseExpiresAt sets the "lease_expires_at" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableLeaseExpiresAt(v *int64) *JobUpdateOne {
+	if v != nil {
+		_u.SetLeaseExpiresAt(*v)
+	}
+	return _u
+}
+
+// AddLeaseExpiresAt adds value to the "lease_expires_at" field.
+func (_u *JobUpdateOne) AddLeaseExpiresAt(v int64) *JobUpdateOne {
+	_u.mutation.AddLeaseExpiresAt(v)
+	return _u
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (_u *JobUpdateOne) ClearLeaseExpiresAt() *JobUpdateOne {
+	_u.mutation.ClearLeaseExpiresAt()
 	return _u
 }
 
@@ -2426,6 +2535,21 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if _u.mutation.OutputKeyCleared() {
 		_spec.ClearField(job.FieldOutputKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.LeaseOwner(); ok {
+		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
+	}
+	if _u.mutation.LeaseOwnerCleared() {
+		_spec.ClearField(job.FieldLeaseOwner, field.TypeString)
+	}
+	if value, ok := _u.mutation.LeaseExpiresAt(); ok {
+		_spec.SetField(job.FieldLeaseExpiresAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedLeaseExpiresAt(); ok {
+		_spec.AddField(job.FieldLeaseExpiresAt, field.TypeInt64, value)
+	}
+	if _u.mutation.LeaseExpiresAtCleared() {
+		_spec.ClearField(job.FieldLeaseExpiresAt, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.Price(); ok {
 		_spec.SetField(job.FieldPrice, field.TypeFloat64, value)

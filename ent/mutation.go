@@ -1185,6 +1185,9 @@ type JobMutation struct {
 	pipeline_id              *string
 	pipeline_node_id         *string
 	output_key               *string
+	lease_owner              *string
+	lease_expires_at         *int64
+	addlease_expires_at      *int64
 	price                    *float64
 	addprice                 *float64
 	provider_cost            *float64
@@ -2301,6 +2304,125 @@ func (m *JobMutation) OutputKeyCleared() bool {
 func (m *JobMutation) ResetOutputKey() {
 	m.output_key = nil
 	delete(m.clearedFields, job.FieldOutputKey)
+}
+
+// SetLeaseOwner sets the "lease_owner" field.
+func (m *JobMutation) SetLeaseOwner(s string) {
+	m.lease_owner = &s
+}
+
+// LeaseOwner returns the value of the "lease_owner" field in the mutation.
+func (m *JobMutation) LeaseOwner() (r string, exists bool) {
+	v := m.lease_owner
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseOwner returns the old "lease_owner" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldLeaseOwner(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseOwner is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseOwner requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseOwner: %w", err)
+	}
+	return oldValue.LeaseOwner, nil
+}
+
+// ClearLeaseOwner clears the value of the "lease_owner" field.
+func (m *JobMutation) ClearLeaseOwner() {
+	m.lease_owner = nil
+	m.clearedFields[job.FieldLeaseOwner] = struct{}{}
+}
+
+// LeaseOwnerCleared returns if the "lease_owner" field was cleared in this mutation.
+func (m *JobMutation) LeaseOwnerCleared() bool {
+	_, ok := m.clearedFields[job.FieldLeaseOwner]
+	return ok
+}
+
+// ResetLeaseOwner resets all changes to the "lease_owner" field.
+func (m *JobMutation) ResetLeaseOwner() {
+	m.lease_owner = nil
+	delete(m.clearedFields, job.FieldLeaseOwner)
+}
+
+// SetLeaseExpiresAt sets the "lease_expires_at" field.
+func (m *JobMutation) SetLeaseExpiresAt(i int64) {
+	m.lease_expires_at = &i
+	m.addlease_expires_at = nil
+}
+
+// LeaseExpiresAt returns the value of the "lease_expires_at" field in the mutation.
+func (m *JobMutation) LeaseExpiresAt() (r int64, exists bool) {
+	v := m.lease_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldLeaseExpiresAt returns the old "lease_expires_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldLeaseExpiresAt(ctx context.Context) (v *int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldLeaseExpiresAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldLeaseExpiresAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldLeaseExpiresAt: %w", err)
+	}
+	return oldValue.LeaseExpiresAt, nil
+}
+
+// AddLeaseExpiresAt adds i to the "lease_expires_at" field.
+func (m *JobMutation) AddLeaseExpiresAt(i int64) {
+	if m.addlease_expires_at != nil {
+		*m.addlease_expires_at += i
+	} else {
+		m.addlease_expires_at = &i
+	}
+}
+
+// AddedLeaseExpiresAt returns the value that was added to the "lease_expires_at" field in this mutation.
+func (m *JobMutation) AddedLeaseExpiresAt() (r int64, exists bool) {
+	v := m.addlease_expires_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
+func (m *JobMutation) ClearLeaseExpiresAt() {
+	m.lease_expires_at = nil
+	m.addlease_expires_at = nil
+	m.clearedFields[job.FieldLeaseExpiresAt] = struct{}{}
+}
+
+// LeaseExpiresAtCleared returns if the "lease_expires_at" field was cleared in this mutation.
+func (m *JobMutation) LeaseExpiresAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldLeaseExpiresAt]
+	return ok
+}
+
+// ResetLeaseExpiresAt resets all changes to the "lease_expires_at" field.
+func (m *JobMutation) ResetLeaseExpiresAt() {
+	m.lease_expires_at = nil
+	m.addlease_expires_at = nil
+	delete(m.clearedFields, job.FieldLeaseExpiresAt)
 }
 
 // SetPrice sets the "price" field.
@@ -3835,7 +3957,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 43)
+	fields := make([]string, 0, 45)
 	if m.org_id != nil {
 		fields = append(fields, job.FieldOrgID)
 	}
@@ -3898,6 +4020,12 @@ func (m *JobMutation) Fields() []string {
 	}
 	if m.output_key != nil {
 		fields = append(fields, job.FieldOutputKey)
+	}
+	if m.lease_owner != nil {
+		fields = append(fields, job.FieldLeaseOwner)
+	}
+	if m.lease_expires_at != nil {
+		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
 	if m.price != nil {
 		fields = append(fields, job.FieldPrice)
@@ -4015,6 +4143,10 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.PipelineNodeID()
 	case job.FieldOutputKey:
 		return m.OutputKey()
+	case job.FieldLeaseOwner:
+		return m.LeaseOwner()
+	case job.FieldLeaseExpiresAt:
+		return m.LeaseExpiresAt()
 	case job.FieldPrice:
 		return m.Price()
 	case job.FieldProviderCost:
@@ -4110,6 +4242,10 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldPipelineNodeID(ctx)
 	case job.FieldOutputKey:
 		return m.OldOutputKey(ctx)
+	case job.FieldLeaseOwner:
+		return m.OldLeaseOwner(ctx)
+	case job.FieldLeaseExpiresAt:
+		return m.OldLeaseExpiresAt(ctx)
 	case job.FieldPrice:
 		return m.OldPrice(ctx)
 	case job.FieldProviderCost:
@@ -4310,6 +4446,20 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOutputKey(v)
 		return nil
+	case job.FieldLeaseOwner:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseOwner(v)
+		return nil
+	case job.FieldLeaseExpiresAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetLeaseExpiresAt(v)
+		return nil
 	case job.FieldPrice:
 		v, ok := value.(float64)
 		if !ok {
@@ -4472,6 +4622,9 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *JobMutation) AddedFields() []string {
 	var fields []string
+	if m.addlease_expires_at != nil {
+		fields = append(fields, job.FieldLeaseExpiresAt)
+	}
 	if m.addprice != nil {
 		fields = append(fields, job.FieldPrice)
 	}
@@ -4546,6 +4699,8 @@ func (m *JobMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case job.FieldLeaseExpiresAt:
+		return m.AddedLeaseExpiresAt()
 	case job.FieldPrice:
 		return m.AddedPrice()
 	case job.FieldProviderCost:
@@ -4599,6 +4754,13 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *JobMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case job.FieldLeaseExpiresAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddLeaseExpiresAt(v)
+		return nil
 	case job.FieldPrice:
 		v, ok := value.(float64)
 		if !ok {
@@ -4809,6 +4971,12 @@ func (m *JobMutation) ClearedFields() []string {
 	if m.FieldCleared(job.FieldOutputKey) {
 		fields = append(fields, job.FieldOutputKey)
 	}
+	if m.FieldCleared(job.FieldLeaseOwner) {
+		fields = append(fields, job.FieldLeaseOwner)
+	}
+	if m.FieldCleared(job.FieldLeaseExpiresAt) {
+		fields = append(fields, job.FieldLeaseExpiresAt)
+	}
 	if m.FieldCleared(job.FieldPrice) {
 		fields = append(fields, job.FieldPrice)
 	}
@@ -4927,6 +5095,12 @@ func (m *JobMutation) ClearField(name string) error {
 		return nil
 	case job.FieldOutputKey:
 		m.ClearOutputKey()
+		return nil
+	case job.FieldLeaseOwner:
+		m.ClearLeaseOwner()
+		return nil
+	case job.FieldLeaseExpiresAt:
+		m.ClearLeaseExpiresAt()
 		return nil
 	case job.FieldPrice:
 		m.ClearPrice()
@@ -5055,6 +5229,12 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldOutputKey:
 		m.ResetOutputKey()
+		return nil
+	case job.FieldLeaseOwner:
+		m.ResetLeaseOwner()
+		return nil
+	case job.FieldLeaseExpiresAt:
+		m.ResetLeaseExpiresAt()
 		return nil
 	case job.FieldPrice:
 		m.ResetPrice()

@@ -30,7 +30,7 @@ func init() {
 	jobFields := schema.Job{}.Fields()
 	_ = jobFields
 	// jobDescRetryCount is the schema descriptor for retry_count field.
-	jobDescRetryCount := jobFields[33].Descriptor()
+	jobDescRetryCount := jobFields[35].Descriptor()
 	// job.DefaultRetryCount holds the default value on creation for the retry_count field.
 	job.DefaultRetryCount = jobDescRetryCount.Default.(int)
 	// jobDescID is the schema descriptor for id field.

@@ -55,6 +55,10 @@ const (
 	FieldPipelineNodeID = "pipeline_node_id"
 	// FieldOutputKey holds the string denoting the output_key field in the database.
 	FieldOutputKey = "output_key"
+	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
+	FieldLeaseOwner = "lease_owner"
+	// FieldLeaseExpiresAt holds the string denoting the lease_expires_at field in the database.
+	FieldLeaseExpiresAt = "lease_expires_at"
 	// FieldPrice holds the string denoting the price field in the database.
 	FieldPrice = "price"
 	// FieldProviderCost holds the string denoting the provider_cost field in the database.
@@ -127,6 +131,8 @@ var Columns = []string{
 	FieldPipelineID,
 	FieldPipelineNodeID,
 	FieldOutputKey,
+	FieldLeaseOwner,
+	FieldLeaseExpiresAt,
 	FieldPrice,
 	FieldProviderCost,
 	FieldInfraCost,
@@ -309,6 +315,16 @@ func ByPipelineNodeID(opts ...sql.OrderTermOption) OrderOption {
 // ByOutputKey orders the results by the output_key field.
 func ByOutputKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOutputKey, opts...).ToFunc()
+}
+
+// ByLeaseOwner orders the results by the lease_owner field.
+func ByLeaseOwner(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLeaseOwner, opts...).ToFunc()
+}
+
+// ByLeaseExpiresAt orders the results by the lease_expires_at field.
+func ByLeaseExpiresAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldLeaseExpiresAt, opts...).ToFunc()
 }
 
 // ByPrice orders the results by the price field.

@@ -162,6 +162,16 @@ func OutputKey(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldOutputKey, v))
 }
 
+// LeaseOwner applies equality check predicate on the "lease_owner" field. It's identical to LeaseOwnerEQ.
+func LeaseOwner(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldLeaseOwner, v))
+}
+
+// LeaseExpiresAt applies equality check predicate on the "lease_expires_at" field. It's identical to LeaseExpiresAtEQ.
+func LeaseExpiresAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldLeaseExpiresAt, v))
+}
+
 // Price applies equality check predicate on the "price" field. It's identical to PriceEQ.
 func Price(v float64) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldPrice, v))
@@ -1750,6 +1760,131 @@ func OutputKeyEqualFold(v string) predicate.Job {
 // OutputKeyContainsFold applies the ContainsFold predicate on the "output_key" field.
 func OutputKeyContainsFold(v string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldOutputKey, v))
+}
+
+// LeaseOwnerEQ applies the EQ predicate on the "lease_owner" field.
+func LeaseOwnerEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerNEQ applies the NEQ predicate on the "lease_owner" field.
+func LeaseOwnerNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerIn applies the In predicate on the "lease_owner" field.
+func LeaseOwnerIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldLeaseOwner, vs...))
+}
+
+// LeaseOwnerNotIn applies the NotIn predicate on the "lease_owner" field.
+func LeaseOwnerNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldLeaseOwner, vs...))
+}
+
+// LeaseOwnerGT applies the GT predicate on the "lease_owner" field.
+func LeaseOwnerGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerGTE applies the GTE predicate on the "lease_owner" field.
+func LeaseOwnerGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerLT applies the LT predicate on the "lease_owner" field.
+func LeaseOwnerLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerLTE applies the LTE predicate on the "lease_owner" field.
+func LeaseOwnerLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerContains applies the Contains predicate on the "lease_owner" field.
+func LeaseOwnerContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerHasPrefix applies the HasPrefix predicate on the "lease_owner" field.
+func LeaseOwnerHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerHasSuffix applies the HasSuffix predicate on the "lease_owner" field.
+func LeaseOwnerHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerIsNil applies the IsNil predicate on the "lease_owner" field.
+func LeaseOwnerIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldLeaseOwner))
+}
+
+// LeaseOwnerNotNil applies the NotNil predicate on the "lease_owner" field.
+func LeaseOwnerNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldLeaseOwner))
+}
+
+// LeaseOwnerEqualFold applies the EqualFold predicate on the "lease_owner" field.
+func LeaseOwnerEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldLeaseOwner, v))
+}
+
+// LeaseOwnerContainsFold applies the ContainsFold predicate on the "lease_owner" field.
+func LeaseOwnerContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldLeaseOwner, v))
+}
+
+// LeaseExpiresAtEQ applies the EQ predicate on the "lease_expires_at" field.
+func LeaseExpiresAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldLeaseExpiresAt, v))
+}
+
+// LeaseExpiresAtNEQ applies the NEQ predicate on the "lease_expires_at" field.
+func LeaseExpiresAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldLeaseExpiresAt, v))
+}
+
+// LeaseExpiresAtIn applies the In predicate on the "lease_expires_at" field.
+func LeaseExpiresAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldLeaseExpiresAt, vs...))
+}
+
+// LeaseExpiresAtNotIn applies the NotIn predicate on the "lease_expires_at" field.
+func LeaseExpiresAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldLeaseExpiresAt, vs...))
+}
+
+// LeaseExpiresAtGT applies the GT predicate on the "lease_expires_at" field.
+func LeaseExpiresAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldLeaseExpiresAt, v))
+}
+
+// LeaseExpiresAtGTE applies the GTE predicate on the "lease_expires_at" field.
+func LeaseExpiresAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldLeaseExpiresAt, v))
+}
+
+// LeaseExpiresAtLT applies the LT predicate on the "lease_expires_at" field.
+func LeaseExpiresAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldLeaseExpiresAt, v))
+}
+
+// LeaseExpiresAtLTE applies the LTE predicate on the "lease_expires_at" field.
+func LeaseExpiresAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldLeaseExpiresAt, v))
+}
+
+// LeaseExpiresAtIsNil applies the IsNil predicate on the "lease_expires_at" field.
+func LeaseExpiresAtIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldLeaseExpiresAt))
+}
+
+// LeaseExpiresAtNotNil applies the NotNil predicate on the "lease_expires_at" field.
+func LeaseExpiresAtNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldLeaseExpiresAt))
 }
 
 // PriceEQ applies the EQ predicate on the "price" field.

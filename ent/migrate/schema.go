@@ -67,6 +67,8 @@ var (
 		{Name: "pipeline_id", Type: field.TypeString, Nullable: true},
 		{Name: "pipeline_node_id", Type: field.TypeString, Nullable: true},
 		{Name: "output_key", Type: field.TypeString, Nullable: true},
+		{Name: "lease_owner", Type: field.TypeString, Nullable: true},
+		{Name: "lease_expires_at", Type: field.TypeInt64, Nullable: true},
 		{Name: "price", Type: field.TypeFloat64, Nullable: true},
 		{Name: "provider_cost", Type: field.TypeFloat64, Nullable: true},
 		{Name: "infra_cost", Type: field.TypeFloat64, Nullable: true},
@@ -99,27 +101,32 @@ var (
 			{
 				Name:    "job_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[27], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[29], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[27], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[29], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[27], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[29], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_status_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[27], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[29], JobsColumns[0]},
 			},
 			{
 				Name:    "job_batch_id",
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[3]},
+			},
+			{
+				Name:    "job_status_created_at",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[5], JobsColumns[29]},
 			},
 		},
 	}

@@ -42,6 +42,9 @@ func (Job) Fields() []ent.Field {
 		optStr("pipeline_node_id"),
 		// Object key of the primary output, for outputUrl.
 		optStr("output_key"),
+		// The worker holding the job and until when (epoch ms); renewed while it runs.
+		optStr("lease_owner"),
+		optMs("lease_expires_at"),
 		optNum("price"),
 		optNum("provider_cost"),
 		optNum("infra_cost"),
@@ -76,5 +79,7 @@ func (Job) Indexes() []ent.Index {
 		index.Fields("org_id", "type", "created_at", "id"),
 		index.Fields("org_id", "status", "type", "created_at", "id"),
 		index.Fields("batch_id"),
+		// Claims take the oldest waiting job.
+		index.Fields("status", "created_at"),
 	}
 }

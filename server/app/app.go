@@ -33,6 +33,7 @@ import (
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/jobrun"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/queue"
 	"github.com/kinohq/kino/server/render"
@@ -91,6 +92,7 @@ type App struct {
 	store      *store.Store
 	storage    *storage.Storage
 	workers    *render.Workers
+	jobs       *jobrun.Runner
 	grpcServer *grpc.Server
 	httpServer *http.Server
 	gwConn     *grpc.ClientConn
@@ -203,7 +205,11 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.grpcServer = rpc.NewServer(cfg.Log, authn)
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
-	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, nil))
+	a.jobs = jobrun.New(jobrun.Config{
+		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
+		Count: cfg.Workers, Lease: cfg.Lease, TempDir: tmp, Log: cfg.Log,
+	})
+	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
 	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, tmp, cfg.MaxUploadBytes, cfg.Log))
 	healthSrv := health.NewServer()
@@ -258,6 +264,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}()
 	if cfg.Workers > 0 {
 		a.workers.Start(bgCtx)
+		a.jobs.Start(bgCtx)
 	}
 
 	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "database", a.store.Dialect,
@@ -289,6 +296,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	graceCtx, cancelGrace := context.WithTimeout(ctx, a.cfg.ShutdownGrace)
 	defer cancelGrace()
 	a.workers.Stop(graceCtx)
+	a.jobs.Stop()
 	a.closeAll()
 	a.log.Info("kino stopped")
 	return nil

@@ -120,7 +120,8 @@ func TestJobTypes(t *testing.T) {
 func TestJobsCreateGetListCancel(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		k := start(t, db, withKeys)
+		// An API-only node: the jobs stay as created, so lists can be checked.
+		k := start(t, db, func(c *app.Config) { withKeys(c); c.Workers = 0 })
 
 		r := k.as(t, keyA, http.MethodGet, "/jobs", nil)
 		require.Equal(t, http.StatusOK, r.status)

@@ -40,16 +40,22 @@ type JobService struct {
 	storage *storage.Storage
 	broker  *events.Broker
 	log     *slog.Logger
-	// dispatch tells the executors that a job is waiting.
+	// dispatch tells the executors that a job is waiting; abort stops a
+	// job this process runs.
 	dispatch func()
+	abort    func(id string)
 }
 
-// NewJobService returns the service; dispatch may be nil until executors exist.
-func NewJobService(st *store.Store, storage *storage.Storage, broker *events.Broker, log *slog.Logger, dispatch func()) *JobService {
+// NewJobService returns the service; dispatch and abort may be nil on a
+// node that runs no jobs.
+func NewJobService(st *store.Store, storage *storage.Storage, broker *events.Broker, log *slog.Logger, dispatch func(), abort func(string)) *JobService {
 	if dispatch == nil {
 		dispatch = func() {}
 	}
-	return &JobService{st: st, storage: storage, broker: broker, log: log, dispatch: dispatch}
+	if abort == nil {
+		abort = func(string) {}
+	}
+	return &JobService{st: st, storage: storage, broker: broker, log: log, dispatch: dispatch, abort: abort}
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -113,8 +119,10 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 
 	// The timings of the request itself, measured above, land on the row
 	// in one more write; a failure here loses only the figures.
-	j, err = s.st.Job.UpdateOne(j).SetAPIDbInsertMs(insert).SetAPIDispatchMs(dispatch).SetAPITotalMs(ms(start)).Save(ctx)
-	if err != nil {
+	// The answer is the job as created: a worker may already hold it.
+	total := ms(start)
+	j.APIDbInsertMs, j.APIDispatchMs, j.APITotalMs = &insert, &dispatch, &total
+	if err := s.st.Job.UpdateOneID(j.ID).SetAPIDbInsertMs(insert).SetAPIDispatchMs(dispatch).SetAPITotalMs(total).Exec(ctx); err != nil {
 		s.log.WarnContext(ctx, "record request timings", "job_id", j.ID, "err", err)
 	}
 	s.log.InfoContext(ctx, "media job queued", "job_id", j.ID, "type", j.Type, "org", j.OrgID)
@@ -286,6 +294,7 @@ func (s *JobService) CancelJob(ctx context.Context, req *mediav1.CancelJobReques
 	if n == 0 {
 		return nil, apierr.New(apierr.JobNotCancellable, "job %s is already in a terminal state (%s) and cannot be cancelled", j.ID, j.Status)
 	}
+	s.abort(j.ID)
 	s.broker.Publish(j.ID)
 	rec, err := jobRecord(ctx, s.storage, j)
 	if err != nil {

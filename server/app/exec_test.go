@@ -1,0 +1,103 @@
+package app_test
+
+import (
+	"encoding/json"
+	"net/http"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+// waitJob polls a media job until it ends.
+func (k *kino) waitJob(t *testing.T, id string) map[string]any {
+	t.Helper()
+	var j map[string]any
+	require.Eventually(t, func() bool {
+		r := k.do(t, http.MethodGet, "/jobs/"+id, nil)
+		if r.status != http.StatusOK {
+			return false
+		}
+		j = r.json(t)["data"].(map[string]any)
+		switch j["status"] {
+		case "complete", "failed", "cancelled":
+			return true
+		}
+		return false
+	}, 60*time.Second, 50*time.Millisecond)
+	return j
+}
+
+func (k *kino) createJob(t *testing.T, body map[string]any) string {
+	t.Helper()
+	r := k.do(t, http.MethodPost, "/jobs", body)
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	return r.json(t)["data"].(map[string]any)["id"].(string)
+}
+
+func TestMediaJobsRun(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		media := serveMedia(t)
+		k := start(t, db, nil)
+
+		cases := []struct {
+			body          map[string]any
+			codec         string
+			width, height int
+			duration      float64
+		}{
+			{map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"format": "mp3"}}, "mp3", 0, 0, 3},
+			{map[string]any{"type": "video.trim", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"start": 0.5, "duration": 1.5}}, "h264", 96, 64, 1.5},
+			{map[string]any{"type": "image.resize", "inputs": map[string]any{"source": media.URL + "/image.png"}, "params": map[string]any{"width": 32, "height": 32, "fit": "cover", "format": "jpeg"}}, "mjpeg", 32, 32, 0},
+		}
+		for _, tc := range cases {
+			id := k.createJob(t, tc.body)
+			j := k.waitJob(t, id)
+			require.Equal(t, "complete", j["status"], "%s: %v", tc.body["type"], j)
+			url, ok := j["outputUrl"].(string)
+			require.True(t, ok, "outputUrl: %v", j)
+			var meta map[string]any
+			require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
+			assert.Equal(t, url, meta["outputUrl"])
+			var steps []map[string]any
+			require.NoError(t, json.Unmarshal([]byte(j["stepsJson"].(string)), &steps))
+			assert.Len(t, steps, 3)
+			for _, f := range []string{"dispatchedAt", "startedAt", "completedAt", "queueWaitMs", "execDownloadMs", "execExecuteMs", "execUploadMs", "consumerTotalMs", "price"} {
+				assert.Contains(t, j, f, "%s: %s", tc.body["type"], f)
+			}
+			info := download(t, url)
+			if tc.width > 0 {
+				v := info.Video()
+				require.NotNil(t, v)
+				assert.Equal(t, tc.codec, v.CodecName)
+				assert.Equal(t, tc.width, v.Width)
+				assert.Equal(t, tc.height, v.Height)
+			} else {
+				require.NotNil(t, info.Audio())
+				assert.Equal(t, tc.codec, info.Audio().CodecName)
+			}
+			if tc.duration > 0 {
+				assert.InDelta(t, tc.duration, info.Duration, 0.15, "%s", tc.body["type"])
+			}
+		}
+
+		// Permanent failures fail at once, with a code and a message naming the input.
+		id := k.createJob(t, map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": media.URL + "/image.png"}})
+		j := k.waitJob(t, id)
+		assert.Equal(t, "failed", j["status"])
+		assert.Equal(t, "INPUT_INVALID", j["errorCode"])
+		assert.Contains(t, j["errorMessage"], "inputs.source")
+		assert.Equal(t, 0.0, j["retryCount"])
+		assert.NotContains(t, j, "outputUrl")
+
+		id = k.createJob(t, map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": media.URL + "/missing.mp4"}})
+		j = k.waitJob(t, id)
+		assert.Equal(t, "failed", j["status"])
+		assert.Equal(t, "ASSET_FETCH_FAILED", j["errorCode"])
+		assert.Contains(t, j["errorMessage"], "404")
+	})
+}

@@ -1,0 +1,112 @@
+// Package executor runs media jobs: one Executor per job type of the
+// catalogue, each an ffmpeg run on local files. Downloading the inputs and
+// storing the outputs is the runner's work; an executor only transforms.
+package executor
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/kinohq/kino/server/ffmpeg"
+)
+
+// Input is a downloaded input of a job.
+type Input struct {
+	Path string
+	Info *ffmpeg.Info
+}
+
+// Output is a file an executor made, for one output field.
+type Output struct {
+	Path        string
+	ContentType string
+	// Ext is the file extension of the stored object, with its dot.
+	Ext string
+}
+
+// Task is one job to run.
+type Task struct {
+	Params map[string]any
+	Inputs map[string]Input
+	// Dir is the job's working folder; outputs go there.
+	Dir        string
+	OnProgress func(percent float64)
+}
+
+// Result is what a job produced: files by output field, and other output
+// fields (a transcript, say) as values.
+type Result struct {
+	Files  map[string]Output
+	Values map[string]any
+}
+
+// Executor runs the jobs of one type.
+type Executor interface {
+	Run(ctx context.Context, t Task) (Result, error)
+}
+
+// PermanentError is a job that cannot succeed however often it is tried:
+// media of the wrong kind, params ffmpeg cannot honour.
+type PermanentError struct {
+	Code    string
+	Message string
+}
+
+func (e *PermanentError) Error() string { return e.Code + ": " + e.Message }
+
+func permanent(code, format string, args ...any) error {
+	return &PermanentError{Code: code, Message: fmt.Sprintf(format, args...)}
+}
+
+// The error codes of failed media jobs.
+const (
+	CodeInputInvalid = "INPUT_INVALID"
+	CodeExecFailed   = "EXECUTION_FAILED"
+)
+
+var registry = map[string]Executor{
+	"audio.extract": audioExtract{},
+	"video.trim":    videoTrim{},
+	"image.resize":  imageResize{},
+}
+
+// For returns the executor of a job type, if kino can run it yet.
+func For(jobType string) (Executor, bool) {
+	e, ok := registry[jobType]
+	return e, ok
+}
+
+func str(p map[string]any, key, def string) string {
+	if v, ok := p[key].(string); ok && v != "" {
+		return v
+	}
+	return def
+}
+
+func num(p map[string]any, key string, def float64) float64 {
+	if v, ok := p[key].(float64); ok {
+		return v
+	}
+	return def
+}
+
+// run runs ffmpeg, turning its failure into a permanent error with the
+// telling last line: inputs were checked, so a failure is the media's.
+func run(ctx context.Context, t Task, duration float64, args []string) error {
+	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress})
+	if err != nil && ctx.Err() == nil {
+		if fe, ok := err.(*ffmpeg.Error); ok {
+			return permanent(CodeExecFailed, "ffmpeg could not process the input: %s", lastLine(fe.Stderr))
+		}
+	}
+	return err
+}
+
+func lastLine(s string) string {
+	for i := len(s) - 1; i > 0; i-- {
+		if s[i] == '\n' && i < len(s)-1 {
+			return s[i+1:]
+		}
+	}
+	return s
+}

@@ -1,0 +1,97 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+)
+
+// audioExtract writes the sound of a video (or audio) file as mp3, aac or wav.
+type audioExtract struct{}
+
+var audioFormats = map[string]struct{ codec, ext, contentType string }{
+	"mp3": {"libmp3lame", ".mp3", "audio/mpeg"},
+	"aac": {"aac", ".m4a", "audio/mp4"},
+	"wav": {"pcm_s16le", ".wav", "audio/wav"},
+}
+
+func (audioExtract) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	if in.Info.Audio() == nil {
+		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no audio track")
+	}
+	f := audioFormats[str(t.Params, "format", "mp3")]
+	out := filepath.Join(t.Dir, "output"+f.ext)
+	if err := run(ctx, t, in.Info.Duration, []string{"-i", "file:" + in.Path, "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:" + out}); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil
+}
+
+// videoTrim cuts [start, start+duration) of a video or audio file,
+// re-encoding so the cut is exact to the frame.
+type videoTrim struct{}
+
+func (videoTrim) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	start, dur := num(t.Params, "start", 0), num(t.Params, "duration", 0)
+	if in.Info.Duration > 0 && start >= in.Info.Duration {
+		return Result{}, permanent(CodeInputInvalid, "params.start: %gs is past the end of the source (%gs)", start, in.Info.Duration)
+	}
+	args := []string{"-ss", fmt.Sprint(start), "-t", fmt.Sprint(dur), "-i", "file:" + in.Path}
+	out, ext, ct := filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
+	if in.Info.Video() != nil {
+		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
+	} else {
+		out, ext, ct = filepath.Join(t.Dir, "output.m4a"), ".m4a", "audio/mp4"
+		args = append(args, "-vn", "-c:a", "aac")
+	}
+	if err := run(ctx, t, dur, append(args, "file:"+out)); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: ct, Ext: ext}}}, nil
+}
+
+// imageResize scales a picture to fit (contain), fill (cover, cropped) or
+// exactly (fill), and converts it.
+type imageResize struct{}
+
+var imageFormats = map[string]struct{ ext, contentType string }{
+	"png":  {".png", "image/png"},
+	"jpeg": {".jpg", "image/jpeg"},
+	"webp": {".webp", "image/webp"},
+}
+
+func (imageResize) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	v := in.Info.Video()
+	if v == nil {
+		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file is not a picture")
+	}
+	w, h := int(num(t.Params, "width", 0)), int(num(t.Params, "height", 0))
+	if w == 0 && h == 0 {
+		w, h = v.Width, v.Height
+	}
+	var vf string
+	switch {
+	case w == 0:
+		vf = fmt.Sprintf("scale=-2:%d", h)
+	case h == 0:
+		vf = fmt.Sprintf("scale=%d:-2", w)
+	default:
+		switch str(t.Params, "fit", "contain") {
+		case "contain":
+			vf = fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=decrease", w, h)
+		case "cover":
+			vf = fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=increase,crop=%d:%d", w, h, w, h)
+		default:
+			vf = fmt.Sprintf("scale=%d:%d", w, h)
+		}
+	}
+	f := imageFormats[str(t.Params, "format", "png")]
+	out := filepath.Join(t.Dir, "output"+f.ext)
+	if err := run(ctx, t, 0, []string{"-i", "file:" + in.Path, "-vf", vf, "-frames:v", "1", "file:" + out}); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil
+}

@@ -1,0 +1,462 @@
+// Package jobrun runs media jobs: it claims waiting jobs with a lease,
+// downloads their inputs, runs the executor of their type, stores the
+// outputs and records every step with its time. The job rows are the queue,
+// as for renders.
+package jobrun
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"time"
+
+	"entgo.io/ent/dialect"
+	entsql "entgo.io/ent/dialect/sql"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
+	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/executor"
+	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
+)
+
+// The error codes of failed media jobs, beyond the executors' own.
+const (
+	CodeFetchFailed   = "ASSET_FETCH_FAILED"
+	CodeStorageFailed = "STORAGE_FAILED"
+	CodeWorkerLost    = "WORKER_LOST"
+)
+
+// Config tunes the runner.
+type Config struct {
+	Store   *store.Store
+	Storage *storage.Storage
+	Fetch   *fetch.Client
+	Broker  *events.Broker
+	Owner   string
+	Count   int
+	Lease   time.Duration
+	// MaxRetries is how often a transient failure is retried.
+	MaxRetries int
+	TempDir    string
+	Log        *slog.Logger
+}
+
+// Runner runs media jobs.
+type Runner struct {
+	cfg  Config
+	wake chan struct{}
+
+	mu      sync.Mutex
+	running map[string]context.CancelFunc
+
+	stop  context.CancelFunc
+	loops sync.WaitGroup
+}
+
+// New returns an idle runner.
+func New(cfg Config) *Runner {
+	if cfg.Lease <= 0 {
+		cfg.Lease = 30 * time.Second
+	}
+	if cfg.MaxRetries <= 0 {
+		cfg.MaxRetries = 3
+	}
+	return &Runner{cfg: cfg, wake: make(chan struct{}, max(1, cfg.Count)), running: map[string]context.CancelFunc{}}
+}
+
+// Wake tells an idle worker that a job is waiting.
+func (r *Runner) Wake() {
+	select {
+	case r.wake <- struct{}{}:
+	default:
+	}
+}
+
+// Abort stops the job if this process runs it.
+func (r *Runner) Abort(id string) {
+	r.mu.Lock()
+	cancel := r.running[id]
+	r.mu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+// Start sets the workers going.
+func (r *Runner) Start(ctx context.Context) {
+	ctx, r.stop = context.WithCancel(ctx)
+	for range r.cfg.Count {
+		r.loops.Add(1)
+		go func() {
+			defer r.loops.Done()
+			r.loop(ctx)
+		}()
+	}
+	r.loops.Add(1)
+	go func() {
+		defer r.loops.Done()
+		t := time.NewTicker(r.cfg.Lease / 2)
+		defer t.Stop()
+		for {
+			r.recover(ctx)
+			select {
+			case <-ctx.Done():
+				return
+			case <-t.C:
+			}
+		}
+	}()
+}
+
+// Stop stops the workers; running jobs are abandoned to recovery.
+func (r *Runner) Stop() {
+	if r.stop == nil {
+		return
+	}
+	r.stop()
+	r.mu.Lock()
+	for _, c := range r.running {
+		c()
+	}
+	r.mu.Unlock()
+	r.loops.Wait()
+}
+
+func nowMs() int64 { return time.Now().UnixMilli() }
+
+func (r *Runner) loop(ctx context.Context) {
+	for ctx.Err() == nil {
+		j, err := r.claim(ctx)
+		if err != nil && ctx.Err() == nil {
+			r.cfg.Log.Error("claim media job", "err", err)
+		}
+		if j != nil {
+			r.run(ctx, j)
+			continue
+		}
+		select {
+		case <-ctx.Done():
+		case <-r.wake:
+		case <-time.After(time.Second):
+		}
+	}
+}
+
+// runnable are the types with an executor; others wait for a kino that has one.
+func runnable() []string {
+	var out []string
+	for _, t := range catalog.Names() {
+		if _, ok := executor.For(t); ok {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+func (r *Runner) claim(ctx context.Context) (*ent.Job, error) {
+	tx, err := r.cfg.Store.Tx(ctx)
+	if err != nil {
+		return nil, err
+	}
+	q := tx.Job.Query().Where(job.StatusEQ(job.StatusWaiting), job.TypeIn(runnable()...)).Order(job.ByCreatedAt(), job.ByID())
+	if r.cfg.Store.Dialect == dialect.Postgres {
+		q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
+	}
+	j, err := q.First(ctx)
+	if ent.IsNotFound(err) {
+		return nil, tx.Rollback()
+	}
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	now := nowMs()
+	j, err = tx.Job.UpdateOne(j).Where(job.StatusEQ(job.StatusWaiting)).
+		SetStatus(job.StatusDispatched).SetDispatchedAt(now).SetQueueWaitMs(now - j.CreatedAt).
+		SetLeaseOwner(r.cfg.Owner).SetLeaseExpiresAt(now + r.cfg.Lease.Milliseconds()).SetUpdatedAt(now).
+		Save(ctx)
+	if err != nil {
+		tx.Rollback()
+		return nil, err
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, err
+	}
+	r.cfg.Broker.Publish(j.ID)
+	return j, nil
+}
+
+func (r *Runner) owned(id string) []predicate.Job {
+	return []predicate.Job{job.ID(id), job.StatusIn(job.StatusDispatched, job.StatusRunning), job.LeaseOwner(r.cfg.Owner)}
+}
+
+// update applies a change to a job this runner holds; false means the job
+// was cancelled or recovered meanwhile.
+func (r *Runner) update(id string, set func(*ent.JobUpdate)) bool {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	u := r.cfg.Store.Job.Update().Where(r.owned(id)...).SetUpdatedAt(nowMs())
+	set(u)
+	n, err := u.Save(ctx)
+	if err != nil {
+		r.cfg.Log.Error("update media job", "job_id", id, "err", err)
+		return false
+	}
+	if n == 1 {
+		r.cfg.Broker.Publish(id)
+	}
+	return n == 1
+}
+
+type step struct {
+	Step string `json:"step"`
+	Ms   int64  `json:"ms"`
+}
+
+// failure is how a job attempt failed.
+type failure struct {
+	code, message string
+	transient     bool
+}
+
+func (r *Runner) run(parent context.Context, j *ent.Job) {
+	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.mu.Lock()
+	r.running[j.ID] = cancel
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.running, j.ID)
+		r.mu.Unlock()
+	}()
+	go r.renew(ctx, j.ID, cancel)
+
+	start := time.Now()
+	if !r.update(j.ID, func(u *ent.JobUpdate) { u.SetStatus(job.StatusRunning).SetStartedAt(nowMs()) }) {
+		return
+	}
+	dir, err := os.MkdirTemp(r.cfg.TempDir, "job-")
+	if err != nil {
+		r.finishFailed(j, failure{CodeStorageFailed, "kino could not create a working folder", true}, log)
+		return
+	}
+	defer os.RemoveAll(dir)
+
+	var steps []step
+	timed := func(name string, fn func() *failure) *failure {
+		t := time.Now()
+		f := fn()
+		steps = append(steps, step{name, time.Since(t).Milliseconds()})
+		return f
+	}
+	inputs := map[string]executor.Input{}
+	var res executor.Result
+	var keys = map[string]string{}
+	var mediaSeconds float64
+	f := timed("download", func() *failure { return r.download(ctx, j, dir, inputs, &mediaSeconds) })
+	if f == nil {
+		f = timed("execute", func() *failure {
+			ex, _ := executor.For(j.Type)
+			params := map[string]any{}
+			_ = json.Unmarshal([]byte(j.Params), &params)
+			var err error
+			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir})
+			var pe *executor.PermanentError
+			switch {
+			case ctx.Err() != nil:
+				return &failure{}
+			case errors.As(err, &pe):
+				return &failure{pe.Code, pe.Message, false}
+			case err != nil:
+				return &failure{executor.CodeExecFailed, err.Error(), true}
+			}
+			return nil
+		})
+	}
+	if f == nil {
+		f = timed("upload", func() *failure {
+			for field, out := range res.Files {
+				key := fmt.Sprintf("jobs/%s/%s/%s%s", j.OrgID, j.ID, field, out.Ext)
+				if err := r.cfg.Storage.Upload(ctx, key, out.Path, out.ContentType); err != nil {
+					return &failure{CodeStorageFailed, "the output could not be stored", true}
+				}
+				keys[field] = key
+			}
+			return nil
+		})
+	}
+	if ctx.Err() != nil {
+		// Cancelled or taken over: whatever was stored is not this job's.
+		for _, k := range keys {
+			_ = r.cfg.Storage.Delete(context.Background(), k)
+		}
+		log.Info("media job stopped")
+		return
+	}
+	ms := func(name string) int64 {
+		for _, s := range steps {
+			if s.Step == name {
+				return s.Ms
+			}
+		}
+		return 0
+	}
+	if f != nil {
+		r.finishFailed(j, *f, log)
+		return
+	}
+	stepsJSON, _ := json.Marshal(steps)
+	meta := map[string]any{}
+	for k, v := range res.Values {
+		meta[k] = v
+	}
+	for field, key := range keys {
+		u, err := r.cfg.Storage.URL(ctx, key)
+		if err == nil {
+			meta[field] = u
+		}
+	}
+	metaJSON, _ := json.Marshal(meta)
+	t, _ := catalog.Lookup(j.Type)
+	ok := r.update(j.ID, func(u *ent.JobUpdate) {
+		u.SetStatus(job.StatusComplete).SetCompletedAt(nowMs()).SetOutputMeta(string(metaJSON)).
+			SetStepsJSON(string(stepsJSON)).SetExecDownloadMs(ms("download")).SetExecExecuteMs(ms("execute")).
+			SetExecUploadMs(ms("upload")).SetConsumerTotalMs(time.Since(start).Milliseconds()).
+			ClearLeaseOwner().ClearLeaseExpiresAt()
+		if k, ok := keys["outputUrl"]; ok {
+			u.SetOutputKey(k).SetOutputRef(k)
+		}
+		if t != nil {
+			u.SetPrice(t.PricePerSecond * mediaSeconds)
+		}
+	})
+	if !ok {
+		for _, k := range keys {
+			_ = r.cfg.Storage.Delete(context.Background(), k)
+		}
+		return
+	}
+	log.Info("media job complete", "ms", time.Since(start).Milliseconds())
+}
+
+// download fetches every input (URL or asset id) and probes it.
+func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs map[string]executor.Input, seconds *float64) *failure {
+	values := map[string]string{}
+	_ = json.Unmarshal([]byte(j.Inputs), &values)
+	for field, v := range values {
+		path := filepath.Join(dir, "input-"+field)
+		if strings.HasPrefix(v, "ast_") {
+			if err := r.copyAsset(ctx, j.OrgID, v, path); err != nil {
+				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+			}
+		} else if _, err := r.cfg.Fetch.Download(ctx, v, path); err != nil {
+			var fe *fetch.Error
+			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary()}
+		}
+		info, err := ffmpeg.Probe(ctx, path)
+		if err != nil {
+			if ctx.Err() != nil {
+				return &failure{}
+			}
+			return &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false}
+		}
+		inputs[field] = executor.Input{Path: path, Info: info}
+		*seconds += info.Duration
+	}
+	return nil
+}
+
+func (r *Runner) copyAsset(ctx context.Context, org, id, path string) error {
+	a, err := r.cfg.Store.Asset.Get(ctx, id)
+	if err != nil || (a.OrgID != org && a.Scope != "system") {
+		return fmt.Errorf("no asset has the id %q", id)
+	}
+	rd, err := r.cfg.Storage.NewReader(ctx, a.StorageKey)
+	if err != nil {
+		return fmt.Errorf("asset %s could not be read", id)
+	}
+	defer rd.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	_, err = io.Copy(f, rd)
+	return err
+}
+
+// finishFailed retries a transient failure while retries remain, and
+// fails the job otherwise.
+func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
+	if f.code == "" {
+		return
+	}
+	if f.transient && j.RetryCount < r.cfg.MaxRetries {
+		if r.update(j.ID, func(u *ent.JobUpdate) {
+			u.SetStatus(job.StatusWaiting).AddRetryCount(1).ClearLeaseOwner().ClearLeaseExpiresAt()
+		}) {
+			log.Warn("media job failed; will retry", "code", f.code, "message", f.message)
+			r.Wake()
+		}
+		return
+	}
+	r.update(j.ID, func(u *ent.JobUpdate) {
+		u.SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(nowMs()).
+			ClearLeaseOwner().ClearLeaseExpiresAt()
+	})
+	log.Warn("media job failed", "code", f.code, "message", f.message)
+}
+
+// renew keeps the lease and notices a cancel within a second.
+func (r *Runner) renew(ctx context.Context, id string, cancel context.CancelFunc) {
+	t := time.NewTicker(min(r.cfg.Lease/3, time.Second))
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			n, err := r.cfg.Store.Job.Update().Where(r.owned(id)...).SetLeaseExpiresAt(nowMs() + r.cfg.Lease.Milliseconds()).Save(ctx)
+			if err == nil && n == 0 {
+				cancel()
+				return
+			}
+		}
+	}
+}
+
+// recover returns jobs whose worker died to waiting, or fails them.
+func (r *Runner) recover(ctx context.Context) {
+	lost, err := r.cfg.Store.Job.Query().Where(job.StatusIn(job.StatusDispatched, job.StatusRunning), job.LeaseExpiresAtLT(nowMs())).All(ctx)
+	if err != nil {
+		return
+	}
+	for _, j := range lost {
+		where := []predicate.Job{job.ID(j.ID), job.StatusIn(job.StatusDispatched, job.StatusRunning), job.LeaseExpiresAtLT(nowMs())}
+		u := r.cfg.Store.Job.Update().Where(where...).SetUpdatedAt(nowMs()).ClearLeaseOwner().ClearLeaseExpiresAt()
+		if j.RetryCount < r.cfg.MaxRetries {
+			u.SetStatus(job.StatusWaiting).AddRetryCount(1)
+		} else {
+			u.SetStatus(job.StatusFailed).SetErrorCode(CodeWorkerLost).SetErrorMessage("the worker running this job stopped too often").SetCompletedAt(nowMs())
+		}
+		if n, err := u.Save(ctx); err == nil && n == 1 {
+			r.cfg.Broker.Publish(j.ID)
+			r.Wake()
+		}
+	}
+}
