@@ -34,3 +34,7 @@ func escapeFor(s, special string) string {
 
 // f formats a number for a filter graph: plain digits, never an exponent.
 func f(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// FilterPath escapes a path kino made for use as a filter option's value
+// inside a filter graph, as the executors of media jobs need too.
+func FilterPath(path string) string { return filterValue(path) }

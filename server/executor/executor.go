@@ -31,6 +31,11 @@ type Task struct {
 	// Dir is the job's working folder; outputs go there.
 	Dir        string
 	OnProgress func(percent float64)
+	// Fetch downloads a URL or an asset id of the job's organisation to
+	// dst, for media that params name (a watermark image).
+	Fetch func(ctx context.Context, ref, dst string) error
+	// Font is the font file of text that names none.
+	Font string
 }
 
 // Result is what a job produced: files by output field, and other output
@@ -65,9 +70,10 @@ const (
 )
 
 var registry = map[string]Executor{
-	"audio.extract": audioExtract{},
-	"video.trim":    videoTrim{},
-	"image.resize":  imageResize{},
+	"audio.extract":   audioExtract{},
+	"video.trim":      videoTrim{},
+	"image.resize":    imageResize{},
+	"watermark.apply": watermarkApply{},
 }
 
 // For returns the executor of a job type, if kino can run it yet.

@@ -51,7 +51,9 @@ type Config struct {
 	// MaxRetries is how often a transient failure is retried.
 	MaxRetries int
 	TempDir    string
-	Log        *slog.Logger
+	// Font is the font file of text that names none.
+	Font string
+	Log  *slog.Logger
 }
 
 // Runner runs media jobs.
@@ -275,7 +277,14 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			params := map[string]any{}
 			_ = json.Unmarshal([]byte(j.Params), &params)
 			var err error
-			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir})
+			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font,
+				Fetch: func(ctx context.Context, ref, dst string) error {
+					if strings.HasPrefix(ref, "ast_") {
+						return r.copyAsset(ctx, j.OrgID, ref, dst)
+					}
+					_, err := r.cfg.Fetch.Download(ctx, ref, dst)
+					return err
+				}})
 			var pe *executor.PermanentError
 			switch {
 			case ctx.Err() != nil:

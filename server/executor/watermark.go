@@ -1,0 +1,104 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/ffmpeg"
+)
+
+// watermarkApply draws image and text watermarks on a video or a picture.
+type watermarkApply struct{}
+
+var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
+
+// place is the overlay or drawtext position of a mark of size (w, h) in a
+// frame of size (W, H), margin m from the edges.
+func place(position string, w, h, W, H string, m int) (string, string) {
+	switch position {
+	case "top-left":
+		return fmt.Sprint(m), fmt.Sprint(m)
+	case "top-right":
+		return fmt.Sprintf("%s-%s-%d", W, w, m), fmt.Sprint(m)
+	case "bottom-left":
+		return fmt.Sprint(m), fmt.Sprintf("%s-%s-%d", H, h, m)
+	case "center":
+		return fmt.Sprintf("(%s-%s)/2", W, w), fmt.Sprintf("(%s-%s)/2", H, h)
+	}
+	return fmt.Sprintf("%s-%s-%d", W, w, m), fmt.Sprintf("%s-%s-%d", H, h, m)
+}
+
+func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	v := in.Info.Video()
+	if v == nil {
+		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture to watermark")
+	}
+	still := in.Info.Duration == 0 || strings.HasSuffix(in.Info.FormatName, "_pipe") || in.Info.FormatName == "image2"
+	marks, _ := t.Params["watermarks"].([]any)
+	args := []string{"-i", "file:" + in.Path}
+	var graph []string
+	cur, inputs := "0:v", 1
+	for i, raw := range marks {
+		m, _ := raw.(map[string]any)
+		field := fmt.Sprintf("params.watermarks[%d]", i)
+		margin := int(num(m, "margin", 16))
+		opacity := num(m, "opacity", 1)
+		pos := str(m, "position", "bottom-right")
+		next := fmt.Sprintf("w%d", i)
+		switch str(m, "type", "") {
+		case "image":
+			ref := str(m, "url", str(m, "assetId", ""))
+			path := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d", i))
+			if err := t.Fetch(ctx, ref, path); err != nil {
+				return Result{}, permanent(CodeInputInvalid, "%s: %v", field, err)
+			}
+			if info, err := ffmpeg.Probe(ctx, path); err != nil || info.Video() == nil {
+				return Result{}, permanent(CodeInputInvalid, "%s: the watermark is not a picture", field)
+			}
+			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))
+			args = append(args, "-i", "file:"+path)
+			x, y := place(pos, "w", "h", "W", "H", margin)
+			graph = append(graph,
+				fmt.Sprintf("[%d:v]scale=%d:-1,format=rgba,colorchannelmixer=aa=%g[m%d]", inputs, width, opacity, i),
+				fmt.Sprintf("[%s][m%d]overlay=x=%s:y=%s:format=auto[%s]", cur, i, x, y, next))
+			inputs++
+		case "text":
+			name := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d.txt", i))
+			if err := os.WriteFile(name, []byte(str(m, "text", "")), 0o600); err != nil {
+				return Result{}, err
+			}
+			color := str(m, "color", "#FFFFFF")
+			if !hexColor.MatchString(color) {
+				return Result{}, permanent(CodeInputInvalid, "%s.color: must be #RRGGBB", field)
+			}
+			x, y := place(pos, "text_w", "text_h", "w", "h", margin)
+			graph = append(graph, fmt.Sprintf("[%s]drawtext=fontfile=%s:textfile=%s:expansion=none:fontsize=%d:fontcolor=0x%s@%g:x=%s:y=%s[%s]",
+				cur, engine.FilterPath(t.Font), engine.FilterPath(name), int(num(m, "fontSize", 32)), color[1:], opacity, x, y, next))
+		}
+		cur = next
+	}
+	if len(graph) == 0 {
+		return Result{}, permanent(CodeInputInvalid, "params.watermarks: nothing to draw")
+	}
+	out, ext, ct := filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
+	if still {
+		// A picture stays a picture, with its full colour.
+		out, ext, ct = filepath.Join(t.Dir, "output.png"), ".png", "image/png"
+		graph = append(graph, fmt.Sprintf("[%s]format=rgba[out]", cur))
+		args = append(args, "-filter_complex", strings.Join(graph, ";"), "-map", "[out]", "-frames:v", "1")
+	} else {
+		graph = append(graph, fmt.Sprintf("[%s]format=yuv420p[out]", cur))
+		args = append(args, "-filter_complex", strings.Join(graph, ";"), "-map", "[out]", "-map", "0:a?",
+			"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
+	}
+	if err := run(ctx, t, in.Info.Duration, append(args, "file:"+out)); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: ct, Ext: ext}}}, nil
+}
