@@ -213,3 +213,10 @@ func serveMedia(t *testing.T) *mediaServer {
 	t.Cleanup(srv.Close)
 	return &mediaServer{Server: srv, dir: dir}
 }
+
+// serveDir serves a folder on 127.0.0.1 and returns its base URL.
+func serveDir(t *testing.T, h http.Handler) string {
+	srv := httptest.NewServer(h)
+	t.Cleanup(srv.Close)
+	return srv.URL
+}

@@ -74,6 +74,8 @@ var registry = map[string]Executor{
 	"video.trim":      videoTrim{},
 	"image.resize":    imageResize{},
 	"watermark.apply": watermarkApply{},
+	"caption.extract": captionExtract{transcriber: Pocketsphinx{}},
+	"caption.burn":    captionBurn{},
 }
 
 // For returns the executor of a job type, if kino can run it yet.

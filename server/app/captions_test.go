@@ -1,0 +1,91 @@
+package app_test
+
+import (
+	"encoding/json"
+	"io"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+const spoken = "hello world. this is a test of the captions."
+
+// speechVideo makes a 160x90 video whose sound is flite saying spoken.
+func speechVideo(t *testing.T, dir string) {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
+		"-f", "lavfi", "-i", "testsrc2=size=160x90:rate=10",
+		"-f", "lavfi", "-i", "flite=text='"+spoken+"':voice=slt",
+		"-shortest", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+		filepath.Join(dir, "speech.mp4")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+}
+
+func fetchBody(t *testing.T, url, path string) []byte {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	if path != "" {
+		require.NoError(t, os.WriteFile(path, b, 0o644))
+	}
+	return b
+}
+
+func TestCaptionsExtractThenBurn(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	speechVideo(t, dir)
+	files := http.FileServer(http.Dir(dir))
+	srv := serveDir(t, files)
+	k := start(t, storetest.SQLite(t), nil)
+
+	id := k.createJob(t, map[string]any{"type": "caption.extract", "inputs": map[string]any{"source": srv + "/speech.mp4"}})
+	j := k.waitJob(t, id)
+	require.Equal(t, "complete", j["status"], "%v", j)
+	var meta map[string]any
+	require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
+	vtt := string(fetchBody(t, meta["captionsUrl"].(string), ""))
+	t.Logf("captions:\n%s", vtt)
+	require.True(t, strings.HasPrefix(vtt, "WEBVTT\n"), vtt)
+	assert.Contains(t, vtt, " --> ")
+	words := strings.Fields(meta["transcript"].(string))
+	heard := 0
+	for _, w := range []string{"hello", "world", "test", "captions"} {
+		for _, h := range words {
+			if h == w {
+				heard++
+				break
+			}
+		}
+	}
+	assert.GreaterOrEqual(t, heard, 2, "the transcript %q holds words of %q", meta["transcript"], spoken)
+	assert.Equal(t, j["outputUrl"], meta["outputUrl"], "the source is passed through")
+
+	// The spec's chain, by hand until pipelines run: captionsUrl -> subtitles, outputUrl -> source.
+	burn := k.createJob(t, map[string]any{"type": "caption.burn",
+		"inputs": map[string]any{"source": meta["outputUrl"], "subtitles": meta["captionsUrl"]},
+		"params": map[string]any{"fontSize": 28, "color": "#FFFF00"}})
+	b := k.waitJob(t, burn)
+	require.Equal(t, "complete", b["status"], "%v", b)
+	out := filepath.Join(dir, "burned.mp4")
+	fetchBody(t, b["outputUrl"].(string), out)
+
+	src := grayFrame(t, filepath.Join(dir, "speech.mp4"), "1", 160, 90)
+	got := grayFrame(t, out, "1", 160, 90)
+	bottom := meanDiff(src, got, 160, 0, 60, 160, 90)
+	top := meanDiff(src, got, 160, 0, 0, 160, 30)
+	t.Logf("mean difference: bottom %.1f, top %.1f", bottom, top)
+	assert.Greater(t, bottom, 5.0, "captions are burned at the bottom")
+	assert.Less(t, top, 4.0, "and nowhere else")
+}

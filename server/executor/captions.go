@@ -1,0 +1,255 @@
+package executor
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/kinohq/kino/server/engine"
+)
+
+// Transcriber turns speech into timed text. The offline one uses ffmpeg's
+// asr filter with pocketsphinx; a Whisper-compatible HTTP service can stand
+// behind the same interface.
+type Transcriber interface {
+	Transcribe(ctx context.Context, audioPath, dir string, duration float64) ([]Cue, error)
+}
+
+// Cue is one caption.
+type Cue struct {
+	Start, End float64
+	Text       string
+}
+
+// PocketsphinxModel is where Debian's pocketsphinx-en-us installs its model.
+const PocketsphinxModel = "/usr/share/pocketsphinx/model/en-us"
+
+// Pocketsphinx transcribes offline with ffmpeg's asr filter.
+type Pocketsphinx struct{ Model string }
+
+var ptsTime = regexp.MustCompile(`pts_time:([0-9.]+)`)
+
+// Transcribe runs asr and reads each utterance it reports, with the time
+// its end was heard; an utterance starts where the previous one ended.
+func (p Pocketsphinx) Transcribe(ctx context.Context, audioPath, dir string, duration float64) ([]Cue, error) {
+	m := p.Model
+	if m == "" {
+		m = PocketsphinxModel
+	}
+	out := filepath.Join(dir, "asr.txt")
+	// Two seconds of silence at the end make pocketsphinx close the last
+	// utterance.
+	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata=mode=print:key=lavfi.asr.text:file=%s",
+		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"), engine.FilterPath(out))
+	cmd := exec.CommandContext(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", "file:"+audioPath, "-vn", "-af", af, "-f", "null", "-")
+	if b, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("asr: %v: %s", err, strings.TrimSpace(string(b)))
+	}
+	f, err := os.Open(out)
+	if err != nil {
+		return nil, nil // nothing was heard
+	}
+	defer f.Close()
+	var cues []Cue
+	last, at := 0.0, 0.0
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		line := sc.Text()
+		if m := ptsTime.FindStringSubmatch(line); m != nil {
+			at, _ = strconv.ParseFloat(m[1], 64)
+			continue
+		}
+		if text, ok := strings.CutPrefix(line, "lavfi.asr.text="); ok && strings.TrimSpace(text) != "" {
+			end := min(at, duration)
+			if end <= last {
+				end = last + 0.5
+			}
+			cues = append(cues, Cue{Start: last, End: end, Text: strings.TrimSpace(text)})
+			last = end
+		}
+	}
+	return cues, sc.Err()
+}
+
+// split breaks long cues into pieces of at most maxSeconds and 12 words,
+// sharing the cue's time by word count.
+func split(cues []Cue, maxSeconds float64) []Cue {
+	var out []Cue
+	for _, c := range cues {
+		words := strings.Fields(c.Text)
+		parts := max(1, int((c.End-c.Start)/maxSeconds+0.999), (len(words)+11)/12)
+		per := (c.End - c.Start) / float64(len(words))
+		for i := 0; i < parts; i++ {
+			a, b := i*len(words)/parts, (i+1)*len(words)/parts
+			if a == b {
+				continue
+			}
+			out = append(out, Cue{Start: c.Start + float64(a)*per, End: c.Start + float64(b)*per, Text: strings.Join(words[a:b], " ")})
+		}
+	}
+	return out
+}
+
+func stamp(s float64, sep string) string {
+	ms := int(s*1000 + 0.5)
+	return fmt.Sprintf("%02d:%02d:%02d%s%03d", ms/3600000, ms/60000%60, ms/1000%60, sep, ms%1000)
+}
+
+// writeCaptions writes WebVTT or SRT.
+func writeCaptions(w io.Writer, cues []Cue, format string) {
+	if format == "srt" {
+		for i, c := range cues {
+			fmt.Fprintf(w, "%d\n%s --> %s\n%s\n\n", i+1, stamp(c.Start, ","), stamp(c.End, ","), c.Text)
+		}
+		return
+	}
+	fmt.Fprint(w, "WEBVTT\n\n")
+	for _, c := range cues {
+		fmt.Fprintf(w, "%s --> %s\n%s\n\n", stamp(c.Start, "."), stamp(c.End, "."), c.Text)
+	}
+}
+
+// captionExtract extracts a subtitle stream when the source has one, and
+// transcribes its sound otherwise.
+type captionExtract struct{ transcriber Transcriber }
+
+func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	format := str(t.Params, "format", "vtt")
+	captions := filepath.Join(t.Dir, "captions."+format)
+	var transcript []string
+	if hasSubtitles(in) {
+		if err := run(ctx, t, in.Info.Duration, []string{"-i", "file:" + in.Path, "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:" + captions}); err != nil {
+			return Result{}, err
+		}
+		b, _ := os.ReadFile(captions)
+		for _, line := range strings.Split(string(b), "\n") {
+			if line != "" && !strings.Contains(line, "-->") && line != "WEBVTT" && !isDigits(line) {
+				transcript = append(transcript, line)
+			}
+		}
+	} else {
+		if in.Info.Audio() == nil {
+			return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has neither subtitles nor sound")
+		}
+		cues, err := e.transcriber.Transcribe(ctx, in.Path, t.Dir, in.Info.Duration)
+		if err != nil {
+			return Result{}, err
+		}
+		cues = split(cues, num(t.Params, "maxCueSeconds", 6))
+		f, err := os.Create(captions)
+		if err != nil {
+			return Result{}, err
+		}
+		writeCaptions(f, cues, format)
+		if err := f.Close(); err != nil {
+			return Result{}, err
+		}
+		for _, c := range cues {
+			transcript = append(transcript, c.Text)
+		}
+	}
+	ct := map[string]string{"vtt": "text/vtt", "srt": "application/x-subrip"}[format]
+	ext, sct := passThrough(in)
+	return Result{
+		Files: map[string]Output{
+			"captionsUrl": {Path: captions, ContentType: ct, Ext: "." + format},
+			"outputUrl":   {Path: in.Path, ContentType: sct, Ext: ext},
+		},
+		Values: map[string]any{"transcript": strings.Join(transcript, " ")},
+	}, nil
+}
+
+func hasSubtitles(in Input) bool {
+	for _, s := range in.Info.Streams {
+		if s.CodecType == "subtitle" {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigits(s string) bool {
+	_, err := strconv.Atoi(strings.TrimSpace(s))
+	return err == nil
+}
+
+// passThrough names the stored copy of a source by its container.
+func passThrough(in Input) (string, string) {
+	switch {
+	case strings.Contains(in.Info.FormatName, "mp4"):
+		if in.Info.Video() == nil {
+			return ".m4a", "audio/mp4"
+		}
+		return ".mp4", "video/mp4"
+	case strings.Contains(in.Info.FormatName, "webm"):
+		return ".webm", "video/webm"
+	case in.Info.FormatName == "wav":
+		return ".wav", "audio/wav"
+	case in.Info.FormatName == "mp3":
+		return ".mp3", "audio/mpeg"
+	}
+	return "", "application/octet-stream"
+}
+
+// captionBurn burns subtitles into a video with libass.
+type captionBurn struct{}
+
+var fontFamily = regexp.MustCompile(`^[A-Za-z0-9 ]{1,100}$`)
+
+// assColour turns #RRGGBB into libass's &H00BBGGRR.
+func assColour(hex, def string) (string, bool) {
+	if hex == "" {
+		hex = def
+	}
+	if !hexColor.MatchString(hex) {
+		return "", false
+	}
+	return "&H00" + strings.ToUpper(hex[5:7]+hex[3:5]+hex[1:3]), true
+}
+
+func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
+	in, subs := t.Inputs["source"], t.Inputs["subtitles"]
+	if in.Info.Video() == nil {
+		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture to burn captions into")
+	}
+	if !hasSubtitles(subs) {
+		return Result{}, permanent(CodeInputInvalid, "inputs.subtitles: the file is not WebVTT or SRT")
+	}
+	font := str(t.Params, "font", "DejaVu Sans")
+	if !fontFamily.MatchString(font) {
+		return Result{}, permanent(CodeInputInvalid, "params.font: use letters, digits and spaces")
+	}
+	primary, ok1 := assColour(str(t.Params, "color", ""), "#FFFFFF")
+	outline, ok2 := assColour(str(t.Params, "outlineColor", ""), "#000000")
+	if !ok1 || !ok2 {
+		return Result{}, permanent(CodeInputInvalid, "params.color and params.outlineColor: must be #RRGGBB")
+	}
+	align := map[string]int{"bottom": 2, "middle": 5, "top": 8}[str(t.Params, "position", "bottom")]
+	style := fmt.Sprintf("FontName=%s,FontSize=%d,PrimaryColour=%s,OutlineColour=%s,BorderStyle=1,Outline=%g,Alignment=%d,MarginV=%d",
+		font, int(num(t.Params, "fontSize", 24)), primary, outline, num(t.Params, "outline", 2), align, int(num(t.Params, "marginV", 20)))
+	// libass picks the reader by extension.
+	ext := ".srt"
+	if strings.Contains(subs.Info.FormatName, "webvtt") {
+		ext = ".vtt"
+	}
+	named := filepath.Join(t.Dir, "subtitles"+ext)
+	if err := os.Link(subs.Path, named); err != nil {
+		return Result{}, err
+	}
+	out := filepath.Join(t.Dir, "output.mp4")
+	vf := fmt.Sprintf("subtitles=filename=%s:force_style=%s", engine.FilterPath(named), engine.FilterPath(style))
+	args := []string{"-i", "file:" + in.Path, "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
+		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:" + out}
+	if err := run(ctx, t, in.Info.Duration, args); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: "video/mp4", Ext: ".mp4"}}}, nil
+}
