@@ -58,6 +58,8 @@ type Job struct {
 	PipelineNodeID *string `json:"pipeline_node_id,omitempty"`
 	// OutputKey holds the value of the "output_key" field.
 	OutputKey *string `json:"output_key,omitempty"`
+	// PendingInputs holds the value of the "pending_inputs" field.
+	PendingInputs int `json:"pending_inputs,omitempty"`
 	// LeaseOwner holds the value of the "lease_owner" field.
 	LeaseOwner *string `json:"lease_owner,omitempty"`
 	// LeaseExpiresAt holds the value of the "lease_expires_at" field.
@@ -116,7 +118,7 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case job.FieldPrice, job.FieldProviderCost, job.FieldInfraCost, job.FieldMargin, job.FieldEstimatedPrice:
 			values[i] = new(sql.NullFloat64)
-		case job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
+		case job.FieldPendingInputs, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
 			values[i] = new(sql.NullInt64)
 		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey, job.FieldLeaseOwner:
 			values[i] = new(sql.NullString)
@@ -282,6 +284,12 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.OutputKey = new(string)
 				*_m.OutputKey = value.String
+			}
+		case job.FieldPendingInputs:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field pending_inputs", values[i])
+			} else if value.Valid {
+				_m.PendingInputs = int(value.Int64)
 			}
 		case job.FieldLeaseOwner:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -578,6 +586,9 @@ func (_m *Job) String() string {
 		builder.WriteString("output_key=")
 		builder.WriteString(*v)
 	}
+	builder.WriteString(", ")
+	builder.WriteString("pending_inputs=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PendingInputs))
 	builder.WriteString(", ")
 	if v := _m.LeaseOwner; v != nil {
 		builder.WriteString("lease_owner=")

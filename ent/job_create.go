@@ -284,6 +284,20 @@ func (_c *JobCreate) SetNillableOutputKey(v *string) *JobCreate {
 	return _c
 }
 
+// SetPendingInputs sets the "pending_inputs" field.
+func (_c *JobCreate) SetPendingInputs(v int) *JobCreate {
+	_c.mutation.SetPendingInputs(v)
+	return _c
+}
+
+// SetNillablePendingInputs sets the "pending_inputs" field if the given value is not nil.
+func (_c *JobCreate) SetNillablePendingInputs(v *int) *JobCreate {
+	if v != nil {
+		_c.SetPendingInputs(*v)
+	}
+	return _c
+}
+
 // SetLeaseOwner sets the "lease_owner" field.
 func (_c *JobCreate) SetLeaseOwner(v string) *JobCreate {
 	_c.mutation.SetLeaseOwner(v)
@@ -649,6 +663,10 @@ func (_c *JobCreate) defaults() {
 		v := job.DefaultStatus
 		_c.mutation.SetStatus(v)
 	}
+	if _, ok := _c.mutation.PendingInputs(); !ok {
+		v := job.DefaultPendingInputs
+		_c.mutation.SetPendingInputs(v)
+	}
 	if _, ok := _c.mutation.RetryCount(); !ok {
 		v := job.DefaultRetryCount
 		_c.mutation.SetRetryCount(v)
@@ -676,6 +694,9 @@ func (_c *JobCreate) check() error {
 	}
 	if _, ok := _c.mutation.Params(); !ok {
 		return &ValidationError{Name: "params", err: errors.New(`ent: missing required field "Job.params"`)}
+	}
+	if _, ok := _c.mutation.PendingInputs(); !ok {
+		return &ValidationError{Name: "pending_inputs", err: errors.New(`ent: missing required field "Job.pending_inputs"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Job.created_at"`)}
@@ -810,6 +831,10 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.OutputKey(); ok {
 		_spec.SetField(job.FieldOutputKey, field.TypeString, value)
 		_node.OutputKey = &value
+	}
+	if value, ok := _c.mutation.PendingInputs(); ok {
+		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
+		_node.PendingInputs = value
 	}
 	if value, ok := _c.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
@@ -1280,6 +1305,24 @@ func (u *JobUpsert) UpdateOutputKey() *JobUpsert {
 // ClearOutputKey clears the value of the "output_key" field.
 func (u *JobUpsert) ClearOutputKey() *JobUpsert {
 	u.SetNull(job.FieldOutputKey)
+	return u
+}
+
+// SetPendingInputs sets the "pending_inputs" field.
+func (u *JobUpsert) SetPendingInputs(v int) *JobUpsert {
+	u.Set(job.FieldPendingInputs, v)
+	return u
+}
+
+// UpdatePendingInputs sets the "pending_inputs" field to the value that was provided on create.
+func (u *JobUpsert) UpdatePendingInputs() *JobUpsert {
+	u.SetExcluded(job.FieldPendingInputs)
+	return u
+}
+
+// AddPendingInputs adds v to the "pending_inputs" field.
+func (u *JobUpsert) AddPendingInputs(v int) *JobUpsert {
+	u.Add(job.FieldPendingInputs, v)
 	return u
 }
 
@@ -2249,6 +2292,27 @@ func (u *JobUpsertOne) UpdateOutputKey() *JobUpsertOne {
 func (u *JobUpsertOne) ClearOutputKey() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearOutputKey()
+	})
+}
+
+// SetPendingInputs sets the "pending_inputs" field.
+func (u *JobUpsertOne) SetPendingInputs(v int) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetPendingInputs(v)
+	})
+}
+
+// AddPendingInputs adds v to the "pending_inputs" field.
+func (u *JobUpsertOne) AddPendingInputs(v int) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.AddPendingInputs(v)
+	})
+}
+
+// UpdatePendingInputs sets the "pending_inputs" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdatePendingInputs() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdatePendingInputs()
 	})
 }
 
@@ -3474,6 +3538,27 @@ func (u *JobUpsertBulk) UpdateOutputKey() *JobUpsertBulk {
 func (u *JobUpsertBulk) ClearOutputKey() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearOutputKey()
+	})
+}
+
+// SetPendingInputs sets the "pending_inputs" field.
+func (u *JobUpsertBulk) SetPendingInputs(v int) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetPendingInputs(v)
+	})
+}
+
+// AddPendingInputs adds v to the "pending_inputs" field.
+func (u *JobUpsertBulk) AddPendingInputs(v int) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.AddPendingInputs(v)
+	})
+}
+
+// UpdatePendingInputs sets the "pending_inputs" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdatePendingInputs() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdatePendingInputs()
 	})
 }
 

@@ -390,6 +390,27 @@ func (_u *JobUpdate) ClearOutputKey() *JobUpdate {
 	return _u
 }
 
+// SetPendingInputs sets the "pending_inputs" field.
+func (_u *JobUpdate) SetPendingInputs(v int) *JobUpdate {
+	_u.mutation.ResetPendingInputs()
+	_u.mutation.SetPendingInputs(v)
+	return _u
+}
+
+// SetNillablePendingInputs sets the "pending_inputs" field if the given value is not nil.
+func (_u *JobUpdate) SetNillablePendingInputs(v *int) *JobUpdate {
+	if v != nil {
+		_u.SetPendingInputs(*v)
+	}
+	return _u
+}
+
+// AddPendingInputs adds value to the "pending_inputs" field.
+func (_u *JobUpdate) AddPendingInputs(v int) *JobUpdate {
+	_u.mutation.AddPendingInputs(v)
+	return _u
+}
+
 // SetLeaseOwner sets the "lease_owner" field.
 func (_u *JobUpdate) SetLeaseOwner(v string) *JobUpdate {
 	_u.mutation.SetLeaseOwner(v)
@@ -1157,6 +1178,12 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.OutputKeyCleared() {
 		_spec.ClearField(job.FieldOutputKey, field.TypeString)
 	}
+	if value, ok := _u.mutation.PendingInputs(); ok {
+		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPendingInputs(); ok {
+		_spec.AddField(job.FieldPendingInputs, field.TypeInt, value)
+	}
 	if value, ok := _u.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
 	}
@@ -1736,6 +1763,27 @@ func (_u *JobUpdateOne) SetNillableOutputKey(v *string) *JobUpdateOne {
 // ClearOutputKey clears the value of the "output_key" field.
 func (_u *JobUpdateOne) ClearOutputKey() *JobUpdateOne {
 	_u.mutation.ClearOutputKey()
+	return _u
+}
+
+// SetPendingInputs sets the "pending_inputs" field.
+func (_u *JobUpdateOne) SetPendingInputs(v int) *JobUpdateOne {
+	_u.mutation.ResetPendingInputs()
+	_u.mutation.SetPendingInputs(v)
+	return _u
+}
+
+// SetNillablePendingInputs sets the "pending_inputs" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillablePendingInputs(v *int) *JobUpdateOne {
+	if v != nil {
+		_u.SetPendingInputs(*v)
+	}
+	return _u
+}
+
+// AddPendingInputs adds value to the "pending_inputs" field.
+func (_u *JobUpdateOne) AddPendingInputs(v int) *JobUpdateOne {
+	_u.mutation.AddPendingInputs(v)
 	return _u
 }
 
@@ -2535,6 +2583,12 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if _u.mutation.OutputKeyCleared() {
 		_spec.ClearField(job.FieldOutputKey, field.TypeString)
+	}
+	if value, ok := _u.mutation.PendingInputs(); ok {
+		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedPendingInputs(); ok {
+		_spec.AddField(job.FieldPendingInputs, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)

@@ -1185,6 +1185,8 @@ type JobMutation struct {
 	pipeline_id              *string
 	pipeline_node_id         *string
 	output_key               *string
+	pending_inputs           *int
+	addpending_inputs        *int
 	lease_owner              *string
 	lease_expires_at         *int64
 	addlease_expires_at      *int64
@@ -2304,6 +2306,62 @@ func (m *JobMutation) OutputKeyCleared() bool {
 func (m *JobMutation) ResetOutputKey() {
 	m.output_key = nil
 	delete(m.clearedFields, job.FieldOutputKey)
+}
+
+// SetPendingInputs sets the "pending_inputs" field.
+func (m *JobMutation) SetPendingInputs(i int) {
+	m.pending_inputs = &i
+	m.addpending_inputs = nil
+}
+
+// PendingInputs returns the value of the "pending_inputs" field in the mutation.
+func (m *JobMutation) PendingInputs() (r int, exists bool) {
+	v := m.pending_inputs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPendingInputs returns the old "pending_inputs" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPendingInputs(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPendingInputs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPendingInputs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPendingInputs: %w", err)
+	}
+	return oldValue.PendingInputs, nil
+}
+
+// AddPendingInputs adds i to the "pending_inputs" field.
+func (m *JobMutation) AddPendingInputs(i int) {
+	if m.addpending_inputs != nil {
+		*m.addpending_inputs += i
+	} else {
+		m.addpending_inputs = &i
+	}
+}
+
+// AddedPendingInputs returns the value that was added to the "pending_inputs" field in this mutation.
+func (m *JobMutation) AddedPendingInputs() (r int, exists bool) {
+	v := m.addpending_inputs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPendingInputs resets all changes to the "pending_inputs" field.
+func (m *JobMutation) ResetPendingInputs() {
+	m.pending_inputs = nil
+	m.addpending_inputs = nil
 }
 
 // SetLeaseOwner sets the "lease_owner" field.
@@ -3957,7 +4015,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 45)
+	fields := make([]string, 0, 46)
 	if m.org_id != nil {
 		fields = append(fields, job.FieldOrgID)
 	}
@@ -4020,6 +4078,9 @@ func (m *JobMutation) Fields() []string {
 	}
 	if m.output_key != nil {
 		fields = append(fields, job.FieldOutputKey)
+	}
+	if m.pending_inputs != nil {
+		fields = append(fields, job.FieldPendingInputs)
 	}
 	if m.lease_owner != nil {
 		fields = append(fields, job.FieldLeaseOwner)
@@ -4143,6 +4204,8 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.PipelineNodeID()
 	case job.FieldOutputKey:
 		return m.OutputKey()
+	case job.FieldPendingInputs:
+		return m.PendingInputs()
 	case job.FieldLeaseOwner:
 		return m.LeaseOwner()
 	case job.FieldLeaseExpiresAt:
@@ -4242,6 +4305,8 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldPipelineNodeID(ctx)
 	case job.FieldOutputKey:
 		return m.OldOutputKey(ctx)
+	case job.FieldPendingInputs:
+		return m.OldPendingInputs(ctx)
 	case job.FieldLeaseOwner:
 		return m.OldLeaseOwner(ctx)
 	case job.FieldLeaseExpiresAt:
@@ -4446,6 +4511,13 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetOutputKey(v)
 		return nil
+	case job.FieldPendingInputs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPendingInputs(v)
+		return nil
 	case job.FieldLeaseOwner:
 		v, ok := value.(string)
 		if !ok {
@@ -4622,6 +4694,9 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *JobMutation) AddedFields() []string {
 	var fields []string
+	if m.addpending_inputs != nil {
+		fields = append(fields, job.FieldPendingInputs)
+	}
 	if m.addlease_expires_at != nil {
 		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
@@ -4699,6 +4774,8 @@ func (m *JobMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
+	case job.FieldPendingInputs:
+		return m.AddedPendingInputs()
 	case job.FieldLeaseExpiresAt:
 		return m.AddedLeaseExpiresAt()
 	case job.FieldPrice:
@@ -4754,6 +4831,13 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *JobMutation) AddField(name string, value ent.Value) error {
 	switch name {
+	case job.FieldPendingInputs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPendingInputs(v)
+		return nil
 	case job.FieldLeaseExpiresAt:
 		v, ok := value.(int64)
 		if !ok {
@@ -5229,6 +5313,9 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldOutputKey:
 		m.ResetOutputKey()
+		return nil
+	case job.FieldPendingInputs:
+		m.ResetPendingInputs()
 		return nil
 	case job.FieldLeaseOwner:
 		m.ResetLeaseOwner()

@@ -29,8 +29,12 @@ func init() {
 	asset.IDValidator = assetDescID.Validators[0].(func(string) error)
 	jobFields := schema.Job{}.Fields()
 	_ = jobFields
+	// jobDescPendingInputs is the schema descriptor for pending_inputs field.
+	jobDescPendingInputs := jobFields[22].Descriptor()
+	// job.DefaultPendingInputs holds the default value on creation for the pending_inputs field.
+	job.DefaultPendingInputs = jobDescPendingInputs.Default.(int)
 	// jobDescRetryCount is the schema descriptor for retry_count field.
-	jobDescRetryCount := jobFields[35].Descriptor()
+	jobDescRetryCount := jobFields[36].Descriptor()
 	// job.DefaultRetryCount holds the default value on creation for the retry_count field.
 	job.DefaultRetryCount = jobDescRetryCount.Default.(int)
 	// jobDescID is the schema descriptor for id field.

@@ -75,6 +75,7 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	root.Handle("/", mux)
 	root.Handle("GET /api/render/{id}/events", &watchHandler{open: watchRender(renderv1.NewRenderServiceClient(cfg.Conn)), log: cfg.Log})
 	root.Handle("GET /jobs/{id}/events", &watchHandler{open: watchJob(mediav1.NewJobServiceClient(cfg.Conn)), log: cfg.Log})
+	root.Handle("GET /pipelines/{id}/runs/{run}/events", &watchHandler{open: watchRun(mediav1.NewPipelineServiceClient(cfg.Conn)), log: cfg.Log})
 	assets := mediav1.NewAssetServiceClient(cfg.Conn)
 	root.Handle("POST /assets", &uploadHandler{client: assets})
 	root.Handle("GET /assets/{id}/content", &contentHandler{client: assets, storage: cfg.Storage})
@@ -106,6 +107,7 @@ var successStatuses = map[string]int{
 	"/kino.render.v1.RenderService/SubmitRender":    http.StatusAccepted,
 	"/kino.media.v1.JobService/CreateJob":           http.StatusAccepted,
 	"/kino.media.v1.PipelineService/CreatePipeline": http.StatusCreated,
+	"/kino.media.v1.PipelineService/RunPipeline":    http.StatusAccepted,
 }
 
 func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) error {

@@ -56,6 +56,20 @@ func watchJob(client mediav1.JobServiceClient) func(context.Context, *http.Reque
 	}
 }
 
+// watchRun streams WatchPipelineRun records.
+func watchRun(client mediav1.PipelineServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+	return func(ctx context.Context, r *http.Request) (func() (proto.Message, error), error) {
+		stream, err := client.WatchPipelineRun(ctx, &mediav1.WatchPipelineRunRequest{Id: r.PathValue("id"), RunId: r.PathValue("run")})
+		if err != nil {
+			return nil, err
+		}
+		return func() (proto.Message, error) {
+			m, err := stream.Recv()
+			return m.GetData(), err
+		}, nil
+	}
+}
+
 func (h *watchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	ctx := r.Context()
 	if v := r.Header.Get("Authorization"); v != "" {

@@ -55,6 +55,8 @@ const (
 	FieldPipelineNodeID = "pipeline_node_id"
 	// FieldOutputKey holds the string denoting the output_key field in the database.
 	FieldOutputKey = "output_key"
+	// FieldPendingInputs holds the string denoting the pending_inputs field in the database.
+	FieldPendingInputs = "pending_inputs"
 	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
 	FieldLeaseOwner = "lease_owner"
 	// FieldLeaseExpiresAt holds the string denoting the lease_expires_at field in the database.
@@ -131,6 +133,7 @@ var Columns = []string{
 	FieldPipelineID,
 	FieldPipelineNodeID,
 	FieldOutputKey,
+	FieldPendingInputs,
 	FieldLeaseOwner,
 	FieldLeaseExpiresAt,
 	FieldPrice,
@@ -168,6 +171,8 @@ func ValidColumn(column string) bool {
 }
 
 var (
+	// DefaultPendingInputs holds the default value on creation for the "pending_inputs" field.
+	DefaultPendingInputs int
 	// DefaultRetryCount holds the default value on creation for the "retry_count" field.
 	DefaultRetryCount int
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -315,6 +320,11 @@ func ByPipelineNodeID(opts ...sql.OrderTermOption) OrderOption {
 // ByOutputKey orders the results by the output_key field.
 func ByOutputKey(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldOutputKey, opts...).ToFunc()
+}
+
+// ByPendingInputs orders the results by the pending_inputs field.
+func ByPendingInputs(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPendingInputs, opts...).ToFunc()
 }
 
 // ByLeaseOwner orders the results by the lease_owner field.

@@ -162,6 +162,11 @@ func OutputKey(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldOutputKey, v))
 }
 
+// PendingInputs applies equality check predicate on the "pending_inputs" field. It's identical to PendingInputsEQ.
+func PendingInputs(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPendingInputs, v))
+}
+
 // LeaseOwner applies equality check predicate on the "lease_owner" field. It's identical to LeaseOwnerEQ.
 func LeaseOwner(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldLeaseOwner, v))
@@ -1760,6 +1765,46 @@ func OutputKeyEqualFold(v string) predicate.Job {
 // OutputKeyContainsFold applies the ContainsFold predicate on the "output_key" field.
 func OutputKeyContainsFold(v string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldOutputKey, v))
+}
+
+// PendingInputsEQ applies the EQ predicate on the "pending_inputs" field.
+func PendingInputsEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPendingInputs, v))
+}
+
+// PendingInputsNEQ applies the NEQ predicate on the "pending_inputs" field.
+func PendingInputsNEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldPendingInputs, v))
+}
+
+// PendingInputsIn applies the In predicate on the "pending_inputs" field.
+func PendingInputsIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldPendingInputs, vs...))
+}
+
+// PendingInputsNotIn applies the NotIn predicate on the "pending_inputs" field.
+func PendingInputsNotIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldPendingInputs, vs...))
+}
+
+// PendingInputsGT applies the GT predicate on the "pending_inputs" field.
+func PendingInputsGT(v int) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldPendingInputs, v))
+}
+
+// PendingInputsGTE applies the GTE predicate on the "pending_inputs" field.
+func PendingInputsGTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldPendingInputs, v))
+}
+
+// PendingInputsLT applies the LT predicate on the "pending_inputs" field.
+func PendingInputsLT(v int) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldPendingInputs, v))
+}
+
+// PendingInputsLTE applies the LTE predicate on the "pending_inputs" field.
+func PendingInputsLTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldPendingInputs, v))
 }
 
 // LeaseOwnerEQ applies the EQ predicate on the "lease_owner" field.

@@ -67,6 +67,7 @@ var (
 		{Name: "pipeline_id", Type: field.TypeString, Nullable: true},
 		{Name: "pipeline_node_id", Type: field.TypeString, Nullable: true},
 		{Name: "output_key", Type: field.TypeString, Nullable: true},
+		{Name: "pending_inputs", Type: field.TypeInt, Default: 0},
 		{Name: "lease_owner", Type: field.TypeString, Nullable: true},
 		{Name: "lease_expires_at", Type: field.TypeInt64, Nullable: true},
 		{Name: "price", Type: field.TypeFloat64, Nullable: true},
@@ -101,22 +102,22 @@ var (
 			{
 				Name:    "job_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[29], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[30], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[29], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[30], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[29], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[30], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_status_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[29], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[30], JobsColumns[0]},
 			},
 			{
 				Name:    "job_batch_id",
@@ -126,7 +127,7 @@ var (
 			{
 				Name:    "job_status_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[5], JobsColumns[29]},
+				Columns: []*schema.Column{JobsColumns[5], JobsColumns[30]},
 			},
 		},
 	}

@@ -42,6 +42,9 @@ func (Job) Fields() []ent.Field {
 		optStr("pipeline_node_id"),
 		// Object key of the primary output, for outputUrl.
 		optStr("output_key"),
+		// How many upstream pipeline nodes must complete before this job can
+		// run; a waiting job is claimed only at 0.
+		field.Int("pending_inputs").Default(0),
 		// The worker holding the job and until when (epoch ms); renewed while it runs.
 		optStr("lease_owner"),
 		optMs("lease_expires_at"),

@@ -210,7 +210,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Count: cfg.Workers, Lease: cfg.Lease, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
 	})
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
-	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, tmp, cfg.MaxUploadBytes, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)

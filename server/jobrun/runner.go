@@ -173,7 +173,7 @@ func (r *Runner) claim(ctx context.Context) (*ent.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := tx.Job.Query().Where(job.StatusEQ(job.StatusWaiting), job.TypeIn(runnable()...)).Order(job.ByCreatedAt(), job.ByID())
+	q := tx.Job.Query().Where(job.StatusEQ(job.StatusWaiting), job.PendingInputs(0), job.TypeIn(runnable()...)).Order(job.ByCreatedAt(), job.ByID())
 	if r.cfg.Store.Dialect == dialect.Postgres {
 		q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
 	}
@@ -361,6 +361,9 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 		return
 	}
 	log.Info("media job complete", "ms", time.Since(start).Milliseconds())
+	if err := r.propagate(context.Background(), j, meta); err != nil {
+		log.Error("pass outputs downstream", "err", err)
+	}
 }
 
 // download fetches every input (URL or asset id) and probes it.
@@ -424,10 +427,12 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 		}
 		return
 	}
-	r.update(j.ID, func(u *ent.JobUpdate) {
+	if r.update(j.ID, func(u *ent.JobUpdate) {
 		u.SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(nowMs()).
 			ClearLeaseOwner().ClearLeaseExpiresAt()
-	})
+	}) {
+		r.cancelDownstream(context.Background(), j)
+	}
 	log.Warn("media job failed", "code", f.code, "message", f.message)
 }
 

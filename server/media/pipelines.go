@@ -13,20 +13,27 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/pipeline"
+	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
 
 // PipelineService is the PipelineService implementation.
 type PipelineService struct {
 	mediav1.UnimplementedPipelineServiceServer
-	st  *store.Store
-	log *slog.Logger
+	st       *store.Store
+	storage  *storage.Storage
+	broker   *events.Broker
+	log      *slog.Logger
+	dispatch func()
+	abort    func(string)
 }
 
-// NewPipelineService returns the service.
-func NewPipelineService(st *store.Store, log *slog.Logger) *PipelineService {
-	return &PipelineService{st: st, log: log}
+// NewPipelineService returns the service; dispatch and abort reach the job
+// runner (nil on a node that runs no jobs).
+func NewPipelineService(st *store.Store, storage *storage.Storage, broker *events.Broker, log *slog.Logger, dispatch func(), abort func(string)) *PipelineService {
+	return &PipelineService{st: st, storage: storage, broker: broker, log: log, dispatch: dispatch, abort: abort}
 }
 
 // spec turns the request into what pipeline.Validate checks.

@@ -22,6 +22,479 @@ const (
 	_ = protoimpl.EnforceVersion(protoimpl.MaxVersion - 20)
 )
 
+// PipelineRun is one execution of a pipeline.
+type PipelineRun struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// Also the batchId of its jobs.
+	Id         string `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	PipelineId string `protobuf:"bytes,2,opt,name=pipeline_id,json=pipelineId,proto3" json:"pipeline_id,omitempty"`
+	// waiting, running, complete, failed or cancelled.
+	Status string `protobuf:"bytes,3,opt,name=status,proto3" json:"status,omitempty"`
+	// One job per node, in the pipeline's node order.
+	Jobs []*Job `protobuf:"bytes,4,rep,name=jobs,proto3" json:"jobs,omitempty"`
+	// Epoch milliseconds.
+	CreatedAt     float64 `protobuf:"fixed64,5,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PipelineRun) Reset() {
+	*x = PipelineRun{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[0]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PipelineRun) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PipelineRun) ProtoMessage() {}
+
+func (x *PipelineRun) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[0]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PipelineRun.ProtoReflect.Descriptor instead.
+func (*PipelineRun) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{0}
+}
+
+func (x *PipelineRun) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *PipelineRun) GetPipelineId() string {
+	if x != nil {
+		return x.PipelineId
+	}
+	return ""
+}
+
+func (x *PipelineRun) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *PipelineRun) GetJobs() []*Job {
+	if x != nil {
+		return x.Jobs
+	}
+	return nil
+}
+
+func (x *PipelineRun) GetCreatedAt() float64 {
+	if x != nil {
+		return x.CreatedAt
+	}
+	return 0
+}
+
+// RunPipelineRequest gives the inputs that no edge feeds, by node and field.
+type RunPipelineRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Inputs        *structpb.Struct       `protobuf:"bytes,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunPipelineRequest) Reset() {
+	*x = RunPipelineRequest{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunPipelineRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunPipelineRequest) ProtoMessage() {}
+
+func (x *RunPipelineRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunPipelineRequest.ProtoReflect.Descriptor instead.
+func (*RunPipelineRequest) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RunPipelineRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *RunPipelineRequest) GetInputs() *structpb.Struct {
+	if x != nil {
+		return x.Inputs
+	}
+	return nil
+}
+
+// RunPipelineResponse is {"data": run}.
+type RunPipelineResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          *PipelineRun           `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RunPipelineResponse) Reset() {
+	*x = RunPipelineResponse{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RunPipelineResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RunPipelineResponse) ProtoMessage() {}
+
+func (x *RunPipelineResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RunPipelineResponse.ProtoReflect.Descriptor instead.
+func (*RunPipelineResponse) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *RunPipelineResponse) GetData() *PipelineRun {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// GetPipelineRunRequest names a run.
+type GetPipelineRunRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	RunId         string                 `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPipelineRunRequest) Reset() {
+	*x = GetPipelineRunRequest{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[3]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPipelineRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPipelineRunRequest) ProtoMessage() {}
+
+func (x *GetPipelineRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[3]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPipelineRunRequest.ProtoReflect.Descriptor instead.
+func (*GetPipelineRunRequest) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{3}
+}
+
+func (x *GetPipelineRunRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *GetPipelineRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+// GetPipelineRunResponse is {"data": run}.
+type GetPipelineRunResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          *PipelineRun           `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetPipelineRunResponse) Reset() {
+	*x = GetPipelineRunResponse{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetPipelineRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetPipelineRunResponse) ProtoMessage() {}
+
+func (x *GetPipelineRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetPipelineRunResponse.ProtoReflect.Descriptor instead.
+func (*GetPipelineRunResponse) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetPipelineRunResponse) GetData() *PipelineRun {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// CancelPipelineRunRequest names a run.
+type CancelPipelineRunRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	RunId         string                 `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelPipelineRunRequest) Reset() {
+	*x = CancelPipelineRunRequest{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelPipelineRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelPipelineRunRequest) ProtoMessage() {}
+
+func (x *CancelPipelineRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelPipelineRunRequest.ProtoReflect.Descriptor instead.
+func (*CancelPipelineRunRequest) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *CancelPipelineRunRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *CancelPipelineRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+// CancelPipelineRunResponse is {"data": run}.
+type CancelPipelineRunResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          *PipelineRun           `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *CancelPipelineRunResponse) Reset() {
+	*x = CancelPipelineRunResponse{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *CancelPipelineRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*CancelPipelineRunResponse) ProtoMessage() {}
+
+func (x *CancelPipelineRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use CancelPipelineRunResponse.ProtoReflect.Descriptor instead.
+func (*CancelPipelineRunResponse) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *CancelPipelineRunResponse) GetData() *PipelineRun {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+// WatchPipelineRunRequest names a run.
+type WatchPipelineRunRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	RunId         string                 `protobuf:"bytes,2,opt,name=run_id,json=runId,proto3" json:"run_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchPipelineRunRequest) Reset() {
+	*x = WatchPipelineRunRequest{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchPipelineRunRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchPipelineRunRequest) ProtoMessage() {}
+
+func (x *WatchPipelineRunRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchPipelineRunRequest.ProtoReflect.Descriptor instead.
+func (*WatchPipelineRunRequest) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *WatchPipelineRunRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *WatchPipelineRunRequest) GetRunId() string {
+	if x != nil {
+		return x.RunId
+	}
+	return ""
+}
+
+// WatchPipelineRunResponse is one snapshot of the run.
+type WatchPipelineRunResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          *PipelineRun           `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WatchPipelineRunResponse) Reset() {
+	*x = WatchPipelineRunResponse{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WatchPipelineRunResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WatchPipelineRunResponse) ProtoMessage() {}
+
+func (x *WatchPipelineRunResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WatchPipelineRunResponse.ProtoReflect.Descriptor instead.
+func (*WatchPipelineRunResponse) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *WatchPipelineRunResponse) GetData() *PipelineRun {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 // Job is a typed media job.
 type Job struct {
 	state   protoimpl.MessageState `protogen:"open.v1"`
@@ -81,7 +554,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[0]
+	mi := &file_kino_media_v1_media_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -93,7 +566,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[0]
+	mi := &file_kino_media_v1_media_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -106,7 +579,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{0}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *Job) GetId() string {
@@ -420,7 +893,7 @@ type GetJobRequest struct {
 
 func (x *GetJobRequest) Reset() {
 	*x = GetJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[1]
+	mi := &file_kino_media_v1_media_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -432,7 +905,7 @@ func (x *GetJobRequest) String() string {
 func (*GetJobRequest) ProtoMessage() {}
 
 func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[1]
+	mi := &file_kino_media_v1_media_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -445,7 +918,7 @@ func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
 func (*GetJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{1}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *GetJobRequest) GetId() string {
@@ -465,7 +938,7 @@ type GetJobResponse struct {
 
 func (x *GetJobResponse) Reset() {
 	*x = GetJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[2]
+	mi := &file_kino_media_v1_media_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -477,7 +950,7 @@ func (x *GetJobResponse) String() string {
 func (*GetJobResponse) ProtoMessage() {}
 
 func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[2]
+	mi := &file_kino_media_v1_media_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -490,7 +963,7 @@ func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResponse.ProtoReflect.Descriptor instead.
 func (*GetJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{2}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *GetJobResponse) GetData() *Job {
@@ -514,7 +987,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[3]
+	mi := &file_kino_media_v1_media_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -526,7 +999,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[3]
+	mi := &file_kino_media_v1_media_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -539,7 +1012,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{3}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *ListJobsRequest) GetStatus() string {
@@ -582,7 +1055,7 @@ type JobListMeta struct {
 
 func (x *JobListMeta) Reset() {
 	*x = JobListMeta{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[4]
+	mi := &file_kino_media_v1_media_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -594,7 +1067,7 @@ func (x *JobListMeta) String() string {
 func (*JobListMeta) ProtoMessage() {}
 
 func (x *JobListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[4]
+	mi := &file_kino_media_v1_media_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -607,7 +1080,7 @@ func (x *JobListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobListMeta.ProtoReflect.Descriptor instead.
 func (*JobListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{4}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *JobListMeta) GetTotal() int32 {
@@ -642,7 +1115,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	mi := &file_kino_media_v1_media_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -654,7 +1127,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	mi := &file_kino_media_v1_media_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -667,7 +1140,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{5}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListJobsResponse) GetData() []*Job {
@@ -699,7 +1172,7 @@ type CreateJobRequest struct {
 
 func (x *CreateJobRequest) Reset() {
 	*x = CreateJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	mi := &file_kino_media_v1_media_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -711,7 +1184,7 @@ func (x *CreateJobRequest) String() string {
 func (*CreateJobRequest) ProtoMessage() {}
 
 func (x *CreateJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	mi := &file_kino_media_v1_media_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -724,7 +1197,7 @@ func (x *CreateJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateJobRequest.ProtoReflect.Descriptor instead.
 func (*CreateJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{6}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *CreateJobRequest) GetType() string {
@@ -758,7 +1231,7 @@ type CreateJobResponse struct {
 
 func (x *CreateJobResponse) Reset() {
 	*x = CreateJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[7]
+	mi := &file_kino_media_v1_media_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -770,7 +1243,7 @@ func (x *CreateJobResponse) String() string {
 func (*CreateJobResponse) ProtoMessage() {}
 
 func (x *CreateJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[7]
+	mi := &file_kino_media_v1_media_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -783,7 +1256,7 @@ func (x *CreateJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateJobResponse.ProtoReflect.Descriptor instead.
 func (*CreateJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{7}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *CreateJobResponse) GetData() *Job {
@@ -803,7 +1276,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[8]
+	mi := &file_kino_media_v1_media_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -815,7 +1288,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[8]
+	mi := &file_kino_media_v1_media_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -828,7 +1301,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{8}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CancelJobRequest) GetId() string {
@@ -848,7 +1321,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[9]
+	mi := &file_kino_media_v1_media_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -860,7 +1333,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[9]
+	mi := &file_kino_media_v1_media_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -873,7 +1346,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{9}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CancelJobResponse) GetData() *Job {
@@ -893,7 +1366,7 @@ type WatchJobRequest struct {
 
 func (x *WatchJobRequest) Reset() {
 	*x = WatchJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[10]
+	mi := &file_kino_media_v1_media_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -905,7 +1378,7 @@ func (x *WatchJobRequest) String() string {
 func (*WatchJobRequest) ProtoMessage() {}
 
 func (x *WatchJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[10]
+	mi := &file_kino_media_v1_media_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -918,7 +1391,7 @@ func (x *WatchJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchJobRequest.ProtoReflect.Descriptor instead.
 func (*WatchJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{10}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *WatchJobRequest) GetId() string {
@@ -938,7 +1411,7 @@ type WatchJobResponse struct {
 
 func (x *WatchJobResponse) Reset() {
 	*x = WatchJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[11]
+	mi := &file_kino_media_v1_media_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -950,7 +1423,7 @@ func (x *WatchJobResponse) String() string {
 func (*WatchJobResponse) ProtoMessage() {}
 
 func (x *WatchJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[11]
+	mi := &file_kino_media_v1_media_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -963,7 +1436,7 @@ func (x *WatchJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchJobResponse.ProtoReflect.Descriptor instead.
 func (*WatchJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{11}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WatchJobResponse) GetData() *Job {
@@ -982,7 +1455,7 @@ type ListJobTypesRequest struct {
 
 func (x *ListJobTypesRequest) Reset() {
 	*x = ListJobTypesRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[12]
+	mi := &file_kino_media_v1_media_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -994,7 +1467,7 @@ func (x *ListJobTypesRequest) String() string {
 func (*ListJobTypesRequest) ProtoMessage() {}
 
 func (x *ListJobTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[12]
+	mi := &file_kino_media_v1_media_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1007,7 +1480,7 @@ func (x *ListJobTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListJobTypesRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{12}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{21}
 }
 
 // ListJobTypesResponse is {"data": [job type]}.
@@ -1020,7 +1493,7 @@ type ListJobTypesResponse struct {
 
 func (x *ListJobTypesResponse) Reset() {
 	*x = ListJobTypesResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[13]
+	mi := &file_kino_media_v1_media_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1032,7 +1505,7 @@ func (x *ListJobTypesResponse) String() string {
 func (*ListJobTypesResponse) ProtoMessage() {}
 
 func (x *ListJobTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[13]
+	mi := &file_kino_media_v1_media_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1045,7 +1518,7 @@ func (x *ListJobTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListJobTypesResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{13}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *ListJobTypesResponse) GetData() []*JobType {
@@ -1081,7 +1554,7 @@ type JobType struct {
 
 func (x *JobType) Reset() {
 	*x = JobType{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[14]
+	mi := &file_kino_media_v1_media_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1093,7 +1566,7 @@ func (x *JobType) String() string {
 func (*JobType) ProtoMessage() {}
 
 func (x *JobType) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[14]
+	mi := &file_kino_media_v1_media_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1106,7 +1579,7 @@ func (x *JobType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobType.ProtoReflect.Descriptor instead.
 func (*JobType) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{14}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{23}
 }
 
 func (x *JobType) GetType() string {
@@ -1204,7 +1677,7 @@ type JobTypeProvider struct {
 
 func (x *JobTypeProvider) Reset() {
 	*x = JobTypeProvider{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[15]
+	mi := &file_kino_media_v1_media_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1216,7 +1689,7 @@ func (x *JobTypeProvider) String() string {
 func (*JobTypeProvider) ProtoMessage() {}
 
 func (x *JobTypeProvider) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[15]
+	mi := &file_kino_media_v1_media_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1229,7 +1702,7 @@ func (x *JobTypeProvider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTypeProvider.ProtoReflect.Descriptor instead.
 func (*JobTypeProvider) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{15}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *JobTypeProvider) GetId() string {
@@ -1260,7 +1733,7 @@ type JobTypeField struct {
 
 func (x *JobTypeField) Reset() {
 	*x = JobTypeField{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[16]
+	mi := &file_kino_media_v1_media_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1272,7 +1745,7 @@ func (x *JobTypeField) String() string {
 func (*JobTypeField) ProtoMessage() {}
 
 func (x *JobTypeField) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[16]
+	mi := &file_kino_media_v1_media_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1285,7 +1758,7 @@ func (x *JobTypeField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTypeField.ProtoReflect.Descriptor instead.
 func (*JobTypeField) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{16}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *JobTypeField) GetName() string {
@@ -1334,7 +1807,7 @@ type Pipeline struct {
 
 func (x *Pipeline) Reset() {
 	*x = Pipeline{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[17]
+	mi := &file_kino_media_v1_media_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1346,7 +1819,7 @@ func (x *Pipeline) String() string {
 func (*Pipeline) ProtoMessage() {}
 
 func (x *Pipeline) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[17]
+	mi := &file_kino_media_v1_media_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1359,7 +1832,7 @@ func (x *Pipeline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pipeline.ProtoReflect.Descriptor instead.
 func (*Pipeline) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{17}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *Pipeline) GetId() string {
@@ -1430,7 +1903,7 @@ type PipelineNode struct {
 
 func (x *PipelineNode) Reset() {
 	*x = PipelineNode{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[18]
+	mi := &file_kino_media_v1_media_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1442,7 +1915,7 @@ func (x *PipelineNode) String() string {
 func (*PipelineNode) ProtoMessage() {}
 
 func (x *PipelineNode) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[18]
+	mi := &file_kino_media_v1_media_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1455,7 +1928,7 @@ func (x *PipelineNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineNode.ProtoReflect.Descriptor instead.
 func (*PipelineNode) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{18}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *PipelineNode) GetId() string {
@@ -1491,7 +1964,7 @@ type PipelineEdge struct {
 
 func (x *PipelineEdge) Reset() {
 	*x = PipelineEdge{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[19]
+	mi := &file_kino_media_v1_media_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1503,7 +1976,7 @@ func (x *PipelineEdge) String() string {
 func (*PipelineEdge) ProtoMessage() {}
 
 func (x *PipelineEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[19]
+	mi := &file_kino_media_v1_media_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1516,7 +1989,7 @@ func (x *PipelineEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineEdge.ProtoReflect.Descriptor instead.
 func (*PipelineEdge) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{19}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *PipelineEdge) GetFrom() string {
@@ -1551,7 +2024,7 @@ type OutputMapping struct {
 
 func (x *OutputMapping) Reset() {
 	*x = OutputMapping{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[20]
+	mi := &file_kino_media_v1_media_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1563,7 +2036,7 @@ func (x *OutputMapping) String() string {
 func (*OutputMapping) ProtoMessage() {}
 
 func (x *OutputMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[20]
+	mi := &file_kino_media_v1_media_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1576,7 +2049,7 @@ func (x *OutputMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputMapping.ProtoReflect.Descriptor instead.
 func (*OutputMapping) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{20}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *OutputMapping) GetSourceField() string {
@@ -1606,7 +2079,7 @@ type CreatePipelineRequest struct {
 
 func (x *CreatePipelineRequest) Reset() {
 	*x = CreatePipelineRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[21]
+	mi := &file_kino_media_v1_media_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1618,7 +2091,7 @@ func (x *CreatePipelineRequest) String() string {
 func (*CreatePipelineRequest) ProtoMessage() {}
 
 func (x *CreatePipelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[21]
+	mi := &file_kino_media_v1_media_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1631,7 +2104,7 @@ func (x *CreatePipelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePipelineRequest.ProtoReflect.Descriptor instead.
 func (*CreatePipelineRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{21}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *CreatePipelineRequest) GetName() string {
@@ -1672,7 +2145,7 @@ type CreatePipelineResponse struct {
 
 func (x *CreatePipelineResponse) Reset() {
 	*x = CreatePipelineResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[22]
+	mi := &file_kino_media_v1_media_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1684,7 +2157,7 @@ func (x *CreatePipelineResponse) String() string {
 func (*CreatePipelineResponse) ProtoMessage() {}
 
 func (x *CreatePipelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[22]
+	mi := &file_kino_media_v1_media_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1697,7 +2170,7 @@ func (x *CreatePipelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePipelineResponse.ProtoReflect.Descriptor instead.
 func (*CreatePipelineResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{22}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *CreatePipelineResponse) GetData() *Pipeline {
@@ -1717,7 +2190,7 @@ type GetPipelineRequest struct {
 
 func (x *GetPipelineRequest) Reset() {
 	*x = GetPipelineRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[23]
+	mi := &file_kino_media_v1_media_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1729,7 +2202,7 @@ func (x *GetPipelineRequest) String() string {
 func (*GetPipelineRequest) ProtoMessage() {}
 
 func (x *GetPipelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[23]
+	mi := &file_kino_media_v1_media_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1742,7 +2215,7 @@ func (x *GetPipelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPipelineRequest.ProtoReflect.Descriptor instead.
 func (*GetPipelineRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{23}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *GetPipelineRequest) GetId() string {
@@ -1762,7 +2235,7 @@ type GetPipelineResponse struct {
 
 func (x *GetPipelineResponse) Reset() {
 	*x = GetPipelineResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[24]
+	mi := &file_kino_media_v1_media_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1774,7 +2247,7 @@ func (x *GetPipelineResponse) String() string {
 func (*GetPipelineResponse) ProtoMessage() {}
 
 func (x *GetPipelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[24]
+	mi := &file_kino_media_v1_media_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1787,7 +2260,7 @@ func (x *GetPipelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPipelineResponse.ProtoReflect.Descriptor instead.
 func (*GetPipelineResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{24}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *GetPipelineResponse) GetData() *Pipeline {
@@ -1808,7 +2281,7 @@ type ListPipelinesRequest struct {
 
 func (x *ListPipelinesRequest) Reset() {
 	*x = ListPipelinesRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[25]
+	mi := &file_kino_media_v1_media_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1820,7 +2293,7 @@ func (x *ListPipelinesRequest) String() string {
 func (*ListPipelinesRequest) ProtoMessage() {}
 
 func (x *ListPipelinesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[25]
+	mi := &file_kino_media_v1_media_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1833,7 +2306,7 @@ func (x *ListPipelinesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPipelinesRequest.ProtoReflect.Descriptor instead.
 func (*ListPipelinesRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{25}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *ListPipelinesRequest) GetLimit() string {
@@ -1862,7 +2335,7 @@ type PipelineListMeta struct {
 
 func (x *PipelineListMeta) Reset() {
 	*x = PipelineListMeta{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[26]
+	mi := &file_kino_media_v1_media_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1874,7 +2347,7 @@ func (x *PipelineListMeta) String() string {
 func (*PipelineListMeta) ProtoMessage() {}
 
 func (x *PipelineListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[26]
+	mi := &file_kino_media_v1_media_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1887,7 +2360,7 @@ func (x *PipelineListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineListMeta.ProtoReflect.Descriptor instead.
 func (*PipelineListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{26}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *PipelineListMeta) GetTotal() int32 {
@@ -1922,7 +2395,7 @@ type ListPipelinesResponse struct {
 
 func (x *ListPipelinesResponse) Reset() {
 	*x = ListPipelinesResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[27]
+	mi := &file_kino_media_v1_media_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1934,7 +2407,7 @@ func (x *ListPipelinesResponse) String() string {
 func (*ListPipelinesResponse) ProtoMessage() {}
 
 func (x *ListPipelinesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[27]
+	mi := &file_kino_media_v1_media_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1947,7 +2420,7 @@ func (x *ListPipelinesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPipelinesResponse.ProtoReflect.Descriptor instead.
 func (*ListPipelinesResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{27}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListPipelinesResponse) GetData() []*Pipeline {
@@ -1968,7 +2441,35 @@ var File_kino_media_v1_media_proto protoreflect.FileDescriptor
 
 const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\n" +
-	"\x19kino/media/v1/media.proto\x12\rkino.media.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xa2\x11\n" +
+	"\x19kino/media/v1/media.proto\x12\rkino.media.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x9d\x01\n" +
+	"\vPipelineRun\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
+	"\vpipeline_id\x18\x02 \x01(\tR\n" +
+	"pipelineId\x12\x16\n" +
+	"\x06status\x18\x03 \x01(\tR\x06status\x12&\n" +
+	"\x04jobs\x18\x04 \x03(\v2\x12.kino.media.v1.JobR\x04jobs\x12\x1d\n" +
+	"\n" +
+	"created_at\x18\x05 \x01(\x01R\tcreatedAt\"U\n" +
+	"\x12RunPipelineRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12/\n" +
+	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\"E\n" +
+	"\x13RunPipelineResponse\x12.\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\">\n" +
+	"\x15GetPipelineRunRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\"H\n" +
+	"\x16GetPipelineRunResponse\x12.\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"A\n" +
+	"\x18CancelPipelineRunRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\"K\n" +
+	"\x19CancelPipelineRunResponse\x12.\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"@\n" +
+	"\x17WatchPipelineRunRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x06run_id\x18\x02 \x01(\tR\x05runId\"J\n" +
+	"\x18WatchPipelineRunResponse\x12.\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"\xa2\x11\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x1c\n" +
@@ -2171,11 +2672,15 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\tCreateJob\x12\x1f.kino.media.v1.CreateJobRequest\x1a .kino.media.v1.CreateJobResponse\x12N\n" +
 	"\tCancelJob\x12\x1f.kino.media.v1.CancelJobRequest\x1a .kino.media.v1.CancelJobResponse\x12M\n" +
 	"\bWatchJob\x12\x1e.kino.media.v1.WatchJobRequest\x1a\x1f.kino.media.v1.WatchJobResponse0\x01\x12W\n" +
-	"\fListJobTypes\x12\".kino.media.v1.ListJobTypesRequest\x1a#.kino.media.v1.ListJobTypesResponse2\xa2\x02\n" +
+	"\fListJobTypes\x12\".kino.media.v1.ListJobTypesRequest\x1a#.kino.media.v1.ListJobTypesResponse2\xa6\x05\n" +
 	"\x0fPipelineService\x12]\n" +
 	"\x0eCreatePipeline\x12$.kino.media.v1.CreatePipelineRequest\x1a%.kino.media.v1.CreatePipelineResponse\x12T\n" +
 	"\vGetPipeline\x12!.kino.media.v1.GetPipelineRequest\x1a\".kino.media.v1.GetPipelineResponse\x12Z\n" +
-	"\rListPipelines\x12#.kino.media.v1.ListPipelinesRequest\x1a$.kino.media.v1.ListPipelinesResponseB2Z0github.com/kinohq/kino/gen/kino/media/v1;mediav1b\x06proto3"
+	"\rListPipelines\x12#.kino.media.v1.ListPipelinesRequest\x1a$.kino.media.v1.ListPipelinesResponse\x12T\n" +
+	"\vRunPipeline\x12!.kino.media.v1.RunPipelineRequest\x1a\".kino.media.v1.RunPipelineResponse\x12]\n" +
+	"\x0eGetPipelineRun\x12$.kino.media.v1.GetPipelineRunRequest\x1a%.kino.media.v1.GetPipelineRunResponse\x12f\n" +
+	"\x11CancelPipelineRun\x12'.kino.media.v1.CancelPipelineRunRequest\x1a(.kino.media.v1.CancelPipelineRunResponse\x12e\n" +
+	"\x10WatchPipelineRun\x12&.kino.media.v1.WatchPipelineRunRequest\x1a'.kino.media.v1.WatchPipelineRunResponse0\x01B2Z0github.com/kinohq/kino/gen/kino/media/v1;mediav1b\x06proto3"
 
 var (
 	file_kino_media_v1_media_proto_rawDescOnce sync.Once
@@ -2189,86 +2694,109 @@ func file_kino_media_v1_media_proto_rawDescGZIP() []byte {
 	return file_kino_media_v1_media_proto_rawDescData
 }
 
-var file_kino_media_v1_media_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
+var file_kino_media_v1_media_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
 var file_kino_media_v1_media_proto_goTypes = []any{
-	(*Job)(nil),                    // 0: kino.media.v1.Job
-	(*GetJobRequest)(nil),          // 1: kino.media.v1.GetJobRequest
-	(*GetJobResponse)(nil),         // 2: kino.media.v1.GetJobResponse
-	(*ListJobsRequest)(nil),        // 3: kino.media.v1.ListJobsRequest
-	(*JobListMeta)(nil),            // 4: kino.media.v1.JobListMeta
-	(*ListJobsResponse)(nil),       // 5: kino.media.v1.ListJobsResponse
-	(*CreateJobRequest)(nil),       // 6: kino.media.v1.CreateJobRequest
-	(*CreateJobResponse)(nil),      // 7: kino.media.v1.CreateJobResponse
-	(*CancelJobRequest)(nil),       // 8: kino.media.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),      // 9: kino.media.v1.CancelJobResponse
-	(*WatchJobRequest)(nil),        // 10: kino.media.v1.WatchJobRequest
-	(*WatchJobResponse)(nil),       // 11: kino.media.v1.WatchJobResponse
-	(*ListJobTypesRequest)(nil),    // 12: kino.media.v1.ListJobTypesRequest
-	(*ListJobTypesResponse)(nil),   // 13: kino.media.v1.ListJobTypesResponse
-	(*JobType)(nil),                // 14: kino.media.v1.JobType
-	(*JobTypeProvider)(nil),        // 15: kino.media.v1.JobTypeProvider
-	(*JobTypeField)(nil),           // 16: kino.media.v1.JobTypeField
-	(*Pipeline)(nil),               // 17: kino.media.v1.Pipeline
-	(*PipelineNode)(nil),           // 18: kino.media.v1.PipelineNode
-	(*PipelineEdge)(nil),           // 19: kino.media.v1.PipelineEdge
-	(*OutputMapping)(nil),          // 20: kino.media.v1.OutputMapping
-	(*CreatePipelineRequest)(nil),  // 21: kino.media.v1.CreatePipelineRequest
-	(*CreatePipelineResponse)(nil), // 22: kino.media.v1.CreatePipelineResponse
-	(*GetPipelineRequest)(nil),     // 23: kino.media.v1.GetPipelineRequest
-	(*GetPipelineResponse)(nil),    // 24: kino.media.v1.GetPipelineResponse
-	(*ListPipelinesRequest)(nil),   // 25: kino.media.v1.ListPipelinesRequest
-	(*PipelineListMeta)(nil),       // 26: kino.media.v1.PipelineListMeta
-	(*ListPipelinesResponse)(nil),  // 27: kino.media.v1.ListPipelinesResponse
-	(*structpb.Struct)(nil),        // 28: google.protobuf.Struct
+	(*PipelineRun)(nil),               // 0: kino.media.v1.PipelineRun
+	(*RunPipelineRequest)(nil),        // 1: kino.media.v1.RunPipelineRequest
+	(*RunPipelineResponse)(nil),       // 2: kino.media.v1.RunPipelineResponse
+	(*GetPipelineRunRequest)(nil),     // 3: kino.media.v1.GetPipelineRunRequest
+	(*GetPipelineRunResponse)(nil),    // 4: kino.media.v1.GetPipelineRunResponse
+	(*CancelPipelineRunRequest)(nil),  // 5: kino.media.v1.CancelPipelineRunRequest
+	(*CancelPipelineRunResponse)(nil), // 6: kino.media.v1.CancelPipelineRunResponse
+	(*WatchPipelineRunRequest)(nil),   // 7: kino.media.v1.WatchPipelineRunRequest
+	(*WatchPipelineRunResponse)(nil),  // 8: kino.media.v1.WatchPipelineRunResponse
+	(*Job)(nil),                       // 9: kino.media.v1.Job
+	(*GetJobRequest)(nil),             // 10: kino.media.v1.GetJobRequest
+	(*GetJobResponse)(nil),            // 11: kino.media.v1.GetJobResponse
+	(*ListJobsRequest)(nil),           // 12: kino.media.v1.ListJobsRequest
+	(*JobListMeta)(nil),               // 13: kino.media.v1.JobListMeta
+	(*ListJobsResponse)(nil),          // 14: kino.media.v1.ListJobsResponse
+	(*CreateJobRequest)(nil),          // 15: kino.media.v1.CreateJobRequest
+	(*CreateJobResponse)(nil),         // 16: kino.media.v1.CreateJobResponse
+	(*CancelJobRequest)(nil),          // 17: kino.media.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),         // 18: kino.media.v1.CancelJobResponse
+	(*WatchJobRequest)(nil),           // 19: kino.media.v1.WatchJobRequest
+	(*WatchJobResponse)(nil),          // 20: kino.media.v1.WatchJobResponse
+	(*ListJobTypesRequest)(nil),       // 21: kino.media.v1.ListJobTypesRequest
+	(*ListJobTypesResponse)(nil),      // 22: kino.media.v1.ListJobTypesResponse
+	(*JobType)(nil),                   // 23: kino.media.v1.JobType
+	(*JobTypeProvider)(nil),           // 24: kino.media.v1.JobTypeProvider
+	(*JobTypeField)(nil),              // 25: kino.media.v1.JobTypeField
+	(*Pipeline)(nil),                  // 26: kino.media.v1.Pipeline
+	(*PipelineNode)(nil),              // 27: kino.media.v1.PipelineNode
+	(*PipelineEdge)(nil),              // 28: kino.media.v1.PipelineEdge
+	(*OutputMapping)(nil),             // 29: kino.media.v1.OutputMapping
+	(*CreatePipelineRequest)(nil),     // 30: kino.media.v1.CreatePipelineRequest
+	(*CreatePipelineResponse)(nil),    // 31: kino.media.v1.CreatePipelineResponse
+	(*GetPipelineRequest)(nil),        // 32: kino.media.v1.GetPipelineRequest
+	(*GetPipelineResponse)(nil),       // 33: kino.media.v1.GetPipelineResponse
+	(*ListPipelinesRequest)(nil),      // 34: kino.media.v1.ListPipelinesRequest
+	(*PipelineListMeta)(nil),          // 35: kino.media.v1.PipelineListMeta
+	(*ListPipelinesResponse)(nil),     // 36: kino.media.v1.ListPipelinesResponse
+	(*structpb.Struct)(nil),           // 37: google.protobuf.Struct
 }
 var file_kino_media_v1_media_proto_depIdxs = []int32{
-	0,  // 0: kino.media.v1.GetJobResponse.data:type_name -> kino.media.v1.Job
-	0,  // 1: kino.media.v1.ListJobsResponse.data:type_name -> kino.media.v1.Job
-	4,  // 2: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
-	28, // 3: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
-	28, // 4: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
-	0,  // 5: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
-	0,  // 6: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
-	0,  // 7: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
-	14, // 8: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
-	15, // 9: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
-	28, // 10: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
-	16, // 11: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
-	16, // 12: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
-	28, // 13: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
-	18, // 14: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
-	19, // 15: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
-	28, // 16: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
-	20, // 17: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
-	18, // 18: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
-	19, // 19: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
-	17, // 20: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	17, // 21: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	17, // 22: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
-	26, // 23: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
-	1,  // 24: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
-	3,  // 25: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
-	6,  // 26: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
-	8,  // 27: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
-	10, // 28: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
-	12, // 29: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
-	21, // 30: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
-	23, // 31: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
-	25, // 32: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
-	2,  // 33: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
-	5,  // 34: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
-	7,  // 35: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
-	9,  // 36: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
-	11, // 37: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
-	13, // 38: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
-	22, // 39: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
-	24, // 40: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
-	27, // 41: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
-	33, // [33:42] is the sub-list for method output_type
-	24, // [24:33] is the sub-list for method input_type
-	24, // [24:24] is the sub-list for extension type_name
-	24, // [24:24] is the sub-list for extension extendee
-	0,  // [0:24] is the sub-list for field type_name
+	9,  // 0: kino.media.v1.PipelineRun.jobs:type_name -> kino.media.v1.Job
+	37, // 1: kino.media.v1.RunPipelineRequest.inputs:type_name -> google.protobuf.Struct
+	0,  // 2: kino.media.v1.RunPipelineResponse.data:type_name -> kino.media.v1.PipelineRun
+	0,  // 3: kino.media.v1.GetPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
+	0,  // 4: kino.media.v1.CancelPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
+	0,  // 5: kino.media.v1.WatchPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
+	9,  // 6: kino.media.v1.GetJobResponse.data:type_name -> kino.media.v1.Job
+	9,  // 7: kino.media.v1.ListJobsResponse.data:type_name -> kino.media.v1.Job
+	13, // 8: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
+	37, // 9: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
+	37, // 10: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
+	9,  // 11: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
+	9,  // 12: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
+	9,  // 13: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
+	23, // 14: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
+	24, // 15: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
+	37, // 16: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
+	25, // 17: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
+	25, // 18: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
+	37, // 19: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
+	27, // 20: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
+	28, // 21: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
+	37, // 22: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
+	29, // 23: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
+	27, // 24: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
+	28, // 25: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
+	26, // 26: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	26, // 27: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	26, // 28: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
+	35, // 29: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
+	10, // 30: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
+	12, // 31: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
+	15, // 32: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
+	17, // 33: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
+	19, // 34: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
+	21, // 35: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
+	30, // 36: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
+	32, // 37: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
+	34, // 38: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
+	1,  // 39: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
+	3,  // 40: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
+	5,  // 41: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
+	7,  // 42: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
+	11, // 43: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
+	14, // 44: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
+	16, // 45: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
+	18, // 46: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
+	20, // 47: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
+	22, // 48: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
+	31, // 49: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
+	33, // 50: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
+	36, // 51: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
+	2,  // 52: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
+	4,  // 53: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
+	6,  // 54: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
+	8,  // 55: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
+	43, // [43:56] is the sub-list for method output_type
+	30, // [30:43] is the sub-list for method input_type
+	30, // [30:30] is the sub-list for extension type_name
+	30, // [30:30] is the sub-list for extension extendee
+	0,  // [0:30] is the sub-list for field type_name
 }
 
 func init() { file_kino_media_v1_media_proto_init() }
@@ -2276,14 +2804,14 @@ func file_kino_media_v1_media_proto_init() {
 	if File_kino_media_v1_media_proto != nil {
 		return
 	}
-	file_kino_media_v1_media_proto_msgTypes[0].OneofWrappers = []any{}
+	file_kino_media_v1_media_proto_msgTypes[9].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_media_v1_media_proto_rawDesc), len(file_kino_media_v1_media_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   28,
+			NumMessages:   37,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

@@ -331,9 +331,13 @@ var JobService_ServiceDesc = grpc.ServiceDesc{
 }
 
 const (
-	PipelineService_CreatePipeline_FullMethodName = "/kino.media.v1.PipelineService/CreatePipeline"
-	PipelineService_GetPipeline_FullMethodName    = "/kino.media.v1.PipelineService/GetPipeline"
-	PipelineService_ListPipelines_FullMethodName  = "/kino.media.v1.PipelineService/ListPipelines"
+	PipelineService_CreatePipeline_FullMethodName    = "/kino.media.v1.PipelineService/CreatePipeline"
+	PipelineService_GetPipeline_FullMethodName       = "/kino.media.v1.PipelineService/GetPipeline"
+	PipelineService_ListPipelines_FullMethodName     = "/kino.media.v1.PipelineService/ListPipelines"
+	PipelineService_RunPipeline_FullMethodName       = "/kino.media.v1.PipelineService/RunPipeline"
+	PipelineService_GetPipelineRun_FullMethodName    = "/kino.media.v1.PipelineService/GetPipelineRun"
+	PipelineService_CancelPipelineRun_FullMethodName = "/kino.media.v1.PipelineService/CancelPipelineRun"
+	PipelineService_WatchPipelineRun_FullMethodName  = "/kino.media.v1.PipelineService/WatchPipelineRun"
 )
 
 // PipelineServiceClient is the client API for PipelineService service.
@@ -348,6 +352,15 @@ type PipelineServiceClient interface {
 	GetPipeline(ctx context.Context, in *GetPipelineRequest, opts ...grpc.CallOption) (*GetPipelineResponse, error)
 	// ListPipelines lists the caller's pipelines, newest first.
 	ListPipelines(ctx context.Context, in *ListPipelinesRequest, opts ...grpc.CallOption) (*ListPipelinesResponse, error)
+	// RunPipeline starts a run: one job per node, wired by the edges.
+	RunPipeline(ctx context.Context, in *RunPipelineRequest, opts ...grpc.CallOption) (*RunPipelineResponse, error)
+	// GetPipelineRun reads a run and every node's job.
+	GetPipelineRun(ctx context.Context, in *GetPipelineRunRequest, opts ...grpc.CallOption) (*GetPipelineRunResponse, error)
+	// CancelPipelineRun cancels every job of a run that has not ended.
+	CancelPipelineRun(ctx context.Context, in *CancelPipelineRunRequest, opts ...grpc.CallOption) (*CancelPipelineRunResponse, error)
+	// WatchPipelineRun sends the run at once, then on every change of one of
+	// its jobs, until the run ends.
+	WatchPipelineRun(ctx context.Context, in *WatchPipelineRunRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchPipelineRunResponse], error)
 }
 
 type pipelineServiceClient struct {
@@ -388,6 +401,55 @@ func (c *pipelineServiceClient) ListPipelines(ctx context.Context, in *ListPipel
 	return out, nil
 }
 
+func (c *pipelineServiceClient) RunPipeline(ctx context.Context, in *RunPipelineRequest, opts ...grpc.CallOption) (*RunPipelineResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(RunPipelineResponse)
+	err := c.cc.Invoke(ctx, PipelineService_RunPipeline_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pipelineServiceClient) GetPipelineRun(ctx context.Context, in *GetPipelineRunRequest, opts ...grpc.CallOption) (*GetPipelineRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetPipelineRunResponse)
+	err := c.cc.Invoke(ctx, PipelineService_GetPipelineRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pipelineServiceClient) CancelPipelineRun(ctx context.Context, in *CancelPipelineRunRequest, opts ...grpc.CallOption) (*CancelPipelineRunResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(CancelPipelineRunResponse)
+	err := c.cc.Invoke(ctx, PipelineService_CancelPipelineRun_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *pipelineServiceClient) WatchPipelineRun(ctx context.Context, in *WatchPipelineRunRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchPipelineRunResponse], error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	stream, err := c.cc.NewStream(ctx, &PipelineService_ServiceDesc.Streams[0], PipelineService_WatchPipelineRun_FullMethodName, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	x := &grpc.GenericClientStream[WatchPipelineRunRequest, WatchPipelineRunResponse]{ClientStream: stream}
+	if err := x.ClientStream.SendMsg(in); err != nil {
+		return nil, err
+	}
+	if err := x.ClientStream.CloseSend(); err != nil {
+		return nil, err
+	}
+	return x, nil
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type PipelineService_WatchPipelineRunClient = grpc.ServerStreamingClient[WatchPipelineRunResponse]
+
 // PipelineServiceServer is the server API for PipelineService service.
 // All implementations must embed UnimplementedPipelineServiceServer
 // for forward compatibility.
@@ -400,6 +462,15 @@ type PipelineServiceServer interface {
 	GetPipeline(context.Context, *GetPipelineRequest) (*GetPipelineResponse, error)
 	// ListPipelines lists the caller's pipelines, newest first.
 	ListPipelines(context.Context, *ListPipelinesRequest) (*ListPipelinesResponse, error)
+	// RunPipeline starts a run: one job per node, wired by the edges.
+	RunPipeline(context.Context, *RunPipelineRequest) (*RunPipelineResponse, error)
+	// GetPipelineRun reads a run and every node's job.
+	GetPipelineRun(context.Context, *GetPipelineRunRequest) (*GetPipelineRunResponse, error)
+	// CancelPipelineRun cancels every job of a run that has not ended.
+	CancelPipelineRun(context.Context, *CancelPipelineRunRequest) (*CancelPipelineRunResponse, error)
+	// WatchPipelineRun sends the run at once, then on every change of one of
+	// its jobs, until the run ends.
+	WatchPipelineRun(*WatchPipelineRunRequest, grpc.ServerStreamingServer[WatchPipelineRunResponse]) error
 	mustEmbedUnimplementedPipelineServiceServer()
 }
 
@@ -418,6 +489,18 @@ func (UnimplementedPipelineServiceServer) GetPipeline(context.Context, *GetPipel
 }
 func (UnimplementedPipelineServiceServer) ListPipelines(context.Context, *ListPipelinesRequest) (*ListPipelinesResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListPipelines not implemented")
+}
+func (UnimplementedPipelineServiceServer) RunPipeline(context.Context, *RunPipelineRequest) (*RunPipelineResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method RunPipeline not implemented")
+}
+func (UnimplementedPipelineServiceServer) GetPipelineRun(context.Context, *GetPipelineRunRequest) (*GetPipelineRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetPipelineRun not implemented")
+}
+func (UnimplementedPipelineServiceServer) CancelPipelineRun(context.Context, *CancelPipelineRunRequest) (*CancelPipelineRunResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method CancelPipelineRun not implemented")
+}
+func (UnimplementedPipelineServiceServer) WatchPipelineRun(*WatchPipelineRunRequest, grpc.ServerStreamingServer[WatchPipelineRunResponse]) error {
+	return status.Error(codes.Unimplemented, "method WatchPipelineRun not implemented")
 }
 func (UnimplementedPipelineServiceServer) mustEmbedUnimplementedPipelineServiceServer() {}
 func (UnimplementedPipelineServiceServer) testEmbeddedByValue()                         {}
@@ -494,6 +577,71 @@ func _PipelineService_ListPipelines_Handler(srv interface{}, ctx context.Context
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PipelineService_RunPipeline_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(RunPipelineRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PipelineServiceServer).RunPipeline(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PipelineService_RunPipeline_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PipelineServiceServer).RunPipeline(ctx, req.(*RunPipelineRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PipelineService_GetPipelineRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetPipelineRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PipelineServiceServer).GetPipelineRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PipelineService_GetPipelineRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PipelineServiceServer).GetPipelineRun(ctx, req.(*GetPipelineRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PipelineService_CancelPipelineRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(CancelPipelineRunRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PipelineServiceServer).CancelPipelineRun(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PipelineService_CancelPipelineRun_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PipelineServiceServer).CancelPipelineRun(ctx, req.(*CancelPipelineRunRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _PipelineService_WatchPipelineRun_Handler(srv interface{}, stream grpc.ServerStream) error {
+	m := new(WatchPipelineRunRequest)
+	if err := stream.RecvMsg(m); err != nil {
+		return err
+	}
+	return srv.(PipelineServiceServer).WatchPipelineRun(m, &grpc.GenericServerStream[WatchPipelineRunRequest, WatchPipelineRunResponse]{ServerStream: stream})
+}
+
+// This type alias is provided for backwards compatibility with existing code that references the prior non-generic stream type by name.
+type PipelineService_WatchPipelineRunServer = grpc.ServerStreamingServer[WatchPipelineRunResponse]
+
 // PipelineService_ServiceDesc is the grpc.ServiceDesc for PipelineService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -513,7 +661,25 @@ var PipelineService_ServiceDesc = grpc.ServiceDesc{
 			MethodName: "ListPipelines",
 			Handler:    _PipelineService_ListPipelines_Handler,
 		},
+		{
+			MethodName: "RunPipeline",
+			Handler:    _PipelineService_RunPipeline_Handler,
+		},
+		{
+			MethodName: "GetPipelineRun",
+			Handler:    _PipelineService_GetPipelineRun_Handler,
+		},
+		{
+			MethodName: "CancelPipelineRun",
+			Handler:    _PipelineService_CancelPipelineRun_Handler,
+		},
 	},
-	Streams:  []grpc.StreamDesc{},
+	Streams: []grpc.StreamDesc{
+		{
+			StreamName:    "WatchPipelineRun",
+			Handler:       _PipelineService_WatchPipelineRun_Handler,
+			ServerStreams: true,
+		},
+	},
 	Metadata: "kino/media/v1/media.proto",
 }

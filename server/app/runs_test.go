@@ -1,0 +1,113 @@
+package app_test
+
+import (
+	"net/http"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+func (k *kino) waitRun(t *testing.T, pipeline, run string) map[string]any {
+	t.Helper()
+	var r map[string]any
+	require.Eventually(t, func() bool {
+		resp := k.do(t, http.MethodGet, "/pipelines/"+pipeline+"/runs/"+run, nil)
+		if resp.status != http.StatusOK {
+			return false
+		}
+		r = resp.json(t)["data"].(map[string]any)
+		switch r["status"] {
+		case "complete", "failed", "cancelled":
+			return true
+		}
+		return false
+	}, 90*time.Second, 100*time.Millisecond)
+	return r
+}
+
+func statuses(run map[string]any) map[string]string {
+	out := map[string]string{}
+	for _, j := range run["jobs"].([]any) {
+		m := j.(map[string]any)
+		out[m["pipelineNodeId"].(string)] = m["status"].(string)
+	}
+	return out
+}
+
+func TestPipelineRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	speechVideo(t, dir)
+	media := serveMedia(t)
+	src := serveDir(t, http.FileServer(http.Dir(dir)))
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.Workers = 2 })
+
+	spec := specPipeline()
+	spec["nodes"].([]any)[2].(map[string]any)["params"] = map[string]any{"watermarks": []any{
+		map[string]any{"type": "image", "url": media.URL + "/image.png", "position": "top-right"}}}
+	r := k.do(t, http.MethodPost, "/pipelines", spec)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	pid := r.json(t)["data"].(map[string]any)["id"].(string)
+
+	// Inputs no edge feeds are required, and only those.
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{}})
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, string(r.body), "inputs.extract.source: is required")
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+		"extract": map[string]any{"source": src + "/speech.mp4"}, "burn": map[string]any{"source": src + "/speech.mp4"}}})
+	assert.Equal(t, http.StatusBadRequest, r.status)
+	assert.Contains(t, string(r.body), "inputs.burn.source: is fed by an edge")
+
+	// The interface's example runs: extract -> burn -> brand.
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+		"extract": map[string]any{"source": src + "/speech.mp4"}}})
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	run := r.json(t)["data"].(map[string]any)
+	rid := run["id"].(string)
+	assert.Len(t, run["jobs"], 3)
+	for _, j := range run["jobs"].([]any) {
+		m := j.(map[string]any)
+		assert.Equal(t, rid, m["batchId"])
+		assert.Equal(t, pid, m["pipelineId"])
+	}
+	done := k.waitRun(t, pid, rid)
+	require.Equal(t, "complete", done["status"], "%v", statuses(done))
+	last := done["jobs"].([]any)[2].(map[string]any)
+	assert.Contains(t, last["inputs"], "/files/jobs/", "brand's source is burn's output")
+	info := download(t, last["outputUrl"].(string))
+	require.NotNil(t, info.Video())
+	assert.Equal(t, 160, info.Video().Width)
+
+	// The stream of an ended run is its one record.
+	r = k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs/"+rid+"/events", nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Contains(t, string(r.body), `"complete"`)
+
+	// A failing node fails the run and cancels what depends on it.
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+		"extract": map[string]any{"source": src + "/missing.mp4"}}})
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	failed := k.waitRun(t, pid, r.json(t)["data"].(map[string]any)["id"].(string))
+	assert.Equal(t, "failed", failed["status"])
+	assert.Equal(t, map[string]string{"extract": "failed", "burn": "cancelled", "brand": "cancelled"}, statuses(failed))
+
+	// Cancelling a run cancels its jobs.
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+		"extract": map[string]any{"source": src + "/speech.mp4"}}})
+	require.Equal(t, http.StatusAccepted, r.status)
+	cid := r.json(t)["data"].(map[string]any)["id"].(string)
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs/"+cid+"/cancel", nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	cancelled := k.waitRun(t, pid, cid)
+	assert.Equal(t, "cancelled", cancelled["status"])
+	for node, st := range statuses(cancelled) {
+		assert.True(t, st == "cancelled" || st == "complete", "%s is %s", node, st)
+	}
+	assert.NotContains(t, strings.Join([]string{statuses(cancelled)["brand"]}, ""), "complete")
+}

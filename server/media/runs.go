@@ -1,0 +1,280 @@
+package media
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	entpipeline "github.com/kinohq/kino/ent/pipeline"
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/catalog"
+)
+
+// Runs need the job side: waking and stopping workers.
+func (s *PipelineService) runtime() (func(), func(string)) {
+	if s.dispatch == nil {
+		return func() {}, func(string) {}
+	}
+	return s.dispatch, s.abort
+}
+
+func (s *PipelineService) load(ctx context.Context, id string) (*ent.Pipeline, *mediav1.Pipeline, error) {
+	p, err := s.st.Pipeline.Query().Where(entpipeline.ID(id), entpipeline.OrgID(auth.Org(ctx))).Only(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil, apierr.New(apierr.PipelineNotFound, "no pipeline has the id %q", id)
+	}
+	if err != nil {
+		return nil, nil, apierr.Wrap(err, apierr.Internal, "the pipeline could not be read; try again")
+	}
+	g := &mediav1.Pipeline{}
+	if err := protojson.Unmarshal(p.Graph, g); err != nil {
+		return nil, nil, apierr.Wrap(err, apierr.Internal, "the pipeline could not be read")
+	}
+	return p, g, nil
+}
+
+// RunPipeline creates one job per node. Inputs that no edge feeds come from
+// the request; the others are filled in as upstream jobs complete, and a
+// job is claimable once every upstream node has completed.
+func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipelineRequest) (*mediav1.RunPipelineResponse, error) {
+	p, g, err := s.load(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	given := req.GetInputs().AsMap()
+	fed := map[string]map[string]bool{}
+	upstream := map[string]map[string]bool{}
+	for _, e := range g.GetEdges() {
+		if fed[e.GetTo()] == nil {
+			fed[e.GetTo()], upstream[e.GetTo()] = map[string]bool{}, map[string]bool{}
+		}
+		fed[e.GetTo()][e.GetOutputMapping().GetTargetField()] = true
+		upstream[e.GetTo()][e.GetFrom()] = true
+	}
+	var problems []catalog.Problem
+	nodeInputs := map[string]map[string]any{}
+	known := map[string]bool{}
+	for _, n := range g.GetNodes() {
+		known[n.GetId()] = true
+		t, _ := catalog.Lookup(n.GetJobType())
+		mine, _ := given[n.GetId()].(map[string]any)
+		if given[n.GetId()] != nil && mine == nil {
+			problems = append(problems, catalog.Problem{Path: "inputs." + n.GetId(), Message: "must be an object of input fields"})
+		}
+		ins := map[string]any{}
+		for field, v := range mine {
+			path := fmt.Sprintf("inputs.%s.%s", n.GetId(), field)
+			if _, ok := t.Input(field); !ok {
+				problems = append(problems, catalog.Problem{Path: path, Message: fmt.Sprintf("%s has no input %q", t.Name, field)})
+				continue
+			}
+			if fed[n.GetId()][field] {
+				problems = append(problems, catalog.Problem{Path: path, Message: "is fed by an edge of the pipeline; do not give it"})
+				continue
+			}
+			if sv, ok := v.(string); !ok || (!validURL(sv) && !strings.HasPrefix(sv, "ast_")) {
+				problems = append(problems, catalog.Problem{Path: path, Message: "must be an absolute http or https URL, or an asset id"})
+				continue
+			}
+			ins[field] = v
+		}
+		for _, need := range t.Needs() {
+			if _, ok := ins[need]; !ok && !fed[n.GetId()][need] {
+				problems = append(problems, catalog.Problem{Path: fmt.Sprintf("inputs.%s.%s", n.GetId(), need), Message: "is required: no edge feeds it"})
+			}
+		}
+		nodeInputs[n.GetId()] = ins
+	}
+	var unknown []string
+	for id := range given {
+		if !known[id] {
+			unknown = append(unknown, id)
+		}
+	}
+	sort.Strings(unknown)
+	for _, id := range unknown {
+		problems = append(problems, catalog.Problem{Path: "inputs." + id, Message: "no node has this id"})
+	}
+	if len(problems) > 0 {
+		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
+	}
+
+	runID := "run_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	tx, err := s.st.Tx(ctx)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
+	}
+	now := nowMs()
+	for i, n := range g.GetNodes() {
+		t, _ := catalog.Lookup(n.GetJobType())
+		inJSON, _ := json.Marshal(nodeInputs[n.GetId()])
+		params := n.GetParams().AsMap()
+		pJSON, _ := json.Marshal(params)
+		err := tx.Job.Create().
+			SetID(fmt.Sprintf("job_%s%02d", strings.TrimPrefix(runID, "run_")[:30], i)).
+			SetOrgID(p.OrgID).SetType(t.Name).SetBatchID(runID).SetPipelineID(p.ID).SetPipelineNodeID(n.GetId()).
+			SetInputs(string(inJSON)).SetParams(string(pJSON)).SetProviderID(t.ProviderID).SetProviderType(t.Resource).
+			SetAiPattern(t.Pattern).SetPendingInputs(len(upstream[n.GetId()])).
+			// Node order is creation order, so a run lists its jobs as the pipeline does.
+			SetCreatedAt(now).SetUpdatedAt(now).
+			Exec(ctx)
+		if err != nil {
+			tx.Rollback()
+			return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
+		}
+	}
+	if err := tx.Commit(); err != nil {
+		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
+	}
+	dispatch, _ := s.runtime()
+	dispatch()
+	run, err := s.run(ctx, p.ID, runID)
+	if err != nil {
+		return nil, err
+	}
+	return &mediav1.RunPipelineResponse{Data: run}, nil
+}
+
+// run reads a run: its jobs and the status they add up to.
+func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*mediav1.PipelineRun, error) {
+	jobs, err := s.st.Job.Query().
+		Where(job.BatchID(runID), job.PipelineID(pipelineID), job.OrgID(auth.Org(ctx))).
+		Order(job.ByID()).All(ctx)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read; try again")
+	}
+	if len(jobs) == 0 {
+		return nil, apierr.New(apierr.NotFound, "pipeline %s has no run %q", pipelineID, runID)
+	}
+	run := &mediav1.PipelineRun{Id: runID, PipelineId: pipelineID, Status: RunStatus(jobs), CreatedAt: float64(jobs[0].CreatedAt)}
+	for _, j := range jobs {
+		rec, err := jobRecord(ctx, s.storage, j)
+		if err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read")
+		}
+		run.Jobs = append(run.Jobs, rec)
+	}
+	return run, nil
+}
+
+// RunStatus adds up the statuses of a run's jobs: failed if one failed,
+// cancelled if one was cancelled, complete when all are, running once one
+// has started, waiting before.
+func RunStatus(jobs []*ent.Job) string {
+	count := map[job.Status]int{}
+	for _, j := range jobs {
+		count[j.Status]++
+	}
+	switch {
+	case count[job.StatusFailed] > 0:
+		return "failed"
+	case count[job.StatusCancelled] > 0:
+		return "cancelled"
+	case count[job.StatusComplete] == len(jobs):
+		return "complete"
+	case count[job.StatusDispatched]+count[job.StatusRunning]+count[job.StatusComplete] > 0:
+		return "running"
+	}
+	return "waiting"
+}
+
+// GetPipelineRun reads a run.
+func (s *PipelineService) GetPipelineRun(ctx context.Context, req *mediav1.GetPipelineRunRequest) (*mediav1.GetPipelineRunResponse, error) {
+	if _, _, err := s.load(ctx, req.GetId()); err != nil {
+		return nil, err
+	}
+	run, err := s.run(ctx, req.GetId(), req.GetRunId())
+	if err != nil {
+		return nil, err
+	}
+	return &mediav1.GetPipelineRunResponse{Data: run}, nil
+}
+
+// CancelPipelineRun cancels every job of the run that has not ended.
+func (s *PipelineService) CancelPipelineRun(ctx context.Context, req *mediav1.CancelPipelineRunRequest) (*mediav1.CancelPipelineRunResponse, error) {
+	if _, _, err := s.load(ctx, req.GetId()); err != nil {
+		return nil, err
+	}
+	run, err := s.run(ctx, req.GetId(), req.GetRunId())
+	if err != nil {
+		return nil, err
+	}
+	now := nowMs()
+	_, abort := s.runtime()
+	for _, j := range run.GetJobs() {
+		n, err := s.st.Job.Update().
+			Where(job.ID(j.GetId()), job.StatusIn(job.StatusWaiting, job.StatusDispatched, job.StatusRunning)).
+			SetStatus(job.StatusCancelled).SetCompletedAt(now).SetUpdatedAt(now).Save(ctx)
+		if err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the run could not be cancelled; try again")
+		}
+		if n > 0 {
+			abort(j.GetId())
+			s.broker.Publish(j.GetId())
+		}
+	}
+	if run, err = s.run(ctx, req.GetId(), req.GetRunId()); err != nil {
+		return nil, err
+	}
+	return &mediav1.CancelPipelineRunResponse{Data: run}, nil
+}
+
+// WatchPipelineRun streams the run until it ends.
+func (s *PipelineService) WatchPipelineRun(req *mediav1.WatchPipelineRunRequest, stream mediav1.PipelineService_WatchPipelineRunServer) error {
+	ctx := stream.Context()
+	if _, _, err := s.load(ctx, req.GetId()); err != nil {
+		return err
+	}
+	run, err := s.run(ctx, req.GetId(), req.GetRunId())
+	if err != nil {
+		return err
+	}
+	changed := make(chan struct{}, 1)
+	for _, j := range run.GetJobs() {
+		ch, unsubscribe := s.broker.Subscribe(j.GetId())
+		defer unsubscribe()
+		go func() {
+			for range ch {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}
+		}()
+	}
+	tick := time.NewTicker(time.Second)
+	defer tick.Stop()
+	var last *mediav1.PipelineRun
+	for {
+		if last == nil || !proto.Equal(last, run) {
+			if err := stream.Send(&mediav1.WatchPipelineRunResponse{Data: run}); err != nil {
+				return err
+			}
+			last = run
+		}
+		switch run.GetStatus() {
+		case "complete", "failed", "cancelled":
+			return nil
+		}
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-changed:
+		case <-tick.C:
+		}
+		if run, err = s.run(ctx, req.GetId(), req.GetRunId()); err != nil {
+			return err
+		}
+	}
+}
