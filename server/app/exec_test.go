@@ -53,6 +53,9 @@ func TestMediaJobsRun(t *testing.T) {
 			{map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"format": "mp3"}}, "mp3", 0, 0, 3},
 			{map[string]any{"type": "video.trim", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"start": 0.5, "duration": 1.5}}, "h264", 96, 64, 1.5},
 			{map[string]any{"type": "image.resize", "inputs": map[string]any{"source": media.URL + "/image.png"}, "params": map[string]any{"width": 32, "height": 32, "fit": "cover", "format": "jpeg"}}, "mjpeg", 32, 32, 0},
+			{map[string]any{"type": "video.thumbnail", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"at": 1.5, "width": 48}}, "png", 48, 32, 0},
+			{map[string]any{"type": "video.thumbnail", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"mode": "sprite", "columns": 3, "rows": 2}}, "png", 288, 128, 0},
+			{map[string]any{"type": "video.transcode", "inputs": map[string]any{"source": media.URL + "/clip.mp4"}, "params": map[string]any{"preset": "webm", "width": 48}}, "vp9", 48, 32, 3},
 		}
 		for _, tc := range cases {
 			id := k.createJob(t, tc.body)

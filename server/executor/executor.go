@@ -76,6 +76,8 @@ var registry = map[string]Executor{
 	"watermark.apply": watermarkApply{},
 	"caption.extract": captionExtract{transcriber: Pocketsphinx{}},
 	"caption.burn":    captionBurn{},
+	"video.thumbnail": videoThumbnail{},
+	"video.transcode": videoTranscode{},
 }
 
 // For returns the executor of a job type, if kino can run it yet.

@@ -1,0 +1,86 @@
+package executor
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+)
+
+// videoThumbnail takes one frame, or a sprite sheet of frames spread over
+// the video.
+type videoThumbnail struct{}
+
+func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	if in.Info.Video() == nil {
+		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture")
+	}
+	width := int(num(t.Params, "width", 0))
+	scale := ""
+	if width > 0 {
+		scale = fmt.Sprintf("scale=%d:-2,", width)
+	}
+	out := filepath.Join(t.Dir, "output.png")
+	var args []string
+	if str(t.Params, "mode", "frame") == "sprite" {
+		cols, rows := int(num(t.Params, "columns", 5)), int(num(t.Params, "rows", 5))
+		n := cols * rows
+		// Frames at even intervals: one every duration/n seconds.
+		every := max(in.Info.Duration/float64(n), 0.04)
+		args = []string{"-i", "file:" + in.Path, "-vf", fmt.Sprintf("fps=1/%g,%stile=%dx%d", every, scale, cols, rows), "-frames:v", "1"}
+	} else {
+		at := num(t.Params, "at", 0)
+		if in.Info.Duration > 0 && at >= in.Info.Duration {
+			return Result{}, permanent(CodeInputInvalid, "params.at: %gs is past the end of the video (%gs)", at, in.Info.Duration)
+		}
+		args = []string{"-ss", fmt.Sprint(at), "-i", "file:" + in.Path, "-frames:v", "1"}
+		if scale != "" {
+			args = append(args, "-vf", scale[:len(scale)-1])
+		}
+	}
+	if err := run(ctx, t, 0, append(args, "file:"+out)); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: "image/png", Ext: ".png"}}}, nil
+}
+
+// videoTranscode re-encodes a video to mp4 (H.264/AAC) or webm (VP9/Opus),
+// optionally resized and with a target bitrate. (HLS is declared in the
+// catalogue but not run yet: such jobs fail with a clear message.)
+type videoTranscode struct{}
+
+func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
+	in := t.Inputs["source"]
+	if in.Info.Video() == nil {
+		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture")
+	}
+	preset := str(t.Params, "preset", "mp4")
+	args := []string{"-i", "file:" + in.Path, "-map", "0:v:0", "-map", "0:a?"}
+	w, h := int(num(t.Params, "width", 0)), int(num(t.Params, "height", 0))
+	switch {
+	case w > 0 && h > 0:
+		args = append(args, "-vf", fmt.Sprintf("scale=%d:%d", w-w%2, h-h%2))
+	case w > 0:
+		args = append(args, "-vf", fmt.Sprintf("scale=%d:-2", w-w%2))
+	case h > 0:
+		args = append(args, "-vf", fmt.Sprintf("scale=-2:%d", h-h%2))
+	}
+	if kbps := int(num(t.Params, "videoBitrateKbps", 0)); kbps > 0 {
+		args = append(args, "-b:v", fmt.Sprintf("%dk", kbps))
+	}
+	var out, ext, ct string
+	switch preset {
+	case "webm":
+		out, ext, ct = filepath.Join(t.Dir, "output.webm"), ".webm", "video/webm"
+		args = append(args, "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1", "-pix_fmt", "yuv420p", "-c:a", "libopus")
+	case "mp4":
+		out, ext, ct = filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
+		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
+	default:
+		return Result{}, permanent(CodeInputInvalid, "params.preset: %q is not run by this kino yet; use mp4 or webm", preset)
+	}
+	if err := run(ctx, t, in.Info.Duration, append(args, "file:"+out)); err != nil {
+		return Result{}, err
+	}
+	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: ct, Ext: ext}}}, nil
+}
