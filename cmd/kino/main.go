@@ -17,6 +17,7 @@ Usage:
   kino render watch ID               follow a render job's progress until it ends
   kino assets upload FILE --type T   upload an image, PSD template or font
   kino assets list                   list assets
+  kino pipelines run FILE --watch    create and run a pipeline, following every node
 
 Run 'kino serve -h' or 'kino render -h' for flags. Every flag can also be
 set with an environment variable: --http-addr is KINO_HTTP_ADDR, and so on.
@@ -35,6 +36,8 @@ func main() {
 		err = renderCmd(os.Args[2:])
 	case "assets":
 		err = assetsCmd(os.Args[2:])
+	case "pipelines":
+		err = pipelinesCmd(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

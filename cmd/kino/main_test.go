@@ -246,3 +246,28 @@ func TestAssetsSubcommand(t *testing.T) {
 	require.Error(t, err)
 	assert.Contains(t, string(out), "VALIDATION_ERROR")
 }
+
+func TestPipelinesRunSubcommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := serveKino(t, dir, "")
+	png := filepath.Join(dir, "pic.png")
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48",
+		"-frames:v", "1", png).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	out, err = exec.Command(kinoBin, "assets", "upload", png, "--type", "image", "--addr", p.grpc).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	var up struct{ Data map[string]any }
+	require.NoError(t, json.Unmarshal(out, &up), "%s", out)
+
+	def := filepath.Join(dir, "pipeline.json")
+	require.NoError(t, os.WriteFile(def, []byte(`{"name":"resize twice","nodes":[
+	  {"id":"small","jobType":"image.resize","params":{"width":32}},
+	  {"id":"smaller","jobType":"image.resize","params":{"width":16}}],
+	 "edges":[{"from":"small","to":"smaller","outputMapping":{"sourceField":"outputUrl","targetField":"source"}}]}`), 0o644))
+	out, err = exec.Command(kinoBin, "pipelines", "run", def, "--input", "small.source="+up.Data["id"].(string),
+		"--watch", "--addr", p.grpc).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	assert.Contains(t, string(out), "small:complete smaller:complete")
+	assert.Contains(t, string(out), "smaller: http://")
+}

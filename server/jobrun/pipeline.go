@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	"google.golang.org/protobuf/encoding/protojson"
 
@@ -74,19 +75,68 @@ func (r *Runner) propagate(ctx context.Context, j *ent.Job, outputs map[string]a
 	return nil
 }
 
-// cancelDownstream cancels every job of the run that depends, directly or
-// not, on a job that failed: they can no longer run.
-func (r *Runner) cancelDownstream(ctx context.Context, j *ent.Job) {
-	if j.PipelineID == nil || j.BatchID == nil || j.PipelineNodeID == nil {
-		return
+// fail records a job's failure and, for a pipeline job, cancels in the
+// same transaction every node that depends on it (they can no longer run),
+// so that nobody reads a failed run whose dependants still wait.
+func (r *Runner) fail(j *ent.Job, f failure) error {
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	var down []string
+	if j.PipelineID != nil && j.BatchID != nil && j.PipelineNodeID != nil {
+		g, err := r.graph(ctx, j)
+		if err != nil {
+			return err
+		}
+		down = dependants(g, *j.PipelineNodeID)
 	}
-	g, err := r.graph(ctx, j)
+	tx, err := r.cfg.Store.Tx(ctx)
 	if err != nil {
-		r.cfg.Log.Error("read pipeline of a failed job", "job_id", j.ID, "err", err)
-		return
+		return err
 	}
-	seen := map[string]bool{*j.PipelineNodeID: true}
-	queue := []string{*j.PipelineNodeID}
+	now := nowMs()
+	n, err := tx.Job.Update().Where(r.owned(j.ID)...).
+		SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(now).SetUpdatedAt(now).
+		ClearLeaseOwner().ClearLeaseExpiresAt().Save(ctx)
+	if err != nil || n == 0 {
+		tx.Rollback()
+		return err
+	}
+	var cancelled []string
+	for _, node := range down {
+		d, err := tx.Job.Query().Where(job.BatchID(*j.BatchID), job.PipelineNodeID(node),
+			job.StatusIn(job.StatusWaiting, job.StatusDispatched, job.StatusRunning)).Only(ctx)
+		if ent.IsNotFound(err) {
+			continue
+		}
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		err = tx.Job.UpdateOne(d).SetStatus(job.StatusCancelled).SetErrorCode("UPSTREAM_FAILED").
+			SetErrorMessage(fmt.Sprintf("node %s failed, so this node cannot run", *j.PipelineNodeID)).
+			SetCompletedAt(now).SetUpdatedAt(now).Exec(ctx)
+		if err != nil {
+			tx.Rollback()
+			return err
+		}
+		cancelled = append(cancelled, d.ID)
+	}
+	if err := tx.Commit(); err != nil {
+		return err
+	}
+	r.cfg.Broker.Publish(j.ID)
+	for _, id := range cancelled {
+		r.Abort(id)
+		r.cfg.Broker.Publish(id)
+	}
+	return nil
+}
+
+// dependants are the nodes reachable from node along the edges.
+func dependants(g *mediav1.Pipeline, node string) []string {
+	seen := map[string]bool{node: true}
+	queue := []string{node}
+	var out []string
 	for len(queue) > 0 {
 		n := queue[0]
 		queue = queue[1:]
@@ -94,22 +144,9 @@ func (r *Runner) cancelDownstream(ctx context.Context, j *ent.Job) {
 			if e.GetFrom() == n && !seen[e.GetTo()] {
 				seen[e.GetTo()] = true
 				queue = append(queue, e.GetTo())
+				out = append(out, e.GetTo())
 			}
 		}
 	}
-	delete(seen, *j.PipelineNodeID)
-	for node := range seen {
-		now := nowMs()
-		n, err := r.cfg.Store.Job.Update().
-			Where(job.BatchID(*j.BatchID), job.PipelineNodeID(node), job.StatusIn(job.StatusWaiting, job.StatusDispatched, job.StatusRunning)).
-			SetStatus(job.StatusCancelled).SetErrorCode("UPSTREAM_FAILED").
-			SetErrorMessage(fmt.Sprintf("node %s failed, so this node cannot run", *j.PipelineNodeID)).
-			SetCompletedAt(now).SetUpdatedAt(now).Save(ctx)
-		if err == nil && n > 0 {
-			if down, err := r.cfg.Store.Job.Query().Where(job.BatchID(*j.BatchID), job.PipelineNodeID(node)).Only(ctx); err == nil {
-				r.Abort(down.ID)
-				r.cfg.Broker.Publish(down.ID)
-			}
-		}
-	}
+	return out
 }

@@ -282,6 +282,9 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 					if strings.HasPrefix(ref, "ast_") {
 						return r.copyAsset(ctx, j.OrgID, ref, dst)
 					}
+					if key, own := r.cfg.Storage.KeyOf(ref); own && strings.HasPrefix(key, "jobs/"+j.OrgID+"/") {
+						return r.copyObject(ctx, key, dst)
+					}
 					_, err := r.cfg.Fetch.Download(ctx, ref, dst)
 					return err
 				}})
@@ -372,8 +375,14 @@ func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs ma
 	_ = json.Unmarshal([]byte(j.Inputs), &values)
 	for field, v := range values {
 		path := filepath.Join(dir, "input-"+field)
+		key, own := r.cfg.Storage.KeyOf(v)
 		if strings.HasPrefix(v, "ast_") {
 			if err := r.copyAsset(ctx, j.OrgID, v, path); err != nil {
+				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+			}
+		} else if own && strings.HasPrefix(key, "jobs/"+j.OrgID+"/") {
+			// An output of this organisation's earlier job, such as a pipeline edge passes on.
+			if err := r.copyObject(ctx, key, path); err != nil {
 				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
 			}
 		} else if _, err := r.cfg.Fetch.Download(ctx, v, path); err != nil {
@@ -398,9 +407,17 @@ func (r *Runner) copyAsset(ctx context.Context, org, id, path string) error {
 	if err != nil || (a.OrgID != org && a.Scope != "system") {
 		return fmt.Errorf("no asset has the id %q", id)
 	}
-	rd, err := r.cfg.Storage.NewReader(ctx, a.StorageKey)
-	if err != nil {
+	if err := r.copyObject(ctx, a.StorageKey, path); err != nil {
 		return fmt.Errorf("asset %s could not be read", id)
+	}
+	return nil
+}
+
+// copyObject copies a stored object to a local file.
+func (r *Runner) copyObject(ctx context.Context, key, path string) error {
+	rd, err := r.cfg.Storage.NewReader(ctx, key)
+	if err != nil {
+		return fmt.Errorf("stored file %s could not be read", key)
 	}
 	defer rd.Close()
 	f, err := os.Create(path)
@@ -427,11 +444,8 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 		}
 		return
 	}
-	if r.update(j.ID, func(u *ent.JobUpdate) {
-		u.SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(nowMs()).
-			ClearLeaseOwner().ClearLeaseExpiresAt()
-	}) {
-		r.cancelDownstream(context.Background(), j)
+	if err := r.fail(j, f); err != nil {
+		log.Error("record media job failure", "err", err)
 	}
 	log.Warn("media job failed", "code", f.code, "message", f.message)
 }

@@ -133,3 +133,22 @@ func redact(raw string) string {
 	u.RawQuery, u.User = "", nil
 	return u.String()
 }
+
+// KeyOf returns the object key of a URL that URL handed out for a local
+// bucket, so kino reads its own outputs from storage instead of fetching
+// them over the network (where the address guard would rightly refuse a
+// loopback public URL).
+func (s *Storage) KeyOf(rawURL string) (string, bool) {
+	if !s.local {
+		return "", false
+	}
+	rest, ok := strings.CutPrefix(rawURL, s.publicURL+FilesPath)
+	if !ok || rest == "" {
+		return "", false
+	}
+	key, err := url.PathUnescape(rest)
+	if err != nil || strings.Contains(key, "..") {
+		return "", false
+	}
+	return key, true
+}
