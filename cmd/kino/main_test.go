@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -270,4 +271,46 @@ func TestPipelinesRunSubcommand(t *testing.T) {
 	require.NoError(t, err, "%s", out)
 	assert.Contains(t, string(out), "small:complete smaller:complete")
 	assert.Contains(t, string(out), "smaller: http://")
+}
+
+func TestKillAndRestartRecoversAMediaJob(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	src := filepath.Join(dir, "long.mp4")
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25",
+		"-t", "40", "-c:v", "libx264", "-preset", "ultrafast", src).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	files := httptest.NewServer(http.FileServer(http.Dir(dir)))
+	t.Cleanup(files.Close)
+
+	data := filepath.Join(dir, "data")
+	first := serveKino(t, data, "", "--allow-private-networks")
+	resp, err := http.Post(first.base+"/jobs", "application/json", strings.NewReader(
+		`{"type":"video.transcode","inputs":{"source":"`+files.URL+`/long.mp4"},"params":{"preset":"webm"}}`))
+	require.NoError(t, err)
+	var created struct{ Data map[string]any }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&created))
+	resp.Body.Close()
+	id := created.Data["id"].(string)
+
+	getJob := func(p *process) map[string]any {
+		resp, err := http.Get(p.base + "/jobs/" + id)
+		require.NoError(t, err)
+		defer resp.Body.Close()
+		var m struct{ Data map[string]any }
+		require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+		return m.Data
+	}
+	require.Eventually(t, func() bool { return getJob(first)["status"] == "running" }, 30*time.Second, 50*time.Millisecond)
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_ = first.cmd.Wait()
+
+	second := serveKino(t, data, "", "--allow-private-networks")
+	var job map[string]any
+	require.Eventually(t, func() bool {
+		job = getJob(second)
+		return job["status"] == "complete" || job["status"] == "failed"
+	}, 120*time.Second, 200*time.Millisecond)
+	assert.Equal(t, "complete", job["status"], "%v", job)
+	assert.Equal(t, 1.0, job["retryCount"], "the lost attempt is counted")
 }
