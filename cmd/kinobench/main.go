@@ -24,7 +24,7 @@ func main() {
 		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only     = flag.String("only", "", "run one part: render, submit or jobs")
+		only     = flag.String("only", "", "run one part: render, submit, executors or jobs")
 		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries  = flag.Int("queries", 2000, "list queries of the list test")
 	)
@@ -41,6 +41,11 @@ func main() {
 	}
 	if run("submit") {
 		if err := benchSubmit(ctx, *submits, *parallel, *dbURL); err != nil {
+			fail(err)
+		}
+	}
+	if run("executors") {
+		if err := benchExecutors(ctx, *runs); err != nil {
 			fail(err)
 		}
 	}

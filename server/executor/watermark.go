@@ -64,9 +64,19 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))
 			args = append(args, "-i", "file:"+path)
 			x, y := place(pos, "w", "h", "W", "H", margin)
-			graph = append(graph,
-				fmt.Sprintf("[%d:v]scale=%d:-1,format=rgba,colorchannelmixer=aa=%g[m%d]", inputs, width, opacity, i),
-				fmt.Sprintf("[%s][m%d]overlay=x=%s:y=%s:format=auto[%s]", cur, i, x, y, next))
+			// Only the mark is touched in RGBA; overlay blends it into the
+			// frame in the frame's own YUV, as a hand-written command does
+			// (format=auto converted every full frame to RGB and back).
+			mark := fmt.Sprintf("[%d:v]scale=%d:-1,format=rgba", inputs, width)
+			if opacity < 1 {
+				mark += fmt.Sprintf(",colorchannelmixer=aa=%g", opacity)
+			}
+			overlay := "overlay=x=%s:y=%s"
+			if still {
+				overlay += ":format=rgb"
+			}
+			graph = append(graph, fmt.Sprintf("%s[m%d]", mark, i),
+				fmt.Sprintf("[%s][m%d]"+overlay+"[%s]", cur, i, x, y, next))
 			inputs++
 		case "text":
 			name := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d.txt", i))
