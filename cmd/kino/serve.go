@@ -13,6 +13,7 @@ import (
 	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/executor"
 )
 
 func serve(args []string) error {
@@ -54,6 +55,10 @@ func serve(args []string) error {
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
 	fs.StringVar(&apiKeysFile, "api-keys-file", "", "file of API keys, one key=org a line")
 	fs.StringVar(&cfg.AdminKey, "admin-key", "", "key that manages system-scope assets (acts as organisation \"system\")")
+	var whisper executor.Whisper
+	fs.StringVar(&whisper.URL, "whisper-url", "", "transcribe with this Whisper-compatible endpoint (…/v1/audio/transcriptions) instead of offline pocketsphinx")
+	fs.StringVar(&whisper.Model, "whisper-model", "whisper-1", "model name sent to the Whisper endpoint")
+	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
 	uploadLimit := sizeFlag(100 << 20)
 	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
 	_ = fs.Parse(args)
@@ -66,6 +71,9 @@ func serve(args []string) error {
 	cfg.MaxAssetBytes = int64(assetLimit)
 	cfg.Limits = limits
 	cfg.MaxUploadBytes = int64(uploadLimit)
+	if whisper.URL != "" {
+		cfg.Transcriber = whisper
+	}
 	if cfg.APIKeys, err = auth.ParseKeys(apiKeys); err != nil {
 		return fmt.Errorf("--api-keys: %w", err)
 	}

@@ -32,6 +32,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/jobrun"
 	"github.com/kinohq/kino/server/media"
@@ -73,6 +74,9 @@ type Config struct {
 	APIKeys map[string]string
 	// AdminKey manages system-scope assets; it acts as organisation "system".
 	AdminKey string
+	// Transcriber replaces the offline pocketsphinx transcriber of
+	// caption.extract (a Whisper-compatible service, say).
+	Transcriber executor.Transcriber
 	// MaxUploadBytes caps an asset upload.
 	MaxUploadBytes int64
 	// DefaultFont is the font of text layers that name none; found with
@@ -208,6 +212,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	a.jobs = jobrun.New(jobrun.Config{
 		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
 		Count: cfg.Workers, Lease: cfg.Lease, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
+		Transcriber: cfg.Transcriber,
 	})
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
 	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))

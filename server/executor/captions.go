@@ -139,7 +139,11 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 		if in.Info.Audio() == nil {
 			return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has neither subtitles nor sound")
 		}
-		cues, err := e.transcriber.Transcribe(ctx, in.Path, t.Dir, in.Info.Duration)
+		tr := e.transcriber
+		if t.Transcriber != nil {
+			tr = t.Transcriber
+		}
+		cues, err := tr.Transcribe(ctx, in.Path, t.Dir, in.Info.Duration)
 		if err != nil {
 			return Result{}, err
 		}

@@ -36,6 +36,8 @@ type Task struct {
 	Fetch func(ctx context.Context, ref, dst string) error
 	// Font is the font file of text that names none.
 	Font string
+	// Transcriber replaces the offline transcriber of caption.extract.
+	Transcriber Transcriber
 }
 
 // Result is what a job produced: files by output field, and other output

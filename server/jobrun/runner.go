@@ -53,7 +53,9 @@ type Config struct {
 	TempDir    string
 	// Font is the font file of text that names none.
 	Font string
-	Log  *slog.Logger
+	// Transcriber, when set, replaces the offline transcriber.
+	Transcriber executor.Transcriber
+	Log         *slog.Logger
 }
 
 // Runner runs media jobs.
@@ -277,7 +279,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			params := map[string]any{}
 			_ = json.Unmarshal([]byte(j.Params), &params)
 			var err error
-			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font,
+			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
 				Fetch: func(ctx context.Context, ref, dst string) error {
 					if strings.HasPrefix(ref, "ast_") {
 						return r.copyAsset(ctx, j.OrgID, ref, dst)

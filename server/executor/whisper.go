@@ -1,0 +1,98 @@
+package executor
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"mime/multipart"
+	"net/http"
+	"os"
+	osexec "os/exec"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Whisper transcribes with a Whisper-compatible HTTP service (OpenAI's
+// /v1/audio/transcriptions, faster-whisper-server, whisper.cpp's server…),
+// asking for verbose_json to get timed segments. The URL is the operator's
+// own configuration, so it is called directly, not through the address
+// guard that protects against users' URLs.
+type Whisper struct {
+	// URL is the full transcription endpoint.
+	URL    string
+	Model  string
+	APIKey string
+	Client *http.Client
+}
+
+// Transcribe sends the sound as 16 kHz mono WAV and reads the segments.
+func (w Whisper) Transcribe(ctx context.Context, audioPath, dir string, duration float64) ([]Cue, error) {
+	wav := filepath.Join(dir, "whisper.wav")
+	cmd := osexec.CommandContext(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
+		"-i", "file:"+audioPath, "-vn", "-ac", "1", "-ar", "16000", "file:"+wav)
+	if out, err := cmd.CombinedOutput(); err != nil {
+		return nil, fmt.Errorf("prepare audio for whisper: %v: %s", err, out)
+	}
+	f, err := os.Open(wav)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	var body bytes.Buffer
+	mw := multipart.NewWriter(&body)
+	model := w.Model
+	if model == "" {
+		model = "whisper-1"
+	}
+	_ = mw.WriteField("model", model)
+	_ = mw.WriteField("response_format", "verbose_json")
+	fw, _ := mw.CreateFormFile("file", "audio.wav")
+	if _, err := io.Copy(fw, f); err != nil {
+		return nil, err
+	}
+	mw.Close()
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, w.URL, &body)
+	if err != nil {
+		return nil, err
+	}
+	req.Header.Set("Content-Type", mw.FormDataContentType())
+	if w.APIKey != "" {
+		req.Header.Set("Authorization", "Bearer "+w.APIKey)
+	}
+	hc := w.Client
+	if hc == nil {
+		hc = &http.Client{Timeout: 10 * time.Minute}
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return nil, fmt.Errorf("whisper: %w", err)
+	}
+	defer resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
+		return nil, fmt.Errorf("whisper answered %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
+	}
+	var v struct {
+		Text     string `json:"text"`
+		Segments []struct {
+			Start, End float64
+			Text       string
+		} `json:"segments"`
+	}
+	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+		return nil, fmt.Errorf("whisper: read its answer: %w", err)
+	}
+	var cues []Cue
+	for _, s := range v.Segments {
+		if t := strings.TrimSpace(s.Text); t != "" {
+			cues = append(cues, Cue{Start: s.Start, End: min(s.End, duration), Text: t})
+		}
+	}
+	if len(cues) == 0 && strings.TrimSpace(v.Text) != "" {
+		cues = []Cue{{Start: 0, End: duration, Text: strings.TrimSpace(v.Text)}}
+	}
+	return cues, nil
+}
