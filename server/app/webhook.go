@@ -27,7 +27,7 @@ func enqueueWebhook(ctx context.Context, tx *ent.Tx, d *webhook.Dispatcher, st *
 		payload = webhook.RenderCompleted{JobID: job.ID, Status: string(job.Status), OutputURL: u,
 			Duration: job.Duration, Format: job.Format, Resolution: res}
 	} else {
-		f := webhook.RenderFailed{JobID: job.ID, Status: string(job.Status), Format: job.Format, Resolution: res}
+		f := webhook.RenderFailed{JobID: job.ID, Status: string(job.Status), Duration: job.Duration, Format: job.Format, Resolution: res}
 		if job.Status == renderjob.StatusFailed {
 			f.Error = &webhook.ErrorBody{Code: job.ErrorCode, Message: job.ErrorMessage}
 		}

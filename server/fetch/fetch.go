@@ -1,7 +1,8 @@
 // Package fetch is kino's one outbound HTTP client, used for asset downloads
-// and webhooks. It refuses private, loopback and link-local addresses (checked
-// on the resolved address at dial time, so DNS tricks cannot bypass it) unless
-// allowed, and caps size, redirects and time.
+// and webhooks. It refuses private, loopback and link-local addresses unless
+// allowed, checking the resolved address of every connection at dial time so
+// that neither a redirect nor DNS rebinding can get past it, and it caps
+// size, redirects and time.
 package fetch
 
 import (
@@ -14,177 +15,177 @@ import (
 	"net/netip"
 	"net/url"
 	"os"
-	"syscall"
 	"time"
 )
 
-// Options tune the client.
+// Options tune a Client. Zero values mean the defaults.
 type Options struct {
-	// AllowPrivate lets requests reach private, loopback and link-local addresses.
+	// AllowPrivate lets requests reach private, loopback, link-local and
+	// other non-public addresses (--allow-private-networks).
 	AllowPrivate bool
 	// MaxBytes caps a download; default 512 MiB.
 	MaxBytes int64
 	// Timeout caps a whole request, body included; default 2 minutes.
 	Timeout time.Duration
-	// MaxRedirects caps the redirects a download follows; default 5.
+	// MaxRedirects caps the redirects HTTPClient and Download follow;
+	// default 5. NoRedirectClient follows none.
 	MaxRedirects int
-	UserAgent    string
+	// UserAgent is sent when a request sets none; default "kino/1".
+	UserAgent string
 }
 
-// Kind says what went wrong with a request.
-type Kind int
-
-// The kinds of fetch errors.
+// The defaults of Options.
 const (
-	BadURL Kind = iota + 1
-	Blocked
-	Status
-	TooLarge
-	Timeout
-	Network
+	defaultMaxBytes     = 512 << 20
+	defaultTimeout      = 2 * time.Minute
+	defaultMaxRedirects = 5
+	defaultUserAgent    = "kino/1"
 )
 
-// Error is a failed request, with a message a user can act on.
-type Error struct {
-	Kind       Kind
-	StatusCode int
-	URL        string
-	Err        error
-}
-
-func (e *Error) Error() string {
-	switch e.Kind {
-	case Status:
-		return fmt.Sprintf("fetch %s: the server answered %d %s", e.URL, e.StatusCode, http.StatusText(e.StatusCode))
-	default:
-		return fmt.Sprintf("fetch %s: %v", e.URL, e.Err)
-	}
-}
-
-func (e *Error) Unwrap() error { return e.Err }
-
-// Temporary reports whether the same request may succeed later.
-func (e *Error) Temporary() bool {
-	switch e.Kind {
-	case Network, Timeout:
-		return true
-	case Status:
-		return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests
-	}
-	return false
-}
-
-// errBlocked is returned by the dialer for a refused address.
-type blockedError struct{ addr netip.Addr }
-
-func (e *blockedError) Error() string {
-	return fmt.Sprintf("address %s is private, loopback or link-local; kino refuses such addresses unless --allow-private-networks is set", e.addr)
-}
-
-// Client makes guarded requests.
+// Client makes guarded requests. It is safe for concurrent use, and its
+// connections are shared by Download and both http.Clients.
 type Client struct {
-	opts      Options
-	transport *http.Transport
+	opts     Options
+	follow   *http.Client
+	noFollow *http.Client
 }
 
-// New returns a client.
+// New returns a client that refuses non-public addresses unless
+// opts.AllowPrivate is set.
 func New(opts Options) *Client {
+	check := checkPublic
+	if opts.AllowPrivate {
+		check = nil
+	}
+	return newClient(opts, check)
+}
+
+// newClient builds a client whose dialer runs check on every resolved
+// address; tests pass their own check to tell two loopback servers apart.
+func newClient(opts Options, check func(netip.AddrPort) error) *Client {
 	if opts.MaxBytes <= 0 {
-		opts.MaxBytes = 512 << 20
+		opts.MaxBytes = defaultMaxBytes
 	}
 	if opts.Timeout <= 0 {
-		opts.Timeout = 2 * time.Minute
+		opts.Timeout = defaultTimeout
 	}
 	if opts.MaxRedirects <= 0 {
-		opts.MaxRedirects = 5
+		opts.MaxRedirects = defaultMaxRedirects
 	}
 	if opts.UserAgent == "" {
-		opts.UserAgent = "kino/1"
+		opts.UserAgent = defaultUserAgent
 	}
 	dialer := &net.Dialer{Timeout: 10 * time.Second, KeepAlive: 30 * time.Second}
-	if !opts.AllowPrivate {
-		dialer.Control = func(_, address string, _ syscall.RawConn) error {
-			ap, err := netip.ParseAddrPort(address)
-			if err != nil {
-				return fmt.Errorf("unexpected dial address %q", address)
-			}
-			if blocked(ap.Addr()) {
-				return &blockedError{addr: ap.Addr().Unmap()}
-			}
-			return nil
-		}
+	if check != nil {
+		dialer.Control = guard(check)
 	}
-	return &Client{opts: opts, transport: &http.Transport{
-		// Never a proxy from the environment: it would see every URL and
-		// hide the address that the guard must check.
-		Proxy:                 nil,
+	transport := &http.Transport{
+		// Never a proxy from the environment: the proxy would make the
+		// connection, and the guard would only ever see the proxy's address.
+		Proxy: nil,
+		// TLS and HTTP/2 connections are dialled through DialContext too,
+		// so every connection passes the guard.
 		DialContext:           dialer.DialContext,
 		ForceAttemptHTTP2:     true,
 		MaxIdleConns:          50,
 		IdleConnTimeout:       90 * time.Second,
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
-	}}
-}
-
-// HTTPClient is a guarded client that follows up to MaxRedirects redirects,
-// each checked like the first request.
-func (c *Client) HTTPClient() *http.Client {
-	return &http.Client{Transport: c.transport, Timeout: c.opts.Timeout, CheckRedirect: func(req *http.Request, via []*http.Request) error {
-		if len(via) > c.opts.MaxRedirects {
-			return fmt.Errorf("more than %d redirects", c.opts.MaxRedirects)
-		}
-		if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
-			return fmt.Errorf("redirect to a %s URL", req.URL.Scheme)
-		}
-		return nil
-	}}
-}
-
-// NoRedirectClient is a guarded client that returns redirects as they are.
-func (c *Client) NoRedirectClient() *http.Client {
-	return &http.Client{Transport: c.transport, Timeout: c.opts.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
+	}
+	rt := &userAgent{next: transport, ua: opts.UserAgent}
+	c := &Client{opts: opts}
+	c.follow = &http.Client{Transport: rt, Timeout: opts.Timeout, CheckRedirect: c.checkRedirect}
+	c.noFollow = &http.Client{Transport: rt, Timeout: opts.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}
+	return c
 }
 
-// Download fetches rawURL into the file at dst and returns its size.
-func (c *Client) Download(ctx context.Context, rawURL, dst string) (int64, error) {
+// HTTPClient returns the guarded client that follows up to MaxRedirects
+// redirects, each dialled through the guard like the first request. A
+// refusal comes back as a *url.Error wrapping an *Error of Kind Blocked.
+func (c *Client) HTTPClient() *http.Client { return c.follow }
+
+// NoRedirectClient returns the guarded client that never follows a
+// redirect: a 3xx comes back as the response. Webhooks use it, so that a
+// receiver cannot bounce a signed POST elsewhere.
+func (c *Client) NoRedirectClient() *http.Client { return c.noFollow }
+
+func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
+		return &Error{Kind: BadURL, Err: fmt.Errorf("the server redirected to a %s URL; only http and https are fetched", req.URL.Scheme)}
+	}
+	// via holds the requests made so far, so its length is the number of
+	// redirects this one would make.
+	if len(via) > c.opts.MaxRedirects {
+		code := 0
+		if req.Response != nil {
+			code = req.Response.StatusCode
+		}
+		return &Error{Kind: Status, StatusCode: code, Err: fmt.Errorf("the server redirected more than %d times", c.opts.MaxRedirects)}
+	}
+	return nil
+}
+
+// Download GETs rawURL through HTTPClient and streams the body into the file
+// at dstPath, which it creates or truncates, and returns the number of bytes
+// written. A non-2xx answer, a body over MaxBytes (by Content-Length or by
+// the bytes actually sent) and every other failure of the request are an
+// *Error; on any error the file is removed. Errors writing the file are not
+// an *Error.
+func (c *Client) Download(ctx context.Context, rawURL, dstPath string) (int64, error) {
 	u, err := url.Parse(rawURL)
-	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+	if err != nil {
+		return 0, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not a valid URL")}
+	}
+	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return 0, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not an absolute http or https URL")}
+	}
+	limit := c.opts.Timeout
+	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
+		limit = time.Until(dl).Round(time.Millisecond)
 	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
 	if err != nil {
 		return 0, &Error{Kind: BadURL, URL: rawURL, Err: err}
 	}
-	req.Header.Set("User-Agent", c.opts.UserAgent)
-	resp, err := c.HTTPClient().Do(req)
+	resp, err := c.follow.Do(req)
 	if err != nil {
-		return 0, c.classify(rawURL, err)
+		return 0, classify(ctx, rawURL, err, limit, resp)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
-		return 0, &Error{Kind: Status, StatusCode: resp.StatusCode, URL: rawURL}
+		e := &Error{Kind: Status, StatusCode: resp.StatusCode, URL: rawURL}
+		if final := resp.Request.URL.String(); final != rawURL {
+			e.Err = fmt.Errorf("redirected to %s: the server answered %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
+		}
+		return 0, e
 	}
+	// Content-Length is checked first to refuse early, but a server may
+	// send no length (chunked) or a wrong one, so the bytes are counted too.
 	if resp.ContentLength > c.opts.MaxBytes {
 		return 0, c.tooLarge(rawURL)
 	}
-	f, err := os.Create(dst)
+	f, err := os.Create(dstPath)
 	if err != nil {
-		return 0, fmt.Errorf("create %s: %w", dst, err)
+		return 0, fmt.Errorf("create %s: %w", dstPath, err)
 	}
-	n, err := io.Copy(f, io.LimitReader(resp.Body, c.opts.MaxBytes+1))
-	if cerr := f.Close(); err == nil {
-		err = cerr
+	w := &fileWriter{f: f}
+	n, err := io.Copy(w, io.LimitReader(resp.Body, c.opts.MaxBytes+1))
+	cerr := f.Close()
+	switch {
+	case w.err != nil:
+		err = fmt.Errorf("write %s: %w", dstPath, w.err)
+	case err != nil:
+		err = classify(ctx, rawURL, err, limit, nil)
+	case cerr != nil:
+		err = fmt.Errorf("write %s: %w", dstPath, cerr)
+	case n > c.opts.MaxBytes:
+		err = c.tooLarge(rawURL)
 	}
 	if err != nil {
-		os.Remove(dst)
-		return 0, c.classify(rawURL, err)
-	}
-	if n > c.opts.MaxBytes {
-		os.Remove(dst)
-		return 0, c.tooLarge(rawURL)
+		os.Remove(dstPath)
+		return 0, err
 	}
 	return n, nil
 }
@@ -193,19 +194,41 @@ func (c *Client) tooLarge(rawURL string) error {
 	return &Error{Kind: TooLarge, URL: rawURL, Err: fmt.Errorf("the file is larger than the limit of %d bytes (--max-asset-bytes)", c.opts.MaxBytes)}
 }
 
-func (c *Client) classify(rawURL string, err error) error {
-	var be *blockedError
-	var ne net.Error
-	switch {
-	case errors.As(err, &be):
-		return &Error{Kind: Blocked, URL: rawURL, Err: be}
-	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
-		return &Error{Kind: Timeout, URL: rawURL, Err: fmt.Errorf("no complete answer within %s", c.opts.Timeout)}
-	default:
-		var ue *url.Error
-		if errors.As(err, &ue) {
-			err = ue.Err
-		}
-		return &Error{Kind: Network, URL: rawURL, Err: err}
+// fileWriter remembers a write error, so that Download can tell a full disk
+// (kino's problem) from a broken download (the server's).
+type fileWriter struct {
+	f   *os.File
+	err error
+}
+
+func (w *fileWriter) Write(p []byte) (int, error) {
+	n, err := w.f.Write(p)
+	if err != nil {
+		w.err = err
+	}
+	return n, err
+}
+
+// userAgent sets the client's User-Agent on requests that carry none, so
+// that receivers can tell kino's traffic apart from Go's default.
+type userAgent struct {
+	next http.RoundTripper
+	ua   string
+}
+
+func (t *userAgent) RoundTrip(req *http.Request) (*http.Response, error) {
+	if req.Header.Get("User-Agent") == "" {
+		// A RoundTripper must not change the caller's request.
+		req = req.Clone(req.Context())
+		req.Header.Set("User-Agent", t.ua)
+	}
+	return t.next.RoundTrip(req)
+}
+
+// CloseIdleConnections lets http.Client.CloseIdleConnections reach the
+// transport through the wrapper.
+func (t *userAgent) CloseIdleConnections() {
+	if c, ok := t.next.(interface{ CloseIdleConnections() }); ok {
+		c.CloseIdleConnections()
 	}
 }

@@ -2,11 +2,17 @@ package fetch
 
 import (
 	"context"
+	"errors"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
+	"net/url"
+	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -15,94 +21,307 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-func TestBlockedAddresses(t *testing.T) {
-	t.Parallel()
-	cases := map[string]bool{
-		"127.0.0.1": true, "127.8.9.10": true, "10.1.2.3": true, "172.16.0.1": true, "172.31.255.255": true,
-		"192.168.1.1": true, "169.254.169.254": true, "100.64.0.1": true, "0.0.0.0": true, "224.0.0.1": true,
-		"::1": true, "::": true, "fe80::1": true, "fc00::1": true, "fd12:3456::1": true, "ff02::1": true,
-		"::ffff:127.0.0.1": true, "::ffff:10.0.0.1": true, "::ffff:169.254.169.254": true, "64:ff9b::a00:1": true,
-		"8.8.8.8": false, "1.1.1.1": false, "172.32.0.1": false, "100.128.0.1": false,
-		"2606:4700:4700::1111": false, "::ffff:8.8.8.8": false,
-	}
-	for addr, want := range cases {
-		assert.Equal(t, want, blocked(netip.MustParseAddr(addr)), addr)
-	}
+// origin is a loopback HTTP server that counts the requests reaching it and
+// remembers their User-Agent.
+type origin struct {
+	*httptest.Server
+	hits atomic.Int32
+	mu   sync.Mutex
+	ua   []string
 }
 
-func TestDownload(t *testing.T) {
-	t.Parallel()
-	var hits atomic.Int32
+func newOrigin(t *testing.T) *origin {
+	t.Helper()
+	o := &origin{}
 	mux := http.NewServeMux()
-	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { hits.Add(1); w.Write([]byte("hello")) })
-	mux.HandleFunc("/big", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte(strings.Repeat("x", 100))) })
+	mux.HandleFunc("/ok", func(w http.ResponseWriter, _ *http.Request) { w.Write([]byte("hello")) })
+	mux.HandleFunc("/size/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		w.Header().Set("Content-Length", strconv.Itoa(n))
+		w.Write([]byte(strings.Repeat("x", n)))
+	})
 	mux.HandleFunc("/chunked", func(w http.ResponseWriter, _ *http.Request) {
+		// No Content-Length: the size shows only as the bytes arrive.
 		for range 10 {
 			w.Write([]byte(strings.Repeat("y", 20)))
 			w.(http.Flusher).Flush()
 		}
 	})
-	mux.HandleFunc("/loop", func(w http.ResponseWriter, r *http.Request) { http.Redirect(w, r, "/loop", http.StatusFound) })
-	mux.HandleFunc("/slow", func(w http.ResponseWriter, r *http.Request) {
-		select {
-		case <-time.After(5 * time.Second):
-		case <-r.Context().Done():
+	mux.HandleFunc("/unframed", func(w http.ResponseWriter, _ *http.Request) {
+		// An HTTP/1.0-style body: no length, no chunks, ended by closing.
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
 		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + strings.Repeat("z", 200))
+		buf.Flush()
 	})
-	srv := httptest.NewServer(mux)
-	t.Cleanup(srv.Close)
+	mux.HandleFunc("/truncated", func(w http.ResponseWriter, _ *http.Request) {
+		// Promises 10 bytes, sends 2 and hangs up.
+		conn, buf, err := w.(http.Hijacker).Hijack()
+		if err != nil {
+			return
+		}
+		defer conn.Close()
+		buf.WriteString("HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\nab")
+		buf.Flush()
+	})
+	mux.HandleFunc("/status/{code}", func(w http.ResponseWriter, r *http.Request) {
+		code, _ := strconv.Atoi(r.PathValue("code"))
+		w.WriteHeader(code)
+	})
+	mux.HandleFunc("/hops/{n}", func(w http.ResponseWriter, r *http.Request) {
+		n, _ := strconv.Atoi(r.PathValue("n"))
+		if n == 0 {
+			w.Write([]byte("arrived"))
+			return
+		}
+		http.Redirect(w, r, "/hops/"+strconv.Itoa(n-1), http.StatusFound)
+	})
+	mux.HandleFunc("/to-file", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
+	})
+	mux.HandleFunc("/slow-headers", func(_ http.ResponseWriter, r *http.Request) {
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("/slow-body", func(w http.ResponseWriter, r *http.Request) {
+		w.Write([]byte("first bytes"))
+		w.(http.Flusher).Flush()
+		<-r.Context().Done()
+	})
+	o.Server = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		o.hits.Add(1)
+		o.mu.Lock()
+		o.ua = append(o.ua, r.UserAgent())
+		o.mu.Unlock()
+		mux.ServeHTTP(w, r)
+	}))
+	t.Cleanup(o.Close)
+	return o
+}
+
+func (o *origin) userAgents() []string {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return append([]string(nil), o.ua...)
+}
+
+// requireKind asserts that err is an *Error of the kind and returns it.
+func requireKind(t *testing.T, err error, kind Kind) *Error {
+	t.Helper()
+	var fe *Error
+	require.ErrorAs(t, err, &fe)
+	require.Equal(t, kind, fe.Kind, "%v", err)
+	return fe
+}
+
+func TestRefusedAddressesAreNeverContacted(t *testing.T) {
+	t.Parallel()
+	o := newOrigin(t)
+	c := New(Options{})
+	dst := filepath.Join(t.TempDir(), "out")
+
+	t.Run("Download", func(t *testing.T) {
+		_, err := c.Download(context.Background(), o.URL+"/ok", dst)
+		requireKind(t, err, Blocked)
+		assert.Equal(t, "fetch "+o.URL+"/ok: address 127.0.0.1 is loopback; kino refuses private, loopback and link-local addresses unless --allow-private-networks is set", err.Error())
+		assert.False(t, err.(*Error).Temporary())
+		assert.NoFileExists(t, dst)
+	})
+	t.Run("a name is judged by the address it resolves to", func(t *testing.T) {
+		u, err := url.Parse(o.URL)
+		require.NoError(t, err)
+		_, err = c.Download(context.Background(), "http://localhost:"+u.Port()+"/ok", dst)
+		requireKind(t, err, Blocked)
+	})
+	for name, hc := range map[string]*http.Client{"HTTPClient": c.HTTPClient(), "NoRedirectClient": c.NoRedirectClient()} {
+		t.Run(name, func(t *testing.T) {
+			resp, err := hc.Get(o.URL + "/ok")
+			if err == nil {
+				resp.Body.Close()
+			}
+			fe := requireKind(t, err, Blocked)
+			assert.Contains(t, fe.Error(), "--allow-private-networks")
+		})
+	}
+	assert.Zero(t, o.hits.Load(), "no request reached the server")
+}
+
+func TestDownload(t *testing.T) {
+	t.Parallel()
+	o := newOrigin(t)
+	c := New(Options{AllowPrivate: true, MaxBytes: 64, MaxRedirects: 3, Timeout: 300 * time.Millisecond, UserAgent: "kino-test/1"})
 	dir := t.TempDir()
 	ctx := context.Background()
 
-	t.Run("refused without allow-private", func(t *testing.T) {
-		c := New(Options{})
-		_, err := c.Download(ctx, srv.URL+"/ok", filepath.Join(dir, "a"))
-		var fe *Error
-		require.ErrorAs(t, err, &fe)
-		assert.Equal(t, Blocked, fe.Kind)
-		assert.Contains(t, err.Error(), "--allow-private-networks")
-		assert.Zero(t, hits.Load(), "no request reached the server")
-	})
-
-	allowed := New(Options{AllowPrivate: true, MaxBytes: 64, MaxRedirects: 3, Timeout: 500 * time.Millisecond})
-	t.Run("downloads when allowed", func(t *testing.T) {
-		n, err := allowed.Download(ctx, srv.URL+"/ok", filepath.Join(dir, "b"))
+	t.Run("writes the body and returns its size", func(t *testing.T) {
+		dst := filepath.Join(dir, "ok")
+		n, err := c.Download(ctx, o.URL+"/ok", dst)
 		require.NoError(t, err)
 		assert.Equal(t, int64(5), n)
+		b, err := os.ReadFile(dst)
+		require.NoError(t, err)
+		assert.Equal(t, "hello", string(b))
+		assert.Contains(t, o.userAgents(), "kino-test/1")
 	})
-	for name, tc := range map[string]struct {
-		path string
-		kind Kind
+	t.Run("exactly MaxBytes is allowed", func(t *testing.T) {
+		n, err := c.Download(ctx, o.URL+"/size/64", filepath.Join(dir, "64"))
+		require.NoError(t, err)
+		assert.Equal(t, int64(64), n)
+	})
+	t.Run("follows redirects up to the limit", func(t *testing.T) {
+		n, err := c.Download(ctx, o.URL+"/hops/3", filepath.Join(dir, "hops"))
+		require.NoError(t, err)
+		assert.Equal(t, int64(len("arrived")), n)
+	})
+
+	for _, tc := range []struct {
+		name      string
+		path      string
+		kind      Kind
+		code      int
+		temporary bool
+		message   string
 	}{
-		"too large by Content-Length": {"/big", TooLarge},
-		"too large while streaming":   {"/chunked", TooLarge},
-		"not found":                   {"/missing", Status},
-		"redirect loop":               {"/loop", Network},
-		"time-out":                    {"/slow", Timeout},
+		{name: "too large by Content-Length", path: "/size/65", kind: TooLarge, message: "larger than the limit of 64 bytes"},
+		{name: "too large while streaming chunks", path: "/chunked", kind: TooLarge},
+		{name: "too large without any framing", path: "/unframed", kind: TooLarge},
+		{name: "body cut short", path: "/truncated", kind: Network, temporary: true, message: "unexpected EOF"},
+		{name: "not found", path: "/status/404", kind: Status, code: 404, message: "the server answered 404 Not Found"},
+		{name: "gone", path: "/status/410", kind: Status, code: 410},
+		{name: "too many requests", path: "/status/429", kind: Status, code: 429, temporary: true},
+		{name: "server error", path: "/status/503", kind: Status, code: 503, temporary: true},
+		{name: "too many redirects", path: "/hops/4", kind: Status, code: 302, message: "redirected to " + o.URL + "/hops/0: the server redirected more than 3 times"},
+		{name: "redirect to another scheme", path: "/to-file", kind: BadURL, message: "redirected to file:///etc/passwd: the server redirected to a file URL"},
+		{name: "no headers in time", path: "/slow-headers", kind: Timeout, temporary: true, message: "no complete answer within 300ms"},
+		{name: "no complete body in time", path: "/slow-body", kind: Timeout, temporary: true},
 	} {
-		t.Run(name, func(t *testing.T) {
-			_, err := allowed.Download(ctx, srv.URL+tc.path, filepath.Join(dir, "c"))
-			var fe *Error
-			require.ErrorAs(t, err, &fe)
-			assert.Equal(t, tc.kind, fe.Kind, err.Error())
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			dst := filepath.Join(dir, strings.ReplaceAll(tc.name, " ", "-"))
+			n, err := c.Download(ctx, o.URL+tc.path, dst)
+			fe := requireKind(t, err, tc.kind)
+			assert.Zero(t, n)
+			assert.Equal(t, tc.code, fe.StatusCode)
+			assert.Equal(t, tc.temporary, fe.Temporary())
+			assert.Equal(t, o.URL+tc.path, fe.URL)
+			assert.True(t, strings.HasPrefix(err.Error(), "fetch "+o.URL+tc.path+": "), err.Error())
+			assert.Contains(t, err.Error(), tc.message)
+			assert.NoFileExists(t, dst, "a failed download leaves no file behind")
 		})
 	}
-	t.Run("bad URL", func(t *testing.T) {
-		_, err := allowed.Download(ctx, "file:///etc/passwd", filepath.Join(dir, "d"))
-		var fe *Error
-		require.ErrorAs(t, err, &fe)
-		assert.Equal(t, BadURL, fe.Kind)
+
+	t.Run("bad URLs", func(t *testing.T) {
+		t.Parallel()
+		for _, raw := range []string{"file:///etc/passwd", "ftp://example.com/a", "/relative/path", "http://", "http://[::1", "gopher://x"} {
+			_, err := c.Download(ctx, raw, filepath.Join(dir, "bad"))
+			requireKind(t, err, BadURL)
+		}
+	})
+	t.Run("connection refused", func(t *testing.T) {
+		t.Parallel()
+		l, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := l.Addr().String()
+		l.Close()
+		_, err = c.Download(ctx, "http://"+addr+"/", filepath.Join(dir, "refused"))
+		fe := requireKind(t, err, Network)
+		assert.True(t, fe.Temporary())
+	})
+	t.Run("cancelled by the caller", func(t *testing.T) {
+		t.Parallel()
+		cctx, cancel := context.WithCancel(ctx)
+		cancel()
+		_, err := c.Download(cctx, o.URL+"/ok", filepath.Join(dir, "cancelled"))
+		requireKind(t, err, Network)
+		assert.ErrorIs(t, err, context.Canceled)
+	})
+	t.Run("the caller's deadline", func(t *testing.T) {
+		t.Parallel()
+		dctx, cancel := context.WithTimeout(ctx, 50*time.Millisecond)
+		defer cancel()
+		_, err := c.Download(dctx, o.URL+"/slow-headers", filepath.Join(dir, "deadline"))
+		requireKind(t, err, Timeout)
+		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
 }
 
-func TestRedirectToBlockedAddressIsRefused(t *testing.T) {
+func TestRedirectToRefusedAddressIsRefused(t *testing.T) {
 	t.Parallel()
-	// The first hop is allowed by name; the redirect target is loopback and
-	// must be refused. With AllowPrivate false the first hop would already
-	// be refused on loopback, so this checks that each hop is dialled
-	// through the guard.
-	c := New(Options{})
-	_, err := c.HTTPClient().Get("http://127.0.0.1:1/")
-	require.Error(t, err)
-	assert.Contains(t, err.Error(), "--allow-private-networks")
+	// Both servers are on loopback, so this client refuses by port: the
+	// public one is allowed, the internal one is refused as the guard
+	// refuses a private address.
+	internal := newOrigin(t)
+	var publicHits atomic.Int32
+	public := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		publicHits.Add(1)
+		http.Redirect(w, r, internal.URL+"/ok", http.StatusFound)
+	}))
+	t.Cleanup(public.Close)
+	internalPort := mustPort(t, internal.URL)
+	c := newClient(Options{}, func(ap netip.AddrPort) error {
+		if ap.Port() == internalPort {
+			return blockedError(netip.MustParseAddr("10.0.0.1"), "private")
+		}
+		return nil
+	})
+
+	_, err := c.Download(context.Background(), public.URL+"/hop", filepath.Join(t.TempDir(), "out"))
+	requireKind(t, err, Blocked)
+	assert.Equal(t, "fetch "+public.URL+"/hop: redirected to "+internal.URL+"/ok: address 10.0.0.1 is private; kino refuses private, loopback and link-local addresses unless --allow-private-networks is set", err.Error())
+	assert.Equal(t, int32(1), publicHits.Load())
+	assert.Zero(t, internal.hits.Load(), "the redirect target was never contacted")
+}
+
+func TestNoRedirectClientReturnsTheRedirect(t *testing.T) {
+	t.Parallel()
+	o := newOrigin(t)
+	c := New(Options{AllowPrivate: true})
+	resp, err := c.NoRedirectClient().Get(o.URL + "/hops/1")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusFound, resp.StatusCode)
+	assert.Equal(t, "/hops/0", resp.Header.Get("Location"))
+	assert.Equal(t, int32(1), o.hits.Load(), "the redirect was not followed")
+	assert.Equal(t, []string{"kino/1"}, o.userAgents(), "the default User-Agent")
+}
+
+func TestTemporary(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		err  *Error
+		want bool
+	}{
+		{&Error{Kind: Network}, true},
+		{&Error{Kind: Timeout}, true},
+		{&Error{Kind: Status, StatusCode: 500}, true},
+		{&Error{Kind: Status, StatusCode: 502}, true},
+		{&Error{Kind: Status, StatusCode: 429}, true},
+		{&Error{Kind: Status, StatusCode: 404}, false},
+		{&Error{Kind: Status, StatusCode: 410}, false},
+		{&Error{Kind: Status, StatusCode: 302}, false},
+		{&Error{Kind: BadURL}, false},
+		{&Error{Kind: Blocked}, false},
+		{&Error{Kind: TooLarge}, false},
+	} {
+		assert.Equal(t, tc.want, tc.err.Temporary(), "%s %d", tc.err.Kind, tc.err.StatusCode)
+	}
+}
+
+func TestErrorUnwraps(t *testing.T) {
+	t.Parallel()
+	inner := errors.New("inner")
+	err := error(&Error{Kind: Network, URL: "https://x/", Err: inner})
+	assert.ErrorIs(t, err, inner)
+	assert.Equal(t, "fetch https://x/: inner", err.Error())
+}
+
+func mustPort(t *testing.T, raw string) uint16 {
+	t.Helper()
+	u, err := url.Parse(raw)
+	require.NoError(t, err)
+	p, err := strconv.ParseUint(u.Port(), 10, 16)
+	require.NoError(t, err)
+	return uint16(p)
 }

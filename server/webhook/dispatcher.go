@@ -1,91 +1,102 @@
-// Package webhook delivers job callbacks: stored before the first attempt,
-// retried with exponential backoff and jitter, signed with the Standard
-// Webhooks scheme, and resumed after a restart.
+// Package webhook delivers job callbacks: each delivery is stored before the
+// first attempt (in the transaction that ends the job), signed with the
+// Standard Webhooks scheme, retried with exponential backoff and jitter, and
+// resumed after a restart because its state lives in the database.
 package webhook
 
 import (
-	"bytes"
 	"context"
-	"errors"
+	"encoding/json"
 	"fmt"
-	"io"
 	"log/slog"
-	"math/rand/v2"
 	"net/http"
-	"strconv"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/google/uuid"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/webhookdelivery"
+	"github.com/kinohq/kino/server/fetch"
 )
 
-// Config tunes deliveries.
-type Config struct {
-	// Secret signs deliveries when set.
-	Secret string
-	// MaxAttempts is how many times a delivery is tried; default 8.
-	MaxAttempts int
-	// BaseDelay is the wait before the second attempt; it doubles each time.
-	BaseDelay time.Duration
-	// MaxDelay caps any wait, Retry-After included; default 1 h.
-	MaxDelay time.Duration
-	// AttemptTimeout caps one attempt; default 15 s.
-	AttemptTimeout time.Duration
-	// PollInterval is how often the store is checked for due deliveries.
-	PollInterval time.Duration
-}
+// maxInFlight bounds the attempts one dispatcher makes at once: enough that
+// a receiver which hangs until AttemptTimeout does not hold back everyone
+// else's callbacks, few enough that a burst of finished jobs does not open
+// hundreds of connections.
+const maxInFlight = 8
 
-// Dispatcher sends stored deliveries.
+// Dispatcher sends stored deliveries. Run one per process; any number of
+// processes may share a database, and each attempt is made by one of them.
 type Dispatcher struct {
 	client *ent.Client
 	hc     *http.Client
 	cfg    Config
+	// key is the decoded Secret, nil when unsigned; keyErr says why Secret
+	// cannot be used, and stops Run.
+	key    []byte
+	keyErr error
 	log    *slog.Logger
 	wake   chan struct{}
 }
 
-// New returns a dispatcher; Run sets it going.
+// New returns a dispatcher that sends with hc, which should be a guarded
+// client that never follows redirects (fetch.Client.NoRedirectClient); a nil
+// hc means such a client that refuses private networks, and a nil log
+// slog.Default. Run sets it going.
 func New(client *ent.Client, hc *http.Client, cfg Config, log *slog.Logger) *Dispatcher {
-	if cfg.MaxAttempts <= 0 {
-		cfg.MaxAttempts = 8
+	if hc == nil {
+		hc = fetch.New(fetch.Options{}).NoRedirectClient()
 	}
-	if cfg.BaseDelay <= 0 {
-		cfg.BaseDelay = 2 * time.Second
+	if log == nil {
+		log = slog.Default()
 	}
-	if cfg.MaxDelay <= 0 {
-		cfg.MaxDelay = time.Hour
+	d := &Dispatcher{client: client, hc: hc, cfg: cfg.withDefaults(), log: log, wake: make(chan struct{}, 1)}
+	if cfg.Secret != "" {
+		d.key, d.keyErr = secretKey(cfg.Secret)
 	}
-	if cfg.AttemptTimeout <= 0 {
-		cfg.AttemptTimeout = 15 * time.Second
-	}
-	if cfg.PollInterval <= 0 {
-		cfg.PollInterval = time.Second
-	}
-	return &Dispatcher{client: client, hc: hc, cfg: cfg, log: log, wake: make(chan struct{}, 1)}
+	return d
 }
 
-// Enqueue stores a delivery inside tx, so that it commits with the job state
-// it reports; with a nil tx it is stored on its own. Call Notify after the
-// commit to send it at once.
+// Enqueue stores a pending delivery of payload (JSON) to url and returns its
+// id, "msg_" and 32 hex digits, sent as webhook-id on every attempt. With a
+// transaction it is stored in tx, so that it commits or rolls back with the
+// job state it reports, and the dispatcher is woken when tx commits; with a
+// nil tx it is stored on its own and the dispatcher woken at once.
 func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Tx, jobID, url string, payload []byte) (string, error) {
+	if !json.Valid(payload) {
+		return "", fmt.Errorf("store webhook of job %s: the payload is not JSON", jobID)
+	}
+	id := "msg_" + strings.ReplaceAll(uuid.NewString(), "-", "")
+	now := dbTime(time.Now())
 	create := d.client.WebhookDelivery.Create
 	if tx != nil {
 		create = tx.WebhookDelivery.Create
 	}
-	id := "msg_" + strings.ReplaceAll(uuid.NewString(), "-", "")
-	now := time.Now().UTC()
 	err := create().SetID(id).SetJobID(jobID).SetURL(url).SetPayload(payload).
 		SetNextAttemptAt(now).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
 	if err != nil {
-		return "", fmt.Errorf("store webhook delivery of job %s: %w", jobID, err)
+		return "", fmt.Errorf("store webhook of job %s: %w", jobID, err)
 	}
+	if tx == nil {
+		d.Notify()
+		return id, nil
+	}
+	tx.OnCommit(func(next ent.Committer) ent.Committer {
+		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
+			err := next.Commit(ctx, tx)
+			if err == nil {
+				d.Notify()
+			}
+			return err
+		})
+	})
 	return id, nil
 }
 
-// Notify wakes the dispatcher without blocking.
+// Notify wakes the dispatcher to look for due deliveries. It never blocks;
+// wakes that arrive while one is pending merge into it.
 func (d *Dispatcher) Notify() {
 	select {
 	case d.wake <- struct{}{}:
@@ -93,27 +104,42 @@ func (d *Dispatcher) Notify() {
 	}
 }
 
-// Run sends due deliveries until ctx ends.
+// Run sends due deliveries and schedules retries until ctx is done, then
+// waits for the attempts under way (which ctx cancels, and which are put
+// back to be made again) and returns ctx.Err(). It returns at once with an
+// error when Config.Secret cannot be used.
 func (d *Dispatcher) Run(ctx context.Context) error {
-	t := time.NewTicker(d.cfg.PollInterval)
-	defer t.Stop()
+	if d.keyErr != nil {
+		return d.keyErr
+	}
+	var inFlight sync.WaitGroup
+	defer inFlight.Wait()
+	slots := make(chan struct{}, maxInFlight)
+	tick := time.NewTicker(d.cfg.PollInterval)
+	defer tick.Stop()
 	for {
-		d.sendDue(ctx)
+		d.startDue(ctx, slots, &inFlight)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
 		case <-d.wake:
-		case <-t.C:
+		case <-tick.C:
 		}
 	}
 }
 
-func (d *Dispatcher) sendDue(ctx context.Context) {
+// startDue claims due deliveries while there are free slots and starts an
+// attempt of each.
+func (d *Dispatcher) startDue(ctx context.Context, slots chan struct{}, inFlight *sync.WaitGroup) {
 	for ctx.Err() == nil {
+		free := cap(slots) - len(slots)
+		if free == 0 {
+			return
+		}
 		due, err := d.client.WebhookDelivery.Query().
-			Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(time.Now().UTC())).
+			Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(dbTime(time.Now()))).
 			Order(webhookdelivery.ByNextAttemptAt()).
-			Limit(20).
+			Limit(free).
 			All(ctx)
 		if err != nil {
 			if ctx.Err() == nil {
@@ -121,130 +147,102 @@ func (d *Dispatcher) sendDue(ctx context.Context) {
 			}
 			return
 		}
-		if len(due) == 0 {
+		for _, del := range due {
+			c, ok := d.claim(ctx, del)
+			if !ok {
+				continue
+			}
+			slots <- struct{}{}
+			inFlight.Go(func() {
+				defer func() {
+					<-slots
+					// A slot is free: look again rather than wait a tick.
+					d.Notify()
+				}()
+				d.attempt(ctx, c)
+			})
+		}
+		if len(due) < free {
 			return
 		}
-		for _, del := range due {
-			if ok := d.claim(ctx, del); ok {
-				d.attempt(ctx, del)
-			}
-		}
 	}
 }
 
-// claim pushes the delivery's next attempt past this one, conditionally on
-// the value read, so that two processes sharing a database never send the
-// same attempt. If this process dies mid-attempt, the delivery comes due again.
-func (d *Dispatcher) claim(ctx context.Context, del *ent.WebhookDelivery) bool {
+// claimed is a delivery this process holds for one attempt.
+type claimed struct {
+	del *ent.WebhookDelivery
+	// attempt counts this attempt, from 1.
+	attempt int
+	// until is the next_attempt_at the claim wrote: the fence that later
+	// updates of this attempt must still find.
+	until time.Time
+	log   *slog.Logger
+}
+
+// claim takes a due delivery for one attempt by moving its next_attempt_at
+// to AttemptTimeout·2 from now and counting the attempt, on condition that
+// next_attempt_at is still the value read. Of several processes sharing a
+// database only one can make that change, so only one sends the attempt;
+// if that process dies mid-attempt, the delivery comes due again when the
+// claim runs out. The attempt is counted here, not after it, so a delivery
+// whose attempts keep killing the process still runs out of attempts.
+func (d *Dispatcher) claim(ctx context.Context, del *ent.WebhookDelivery) (claimed, bool) {
+	log := d.log.With("job_id", del.JobID, "webhook_id", del.ID)
+	if del.Attempts >= d.cfg.MaxAttempts {
+		// Only a process that stopped during the last attempt, or a lower
+		// MaxAttempts since, leaves a pending delivery here.
+		d.giveUp(ctx, del, log)
+		return claimed{}, false
+	}
+	now := time.Now()
+	until := dbTime(now.Add(2 * d.cfg.AttemptTimeout))
 	n, err := d.client.WebhookDelivery.Update().
-		Where(webhookdelivery.ID(del.ID), webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
-			webhookdelivery.NextAttemptAt(del.NextAttemptAt)).
-		SetNextAttemptAt(time.Now().UTC().Add(2 * d.cfg.AttemptTimeout)).
+		Where(
+			webhookdelivery.ID(del.ID),
+			webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+			webhookdelivery.NextAttemptAt(del.NextAttemptAt),
+		).
+		SetNextAttemptAt(until).
+		SetAttempts(del.Attempts + 1).
+		SetUpdatedAt(dbTime(now)).
 		Save(ctx)
-	if err != nil && ctx.Err() == nil {
-		d.log.Error("claim webhook", "webhook_id", del.ID, "job_id", del.JobID, "err", err)
+	if err != nil {
+		if ctx.Err() == nil {
+			log.Error("claim webhook", "err", err)
+		}
+		return claimed{}, false
 	}
-	return err == nil && n == 1
-}
-
-func (d *Dispatcher) attempt(ctx context.Context, del *ent.WebhookDelivery) {
-	log := d.log.With("webhook_id", del.ID, "job_id", del.JobID)
+	if n == 0 {
+		// Another process claimed it first.
+		return claimed{}, false
+	}
 	attempt := del.Attempts + 1
-	code, retryAfter, err := d.send(ctx, del)
-	if ctx.Err() != nil {
-		return
-	}
-	now := time.Now().UTC()
-	u := d.client.WebhookDelivery.UpdateOneID(del.ID).SetAttempts(attempt).SetUpdatedAt(now)
-	if code != 0 {
-		u.SetLastStatusCode(code)
-	}
+	return claimed{del: del, attempt: attempt, until: until, log: log.With("attempt", attempt)}, true
+}
+
+// giveUp fails a delivery that has used all its attempts without a
+// recorded outcome.
+func (d *Dispatcher) giveUp(ctx context.Context, del *ent.WebhookDelivery, log *slog.Logger) {
+	reason := fmt.Sprintf("given up after %d attempts; the last one was interrupted", del.Attempts)
+	n, err := d.client.WebhookDelivery.Update().
+		Where(
+			webhookdelivery.ID(del.ID),
+			webhookdelivery.StatusEQ(webhookdelivery.StatusPending),
+			webhookdelivery.NextAttemptAt(del.NextAttemptAt),
+		).
+		SetStatus(webhookdelivery.StatusFailed).
+		SetLastError(reason).
+		SetUpdatedAt(dbTime(time.Now())).
+		Save(ctx)
 	switch {
-	case err == nil && code >= 200 && code < 300:
-		u.SetStatus(webhookdelivery.StatusDelivered).ClearLastError()
-		log.Info("webhook delivered", "attempt", attempt, "status", code)
-	case code == http.StatusGone:
-		u.SetStatus(webhookdelivery.StatusFailed).SetLastError("the receiver answered 410 Gone")
-		log.Warn("webhook receiver is gone; not retrying", "attempt", attempt)
-	default:
-		reason := fmt.Sprintf("the receiver answered %d", code)
-		if err != nil {
-			reason = err.Error()
-		}
-		u.SetLastError(reason)
-		if attempt >= d.cfg.MaxAttempts {
-			u.SetStatus(webhookdelivery.StatusFailed)
-			log.Warn("webhook given up", "attempt", attempt, "reason", reason)
-		} else {
-			wait := d.backoff(attempt, retryAfter)
-			u.SetNextAttemptAt(now.Add(wait))
-			log.Warn("webhook failed; will retry", "attempt", attempt, "reason", reason, "retry_in", wait)
-		}
-	}
-	if err := u.Exec(ctx); err != nil && ctx.Err() == nil {
-		log.Error("record webhook attempt", "err", err)
+	case err != nil && ctx.Err() == nil:
+		log.Error("give up webhook", "err", err)
+	case err == nil && n == 1:
+		log.Warn("webhook given up", "attempts", del.Attempts, "reason", reason)
 	}
 }
 
-// send makes one attempt and returns the status code and any Retry-After.
-func (d *Dispatcher) send(ctx context.Context, del *ent.WebhookDelivery) (int, time.Duration, error) {
-	ctx, cancel := context.WithTimeout(ctx, d.cfg.AttemptTimeout)
-	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, del.URL, bytes.NewReader(del.Payload))
-	if err != nil {
-		return 0, 0, fmt.Errorf("build request: %w", err)
-	}
-	ts := time.Now().Unix()
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("User-Agent", "kino-webhook/1")
-	req.Header.Set("webhook-id", del.ID)
-	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	if d.cfg.Secret != "" {
-		sig, err := Sign(d.cfg.Secret, del.ID, ts, del.Payload)
-		if err != nil {
-			return 0, 0, err
-		}
-		req.Header.Set("webhook-signature", sig)
-	}
-	resp, err := d.hc.Do(req)
-	if err != nil {
-		var ue interface{ Unwrap() error }
-		if errors.As(err, &ue) {
-			err = ue.Unwrap()
-		}
-		return 0, 0, err
-	}
-	defer resp.Body.Close()
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10))
-	return resp.StatusCode, retryAfter(resp.Header.Get("Retry-After"), time.Now()), nil
-}
-
-// backoff is the wait before the next attempt: Retry-After when the
-// receiver gave one, else BaseDelay doubled per attempt with equal jitter
-// (half fixed, half random), so a receiver coming back up is not hit by
-// every sender at once. Both are capped by MaxDelay.
-func (d *Dispatcher) backoff(attempt int, retryAfter time.Duration) time.Duration {
-	if retryAfter > 0 {
-		return min(retryAfter, d.cfg.MaxDelay)
-	}
-	exp := d.cfg.BaseDelay << min(attempt-1, 30)
-	if exp <= 0 || exp > d.cfg.MaxDelay {
-		exp = d.cfg.MaxDelay
-	}
-	half := exp / 2
-	return half + rand.N(half+1)
-}
-
-// retryAfter reads a Retry-After header: seconds, or an HTTP date.
-func retryAfter(v string, now time.Time) time.Duration {
-	if v == "" {
-		return 0
-	}
-	if s, err := strconv.Atoi(strings.TrimSpace(v)); err == nil && s > 0 {
-		return time.Duration(s) * time.Second
-	}
-	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now)
-	}
-	return 0
-}
+// dbTime is t as stored: UTC, to the microsecond, which is what PostgreSQL
+// keeps, so that a time written and read back compares equal in the
+// conditional updates.
+func dbTime(t time.Time) time.Time { return t.UTC().Truncate(time.Microsecond) }

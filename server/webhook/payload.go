@@ -1,13 +1,15 @@
 package webhook
 
 // RenderCompleted is the body sent when a render completes: the spec's
-// completion callback payload.
+// completion callback payload (render-service.md 2.6).
 type RenderCompleted struct {
-	JobID     string `json:"jobId"`
+	JobID string `json:"jobId"`
+	// Status is "completed".
 	Status    string `json:"status"`
 	OutputURL string `json:"outputUrl"`
 	// Duration of the video in seconds.
-	Duration   float64    `json:"duration"`
+	Duration float64 `json:"duration"`
+	// Format is the container: "mp4" or "webm".
 	Format     string     `json:"format"`
 	Resolution Resolution `json:"resolution"`
 }
@@ -18,18 +20,27 @@ type Resolution struct {
 	Height int `json:"height"`
 }
 
-// RenderFailed is the body sent when a render fails or is cancelled. It has
-// the completion payload's fields but outputUrl, and error when failed.
+// RenderFailed is the body sent when a render fails or is cancelled. It is
+// the completion payload without outputUrl, with the error of a failed job
+// as the status record carries it, so that a receiver can handle every
+// callback with one type.
 type RenderFailed struct {
-	JobID      string     `json:"jobId"`
-	Status     string     `json:"status"`
-	Error      *ErrorBody `json:"error,omitempty"`
-	Duration   float64    `json:"duration"`
+	JobID string `json:"jobId"`
+	// Status is "failed" or "cancelled".
+	Status string `json:"status"`
+	// Error is set when Status is "failed", with the code and message the
+	// job's status record shows; absent when cancelled.
+	Error *ErrorBody `json:"error,omitempty"`
+	// Duration is the length in seconds the video would have had; absent
+	// when unknown.
+	Duration float64 `json:"duration,omitzero"`
+	// Format and Resolution are the requested output.
 	Format     string     `json:"format"`
 	Resolution Resolution `json:"resolution"`
 }
 
-// ErrorBody is the error of a failed job.
+// ErrorBody is the error of a failed job: the shape of the spec's error
+// object, {"code", "message"}.
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

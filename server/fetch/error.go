@@ -1,0 +1,138 @@
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/url"
+	"time"
+)
+
+// Kind says what went wrong with a request.
+type Kind int
+
+// The kinds of fetch errors.
+const (
+	// BadURL means the URL is not an absolute http or https URL, or a
+	// redirect leads to one that is not.
+	BadURL Kind = iota + 1
+	// Blocked means the host resolves to an address kino refuses (private,
+	// loopback, link-local, …) and private networks are not allowed.
+	Blocked
+	// Status means the server answered with a status that is not 2xx, or
+	// kept redirecting past the limit; StatusCode holds the last status.
+	Status
+	// TooLarge means the body is larger than Options.MaxBytes.
+	TooLarge
+	// Timeout means no complete answer came within the time limit.
+	Timeout
+	// Network means the connection failed or broke (refused, reset, DNS,
+	// TLS), or the caller cancelled the request.
+	Network
+)
+
+// String names the kind, for logs.
+func (k Kind) String() string {
+	switch k {
+	case BadURL:
+		return "bad URL"
+	case Blocked:
+		return "blocked"
+	case Status:
+		return "status"
+	case TooLarge:
+		return "too large"
+	case Timeout:
+		return "timeout"
+	case Network:
+		return "network"
+	}
+	return fmt.Sprintf("Kind(%d)", int(k))
+}
+
+// Error is a failed request, with a message a user can act on. Download
+// returns it for every failure of the request itself; the guarded
+// http.Clients return it wrapped (in a *url.Error) when the guard refuses an
+// address or a redirect, so errors.As finds it either way.
+type Error struct {
+	Kind Kind
+	// StatusCode is the HTTP status for Kind Status, else 0.
+	StatusCode int
+	// URL is the URL that was requested; empty when the error comes from
+	// inside a guarded http.Client, whose *url.Error names the URL.
+	URL string
+	// Err is the cause, worded for the person who supplied the URL.
+	Err error
+}
+
+// Error returns "fetch URL: reason", the reason written for the person who
+// supplied the URL.
+func (e *Error) Error() string {
+	var reason string
+	switch {
+	case e.Err != nil:
+		reason = e.Err.Error()
+	case e.Kind == Status:
+		reason = fmt.Sprintf("the server answered %d %s", e.StatusCode, http.StatusText(e.StatusCode))
+	default:
+		reason = e.Kind.String()
+	}
+	if e.URL == "" {
+		return reason
+	}
+	return fmt.Sprintf("fetch %s: %s", e.URL, reason)
+}
+
+// Unwrap returns the underlying error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Temporary reports whether the same request may succeed later: network
+// failures, time-outs, 5xx and 429 answers.
+func (e *Error) Temporary() bool {
+	switch e.Kind {
+	case Network, Timeout:
+		return true
+	case Status:
+		return e.StatusCode >= 500 || e.StatusCode == http.StatusTooManyRequests
+	}
+	return false
+}
+
+// classify turns an error of a guarded http.Client into an *Error about
+// rawURL. limit is the time limit the request ran under, for the message;
+// last is the last response when there is one (a refused redirect), to
+// resolve a relative Location against.
+func classify(ctx context.Context, rawURL string, err error, limit time.Duration, last *http.Response) *Error {
+	var hop string
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		hop = ue.URL
+		// http.Client names a refused redirect by its Location as sent,
+		// which may be relative.
+		if loc, perr := url.Parse(hop); perr == nil && !loc.IsAbs() && last != nil && last.Request != nil {
+			hop = last.Request.URL.ResolveReference(loc).String()
+		}
+		if hop == rawURL {
+			hop = ""
+		}
+		err = ue.Err
+	}
+	out := &Error{Kind: Network, URL: rawURL, Err: err}
+	var fe *Error
+	var ne net.Error
+	switch {
+	case errors.As(err, &fe):
+		out.Kind, out.StatusCode, out.Err = fe.Kind, fe.StatusCode, fe.Err
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		out.Err = fmt.Errorf("request cancelled: %w", context.Canceled)
+	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
+		out.Kind = Timeout
+		out.Err = fmt.Errorf("no complete answer within %s: %w", limit, context.DeadlineExceeded)
+	}
+	if hop != "" && out.Err != nil {
+		out.Err = fmt.Errorf("redirected to %s: %w", hop, out.Err)
+	}
+	return out
+}
