@@ -7,6 +7,7 @@ import (
 	"log/slog"
 	"net/http"
 
+	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
 
 	"google.golang.org/protobuf/proto"
@@ -28,46 +29,40 @@ type watchHandler struct {
 	log  *slog.Logger
 }
 
-// watchRender streams WatchRender records.
-func watchRender(client renderv1.RenderServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+// opener adapts one server-streaming RPC to the handler: start opens the
+// stream for the request, and record picks the record out of each message.
+func opener[Resp any](start func(context.Context, *http.Request) (grpc.ServerStreamingClient[Resp], error), record func(*Resp) proto.Message) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
 	return func(ctx context.Context, r *http.Request) (func() (proto.Message, error), error) {
-		stream, err := client.WatchRender(ctx, &renderv1.WatchRenderRequest{JobId: r.PathValue("id")})
+		stream, err := start(ctx, r)
 		if err != nil {
 			return nil, err
 		}
 		return func() (proto.Message, error) {
 			m, err := stream.Recv()
-			return m.GetJob(), err
+			if err != nil {
+				return nil, err
+			}
+			return record(m), nil
 		}, nil
 	}
 }
 
-// watchJob streams WatchJob records.
-func watchJob(client mediav1.JobServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
-	return func(ctx context.Context, r *http.Request) (func() (proto.Message, error), error) {
-		stream, err := client.WatchJob(ctx, &mediav1.WatchJobRequest{Id: r.PathValue("id")})
-		if err != nil {
-			return nil, err
-		}
-		return func() (proto.Message, error) {
-			m, err := stream.Recv()
-			return m.GetData(), err
-		}, nil
-	}
+func watchRender(c renderv1.RenderServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+	return opener(func(ctx context.Context, r *http.Request) (grpc.ServerStreamingClient[renderv1.WatchRenderResponse], error) {
+		return c.WatchRender(ctx, &renderv1.WatchRenderRequest{JobId: r.PathValue("id")})
+	}, func(m *renderv1.WatchRenderResponse) proto.Message { return m.GetJob() })
 }
 
-// watchRun streams WatchPipelineRun records.
-func watchRun(client mediav1.PipelineServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
-	return func(ctx context.Context, r *http.Request) (func() (proto.Message, error), error) {
-		stream, err := client.WatchPipelineRun(ctx, &mediav1.WatchPipelineRunRequest{Id: r.PathValue("id"), RunId: r.PathValue("run")})
-		if err != nil {
-			return nil, err
-		}
-		return func() (proto.Message, error) {
-			m, err := stream.Recv()
-			return m.GetData(), err
-		}, nil
-	}
+func watchJob(c mediav1.JobServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+	return opener(func(ctx context.Context, r *http.Request) (grpc.ServerStreamingClient[mediav1.WatchJobResponse], error) {
+		return c.WatchJob(ctx, &mediav1.WatchJobRequest{Id: r.PathValue("id")})
+	}, func(m *mediav1.WatchJobResponse) proto.Message { return m.GetData() })
+}
+
+func watchRun(c mediav1.PipelineServiceClient) func(context.Context, *http.Request) (func() (proto.Message, error), error) {
+	return opener(func(ctx context.Context, r *http.Request) (grpc.ServerStreamingClient[mediav1.WatchPipelineRunResponse], error) {
+		return c.WatchPipelineRun(ctx, &mediav1.WatchPipelineRunRequest{Id: r.PathValue("id"), RunId: r.PathValue("run")})
+	}, func(m *mediav1.WatchPipelineRunResponse) proto.Message { return m.GetData() })
 }
 
 func (h *watchHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {

@@ -232,3 +232,10 @@ func (t *userAgent) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
+
+// IsHTTPURL reports whether s is an absolute http or https URL that a
+// download could be asked for (at most 4 KiB long).
+func IsHTTPURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 4096
+}

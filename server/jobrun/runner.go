@@ -21,6 +21,7 @@ import (
 	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/server/catalog"
@@ -28,6 +29,7 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -405,8 +407,8 @@ func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs ma
 }
 
 func (r *Runner) copyAsset(ctx context.Context, org, id, path string) error {
-	a, err := r.cfg.Store.Asset.Get(ctx, id)
-	if err != nil || (a.OrgID != org && a.Scope != "system") {
+	a, err := r.cfg.Store.Asset.Query().Where(asset.ID(id), media.VisibleTo(org)).Only(ctx)
+	if err != nil {
 		return fmt.Errorf("no asset has the id %q", id)
 	}
 	if err := r.copyObject(ctx, a.StorageKey, path); err != nil {

@@ -132,6 +132,12 @@ func (s *AssetService) list(ctx context.Context, where []predicate.Asset, limit,
 	return out, total, nil
 }
 
+// VisibleTo selects the assets an organisation may use: its own, and the
+// system's. Reads, job inputs and the job runner all ask this one question.
+func VisibleTo(org string) predicate.Asset {
+	return asset.Or(asset.OrgID(org), asset.ScopeEQ(asset.ScopeSystem))
+}
+
 // GetAsset reads an asset of the caller's organisation, or a system asset.
 func (s *AssetService) GetAsset(ctx context.Context, req *mediav1.GetAssetRequest) (*mediav1.GetAssetResponse, error) {
 	a, err := s.visible(ctx, req.GetId())
@@ -142,7 +148,7 @@ func (s *AssetService) GetAsset(ctx context.Context, req *mediav1.GetAssetReques
 }
 
 func (s *AssetService) visible(ctx context.Context, id string) (*ent.Asset, error) {
-	a, err := s.st.Asset.Query().Where(asset.ID(id), asset.Or(asset.OrgID(auth.Org(ctx)), asset.ScopeEQ(asset.ScopeSystem))).Only(ctx)
+	a, err := s.st.Asset.Query().Where(asset.ID(id), VisibleTo(auth.Org(ctx))).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.AssetNotFound, "no asset has the id %q", id)
 	}

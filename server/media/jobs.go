@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"slices"
 	"sort"
 	"strings"
@@ -26,6 +25,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -136,7 +136,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 // assetMedia tells the media kind of an asset the caller can see, by id.
 func (s *JobService) assetMedia(ctx context.Context) func(id string) (string, bool) {
 	return func(id string) (string, bool) {
-		a, err := s.st.Asset.Query().Where(asset.ID(id), asset.Or(asset.OrgID(auth.Org(ctx)), asset.ScopeEQ(asset.ScopeSystem))).Only(ctx)
+		a, err := s.st.Asset.Query().Where(asset.ID(id), VisibleTo(auth.Org(ctx))).Only(ctx)
 		if err != nil {
 			return "", false
 		}
@@ -174,7 +174,7 @@ func validateJob(t *catalog.Type, inputs, params map[string]any, assetMedia func
 			} else if !slices.Contains(field.Media, kind) {
 				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("asset %s is %s media; %s takes %s", v, kind, name, strings.Join(field.Media, " or "))})
 			}
-		case !ok || !validURL(v):
+		case !ok || !fetch.IsHTTPURL(v):
 			out = append(out, catalog.Problem{Path: path, Message: "must be an absolute http or https URL, or an asset id"})
 		}
 	}
@@ -192,11 +192,6 @@ func inputNames(t *catalog.Type) string {
 		n = append(n, f.Name)
 	}
 	return strings.Join(n, ", ")
-}
-
-func validURL(s string) bool {
-	u, err := url.Parse(s)
-	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != "" && len(s) <= 4096
 }
 
 func joinProblems(ps []catalog.Problem) string {
@@ -308,35 +303,24 @@ func (s *JobService) WatchJob(req *mediav1.WatchJobRequest, stream mediav1.JobSe
 	ctx := stream.Context()
 	changed, unsubscribe := s.broker.Subscribe(req.GetId())
 	defer unsubscribe()
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
 	var last *mediav1.Job
-	for {
+	return events.Follow(ctx, changed, func() (bool, error) {
 		j, err := s.get(ctx, req.GetId())
 		if err != nil {
-			return err
+			return false, err
 		}
 		rec, err := jobRecord(ctx, s.storage, j)
 		if err != nil {
-			return apierr.Wrap(err, apierr.Internal, "the job could not be read")
+			return false, apierr.Wrap(err, apierr.Internal, "the job could not be read")
 		}
 		if last == nil || !proto.Equal(last, rec) {
 			if err := stream.Send(&mediav1.WatchJobResponse{Data: rec}); err != nil {
-				return err
+				return false, err
 			}
 			last = rec
 		}
-		switch j.Status {
-		case job.StatusComplete, job.StatusFailed, job.StatusCancelled:
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-changed:
-		case <-tick.C:
-		}
-	}
+		return j.Status == job.StatusComplete || j.Status == job.StatusFailed || j.Status == job.StatusCancelled, nil
+	})
 }
 
 // ListJobTypes publishes the catalogue.

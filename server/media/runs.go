@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"sort"
 	"strings"
-	"time"
 
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protojson"
@@ -19,6 +18,8 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/fetch"
 )
 
 // Runs need the job side: waking and stopping workers.
@@ -83,7 +84,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 				problems = append(problems, catalog.Problem{Path: path, Message: "is fed by an edge of the pipeline; do not give it"})
 				continue
 			}
-			if sv, ok := v.(string); !ok || (!validURL(sv) && !strings.HasPrefix(sv, "ast_")) {
+			if sv, ok := v.(string); !ok || (!fetch.IsHTTPURL(sv) && !strings.HasPrefix(sv, "ast_")) {
 				problems = append(problems, catalog.Problem{Path: path, Message: "must be an absolute http or https URL, or an asset id"})
 				continue
 			}
@@ -240,41 +241,29 @@ func (s *PipelineService) WatchPipelineRun(req *mediav1.WatchPipelineRunRequest,
 	if err != nil {
 		return err
 	}
-	changed := make(chan struct{}, 1)
-	for _, j := range run.GetJobs() {
-		ch, unsubscribe := s.broker.Subscribe(j.GetId())
-		defer unsubscribe()
-		go func() {
-			for range ch {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}
-		}()
+	ids := make([]string, len(run.GetJobs()))
+	for i, j := range run.GetJobs() {
+		ids[i] = j.GetId()
 	}
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
+	changed, unsubscribe := s.broker.Subscribe(ids...)
+	defer unsubscribe()
 	var last *mediav1.PipelineRun
-	for {
+	return events.Follow(ctx, changed, func() (bool, error) {
+		if last != nil {
+			if run, err = s.run(ctx, req.GetId(), req.GetRunId()); err != nil {
+				return false, err
+			}
+		}
 		if last == nil || !proto.Equal(last, run) {
 			if err := stream.Send(&mediav1.WatchPipelineRunResponse{Data: run}); err != nil {
-				return err
+				return false, err
 			}
 			last = run
 		}
 		switch run.GetStatus() {
 		case "complete", "failed", "cancelled":
-			return nil
+			return true, nil
 		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-changed:
-		case <-tick.C:
-		}
-		if run, err = s.run(ctx, req.GetId(), req.GetRunId()); err != nil {
-			return err
-		}
-	}
+		return false, nil
+	})
 }

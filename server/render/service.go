@@ -219,36 +219,24 @@ func (s *Service) WatchRender(req *renderv1.WatchRenderRequest, stream renderv1.
 	id := req.GetJobId()
 	changed, unsubscribe := s.broker.Subscribe(id)
 	defer unsubscribe()
-	// Another process may run the job; the ticker catches its changes.
-	tick := time.NewTicker(time.Second)
-	defer tick.Stop()
-
 	var last *renderv1.RenderJob
-	for {
+	return events.Follow(ctx, changed, func() (bool, error) {
 		job, err := s.get(ctx, id)
 		if err != nil {
-			return err
+			return false, err
 		}
 		rec, err := s.record(ctx, job)
 		if err != nil {
-			return err
+			return false, err
 		}
 		if last == nil || !proto.Equal(last, rec) {
 			if err := stream.Send(&renderv1.WatchRenderResponse{Job: rec}); err != nil {
-				return err
+				return false, err
 			}
 			last = rec
 		}
-		if queue.Terminal(job.Status) {
-			return nil
-		}
-		select {
-		case <-ctx.Done():
-			return ctx.Err()
-		case <-changed:
-		case <-tick.C:
-		}
-	}
+		return queue.Terminal(job.Status), nil
+	})
 }
 
 // Health reports whether the store answers and ffmpeg runs.
