@@ -273,34 +273,49 @@ func TestPipelinesRunSubcommand(t *testing.T) {
 	assert.Contains(t, string(out), "smaller: http://")
 }
 
-func TestKillAndRestartRecoversAMediaJob(t *testing.T) {
-	t.Parallel()
+// serveLongVideo serves a 40 s video that takes a few seconds to transcode
+// to webm, long enough to kill kino in the middle of it.
+func serveLongVideo(t *testing.T) string {
+	t.Helper()
 	dir := t.TempDir()
-	src := filepath.Join(dir, "long.mp4")
 	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25",
-		"-t", "40", "-c:v", "libx264", "-preset", "ultrafast", src).CombinedOutput()
+		"-t", "40", "-c:v", "libx264", "-preset", "ultrafast", filepath.Join(dir, "long.mp4")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	files := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	t.Cleanup(files.Close)
+	return files.URL + "/long.mp4"
+}
 
-	data := filepath.Join(dir, "data")
-	first := serveKino(t, data, "", "--allow-private-networks")
-	resp, err := http.Post(first.base+"/jobs", "application/json", strings.NewReader(
-		`{"type":"video.transcode","inputs":{"source":"`+files.URL+`/long.mp4"},"params":{"preset":"webm"}}`))
+// postData posts a JSON body and returns the answer's data object.
+func postData(t *testing.T, url, body string, want int) map[string]any {
+	t.Helper()
+	resp, err := http.Post(url, "application/json", strings.NewReader(body))
 	require.NoError(t, err)
-	var created struct{ Data map[string]any }
-	require.NoError(t, json.NewDecoder(resp.Body).Decode(&created))
-	resp.Body.Close()
-	id := created.Data["id"].(string)
+	defer resp.Body.Close()
+	var m struct{ Data map[string]any }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	require.Equal(t, want, resp.StatusCode, "%v", m)
+	return m.Data
+}
 
-	getJob := func(p *process) map[string]any {
-		resp, err := http.Get(p.base + "/jobs/" + id)
-		require.NoError(t, err)
-		defer resp.Body.Close()
-		var m struct{ Data map[string]any }
-		require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
-		return m.Data
-	}
+func getData(t *testing.T, url string) map[string]any {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var m struct{ Data map[string]any }
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&m))
+	return m.Data
+}
+
+func TestKillAndRestartRecoversAMediaJob(t *testing.T) {
+	t.Parallel()
+	src := serveLongVideo(t)
+	data := filepath.Join(t.TempDir(), "data")
+	first := serveKino(t, data, "", "--allow-private-networks")
+	id := postData(t, first.base+"/jobs", `{"type":"video.transcode","inputs":{"source":"`+src+`"},"params":{"preset":"webm"}}`,
+		http.StatusAccepted)["id"].(string)
+	getJob := func(p *process) map[string]any { return getData(t, p.base+"/jobs/"+id) }
 	require.Eventually(t, func() bool { return getJob(first)["status"] == "running" }, 30*time.Second, 50*time.Millisecond)
 	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
 	_ = first.cmd.Wait()
@@ -313,4 +328,47 @@ func TestKillAndRestartRecoversAMediaJob(t *testing.T) {
 	}, 120*time.Second, 200*time.Millisecond)
 	assert.Equal(t, "complete", job["status"], "%v", job)
 	assert.Equal(t, 1.0, job["retryCount"], "the lost attempt is counted")
+}
+
+// A pipeline node whose worker is lost once too often fails with
+// WORKER_LOST, and, as on any failure, the nodes after it are cancelled.
+func TestKilledPipelineNodeFailsWithWorkerLost(t *testing.T) {
+	t.Parallel()
+	src := serveLongVideo(t)
+	data := filepath.Join(t.TempDir(), "data")
+	first := serveKino(t, data, "", "--allow-private-networks", "--max-attempts", "1")
+	pid := postData(t, first.base+"/pipelines", `{"name":"transcode then thumbnail","nodes":[
+	  {"id":"transcode","jobType":"video.transcode","params":{"preset":"webm"}},
+	  {"id":"thumb","jobType":"video.thumbnail","params":{"at":1}}],
+	 "edges":[{"from":"transcode","to":"thumb","outputMapping":{"sourceField":"outputUrl","targetField":"source"}}]}`,
+		http.StatusCreated)["id"].(string)
+	rid := postData(t, first.base+"/pipelines/"+pid+"/runs", `{"inputs":{"transcode":{"source":"`+src+`"}}}`,
+		http.StatusAccepted)["id"].(string)
+	nodes := func(p *process) (string, map[string]map[string]any) {
+		run := getData(t, p.base+"/pipelines/"+pid+"/runs/"+rid)
+		out := map[string]map[string]any{}
+		for _, j := range run["jobs"].([]any) {
+			out[j.(map[string]any)["pipelineNodeId"].(string)] = j.(map[string]any)
+		}
+		return run["status"].(string), out
+	}
+	require.Eventually(t, func() bool {
+		_, n := nodes(first)
+		return n["transcode"]["status"] == "running"
+	}, 30*time.Second, 50*time.Millisecond)
+	require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
+	_ = first.cmd.Wait()
+
+	second := serveKino(t, data, "", "--allow-private-networks", "--max-attempts", "1")
+	var status string
+	var n map[string]map[string]any
+	require.Eventually(t, func() bool {
+		status, n = nodes(second)
+		return status != "waiting" && status != "running"
+	}, 60*time.Second, 100*time.Millisecond)
+	assert.Equal(t, "failed", status)
+	assert.Equal(t, "failed", n["transcode"]["status"])
+	assert.Equal(t, "WORKER_LOST", n["transcode"]["errorCode"])
+	assert.Equal(t, "cancelled", n["thumb"]["status"])
+	assert.Equal(t, "UPSTREAM_FAILED", n["thumb"]["errorCode"])
 }

@@ -211,7 +211,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	a.jobs = jobrun.New(jobrun.Config{
 		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
-		Count: cfg.Workers, Lease: cfg.Lease, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
+		Count: cfg.Workers, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
 		Transcriber: cfg.Transcriber,
 	})
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))

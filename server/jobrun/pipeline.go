@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 )
 
@@ -75,31 +76,38 @@ func (r *Runner) propagate(ctx context.Context, j *ent.Job, outputs map[string]a
 	return nil
 }
 
-// fail records a job's failure and, for a pipeline job, cancels in the
-// same transaction every node that depends on it (they can no longer run),
-// so that nobody reads a failed run whose dependants still wait.
+// fail records the failure of a job this runner holds; see failWhere.
 func (r *Runner) fail(j *ent.Job, f failure) error {
+	_, err := r.failWhere(j, f, r.owned(j.ID)...)
+	return err
+}
+
+// failWhere records a job's failure if the job still matches where and,
+// for a pipeline job, cancels in the same transaction every node that
+// depends on it (they can no longer run), so that nobody reads a failed run
+// whose dependants still wait. It reports whether the job was failed.
+func (r *Runner) failWhere(j *ent.Job, f failure, where ...predicate.Job) (bool, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var down []string
 	if j.PipelineID != nil && j.BatchID != nil && j.PipelineNodeID != nil {
 		g, err := r.graph(ctx, j)
 		if err != nil {
-			return err
+			return false, err
 		}
 		down = dependants(g, *j.PipelineNodeID)
 	}
 	tx, err := r.cfg.Store.Tx(ctx)
 	if err != nil {
-		return err
+		return false, err
 	}
 	now := nowMs()
-	n, err := tx.Job.Update().Where(r.owned(j.ID)...).
+	n, err := tx.Job.Update().Where(where...).
 		SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(now).SetUpdatedAt(now).
 		ClearLeaseOwner().ClearLeaseExpiresAt().Save(ctx)
 	if err != nil || n == 0 {
 		tx.Rollback()
-		return err
+		return false, err
 	}
 	var cancelled []string
 	for _, node := range down {
@@ -110,26 +118,26 @@ func (r *Runner) fail(j *ent.Job, f failure) error {
 		}
 		if err != nil {
 			tx.Rollback()
-			return err
+			return false, err
 		}
 		err = tx.Job.UpdateOne(d).SetStatus(job.StatusCancelled).SetErrorCode("UPSTREAM_FAILED").
 			SetErrorMessage(fmt.Sprintf("node %s failed, so this node cannot run", *j.PipelineNodeID)).
 			SetCompletedAt(now).SetUpdatedAt(now).Exec(ctx)
 		if err != nil {
 			tx.Rollback()
-			return err
+			return false, err
 		}
 		cancelled = append(cancelled, d.ID)
 	}
 	if err := tx.Commit(); err != nil {
-		return err
+		return false, err
 	}
 	r.cfg.Broker.Publish(j.ID)
 	for _, id := range cancelled {
 		r.Abort(id)
 		r.cfg.Broker.Publish(id)
 	}
-	return nil
+	return true, nil
 }
 
 // dependants are the nodes reachable from node along the edges.

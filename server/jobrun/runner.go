@@ -50,8 +50,9 @@ type Config struct {
 	Owner   string
 	Count   int
 	Lease   time.Duration
-	// MaxRetries is how often a transient failure is retried.
-	MaxRetries int
+	// MaxAttempts is how many attempts a job gets, whether a transient
+	// failure or a lost worker ends them; retryCount counts all but the first.
+	MaxAttempts int
 	TempDir    string
 	// Font is the font file of text that names none.
 	Font string
@@ -77,8 +78,8 @@ func New(cfg Config) *Runner {
 	if cfg.Lease <= 0 {
 		cfg.Lease = 30 * time.Second
 	}
-	if cfg.MaxRetries <= 0 {
-		cfg.MaxRetries = 3
+	if cfg.MaxAttempts <= 0 {
+		cfg.MaxAttempts = 3
 	}
 	return &Runner{cfg: cfg, wake: make(chan struct{}, max(1, cfg.Count)), running: map[string]context.CancelFunc{}}
 }
@@ -439,7 +440,7 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 	if f.code == "" {
 		return
 	}
-	if f.transient && j.RetryCount < r.cfg.MaxRetries {
+	if f.transient && j.RetryCount+1 < r.cfg.MaxAttempts {
 		if r.update(j.ID, func(u *ent.JobUpdate) {
 			u.SetStatus(job.StatusWaiting).AddRetryCount(1).ClearLeaseOwner().ClearLeaseExpiresAt()
 		}) {
@@ -472,7 +473,8 @@ func (r *Runner) renew(ctx context.Context, id string, cancel context.CancelFunc
 	}
 }
 
-// recover returns jobs whose worker died to waiting, or fails them.
+// recover returns jobs whose worker died to waiting, or fails them (and,
+// as any failure does, cancels the pipeline nodes that depend on them).
 func (r *Runner) recover(ctx context.Context) {
 	lost, err := r.cfg.Store.Job.Query().Where(job.StatusIn(job.StatusDispatched, job.StatusRunning), job.LeaseExpiresAtLT(nowMs())).All(ctx)
 	if err != nil {
@@ -480,13 +482,16 @@ func (r *Runner) recover(ctx context.Context) {
 	}
 	for _, j := range lost {
 		where := []predicate.Job{job.ID(j.ID), job.StatusIn(job.StatusDispatched, job.StatusRunning), job.LeaseExpiresAtLT(nowMs())}
-		u := r.cfg.Store.Job.Update().Where(where...).SetUpdatedAt(nowMs()).ClearLeaseOwner().ClearLeaseExpiresAt()
-		if j.RetryCount < r.cfg.MaxRetries {
-			u.SetStatus(job.StatusWaiting).AddRetryCount(1)
-		} else {
-			u.SetStatus(job.StatusFailed).SetErrorCode(CodeWorkerLost).SetErrorMessage("the worker running this job stopped too often").SetCompletedAt(nowMs())
+		if j.RetryCount+1 >= r.cfg.MaxAttempts {
+			f := failure{code: CodeWorkerLost, message: "the worker running this job stopped too often"}
+			if _, err := r.failWhere(j, f, where...); err != nil {
+				r.cfg.Log.Error("fail lost media job", "job_id", j.ID, "err", err)
+			}
+			continue
 		}
-		if n, err := u.Save(ctx); err == nil && n == 1 {
+		n, err := r.cfg.Store.Job.Update().Where(where...).SetUpdatedAt(nowMs()).ClearLeaseOwner().ClearLeaseExpiresAt().
+			SetStatus(job.StatusWaiting).AddRetryCount(1).Save(ctx)
+		if err == nil && n == 1 {
 			r.cfg.Broker.Publish(j.ID)
 			r.Wake()
 		}
