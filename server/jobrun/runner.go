@@ -53,7 +53,7 @@ type Config struct {
 	// MaxAttempts is how many attempts a job gets, whether a transient
 	// failure or a lost worker ends them; retryCount counts all but the first.
 	MaxAttempts int
-	TempDir    string
+	TempDir     string
 	// Font is the font file of text that names none.
 	Font string
 	// Transcriber, when set, replaces the offline transcriber.
