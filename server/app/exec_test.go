@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"encoding/json"
+	"io"
 	"net/http"
 	"testing"
 	"time"
@@ -73,6 +74,22 @@ func TestMediaJobsRun(t *testing.T) {
 				assert.Contains(t, j, f, "%s: %s", tc.body["type"], f)
 			}
 			info := download(t, url)
+			// outputMeta describes the output as ffprobe sees it.
+			if tc.width > 0 {
+				assert.Equal(t, float64(tc.width), meta["width"], "%s", tc.body["type"])
+				assert.Equal(t, float64(tc.height), meta["height"])
+				assert.Equal(t, tc.codec, meta["videoCodec"])
+			} else {
+				assert.Equal(t, tc.codec, meta["audioCodec"])
+			}
+			if tc.duration > 0 {
+				assert.InDelta(t, info.Duration, meta["duration"], 0.001)
+			}
+			assert.Greater(t, meta["sizeBytes"], 0.0)
+			assert.NotEmpty(t, meta["contentType"])
+			// logsRef is the ffmpeg log, kept in storage.
+			logs := fetchText(t, j["logsRef"].(string))
+			assert.Contains(t, logs, "[info] Output #0", "%s", tc.body["type"])
 			if tc.width > 0 {
 				v := info.Video()
 				require.NotNil(t, v)
@@ -97,10 +114,33 @@ func TestMediaJobsRun(t *testing.T) {
 		assert.Equal(t, 0.0, j["retryCount"])
 		assert.NotContains(t, j, "outputUrl")
 
+		// A job that ffmpeg fails on keeps its log, whose errors the message quotes.
+		id = k.createJob(t, map[string]any{"type": "video.trim", "inputs": map[string]any{"source": media.URL + "/zeroed.mp4"},
+			"params": map[string]any{"start": 0, "duration": 1}})
+		j = k.waitJob(t, id)
+		if assert.Equal(t, "failed", j["status"], "%v", j) {
+			assert.Equal(t, "EXECUTION_FAILED", j["errorCode"])
+			assert.Contains(t, j["errorMessage"], "ffmpeg could not process the input")
+			logs := fetchText(t, j["logsRef"].(string))
+			assert.Contains(t, logs, "[error]")
+			assert.Equal(t, 0.0, j["retryCount"], "a failure of the media is not retried")
+		}
+
 		id = k.createJob(t, map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": media.URL + "/missing.mp4"}})
 		j = k.waitJob(t, id)
 		assert.Equal(t, "failed", j["status"])
 		assert.Equal(t, "ASSET_FETCH_FAILED", j["errorCode"])
 		assert.Contains(t, j["errorMessage"], "404")
 	})
+}
+
+func fetchText(t *testing.T, url string) string {
+	t.Helper()
+	resp, err := http.Get(url)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", url, b)
+	return string(b)
 }

@@ -202,6 +202,9 @@ func testMedia(t *testing.T) string {
 			}
 		}
 		mediaErr = os.WriteFile(filepath.Join(mediaDir, "corrupt.mp4"), []byte("this is not a video file at all"), 0o644)
+		if mediaErr == nil {
+			mediaErr = zeroMdat(filepath.Join(mediaDir, "clip.mp4"), filepath.Join(mediaDir, "zeroed.mp4"))
+		}
 	})
 	require.NoError(t, mediaErr)
 	return mediaDir
@@ -219,4 +222,20 @@ func serveDir(t *testing.T, h http.Handler) string {
 	srv := httptest.NewServer(h)
 	t.Cleanup(srv.Close)
 	return srv.URL
+}
+
+// zeroMdat copies an mp4 with the payload of its mdat box zeroed: the
+// container (and so a probe) is intact, but no frame decodes.
+func zeroMdat(src, dst string) error {
+	b, err := os.ReadFile(src)
+	if err != nil {
+		return err
+	}
+	at := bytes.Index(b, []byte("mdat"))
+	if at < 4 {
+		return fmt.Errorf("%s has no mdat box", src)
+	}
+	size := int(b[at-4])<<24 | int(b[at-3])<<16 | int(b[at-2])<<8 | int(b[at-1])
+	clear(b[at+4 : at-4+size])
+	return os.WriteFile(dst, b, 0o644)
 }

@@ -6,6 +6,7 @@ package executor
 import (
 	"context"
 	"fmt"
+	"io"
 
 	"github.com/kinohq/kino/server/ffmpeg"
 )
@@ -38,6 +39,8 @@ type Task struct {
 	Font string
 	// Transcriber replaces the offline transcriber of caption.extract.
 	Transcriber Transcriber
+	// Log receives the log of every ffmpeg run of the job.
+	Log io.Writer
 }
 
 // Result is what a job produced: files by output field, and other output
@@ -105,7 +108,7 @@ func num(p map[string]any, key string, def float64) float64 {
 // run runs ffmpeg, turning its failure into a permanent error with the
 // telling last line: inputs were checked, so a failure is the media's.
 func run(ctx context.Context, t Task, duration float64, args []string) error {
-	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress})
+	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log})
 	if err != nil && ctx.Err() == nil {
 		if fe, ok := err.(*ffmpeg.Error); ok {
 			return permanent(CodeExecFailed, "ffmpeg could not process the input: %s", lastLine(fe.Stderr))

@@ -22,12 +22,17 @@ type RunOptions struct {
 	// is called on Run's goroutine, about twice a second. It reaches 100
 	// only when ffmpeg has reported its end and exited successfully.
 	OnProgress func(percent float64)
+	// Log, when set, receives ffmpeg's log at level info (inputs, outputs,
+	// stream mapping, encoder summaries, warnings and errors), each line
+	// tagged with its level, at most LogKeep bytes.
+	Log io.Writer
 }
 
 // runFlags come before the caller's arguments: no banner, no prompt, no
-// stdin, overwrite the output, only errors on stderr, and progress blocks
-// on stdout every half second (-stats_period exists since ffmpeg 4.4).
-var runFlags = []string{"-hide_banner", "-nostdin", "-y", "-loglevel", "error",
+// stdin, overwrite the output, a log tagged with levels on stderr (for
+// RunOptions.Log; errors are picked out of it), and progress blocks on
+// stdout every half second (-stats_period exists since ffmpeg 4.4).
+var runFlags = []string{"-hide_banner", "-nostdin", "-y", "-loglevel", "level+info",
 	"-progress", "pipe:1", "-nostats", "-stats_period", "0.5"}
 
 // Run runs ffmpeg with args and reports its progress. A failed run is an
@@ -46,7 +51,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 	if err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
-	stderr := &tailBuffer{max: stderrKeep}
+	stderr := newStderrSink(opts.Log)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
@@ -74,6 +79,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 	_, _ = io.Copy(io.Discard, stdout)
 	err = cmd.Wait()
 	close(exited)
+	stderr.flush()
 	select {
 	case <-killed:
 		return fmt.Errorf("ffmpeg stopped: %w", ctx.Err())
@@ -82,7 +88,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 	if err != nil {
 		var exit *exec.ExitError
 		if errors.As(err, &exit) {
-			return &Error{ExitCode: exit.ExitCode(), Stderr: stderr.String()}
+			return &Error{ExitCode: exit.ExitCode(), Stderr: stderr.errs.String()}
 		}
 		return fmt.Errorf("run ffmpeg: %w", err)
 	}

@@ -102,9 +102,13 @@ func (r *Runner) failWhere(j *ent.Job, f failure, where ...predicate.Job) (bool,
 		return false, err
 	}
 	now := nowMs()
-	n, err := tx.Job.Update().Where(where...).
+	u := tx.Job.Update().Where(where...).
 		SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(now).SetUpdatedAt(now).
-		ClearLeaseOwner().ClearLeaseExpiresAt().Save(ctx)
+		ClearLeaseOwner().ClearLeaseExpiresAt()
+	if f.logsKey != "" {
+		u.SetLogsRef(f.logsKey)
+	}
+	n, err := u.Save(ctx)
 	if err != nil || n == 0 {
 		tx.Rollback()
 		return false, err

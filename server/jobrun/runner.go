@@ -5,6 +5,7 @@
 package jobrun
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -237,6 +238,8 @@ type step struct {
 type failure struct {
 	code, message string
 	transient     bool
+	// logsKey is where the attempt's ffmpeg log was stored, if it was.
+	logsKey string
 }
 
 func (r *Runner) run(parent context.Context, j *ent.Job) {
@@ -259,7 +262,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	}
 	dir, err := os.MkdirTemp(r.cfg.TempDir, "job-")
 	if err != nil {
-		r.finishFailed(j, failure{CodeStorageFailed, "kino could not create a working folder", true}, log)
+		r.finishFailed(j, failure{CodeStorageFailed, "kino could not create a working folder", true, ""}, log)
 		return
 	}
 	defer os.RemoveAll(dir)
@@ -273,6 +276,8 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	}
 	inputs := map[string]executor.Input{}
 	var res executor.Result
+	var ffmpegLog bytes.Buffer
+	var description map[string]any
 	var keys = map[string]string{}
 	var mediaSeconds float64
 	f := timed("download", func() *failure { return r.download(ctx, j, dir, inputs, &mediaSeconds) })
@@ -282,7 +287,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			params := map[string]any{}
 			_ = json.Unmarshal([]byte(j.Params), &params)
 			var err error
-			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
+			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber, Log: &ffmpegLog,
 				Fetch: func(ctx context.Context, ref, dst string) error {
 					if strings.HasPrefix(ref, "ast_") {
 						return r.copyAsset(ctx, j.OrgID, ref, dst)
@@ -298,19 +303,33 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			case ctx.Err() != nil:
 				return &failure{}
 			case errors.As(err, &pe):
-				return &failure{pe.Code, pe.Message, false}
+				return &failure{pe.Code, pe.Message, false, ""}
 			case err != nil:
-				return &failure{executor.CodeExecFailed, err.Error(), true}
+				return &failure{executor.CodeExecFailed, err.Error(), true, ""}
+			}
+			if out, ok := res.Files["outputUrl"]; ok {
+				description = describe(ctx, out)
 			}
 			return nil
 		})
+	}
+	// The log is kept for a failed attempt too: that is when it is read.
+	logsKey := ""
+	if ctx.Err() == nil && ffmpegLog.Len() > 0 {
+		key := fmt.Sprintf("jobs/%s/%s/ffmpeg.log", j.OrgID, j.ID)
+		if err := r.cfg.Storage.Write(ctx, key, ffmpegLog.Bytes(), "text/plain; charset=utf-8"); err != nil {
+			log.Warn("store ffmpeg log", "err", err)
+		} else {
+			logsKey = key
+			keys["logs"] = key
+		}
 	}
 	if f == nil {
 		f = timed("upload", func() *failure {
 			for field, out := range res.Files {
 				key := fmt.Sprintf("jobs/%s/%s/%s%s", j.OrgID, j.ID, field, out.Ext)
 				if err := r.cfg.Storage.Upload(ctx, key, out.Path, out.ContentType); err != nil {
-					return &failure{CodeStorageFailed, "the output could not be stored", true}
+					return &failure{CodeStorageFailed, "the output could not be stored", true, ""}
 				}
 				keys[field] = key
 			}
@@ -334,15 +353,22 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 		return 0
 	}
 	if f != nil {
+		f.logsKey = logsKey
 		r.finishFailed(j, *f, log)
 		return
 	}
 	stepsJSON, _ := json.Marshal(steps)
 	meta := map[string]any{}
+	for k, v := range description {
+		meta[k] = v
+	}
 	for k, v := range res.Values {
 		meta[k] = v
 	}
 	for field, key := range keys {
+		if key == logsKey {
+			continue
+		}
 		u, err := r.cfg.Storage.URL(ctx, key)
 		if err == nil {
 			meta[field] = u
@@ -357,6 +383,9 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			ClearLeaseOwner().ClearLeaseExpiresAt()
 		if k, ok := keys["outputUrl"]; ok {
 			u.SetOutputKey(k).SetOutputRef(k)
+		}
+		if logsKey != "" {
+			u.SetLogsRef(logsKey)
 		}
 		if t != nil {
 			u.SetPrice(t.PricePerSecond * mediaSeconds)
@@ -374,6 +403,29 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	}
 }
 
+// describe says what the primary output is, for outputMeta: its content
+// type and size, and for media its duration, picture size and codecs.
+func describe(ctx context.Context, out executor.Output) map[string]any {
+	d := map[string]any{"contentType": out.ContentType}
+	if st, err := os.Stat(out.Path); err == nil {
+		d["sizeBytes"] = st.Size()
+	}
+	info, err := ffmpeg.Probe(ctx, out.Path)
+	if err != nil {
+		return d // not media ffprobe reads, such as a caption file
+	}
+	if info.Duration > 0 {
+		d["duration"] = info.Duration
+	}
+	if v := info.Video(); v != nil {
+		d["width"], d["height"], d["videoCodec"] = v.Width, v.Height, v.CodecName
+	}
+	if a := info.Audio(); a != nil {
+		d["audioCodec"] = a.CodecName
+	}
+	return d
+}
+
 // download fetches every input (URL or asset id) and probes it.
 func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs map[string]executor.Input, seconds *float64) *failure {
 	values := map[string]string{}
@@ -383,23 +435,23 @@ func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs ma
 		key, own := r.cfg.Storage.KeyOf(v)
 		if strings.HasPrefix(v, "ast_") {
 			if err := r.copyAsset(ctx, j.OrgID, v, path); err != nil {
-				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false, ""}
 			}
 		} else if own && strings.HasPrefix(key, "jobs/"+j.OrgID+"/") {
 			// An output of this organisation's earlier job, such as a pipeline edge passes on.
 			if err := r.copyObject(ctx, key, path); err != nil {
-				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false, ""}
 			}
 		} else if _, err := r.cfg.Fetch.Download(ctx, v, path); err != nil {
 			var fe *fetch.Error
-			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary()}
+			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary(), ""}
 		}
 		info, err := ffmpeg.Probe(ctx, path)
 		if err != nil {
 			if ctx.Err() != nil {
 				return &failure{}
 			}
-			return &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false}
+			return &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false, ""}
 		}
 		inputs[field] = executor.Input{Path: path, Info: info}
 		*seconds += info.Duration
@@ -443,6 +495,9 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 	if f.transient && j.RetryCount+1 < r.cfg.MaxAttempts {
 		if r.update(j.ID, func(u *ent.JobUpdate) {
 			u.SetStatus(job.StatusWaiting).AddRetryCount(1).ClearLeaseOwner().ClearLeaseExpiresAt()
+			if f.logsKey != "" {
+				u.SetLogsRef(f.logsKey)
+			}
 		}) {
 			log.Warn("media job failed; will retry", "code", f.code, "message", f.message)
 			r.Wake()

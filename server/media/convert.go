@@ -43,6 +43,15 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.J
 		ExecDownloadMs: optMs(j.ExecDownloadMs), ExecExecuteMs: optMs(j.ExecExecuteMs), ExecUploadMs: optMs(j.ExecUploadMs),
 		QueueWaitMs: optMs(j.QueueWaitMs), ConsumerTotalMs: optMs(j.ConsumerTotalMs),
 	}
+	// logsRef is stored as a key and handed out as a URL, like the output.
+	r.LogsRef = nil
+	if j.LogsRef != nil && st != nil {
+		u, err := st.URL(ctx, *j.LogsRef)
+		if err != nil {
+			return nil, err
+		}
+		r.LogsRef = proto.String(u)
+	}
 	if j.Status == job.StatusComplete && j.OutputKey != nil && st != nil {
 		u, err := st.URL(ctx, *j.OutputKey)
 		if err != nil {

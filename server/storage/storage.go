@@ -83,6 +83,14 @@ func (s *Storage) Upload(ctx context.Context, key, path, contentType string) err
 	return nil
 }
 
+// Write stores data at key.
+func (s *Storage) Write(ctx context.Context, key string, data []byte, contentType string) error {
+	if err := s.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: contentType}); err != nil {
+		return fmt.Errorf("write %s: %w", key, err)
+	}
+	return nil
+}
+
 // URL is where a client downloads the object at key.
 func (s *Storage) URL(ctx context.Context, key string) (string, error) {
 	if s.local {

@@ -1,0 +1,70 @@
+package ffmpeg
+
+import (
+	"bytes"
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func TestStderrSinkKeepsErrorLevelLines(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	s := newStderrSink(&log)
+	in := "[info] Input #0, mov, from 'a.mp4':\n" +
+		"[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55a2] [warning] detected only with low score\n" +
+		"[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55a2] [error] moov atom not found\n" +
+		"[fatal] Stream map '0:s:0' matches no streams.\n" +
+		"To ignore this, add a trailing '?' to the map.\n" +
+		"[info] [in] not a tag\n" +
+		"[error] last, with no newline"
+	// Written in pieces that split lines, as a pipe delivers them.
+	for i := 0; i < len(in); i += 7 {
+		_, err := s.Write([]byte(in[i:min(i+7, len(in))]))
+		require.NoError(t, err)
+	}
+	s.flush()
+	assert.Equal(t, in+"\n", log.String(), "the log is every line, as ffmpeg wrote it")
+	assert.Equal(t, "[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55a2] moov atom not found\n"+
+		"Stream map '0:s:0' matches no streams.\n"+
+		"To ignore this, add a trailing '?' to the map.\n"+
+		"last, with no newline\n", s.errs.String(), "errors are the error-level messages, tags removed")
+}
+
+func TestStderrSinkCapsTheLog(t *testing.T) {
+	t.Parallel()
+	var log bytes.Buffer
+	s := newStderrSink(&log)
+	line := "[warning] " + strings.Repeat("x", 1000) + "\n"
+	for range 2 * LogKeep / len(line) {
+		_, _ = s.Write([]byte(line))
+	}
+	assert.LessOrEqual(t, log.Len(), LogKeep+100)
+	assert.Contains(t, log.String(), "[kino] the log is cut here")
+	assert.Equal(t, 1, strings.Count(log.String(), "[kino]"))
+}
+
+func TestRunWritesTheLogAndReportsTheError(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "bad.mp4"), []byte("not a video"), 0o644))
+	var log bytes.Buffer
+	err := Run(context.Background(), []string{"-i", "file:bad.mp4", "out.mp4"}, RunOptions{Dir: dir, Log: &log})
+	var fe *Error
+	require.ErrorAs(t, err, &fe)
+	assert.Contains(t, fe.Stderr, "Invalid data found when processing input")
+	assert.NotContains(t, fe.Stderr, "[error]")
+	assert.NotContains(t, fe.Stderr, "low score", "warnings are not errors")
+	assert.Contains(t, log.String(), "[warning]")
+	assert.Contains(t, log.String(), "[error]")
+
+	log.Reset()
+	require.NoError(t, Run(context.Background(), []string{"-f", "lavfi", "-i", "testsrc2=size=64x36:rate=10", "-t", "0.5",
+		"-c:v", "libx264", "-preset", "ultrafast", "ok.mp4"}, RunOptions{Dir: dir, Log: &log}))
+	assert.Contains(t, log.String(), "[info] Output #0, mp4")
+}
