@@ -23,6 +23,16 @@ type Output struct {
 	ContentType string
 	// Ext is the file extension of the stored object, with its dot.
 	Ext string
+	// Parts are files the output refers to by their base names (the
+	// segments of an HLS playlist); they are stored beside it, under
+	// those names.
+	Parts []Part
+}
+
+// Part is a file stored beside an output.
+type Part struct {
+	Path        string
+	ContentType string
 }
 
 // Task is one job to run.

@@ -44,10 +44,15 @@ func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: "image/png", Ext: ".png"}}}, nil
 }
 
-// videoTranscode re-encodes a video to mp4 (H.264/AAC) or webm (VP9/Opus),
-// optionally resized and with a target bitrate. (HLS is declared in the
-// catalogue but not run yet: such jobs fail with a clear message.)
+// videoTranscode re-encodes a video to mp4 (H.264/AAC), webm (VP9/Opus) or
+// HLS (an H.264/AAC VOD playlist of MPEG-TS segments), optionally resized
+// and with a target bitrate.
 type videoTranscode struct{}
+
+// hlsSegmentSeconds is the length of an HLS segment. Keyframes are forced
+// on its boundaries, so every segment starts with one and is as long as
+// this, but the last.
+const hlsSegmentSeconds = 4
 
 func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
@@ -76,11 +81,30 @@ func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 	case "mp4":
 		out, ext, ct = filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
 		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
+	case "hls":
+		out, ext, ct = filepath.Join(t.Dir, "output.m3u8"), ".m3u8", "application/vnd.apple.mpegurl"
+		// Segments are named relative to the playlist, which is how they
+		// are stored: beside it.
+		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac",
+			"-force_key_frames", fmt.Sprintf("expr:gte(t,n_forced*%d)", hlsSegmentSeconds),
+			"-f", "hls", "-hls_time", fmt.Sprint(hlsSegmentSeconds), "-hls_playlist_type", "vod",
+			"-hls_flags", "independent_segments", "-hls_segment_type", "mpegts",
+			"-hls_segment_filename", "file:"+filepath.Join(t.Dir, "hls-%03d.ts"))
 	default:
-		return Result{}, permanent(CodeInputInvalid, "params.preset: %q is not run by this kino yet; use mp4 or webm", preset)
+		return Result{}, permanent(CodeInputInvalid, "params.preset: %q is not a preset; use mp4, webm or hls", preset)
 	}
 	if err := run(ctx, t, in.Info.Duration, append(args, "file:"+out)); err != nil {
 		return Result{}, err
 	}
-	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: ct, Ext: ext}}}, nil
+	o := Output{Path: out, ContentType: ct, Ext: ext}
+	if preset == "hls" {
+		segments, err := filepath.Glob(filepath.Join(t.Dir, "hls-*.ts"))
+		if err != nil || len(segments) == 0 {
+			return Result{}, fmt.Errorf("ffmpeg wrote no HLS segments")
+		}
+		for _, seg := range segments {
+			o.Parts = append(o.Parts, Part{Path: seg, ContentType: "video/mp2t"})
+		}
+	}
+	return Result{Files: map[string]Output{"outputUrl": o}}, nil
 }

@@ -278,7 +278,8 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	var res executor.Result
 	var ffmpegLog bytes.Buffer
 	var description map[string]any
-	var keys = map[string]string{}
+	keys := map[string]string{} // output field -> its object
+	var stored []string         // every object this attempt stored
 	var mediaSeconds float64
 	f := timed("download", func() *failure { return r.download(ctx, j, dir, inputs, &mediaSeconds) })
 	if f == nil {
@@ -321,24 +322,33 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			log.Warn("store ffmpeg log", "err", err)
 		} else {
 			logsKey = key
-			keys["logs"] = key
+			stored = append(stored, key)
 		}
 	}
 	if f == nil {
 		f = timed("upload", func() *failure {
+			prefix := fmt.Sprintf("jobs/%s/%s/", j.OrgID, j.ID)
 			for field, out := range res.Files {
-				key := fmt.Sprintf("jobs/%s/%s/%s%s", j.OrgID, j.ID, field, out.Ext)
+				for _, p := range out.Parts {
+					key := prefix + filepath.Base(p.Path)
+					if err := r.cfg.Storage.Upload(ctx, key, p.Path, p.ContentType); err != nil {
+						return &failure{CodeStorageFailed, "the output could not be stored", true, ""}
+					}
+					stored = append(stored, key)
+				}
+				key := prefix + field + out.Ext
 				if err := r.cfg.Storage.Upload(ctx, key, out.Path, out.ContentType); err != nil {
 					return &failure{CodeStorageFailed, "the output could not be stored", true, ""}
 				}
 				keys[field] = key
+				stored = append(stored, key)
 			}
 			return nil
 		})
 	}
 	if ctx.Err() != nil {
 		// Cancelled or taken over: whatever was stored is not this job's.
-		for _, k := range keys {
+		for _, k := range stored {
 			_ = r.cfg.Storage.Delete(context.Background(), k)
 		}
 		log.Info("media job stopped")
@@ -366,9 +376,6 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 		meta[k] = v
 	}
 	for field, key := range keys {
-		if key == logsKey {
-			continue
-		}
 		u, err := r.cfg.Storage.URL(ctx, key)
 		if err == nil {
 			meta[field] = u
@@ -392,7 +399,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 		}
 	})
 	if !ok {
-		for _, k := range keys {
+		for _, k := range stored {
 			_ = r.cfg.Storage.Delete(context.Background(), k)
 		}
 		return
