@@ -38,9 +38,13 @@ lint:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' | grep -v '^gen/\|^ent/'))" || { gofmt -l $$(git ls-files '*.go' | grep -v '^gen/\|^ent/'); echo "gofmt needed"; exit 1; }
 
+# Each newly interesting input is minimized for -fuzzminimizetime (60 s by
+# default) before fuzzing goes on; with seeds of real media files that
+# would take the whole run, so it is kept short.
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./server/ffmpeg -run '^$$' -fuzz '^FuzzReadContainer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
 bench: deps
 	$(GO) run ./cmd/kinobench

@@ -58,7 +58,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			if err := t.Fetch(ctx, ref, path); err != nil {
 				return Result{}, permanent(CodeInputInvalid, "%s: %v", field, err)
 			}
-			if info, err := ffmpeg.Probe(ctx, path); err != nil || info.Video() == nil {
+			if info, err := ffmpeg.ProbeFast(ctx, path); err != nil || info.Video() == nil {
 				return Result{}, permanent(CodeInputInvalid, "%s: the watermark is not a picture", field)
 			}
 			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))

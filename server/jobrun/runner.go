@@ -417,7 +417,7 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
 	}
-	info, err := ffmpeg.Probe(ctx, out.Path)
+	info, err := ffmpeg.ProbeFast(ctx, out.Path)
 	if err != nil {
 		return d // not media ffprobe reads, such as a caption file
 	}
@@ -453,7 +453,7 @@ func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs ma
 			var fe *fetch.Error
 			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary(), ""}
 		}
-		info, err := ffmpeg.Probe(ctx, path)
+		info, err := ffmpeg.ProbeFast(ctx, path)
 		if err != nil {
 			if ctx.Err() != nil {
 				return &failure{}

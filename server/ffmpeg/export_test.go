@@ -1,0 +1,5 @@
+package ffmpeg
+
+// ReadContainer exposes the native reader to the tests, which compare it
+// with ffprobe.
+var ReadContainer = readContainer

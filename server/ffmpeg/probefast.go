@@ -1,0 +1,414 @@
+package ffmpeg
+
+import (
+	"bytes"
+	"context"
+	"encoding/binary"
+	"errors"
+	"image"
+	_ "image/jpeg" // registers JPEG for image.DecodeConfig
+	_ "image/png"  // registers PNG for image.DecodeConfig
+	"io"
+	"os"
+)
+
+// ProbeFast answers as Probe does, but reads the containers that media
+// jobs meet most (MP4/MOV that is not fragmented, PNG, JPEG) itself: each
+// ffprobe run costs about 50 ms before it reads a byte, loading some 200
+// shared libraries, which is most of a short job's overhead. Anything it
+// does not fully understand (another container, a fragmented or encrypted
+// file, an unknown codec) goes to ffprobe. It fills what the executors use:
+// FormatName, Duration and, per stream, CodecType, CodecName, Width,
+// Height, NbFrames, FPS, Duration, SampleRate and Channels; not PixFmt.
+func ProbeFast(ctx context.Context, path string) (*Info, error) {
+	if info, ok := readContainer(path); ok {
+		return info, nil
+	}
+	return Probe(ctx, path)
+}
+
+// readContainer reads the file's own headers; ok is false when ffprobe
+// should answer instead.
+func readContainer(path string) (*Info, bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false
+	}
+	defer f.Close()
+	var head [12]byte
+	if _, err := io.ReadFull(f, head[:]); err != nil {
+		return nil, false
+	}
+	switch {
+	case bytes.HasPrefix(head[:], []byte("\x89PNG\r\n\x1a\n")):
+		return readPicture(f, "png_pipe", "png")
+	case bytes.HasPrefix(head[:], []byte{0xff, 0xd8, 0xff}):
+		return readPicture(f, "jpeg_pipe", "mjpeg")
+	case string(head[4:8]) == "ftyp":
+		return readMP4(f)
+	}
+	return nil, false
+}
+
+func readPicture(f *os.File, format, codec string) (*Info, bool) {
+	if _, err := f.Seek(0, io.SeekStart); err != nil {
+		return nil, false
+	}
+	cfg, _, err := image.DecodeConfig(f)
+	if err != nil {
+		return nil, false
+	}
+	return &Info{FormatName: format, Streams: []Stream{{CodecType: "video", CodecName: codec, Width: cfg.Width, Height: cfg.Height}}}, true
+}
+
+// movFormat is ffprobe's name for the whole ISO base media family.
+const movFormat = "mov,mp4,m4a,3gp,3g2,mj2"
+
+// errUnsupported sends a file to ffprobe.
+var errUnsupported = errors.New("not read natively")
+
+// box is one ISO BMFF box: its type and its payload.
+type box struct {
+	typ     string
+	payload *io.SectionReader
+}
+
+// boxes lists the boxes in r, in order.
+func boxes(r *io.SectionReader) ([]box, error) {
+	var out []box
+	var off int64
+	for off < r.Size() {
+		var h [8]byte
+		if _, err := r.ReadAt(h[:], off); err != nil {
+			return nil, err
+		}
+		size, hdr := int64(binary.BigEndian.Uint32(h[:4])), int64(8)
+		switch size {
+		case 0: // to the end of the enclosing space
+			size = r.Size() - off
+		case 1: // a 64-bit size follows
+			var l [8]byte
+			if _, err := r.ReadAt(l[:], off+8); err != nil {
+				return nil, err
+			}
+			size, hdr = int64(binary.BigEndian.Uint64(l[:])), 16
+		}
+		if size < hdr || off+size > r.Size() {
+			return nil, errUnsupported
+		}
+		out = append(out, box{typ: string(h[4:8]), payload: io.NewSectionReader(r, off+hdr, size-hdr)})
+		off += size
+	}
+	return out, nil
+}
+
+func child(bs []box, typ string) *io.SectionReader {
+	for _, b := range bs {
+		if b.typ == typ {
+			return b.payload
+		}
+	}
+	return nil
+}
+
+// children lists the boxes inside the box typ of bs.
+func children(bs []box, typ string) ([]box, error) {
+	r := child(bs, typ)
+	if r == nil {
+		return nil, errUnsupported
+	}
+	return boxes(r)
+}
+
+// read reads n bytes at off of a box's payload.
+func read(r *io.SectionReader, off int64, n int) ([]byte, error) {
+	b := make([]byte, n)
+	if _, err := r.ReadAt(b, off); err != nil {
+		return nil, errUnsupported
+	}
+	return b, nil
+}
+
+// timing reads the timescale and duration of an mvhd or mdhd box.
+func timing(r *io.SectionReader) (scale uint32, duration uint64, err error) {
+	if r == nil {
+		return 0, 0, errUnsupported
+	}
+	v, err := read(r, 0, 1)
+	if err != nil {
+		return 0, 0, err
+	}
+	if v[0] == 1 {
+		b, err := read(r, 20, 12)
+		if err != nil {
+			return 0, 0, err
+		}
+		return binary.BigEndian.Uint32(b), binary.BigEndian.Uint64(b[4:]), nil
+	}
+	b, err := read(r, 12, 8)
+	if err != nil {
+		return 0, 0, err
+	}
+	return binary.BigEndian.Uint32(b), uint64(binary.BigEndian.Uint32(b[4:])), nil
+}
+
+var handlers = map[string]string{"vide": "video", "soun": "audio", "sbtl": "subtitle", "subt": "subtitle", "text": "subtitle"}
+
+// sampleCodecs names the codecs of picture and subtitle sample entries as
+// ffprobe does; mp4v is named by its esds. Sound is read per codec below,
+// since only the codec's own config tells the channel count.
+var sampleCodecs = map[string]string{
+	"avc1": "h264", "avc3": "h264", "hvc1": "hevc", "hev1": "hevc", "av01": "av1", "vp09": "vp9", "vp08": "vp8",
+	"tx3g": "mov_text", "wvtt": "webvtt", "jpeg": "mjpeg",
+	"apch": "prores", "apcn": "prores", "apcs": "prores", "apco": "prores", "ap4h": "prores",
+}
+
+func readMP4(f *os.File) (*Info, bool) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	top, err := boxes(io.NewSectionReader(f, 0, st.Size()))
+	if err != nil {
+		return nil, false
+	}
+	info, err := readMoov(top)
+	if err != nil {
+		return nil, false
+	}
+	return info, true
+}
+
+func readMoov(top []box) (*Info, error) {
+	if child(top, "moof") != nil {
+		return nil, errUnsupported
+	}
+	moov, err := children(top, "moov")
+	if err != nil {
+		return nil, err
+	}
+	if child(moov, "mvex") != nil {
+		return nil, errUnsupported // fragmented: the samples are not in moov
+	}
+	scale, dur, err := timing(child(moov, "mvhd"))
+	if err != nil || scale == 0 {
+		return nil, errUnsupported
+	}
+	info := &Info{FormatName: movFormat, Duration: float64(dur) / float64(scale)}
+	for _, b := range moov {
+		if b.typ != "trak" {
+			continue
+		}
+		s, err := readTrak(b.payload)
+		if err != nil {
+			return nil, err
+		}
+		s.Index = len(info.Streams)
+		info.Streams = append(info.Streams, s)
+	}
+	return info, nil
+}
+
+func readTrak(r *io.SectionReader) (Stream, error) {
+	var s Stream
+	trak, err := boxes(r)
+	if err != nil {
+		return s, err
+	}
+	mdia, err := children(trak, "mdia")
+	if err != nil {
+		return s, err
+	}
+	hdlr := child(mdia, "hdlr")
+	if hdlr == nil {
+		return s, errUnsupported
+	}
+	h, err := read(hdlr, 8, 4)
+	if err != nil {
+		return s, err
+	}
+	if s.CodecType = handlers[string(h)]; s.CodecType == "" {
+		return s, errUnsupported
+	}
+	scale, dur, err := timing(child(mdia, "mdhd"))
+	if err != nil || scale == 0 {
+		return s, errUnsupported
+	}
+	s.Duration = float64(dur) / float64(scale)
+	minf, err := children(mdia, "minf")
+	if err != nil {
+		return s, err
+	}
+	stbl, err := children(minf, "stbl")
+	if err != nil {
+		return s, err
+	}
+	if stsz := child(stbl, "stsz"); stsz != nil {
+		b, err := read(stsz, 8, 4)
+		if err != nil {
+			return s, err
+		}
+		s.NbFrames = int(binary.BigEndian.Uint32(b))
+	}
+	stsd := child(stbl, "stsd")
+	if stsd == nil {
+		return s, errUnsupported
+	}
+	entries, err := boxes(io.NewSectionReader(stsd, 8, stsd.Size()-8))
+	if err != nil || len(entries) != 1 {
+		return s, errUnsupported
+	}
+	entry := entries[0]
+	s.CodecName = sampleCodecs[entry.typ]
+	switch s.CodecType {
+	case "video":
+		b, err := read(entry.payload, 24, 4)
+		if err != nil {
+			return s, err
+		}
+		s.Width, s.Height = int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
+		if s.Duration > 0 {
+			s.FPS = float64(s.NbFrames) / s.Duration
+		}
+		if entry.typ == "mp4v" {
+			var dc []byte
+			if dc, err = decoderConfig(entry.payload, 78); err == nil && dc[0] == 0x20 {
+				s.CodecName = "mpeg4"
+			}
+		}
+	case "audio":
+		b, err := read(entry.payload, 8, 10)
+		if err != nil {
+			return s, err
+		}
+		if binary.BigEndian.Uint16(b) != 0 {
+			return s, errUnsupported // QuickTime sound descriptions v1 and v2 lay out otherwise
+		}
+		// The entry's own channel count is a template (2) in mp4 files.
+		s.SampleRate = int(scale)
+		switch entry.typ {
+		case "mp4a":
+			s.CodecName, s.Channels, err = aacConfig(entry.payload)
+		case "Opus":
+			s.CodecName, s.Channels, err = opusConfig(entry.payload)
+		}
+	}
+	if err != nil || s.CodecName == "" {
+		return s, errUnsupported
+	}
+	return s, nil
+}
+
+// innerBox finds the box typ among those that follow a sample entry's
+// fixed fields at off.
+func innerBox(entry *io.SectionReader, off int64, typ string) ([]byte, error) {
+	if entry.Size() <= off {
+		return nil, errUnsupported
+	}
+	inner, err := boxes(io.NewSectionReader(entry, off, entry.Size()-off))
+	if err != nil {
+		return nil, errUnsupported
+	}
+	b := child(inner, typ)
+	if b == nil || b.Size() > 1<<16 {
+		return nil, errUnsupported
+	}
+	return read(b, 0, int(b.Size()))
+}
+
+// decoderConfig returns the DecoderConfigDescriptor in the esds box of an
+// mp4a or mp4v sample entry: the objectTypeIndication, 12 bytes of stream
+// type, buffer size and bitrates, then the decoder specific info.
+func decoderConfig(entry *io.SectionReader, off int64) ([]byte, error) {
+	b, err := innerBox(entry, off, "esds")
+	if err != nil {
+		return nil, err
+	}
+	es, err := descriptor(b, 4, 3) // after the box's version and flags
+	if err != nil || len(es) < 3 {
+		return nil, errUnsupported
+	}
+	i, flags := 3, es[2]
+	if flags&0x80 != 0 { // streamDependenceFlag
+		i += 2
+	}
+	if flags&0x40 != 0 { // URL_Flag
+		if i >= len(es) {
+			return nil, errUnsupported
+		}
+		i += 1 + int(es[i])
+	}
+	if flags&0x20 != 0 { // OCRstreamFlag
+		i += 2
+	}
+	dc, err := descriptor(es, i, 4)
+	if err != nil || len(dc) < 13 {
+		return nil, errUnsupported
+	}
+	return dc, nil
+}
+
+// descriptor returns the body of the MPEG-4 descriptor at b[i], which must
+// have the tag; its length takes one to four bytes of seven bits.
+func descriptor(b []byte, i int, tag byte) ([]byte, error) {
+	if i >= len(b) || b[i] != tag {
+		return nil, errUnsupported
+	}
+	i++
+	n := 0
+	for k := 0; k < 4; k++ {
+		if i >= len(b) {
+			return nil, errUnsupported
+		}
+		n = n<<7 | int(b[i]&0x7f)
+		i++
+		if b[i-1]&0x80 == 0 {
+			break
+		}
+	}
+	if i+n > len(b) {
+		return nil, errUnsupported
+	}
+	return b[i : i+n], nil
+}
+
+// aacConfig reads an mp4a entry: AAC, with the channel count of its
+// AudioSpecificConfig. MP3 in mp4 and other objects go to ffprobe.
+func aacConfig(entry *io.SectionReader) (string, int, error) {
+	dc, err := decoderConfig(entry, 28)
+	if err != nil {
+		return "", 0, err
+	}
+	switch dc[0] {
+	case 0x40, 0x66, 0x67, 0x68:
+	default:
+		return "", 0, errUnsupported
+	}
+	// The DecoderSpecificInfo (tag 5) holds the AudioSpecificConfig.
+	asc, err := descriptor(dc, 13, 5)
+	if err != nil || len(asc) < 2 {
+		return "", 0, errUnsupported
+	}
+	bits := uint32(asc[0])<<8 | uint32(asc[1])
+	objectType, freqIndex := bits>>11, (bits>>7)&0xf
+	if objectType == 31 || freqIndex == 15 {
+		return "", 0, errUnsupported // escaped fields: rare, leave them to ffprobe
+	}
+	channels := int((bits >> 3) & 0xf)
+	switch {
+	case channels >= 1 && channels <= 6:
+		return "aac", channels, nil
+	case channels == 7:
+		return "aac", 8, nil
+	}
+	return "", 0, errUnsupported
+}
+
+// opusConfig reads an Opus entry's dOps box for its channel count.
+func opusConfig(entry *io.SectionReader) (string, int, error) {
+	b, err := innerBox(entry, 28, "dOps")
+	if err != nil || len(b) < 2 || b[1] == 0 {
+		return "", 0, errUnsupported
+	}
+	return "opus", int(b[1]), nil
+}
