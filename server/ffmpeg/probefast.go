@@ -13,7 +13,8 @@ import (
 )
 
 // ProbeFast answers as Probe does, but reads the containers that media
-// jobs meet most (MP4/MOV that is not fragmented, PNG, JPEG) itself: each
+// jobs meet most (MP4/MOV that is not fragmented, PNG, JPEG, MP3 with a
+// Xing or Info frame, PCM WAV) itself: each
 // ffprobe run costs about 50 ms before it reads a byte, loading some 200
 // shared libraries, which is most of a short job's overhead. Anything it
 // does not fully understand (another container, a fragmented or encrypted
@@ -46,6 +47,120 @@ func readContainer(path string) (*Info, bool) {
 		return readPicture(f, "jpeg_pipe", "mjpeg")
 	case string(head[4:8]) == "ftyp":
 		return readMP4(f)
+	case string(head[:4]) == "RIFF" && string(head[8:12]) == "WAVE":
+		return readWAV(f)
+	case string(head[:3]) == "ID3" || head[0] == 0xff && head[1]&0xe0 == 0xe0:
+		return readMP3(f)
+	}
+	return nil, false
+}
+
+// mp3Rates are the sample rates of MPEG audio by version (2.5, -, 2, 1)
+// and rate index.
+var mp3Rates = [4][3]int{{11025, 12000, 8000}, {}, {22050, 24000, 16000}, {44100, 48000, 32000}}
+
+// readMP3 reads an MP3 whose first frame is a Xing or Info frame with a
+// frame count, as LAME (and so ffmpeg) writes: the duration is the count
+// of frames times their samples, exactly as ffprobe reckons it. Without
+// one, only reading every frame tells the duration: ffprobe's work.
+func readMP3(f *os.File) (*Info, bool) {
+	var b [128]byte
+	n, _ := f.ReadAt(b[:10], 0)
+	var off int64
+	if n == 10 && string(b[:3]) == "ID3" {
+		// The tag's size is four bytes of seven bits.
+		off = 10 + (int64(b[6]&0x7f)<<21 | int64(b[7]&0x7f)<<14 | int64(b[8]&0x7f)<<7 | int64(b[9]&0x7f))
+		if b[5]&0x10 != 0 { // a footer follows the tag
+			off += 10
+		}
+	}
+	if n, _ := f.ReadAt(b[:], off); n < 64 {
+		return nil, false
+	}
+	h := binary.BigEndian.Uint32(b[:4])
+	version, layer, rate, mode := (h>>19)&3, (h>>17)&3, (h>>10)&3, (h>>6)&3
+	if h>>21 != 0x7ff || version == 1 || layer != 1 || rate == 3 {
+		return nil, false // not an MPEG audio Layer III frame
+	}
+	sampleRate := mp3Rates[version][rate]
+	channels, side, samples := 2, 32, 1152
+	if mode == 3 {
+		channels, side = 1, 17
+	}
+	if version != 3 { // MPEG 2 and 2.5: half the samples, shorter side info
+		samples, side = 576, map[int]int{32: 17, 17: 9}[side]
+	}
+	tag := b[4+side:]
+	if string(tag[:4]) != "Xing" && string(tag[:4]) != "Info" || binary.BigEndian.Uint32(tag[4:8])&1 == 0 {
+		return nil, false
+	}
+	frames := binary.BigEndian.Uint32(tag[8:12])
+	if frames == 0 {
+		return nil, false
+	}
+	d := float64(frames) * float64(samples) / float64(sampleRate)
+	return &Info{FormatName: "mp3", Duration: d, Streams: []Stream{{
+		CodecType: "audio", CodecName: "mp3", SampleRate: sampleRate, Channels: channels, Duration: d}}}, true
+}
+
+// wavCodecs name plain PCM by its format tag (1 integer, 3 float) and
+// bits per sample.
+var wavCodecs = map[[2]int]string{
+	{1, 8}: "pcm_u8", {1, 16}: "pcm_s16le", {1, 24}: "pcm_s24le", {1, 32}: "pcm_s32le", {3, 32}: "pcm_f32le", {3, 64}: "pcm_f64le",
+}
+
+// pcmSubFormat is the tail of the sub-format GUID of WAVE_FORMAT_EXTENSIBLE
+// PCM, after its two-byte format tag.
+var pcmSubFormat = []byte("\x00\x00\x00\x00\x10\x00\x80\x00\x00\xaa\x00\x38\x9b\x71")
+
+// readWAV reads a PCM WAV's fmt and data chunks, plain or
+// WAVE_FORMAT_EXTENSIBLE (as ffmpeg writes past 16 bits or 2 channels);
+// other encodings go to ffprobe.
+func readWAV(f *os.File) (*Info, bool) {
+	st, err := f.Stat()
+	if err != nil {
+		return nil, false
+	}
+	var codec string
+	var channels, sampleRate, byteRate int
+	for off := int64(12); off+8 <= st.Size(); {
+		var h [8]byte
+		if _, err := f.ReadAt(h[:], off); err != nil {
+			return nil, false
+		}
+		size := int64(binary.LittleEndian.Uint32(h[4:]))
+		switch string(h[:4]) {
+		case "fmt ":
+			var fm [40]byte
+			if size < 16 {
+				return nil, false
+			}
+			if _, err := f.ReadAt(fm[:min(size, 40)], off+8); err != nil {
+				return nil, false
+			}
+			tag, bits := int(binary.LittleEndian.Uint16(fm[:])), int(binary.LittleEndian.Uint16(fm[14:]))
+			if tag == 0xfffe {
+				// cbSize 22, valid bits, channel mask, then the sub-format.
+				valid := int(binary.LittleEndian.Uint16(fm[18:]))
+				if size < 40 || valid != bits || !bytes.Equal(fm[26:40], pcmSubFormat) {
+					return nil, false
+				}
+				tag = int(binary.LittleEndian.Uint16(fm[24:]))
+			}
+			codec = wavCodecs[[2]int{tag, bits}]
+			channels = int(binary.LittleEndian.Uint16(fm[2:]))
+			sampleRate = int(binary.LittleEndian.Uint32(fm[4:]))
+			byteRate = int(binary.LittleEndian.Uint32(fm[8:]))
+		case "data":
+			// A size past the end (a stream's placeholder) is ffprobe's to judge.
+			if codec == "" || channels == 0 || byteRate == 0 || off+8+size > st.Size() {
+				return nil, false
+			}
+			d := float64(size) / float64(byteRate)
+			return &Info{FormatName: "wav", Duration: d, Streams: []Stream{{
+				CodecType: "audio", CodecName: codec, SampleRate: sampleRate, Channels: channels, Duration: d}}}, true
+		}
+		off += 8 + size + size&1 // chunks are padded to an even size
 	}
 	return nil, false
 }

@@ -33,8 +33,15 @@ func TestProbeFastAgreesWithFFprobe(t *testing.T) {
 		"opus.mp4":     append(append([]string{}, audio...), "-t", "1", "-c:a", "libopus", "-ar", "48000"),
 		"subtitled.mp4": append(append(append([]string{}, video...), "-i", "subs.srt"), "-t", "1", "-map", "0", "-map", "1",
 			"-c:v", "libx264", "-preset", "ultrafast", "-c:s", "mov_text"),
-		"still.png": append(append([]string{}, video...), "-frames:v", "1"),
-		"still.jpg": append(append([]string{}, video...), "-frames:v", "1"),
+		"mono48k.mp3":    {"-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "1.7", "-ac", "1", "-c:a", "libmp3lame"},
+		"stereo44k.mp3":  {"-f", "lavfi", "-i", "sine=sample_rate=44100", "-t", "2.2", "-ac", "2", "-c:a", "libmp3lame"},
+		"vbr.mp3":        {"-f", "lavfi", "-i", "sine=sample_rate=44100", "-t", "1.3", "-ac", "2", "-c:a", "libmp3lame", "-q:a", "4"},
+		"mpeg2-22k.mp3":  {"-f", "lavfi", "-i", "sine=sample_rate=22050", "-t", "1.1", "-ac", "1", "-c:a", "libmp3lame"},
+		"s16.wav":        {"-f", "lavfi", "-i", "sine=sample_rate=16000", "-t", "1.25", "-ac", "1"},
+		"s24-stereo.wav": {"-f", "lavfi", "-i", "sine=sample_rate=48000", "-t", "0.9", "-ac", "2", "-c:a", "pcm_s24le"},
+		"f32.wav":        {"-f", "lavfi", "-i", "sine=sample_rate=44100", "-t", "0.5", "-c:a", "pcm_f32le"},
+		"still.png":      append(append([]string{}, video...), "-frames:v", "1"),
+		"still.jpg":      append(append([]string{}, video...), "-frames:v", "1"),
 	}
 	for name, args := range cases {
 		cmd := exec.Command("ffmpeg", append(append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...), name)...)
@@ -84,7 +91,10 @@ func TestProbeFastLeavesTheRestToFFprobe(t *testing.T) {
 		"fragmented.mp4": {"-f", "lavfi", "-i", "testsrc2=size=64x36:rate=10", "-t", "1", "-c:v", "libx264", "-preset", "ultrafast",
 			"-movflags", "frag_keyframe+empty_moov"},
 		"clip.webm": {"-f", "lavfi", "-i", "testsrc2=size=64x36:rate=10", "-t", "1", "-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8"},
-		"tone.wav":  {"-f", "lavfi", "-i", "sine", "-t", "1"},
+		// A-law: not PCM.
+		"alaw.wav": {"-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "pcm_alaw"},
+		// MP3 without a Xing or Info frame.
+		"plain.mp3": {"-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "libmp3lame", "-write_xing", "0"},
 		// QuickTime's version 1 sound description.
 		"aac.mov": {"-f", "lavfi", "-i", "sine", "-t", "1", "-c:a", "aac"},
 		// MP3 in mp4: its channel count is only in the MP3 frames.
@@ -121,6 +131,8 @@ func FuzzReadContainer(f *testing.F) {
 		{"-f", "lavfi", "-i", "testsrc2=size=32x18:rate=5", "-f", "lavfi", "-i", "sine", "-t", "0.4", "-c:v", "libx264", "-preset", "ultrafast", "-c:a", "aac", "a.mp4"},
 		{"-f", "lavfi", "-i", "sine", "-t", "0.2", "-c:a", "libopus", "b.mp4"},
 		{"-f", "lavfi", "-i", "testsrc2=size=8x8", "-frames:v", "1", "c.png"},
+		{"-f", "lavfi", "-i", "sine", "-t", "0.2", "-c:a", "libmp3lame", "d.mp3"},
+		{"-f", "lavfi", "-i", "sine", "-t", "0.1", "-c:a", "pcm_s24le", "e.wav"},
 	} {
 		cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...)...)
 		cmd.Dir = dir
