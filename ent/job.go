@@ -88,6 +88,8 @@ type Job struct {
 	BillingReconciledAt *int64 `json:"billing_reconciled_at,omitempty"`
 	// RetryCount holds the value of the "retry_count" field.
 	RetryCount int `json:"retry_count,omitempty"`
+	// Progress holds the value of the "progress" field.
+	Progress float64 `json:"progress,omitempty"`
 	// APITotalMs holds the value of the "api_total_ms" field.
 	APITotalMs *int64 `json:"api_total_ms,omitempty"`
 	// APIPrechecksMs holds the value of the "api_prechecks_ms" field.
@@ -116,7 +118,7 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case job.FieldPrice, job.FieldProviderCost, job.FieldInfraCost, job.FieldMargin, job.FieldEstimatedPrice:
+		case job.FieldPrice, job.FieldProviderCost, job.FieldInfraCost, job.FieldMargin, job.FieldEstimatedPrice, job.FieldProgress:
 			values[i] = new(sql.NullFloat64)
 		case job.FieldPendingInputs, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
 			values[i] = new(sql.NullInt64)
@@ -386,6 +388,12 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RetryCount = int(value.Int64)
 			}
+		case job.FieldProgress:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field progress", values[i])
+			} else if value.Valid {
+				_m.Progress = value.Float64
+			}
 		case job.FieldAPITotalMs:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
 				return fmt.Errorf("unexpected type %T for field api_total_ms", values[i])
@@ -653,6 +661,9 @@ func (_m *Job) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("retry_count=")
 	builder.WriteString(fmt.Sprintf("%v", _m.RetryCount))
+	builder.WriteString(", ")
+	builder.WriteString("progress=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Progress))
 	builder.WriteString(", ")
 	if v := _m.APITotalMs; v != nil {
 		builder.WriteString("api_total_ms=")

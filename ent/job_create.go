@@ -478,6 +478,20 @@ func (_c *JobCreate) SetNillableRetryCount(v *int) *JobCreate {
 	return _c
 }
 
+// SetProgress sets the "progress" field.
+func (_c *JobCreate) SetProgress(v float64) *JobCreate {
+	_c.mutation.SetProgress(v)
+	return _c
+}
+
+// SetNillableProgress sets the "progress" field if the given value is not nil.
+func (_c *JobCreate) SetNillableProgress(v *float64) *JobCreate {
+	if v != nil {
+		_c.SetProgress(*v)
+	}
+	return _c
+}
+
 // SetAPITotalMs sets the "api_total_ms" field.
 func (_c *JobCreate) SetAPITotalMs(v int64) *JobCreate {
 	_c.mutation.SetAPITotalMs(v)
@@ -671,6 +685,10 @@ func (_c *JobCreate) defaults() {
 		v := job.DefaultRetryCount
 		_c.mutation.SetRetryCount(v)
 	}
+	if _, ok := _c.mutation.Progress(); !ok {
+		v := job.DefaultProgress
+		_c.mutation.SetProgress(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -706,6 +724,9 @@ func (_c *JobCreate) check() error {
 	}
 	if _, ok := _c.mutation.RetryCount(); !ok {
 		return &ValidationError{Name: "retry_count", err: errors.New(`ent: missing required field "Job.retry_count"`)}
+	}
+	if _, ok := _c.mutation.Progress(); !ok {
+		return &ValidationError{Name: "progress", err: errors.New(`ent: missing required field "Job.progress"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := job.IDValidator(v); err != nil {
@@ -891,6 +912,10 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.RetryCount(); ok {
 		_spec.SetField(job.FieldRetryCount, field.TypeInt, value)
 		_node.RetryCount = value
+	}
+	if value, ok := _c.mutation.Progress(); ok {
+		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
+		_node.Progress = value
 	}
 	if value, ok := _c.mutation.APITotalMs(); ok {
 		_spec.SetField(job.FieldAPITotalMs, field.TypeInt64, value)
@@ -1617,6 +1642,24 @@ func (u *JobUpsert) UpdateRetryCount() *JobUpsert {
 // AddRetryCount adds v to the "retry_count" field.
 func (u *JobUpsert) AddRetryCount(v int) *JobUpsert {
 	u.Add(job.FieldRetryCount, v)
+	return u
+}
+
+// SetProgress sets the "progress" field.
+func (u *JobUpsert) SetProgress(v float64) *JobUpsert {
+	u.Set(job.FieldProgress, v)
+	return u
+}
+
+// UpdateProgress sets the "progress" field to the value that was provided on create.
+func (u *JobUpsert) UpdateProgress() *JobUpsert {
+	u.SetExcluded(job.FieldProgress)
+	return u
+}
+
+// AddProgress adds v to the "progress" field.
+func (u *JobUpsert) AddProgress(v float64) *JobUpsert {
+	u.Add(job.FieldProgress, v)
 	return u
 }
 
@@ -2656,6 +2699,27 @@ func (u *JobUpsertOne) AddRetryCount(v int) *JobUpsertOne {
 func (u *JobUpsertOne) UpdateRetryCount() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.UpdateRetryCount()
+	})
+}
+
+// SetProgress sets the "progress" field.
+func (u *JobUpsertOne) SetProgress(v float64) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetProgress(v)
+	})
+}
+
+// AddProgress adds v to the "progress" field.
+func (u *JobUpsertOne) AddProgress(v float64) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.AddProgress(v)
+	})
+}
+
+// UpdateProgress sets the "progress" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateProgress() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateProgress()
 	})
 }
 
@@ -3902,6 +3966,27 @@ func (u *JobUpsertBulk) AddRetryCount(v int) *JobUpsertBulk {
 func (u *JobUpsertBulk) UpdateRetryCount() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.UpdateRetryCount()
+	})
+}
+
+// SetProgress sets the "progress" field.
+func (u *JobUpsertBulk) SetProgress(v float64) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetProgress(v)
+	})
+}
+
+// AddProgress adds v to the "progress" field.
+func (u *JobUpsertBulk) AddProgress(v float64) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.AddProgress(v)
+	})
+}
+
+// UpdateProgress sets the "progress" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateProgress() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateProgress()
 	})
 }
 

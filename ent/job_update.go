@@ -743,6 +743,27 @@ func (_u *JobUpdate) AddRetryCount(v int) *JobUpdate {
 	return _u
 }
 
+// SetProgress sets the "progress" field.
+func (_u *JobUpdate) SetProgress(v float64) *JobUpdate {
+	_u.mutation.ResetProgress()
+	_u.mutation.SetProgress(v)
+	return _u
+}
+
+// SetNillableProgress sets the "progress" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableProgress(v *float64) *JobUpdate {
+	if v != nil {
+		_u.SetProgress(*v)
+	}
+	return _u
+}
+
+// AddProgress adds value to the "progress" field.
+func (_u *JobUpdate) AddProgress(v float64) *JobUpdate {
+	_u.mutation.AddProgress(v)
+	return _u
+}
+
 // SetAPITotalMs sets the "api_total_ms" field.
 func (_u *JobUpdate) SetAPITotalMs(v int64) *JobUpdate {
 	_u.mutation.ResetAPITotalMs()
@@ -1291,6 +1312,12 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if value, ok := _u.mutation.AddedRetryCount(); ok {
 		_spec.AddField(job.FieldRetryCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Progress(); ok {
+		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedProgress(); ok {
+		_spec.AddField(job.FieldProgress, field.TypeFloat64, value)
 	}
 	if value, ok := _u.mutation.APITotalMs(); ok {
 		_spec.SetField(job.FieldAPITotalMs, field.TypeInt64, value)
@@ -2119,6 +2146,27 @@ func (_u *JobUpdateOne) AddRetryCount(v int) *JobUpdateOne {
 	return _u
 }
 
+// SetProgress sets the "progress" field.
+func (_u *JobUpdateOne) SetProgress(v float64) *JobUpdateOne {
+	_u.mutation.ResetProgress()
+	_u.mutation.SetProgress(v)
+	return _u
+}
+
+// SetNillableProgress sets the "progress" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableProgress(v *float64) *JobUpdateOne {
+	if v != nil {
+		_u.SetProgress(*v)
+	}
+	return _u
+}
+
+// AddProgress adds value to the "progress" field.
+func (_u *JobUpdateOne) AddProgress(v float64) *JobUpdateOne {
+	_u.mutation.AddProgress(v)
+	return _u
+}
+
 // SetAPITotalMs sets the "api_total_ms" field.
 func (_u *JobUpdateOne) SetAPITotalMs(v int64) *JobUpdateOne {
 	_u.mutation.ResetAPITotalMs()
@@ -2697,6 +2745,12 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if value, ok := _u.mutation.AddedRetryCount(); ok {
 		_spec.AddField(job.FieldRetryCount, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.Progress(); ok {
+		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
+	}
+	if value, ok := _u.mutation.AddedProgress(); ok {
+		_spec.AddField(job.FieldProgress, field.TypeFloat64, value)
 	}
 	if value, ok := _u.mutation.APITotalMs(); ok {
 		_spec.SetField(job.FieldAPITotalMs, field.TypeInt64, value)

@@ -1214,6 +1214,8 @@ type JobMutation struct {
 	addbilling_reconciled_at *int64
 	retry_count              *int
 	addretry_count           *int
+	progress                 *float64
+	addprogress              *float64
 	api_total_ms             *int64
 	addapi_total_ms          *int64
 	api_prechecks_ms         *int64
@@ -3281,6 +3283,62 @@ func (m *JobMutation) ResetRetryCount() {
 	m.addretry_count = nil
 }
 
+// SetProgress sets the "progress" field.
+func (m *JobMutation) SetProgress(f float64) {
+	m.progress = &f
+	m.addprogress = nil
+}
+
+// Progress returns the value of the "progress" field in the mutation.
+func (m *JobMutation) Progress() (r float64, exists bool) {
+	v := m.progress
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProgress returns the old "progress" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldProgress(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProgress is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProgress requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProgress: %w", err)
+	}
+	return oldValue.Progress, nil
+}
+
+// AddProgress adds f to the "progress" field.
+func (m *JobMutation) AddProgress(f float64) {
+	if m.addprogress != nil {
+		*m.addprogress += f
+	} else {
+		m.addprogress = &f
+	}
+}
+
+// AddedProgress returns the value that was added to the "progress" field in this mutation.
+func (m *JobMutation) AddedProgress() (r float64, exists bool) {
+	v := m.addprogress
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProgress resets all changes to the "progress" field.
+func (m *JobMutation) ResetProgress() {
+	m.progress = nil
+	m.addprogress = nil
+}
+
 // SetAPITotalMs sets the "api_total_ms" field.
 func (m *JobMutation) SetAPITotalMs(i int64) {
 	m.api_total_ms = &i
@@ -4015,7 +4073,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 46)
+	fields := make([]string, 0, 47)
 	if m.org_id != nil {
 		fields = append(fields, job.FieldOrgID)
 	}
@@ -4123,6 +4181,9 @@ func (m *JobMutation) Fields() []string {
 	}
 	if m.retry_count != nil {
 		fields = append(fields, job.FieldRetryCount)
+	}
+	if m.progress != nil {
+		fields = append(fields, job.FieldProgress)
 	}
 	if m.api_total_ms != nil {
 		fields = append(fields, job.FieldAPITotalMs)
@@ -4234,6 +4295,8 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.BillingReconciledAt()
 	case job.FieldRetryCount:
 		return m.RetryCount()
+	case job.FieldProgress:
+		return m.Progress()
 	case job.FieldAPITotalMs:
 		return m.APITotalMs()
 	case job.FieldAPIPrechecksMs:
@@ -4335,6 +4398,8 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldBillingReconciledAt(ctx)
 	case job.FieldRetryCount:
 		return m.OldRetryCount(ctx)
+	case job.FieldProgress:
+		return m.OldProgress(ctx)
 	case job.FieldAPITotalMs:
 		return m.OldAPITotalMs(ctx)
 	case job.FieldAPIPrechecksMs:
@@ -4616,6 +4681,13 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRetryCount(v)
 		return nil
+	case job.FieldProgress:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProgress(v)
+		return nil
 	case job.FieldAPITotalMs:
 		v, ok := value.(int64)
 		if !ok {
@@ -4736,6 +4808,9 @@ func (m *JobMutation) AddedFields() []string {
 	if m.addretry_count != nil {
 		fields = append(fields, job.FieldRetryCount)
 	}
+	if m.addprogress != nil {
+		fields = append(fields, job.FieldProgress)
+	}
 	if m.addapi_total_ms != nil {
 		fields = append(fields, job.FieldAPITotalMs)
 	}
@@ -4802,6 +4877,8 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedBillingReconciledAt()
 	case job.FieldRetryCount:
 		return m.AddedRetryCount()
+	case job.FieldProgress:
+		return m.AddedProgress()
 	case job.FieldAPITotalMs:
 		return m.AddedAPITotalMs()
 	case job.FieldAPIPrechecksMs:
@@ -4928,6 +5005,13 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddRetryCount(v)
+		return nil
+	case job.FieldProgress:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProgress(v)
 		return nil
 	case job.FieldAPITotalMs:
 		v, ok := value.(int64)
@@ -5358,6 +5442,9 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldRetryCount:
 		m.ResetRetryCount()
+		return nil
+	case job.FieldProgress:
+		m.ResetProgress()
 		return nil
 	case job.FieldAPITotalMs:
 		m.ResetAPITotalMs()

@@ -37,6 +37,10 @@ func init() {
 	jobDescRetryCount := jobFields[36].Descriptor()
 	// job.DefaultRetryCount holds the default value on creation for the retry_count field.
 	job.DefaultRetryCount = jobDescRetryCount.Default.(int)
+	// jobDescProgress is the schema descriptor for progress field.
+	jobDescProgress := jobFields[37].Descriptor()
+	// job.DefaultProgress holds the default value on creation for the progress field.
+	job.DefaultProgress = jobDescProgress.Default.(float64)
 	// jobDescID is the schema descriptor for id field.
 	jobDescID := jobFields[0].Descriptor()
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.

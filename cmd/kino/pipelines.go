@@ -110,7 +110,11 @@ func pipelinesCmd(args []string) error {
 		last = msg.GetData()
 		var nodes []string
 		for _, j := range last.GetJobs() {
-			nodes = append(nodes, fmt.Sprintf("%s:%s", j.GetPipelineNodeId(), j.GetStatus()))
+			node := fmt.Sprintf("%s:%s", j.GetPipelineNodeId(), j.GetStatus())
+			if j.GetStatus() == "running" {
+				node += fmt.Sprintf("(%.0f%%)", j.GetProgress())
+			}
+			nodes = append(nodes, node)
 		}
 		fmt.Printf("%s %-9s %s\n", time.Now().Format(time.TimeOnly), last.GetStatus(), strings.Join(nodes, " "))
 	}

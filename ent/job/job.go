@@ -85,6 +85,8 @@ const (
 	FieldBillingReconciledAt = "billing_reconciled_at"
 	// FieldRetryCount holds the string denoting the retry_count field in the database.
 	FieldRetryCount = "retry_count"
+	// FieldProgress holds the string denoting the progress field in the database.
+	FieldProgress = "progress"
 	// FieldAPITotalMs holds the string denoting the api_total_ms field in the database.
 	FieldAPITotalMs = "api_total_ms"
 	// FieldAPIPrechecksMs holds the string denoting the api_prechecks_ms field in the database.
@@ -148,6 +150,7 @@ var Columns = []string{
 	FieldCompletedAt,
 	FieldBillingReconciledAt,
 	FieldRetryCount,
+	FieldProgress,
 	FieldAPITotalMs,
 	FieldAPIPrechecksMs,
 	FieldAPIValidationMs,
@@ -175,6 +178,8 @@ var (
 	DefaultPendingInputs int
 	// DefaultRetryCount holds the default value on creation for the "retry_count" field.
 	DefaultRetryCount int
+	// DefaultProgress holds the default value on creation for the "progress" field.
+	DefaultProgress float64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
@@ -395,6 +400,11 @@ func ByBillingReconciledAt(opts ...sql.OrderTermOption) OrderOption {
 // ByRetryCount orders the results by the retry_count field.
 func ByRetryCount(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldRetryCount, opts...).ToFunc()
+}
+
+// ByProgress orders the results by the progress field.
+func ByProgress(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProgress, opts...).ToFunc()
 }
 
 // ByAPITotalMs orders the results by the api_total_ms field.

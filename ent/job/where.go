@@ -237,6 +237,11 @@ func RetryCount(v int) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldRetryCount, v))
 }
 
+// Progress applies equality check predicate on the "progress" field. It's identical to ProgressEQ.
+func Progress(v float64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldProgress, v))
+}
+
 // APITotalMs applies equality check predicate on the "api_total_ms" field. It's identical to APITotalMsEQ.
 func APITotalMs(v int64) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldAPITotalMs, v))
@@ -2500,6 +2505,46 @@ func RetryCountLT(v int) predicate.Job {
 // RetryCountLTE applies the LTE predicate on the "retry_count" field.
 func RetryCountLTE(v int) predicate.Job {
 	return predicate.Job(sql.FieldLTE(FieldRetryCount, v))
+}
+
+// ProgressEQ applies the EQ predicate on the "progress" field.
+func ProgressEQ(v float64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldProgress, v))
+}
+
+// ProgressNEQ applies the NEQ predicate on the "progress" field.
+func ProgressNEQ(v float64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldProgress, v))
+}
+
+// ProgressIn applies the In predicate on the "progress" field.
+func ProgressIn(vs ...float64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldProgress, vs...))
+}
+
+// ProgressNotIn applies the NotIn predicate on the "progress" field.
+func ProgressNotIn(vs ...float64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldProgress, vs...))
+}
+
+// ProgressGT applies the GT predicate on the "progress" field.
+func ProgressGT(v float64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldProgress, v))
+}
+
+// ProgressGTE applies the GTE predicate on the "progress" field.
+func ProgressGTE(v float64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldProgress, v))
+}
+
+// ProgressLT applies the LT predicate on the "progress" field.
+func ProgressLT(v float64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldProgress, v))
+}
+
+// ProgressLTE applies the LTE predicate on the "progress" field.
+func ProgressLTE(v float64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldProgress, v))
 }
 
 // APITotalMsEQ applies the EQ predicate on the "api_total_ms" field.

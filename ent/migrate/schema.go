@@ -82,6 +82,7 @@ var (
 		{Name: "completed_at", Type: field.TypeInt64, Nullable: true},
 		{Name: "billing_reconciled_at", Type: field.TypeInt64, Nullable: true},
 		{Name: "retry_count", Type: field.TypeInt, Default: 0},
+		{Name: "progress", Type: field.TypeFloat64, Default: 0},
 		{Name: "api_total_ms", Type: field.TypeInt64, Nullable: true},
 		{Name: "api_prechecks_ms", Type: field.TypeInt64, Nullable: true},
 		{Name: "api_validation_ms", Type: field.TypeInt64, Nullable: true},

@@ -60,6 +60,8 @@ func (Job) Fields() []ent.Field {
 		optMs("completed_at"),
 		optMs("billing_reconciled_at"),
 		field.Int("retry_count").Default(0),
+		// Percent done, from ffmpeg's progress reports.
+		field.Float("progress").Default(0),
 		optMs("api_total_ms"),
 		optMs("api_prechecks_ms"),
 		optMs("api_validation_ms"),

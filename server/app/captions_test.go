@@ -71,6 +71,8 @@ func TestCaptionsExtractThenBurn(t *testing.T) {
 	}
 	assert.GreaterOrEqual(t, heard, 2, "the transcript %q holds words of %q", meta["transcript"], spoken)
 	assert.Equal(t, j["outputUrl"], meta["outputUrl"], "the source is passed through")
+	// The transcription's ffmpeg run is logged like any other.
+	assert.Contains(t, fetchText(t, j["logsRef"].(string)), "[info] Output #0, null")
 
 	// The spec's chain, by hand until pipelines run: captionsUrl -> subtitles, outputUrl -> source.
 	burn := k.createJob(t, map[string]any{"type": "caption.burn",

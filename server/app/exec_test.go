@@ -1,9 +1,13 @@
 package app_test
 
 import (
+	"bufio"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net/http"
+	"os/exec"
+	"path/filepath"
 	"testing"
 	"time"
 
@@ -143,4 +147,42 @@ func fetchText(t *testing.T, url string) string {
 	require.NoError(t, err)
 	require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", url, b)
 	return string(b)
+}
+
+// WatchJob streams progress from ffmpeg's reports while the job runs.
+func TestMediaJobProgressStreams(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=25",
+		"-t", "30", "-c:v", "libx264", "-preset", "ultrafast", filepath.Join(dir, "long.mp4")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	src := serveDir(t, http.FileServer(http.Dir(dir)))
+	k := start(t, storetest.SQLite(t), nil)
+
+	id := k.createJob(t, map[string]any{"type": "video.transcode", "inputs": map[string]any{"source": src + "/long.mp4"},
+		"params": map[string]any{"preset": "webm"}})
+	resp, err := http.Get(k.base + "/jobs/" + id + "/events")
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var seen []string
+	var last map[string]any
+	running, prev := 0, 0.0
+	sc := bufio.NewScanner(resp.Body)
+	sc.Buffer(nil, 1<<20)
+	for sc.Scan() {
+		var line struct{ Result map[string]any }
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &line), "%s", sc.Bytes())
+		last = line.Result
+		p := last["progress"].(float64)
+		seen = append(seen, fmt.Sprintf("%s:%g", last["status"], p))
+		assert.GreaterOrEqual(t, p, prev, "progress never goes back: %v", seen)
+		prev = p
+		if last["status"] == "running" && p > 0 && p < 100 {
+			running++
+		}
+	}
+	require.NoError(t, sc.Err())
+	assert.Equal(t, "complete", last["status"], "%v", seen)
+	assert.Equal(t, 100.0, last["progress"])
+	assert.GreaterOrEqual(t, running, 2, "progress reported while running: %v", seen)
 }

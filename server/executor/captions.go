@@ -6,20 +6,37 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // Transcriber turns speech into timed text. The offline one uses ffmpeg's
 // asr filter with pocketsphinx; a Whisper-compatible HTTP service can stand
 // behind the same interface.
 type Transcriber interface {
-	Transcribe(ctx context.Context, audioPath, dir string, duration float64) ([]Cue, error)
+	Transcribe(ctx context.Context, a Audio) ([]Cue, error)
+}
+
+// Audio is the sound to transcribe, and where its ffmpeg runs report.
+type Audio struct {
+	// Path is a media file with sound.
+	Path string
+	// Dir is a working folder for the transcriber's files.
+	Dir      string
+	Duration float64
+	// Log and OnProgress are as in Task.
+	Log        io.Writer
+	OnProgress func(percent float64)
+}
+
+// ffmpegRun runs a transcriber's ffmpeg with the audio's log and progress.
+func (a Audio) ffmpegRun(ctx context.Context, duration float64, args []string) error {
+	return ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, Log: a.Log, OnProgress: a.OnProgress})
 }
 
 // Cue is one caption.
@@ -38,19 +55,19 @@ var ptsTime = regexp.MustCompile(`pts_time:([0-9.]+)`)
 
 // Transcribe runs asr and reads each utterance it reports, with the time
 // its end was heard; an utterance starts where the previous one ended.
-func (p Pocketsphinx) Transcribe(ctx context.Context, audioPath, dir string, duration float64) ([]Cue, error) {
+func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	m := p.Model
 	if m == "" {
 		m = PocketsphinxModel
 	}
-	out := filepath.Join(dir, "asr.txt")
+	duration := a.Duration
+	out := filepath.Join(a.Dir, "asr.txt")
 	// Two seconds of silence at the end make pocketsphinx close the last
 	// utterance.
 	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata=mode=print:key=lavfi.asr.text:file=%s",
 		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"), engine.FilterPath(out))
-	cmd := exec.CommandContext(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-i", "file:"+audioPath, "-vn", "-af", af, "-f", "null", "-")
-	if b, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("asr: %v: %s", err, strings.TrimSpace(string(b)))
+	if err := a.ffmpegRun(ctx, duration+2, []string{"-i", "file:" + a.Path, "-vn", "-af", af, "-f", "null", "-"}); err != nil {
+		return nil, fmt.Errorf("asr: %w", err)
 	}
 	f, err := os.Open(out)
 	if err != nil {
@@ -143,7 +160,7 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 		if t.Transcriber != nil {
 			tr = t.Transcriber
 		}
-		cues, err := tr.Transcribe(ctx, in.Path, t.Dir, in.Info.Duration)
+		cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Dir: t.Dir, Duration: in.Info.Duration, Log: t.Log, OnProgress: t.OnProgress})
 		if err != nil {
 			return Result{}, err
 		}

@@ -9,7 +9,6 @@ import (
 	"mime/multipart"
 	"net/http"
 	"os"
-	osexec "os/exec"
 	"path/filepath"
 	"strings"
 	"time"
@@ -29,12 +28,10 @@ type Whisper struct {
 }
 
 // Transcribe sends the sound as 16 kHz mono WAV and reads the segments.
-func (w Whisper) Transcribe(ctx context.Context, audioPath, dir string, duration float64) ([]Cue, error) {
-	wav := filepath.Join(dir, "whisper.wav")
-	cmd := osexec.CommandContext(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y",
-		"-i", "file:"+audioPath, "-vn", "-ac", "1", "-ar", "16000", "file:"+wav)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return nil, fmt.Errorf("prepare audio for whisper: %v: %s", err, out)
+func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
+	wav := filepath.Join(a.Dir, "whisper.wav")
+	if err := a.ffmpegRun(ctx, a.Duration, []string{"-i", "file:" + a.Path, "-vn", "-ac", "1", "-ar", "16000", "file:" + wav}); err != nil {
+		return nil, fmt.Errorf("prepare audio for whisper: %w", err)
 	}
 	f, err := os.Open(wav)
 	if err != nil {
@@ -88,11 +85,11 @@ func (w Whisper) Transcribe(ctx context.Context, audioPath, dir string, duration
 	var cues []Cue
 	for _, s := range v.Segments {
 		if t := strings.TrimSpace(s.Text); t != "" {
-			cues = append(cues, Cue{Start: s.Start, End: min(s.End, duration), Text: t})
+			cues = append(cues, Cue{Start: s.Start, End: min(s.End, a.Duration), Text: t})
 		}
 	}
 	if len(cues) == 0 && strings.TrimSpace(v.Text) != "" {
-		cues = []Cue{{Start: 0, End: duration, Text: strings.TrimSpace(v.Text)}}
+		cues = []Cue{{Start: 0, End: a.Duration, Text: strings.TrimSpace(v.Text)}}
 	}
 	return cues, nil
 }

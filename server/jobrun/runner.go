@@ -288,7 +288,8 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			params := map[string]any{}
 			_ = json.Unmarshal([]byte(j.Params), &params)
 			var err error
-			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber, Log: &ffmpegLog,
+			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
+				Log: &ffmpegLog, OnProgress: r.progress(j.ID),
 				Fetch: func(ctx context.Context, ref, dst string) error {
 					if strings.HasPrefix(ref, "ast_") {
 						return r.copyAsset(ctx, j.OrgID, ref, dst)
@@ -384,7 +385,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	metaJSON, _ := json.Marshal(meta)
 	t, _ := catalog.Lookup(j.Type)
 	ok := r.update(j.ID, func(u *ent.JobUpdate) {
-		u.SetStatus(job.StatusComplete).SetCompletedAt(nowMs()).SetOutputMeta(string(metaJSON)).
+		u.SetStatus(job.StatusComplete).SetProgress(100).SetCompletedAt(nowMs()).SetOutputMeta(string(metaJSON)).
 			SetStepsJSON(string(stepsJSON)).SetExecDownloadMs(ms("download")).SetExecExecuteMs(ms("execute")).
 			SetExecUploadMs(ms("upload")).SetConsumerTotalMs(time.Since(start).Milliseconds()).
 			ClearLeaseOwner().ClearLeaseExpiresAt()
@@ -407,6 +408,20 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	log.Info("media job complete", "ms", time.Since(start).Milliseconds())
 	if err := r.propagate(context.Background(), j, meta); err != nil {
 		log.Error("pass outputs downstream", "err", err)
+	}
+}
+
+// progress records ffmpeg's reports on a job (about two a second), when
+// they add a whole percent, so watchers on any node see them.
+func (r *Runner) progress(id string) func(float64) {
+	last := 0.0
+	return func(p float64) {
+		p = float64(int(p))
+		if p <= last || p >= 100 { // 100 comes with the completion
+			return
+		}
+		last = p
+		r.update(id, func(u *ent.JobUpdate) { u.SetProgress(p) })
 	}
 }
 
@@ -501,7 +516,7 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 	}
 	if f.transient && j.RetryCount+1 < r.cfg.MaxAttempts {
 		if r.update(j.ID, func(u *ent.JobUpdate) {
-			u.SetStatus(job.StatusWaiting).AddRetryCount(1).ClearLeaseOwner().ClearLeaseExpiresAt()
+			u.SetStatus(job.StatusWaiting).AddRetryCount(1).SetProgress(0).ClearLeaseOwner().ClearLeaseExpiresAt()
 			if f.logsKey != "" {
 				u.SetLogsRef(f.logsKey)
 			}
@@ -552,7 +567,7 @@ func (r *Runner) recover(ctx context.Context) {
 			continue
 		}
 		n, err := r.cfg.Store.Job.Update().Where(where...).SetUpdatedAt(nowMs()).ClearLeaseOwner().ClearLeaseExpiresAt().
-			SetStatus(job.StatusWaiting).AddRetryCount(1).Save(ctx)
+			SetStatus(job.StatusWaiting).AddRetryCount(1).SetProgress(0).Save(ctx)
 		if err == nil && n == 1 {
 			r.cfg.Broker.Publish(j.ID)
 			r.Wake()

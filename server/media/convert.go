@@ -37,7 +37,7 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.J
 		Price: j.Price, ProviderCost: j.ProviderCost, InfraCost: j.InfraCost, Margin: j.Margin, EstimatedPrice: j.EstimatedPrice,
 		CreatedAt: float64(j.CreatedAt), DispatchedAt: optTime(j.DispatchedAt), StartedAt: optTime(j.StartedAt),
 		CompletedAt: optTime(j.CompletedAt), BillingReconciledAt: optTime(j.BillingReconciledAt),
-		RetryCount: int32(j.RetryCount),
+		RetryCount: int32(j.RetryCount), Progress: j.Progress,
 		ApiTotalMs: optMs(j.APITotalMs), ApiPrechecksMs: optMs(j.APIPrechecksMs), ApiValidationMs: optMs(j.APIValidationMs),
 		ApiDbInsertMs: optMs(j.APIDbInsertMs), ApiDispatchMs: optMs(j.APIDispatchMs),
 		ExecDownloadMs: optMs(j.ExecDownloadMs), ExecExecuteMs: optMs(j.ExecExecuteMs), ExecUploadMs: optMs(j.ExecUploadMs),

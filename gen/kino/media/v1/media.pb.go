@@ -548,8 +548,12 @@ type Job struct {
 	ExecUploadMs        *int32   `protobuf:"varint,41,opt,name=exec_upload_ms,json=execUploadMs,proto3,oneof" json:"exec_upload_ms,omitempty"`
 	QueueWaitMs         *int32   `protobuf:"varint,42,opt,name=queue_wait_ms,json=queueWaitMs,proto3,oneof" json:"queue_wait_ms,omitempty"`
 	ConsumerTotalMs     *int32   `protobuf:"varint,43,opt,name=consumer_total_ms,json=consumerTotalMs,proto3,oneof" json:"consumer_total_ms,omitempty"`
-	unknownFields       protoimpl.UnknownFields
-	sizeCache           protoimpl.SizeCache
+	// Percent done, 0 to 100, from ffmpeg's progress reports while the job
+	// runs; 100 once it is complete. Not in the interface: kino's addition,
+	// for watchers.
+	Progress      float64 `protobuf:"fixed64,44,opt,name=progress,proto3" json:"progress,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *Job) Reset() {
@@ -879,6 +883,13 @@ func (x *Job) GetQueueWaitMs() int32 {
 func (x *Job) GetConsumerTotalMs() int32 {
 	if x != nil && x.ConsumerTotalMs != nil {
 		return *x.ConsumerTotalMs
+	}
+	return 0
+}
+
+func (x *Job) GetProgress() float64 {
+	if x != nil {
+		return x.Progress
 	}
 	return 0
 }
@@ -2469,7 +2480,7 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\"J\n" +
 	"\x18WatchPipelineRunResponse\x12.\n" +
-	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"\xa2\x11\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"\xbe\x11\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x1c\n" +
@@ -2529,7 +2540,8 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x0fexec_execute_ms\x18( \x01(\x05H\x1fR\rexecExecuteMs\x88\x01\x01\x12)\n" +
 	"\x0eexec_upload_ms\x18) \x01(\x05H R\fexecUploadMs\x88\x01\x01\x12'\n" +
 	"\rqueue_wait_ms\x18* \x01(\x05H!R\vqueueWaitMs\x88\x01\x01\x12/\n" +
-	"\x11consumer_total_ms\x18+ \x01(\x05H\"R\x0fconsumerTotalMs\x88\x01\x01B\n" +
+	"\x11consumer_total_ms\x18+ \x01(\x05H\"R\x0fconsumerTotalMs\x88\x01\x01\x12\x1a\n" +
+	"\bprogress\x18, \x01(\x01R\bprogressB\n" +
 	"\n" +
 	"\b_user_idB\v\n" +
 	"\t_batch_idB\x0e\n" +
