@@ -60,6 +60,8 @@ type Job struct {
 	OutputKey *string `json:"output_key,omitempty"`
 	// PendingInputs holds the value of the "pending_inputs" field.
 	PendingInputs int `json:"pending_inputs,omitempty"`
+	// AvailableAt holds the value of the "available_at" field.
+	AvailableAt int64 `json:"available_at,omitempty"`
 	// LeaseOwner holds the value of the "lease_owner" field.
 	LeaseOwner *string `json:"lease_owner,omitempty"`
 	// LeaseExpiresAt holds the value of the "lease_expires_at" field.
@@ -120,7 +122,7 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case job.FieldPrice, job.FieldProviderCost, job.FieldInfraCost, job.FieldMargin, job.FieldEstimatedPrice, job.FieldProgress:
 			values[i] = new(sql.NullFloat64)
-		case job.FieldPendingInputs, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
+		case job.FieldPendingInputs, job.FieldAvailableAt, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
 			values[i] = new(sql.NullInt64)
 		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey, job.FieldLeaseOwner:
 			values[i] = new(sql.NullString)
@@ -292,6 +294,12 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field pending_inputs", values[i])
 			} else if value.Valid {
 				_m.PendingInputs = int(value.Int64)
+			}
+		case job.FieldAvailableAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field available_at", values[i])
+			} else if value.Valid {
+				_m.AvailableAt = value.Int64
 			}
 		case job.FieldLeaseOwner:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -597,6 +605,9 @@ func (_m *Job) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("pending_inputs=")
 	builder.WriteString(fmt.Sprintf("%v", _m.PendingInputs))
+	builder.WriteString(", ")
+	builder.WriteString("available_at=")
+	builder.WriteString(fmt.Sprintf("%v", _m.AvailableAt))
 	builder.WriteString(", ")
 	if v := _m.LeaseOwner; v != nil {
 		builder.WriteString("lease_owner=")

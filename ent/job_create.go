@@ -298,6 +298,20 @@ func (_c *JobCreate) SetNillablePendingInputs(v *int) *JobCreate {
 	return _c
 }
 
+// SetAvailableAt sets the "available_at" field.
+func (_c *JobCreate) SetAvailableAt(v int64) *JobCreate {
+	_c.mutation.SetAvailableAt(v)
+	return _c
+}
+
+// SetNillableAvailableAt sets the "available_at" field if the given value is not nil.
+func (_c *JobCreate) SetNillableAvailableAt(v *int64) *JobCreate {
+	if v != nil {
+		_c.SetAvailableAt(*v)
+	}
+	return _c
+}
+
 // SetLeaseOwner sets the "lease_owner" field.
 func (_c *JobCreate) SetLeaseOwner(v string) *JobCreate {
 	_c.mutation.SetLeaseOwner(v)
@@ -681,6 +695,10 @@ func (_c *JobCreate) defaults() {
 		v := job.DefaultPendingInputs
 		_c.mutation.SetPendingInputs(v)
 	}
+	if _, ok := _c.mutation.AvailableAt(); !ok {
+		v := job.DefaultAvailableAt
+		_c.mutation.SetAvailableAt(v)
+	}
 	if _, ok := _c.mutation.RetryCount(); !ok {
 		v := job.DefaultRetryCount
 		_c.mutation.SetRetryCount(v)
@@ -715,6 +733,9 @@ func (_c *JobCreate) check() error {
 	}
 	if _, ok := _c.mutation.PendingInputs(); !ok {
 		return &ValidationError{Name: "pending_inputs", err: errors.New(`ent: missing required field "Job.pending_inputs"`)}
+	}
+	if _, ok := _c.mutation.AvailableAt(); !ok {
+		return &ValidationError{Name: "available_at", err: errors.New(`ent: missing required field "Job.available_at"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Job.created_at"`)}
@@ -856,6 +877,10 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.PendingInputs(); ok {
 		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
 		_node.PendingInputs = value
+	}
+	if value, ok := _c.mutation.AvailableAt(); ok {
+		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
+		_node.AvailableAt = value
 	}
 	if value, ok := _c.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
@@ -1348,6 +1373,24 @@ func (u *JobUpsert) UpdatePendingInputs() *JobUpsert {
 // AddPendingInputs adds v to the "pending_inputs" field.
 func (u *JobUpsert) AddPendingInputs(v int) *JobUpsert {
 	u.Add(job.FieldPendingInputs, v)
+	return u
+}
+
+// SetAvailableAt sets the "available_at" field.
+func (u *JobUpsert) SetAvailableAt(v int64) *JobUpsert {
+	u.Set(job.FieldAvailableAt, v)
+	return u
+}
+
+// UpdateAvailableAt sets the "available_at" field to the value that was provided on create.
+func (u *JobUpsert) UpdateAvailableAt() *JobUpsert {
+	u.SetExcluded(job.FieldAvailableAt)
+	return u
+}
+
+// AddAvailableAt adds v to the "available_at" field.
+func (u *JobUpsert) AddAvailableAt(v int64) *JobUpsert {
+	u.Add(job.FieldAvailableAt, v)
 	return u
 }
 
@@ -2356,6 +2399,27 @@ func (u *JobUpsertOne) AddPendingInputs(v int) *JobUpsertOne {
 func (u *JobUpsertOne) UpdatePendingInputs() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
 		s.UpdatePendingInputs()
+	})
+}
+
+// SetAvailableAt sets the "available_at" field.
+func (u *JobUpsertOne) SetAvailableAt(v int64) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetAvailableAt(v)
+	})
+}
+
+// AddAvailableAt adds v to the "available_at" field.
+func (u *JobUpsertOne) AddAvailableAt(v int64) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.AddAvailableAt(v)
+	})
+}
+
+// UpdateAvailableAt sets the "available_at" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateAvailableAt() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateAvailableAt()
 	})
 }
 
@@ -3623,6 +3687,27 @@ func (u *JobUpsertBulk) AddPendingInputs(v int) *JobUpsertBulk {
 func (u *JobUpsertBulk) UpdatePendingInputs() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.UpdatePendingInputs()
+	})
+}
+
+// SetAvailableAt sets the "available_at" field.
+func (u *JobUpsertBulk) SetAvailableAt(v int64) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetAvailableAt(v)
+	})
+}
+
+// AddAvailableAt adds v to the "available_at" field.
+func (u *JobUpsertBulk) AddAvailableAt(v int64) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.AddAvailableAt(v)
+	})
+}
+
+// UpdateAvailableAt sets the "available_at" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateAvailableAt() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateAvailableAt()
 	})
 }
 

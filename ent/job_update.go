@@ -411,6 +411,27 @@ func (_u *JobUpdate) AddPendingInputs(v int) *JobUpdate {
 	return _u
 }
 
+// SetAvailableAt sets the "available_at" field.
+func (_u *JobUpdate) SetAvailableAt(v int64) *JobUpdate {
+	_u.mutation.ResetAvailableAt()
+	_u.mutation.SetAvailableAt(v)
+	return _u
+}
+
+// SetNillableAvailableAt sets the "available_at" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableAvailableAt(v *int64) *JobUpdate {
+	if v != nil {
+		_u.SetAvailableAt(*v)
+	}
+	return _u
+}
+
+// AddAvailableAt adds value to the "available_at" field.
+func (_u *JobUpdate) AddAvailableAt(v int64) *JobUpdate {
+	_u.mutation.AddAvailableAt(v)
+	return _u
+}
+
 // SetLeaseOwner sets the "lease_owner" field.
 func (_u *JobUpdate) SetLeaseOwner(v string) *JobUpdate {
 	_u.mutation.SetLeaseOwner(v)
@@ -1205,6 +1226,12 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedPendingInputs(); ok {
 		_spec.AddField(job.FieldPendingInputs, field.TypeInt, value)
 	}
+	if value, ok := _u.mutation.AvailableAt(); ok {
+		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedAvailableAt(); ok {
+		_spec.AddField(job.FieldAvailableAt, field.TypeInt64, value)
+	}
 	if value, ok := _u.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
 	}
@@ -1811,6 +1838,27 @@ func (_u *JobUpdateOne) SetNillablePendingInputs(v *int) *JobUpdateOne {
 // AddPendingInputs adds value to the "pending_inputs" field.
 func (_u *JobUpdateOne) AddPendingInputs(v int) *JobUpdateOne {
 	_u.mutation.AddPendingInputs(v)
+	return _u
+}
+
+// SetAvailableAt sets the "available_at" field.
+func (_u *JobUpdateOne) SetAvailableAt(v int64) *JobUpdateOne {
+	_u.mutation.ResetAvailableAt()
+	_u.mutation.SetAvailableAt(v)
+	return _u
+}
+
+// SetNillableAvailableAt sets the "available_at" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableAvailableAt(v *int64) *JobUpdateOne {
+	if v != nil {
+		_u.SetAvailableAt(*v)
+	}
+	return _u
+}
+
+// AddAvailableAt adds value to the "available_at" field.
+func (_u *JobUpdateOne) AddAvailableAt(v int64) *JobUpdateOne {
+	_u.mutation.AddAvailableAt(v)
 	return _u
 }
 
@@ -2637,6 +2685,12 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if value, ok := _u.mutation.AddedPendingInputs(); ok {
 		_spec.AddField(job.FieldPendingInputs, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AvailableAt(); ok {
+		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
+	}
+	if value, ok := _u.mutation.AddedAvailableAt(); ok {
+		_spec.AddField(job.FieldAvailableAt, field.TypeInt64, value)
 	}
 	if value, ok := _u.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)

@@ -1187,6 +1187,8 @@ type JobMutation struct {
 	output_key               *string
 	pending_inputs           *int
 	addpending_inputs        *int
+	available_at             *int64
+	addavailable_at          *int64
 	lease_owner              *string
 	lease_expires_at         *int64
 	addlease_expires_at      *int64
@@ -2364,6 +2366,62 @@ func (m *JobMutation) AddedPendingInputs() (r int, exists bool) {
 func (m *JobMutation) ResetPendingInputs() {
 	m.pending_inputs = nil
 	m.addpending_inputs = nil
+}
+
+// SetAvailableAt sets the "available_at" field.
+func (m *JobMutation) SetAvailableAt(i int64) {
+	m.available_at = &i
+	m.addavailable_at = nil
+}
+
+// AvailableAt returns the value of the "available_at" field in the mutation.
+func (m *JobMutation) AvailableAt() (r int64, exists bool) {
+	v := m.available_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAvailableAt returns the old "available_at" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAvailableAt(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAvailableAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAvailableAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAvailableAt: %w", err)
+	}
+	return oldValue.AvailableAt, nil
+}
+
+// AddAvailableAt adds i to the "available_at" field.
+func (m *JobMutation) AddAvailableAt(i int64) {
+	if m.addavailable_at != nil {
+		*m.addavailable_at += i
+	} else {
+		m.addavailable_at = &i
+	}
+}
+
+// AddedAvailableAt returns the value that was added to the "available_at" field in this mutation.
+func (m *JobMutation) AddedAvailableAt() (r int64, exists bool) {
+	v := m.addavailable_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAvailableAt resets all changes to the "available_at" field.
+func (m *JobMutation) ResetAvailableAt() {
+	m.available_at = nil
+	m.addavailable_at = nil
 }
 
 // SetLeaseOwner sets the "lease_owner" field.
@@ -4073,7 +4131,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 47)
+	fields := make([]string, 0, 48)
 	if m.org_id != nil {
 		fields = append(fields, job.FieldOrgID)
 	}
@@ -4139,6 +4197,9 @@ func (m *JobMutation) Fields() []string {
 	}
 	if m.pending_inputs != nil {
 		fields = append(fields, job.FieldPendingInputs)
+	}
+	if m.available_at != nil {
+		fields = append(fields, job.FieldAvailableAt)
 	}
 	if m.lease_owner != nil {
 		fields = append(fields, job.FieldLeaseOwner)
@@ -4267,6 +4328,8 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.OutputKey()
 	case job.FieldPendingInputs:
 		return m.PendingInputs()
+	case job.FieldAvailableAt:
+		return m.AvailableAt()
 	case job.FieldLeaseOwner:
 		return m.LeaseOwner()
 	case job.FieldLeaseExpiresAt:
@@ -4370,6 +4433,8 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldOutputKey(ctx)
 	case job.FieldPendingInputs:
 		return m.OldPendingInputs(ctx)
+	case job.FieldAvailableAt:
+		return m.OldAvailableAt(ctx)
 	case job.FieldLeaseOwner:
 		return m.OldLeaseOwner(ctx)
 	case job.FieldLeaseExpiresAt:
@@ -4583,6 +4648,13 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetPendingInputs(v)
 		return nil
+	case job.FieldAvailableAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetAvailableAt(v)
+		return nil
 	case job.FieldLeaseOwner:
 		v, ok := value.(string)
 		if !ok {
@@ -4769,6 +4841,9 @@ func (m *JobMutation) AddedFields() []string {
 	if m.addpending_inputs != nil {
 		fields = append(fields, job.FieldPendingInputs)
 	}
+	if m.addavailable_at != nil {
+		fields = append(fields, job.FieldAvailableAt)
+	}
 	if m.addlease_expires_at != nil {
 		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
@@ -4851,6 +4926,8 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case job.FieldPendingInputs:
 		return m.AddedPendingInputs()
+	case job.FieldAvailableAt:
+		return m.AddedAvailableAt()
 	case job.FieldLeaseExpiresAt:
 		return m.AddedLeaseExpiresAt()
 	case job.FieldPrice:
@@ -4914,6 +4991,13 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddPendingInputs(v)
+		return nil
+	case job.FieldAvailableAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAvailableAt(v)
 		return nil
 	case job.FieldLeaseExpiresAt:
 		v, ok := value.(int64)
@@ -5400,6 +5484,9 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldPendingInputs:
 		m.ResetPendingInputs()
+		return nil
+	case job.FieldAvailableAt:
+		m.ResetAvailableAt()
 		return nil
 	case job.FieldLeaseOwner:
 		m.ResetLeaseOwner()

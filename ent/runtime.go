@@ -33,12 +33,16 @@ func init() {
 	jobDescPendingInputs := jobFields[22].Descriptor()
 	// job.DefaultPendingInputs holds the default value on creation for the pending_inputs field.
 	job.DefaultPendingInputs = jobDescPendingInputs.Default.(int)
+	// jobDescAvailableAt is the schema descriptor for available_at field.
+	jobDescAvailableAt := jobFields[23].Descriptor()
+	// job.DefaultAvailableAt holds the default value on creation for the available_at field.
+	job.DefaultAvailableAt = jobDescAvailableAt.Default.(int64)
 	// jobDescRetryCount is the schema descriptor for retry_count field.
-	jobDescRetryCount := jobFields[36].Descriptor()
+	jobDescRetryCount := jobFields[37].Descriptor()
 	// job.DefaultRetryCount holds the default value on creation for the retry_count field.
 	job.DefaultRetryCount = jobDescRetryCount.Default.(int)
 	// jobDescProgress is the schema descriptor for progress field.
-	jobDescProgress := jobFields[37].Descriptor()
+	jobDescProgress := jobFields[38].Descriptor()
 	// job.DefaultProgress holds the default value on creation for the progress field.
 	job.DefaultProgress = jobDescProgress.Default.(float64)
 	// jobDescID is the schema descriptor for id field.

@@ -57,6 +57,8 @@ const (
 	FieldOutputKey = "output_key"
 	// FieldPendingInputs holds the string denoting the pending_inputs field in the database.
 	FieldPendingInputs = "pending_inputs"
+	// FieldAvailableAt holds the string denoting the available_at field in the database.
+	FieldAvailableAt = "available_at"
 	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
 	FieldLeaseOwner = "lease_owner"
 	// FieldLeaseExpiresAt holds the string denoting the lease_expires_at field in the database.
@@ -136,6 +138,7 @@ var Columns = []string{
 	FieldPipelineNodeID,
 	FieldOutputKey,
 	FieldPendingInputs,
+	FieldAvailableAt,
 	FieldLeaseOwner,
 	FieldLeaseExpiresAt,
 	FieldPrice,
@@ -176,6 +179,8 @@ func ValidColumn(column string) bool {
 var (
 	// DefaultPendingInputs holds the default value on creation for the "pending_inputs" field.
 	DefaultPendingInputs int
+	// DefaultAvailableAt holds the default value on creation for the "available_at" field.
+	DefaultAvailableAt int64
 	// DefaultRetryCount holds the default value on creation for the "retry_count" field.
 	DefaultRetryCount int
 	// DefaultProgress holds the default value on creation for the "progress" field.
@@ -330,6 +335,11 @@ func ByOutputKey(opts ...sql.OrderTermOption) OrderOption {
 // ByPendingInputs orders the results by the pending_inputs field.
 func ByPendingInputs(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldPendingInputs, opts...).ToFunc()
+}
+
+// ByAvailableAt orders the results by the available_at field.
+func ByAvailableAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAvailableAt, opts...).ToFunc()
 }
 
 // ByLeaseOwner orders the results by the lease_owner field.

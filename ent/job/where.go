@@ -167,6 +167,11 @@ func PendingInputs(v int) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldPendingInputs, v))
 }
 
+// AvailableAt applies equality check predicate on the "available_at" field. It's identical to AvailableAtEQ.
+func AvailableAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldAvailableAt, v))
+}
+
 // LeaseOwner applies equality check predicate on the "lease_owner" field. It's identical to LeaseOwnerEQ.
 func LeaseOwner(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldLeaseOwner, v))
@@ -1810,6 +1815,46 @@ func PendingInputsLT(v int) predicate.Job {
 // PendingInputsLTE applies the LTE predicate on the "pending_inputs" field.
 func PendingInputsLTE(v int) predicate.Job {
 	return predicate.Job(sql.FieldLTE(FieldPendingInputs, v))
+}
+
+// AvailableAtEQ applies the EQ predicate on the "available_at" field.
+func AvailableAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldAvailableAt, v))
+}
+
+// AvailableAtNEQ applies the NEQ predicate on the "available_at" field.
+func AvailableAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldAvailableAt, v))
+}
+
+// AvailableAtIn applies the In predicate on the "available_at" field.
+func AvailableAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldAvailableAt, vs...))
+}
+
+// AvailableAtNotIn applies the NotIn predicate on the "available_at" field.
+func AvailableAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldAvailableAt, vs...))
+}
+
+// AvailableAtGT applies the GT predicate on the "available_at" field.
+func AvailableAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldAvailableAt, v))
+}
+
+// AvailableAtGTE applies the GTE predicate on the "available_at" field.
+func AvailableAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldAvailableAt, v))
+}
+
+// AvailableAtLT applies the LT predicate on the "available_at" field.
+func AvailableAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldAvailableAt, v))
+}
+
+// AvailableAtLTE applies the LTE predicate on the "available_at" field.
+func AvailableAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldAvailableAt, v))
 }
 
 // LeaseOwnerEQ applies the EQ predicate on the "lease_owner" field.

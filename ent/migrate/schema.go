@@ -68,6 +68,7 @@ var (
 		{Name: "pipeline_node_id", Type: field.TypeString, Nullable: true},
 		{Name: "output_key", Type: field.TypeString, Nullable: true},
 		{Name: "pending_inputs", Type: field.TypeInt, Default: 0},
+		{Name: "available_at", Type: field.TypeInt64, Default: 0},
 		{Name: "lease_owner", Type: field.TypeString, Nullable: true},
 		{Name: "lease_expires_at", Type: field.TypeInt64, Nullable: true},
 		{Name: "price", Type: field.TypeFloat64, Nullable: true},
@@ -103,22 +104,22 @@ var (
 			{
 				Name:    "job_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[30], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[31], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_status_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[30], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[31], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[30], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[4], JobsColumns[31], JobsColumns[0]},
 			},
 			{
 				Name:    "job_org_id_status_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[30], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[5], JobsColumns[4], JobsColumns[31], JobsColumns[0]},
 			},
 			{
 				Name:    "job_batch_id",
@@ -126,9 +127,14 @@ var (
 				Columns: []*schema.Column{JobsColumns[3]},
 			},
 			{
+				Name:    "job_pipeline_id_batch_id",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[19], JobsColumns[3]},
+			},
+			{
 				Name:    "job_status_created_at",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[5], JobsColumns[30]},
+				Columns: []*schema.Column{JobsColumns[5], JobsColumns[31]},
 			},
 		},
 	}

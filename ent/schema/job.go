@@ -45,6 +45,9 @@ func (Job) Fields() []ent.Field {
 		// How many upstream pipeline nodes must complete before this job can
 		// run; a waiting job is claimed only at 0.
 		field.Int("pending_inputs").Default(0),
+		// A waiting job is claimed only from this time on (epoch ms): the
+		// backoff before a retry.
+		field.Int64("available_at").Default(0),
 		// The worker holding the job and until when (epoch ms); renewed while it runs.
 		optStr("lease_owner"),
 		optMs("lease_expires_at"),
@@ -84,6 +87,8 @@ func (Job) Indexes() []ent.Index {
 		index.Fields("org_id", "type", "created_at", "id"),
 		index.Fields("org_id", "status", "type", "created_at", "id"),
 		index.Fields("batch_id"),
+		// A pipeline's runs are its jobs grouped by batch.
+		index.Fields("pipeline_id", "batch_id"),
 		// Claims take the oldest waiting job.
 		index.Fields("status", "created_at"),
 	}

@@ -214,5 +214,16 @@ func TestCORSAndOpenAPI(t *testing.T) {
 	require.NoError(t, json.Unmarshal(r.body, &doc))
 	assert.Contains(t, doc.Paths["/api/render"]["post"].Responses, "202")
 	assert.Contains(t, doc.Paths["/api/render/{jobId}"]["delete"].Responses, "200")
+	assert.Contains(t, doc.Paths["/pipelines/{id}/runs"]["post"].Responses, "202")
+	// Every operation says what it answers on success.
+	for path, ops := range doc.Paths {
+		for method, op := range ops {
+			ok := false
+			for code := range op.Responses {
+				ok = ok || strings.HasPrefix(code, "2")
+			}
+			assert.True(t, ok, "%s %s documents no success response", method, path)
+		}
+	}
 	assert.Contains(t, string(r.body), `"ErrorResponse"`)
 }

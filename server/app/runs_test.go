@@ -111,3 +111,59 @@ func TestPipelineRuns(t *testing.T) {
 	}
 	assert.NotContains(t, strings.Join([]string{statuses(cancelled)["brand"]}, ""), "complete")
 }
+
+func TestListPipelineRuns(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		media := serveMedia(t)
+		k := start(t, db, nil)
+		r := k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "two sizes", "nodes": []any{
+			map[string]any{"id": "small", "jobType": "image.resize", "params": map[string]any{"width": 32}},
+			map[string]any{"id": "smaller", "jobType": "image.resize", "params": map[string]any{"width": 16}}},
+			"edges": []any{map[string]any{"from": "small", "to": "smaller",
+				"outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}}}})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		pid := r.json(t)["data"].(map[string]any)["id"].(string)
+
+		r = k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs", nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		assert.JSONEq(t, `{"data":[],"meta":{"total":0,"page":1,"limit":50}}`, string(r.body))
+
+		var runs []string
+		for range 3 {
+			r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+				"small": map[string]any{"source": media.URL + "/image.png"}}})
+			require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+			runs = append(runs, r.json(t)["data"].(map[string]any)["id"].(string))
+		}
+		for _, id := range runs {
+			require.Equal(t, "complete", k.waitRun(t, pid, id)["status"])
+		}
+
+		r = k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs", nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		list := r.json(t)
+		assert.Equal(t, map[string]any{"total": 3.0, "page": 1.0, "limit": 50.0}, list["meta"])
+		data := list["data"].([]any)
+		require.Len(t, data, 3)
+		for i, run := range data {
+			m := run.(map[string]any)
+			assert.Equal(t, runs[2-i], m["id"], "newest first")
+			assert.Equal(t, "complete", m["status"])
+			assert.Equal(t, map[string]string{"small": "complete", "smaller": "complete"}, statuses(m))
+		}
+
+		r = k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs?limit=1&offset=1", nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		list = r.json(t)
+		assert.Equal(t, map[string]any{"total": 3.0, "page": 2.0, "limit": 1.0}, list["meta"])
+		require.Len(t, list["data"], 1)
+		assert.Equal(t, runs[1], list["data"].([]any)[0].(map[string]any)["id"])
+
+		r = k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs?limit=abc", nil)
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+		r = k.do(t, http.MethodGet, "/pipelines/pl_nope/runs", nil)
+		assert.Equal(t, http.StatusNotFound, r.status)
+	})
+}

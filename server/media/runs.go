@@ -7,12 +7,14 @@ import (
 	"sort"
 	"strings"
 
+	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
 	entpipeline "github.com/kinohq/kino/ent/pipeline"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
@@ -158,6 +160,11 @@ func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*m
 	if len(jobs) == 0 {
 		return nil, apierr.New(apierr.NotFound, "pipeline %s has no run %q", pipelineID, runID)
 	}
+	return s.runRecord(ctx, pipelineID, runID, jobs)
+}
+
+// runRecord is the wire form of a run from its jobs, in id order.
+func (s *PipelineService) runRecord(ctx context.Context, pipelineID, runID string, jobs []*ent.Job) (*mediav1.PipelineRun, error) {
 	run := &mediav1.PipelineRun{Id: runID, PipelineId: pipelineID, Status: RunStatus(jobs), CreatedAt: float64(jobs[0].CreatedAt)}
 	for _, j := range jobs {
 		rec, err := jobRecord(ctx, s.storage, j)
@@ -167,6 +174,64 @@ func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*m
 		run.Jobs = append(run.Jobs, rec)
 	}
 	return run, nil
+}
+
+// ListPipelineRuns lists a pipeline's runs, newest first, paged as jobs
+// are. A run is its jobs (their batchId), so the page of run ids comes
+// from grouping them.
+func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.ListPipelineRunsRequest) (*mediav1.ListPipelineRunsResponse, error) {
+	if _, _, err := s.load(ctx, req.GetId()); err != nil {
+		return nil, err
+	}
+	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	of := []predicate.Job{job.PipelineID(req.GetId()), job.OrgID(auth.Org(ctx)), job.BatchIDNotNil()}
+	failed := func(err error) error { return apierr.Wrap(err, apierr.Internal, "the runs could not be listed; try again") }
+	total, err := s.st.Job.Query().Where(of...).Modify(func(sel *entsql.Selector) {
+		sel.Select(entsql.Count(entsql.Distinct(sel.C(job.FieldBatchID))))
+	}).Int(ctx)
+	if err != nil {
+		return nil, failed(err)
+	}
+	var runs []struct {
+		BatchID string `json:"batch_id"`
+		Created int64  `json:"created"`
+	}
+	err = s.st.Job.Query().Where(of...).Modify(func(sel *entsql.Selector) {
+		sel.Select(sel.C(job.FieldBatchID), entsql.As(entsql.Min(sel.C(job.FieldCreatedAt)), "created")).
+			GroupBy(sel.C(job.FieldBatchID)).
+			OrderBy(entsql.Desc("created"), entsql.Desc(sel.C(job.FieldBatchID))).
+			Limit(limit).Offset(offset)
+	}).Scan(ctx, &runs)
+	if err != nil {
+		return nil, failed(err)
+	}
+	ids := make([]string, len(runs))
+	for i, p := range runs {
+		ids[i] = p.BatchID
+	}
+	jobs, err := s.st.Job.Query().Where(append(of, job.BatchIDIn(ids...))...).Order(job.ByID()).All(ctx)
+	if err != nil {
+		return nil, failed(err)
+	}
+	byRun := map[string][]*ent.Job{}
+	for _, j := range jobs {
+		byRun[*j.BatchID] = append(byRun[*j.BatchID], j)
+	}
+	resp := &mediav1.ListPipelineRunsResponse{
+		Data: make([]*mediav1.PipelineRun, 0, len(ids)),
+		Meta: &mediav1.PipelineListMeta{Total: int32(total), Page: int32(page(limit, offset)), Limit: int32(limit)},
+	}
+	for _, id := range ids {
+		run, err := s.runRecord(ctx, req.GetId(), id, byRun[id])
+		if err != nil {
+			return nil, err
+		}
+		resp.Data = append(resp.Data, run)
+	}
+	return resp, nil
 }
 
 // RunStatus adds up the statuses of a run's jobs: failed if one failed,

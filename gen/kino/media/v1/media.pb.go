@@ -299,6 +299,121 @@ func (x *GetPipelineRunResponse) GetData() *PipelineRun {
 	return nil
 }
 
+// ListPipelineRunsRequest names a pipeline and pages its runs as lists of
+// jobs are paged: digits only, limit 1 to 100 (default 50).
+type ListPipelineRunsRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Limit         string                 `protobuf:"bytes,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	Offset        string                 `protobuf:"bytes,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPipelineRunsRequest) Reset() {
+	*x = ListPipelineRunsRequest{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPipelineRunsRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPipelineRunsRequest) ProtoMessage() {}
+
+func (x *ListPipelineRunsRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPipelineRunsRequest.ProtoReflect.Descriptor instead.
+func (*ListPipelineRunsRequest) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *ListPipelineRunsRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *ListPipelineRunsRequest) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
+func (x *ListPipelineRunsRequest) GetOffset() string {
+	if x != nil {
+		return x.Offset
+	}
+	return ""
+}
+
+// ListPipelineRunsResponse is {"data": [run], "meta": {total, page, limit}}.
+type ListPipelineRunsResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []*PipelineRun         `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	Meta          *PipelineListMeta      `protobuf:"bytes,2,opt,name=meta,proto3" json:"meta,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListPipelineRunsResponse) Reset() {
+	*x = ListPipelineRunsResponse{}
+	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListPipelineRunsResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListPipelineRunsResponse) ProtoMessage() {}
+
+func (x *ListPipelineRunsResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListPipelineRunsResponse.ProtoReflect.Descriptor instead.
+func (*ListPipelineRunsResponse) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *ListPipelineRunsResponse) GetData() []*PipelineRun {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ListPipelineRunsResponse) GetMeta() *PipelineListMeta {
+	if x != nil {
+		return x.Meta
+	}
+	return nil
+}
+
 // CancelPipelineRunRequest names a run.
 type CancelPipelineRunRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -310,7 +425,7 @@ type CancelPipelineRunRequest struct {
 
 func (x *CancelPipelineRunRequest) Reset() {
 	*x = CancelPipelineRunRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	mi := &file_kino_media_v1_media_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -322,7 +437,7 @@ func (x *CancelPipelineRunRequest) String() string {
 func (*CancelPipelineRunRequest) ProtoMessage() {}
 
 func (x *CancelPipelineRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[5]
+	mi := &file_kino_media_v1_media_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -335,7 +450,7 @@ func (x *CancelPipelineRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelPipelineRunRequest.ProtoReflect.Descriptor instead.
 func (*CancelPipelineRunRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{5}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *CancelPipelineRunRequest) GetId() string {
@@ -362,7 +477,7 @@ type CancelPipelineRunResponse struct {
 
 func (x *CancelPipelineRunResponse) Reset() {
 	*x = CancelPipelineRunResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	mi := &file_kino_media_v1_media_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -374,7 +489,7 @@ func (x *CancelPipelineRunResponse) String() string {
 func (*CancelPipelineRunResponse) ProtoMessage() {}
 
 func (x *CancelPipelineRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[6]
+	mi := &file_kino_media_v1_media_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -387,7 +502,7 @@ func (x *CancelPipelineRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelPipelineRunResponse.ProtoReflect.Descriptor instead.
 func (*CancelPipelineRunResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{6}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelPipelineRunResponse) GetData() *PipelineRun {
@@ -408,7 +523,7 @@ type WatchPipelineRunRequest struct {
 
 func (x *WatchPipelineRunRequest) Reset() {
 	*x = WatchPipelineRunRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[7]
+	mi := &file_kino_media_v1_media_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -420,7 +535,7 @@ func (x *WatchPipelineRunRequest) String() string {
 func (*WatchPipelineRunRequest) ProtoMessage() {}
 
 func (x *WatchPipelineRunRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[7]
+	mi := &file_kino_media_v1_media_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -433,7 +548,7 @@ func (x *WatchPipelineRunRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPipelineRunRequest.ProtoReflect.Descriptor instead.
 func (*WatchPipelineRunRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{7}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *WatchPipelineRunRequest) GetId() string {
@@ -460,7 +575,7 @@ type WatchPipelineRunResponse struct {
 
 func (x *WatchPipelineRunResponse) Reset() {
 	*x = WatchPipelineRunResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[8]
+	mi := &file_kino_media_v1_media_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -472,7 +587,7 @@ func (x *WatchPipelineRunResponse) String() string {
 func (*WatchPipelineRunResponse) ProtoMessage() {}
 
 func (x *WatchPipelineRunResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[8]
+	mi := &file_kino_media_v1_media_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -485,7 +600,7 @@ func (x *WatchPipelineRunResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchPipelineRunResponse.ProtoReflect.Descriptor instead.
 func (*WatchPipelineRunResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{8}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WatchPipelineRunResponse) GetData() *PipelineRun {
@@ -558,7 +673,7 @@ type Job struct {
 
 func (x *Job) Reset() {
 	*x = Job{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[9]
+	mi := &file_kino_media_v1_media_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -570,7 +685,7 @@ func (x *Job) String() string {
 func (*Job) ProtoMessage() {}
 
 func (x *Job) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[9]
+	mi := &file_kino_media_v1_media_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -583,7 +698,7 @@ func (x *Job) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Job.ProtoReflect.Descriptor instead.
 func (*Job) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{9}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *Job) GetId() string {
@@ -904,7 +1019,7 @@ type GetJobRequest struct {
 
 func (x *GetJobRequest) Reset() {
 	*x = GetJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[10]
+	mi := &file_kino_media_v1_media_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -916,7 +1031,7 @@ func (x *GetJobRequest) String() string {
 func (*GetJobRequest) ProtoMessage() {}
 
 func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[10]
+	mi := &file_kino_media_v1_media_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -929,7 +1044,7 @@ func (x *GetJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobRequest.ProtoReflect.Descriptor instead.
 func (*GetJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{10}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *GetJobRequest) GetId() string {
@@ -949,7 +1064,7 @@ type GetJobResponse struct {
 
 func (x *GetJobResponse) Reset() {
 	*x = GetJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[11]
+	mi := &file_kino_media_v1_media_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -961,7 +1076,7 @@ func (x *GetJobResponse) String() string {
 func (*GetJobResponse) ProtoMessage() {}
 
 func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[11]
+	mi := &file_kino_media_v1_media_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -974,7 +1089,7 @@ func (x *GetJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetJobResponse.ProtoReflect.Descriptor instead.
 func (*GetJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{11}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *GetJobResponse) GetData() *Job {
@@ -998,7 +1113,7 @@ type ListJobsRequest struct {
 
 func (x *ListJobsRequest) Reset() {
 	*x = ListJobsRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[12]
+	mi := &file_kino_media_v1_media_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1010,7 +1125,7 @@ func (x *ListJobsRequest) String() string {
 func (*ListJobsRequest) ProtoMessage() {}
 
 func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[12]
+	mi := &file_kino_media_v1_media_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1023,7 +1138,7 @@ func (x *ListJobsRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsRequest.ProtoReflect.Descriptor instead.
 func (*ListJobsRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{12}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListJobsRequest) GetStatus() string {
@@ -1066,7 +1181,7 @@ type JobListMeta struct {
 
 func (x *JobListMeta) Reset() {
 	*x = JobListMeta{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[13]
+	mi := &file_kino_media_v1_media_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1078,7 +1193,7 @@ func (x *JobListMeta) String() string {
 func (*JobListMeta) ProtoMessage() {}
 
 func (x *JobListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[13]
+	mi := &file_kino_media_v1_media_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1091,7 +1206,7 @@ func (x *JobListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobListMeta.ProtoReflect.Descriptor instead.
 func (*JobListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{13}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *JobListMeta) GetTotal() int32 {
@@ -1126,7 +1241,7 @@ type ListJobsResponse struct {
 
 func (x *ListJobsResponse) Reset() {
 	*x = ListJobsResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[14]
+	mi := &file_kino_media_v1_media_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1138,7 +1253,7 @@ func (x *ListJobsResponse) String() string {
 func (*ListJobsResponse) ProtoMessage() {}
 
 func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[14]
+	mi := &file_kino_media_v1_media_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1151,7 +1266,7 @@ func (x *ListJobsResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobsResponse.ProtoReflect.Descriptor instead.
 func (*ListJobsResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{14}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListJobsResponse) GetData() []*Job {
@@ -1183,7 +1298,7 @@ type CreateJobRequest struct {
 
 func (x *CreateJobRequest) Reset() {
 	*x = CreateJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[15]
+	mi := &file_kino_media_v1_media_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1195,7 +1310,7 @@ func (x *CreateJobRequest) String() string {
 func (*CreateJobRequest) ProtoMessage() {}
 
 func (x *CreateJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[15]
+	mi := &file_kino_media_v1_media_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1208,7 +1323,7 @@ func (x *CreateJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateJobRequest.ProtoReflect.Descriptor instead.
 func (*CreateJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{15}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *CreateJobRequest) GetType() string {
@@ -1242,7 +1357,7 @@ type CreateJobResponse struct {
 
 func (x *CreateJobResponse) Reset() {
 	*x = CreateJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[16]
+	mi := &file_kino_media_v1_media_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1254,7 +1369,7 @@ func (x *CreateJobResponse) String() string {
 func (*CreateJobResponse) ProtoMessage() {}
 
 func (x *CreateJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[16]
+	mi := &file_kino_media_v1_media_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1267,7 +1382,7 @@ func (x *CreateJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreateJobResponse.ProtoReflect.Descriptor instead.
 func (*CreateJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{16}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *CreateJobResponse) GetData() *Job {
@@ -1287,7 +1402,7 @@ type CancelJobRequest struct {
 
 func (x *CancelJobRequest) Reset() {
 	*x = CancelJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[17]
+	mi := &file_kino_media_v1_media_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1299,7 +1414,7 @@ func (x *CancelJobRequest) String() string {
 func (*CancelJobRequest) ProtoMessage() {}
 
 func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[17]
+	mi := &file_kino_media_v1_media_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1312,7 +1427,7 @@ func (x *CancelJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobRequest.ProtoReflect.Descriptor instead.
 func (*CancelJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{17}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *CancelJobRequest) GetId() string {
@@ -1332,7 +1447,7 @@ type CancelJobResponse struct {
 
 func (x *CancelJobResponse) Reset() {
 	*x = CancelJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[18]
+	mi := &file_kino_media_v1_media_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1344,7 +1459,7 @@ func (x *CancelJobResponse) String() string {
 func (*CancelJobResponse) ProtoMessage() {}
 
 func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[18]
+	mi := &file_kino_media_v1_media_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1357,7 +1472,7 @@ func (x *CancelJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelJobResponse.ProtoReflect.Descriptor instead.
 func (*CancelJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{18}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *CancelJobResponse) GetData() *Job {
@@ -1377,7 +1492,7 @@ type WatchJobRequest struct {
 
 func (x *WatchJobRequest) Reset() {
 	*x = WatchJobRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[19]
+	mi := &file_kino_media_v1_media_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1389,7 +1504,7 @@ func (x *WatchJobRequest) String() string {
 func (*WatchJobRequest) ProtoMessage() {}
 
 func (x *WatchJobRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[19]
+	mi := &file_kino_media_v1_media_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1402,7 +1517,7 @@ func (x *WatchJobRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchJobRequest.ProtoReflect.Descriptor instead.
 func (*WatchJobRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{19}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *WatchJobRequest) GetId() string {
@@ -1422,7 +1537,7 @@ type WatchJobResponse struct {
 
 func (x *WatchJobResponse) Reset() {
 	*x = WatchJobResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[20]
+	mi := &file_kino_media_v1_media_proto_msgTypes[22]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1434,7 +1549,7 @@ func (x *WatchJobResponse) String() string {
 func (*WatchJobResponse) ProtoMessage() {}
 
 func (x *WatchJobResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[20]
+	mi := &file_kino_media_v1_media_proto_msgTypes[22]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1447,7 +1562,7 @@ func (x *WatchJobResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchJobResponse.ProtoReflect.Descriptor instead.
 func (*WatchJobResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{20}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{22}
 }
 
 func (x *WatchJobResponse) GetData() *Job {
@@ -1466,7 +1581,7 @@ type ListJobTypesRequest struct {
 
 func (x *ListJobTypesRequest) Reset() {
 	*x = ListJobTypesRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[21]
+	mi := &file_kino_media_v1_media_proto_msgTypes[23]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1478,7 +1593,7 @@ func (x *ListJobTypesRequest) String() string {
 func (*ListJobTypesRequest) ProtoMessage() {}
 
 func (x *ListJobTypesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[21]
+	mi := &file_kino_media_v1_media_proto_msgTypes[23]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1491,7 +1606,7 @@ func (x *ListJobTypesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobTypesRequest.ProtoReflect.Descriptor instead.
 func (*ListJobTypesRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{21}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{23}
 }
 
 // ListJobTypesResponse is {"data": [job type]}.
@@ -1504,7 +1619,7 @@ type ListJobTypesResponse struct {
 
 func (x *ListJobTypesResponse) Reset() {
 	*x = ListJobTypesResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[22]
+	mi := &file_kino_media_v1_media_proto_msgTypes[24]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1516,7 +1631,7 @@ func (x *ListJobTypesResponse) String() string {
 func (*ListJobTypesResponse) ProtoMessage() {}
 
 func (x *ListJobTypesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[22]
+	mi := &file_kino_media_v1_media_proto_msgTypes[24]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1529,7 +1644,7 @@ func (x *ListJobTypesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListJobTypesResponse.ProtoReflect.Descriptor instead.
 func (*ListJobTypesResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{22}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{24}
 }
 
 func (x *ListJobTypesResponse) GetData() []*JobType {
@@ -1565,7 +1680,7 @@ type JobType struct {
 
 func (x *JobType) Reset() {
 	*x = JobType{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[23]
+	mi := &file_kino_media_v1_media_proto_msgTypes[25]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1577,7 +1692,7 @@ func (x *JobType) String() string {
 func (*JobType) ProtoMessage() {}
 
 func (x *JobType) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[23]
+	mi := &file_kino_media_v1_media_proto_msgTypes[25]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1590,7 +1705,7 @@ func (x *JobType) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobType.ProtoReflect.Descriptor instead.
 func (*JobType) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{23}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{25}
 }
 
 func (x *JobType) GetType() string {
@@ -1688,7 +1803,7 @@ type JobTypeProvider struct {
 
 func (x *JobTypeProvider) Reset() {
 	*x = JobTypeProvider{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[24]
+	mi := &file_kino_media_v1_media_proto_msgTypes[26]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1700,7 +1815,7 @@ func (x *JobTypeProvider) String() string {
 func (*JobTypeProvider) ProtoMessage() {}
 
 func (x *JobTypeProvider) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[24]
+	mi := &file_kino_media_v1_media_proto_msgTypes[26]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1713,7 +1828,7 @@ func (x *JobTypeProvider) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTypeProvider.ProtoReflect.Descriptor instead.
 func (*JobTypeProvider) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{24}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{26}
 }
 
 func (x *JobTypeProvider) GetId() string {
@@ -1744,7 +1859,7 @@ type JobTypeField struct {
 
 func (x *JobTypeField) Reset() {
 	*x = JobTypeField{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[25]
+	mi := &file_kino_media_v1_media_proto_msgTypes[27]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1756,7 +1871,7 @@ func (x *JobTypeField) String() string {
 func (*JobTypeField) ProtoMessage() {}
 
 func (x *JobTypeField) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[25]
+	mi := &file_kino_media_v1_media_proto_msgTypes[27]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1769,7 +1884,7 @@ func (x *JobTypeField) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use JobTypeField.ProtoReflect.Descriptor instead.
 func (*JobTypeField) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{25}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{27}
 }
 
 func (x *JobTypeField) GetName() string {
@@ -1818,7 +1933,7 @@ type Pipeline struct {
 
 func (x *Pipeline) Reset() {
 	*x = Pipeline{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[26]
+	mi := &file_kino_media_v1_media_proto_msgTypes[28]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1830,7 +1945,7 @@ func (x *Pipeline) String() string {
 func (*Pipeline) ProtoMessage() {}
 
 func (x *Pipeline) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[26]
+	mi := &file_kino_media_v1_media_proto_msgTypes[28]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1843,7 +1958,7 @@ func (x *Pipeline) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use Pipeline.ProtoReflect.Descriptor instead.
 func (*Pipeline) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{26}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{28}
 }
 
 func (x *Pipeline) GetId() string {
@@ -1914,7 +2029,7 @@ type PipelineNode struct {
 
 func (x *PipelineNode) Reset() {
 	*x = PipelineNode{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[27]
+	mi := &file_kino_media_v1_media_proto_msgTypes[29]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1926,7 +2041,7 @@ func (x *PipelineNode) String() string {
 func (*PipelineNode) ProtoMessage() {}
 
 func (x *PipelineNode) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[27]
+	mi := &file_kino_media_v1_media_proto_msgTypes[29]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1939,7 +2054,7 @@ func (x *PipelineNode) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineNode.ProtoReflect.Descriptor instead.
 func (*PipelineNode) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{27}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{29}
 }
 
 func (x *PipelineNode) GetId() string {
@@ -1975,7 +2090,7 @@ type PipelineEdge struct {
 
 func (x *PipelineEdge) Reset() {
 	*x = PipelineEdge{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[28]
+	mi := &file_kino_media_v1_media_proto_msgTypes[30]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1987,7 +2102,7 @@ func (x *PipelineEdge) String() string {
 func (*PipelineEdge) ProtoMessage() {}
 
 func (x *PipelineEdge) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[28]
+	mi := &file_kino_media_v1_media_proto_msgTypes[30]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2000,7 +2115,7 @@ func (x *PipelineEdge) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineEdge.ProtoReflect.Descriptor instead.
 func (*PipelineEdge) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{28}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{30}
 }
 
 func (x *PipelineEdge) GetFrom() string {
@@ -2035,7 +2150,7 @@ type OutputMapping struct {
 
 func (x *OutputMapping) Reset() {
 	*x = OutputMapping{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[29]
+	mi := &file_kino_media_v1_media_proto_msgTypes[31]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2047,7 +2162,7 @@ func (x *OutputMapping) String() string {
 func (*OutputMapping) ProtoMessage() {}
 
 func (x *OutputMapping) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[29]
+	mi := &file_kino_media_v1_media_proto_msgTypes[31]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2060,7 +2175,7 @@ func (x *OutputMapping) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use OutputMapping.ProtoReflect.Descriptor instead.
 func (*OutputMapping) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{29}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{31}
 }
 
 func (x *OutputMapping) GetSourceField() string {
@@ -2090,7 +2205,7 @@ type CreatePipelineRequest struct {
 
 func (x *CreatePipelineRequest) Reset() {
 	*x = CreatePipelineRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[30]
+	mi := &file_kino_media_v1_media_proto_msgTypes[32]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2102,7 +2217,7 @@ func (x *CreatePipelineRequest) String() string {
 func (*CreatePipelineRequest) ProtoMessage() {}
 
 func (x *CreatePipelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[30]
+	mi := &file_kino_media_v1_media_proto_msgTypes[32]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2115,7 +2230,7 @@ func (x *CreatePipelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePipelineRequest.ProtoReflect.Descriptor instead.
 func (*CreatePipelineRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{30}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{32}
 }
 
 func (x *CreatePipelineRequest) GetName() string {
@@ -2156,7 +2271,7 @@ type CreatePipelineResponse struct {
 
 func (x *CreatePipelineResponse) Reset() {
 	*x = CreatePipelineResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[31]
+	mi := &file_kino_media_v1_media_proto_msgTypes[33]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2168,7 +2283,7 @@ func (x *CreatePipelineResponse) String() string {
 func (*CreatePipelineResponse) ProtoMessage() {}
 
 func (x *CreatePipelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[31]
+	mi := &file_kino_media_v1_media_proto_msgTypes[33]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2181,7 +2296,7 @@ func (x *CreatePipelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CreatePipelineResponse.ProtoReflect.Descriptor instead.
 func (*CreatePipelineResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{31}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{33}
 }
 
 func (x *CreatePipelineResponse) GetData() *Pipeline {
@@ -2201,7 +2316,7 @@ type GetPipelineRequest struct {
 
 func (x *GetPipelineRequest) Reset() {
 	*x = GetPipelineRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[32]
+	mi := &file_kino_media_v1_media_proto_msgTypes[34]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2213,7 +2328,7 @@ func (x *GetPipelineRequest) String() string {
 func (*GetPipelineRequest) ProtoMessage() {}
 
 func (x *GetPipelineRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[32]
+	mi := &file_kino_media_v1_media_proto_msgTypes[34]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2226,7 +2341,7 @@ func (x *GetPipelineRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPipelineRequest.ProtoReflect.Descriptor instead.
 func (*GetPipelineRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{32}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{34}
 }
 
 func (x *GetPipelineRequest) GetId() string {
@@ -2246,7 +2361,7 @@ type GetPipelineResponse struct {
 
 func (x *GetPipelineResponse) Reset() {
 	*x = GetPipelineResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[33]
+	mi := &file_kino_media_v1_media_proto_msgTypes[35]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2258,7 +2373,7 @@ func (x *GetPipelineResponse) String() string {
 func (*GetPipelineResponse) ProtoMessage() {}
 
 func (x *GetPipelineResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[33]
+	mi := &file_kino_media_v1_media_proto_msgTypes[35]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2271,7 +2386,7 @@ func (x *GetPipelineResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetPipelineResponse.ProtoReflect.Descriptor instead.
 func (*GetPipelineResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{33}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{35}
 }
 
 func (x *GetPipelineResponse) GetData() *Pipeline {
@@ -2292,7 +2407,7 @@ type ListPipelinesRequest struct {
 
 func (x *ListPipelinesRequest) Reset() {
 	*x = ListPipelinesRequest{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[34]
+	mi := &file_kino_media_v1_media_proto_msgTypes[36]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2304,7 +2419,7 @@ func (x *ListPipelinesRequest) String() string {
 func (*ListPipelinesRequest) ProtoMessage() {}
 
 func (x *ListPipelinesRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[34]
+	mi := &file_kino_media_v1_media_proto_msgTypes[36]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2317,7 +2432,7 @@ func (x *ListPipelinesRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPipelinesRequest.ProtoReflect.Descriptor instead.
 func (*ListPipelinesRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{34}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{36}
 }
 
 func (x *ListPipelinesRequest) GetLimit() string {
@@ -2346,7 +2461,7 @@ type PipelineListMeta struct {
 
 func (x *PipelineListMeta) Reset() {
 	*x = PipelineListMeta{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[35]
+	mi := &file_kino_media_v1_media_proto_msgTypes[37]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2358,7 +2473,7 @@ func (x *PipelineListMeta) String() string {
 func (*PipelineListMeta) ProtoMessage() {}
 
 func (x *PipelineListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[35]
+	mi := &file_kino_media_v1_media_proto_msgTypes[37]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2371,7 +2486,7 @@ func (x *PipelineListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use PipelineListMeta.ProtoReflect.Descriptor instead.
 func (*PipelineListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{35}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{37}
 }
 
 func (x *PipelineListMeta) GetTotal() int32 {
@@ -2406,7 +2521,7 @@ type ListPipelinesResponse struct {
 
 func (x *ListPipelinesResponse) Reset() {
 	*x = ListPipelinesResponse{}
-	mi := &file_kino_media_v1_media_proto_msgTypes[36]
+	mi := &file_kino_media_v1_media_proto_msgTypes[38]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -2418,7 +2533,7 @@ func (x *ListPipelinesResponse) String() string {
 func (*ListPipelinesResponse) ProtoMessage() {}
 
 func (x *ListPipelinesResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_media_proto_msgTypes[36]
+	mi := &file_kino_media_v1_media_proto_msgTypes[38]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -2431,7 +2546,7 @@ func (x *ListPipelinesResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListPipelinesResponse.ProtoReflect.Descriptor instead.
 func (*ListPipelinesResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{36}
+	return file_kino_media_v1_media_proto_rawDescGZIP(), []int{38}
 }
 
 func (x *ListPipelinesResponse) GetData() []*Pipeline {
@@ -2470,7 +2585,14 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\"H\n" +
 	"\x16GetPipelineRunResponse\x12.\n" +
-	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"A\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"W\n" +
+	"\x17ListPipelineRunsRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\tR\x05limit\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\tR\x06offset\"\x7f\n" +
+	"\x18ListPipelineRunsResponse\x12.\n" +
+	"\x04data\x18\x01 \x03(\v2\x1a.kino.media.v1.PipelineRunR\x04data\x123\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1f.kino.media.v1.PipelineListMetaR\x04meta\"A\n" +
 	"\x18CancelPipelineRunRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\"K\n" +
@@ -2684,13 +2806,14 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\tCreateJob\x12\x1f.kino.media.v1.CreateJobRequest\x1a .kino.media.v1.CreateJobResponse\x12N\n" +
 	"\tCancelJob\x12\x1f.kino.media.v1.CancelJobRequest\x1a .kino.media.v1.CancelJobResponse\x12M\n" +
 	"\bWatchJob\x12\x1e.kino.media.v1.WatchJobRequest\x1a\x1f.kino.media.v1.WatchJobResponse0\x01\x12W\n" +
-	"\fListJobTypes\x12\".kino.media.v1.ListJobTypesRequest\x1a#.kino.media.v1.ListJobTypesResponse2\xa6\x05\n" +
+	"\fListJobTypes\x12\".kino.media.v1.ListJobTypesRequest\x1a#.kino.media.v1.ListJobTypesResponse2\x8b\x06\n" +
 	"\x0fPipelineService\x12]\n" +
 	"\x0eCreatePipeline\x12$.kino.media.v1.CreatePipelineRequest\x1a%.kino.media.v1.CreatePipelineResponse\x12T\n" +
 	"\vGetPipeline\x12!.kino.media.v1.GetPipelineRequest\x1a\".kino.media.v1.GetPipelineResponse\x12Z\n" +
 	"\rListPipelines\x12#.kino.media.v1.ListPipelinesRequest\x1a$.kino.media.v1.ListPipelinesResponse\x12T\n" +
 	"\vRunPipeline\x12!.kino.media.v1.RunPipelineRequest\x1a\".kino.media.v1.RunPipelineResponse\x12]\n" +
-	"\x0eGetPipelineRun\x12$.kino.media.v1.GetPipelineRunRequest\x1a%.kino.media.v1.GetPipelineRunResponse\x12f\n" +
+	"\x0eGetPipelineRun\x12$.kino.media.v1.GetPipelineRunRequest\x1a%.kino.media.v1.GetPipelineRunResponse\x12c\n" +
+	"\x10ListPipelineRuns\x12&.kino.media.v1.ListPipelineRunsRequest\x1a'.kino.media.v1.ListPipelineRunsResponse\x12f\n" +
 	"\x11CancelPipelineRun\x12'.kino.media.v1.CancelPipelineRunRequest\x1a(.kino.media.v1.CancelPipelineRunResponse\x12e\n" +
 	"\x10WatchPipelineRun\x12&.kino.media.v1.WatchPipelineRunRequest\x1a'.kino.media.v1.WatchPipelineRunResponse0\x01B2Z0github.com/kinohq/kino/gen/kino/media/v1;mediav1b\x06proto3"
 
@@ -2706,109 +2829,115 @@ func file_kino_media_v1_media_proto_rawDescGZIP() []byte {
 	return file_kino_media_v1_media_proto_rawDescData
 }
 
-var file_kino_media_v1_media_proto_msgTypes = make([]protoimpl.MessageInfo, 37)
+var file_kino_media_v1_media_proto_msgTypes = make([]protoimpl.MessageInfo, 39)
 var file_kino_media_v1_media_proto_goTypes = []any{
 	(*PipelineRun)(nil),               // 0: kino.media.v1.PipelineRun
 	(*RunPipelineRequest)(nil),        // 1: kino.media.v1.RunPipelineRequest
 	(*RunPipelineResponse)(nil),       // 2: kino.media.v1.RunPipelineResponse
 	(*GetPipelineRunRequest)(nil),     // 3: kino.media.v1.GetPipelineRunRequest
 	(*GetPipelineRunResponse)(nil),    // 4: kino.media.v1.GetPipelineRunResponse
-	(*CancelPipelineRunRequest)(nil),  // 5: kino.media.v1.CancelPipelineRunRequest
-	(*CancelPipelineRunResponse)(nil), // 6: kino.media.v1.CancelPipelineRunResponse
-	(*WatchPipelineRunRequest)(nil),   // 7: kino.media.v1.WatchPipelineRunRequest
-	(*WatchPipelineRunResponse)(nil),  // 8: kino.media.v1.WatchPipelineRunResponse
-	(*Job)(nil),                       // 9: kino.media.v1.Job
-	(*GetJobRequest)(nil),             // 10: kino.media.v1.GetJobRequest
-	(*GetJobResponse)(nil),            // 11: kino.media.v1.GetJobResponse
-	(*ListJobsRequest)(nil),           // 12: kino.media.v1.ListJobsRequest
-	(*JobListMeta)(nil),               // 13: kino.media.v1.JobListMeta
-	(*ListJobsResponse)(nil),          // 14: kino.media.v1.ListJobsResponse
-	(*CreateJobRequest)(nil),          // 15: kino.media.v1.CreateJobRequest
-	(*CreateJobResponse)(nil),         // 16: kino.media.v1.CreateJobResponse
-	(*CancelJobRequest)(nil),          // 17: kino.media.v1.CancelJobRequest
-	(*CancelJobResponse)(nil),         // 18: kino.media.v1.CancelJobResponse
-	(*WatchJobRequest)(nil),           // 19: kino.media.v1.WatchJobRequest
-	(*WatchJobResponse)(nil),          // 20: kino.media.v1.WatchJobResponse
-	(*ListJobTypesRequest)(nil),       // 21: kino.media.v1.ListJobTypesRequest
-	(*ListJobTypesResponse)(nil),      // 22: kino.media.v1.ListJobTypesResponse
-	(*JobType)(nil),                   // 23: kino.media.v1.JobType
-	(*JobTypeProvider)(nil),           // 24: kino.media.v1.JobTypeProvider
-	(*JobTypeField)(nil),              // 25: kino.media.v1.JobTypeField
-	(*Pipeline)(nil),                  // 26: kino.media.v1.Pipeline
-	(*PipelineNode)(nil),              // 27: kino.media.v1.PipelineNode
-	(*PipelineEdge)(nil),              // 28: kino.media.v1.PipelineEdge
-	(*OutputMapping)(nil),             // 29: kino.media.v1.OutputMapping
-	(*CreatePipelineRequest)(nil),     // 30: kino.media.v1.CreatePipelineRequest
-	(*CreatePipelineResponse)(nil),    // 31: kino.media.v1.CreatePipelineResponse
-	(*GetPipelineRequest)(nil),        // 32: kino.media.v1.GetPipelineRequest
-	(*GetPipelineResponse)(nil),       // 33: kino.media.v1.GetPipelineResponse
-	(*ListPipelinesRequest)(nil),      // 34: kino.media.v1.ListPipelinesRequest
-	(*PipelineListMeta)(nil),          // 35: kino.media.v1.PipelineListMeta
-	(*ListPipelinesResponse)(nil),     // 36: kino.media.v1.ListPipelinesResponse
-	(*structpb.Struct)(nil),           // 37: google.protobuf.Struct
+	(*ListPipelineRunsRequest)(nil),   // 5: kino.media.v1.ListPipelineRunsRequest
+	(*ListPipelineRunsResponse)(nil),  // 6: kino.media.v1.ListPipelineRunsResponse
+	(*CancelPipelineRunRequest)(nil),  // 7: kino.media.v1.CancelPipelineRunRequest
+	(*CancelPipelineRunResponse)(nil), // 8: kino.media.v1.CancelPipelineRunResponse
+	(*WatchPipelineRunRequest)(nil),   // 9: kino.media.v1.WatchPipelineRunRequest
+	(*WatchPipelineRunResponse)(nil),  // 10: kino.media.v1.WatchPipelineRunResponse
+	(*Job)(nil),                       // 11: kino.media.v1.Job
+	(*GetJobRequest)(nil),             // 12: kino.media.v1.GetJobRequest
+	(*GetJobResponse)(nil),            // 13: kino.media.v1.GetJobResponse
+	(*ListJobsRequest)(nil),           // 14: kino.media.v1.ListJobsRequest
+	(*JobListMeta)(nil),               // 15: kino.media.v1.JobListMeta
+	(*ListJobsResponse)(nil),          // 16: kino.media.v1.ListJobsResponse
+	(*CreateJobRequest)(nil),          // 17: kino.media.v1.CreateJobRequest
+	(*CreateJobResponse)(nil),         // 18: kino.media.v1.CreateJobResponse
+	(*CancelJobRequest)(nil),          // 19: kino.media.v1.CancelJobRequest
+	(*CancelJobResponse)(nil),         // 20: kino.media.v1.CancelJobResponse
+	(*WatchJobRequest)(nil),           // 21: kino.media.v1.WatchJobRequest
+	(*WatchJobResponse)(nil),          // 22: kino.media.v1.WatchJobResponse
+	(*ListJobTypesRequest)(nil),       // 23: kino.media.v1.ListJobTypesRequest
+	(*ListJobTypesResponse)(nil),      // 24: kino.media.v1.ListJobTypesResponse
+	(*JobType)(nil),                   // 25: kino.media.v1.JobType
+	(*JobTypeProvider)(nil),           // 26: kino.media.v1.JobTypeProvider
+	(*JobTypeField)(nil),              // 27: kino.media.v1.JobTypeField
+	(*Pipeline)(nil),                  // 28: kino.media.v1.Pipeline
+	(*PipelineNode)(nil),              // 29: kino.media.v1.PipelineNode
+	(*PipelineEdge)(nil),              // 30: kino.media.v1.PipelineEdge
+	(*OutputMapping)(nil),             // 31: kino.media.v1.OutputMapping
+	(*CreatePipelineRequest)(nil),     // 32: kino.media.v1.CreatePipelineRequest
+	(*CreatePipelineResponse)(nil),    // 33: kino.media.v1.CreatePipelineResponse
+	(*GetPipelineRequest)(nil),        // 34: kino.media.v1.GetPipelineRequest
+	(*GetPipelineResponse)(nil),       // 35: kino.media.v1.GetPipelineResponse
+	(*ListPipelinesRequest)(nil),      // 36: kino.media.v1.ListPipelinesRequest
+	(*PipelineListMeta)(nil),          // 37: kino.media.v1.PipelineListMeta
+	(*ListPipelinesResponse)(nil),     // 38: kino.media.v1.ListPipelinesResponse
+	(*structpb.Struct)(nil),           // 39: google.protobuf.Struct
 }
 var file_kino_media_v1_media_proto_depIdxs = []int32{
-	9,  // 0: kino.media.v1.PipelineRun.jobs:type_name -> kino.media.v1.Job
-	37, // 1: kino.media.v1.RunPipelineRequest.inputs:type_name -> google.protobuf.Struct
+	11, // 0: kino.media.v1.PipelineRun.jobs:type_name -> kino.media.v1.Job
+	39, // 1: kino.media.v1.RunPipelineRequest.inputs:type_name -> google.protobuf.Struct
 	0,  // 2: kino.media.v1.RunPipelineResponse.data:type_name -> kino.media.v1.PipelineRun
 	0,  // 3: kino.media.v1.GetPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
-	0,  // 4: kino.media.v1.CancelPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
-	0,  // 5: kino.media.v1.WatchPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
-	9,  // 6: kino.media.v1.GetJobResponse.data:type_name -> kino.media.v1.Job
-	9,  // 7: kino.media.v1.ListJobsResponse.data:type_name -> kino.media.v1.Job
-	13, // 8: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
-	37, // 9: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
-	37, // 10: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
-	9,  // 11: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
-	9,  // 12: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
-	9,  // 13: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
-	23, // 14: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
-	24, // 15: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
-	37, // 16: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
-	25, // 17: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
-	25, // 18: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
-	37, // 19: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
-	27, // 20: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
-	28, // 21: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
-	37, // 22: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
-	29, // 23: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
-	27, // 24: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
-	28, // 25: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
-	26, // 26: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	26, // 27: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	26, // 28: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
-	35, // 29: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
-	10, // 30: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
-	12, // 31: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
-	15, // 32: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
-	17, // 33: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
-	19, // 34: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
-	21, // 35: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
-	30, // 36: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
-	32, // 37: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
-	34, // 38: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
-	1,  // 39: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
-	3,  // 40: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
-	5,  // 41: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
-	7,  // 42: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
-	11, // 43: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
-	14, // 44: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
-	16, // 45: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
-	18, // 46: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
-	20, // 47: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
-	22, // 48: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
-	31, // 49: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
-	33, // 50: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
-	36, // 51: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
-	2,  // 52: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
-	4,  // 53: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
-	6,  // 54: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
-	8,  // 55: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
-	43, // [43:56] is the sub-list for method output_type
-	30, // [30:43] is the sub-list for method input_type
-	30, // [30:30] is the sub-list for extension type_name
-	30, // [30:30] is the sub-list for extension extendee
-	0,  // [0:30] is the sub-list for field type_name
+	0,  // 4: kino.media.v1.ListPipelineRunsResponse.data:type_name -> kino.media.v1.PipelineRun
+	37, // 5: kino.media.v1.ListPipelineRunsResponse.meta:type_name -> kino.media.v1.PipelineListMeta
+	0,  // 6: kino.media.v1.CancelPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
+	0,  // 7: kino.media.v1.WatchPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
+	11, // 8: kino.media.v1.GetJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 9: kino.media.v1.ListJobsResponse.data:type_name -> kino.media.v1.Job
+	15, // 10: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
+	39, // 11: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
+	39, // 12: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
+	11, // 13: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 14: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 15: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
+	25, // 16: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
+	26, // 17: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
+	39, // 18: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
+	27, // 19: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
+	27, // 20: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
+	39, // 21: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
+	29, // 22: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
+	30, // 23: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
+	39, // 24: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
+	31, // 25: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
+	29, // 26: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
+	30, // 27: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
+	28, // 28: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	28, // 29: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	28, // 30: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
+	37, // 31: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
+	12, // 32: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
+	14, // 33: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
+	17, // 34: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
+	19, // 35: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
+	21, // 36: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
+	23, // 37: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
+	32, // 38: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
+	34, // 39: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
+	36, // 40: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
+	1,  // 41: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
+	3,  // 42: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
+	5,  // 43: kino.media.v1.PipelineService.ListPipelineRuns:input_type -> kino.media.v1.ListPipelineRunsRequest
+	7,  // 44: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
+	9,  // 45: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
+	13, // 46: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
+	16, // 47: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
+	18, // 48: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
+	20, // 49: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
+	22, // 50: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
+	24, // 51: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
+	33, // 52: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
+	35, // 53: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
+	38, // 54: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
+	2,  // 55: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
+	4,  // 56: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
+	6,  // 57: kino.media.v1.PipelineService.ListPipelineRuns:output_type -> kino.media.v1.ListPipelineRunsResponse
+	8,  // 58: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
+	10, // 59: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
+	46, // [46:60] is the sub-list for method output_type
+	32, // [32:46] is the sub-list for method input_type
+	32, // [32:32] is the sub-list for extension type_name
+	32, // [32:32] is the sub-list for extension extendee
+	0,  // [0:32] is the sub-list for field type_name
 }
 
 func init() { file_kino_media_v1_media_proto_init() }
@@ -2816,14 +2945,14 @@ func file_kino_media_v1_media_proto_init() {
 	if File_kino_media_v1_media_proto != nil {
 		return
 	}
-	file_kino_media_v1_media_proto_msgTypes[9].OneofWrappers = []any{}
+	file_kino_media_v1_media_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_media_v1_media_proto_rawDesc), len(file_kino_media_v1_media_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   37,
+			NumMessages:   39,
 			NumExtensions: 0,
 			NumServices:   2,
 		},

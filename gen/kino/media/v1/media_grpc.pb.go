@@ -336,6 +336,7 @@ const (
 	PipelineService_ListPipelines_FullMethodName     = "/kino.media.v1.PipelineService/ListPipelines"
 	PipelineService_RunPipeline_FullMethodName       = "/kino.media.v1.PipelineService/RunPipeline"
 	PipelineService_GetPipelineRun_FullMethodName    = "/kino.media.v1.PipelineService/GetPipelineRun"
+	PipelineService_ListPipelineRuns_FullMethodName  = "/kino.media.v1.PipelineService/ListPipelineRuns"
 	PipelineService_CancelPipelineRun_FullMethodName = "/kino.media.v1.PipelineService/CancelPipelineRun"
 	PipelineService_WatchPipelineRun_FullMethodName  = "/kino.media.v1.PipelineService/WatchPipelineRun"
 )
@@ -356,6 +357,9 @@ type PipelineServiceClient interface {
 	RunPipeline(ctx context.Context, in *RunPipelineRequest, opts ...grpc.CallOption) (*RunPipelineResponse, error)
 	// GetPipelineRun reads a run and every node's job.
 	GetPipelineRun(ctx context.Context, in *GetPipelineRunRequest, opts ...grpc.CallOption) (*GetPipelineRunResponse, error)
+	// ListPipelineRuns lists a pipeline's runs, newest first, each with
+	// every node's job.
+	ListPipelineRuns(ctx context.Context, in *ListPipelineRunsRequest, opts ...grpc.CallOption) (*ListPipelineRunsResponse, error)
 	// CancelPipelineRun cancels every job of a run that has not ended.
 	CancelPipelineRun(ctx context.Context, in *CancelPipelineRunRequest, opts ...grpc.CallOption) (*CancelPipelineRunResponse, error)
 	// WatchPipelineRun sends the run at once, then on every change of one of
@@ -421,6 +425,16 @@ func (c *pipelineServiceClient) GetPipelineRun(ctx context.Context, in *GetPipel
 	return out, nil
 }
 
+func (c *pipelineServiceClient) ListPipelineRuns(ctx context.Context, in *ListPipelineRunsRequest, opts ...grpc.CallOption) (*ListPipelineRunsResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListPipelineRunsResponse)
+	err := c.cc.Invoke(ctx, PipelineService_ListPipelineRuns_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *pipelineServiceClient) CancelPipelineRun(ctx context.Context, in *CancelPipelineRunRequest, opts ...grpc.CallOption) (*CancelPipelineRunResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(CancelPipelineRunResponse)
@@ -466,6 +480,9 @@ type PipelineServiceServer interface {
 	RunPipeline(context.Context, *RunPipelineRequest) (*RunPipelineResponse, error)
 	// GetPipelineRun reads a run and every node's job.
 	GetPipelineRun(context.Context, *GetPipelineRunRequest) (*GetPipelineRunResponse, error)
+	// ListPipelineRuns lists a pipeline's runs, newest first, each with
+	// every node's job.
+	ListPipelineRuns(context.Context, *ListPipelineRunsRequest) (*ListPipelineRunsResponse, error)
 	// CancelPipelineRun cancels every job of a run that has not ended.
 	CancelPipelineRun(context.Context, *CancelPipelineRunRequest) (*CancelPipelineRunResponse, error)
 	// WatchPipelineRun sends the run at once, then on every change of one of
@@ -495,6 +512,9 @@ func (UnimplementedPipelineServiceServer) RunPipeline(context.Context, *RunPipel
 }
 func (UnimplementedPipelineServiceServer) GetPipelineRun(context.Context, *GetPipelineRunRequest) (*GetPipelineRunResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetPipelineRun not implemented")
+}
+func (UnimplementedPipelineServiceServer) ListPipelineRuns(context.Context, *ListPipelineRunsRequest) (*ListPipelineRunsResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListPipelineRuns not implemented")
 }
 func (UnimplementedPipelineServiceServer) CancelPipelineRun(context.Context, *CancelPipelineRunRequest) (*CancelPipelineRunResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method CancelPipelineRun not implemented")
@@ -613,6 +633,24 @@ func _PipelineService_GetPipelineRun_Handler(srv interface{}, ctx context.Contex
 	return interceptor(ctx, in, info, handler)
 }
 
+func _PipelineService_ListPipelineRuns_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListPipelineRunsRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(PipelineServiceServer).ListPipelineRuns(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: PipelineService_ListPipelineRuns_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(PipelineServiceServer).ListPipelineRuns(ctx, req.(*ListPipelineRunsRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _PipelineService_CancelPipelineRun_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(CancelPipelineRunRequest)
 	if err := dec(in); err != nil {
@@ -668,6 +706,10 @@ var PipelineService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetPipelineRun",
 			Handler:    _PipelineService_GetPipelineRun_Handler,
+		},
+		{
+			MethodName: "ListPipelineRuns",
+			Handler:    _PipelineService_ListPipelineRuns_Handler,
 		},
 		{
 			MethodName: "CancelPipelineRun",
