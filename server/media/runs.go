@@ -14,8 +14,8 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/predicate"
 	entpipeline "github.com/kinohq/kino/ent/pipeline"
+	"github.com/kinohq/kino/ent/predicate"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
@@ -188,7 +188,9 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 		return nil, err
 	}
 	of := []predicate.Job{job.PipelineID(req.GetId()), job.OrgID(auth.Org(ctx)), job.BatchIDNotNil()}
-	failed := func(err error) error { return apierr.Wrap(err, apierr.Internal, "the runs could not be listed; try again") }
+	failed := func(err error) error {
+		return apierr.Wrap(err, apierr.Internal, "the runs could not be listed; try again")
+	}
 	total, err := s.st.Job.Query().Where(of...).Modify(func(sel *entsql.Selector) {
 		sel.Select(entsql.Count(entsql.Distinct(sel.C(job.FieldBatchID))))
 	}).Int(ctx)
