@@ -44,6 +44,7 @@ func serve(args []string) error {
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")
+	fs.DurationVar(&cfg.JobRetryDelay, "job-retry-delay", 2*time.Second, "wait before a media job's first retry after a transient failure; each later one waits 4 times longer (±20%, at most 10m)")
 	fs.IntVar(&limits.MaxWidth, "max-width", limits.MaxWidth, "largest output width in pixels")
 	fs.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "largest output height in pixels")
 	fs.IntVar(&limits.MaxFPS, "max-fps", limits.MaxFPS, "highest output frame rate")

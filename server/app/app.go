@@ -68,7 +68,9 @@ type Config struct {
 	Limits               engine.Limits
 	Lease                time.Duration
 	MaxAttempts          int
-	ShutdownGrace        time.Duration
+	// JobRetryDelay is the wait before a media job's first retry.
+	JobRetryDelay time.Duration
+	ShutdownGrace time.Duration
 	// APIKeys maps each API key to its organisation; empty runs kino in
 	// single-organisation mode.
 	APIKeys map[string]string
@@ -211,7 +213,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	a.jobs = jobrun.New(jobrun.Config{
 		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
-		Count: cfg.Workers, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
+		Count: cfg.Workers, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
 		Transcriber: cfg.Transcriber,
 	})
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))

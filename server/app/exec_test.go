@@ -8,12 +8,14 @@ import (
 	"net/http"
 	"os/exec"
 	"path/filepath"
+	"sync"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -185,4 +187,38 @@ func TestMediaJobProgressStreams(t *testing.T) {
 	assert.Equal(t, "complete", last["status"], "%v", seen)
 	assert.Equal(t, 100.0, last["progress"])
 	assert.GreaterOrEqual(t, running, 2, "progress reported while running: %v", seen)
+}
+
+// A transient failure (the source answers 503) is retried after a backoff,
+// and the retry is counted.
+func TestTransientFailureIsRetriedAfterABackoff(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		media := serveMedia(t)
+		var mu sync.Mutex
+		var hits []time.Time
+		src := serveDir(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			mu.Lock()
+			hits = append(hits, time.Now())
+			n := len(hits)
+			mu.Unlock()
+			if n == 1 {
+				http.Error(w, "try later", http.StatusServiceUnavailable)
+				return
+			}
+			http.ServeFile(w, r, filepath.Join(media.dir, "image.png"))
+		}))
+		const delay = 400 * time.Millisecond
+		k := start(t, db, func(c *app.Config) { c.JobRetryDelay = delay })
+
+		id := k.createJob(t, map[string]any{"type": "image.resize", "inputs": map[string]any{"source": src + "/flaky.png"},
+			"params": map[string]any{"width": 16}})
+		j := k.waitJob(t, id)
+		require.Equal(t, "complete", j["status"], "%v", j)
+		assert.Equal(t, 1.0, j["retryCount"])
+		mu.Lock()
+		defer mu.Unlock()
+		require.Len(t, hits, 2)
+		assert.GreaterOrEqual(t, hits[1].Sub(hits[0]), delay*8/10, "the retry waited for its backoff (base, -20%%)")
+	})
 }

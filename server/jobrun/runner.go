@@ -12,6 +12,8 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"math"
+	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"strings"
@@ -54,7 +56,10 @@ type Config struct {
 	// MaxAttempts is how many attempts a job gets, whether a transient
 	// failure or a lost worker ends them; retryCount counts all but the first.
 	MaxAttempts int
-	TempDir     string
+	// RetryDelay is the wait before the first retry of a transient
+	// failure; each later retry waits four times longer.
+	RetryDelay time.Duration
+	TempDir    string
 	// Font is the font file of text that names none.
 	Font string
 	// Transcriber, when set, replaces the offline transcriber.
@@ -81,6 +86,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.MaxAttempts <= 0 {
 		cfg.MaxAttempts = 3
+	}
+	if cfg.RetryDelay <= 0 {
+		cfg.RetryDelay = 2 * time.Second
 	}
 	return &Runner{cfg: cfg, wake: make(chan struct{}, max(1, cfg.Count)), running: map[string]context.CancelFunc{}}
 }
@@ -179,7 +187,8 @@ func (r *Runner) claim(ctx context.Context) (*ent.Job, error) {
 	if err != nil {
 		return nil, err
 	}
-	q := tx.Job.Query().Where(job.StatusEQ(job.StatusWaiting), job.PendingInputs(0), job.TypeIn(runnable()...)).Order(job.ByCreatedAt(), job.ByID())
+	q := tx.Job.Query().Where(job.StatusEQ(job.StatusWaiting), job.PendingInputs(0), job.AvailableAtLTE(nowMs()), job.TypeIn(runnable()...)).
+		Order(job.ByCreatedAt(), job.ByID())
 	if r.cfg.Store.Dialect == dialect.Postgres {
 		q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
 	}
@@ -515,14 +524,16 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 		return
 	}
 	if f.transient && j.RetryCount+1 < r.cfg.MaxAttempts {
+		delay := backoff(r.cfg.RetryDelay, j.RetryCount)
 		if r.update(j.ID, func(u *ent.JobUpdate) {
-			u.SetStatus(job.StatusWaiting).AddRetryCount(1).SetProgress(0).ClearLeaseOwner().ClearLeaseExpiresAt()
+			u.SetStatus(job.StatusWaiting).AddRetryCount(1).SetProgress(0).SetAvailableAt(nowMs() + delay.Milliseconds()).
+				ClearLeaseOwner().ClearLeaseExpiresAt()
 			if f.logsKey != "" {
 				u.SetLogsRef(f.logsKey)
 			}
 		}) {
-			log.Warn("media job failed; will retry", "code", f.code, "message", f.message)
-			r.Wake()
+			log.Warn("media job failed; will retry", "code", f.code, "message", f.message, "in", delay)
+			time.AfterFunc(delay, r.Wake)
 		}
 		return
 	}
@@ -530,6 +541,14 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 		log.Error("record media job failure", "err", err)
 	}
 	log.Warn("media job failed", "code", f.code, "message", f.message)
+}
+
+// backoff is the wait before retry n+1: base, then four times longer each
+// time, ±20% so that jobs failed together do not retry together, at most
+// ten minutes.
+func backoff(base time.Duration, n int) time.Duration {
+	d := float64(base) * math.Pow(4, float64(n)) * (0.8 + 0.4*rand.Float64())
+	return time.Duration(min(d, float64(10*time.Minute)))
 }
 
 // renew keeps the lease and notices a cancel within a second.
