@@ -167,3 +167,71 @@ func TestListPipelineRuns(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, r.status)
 	})
 }
+
+// A three-node pipeline with a watermark.apply branch beside caption.burn,
+// both fed by caption.extract: run to the end, failing at its root, and
+// cancelled half-way.
+func TestPipelineBranchRuns(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	speechVideo(t, dir)
+	media := serveMedia(t)
+	src := serveDir(t, http.FileServer(http.Dir(dir)))
+	// One worker: the two branches take turns, so a cancel after the first
+	// is claimed finds the other still waiting.
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.Workers = 1 })
+
+	r := k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "caption and brand, side by side",
+		"nodes": []any{
+			map[string]any{"id": "extract", "jobType": "caption.extract", "params": map[string]any{}},
+			map[string]any{"id": "burn", "jobType": "caption.burn", "params": map[string]any{}},
+			map[string]any{"id": "brand", "jobType": "watermark.apply", "params": map[string]any{"watermarks": []any{
+				map[string]any{"type": "image", "url": media.URL + "/image.png", "position": "top-left"}}}},
+		},
+		"edges": []any{
+			map[string]any{"from": "extract", "to": "burn", "outputMapping": map[string]any{"sourceField": "captionsUrl", "targetField": "subtitles"}},
+			map[string]any{"from": "extract", "to": "burn", "outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}},
+			map[string]any{"from": "extract", "to": "brand", "outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}},
+		}})
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	pid := r.json(t)["data"].(map[string]any)["id"].(string)
+	runWith := func(source string) string {
+		r := k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+			"extract": map[string]any{"source": source}}})
+		require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+		return r.json(t)["data"].(map[string]any)["id"].(string)
+	}
+
+	done := k.waitRun(t, pid, runWith(src+"/speech.mp4"))
+	require.Equal(t, "complete", done["status"], "%v", statuses(done))
+	for _, j := range done["jobs"].([]any) {
+		m := j.(map[string]any)
+		if m["pipelineNodeId"] != "extract" {
+			assert.Contains(t, m["inputs"], "/files/jobs/", "%s is fed extract's output", m["pipelineNodeId"])
+			info := download(t, m["outputUrl"].(string))
+			require.NotNil(t, info.Video())
+			assert.Equal(t, 160, info.Video().Width)
+		}
+	}
+
+	failed := k.waitRun(t, pid, runWith(src+"/missing.mp4"))
+	assert.Equal(t, "failed", failed["status"])
+	assert.Equal(t, map[string]string{"extract": "failed", "burn": "cancelled", "brand": "cancelled"}, statuses(failed))
+
+	rid := runWith(src + "/speech.mp4")
+	require.Eventually(t, func() bool {
+		r := k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs/"+rid, nil)
+		st := statuses(r.json(t)["data"].(map[string]any))
+		return st["extract"] == "complete" && (st["burn"] != "waiting" || st["brand"] != "waiting")
+	}, 60*time.Second, 10*time.Millisecond, "extract done and a branch claimed")
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs/"+rid+"/cancel", nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	half := k.waitRun(t, pid, rid)
+	assert.Equal(t, "cancelled", half["status"])
+	st := statuses(half)
+	assert.Equal(t, "complete", st["extract"], "what ran before the cancel stays done")
+	assert.True(t, st["burn"] == "cancelled" || st["brand"] == "cancelled", "a branch that had not run is cancelled: %v", st)
+	for node, s := range st {
+		assert.NotEqual(t, "failed", s, node)
+	}
+}
