@@ -36,6 +36,7 @@ func fetchBody(t *testing.T, url, path string) []byte {
 	defer resp.Body.Close()
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", url, b)
 	if path != "" {
 		require.NoError(t, os.WriteFile(path, b, 0o644))
 	}
@@ -72,7 +73,7 @@ func TestCaptionsExtractThenBurn(t *testing.T) {
 	assert.GreaterOrEqual(t, heard, 2, "the transcript %q holds words of %q", meta["transcript"], spoken)
 	assert.Equal(t, j["outputUrl"], meta["outputUrl"], "the source is passed through")
 	// The transcription's ffmpeg run is logged like any other.
-	assert.Contains(t, fetchText(t, j["logsRef"].(string)), "[info] Output #0, null")
+	assert.Contains(t, string(fetchBody(t, j["logsRef"].(string), "")), "[info] Output #0, null")
 
 	// The spec's chain, by hand until pipelines run: captionsUrl -> subtitles, outputUrl -> source.
 	burn := k.createJob(t, map[string]any{"type": "caption.burn",

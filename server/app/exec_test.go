@@ -4,7 +4,6 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -94,7 +93,7 @@ func TestMediaJobsRun(t *testing.T) {
 			assert.Greater(t, meta["sizeBytes"], 0.0)
 			assert.NotEmpty(t, meta["contentType"])
 			// logsRef is the ffmpeg log, kept in storage.
-			logs := fetchText(t, j["logsRef"].(string))
+			logs := string(fetchBody(t, j["logsRef"].(string), ""))
 			assert.Contains(t, logs, "[info] Output #0", "%s", tc.body["type"])
 			if tc.width > 0 {
 				v := info.Video()
@@ -127,7 +126,7 @@ func TestMediaJobsRun(t *testing.T) {
 		if assert.Equal(t, "failed", j["status"], "%v", j) {
 			assert.Equal(t, "EXECUTION_FAILED", j["errorCode"])
 			assert.Contains(t, j["errorMessage"], "ffmpeg could not process the input")
-			logs := fetchText(t, j["logsRef"].(string))
+			logs := string(fetchBody(t, j["logsRef"].(string), ""))
 			assert.Contains(t, logs, "[error]")
 			assert.Equal(t, 0.0, j["retryCount"], "a failure of the media is not retried")
 		}
@@ -138,17 +137,6 @@ func TestMediaJobsRun(t *testing.T) {
 		assert.Equal(t, "ASSET_FETCH_FAILED", j["errorCode"])
 		assert.Contains(t, j["errorMessage"], "404")
 	})
-}
-
-func fetchText(t *testing.T, url string) string {
-	t.Helper()
-	resp, err := http.Get(url)
-	require.NoError(t, err)
-	defer resp.Body.Close()
-	b, err := io.ReadAll(resp.Body)
-	require.NoError(t, err)
-	require.Equal(t, http.StatusOK, resp.StatusCode, "%s: %s", url, b)
-	return string(b)
 }
 
 // WatchJob streams progress from ffmpeg's reports while the job runs.
