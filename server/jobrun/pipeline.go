@@ -77,41 +77,41 @@ func (r *Runner) propagate(ctx context.Context, j *ent.Job, outputs map[string]a
 }
 
 // fail records the failure of a job this runner holds; see failWhere.
-func (r *Runner) fail(j *ent.Job, f failure) error {
-	_, err := r.failWhere(j, f, r.owned(j.ID)...)
-	return err
+func (r *Runner) fail(j *ent.Job, f failure, logsKey string) error {
+	return r.failWhere(j, f, logsKey, r.owned(j.ID)...)
 }
 
 // failWhere records a job's failure if the job still matches where and,
 // for a pipeline job, cancels in the same transaction every node that
 // depends on it (they can no longer run), so that nobody reads a failed run
-// whose dependants still wait. It reports whether the job was failed.
-func (r *Runner) failWhere(j *ent.Job, f failure, where ...predicate.Job) (bool, error) {
+// whose dependants still wait. logsKey, when set, is the attempt's stored
+// ffmpeg log. A job that no longer matches is left alone.
+func (r *Runner) failWhere(j *ent.Job, f failure, logsKey string, where ...predicate.Job) error {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	var down []string
 	if j.PipelineID != nil && j.BatchID != nil && j.PipelineNodeID != nil {
 		g, err := r.graph(ctx, j)
 		if err != nil {
-			return false, err
+			return err
 		}
 		down = dependants(g, *j.PipelineNodeID)
 	}
 	tx, err := r.cfg.Store.Tx(ctx)
 	if err != nil {
-		return false, err
+		return err
 	}
 	now := nowMs()
 	u := tx.Job.Update().Where(where...).
 		SetStatus(job.StatusFailed).SetErrorCode(f.code).SetErrorMessage(f.message).SetCompletedAt(now).SetUpdatedAt(now).
 		ClearLeaseOwner().ClearLeaseExpiresAt()
-	if f.logsKey != "" {
-		u.SetLogsRef(f.logsKey)
+	if logsKey != "" {
+		u.SetLogsRef(logsKey)
 	}
 	n, err := u.Save(ctx)
 	if err != nil || n == 0 {
 		tx.Rollback()
-		return false, err
+		return err
 	}
 	var cancelled []string
 	for _, node := range down {
@@ -122,26 +122,26 @@ func (r *Runner) failWhere(j *ent.Job, f failure, where ...predicate.Job) (bool,
 		}
 		if err != nil {
 			tx.Rollback()
-			return false, err
+			return err
 		}
 		err = tx.Job.UpdateOne(d).SetStatus(job.StatusCancelled).SetErrorCode("UPSTREAM_FAILED").
 			SetErrorMessage(fmt.Sprintf("node %s failed, so this node cannot run", *j.PipelineNodeID)).
 			SetCompletedAt(now).SetUpdatedAt(now).Exec(ctx)
 		if err != nil {
 			tx.Rollback()
-			return false, err
+			return err
 		}
 		cancelled = append(cancelled, d.ID)
 	}
 	if err := tx.Commit(); err != nil {
-		return false, err
+		return err
 	}
 	r.cfg.Broker.Publish(j.ID)
 	for _, id := range cancelled {
 		r.Abort(id)
 		r.cfg.Broker.Publish(id)
 	}
-	return true, nil
+	return nil
 }
 
 // dependants are the nodes reachable from node along the edges.

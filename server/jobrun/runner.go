@@ -247,8 +247,6 @@ type step struct {
 type failure struct {
 	code, message string
 	transient     bool
-	// logsKey is where the attempt's ffmpeg log was stored, if it was.
-	logsKey string
 }
 
 func (r *Runner) run(parent context.Context, j *ent.Job) {
@@ -271,7 +269,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	}
 	dir, err := os.MkdirTemp(r.cfg.TempDir, "job-")
 	if err != nil {
-		r.finishFailed(j, failure{CodeStorageFailed, "kino could not create a working folder", true, ""}, log)
+		r.finishFailed(j, failure{CodeStorageFailed, "kino could not create a working folder", true}, "", log)
 		return
 	}
 	defer os.RemoveAll(dir)
@@ -314,9 +312,9 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			case ctx.Err() != nil:
 				return &failure{}
 			case errors.As(err, &pe):
-				return &failure{pe.Code, pe.Message, false, ""}
+				return &failure{pe.Code, pe.Message, false}
 			case err != nil:
-				return &failure{executor.CodeExecFailed, err.Error(), true, ""}
+				return &failure{executor.CodeExecFailed, err.Error(), true}
 			}
 			if out, ok := res.Files["outputUrl"]; ok {
 				description = describe(ctx, out)
@@ -324,10 +322,12 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			return nil
 		})
 	}
+	// Everything this attempt stores goes under the job's own prefix.
+	prefix := fmt.Sprintf("jobs/%s/%s/", j.OrgID, j.ID)
 	// The log is kept for a failed attempt too: that is when it is read.
 	logsKey := ""
 	if ctx.Err() == nil && ffmpegLog.Len() > 0 {
-		key := fmt.Sprintf("jobs/%s/%s/ffmpeg.log", j.OrgID, j.ID)
+		key := prefix + "ffmpeg.log"
 		if err := r.cfg.Storage.Write(ctx, key, ffmpegLog.Bytes(), "text/plain; charset=utf-8"); err != nil {
 			log.Warn("store ffmpeg log", "err", err)
 		} else {
@@ -337,18 +337,17 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	}
 	if f == nil {
 		f = timed("upload", func() *failure {
-			prefix := fmt.Sprintf("jobs/%s/%s/", j.OrgID, j.ID)
 			for field, out := range res.Files {
 				for _, p := range out.Parts {
 					key := prefix + filepath.Base(p.Path)
 					if err := r.cfg.Storage.Upload(ctx, key, p.Path, p.ContentType); err != nil {
-						return &failure{CodeStorageFailed, "the output could not be stored", true, ""}
+						return &failure{CodeStorageFailed, "the output could not be stored", true}
 					}
 					stored = append(stored, key)
 				}
 				key := prefix + field + out.Ext
 				if err := r.cfg.Storage.Upload(ctx, key, out.Path, out.ContentType); err != nil {
-					return &failure{CodeStorageFailed, "the output could not be stored", true, ""}
+					return &failure{CodeStorageFailed, "the output could not be stored", true}
 				}
 				keys[field] = key
 				stored = append(stored, key)
@@ -373,8 +372,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 		return 0
 	}
 	if f != nil {
-		f.logsKey = logsKey
-		r.finishFailed(j, *f, log)
+		r.finishFailed(j, *f, logsKey, log)
 		return
 	}
 	stepsJSON, _ := json.Marshal(steps)
@@ -466,23 +464,23 @@ func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs ma
 		key, own := r.cfg.Storage.KeyOf(v)
 		if strings.HasPrefix(v, "ast_") {
 			if err := r.copyAsset(ctx, j.OrgID, v, path); err != nil {
-				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false, ""}
+				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
 			}
 		} else if own && strings.HasPrefix(key, "jobs/"+j.OrgID+"/") {
 			// An output of this organisation's earlier job, such as a pipeline edge passes on.
 			if err := r.copyObject(ctx, key, path); err != nil {
-				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false, ""}
+				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
 			}
 		} else if _, err := r.cfg.Fetch.Download(ctx, v, path); err != nil {
 			var fe *fetch.Error
-			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary(), ""}
+			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary()}
 		}
 		info, err := ffmpeg.ProbeFast(ctx, path)
 		if err != nil {
 			if ctx.Err() != nil {
 				return &failure{}
 			}
-			return &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false, ""}
+			return &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false}
 		}
 		inputs[field] = executor.Input{Path: path, Info: info}
 		*seconds += info.Duration
@@ -518,8 +516,8 @@ func (r *Runner) copyObject(ctx context.Context, key, path string) error {
 }
 
 // finishFailed retries a transient failure while retries remain, and
-// fails the job otherwise.
-func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
+// fails the job otherwise; logsKey is the attempt's stored ffmpeg log, if any.
+func (r *Runner) finishFailed(j *ent.Job, f failure, logsKey string, log *slog.Logger) {
 	if f.code == "" {
 		return
 	}
@@ -528,8 +526,8 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 		if r.update(j.ID, func(u *ent.JobUpdate) {
 			u.SetStatus(job.StatusWaiting).AddRetryCount(1).SetProgress(0).SetAvailableAt(nowMs() + delay.Milliseconds()).
 				ClearLeaseOwner().ClearLeaseExpiresAt()
-			if f.logsKey != "" {
-				u.SetLogsRef(f.logsKey)
+			if logsKey != "" {
+				u.SetLogsRef(logsKey)
 			}
 		}) {
 			log.Warn("media job failed; will retry", "code", f.code, "message", f.message, "in", delay)
@@ -537,7 +535,7 @@ func (r *Runner) finishFailed(j *ent.Job, f failure, log *slog.Logger) {
 		}
 		return
 	}
-	if err := r.fail(j, f); err != nil {
+	if err := r.fail(j, f, logsKey); err != nil {
 		log.Error("record media job failure", "err", err)
 	}
 	log.Warn("media job failed", "code", f.code, "message", f.message)
@@ -580,7 +578,7 @@ func (r *Runner) recover(ctx context.Context) {
 		where := []predicate.Job{job.ID(j.ID), job.StatusIn(job.StatusDispatched, job.StatusRunning), job.LeaseExpiresAtLT(nowMs())}
 		if j.RetryCount+1 >= r.cfg.MaxAttempts {
 			f := failure{code: CodeWorkerLost, message: "the worker running this job stopped too often"}
-			if _, err := r.failWhere(j, f, where...); err != nil {
+			if err := r.failWhere(j, f, "", where...); err != nil {
 				r.cfg.Log.Error("fail lost media job", "job_id", j.ID, "err", err)
 			}
 			continue

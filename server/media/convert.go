@@ -32,7 +32,7 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.J
 		Id: j.ID, OrgId: j.OrgID, UserId: j.UserID, BatchId: j.BatchID, Type: j.Type, Status: string(j.Status),
 		ProviderId: j.ProviderID, ProviderType: j.ProviderType, ProviderRunId: j.ProviderRunID, AiPattern: j.AiPattern,
 		Inputs: j.Inputs, Params: j.Params, OutputRef: j.OutputRef, OutputMeta: j.OutputMeta,
-		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, LogsRef: j.LogsRef, StepsJson: j.StepsJSON,
+		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, StepsJson: j.StepsJSON,
 		MediaType: j.MediaType, PipelineId: j.PipelineID, PipelineNodeId: j.PipelineNodeID,
 		Price: j.Price, ProviderCost: j.ProviderCost, InfraCost: j.InfraCost, Margin: j.Margin, EstimatedPrice: j.EstimatedPrice,
 		CreatedAt: float64(j.CreatedAt), DispatchedAt: optTime(j.DispatchedAt), StartedAt: optTime(j.StartedAt),
@@ -44,7 +44,6 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.J
 		QueueWaitMs: optMs(j.QueueWaitMs), ConsumerTotalMs: optMs(j.ConsumerTotalMs),
 	}
 	// logsRef is stored as a key and handed out as a URL, like the output.
-	r.LogsRef = nil
 	if j.LogsRef != nil && st != nil {
 		u, err := st.URL(ctx, *j.LogsRef)
 		if err != nil {
