@@ -11,7 +11,7 @@ func (p *planner) audio(i int, l Layer) (string, error) {
 	if !m.HasAudio {
 		return "", &MediaError{Field: l.SourceField, Message: "the file has no sound; an audio layer needs an audio or video file with an audio track"}
 	}
-	in := p.input(m.Path, "-ss", f(l.TrimStart), "-t", f(l.Duration))
+	in := p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration))
 	return p.audioChain(i, l, in), nil
 }
 

@@ -237,7 +237,7 @@ func FuzzCompile(f *testing.F) {
 		// kind picks whether pictures are stills and videos have sound.
 		media := map[string]Media{}
 		for i, src := range s.Sources() {
-			m := Media{Path: "/m/" + src.Key + `'[x]:y`, HasVideo: true, HasAudio: true, Font: src.Font, Duration: 10, Width: 64, Height: 64}
+			m := Media{Path: "/m/" + src.Key + `'[x]:y`, Format: "mov", HasVideo: true, HasAudio: true, Font: src.Font, Duration: 10, Width: 64, Height: 64}
 			m.Still = kind>>i&1 == 1
 			media[src.Key] = m
 		}
@@ -290,7 +290,7 @@ func FuzzCompile(f *testing.F) {
 			if a == "-filter_complex" || (i > 0 && cmd.Args[i-1] == "-filter_complex") {
 				continue
 			}
-			if _, err := strconv.ParseFloat(a, 64); err == nil || strings.HasPrefix(a, "file:/m/") || a == "file:/w/out" || safeArgs.MatchString(strings.Trim(a, "[]+")) {
+			if _, err := strconv.ParseFloat(a, 64); err == nil || strings.HasPrefix(a, "file:/m/") || a == "file:/w/out" || a == "file" || a == "mov" || a == "-protocol_whitelist" || a == "-max_pixels" || safeArgs.MatchString(strings.Trim(a, "[]+")) {
 				continue
 			}
 			t.Fatalf("argument %q", a)

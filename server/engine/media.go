@@ -13,6 +13,9 @@ import (
 type Media struct {
 	// Path is the absolute path of the downloaded file.
 	Path string
+	// Format is the demuxer that opens it, from kino's probe; ffmpeg is
+	// never left to guess.
+	Format string
 	// HasVideo and HasAudio say which streams the file has.
 	HasVideo, HasAudio bool
 	// Still is a single picture (PNG, JPEG, WebP, a one-frame GIF…),
@@ -28,6 +31,7 @@ type Media struct {
 // MediaFromInfo describes a probed file.
 func MediaFromInfo(path string, info *ffmpeg.Info) Media {
 	m := Media{Path: path, Duration: info.Duration}
+	m.Format, _ = info.Demuxer()
 	if v := info.Video(); v != nil {
 		m.HasVideo, m.Width, m.Height = true, v.Width, v.Height
 		// Picture demuxers are image2 (chosen by extension) or *_pipe

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // Command is an ffmpeg invocation and the files it reads that Plan made.
@@ -73,7 +75,8 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	args := append(p.inputs, "-filter_complex", strings.Join(p.graph, ";"),
 		"-map", "[vout]", "-map", "[aout]", "-t", f(s.Duration), "-r", strconv.Itoa(s.FPS))
 	args = append(args, encoderArgs(s.Format)...)
-	args = append(args, fileURL(outPath))
+	// file: keeps ffmpeg from reading part of the path as a protocol.
+	args = append(args, "file:"+outPath)
 	return &Command{Args: args, Files: p.files}, nil
 }
 
@@ -89,10 +92,6 @@ func encoderArgs(format string) []string {
 		"-c:a", "aac", "-b:a", "128k", "-ar", strconv.Itoa(audioRate), "-movflags", "+faststart", "-f", "mp4"}
 }
 
-// fileURL names a local file so that ffmpeg never reads part of it as a
-// protocol ("concat:", "http:", …).
-func fileURL(path string) string { return "file:" + path }
-
 // planner accumulates the inputs and filter chains of one command.
 type planner struct {
 	s       *Scene
@@ -104,10 +103,11 @@ type planner struct {
 	files   map[string][]byte
 }
 
-// input adds an input file, with its input options, and returns its index.
-func (p *planner) input(path string, opts ...string) int {
-	p.inputs = append(p.inputs, opts...)
-	p.inputs = append(p.inputs, "-i", fileURL(path))
+// input adds a downloaded file as an input, opened with the demuxer kino
+// probed (never one ffmpeg guesses, which could follow a playlist to other
+// files), with its input options, and returns its index.
+func (p *planner) input(m Media, opts ...string) int {
+	p.inputs = append(p.inputs, ffmpeg.InputArgsFormat(m.Format, m.Path, opts...)...)
 	p.nInputs++
 	return p.nInputs - 1
 }
@@ -117,6 +117,9 @@ func (p *planner) medium(l Layer) (Media, error) {
 	m, ok := p.media[l.Source]
 	if !ok {
 		return Media{}, fmt.Errorf("%s: source %s was not downloaded", l.SourceField, l.Source)
+	}
+	if m.Format == "" && !m.Font {
+		return Media{}, fmt.Errorf("%s: source %s was not probed", l.SourceField, l.Source)
 	}
 	return m, nil
 }

@@ -28,9 +28,9 @@ func planOf(t *testing.T, comp string, media map[string]Media) (*Scene, *Command
 }
 
 var (
-	clipMedia    = Media{Path: "/m/clip", HasVideo: true, HasAudio: true, Duration: 10, Width: 80, Height: 60}
-	pictureMedia = Media{Path: "/m/pic", HasVideo: true, Still: true, Width: 64, Height: 48}
-	toneMedia    = Media{Path: "/m/tone", HasAudio: true, Duration: 10}
+	clipMedia    = Media{Path: "/m/clip", Format: "mov", HasVideo: true, HasAudio: true, Duration: 10, Width: 80, Height: 60}
+	pictureMedia = Media{Path: "/m/pic", Format: "png_pipe", HasVideo: true, Still: true, Width: 64, Height: 48}
+	toneMedia    = Media{Path: "/m/tone", Format: "wav", HasAudio: true, Duration: 10}
 	fontMedia    = Media{Path: "/m/font", Font: true}
 )
 
@@ -65,9 +65,10 @@ func TestPlanGraph(t *testing.T) {
 	want := []string{
 		// The video: a frame more than the layer; the picture: no input
 		// options, the loop filter repeats it.
-		"-ss", "0.2", "-t", "1.6", "-i", "file:/m/clip",
-		"-i", "file:/m/pic",
-		"-ss", "2", "-t", "1.5", "-i", "file:/m/tone",
+		// Every input is opened with its probed demuxer and local files alone.
+		"-protocol_whitelist", "file", "-f", "mov", "-max_pixels", "50000000", "-ss", "0.2", "-t", "1.6", "-i", "file:/m/clip",
+		"-protocol_whitelist", "file", "-f", "png_pipe", "-max_pixels", "50000000", "-i", "file:/m/pic",
+		"-protocol_whitelist", "file", "-f", "wav", "-max_pixels", "50000000", "-ss", "2", "-t", "1.5", "-i", "file:/m/tone",
 		"-filter_complex", strings.Join(graph, ";"),
 		"-map", "[vout]", "-map", "[aout]", "-t", "2", "-r", "10",
 		"-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
@@ -221,7 +222,7 @@ func TestPlanSoundOfVideos(t *testing.T) {
 	}{
 		"video with sound":     {`{"type":"video","src":"x","duration":1}`, clipMedia, true},
 		"muted video":          {`{"type":"video","src":"x","duration":1,"volume":0}`, clipMedia, false},
-		"video without sound":  {`{"type":"video","src":"x","duration":1}`, Media{Path: "/m/v", HasVideo: true}, false},
+		"video without sound":  {`{"type":"video","src":"x","duration":1}`, Media{Path: "/m/v", Format: "mov", HasVideo: true}, false},
 		"image layer of video": {`{"type":"image","src":"x","duration":1}`, clipMedia, false},
 	}
 	for name, tc := range cases {

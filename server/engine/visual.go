@@ -48,14 +48,14 @@ func (p *planner) visual(i int, l Layer, video string) (string, string, error) {
 		// Scaled once, then repeated: the loop filter holds one frame
 		// and works for every picture format, where the demuxer's -loop
 		// exists for some only (not GIF).
-		in = p.input(m.Path)
+		in = p.input(m)
 		chain = join(fmt.Sprintf("[%d:v]%s", in, join(scale(l), "format=rgba")),
 			fmt.Sprintf("loop=loop=%d:size=1:start=0", max(win.frames(), 1)-1),
 			"settb=expr=1/"+fps, win.shift())
 	} else {
 		// A frame more than the layer, so the fps filter cannot come up
 		// one short; the enable window cuts the rest.
-		in = p.input(m.Path, "-ss", f(l.TrimStart), "-t", f(l.Duration+1/float64(p.s.FPS)))
+		in = p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration+1/float64(p.s.FPS)))
 		chain = join(fmt.Sprintf("[%d:v]setpts=PTS-STARTPTS", in), "fps="+fps, scale(l), "format=rgba", win.shift())
 	}
 	p.graph = append(p.graph, join(chain, alpha(l, win))+"["+lbl+"]")

@@ -26,6 +26,8 @@ type Transcriber interface {
 type Audio struct {
 	// Path is a media file with sound.
 	Path string
+	// Format is the demuxer that opens it, from kino's probe.
+	Format string
 	// Dir is a working folder for the transcriber's files.
 	Dir      string
 	Duration float64
@@ -66,7 +68,7 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	// utterance.
 	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata=mode=print:key=lavfi.asr.text:file=%s",
 		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"), engine.FilterPath(out))
-	if err := a.ffmpegRun(ctx, duration+2, []string{"-i", "file:" + a.Path, "-vn", "-af", af, "-f", "null", "-"}); err != nil {
+	if err := a.ffmpegRun(ctx, duration+2, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-")); err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
 	}
 	f, err := os.Open(out)
@@ -143,7 +145,7 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 	captions := filepath.Join(t.Dir, "captions."+format)
 	var transcript []string
 	if hasSubtitles(in) {
-		if err := run(ctx, t, in.Info.Duration, []string{"-i", "file:" + in.Path, "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:" + captions}); err != nil {
+		if err := run(ctx, t, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:"+captions)); err != nil {
 			return Result{}, err
 		}
 		b, _ := os.ReadFile(captions)
@@ -160,7 +162,7 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 		if t.Transcriber != nil {
 			tr = t.Transcriber
 		}
-		cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Dir: t.Dir, Duration: in.Info.Duration, Log: t.Log, OnProgress: t.OnProgress})
+		cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration, Log: t.Log, OnProgress: t.OnProgress})
 		if err != nil {
 			return Result{}, err
 		}
@@ -267,8 +269,8 @@ func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 	}
 	out := filepath.Join(t.Dir, "output.mp4")
 	vf := fmt.Sprintf("subtitles=filename=%s:force_style=%s", engine.FilterPath(named), engine.FilterPath(style))
-	args := []string{"-i", "file:" + in.Path, "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
-		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:" + out}
+	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
+		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:"+out)
 	if err := run(ctx, t, in.Info.Duration, args); err != nil {
 		return Result{}, err
 	}

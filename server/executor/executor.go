@@ -127,6 +127,12 @@ func run(ctx context.Context, t Task, duration float64, args []string) error {
 	return err
 }
 
+// demuxer is the demuxer of a probed input, for runs that take a path.
+func demuxer(info *ffmpeg.Info) string {
+	d, _ := info.Demuxer()
+	return d
+}
+
 func lastLine(s string) string {
 	for i := len(s) - 1; i > 0; i-- {
 		if s[i] == '\n' && i < len(s)-1 {

@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -41,7 +42,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 	}
 	still := in.Info.Duration == 0 || strings.HasSuffix(in.Info.FormatName, "_pipe") || in.Info.FormatName == "image2"
 	marks, _ := t.Params["watermarks"].([]any)
-	args := []string{"-i", "file:" + in.Path}
+	args := ffmpeg.InputArgs(in.Info, in.Path)
 	var graph []string
 	cur, inputs := "0:v", 1
 	for i, raw := range marks {
@@ -58,11 +59,16 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			if err := t.Fetch(ctx, ref, path); err != nil {
 				return Result{}, permanent(CodeInputInvalid, "%s: %v", field, err)
 			}
-			if info, err := ffmpeg.ProbeFast(ctx, path); err != nil || info.Video() == nil {
+			info, err := ffmpeg.ProbeFast(ctx, path)
+			var ie *ffmpeg.InputError
+			switch {
+			case errors.As(err, &ie):
+				return Result{}, permanent(CodeInputInvalid, "%s: %s", field, ie.Reason)
+			case err != nil || info.Video() == nil:
 				return Result{}, permanent(CodeInputInvalid, "%s: the watermark is not a picture", field)
 			}
 			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))
-			args = append(args, "-i", "file:"+path)
+			args = append(args, ffmpeg.InputArgs(info, path)...)
 			x, y := place(pos, "w", "h", "W", "H", margin)
 			// Only the mark is touched in RGBA; overlay blends it into the
 			// frame in the frame's own YUV, as a hand-written command does

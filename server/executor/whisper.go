@@ -12,6 +12,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // Whisper transcribes with a Whisper-compatible HTTP service (OpenAI's
@@ -30,7 +32,7 @@ type Whisper struct {
 // Transcribe sends the sound as 16 kHz mono WAV and reads the segments.
 func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	wav := filepath.Join(a.Dir, "whisper.wav")
-	if err := a.ffmpegRun(ctx, a.Duration, []string{"-i", "file:" + a.Path, "-vn", "-ac", "1", "-ar", "16000", "file:" + wav}); err != nil {
+	if err := a.ffmpegRun(ctx, a.Duration, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-ac", "1", "-ar", "16000", "file:"+wav)); err != nil {
 		return nil, fmt.Errorf("prepare audio for whisper: %w", err)
 	}
 	f, err := os.Open(wav)

@@ -8,6 +8,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -81,7 +82,8 @@ type probeJSON struct {
 
 // Probe reads the container and streams of the file at path, from their
 // headers: quick, but NbFrames is 0 where the container does not say (WebM,
-// raw streams).
+// raw streams). A file kino will not open (a format that refers to other
+// files, an unknown one, a picture over the pixel limit) is an *InputError.
 func Probe(ctx context.Context, path string) (*Info, error) {
 	return probe(ctx, path, false)
 }
@@ -92,19 +94,55 @@ func ProbeFrames(ctx context.Context, path string) (*Info, error) {
 	return probe(ctx, path, true)
 }
 
+// ProbeOutput is Probe for a file kino made itself, such as an HLS
+// playlist beside its segments: any format, references followed.
+func ProbeOutput(ctx context.Context, path string) (*Info, error) {
+	return ffprobe(ctx, path, nil)
+}
+
 func probe(ctx context.Context, path string, count bool) (*Info, error) {
-	args := []string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"}
+	if w, h, ok := pictureHeader(path); ok {
+		if err := checkPixels(w, h); err != nil {
+			return nil, err
+		}
+	}
+	// Only the demuxers kino opens, so that ffprobe itself never follows a
+	// playlist's references.
+	args := []string{"-protocol_whitelist", "file", "-format_whitelist", formatWhitelist}
 	if count {
 		args = append(args, "-count_frames")
 	}
+	info, err := ffprobe(ctx, path, args)
+	if err != nil {
+		if reason, ok := describeRefusal(path); ok {
+			return nil, &InputError{Reason: reason}
+		}
+		return nil, err
+	}
+	if err := info.check(); err != nil {
+		return nil, err
+	}
+	return info, nil
+}
+
+// ffprobe runs ffprobe on path with extra options, under the memory limit.
+func ffprobe(ctx context.Context, path string, extra []string) (*Info, error) {
+	count := slices.Contains(extra, "-count_frames")
+	args := append([]string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"}, extra...)
 	// file: keeps ffprobe from reading part of the path as a protocol.
 	cmd := exec.CommandContext(ctx, "ffprobe", append(args, "file:"+path)...)
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil {
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("start ffprobe: %w", err)
+	}
+	if err := limit(cmd); err != nil {
+		return nil, err
+	}
+	if err := cmd.Wait(); err != nil {
 		return nil, fmt.Errorf("ffprobe %s: %w: %s", path, err, strings.TrimSpace(stderr.String()))
 	}
+	out := stdout.Bytes()
 	var p probeJSON
 	if err := json.Unmarshal(out, &p); err != nil {
 		return nil, fmt.Errorf("ffprobe %s: read its answer: %w", path, err)

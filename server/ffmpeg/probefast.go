@@ -23,6 +23,9 @@ import (
 // Height, NbFrames, FPS, Duration, SampleRate and Channels; not PixFmt.
 func ProbeFast(ctx context.Context, path string) (*Info, error) {
 	if info, ok := readContainer(path); ok {
+		if err := info.check(); err != nil {
+			return nil, err
+		}
 		return info, nil
 	}
 	return Probe(ctx, path)

@@ -56,6 +56,9 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
+	if err := limit(cmd); err != nil {
+		return err
+	}
 
 	// exec.CommandContext would kill ffmpeg alone; the group kill also
 	// reaches anything ffmpeg started, and closes stdout at once so the

@@ -1,0 +1,71 @@
+package ffmpeg
+
+import (
+	"bytes"
+	"encoding/binary"
+	"image"
+	_ "image/gif" // registers GIF for image.DecodeConfig
+	"io"
+	"os"
+)
+
+// pictureHeader reads the pixel size a picture file declares in its
+// header (PNG, JPEG, GIF, WebP, BMP), without decoding it: ffprobe decodes
+// a picture's first frame to describe it, so a small file declaring a huge
+// picture must be refused before ffprobe sees it. ok is false for anything
+// else.
+func pictureHeader(path string) (w, h int, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	var head [30]byte
+	n, _ := io.ReadFull(f, head[:])
+	b := head[:n]
+	switch {
+	case n >= 30 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
+		return webpSize(b)
+	case n >= 26 && string(b[:2]) == "BM":
+		w, h := int32(binary.LittleEndian.Uint32(b[18:])), int32(binary.LittleEndian.Uint32(b[22:]))
+		if h < 0 { // top-down rows
+			h = -h
+		}
+		return int(w), int(h), w > 0
+	case bytes.HasPrefix(b, []byte("\x89PNG")), bytes.HasPrefix(b, []byte{0xff, 0xd8}), bytes.HasPrefix(b, []byte("GIF8")):
+		if _, err := f.Seek(0, io.SeekStart); err != nil {
+			return 0, 0, false
+		}
+		cfg, _, err := image.DecodeConfig(f)
+		if err != nil {
+			return 0, 0, false
+		}
+		return cfg.Width, cfg.Height, true
+	}
+	return 0, 0, false
+}
+
+// webpSize reads the canvas of a WebP file from its first chunk: VP8X (an
+// extended file), VP8L (lossless) or "VP8 " (lossy).
+func webpSize(b []byte) (w, h int, ok bool) {
+	c := b[12:]
+	switch string(c[:4]) {
+	case "VP8X":
+		w = 1 + (int(c[12]) | int(c[13])<<8 | int(c[14])<<16)
+		h = 1 + (int(c[15]) | int(c[16])<<8 | int(c[17])<<16)
+		return w, h, true
+	case "VP8L":
+		if c[8] != 0x2f {
+			return 0, 0, false
+		}
+		v := binary.LittleEndian.Uint32(c[9:13])
+		return 1 + int(v&0x3fff), 1 + int(v>>14&0x3fff), true
+	case "VP8 ":
+		// A key frame's start code, then 14-bit sizes (2 bits of scale).
+		if !bytes.Equal(c[11:14], []byte{0x9d, 0x01, 0x2a}) {
+			return 0, 0, false
+		}
+		return int(binary.LittleEndian.Uint16(c[14:]) & 0x3fff), int(binary.LittleEndian.Uint16(c[16:]) & 0x3fff), true
+	}
+	return 0, 0, false
+}

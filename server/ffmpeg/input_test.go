@@ -1,0 +1,98 @@
+package ffmpeg_test
+
+import (
+	"context"
+	"encoding/binary"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/ffmpeg"
+)
+
+// TestPictureHeader reads the size of every picture format it knows from
+// files ffmpeg wrote, as ffprobe reads them.
+func TestPictureHeader(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"p.png", "p.jpg", "p.gif", "p.bmp", "lossy.webp", "lossless.webp"} {
+		args := []string{"-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=37x23", "-frames:v", "1"}
+		if name == "lossless.webp" {
+			args = append(args, "-lossless", "1")
+		}
+		if name == "p.jpg" {
+			args = append(args, "-pix_fmt", "yuvj444p")
+		}
+		out, err := exec.Command("ffmpeg", append(args, filepath.Join(dir, name))...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		w, h, ok := ffmpeg.PictureHeader(filepath.Join(dir, name))
+		require.True(t, ok, name)
+		info, err := ffmpeg.Probe(context.Background(), filepath.Join(dir, name))
+		require.NoError(t, err, name)
+		assert.Equal(t, [2]int{info.Video().Width, info.Video().Height}, [2]int{w, h}, name)
+		assert.InDelta(t, 37, w, 1, name) // encoders may round to even sizes
+		assert.InDelta(t, 23, h, 1, name)
+	}
+}
+
+// TestProbeRefusesBombsAndReferences: a picture declaring more pixels than
+// the limit, and files that name other files, are refused from their
+// first bytes with an *InputError saying why.
+func TestProbeRefusesBombsAndReferences(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	// An extended WebP declaring a 20000×20000 canvas, and nothing else.
+	webp := []byte("RIFF\x00\x00\x00\x00WEBPVP8X\x0a\x00\x00\x00\x00\x00\x00\x00")
+	webp = append(webp, 0, 0, 0, 0, 0, 0)
+	put24 := func(b []byte, v int) { b[0], b[1], b[2] = byte(v), byte(v>>8), byte(v>>16) }
+	put24(webp[24:], 20000-1)
+	put24(webp[27:], 20000-1)
+	binary.LittleEndian.PutUint32(webp[4:], uint32(len(webp)-8))
+	files := map[string]struct {
+		content, reason string
+	}{
+		"bomb.webp": {string(webp), "20000×20000 pixels"},
+		"list.m3u8": {"#EXTM3U\n#EXTINF:1,\nfile:///etc/hostname\n#EXT-X-ENDLIST\n", "HLS playlist"},
+		"concat":    {"ffconcat version 1.0\nfile /etc/hostname\n", "concat list"},
+		"dash":      {"<?xml version=\"1.0\"?>\n<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\"></MPD>\n", "DASH manifest"},
+	}
+	for name, f := range files {
+		path := filepath.Join(dir, name)
+		require.NoError(t, os.WriteFile(path, []byte(f.content), 0o644))
+		for probe, fn := range map[string]func(context.Context, string) (*ffmpeg.Info, error){"Probe": ffmpeg.Probe, "ProbeFast": ffmpeg.ProbeFast} {
+			_, err := fn(context.Background(), path)
+			var ie *ffmpeg.InputError
+			require.True(t, errors.As(err, &ie), "%s of %s: %v", probe, name, err)
+			assert.Contains(t, ie.Reason, f.reason, "%s of %s", probe, name)
+		}
+	}
+}
+
+// TestInputArgsForceTheDemuxer: an input is opened with the demuxer kino
+// probed and nothing but local files.
+func TestInputArgsForceTheDemuxer(t *testing.T) {
+	t.Parallel()
+	info := &ffmpeg.Info{FormatName: "mov,mp4,m4a,3gp,3g2,mj2"}
+	assert.Equal(t, []string{"-protocol_whitelist", "file", "-f", "mov", "-max_pixels", "50000000", "-ss", "1", "-i", "file:/in"},
+		ffmpeg.InputArgs(info, "/in", "-ss", "1"))
+	_, err := (&ffmpeg.Info{FormatName: "hls"}).Demuxer()
+	assert.Error(t, err)
+}
+
+// TestMemoryLimit: an ffmpeg run that needs more memory than the limit
+// fails instead of taking it. Not parallel: the limit is the process's.
+func TestMemoryLimit(t *testing.T) {
+	// One 8000×8000 RGBA frame is 256 MB.
+	args := []string{"-f", "lavfi", "-i", "color=c=red:s=8000x8000:d=0.04", "-vf", "format=rgba", "-frames:v", "1", "-f", "null", "-"}
+	ffmpeg.SetLimits(ffmpeg.Limits{MaxMemory: 200 << 20})
+	err := ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir()})
+	ffmpeg.SetLimits(ffmpeg.Limits{})
+	var fe *ffmpeg.Error
+	require.True(t, errors.As(err, &fe), "the run fails: %v", err)
+	require.NoError(t, ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir()}), "and succeeds with the default limit")
+}
