@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/executor"
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 func serve(args []string) error {
@@ -40,7 +41,11 @@ func serve(args []string) error {
 	fs.Var(&bodyLimit, "max-body-bytes", "largest accepted request body")
 	fs.Var(&assetLimit, "max-asset-bytes", "largest asset a render downloads")
 	fs.DurationVar(&cfg.FetchTimeout, "fetch-timeout", 2*time.Minute, "time limit of one asset download")
-	fs.DurationVar(&cfg.RenderTimeout, "render-timeout", 30*time.Minute, "time limit of one render")
+	fs.DurationVar(&cfg.RenderTimeout, "render-timeout", 30*time.Minute, "time limit of one render attempt: downloads, encoding and upload")
+	fs.DurationVar(&cfg.JobTimeout, "job-timeout", 30*time.Minute, "time limit of one media job attempt: downloads, processing and uploads")
+	fs.Int64Var(&cfg.MaxImagePixels, "max-image-pixels", ffmpeg.DefaultMaxPixels, "largest picture or video frame kino opens, in pixels (width × height, read from the file's header before any decode)")
+	ffmpegMemory := sizeFlag(ffmpeg.DefaultMaxMemory)
+	fs.Var(&ffmpegMemory, "ffmpeg-max-memory", "address space of each ffmpeg and ffprobe process")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")
@@ -72,6 +77,7 @@ func serve(args []string) error {
 	cfg.MaxAssetBytes = int64(assetLimit)
 	cfg.Limits = limits
 	cfg.MaxUploadBytes = int64(uploadLimit)
+	cfg.MaxFFmpegMemory = int64(ffmpegMemory)
 	if whisper.URL != "" {
 		cfg.Transcriber = whisper
 	}

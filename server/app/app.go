@@ -34,11 +34,13 @@ import (
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobrun"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/queue"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
+	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/webhook"
@@ -65,9 +67,17 @@ type Config struct {
 	MaxAssetBytes        int64
 	FetchTimeout         time.Duration
 	RenderTimeout        time.Duration
-	Limits               engine.Limits
-	Lease                time.Duration
-	MaxAttempts          int
+	// JobTimeout caps one attempt of a media job, as RenderTimeout does
+	// one of a render: downloads, probes, ffmpeg and uploads.
+	JobTimeout time.Duration
+	// MaxImagePixels is the largest picture or frame kino opens, read from
+	// its header before any decode; MaxFFmpegMemory the address space of
+	// each ffmpeg and ffprobe process. Both apply to the whole process.
+	MaxImagePixels  int64
+	MaxFFmpegMemory int64
+	Limits          engine.Limits
+	Lease           time.Duration
+	MaxAttempts     int
 	// JobRetryDelay is the wait before a media job's first retry.
 	JobRetryDelay time.Duration
 	ShutdownGrace time.Duration
@@ -102,6 +112,7 @@ type App struct {
 	grpcServer *grpc.Server
 	httpServer *http.Server
 	gwConn     *grpc.ClientConn
+	scratch    *scratch.Dir
 	cancelBG   context.CancelFunc
 	bg         sync.WaitGroup
 }
@@ -110,6 +121,7 @@ type App struct {
 func Start(ctx context.Context, cfg Config) (*App, error) {
 	cfg = withDefaults(cfg)
 	a := &App{cfg: cfg, log: cfg.Log}
+	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
 	ok := false
 	defer func() {
 		if !ok {
@@ -180,10 +192,17 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 			}
 		},
 	})
-	tmp := filepath.Join(cfg.DataDir, "tmp")
-	if err := os.MkdirAll(tmp, 0o755); err != nil {
-		return nil, fmt.Errorf("create working folder: %w", err)
+	// Working files go in this process's own folder; what a killed
+	// process left behind is removed first.
+	work, removed, err := scratch.Open(filepath.Join(cfg.DataDir, "tmp"))
+	if len(removed) > 0 {
+		cfg.Log.Info("removed working folders of processes that are gone", "folders", removed)
 	}
+	if err != nil {
+		return nil, err
+	}
+	a.scratch = work
+	tmp := work.Path
 	a.workers = render.NewWorkers(render.WorkersConfig{
 		Queue:         q,
 		Storage:       a.storage,
@@ -213,7 +232,8 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	a.jobs = jobrun.New(jobrun.Config{
 		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
-		Count: cfg.Workers, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay, TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
+		Count: cfg.Workers, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay, Timeout: cfg.JobTimeout,
+		TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
 		Transcriber: cfg.Transcriber,
 	})
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
@@ -325,6 +345,11 @@ func (a *App) closeAll() {
 	}
 	if a.store != nil {
 		a.store.Close()
+	}
+	if a.scratch != nil {
+		if err := a.scratch.Close(); err != nil {
+			a.log.Warn("remove working folder", "err", err)
+		}
 	}
 }
 

@@ -42,6 +42,7 @@ const (
 	CodeFetchFailed   = "ASSET_FETCH_FAILED"
 	CodeStorageFailed = "STORAGE_FAILED"
 	CodeWorkerLost    = "WORKER_LOST"
+	CodeTimeout       = "JOB_TIMEOUT"
 )
 
 // Config tunes the runner.
@@ -60,6 +61,8 @@ type Config struct {
 	// failure; each later retry waits four times longer.
 	RetryDelay time.Duration
 	TempDir    string
+	// Timeout caps one attempt: downloads, probes, ffmpeg and uploads.
+	Timeout time.Duration
 	// Font is the font file of text that names none.
 	Font string
 	// Transcriber, when set, replaces the offline transcriber.
@@ -89,6 +92,9 @@ func New(cfg Config) *Runner {
 	}
 	if cfg.RetryDelay <= 0 {
 		cfg.RetryDelay = 2 * time.Second
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Minute
 	}
 	return &Runner{cfg: cfg, wake: make(chan struct{}, max(1, cfg.Count)), running: map[string]context.CancelFunc{}}
 }
@@ -288,14 +294,18 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 	keys := map[string]string{} // output field -> its object
 	var stored []string         // every object this attempt stored
 	var mediaSeconds float64
-	f := timed("download", func() *failure { return r.download(ctx, j, dir, inputs, &mediaSeconds) })
+	// One deadline covers the whole attempt (downloads, probes, ffmpeg,
+	// uploads): slow sources hold a worker no longer than a slow encode.
+	actx, acancel := context.WithTimeout(ctx, r.cfg.Timeout)
+	defer acancel()
+	f := timed("download", func() *failure { return r.download(actx, j, dir, inputs, &mediaSeconds) })
 	if f == nil {
 		f = timed("execute", func() *failure {
 			ex, _ := executor.For(j.Type)
 			params := map[string]any{}
 			_ = json.Unmarshal([]byte(j.Params), &params)
 			var err error
-			res, err = ex.Run(ctx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
+			res, err = ex.Run(actx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
 				Log: &ffmpegLog, OnProgress: r.progress(j.ID),
 				Fetch: func(ctx context.Context, ref, dst string) error {
 					if strings.HasPrefix(ref, "ast_") {
@@ -309,7 +319,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 				}})
 			var pe *executor.PermanentError
 			switch {
-			case ctx.Err() != nil:
+			case actx.Err() != nil:
 				return &failure{}
 			case errors.As(err, &pe):
 				return &failure{pe.Code, pe.Message, false}
@@ -317,7 +327,7 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 				return &failure{executor.CodeExecFailed, err.Error(), true}
 			}
 			if out, ok := res.Files["outputUrl"]; ok {
-				description = describe(ctx, out)
+				description = describe(actx, out)
 			}
 			return nil
 		})
@@ -340,13 +350,13 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			for field, out := range res.Files {
 				for _, p := range out.Parts {
 					key := prefix + filepath.Base(p.Path)
-					if err := r.cfg.Storage.Upload(ctx, key, p.Path, p.ContentType); err != nil {
+					if err := r.cfg.Storage.Upload(actx, key, p.Path, p.ContentType); err != nil {
 						return &failure{CodeStorageFailed, "the output could not be stored", true}
 					}
 					stored = append(stored, key)
 				}
 				key := prefix + field + out.Ext
-				if err := r.cfg.Storage.Upload(ctx, key, out.Path, out.ContentType); err != nil {
+				if err := r.cfg.Storage.Upload(actx, key, out.Path, out.ContentType); err != nil {
 					return &failure{CodeStorageFailed, "the output could not be stored", true}
 				}
 				keys[field] = key
@@ -354,6 +364,9 @@ func (r *Runner) run(parent context.Context, j *ent.Job) {
 			}
 			return nil
 		})
+	}
+	if ctx.Err() == nil && actx.Err() != nil {
+		f = &failure{CodeTimeout, fmt.Sprintf("the job (downloads, processing and upload) took longer than the limit of %s", r.cfg.Timeout), false}
 	}
 	if ctx.Err() != nil {
 		// Cancelled or taken over: whatever was stored is not this job's.
@@ -439,7 +452,11 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
 	}
-	info, err := ffmpeg.ProbeFast(ctx, out.Path)
+	probe := ffmpeg.ProbeFast
+	if len(out.Parts) > 0 {
+		probe = ffmpeg.ProbeOutput // a playlist of kino's own segments
+	}
+	info, err := probe(ctx, out.Path)
 	if err != nil {
 		return d // not media ffprobe reads, such as a caption file
 	}
@@ -455,37 +472,82 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	return d
 }
 
-// download fetches every input (URL or asset id) and probes it.
+// parallelFetches is how many inputs of one job download at once.
+const parallelFetches = 4
+
+// download fetches every input (URL or asset id) and probes it, a few at
+// once; the first failure stops the others.
 func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs map[string]executor.Input, seconds *float64) *failure {
 	values := map[string]string{}
 	_ = json.Unmarshal([]byte(j.Inputs), &values)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var (
+		mu    sync.Mutex
+		first *failure
+		wg    sync.WaitGroup
+	)
+	sem := make(chan struct{}, parallelFetches)
 	for field, v := range values {
-		path := filepath.Join(dir, "input-"+field)
-		key, own := r.cfg.Storage.KeyOf(v)
-		if strings.HasPrefix(v, "ast_") {
-			if err := r.copyAsset(ctx, j.OrgID, v, path); err != nil {
-				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				return
 			}
-		} else if own && strings.HasPrefix(key, "jobs/"+j.OrgID+"/") {
-			// An output of this organisation's earlier job, such as a pipeline edge passes on.
-			if err := r.copyObject(ctx, key, path); err != nil {
-				return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+			in, f := r.fetchInput(ctx, j, filepath.Join(dir, "input-"+field), field, v)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case f != nil && first == nil:
+				first = f
+				cancel()
+			case f == nil && ctx.Err() == nil:
+				inputs[field] = in
+				*seconds += in.Info.Duration
 			}
-		} else if _, err := r.cfg.Fetch.Download(ctx, v, path); err != nil {
-			var fe *fetch.Error
-			return &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary()}
-		}
-		info, err := ffmpeg.ProbeFast(ctx, path)
-		if err != nil {
-			if ctx.Err() != nil {
-				return &failure{}
-			}
-			return &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false}
-		}
-		inputs[field] = executor.Input{Path: path, Info: info}
-		*seconds += info.Duration
+		}()
 	}
-	return nil
+	wg.Wait()
+	if first == nil && ctx.Err() != nil {
+		return &failure{} // the attempt ended; the caller says why
+	}
+	return first
+}
+
+// fetchInput downloads or copies one input to path and probes it.
+func (r *Runner) fetchInput(ctx context.Context, j *ent.Job, path, field, v string) (executor.Input, *failure) {
+	key, own := r.cfg.Storage.KeyOf(v)
+	if strings.HasPrefix(v, "ast_") {
+		if err := r.copyAsset(ctx, j.OrgID, v, path); err != nil {
+			return executor.Input{}, &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+		}
+	} else if own && strings.HasPrefix(key, "jobs/"+j.OrgID+"/") {
+		// An output of this organisation's earlier job, such as a pipeline edge passes on.
+		if err := r.copyObject(ctx, key, path); err != nil {
+			return executor.Input{}, &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), false}
+		}
+	} else if _, err := r.cfg.Fetch.Download(ctx, v, path); err != nil {
+		if ctx.Err() != nil {
+			return executor.Input{}, &failure{}
+		}
+		var fe *fetch.Error
+		return executor.Input{}, &failure{CodeFetchFailed, fmt.Sprintf("inputs.%s: %v", field, err), errors.As(err, &fe) && fe.Temporary()}
+	}
+	info, err := ffmpeg.ProbeFast(ctx, path)
+	var ie *ffmpeg.InputError
+	switch {
+	case ctx.Err() != nil:
+		return executor.Input{}, &failure{}
+	case errors.As(err, &ie):
+		return executor.Input{}, &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: %s", field, ie.Reason), false}
+	case err != nil:
+		return executor.Input{}, &failure{executor.CodeInputInvalid, fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field), false}
+	}
+	return executor.Input{Path: path, Info: info}, nil
 }
 
 func (r *Runner) copyAsset(ctx context.Context, org, id, path string) error {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/kinohq/kino/ent"
@@ -44,8 +45,24 @@ type renderRun struct {
 	log *slog.Logger
 }
 
-func (r *renderRun) execute(ctx context.Context) outcome {
+// execute runs one attempt: downloads, probes, ffmpeg and the upload,
+// all under one deadline (--render-timeout), so that slow sources hold a
+// worker no longer than a slow encode may. parent ends when the job is
+// cancelled, taken over or handed back; its end is not a failure.
+func (r *renderRun) execute(parent context.Context) outcome {
 	cfg := r.w.cfg
+	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
+	defer cancel()
+	// stopped says how the attempt ended when its context did.
+	stopped := func() (outcome, bool) {
+		switch {
+		case parent.Err() != nil:
+			return outcome{}, true
+		case ctx.Err() != nil:
+			return failed(CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", cfg.RenderTimeout), true
+		}
+		return outcome{}, false
+	}
 	scene, err := engine.Compile(r.job.Provider, r.job.Composition, r.job.AssetUrls, cfg.Limits)
 	if err != nil {
 		// Validated at submit; only a change of limits between then and now gets here.
@@ -57,32 +74,12 @@ func (r *renderRun) execute(ctx context.Context) outcome {
 	}
 	defer os.RemoveAll(dir)
 
-	media := make(map[string]engine.Media)
-	for i, src := range scene.Sources() {
-		path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
-		t := time.Now()
-		n, err := cfg.Fetch.Download(ctx, src.URL, path)
-		if ctx.Err() != nil {
-			return outcome{}
-		}
-		if err != nil {
-			return failed(CodeAssetFetchFailed, "%s: %v", src.Field, err)
-		}
-		r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
-		if src.Font {
-			if media[src.Key], err = engine.FontFromFile(path); err != nil {
-				return outcome{code: CodeRenderFailed, message: "kino could not read a downloaded font", transient: true}
-			}
-			continue
-		}
-		info, err := ffmpeg.Probe(ctx, path)
-		if ctx.Err() != nil {
-			return outcome{}
-		}
-		if err != nil {
-			return failed(CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
-		}
-		media[src.Key] = engine.MediaFromInfo(path, info)
+	media, o := r.fetchSources(ctx, dir, scene.Sources())
+	if o, ok := stopped(); ok {
+		return o
+	}
+	if o != nil {
+		return *o
 	}
 
 	out := filepath.Join(dir, "output."+scene.Format)
@@ -100,11 +97,9 @@ func (r *renderRun) execute(ctx context.Context) outcome {
 		}
 	}
 
-	runCtx, cancel := context.WithTimeout(ctx, cfg.RenderTimeout)
-	defer cancel()
 	last := 0.0
 	t := time.Now()
-	err = ffmpeg.Run(runCtx, cmd.Args, ffmpeg.RunOptions{
+	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{
 		Dir:      dir,
 		Duration: scene.Duration,
 		OnProgress: func(p float64) {
@@ -120,12 +115,10 @@ func (r *renderRun) execute(ctx context.Context) outcome {
 			}
 		},
 	})
-	switch {
-	case ctx.Err() != nil:
-		return outcome{}
-	case errors.Is(runCtx.Err(), context.DeadlineExceeded):
-		return failed(CodeRenderTimeout, "the render took longer than the limit of %s; shorten the composition or lower its size", cfg.RenderTimeout)
-	case err != nil:
+	if o, ok := stopped(); ok {
+		return o
+	}
+	if err != nil {
 		r.log.Error("ffmpeg failed", "err", err)
 		return failed(CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
 	}
@@ -133,13 +126,101 @@ func (r *renderRun) execute(ctx context.Context) outcome {
 
 	key := fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format)
 	if err := cfg.Storage.Upload(ctx, key, out, contentType(scene.Format)); err != nil {
-		if ctx.Err() != nil {
-			return outcome{outputKey: key}
+		if o, ok := stopped(); ok {
+			o.outputKey = key // whatever was stored is removed
+			return o
 		}
 		r.log.Error("upload output", "err", err)
 		return outcome{code: CodeStorageFailed, message: "the output could not be stored", transient: true}
 	}
 	return outcome{outputKey: key}
+}
+
+// parallelFetches is how many sources of one render download at once:
+// enough to hide each server's latency, few enough to be polite to one.
+const parallelFetches = 4
+
+// fetchSources downloads and probes every source of the scene, a few at
+// once. A failure is the outcome of the attempt; nil when all are ready.
+func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engine.Source) (map[string]engine.Media, *outcome) {
+	var (
+		mu    sync.Mutex
+		media = make(map[string]engine.Media, len(sources))
+		first *outcome
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	fail := func(o outcome) {
+		mu.Lock()
+		defer mu.Unlock()
+		if first == nil {
+			first = &o
+		}
+		cancel() // the render cannot go on: stop the other downloads
+	}
+	sem := make(chan struct{}, parallelFetches)
+	var wg sync.WaitGroup
+	for i, src := range sources {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			select {
+			case sem <- struct{}{}:
+				defer func() { <-sem }()
+			case <-ctx.Done():
+				return
+			}
+			m, o := r.fetchSource(ctx, filepath.Join(dir, fmt.Sprintf("source-%d", i)), src)
+			if o != nil {
+				fail(*o)
+				return
+			}
+			if ctx.Err() == nil {
+				mu.Lock()
+				media[src.Key] = m
+				mu.Unlock()
+			}
+		}()
+	}
+	wg.Wait()
+	return media, first
+}
+
+// fetchSource downloads one source and describes it; nil outcome when the
+// context ended (the caller says why).
+func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Source) (engine.Media, *outcome) {
+	cfg := r.w.cfg
+	t := time.Now()
+	n, err := cfg.Fetch.Download(ctx, src.URL, path)
+	if ctx.Err() != nil {
+		return engine.Media{}, nil
+	}
+	if err != nil {
+		o := failed(CodeAssetFetchFailed, "%s: %v", src.Field, err)
+		return engine.Media{}, &o
+	}
+	r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
+	if src.Font {
+		m, err := engine.FontFromFile(path)
+		if err != nil {
+			return engine.Media{}, &outcome{code: CodeRenderFailed, message: "kino could not read a downloaded font", transient: true}
+		}
+		return m, nil
+	}
+	info, err := ffmpeg.ProbeFast(ctx, path)
+	if ctx.Err() != nil {
+		return engine.Media{}, nil
+	}
+	var ie *ffmpeg.InputError
+	if errors.As(err, &ie) {
+		o := failed(CodeAssetInvalid, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
+		return engine.Media{}, &o
+	}
+	if err != nil {
+		o := failed(CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
+		return engine.Media{}, &o
+	}
+	return engine.MediaFromInfo(path, info), nil
 }
 
 // finish writes the outcome of a render, unless the job stopped being this

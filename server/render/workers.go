@@ -30,7 +30,7 @@ type WorkersConfig struct {
 	TempDir string
 	// DefaultFont is the font file of text layers that name none.
 	DefaultFont string
-	// RenderTimeout caps one ffmpeg run.
+	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
 	RenderTimeout time.Duration
 	Log           *slog.Logger
 }
