@@ -154,8 +154,14 @@ func TestKillAndRestartRecoversTheJob(t *testing.T) {
 		}, 30*time.Second, 50*time.Millisecond)
 		require.NoError(t, first.cmd.Process.Signal(syscall.SIGKILL))
 		_ = first.cmd.Wait()
+		left, err := filepath.Glob(filepath.Join(dataDir, "tmp", "proc-*", "render-*"))
+		require.NoError(t, err)
+		require.NotEmpty(t, left, "the killed process left its render's folder")
 
 		second := serveKino(t, dataDir, db.URL)
+		for _, dir := range left {
+			assert.NoDirExists(t, dir, "start-up removes what the killed process left")
+		}
 		var job map[string]any
 		require.Eventually(t, func() bool {
 			job = second.getJob(t, id)

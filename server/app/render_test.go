@@ -207,8 +207,9 @@ func TestCancelQueuedAndProcessing(t *testing.T) {
 
 		// Nothing partial is left behind.
 		require.Eventually(t, func() bool {
-			entries, _ := os.ReadDir(filepath.Join(k.cfg.DataDir, "tmp"))
-			return len(entries) == 0
+			// The process's own working folder holds nothing but its lock.
+			left, _ := filepath.Glob(filepath.Join(k.cfg.DataDir, "tmp", "proc-*", "[^.]*"))
+			return len(left) == 0
 		}, 5*time.Second, 20*time.Millisecond)
 		_, err := os.Stat(filepath.Join(k.cfg.DataDir, "outputs", "renders", running+".mp4"))
 		assert.True(t, os.IsNotExist(err), "no output for a cancelled job")
