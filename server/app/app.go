@@ -215,13 +215,14 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Log:           cfg.Log,
 	})
 	svc := render.NewService(render.ServiceConfig{
-		Store:   a.store,
-		Queue:   q,
-		Broker:  broker,
-		Storage: a.storage,
-		Workers: a.workers,
-		Limits:  cfg.Limits,
-		Log:     cfg.Log,
+		Store:    a.store,
+		Queue:    q,
+		Broker:   broker,
+		Storage:  a.storage,
+		Workers:  a.workers,
+		Limits:   cfg.Limits,
+		CheckURL: fetcher.CheckHost,
+		Log:      cfg.Log,
 	})
 
 	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")

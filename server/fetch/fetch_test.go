@@ -325,3 +325,27 @@ func mustPort(t *testing.T, raw string) uint16 {
 	require.NoError(t, err)
 	return uint16(p)
 }
+
+func TestCheckHost(t *testing.T) {
+	t.Parallel()
+	c := New(Options{})
+	for raw, refused := range map[string]bool{
+		"http://127.0.0.1:8080/hook":     true,
+		"http://localhost/hook":          true,
+		"http://api.localhost./hook":     true,
+		"http://[::1]/hook":              true,
+		"http://[::ffff:10.0.0.1]/hook":  true,
+		"https://169.254.169.254/latest": true,
+		"https://hooks.example.com/kino": false,
+		"https://93.184.215.14/hook":     false,
+		"https://[2606:4700::6810:1]/h":  false,
+	} {
+		err := c.CheckHost(raw)
+		if refused {
+			assert.Error(t, err, raw)
+		} else {
+			assert.NoError(t, err, raw)
+		}
+	}
+	assert.NoError(t, New(Options{AllowPrivate: true}).CheckHost("http://127.0.0.1/hook"))
+}

@@ -21,6 +21,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/renderjob"
+	"github.com/kinohq/kino/ent/webhookdelivery"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
@@ -52,8 +53,10 @@ type Service struct {
 	storage *storage.Storage
 	workers *Workers
 	limits  engine.Limits
-	health  *healthCheck
-	log     *slog.Logger
+	// checkURL refuses webhooks kino may never call; nil accepts all.
+	checkURL func(string) error
+	health   *healthCheck
+	log      *slog.Logger
 }
 
 // ServiceConfig is what the service needs.
@@ -64,20 +67,24 @@ type ServiceConfig struct {
 	Storage *storage.Storage
 	Workers *Workers
 	Limits  engine.Limits
-	Log     *slog.Logger
+	// CheckURL refuses a webhook URL that kino would never be allowed to
+	// call (fetch.Client.CheckHost); nil accepts every URL.
+	CheckURL func(string) error
+	Log      *slog.Logger
 }
 
 // NewService returns the service.
 func NewService(cfg ServiceConfig) *Service {
 	return &Service{
-		st:      cfg.Store,
-		queue:   cfg.Queue,
-		broker:  cfg.Broker,
-		storage: cfg.Storage,
-		workers: cfg.Workers,
-		limits:  cfg.Limits,
-		health:  newHealthCheck(cfg.Store),
-		log:     cfg.Log,
+		st:       cfg.Store,
+		queue:    cfg.Queue,
+		broker:   cfg.Broker,
+		storage:  cfg.Storage,
+		workers:  cfg.Workers,
+		limits:   cfg.Limits,
+		checkURL: cfg.CheckURL,
+		health:   newHealthCheck(cfg.Store),
+		log:      cfg.Log,
 	}
 }
 
@@ -94,7 +101,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	if err != nil {
 		return nil, apierr.New(apierr.Validation, "%s", err.Error())
 	}
-	if err := validateWebhook(req.GetWebhook()); err != nil {
+	if err := s.validateWebhook(req.GetWebhook()); err != nil {
 		return nil, err
 	}
 	key, err := idempotencyKey(ctx)
@@ -278,7 +285,30 @@ func (s *Service) record(ctx context.Context, job *ent.RenderJob) (*renderv1.Ren
 	case renderjob.StatusFailed:
 		rec.Error = &renderv1.RenderError{Code: job.ErrorCode, Message: job.ErrorMessage}
 	}
+	if job.WebhookURL != "" && queue.Terminal(job.Status) {
+		d, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobID(job.ID)).
+			Order(ent.Desc(webhookdelivery.FieldCreatedAt)).First(ctx)
+		switch {
+		case ent.IsNotFound(err):
+		case err != nil:
+			return nil, apierr.Wrap(err, apierr.Internal, "the job's webhook could not be read; try again")
+		default:
+			rec.WebhookDelivery = delivery(d)
+		}
+	}
 	return rec, nil
+}
+
+// delivery is the wire form of a webhook delivery.
+func delivery(d *ent.WebhookDelivery) *renderv1.WebhookDelivery {
+	w := &renderv1.WebhookDelivery{Status: string(d.Status), Attempts: int32(d.Attempts)}
+	if d.LastStatusCode != 0 {
+		w.LastStatusCode = proto.Int32(int32(d.LastStatusCode))
+	}
+	if d.LastError != "" {
+		w.LastError = proto.String(d.LastError)
+	}
+	return w
 }
 
 func submitResponse(job *ent.RenderJob) *renderv1.SubmitRenderResponse {
@@ -298,7 +328,7 @@ func timestamp(t time.Time) string {
 	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
-func validateWebhook(raw string) error {
+func (s *Service) validateWebhook(raw string) error {
 	if raw == "" {
 		return nil
 	}
@@ -308,6 +338,12 @@ func validateWebhook(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return apierr.New(apierr.Validation, "webhook: must be an absolute http or https URL")
+	}
+	// A webhook kino may never call would be accepted, then dropped.
+	if s.checkURL != nil {
+		if err := s.checkURL(raw); err != nil {
+			return apierr.New(apierr.Validation, "webhook: %v", err)
+		}
 	}
 	return nil
 }

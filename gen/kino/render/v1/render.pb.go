@@ -553,9 +553,12 @@ type RenderJob struct {
 	// ISO 8601 time the job was created.
 	CreatedAt string `protobuf:"bytes,6,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
 	// ISO 8601 time the job last changed.
-	UpdatedAt     string `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	UpdatedAt string `protobuf:"bytes,7,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// How the completion webhook fared; set only when the request named a
+	// webhook and the job has ended.
+	WebhookDelivery *WebhookDelivery `protobuf:"bytes,8,opt,name=webhook_delivery,json=webhookDelivery,proto3" json:"webhook_delivery,omitempty"`
+	unknownFields   protoimpl.UnknownFields
+	sizeCache       protoimpl.SizeCache
 }
 
 func (x *RenderJob) Reset() {
@@ -637,6 +640,87 @@ func (x *RenderJob) GetUpdatedAt() string {
 	return ""
 }
 
+func (x *RenderJob) GetWebhookDelivery() *WebhookDelivery {
+	if x != nil {
+		return x.WebhookDelivery
+	}
+	return nil
+}
+
+// WebhookDelivery is the state of a job's completion webhook.
+type WebhookDelivery struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One of pending (being sent or waiting for a retry), delivered, failed
+	// (given up after every attempt).
+	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// Attempts made so far.
+	Attempts int32 `protobuf:"varint,2,opt,name=attempts,proto3" json:"attempts,omitempty"`
+	// The HTTP status of the last attempt, when the receiver answered.
+	LastStatusCode *int32 `protobuf:"varint,3,opt,name=last_status_code,json=lastStatusCode,proto3,oneof" json:"last_status_code,omitempty"`
+	// Why the last attempt failed, when it did.
+	LastError     *string `protobuf:"bytes,4,opt,name=last_error,json=lastError,proto3,oneof" json:"last_error,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *WebhookDelivery) Reset() {
+	*x = WebhookDelivery{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *WebhookDelivery) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*WebhookDelivery) ProtoMessage() {}
+
+func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
+func (*WebhookDelivery) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *WebhookDelivery) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *WebhookDelivery) GetAttempts() int32 {
+	if x != nil {
+		return x.Attempts
+	}
+	return 0
+}
+
+func (x *WebhookDelivery) GetLastStatusCode() int32 {
+	if x != nil && x.LastStatusCode != nil {
+		return *x.LastStatusCode
+	}
+	return 0
+}
+
+func (x *WebhookDelivery) GetLastError() string {
+	if x != nil && x.LastError != nil {
+		return *x.LastError
+	}
+	return ""
+}
+
 // RenderError describes why a render failed.
 type RenderError struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -648,7 +732,7 @@ type RenderError struct {
 
 func (x *RenderError) Reset() {
 	*x = RenderError{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -660,7 +744,7 @@ func (x *RenderError) String() string {
 func (*RenderError) ProtoMessage() {}
 
 func (x *RenderError) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -673,7 +757,7 @@ func (x *RenderError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderError.ProtoReflect.Descriptor instead.
 func (*RenderError) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RenderError) GetCode() string {
@@ -729,7 +813,7 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\x06checks\x18\x03 \x03(\v2*.kino.render.v1.HealthResponse.ChecksEntryR\x06checks\x1a9\n" +
 	"\vChecksEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\x8c\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd8\x02\n" +
 	"\tRenderJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1f\n" +
@@ -740,9 +824,18 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x06 \x01(\tR\tcreatedAt\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\a \x01(\tR\tupdatedAtB\v\n" +
+	"updated_at\x18\a \x01(\tR\tupdatedAt\x12J\n" +
+	"\x10webhook_delivery\x18\b \x01(\v2\x1f.kino.render.v1.WebhookDeliveryR\x0fwebhookDeliveryB\v\n" +
 	"\t_progressB\r\n" +
-	"\v_output_url\";\n" +
+	"\v_output_url\"\xbc\x01\n" +
+	"\x0fWebhookDelivery\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n" +
+	"\battempts\x18\x02 \x01(\x05R\battempts\x12-\n" +
+	"\x10last_status_code\x18\x03 \x01(\x05H\x00R\x0elastStatusCode\x88\x01\x01\x12\"\n" +
+	"\n" +
+	"last_error\x18\x04 \x01(\tH\x01R\tlastError\x88\x01\x01B\x13\n" +
+	"\x11_last_status_codeB\r\n" +
+	"\v_last_error\";\n" +
 	"\vRenderError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessage2\xba\x03\n" +
@@ -765,7 +858,7 @@ func file_kino_render_v1_render_proto_rawDescGZIP() []byte {
 	return file_kino_render_v1_render_proto_rawDescData
 }
 
-var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 14)
+var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
 var file_kino_render_v1_render_proto_goTypes = []any{
 	(*SubmitRenderRequest)(nil),  // 0: kino.render.v1.SubmitRenderRequest
 	(*SubmitRenderResponse)(nil), // 1: kino.render.v1.SubmitRenderResponse
@@ -778,33 +871,35 @@ var file_kino_render_v1_render_proto_goTypes = []any{
 	(*HealthRequest)(nil),        // 8: kino.render.v1.HealthRequest
 	(*HealthResponse)(nil),       // 9: kino.render.v1.HealthResponse
 	(*RenderJob)(nil),            // 10: kino.render.v1.RenderJob
-	(*RenderError)(nil),          // 11: kino.render.v1.RenderError
-	nil,                          // 12: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	nil,                          // 13: kino.render.v1.HealthResponse.ChecksEntry
-	(*structpb.Struct)(nil),      // 14: google.protobuf.Struct
+	(*WebhookDelivery)(nil),      // 11: kino.render.v1.WebhookDelivery
+	(*RenderError)(nil),          // 12: kino.render.v1.RenderError
+	nil,                          // 13: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	nil,                          // 14: kino.render.v1.HealthResponse.ChecksEntry
+	(*structpb.Struct)(nil),      // 15: google.protobuf.Struct
 }
 var file_kino_render_v1_render_proto_depIdxs = []int32{
-	14, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
-	12, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	15, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
+	13, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
 	10, // 2: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
 	10, // 3: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	13, // 4: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
-	11, // 5: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
-	0,  // 6: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
-	2,  // 7: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
-	4,  // 8: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
-	6,  // 9: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
-	8,  // 10: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
-	1,  // 11: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
-	3,  // 12: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
-	5,  // 13: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
-	7,  // 14: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
-	9,  // 15: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
-	11, // [11:16] is the sub-list for method output_type
-	6,  // [6:11] is the sub-list for method input_type
-	6,  // [6:6] is the sub-list for extension type_name
-	6,  // [6:6] is the sub-list for extension extendee
-	0,  // [0:6] is the sub-list for field type_name
+	14, // 4: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
+	12, // 5: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
+	11, // 6: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
+	0,  // 7: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
+	2,  // 8: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
+	4,  // 9: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
+	6,  // 10: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
+	8,  // 11: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
+	1,  // 12: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
+	3,  // 13: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
+	5,  // 14: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
+	7,  // 15: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
+	9,  // 16: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
+	12, // [12:17] is the sub-list for method output_type
+	7,  // [7:12] is the sub-list for method input_type
+	7,  // [7:7] is the sub-list for extension type_name
+	7,  // [7:7] is the sub-list for extension extendee
+	0,  // [0:7] is the sub-list for field type_name
 }
 
 func init() { file_kino_render_v1_render_proto_init() }
@@ -813,13 +908,14 @@ func file_kino_render_v1_render_proto_init() {
 		return
 	}
 	file_kino_render_v1_render_proto_msgTypes[10].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_render_v1_render_proto_rawDesc), len(file_kino_render_v1_render_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   14,
+			NumMessages:   15,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
