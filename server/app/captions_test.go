@@ -21,11 +21,17 @@ const spoken = "hello world. this is a test of the captions."
 // speechVideo makes a 160x90 video whose sound is flite saying spoken.
 func speechVideo(t *testing.T, dir string) {
 	t.Helper()
+	sayVideo(t, filepath.Join(dir, "speech.mp4"), spoken)
+}
+
+// sayVideo makes a 160x90 video whose sound is flite saying text.
+func sayVideo(t *testing.T, path, text string) {
+	t.Helper()
 	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
 		"-f", "lavfi", "-i", "testsrc2=size=160x90:rate=10",
-		"-f", "lavfi", "-i", "flite=text='"+spoken+"':voice=slt",
+		"-f", "lavfi", "-i", "flite=text='"+text+"':voice=slt",
 		"-shortest", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac",
-		filepath.Join(dir, "speech.mp4")).CombinedOutput()
+		path).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 }
 
@@ -91,4 +97,42 @@ func TestCaptionsExtractThenBurn(t *testing.T) {
 	t.Logf("mean difference: bottom %.1f, top %.1f", bottom, top)
 	assert.Greater(t, bottom, 5.0, "captions are burned at the bottom")
 	assert.Less(t, top, 4.0, "and nowhere else")
+}
+
+// longSpeech is one utterance of 187 characters: no punctuation, so flite
+// makes no pause and pocketsphinx hears it as one.
+const longSpeech = "the quick brown fox jumps over the lazy dog and then the little cat runs around the big house " +
+	"while the children play in the garden with their friends all day long until the sun goes down"
+
+// ffmpeg's ametadata filter cuts what it writes to a file= at 127 bytes a
+// line, which kept only the first 112 characters of an utterance.
+func TestCaptionsExtractLongUtterance(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sayVideo(t, filepath.Join(dir, "long.mp4"), longSpeech)
+	srv := serveDir(t, http.FileServer(http.Dir(dir)))
+	k := start(t, storetest.SQLite(t), nil)
+
+	id := k.createJob(t, map[string]any{"type": "caption.extract", "inputs": map[string]any{"source": srv + "/long.mp4"}})
+	j := k.waitJob(t, id)
+	require.Equal(t, "complete", j["status"], "%v", j)
+	var meta map[string]any
+	require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
+	transcript := meta["transcript"].(string)
+	t.Logf("transcript (%d characters): %s", len(transcript), transcript)
+
+	// pocketsphinx mishears a word here and there: count words, and look
+	// for the last ones, not for an exact text.
+	said, heard := strings.Fields(longSpeech), strings.Fields(transcript)
+	assert.Greater(t, len(transcript), 150, "the whole utterance, not its first 112 characters")
+	assert.InDelta(t, len(said), len(heard), 5, "about as many words as were said")
+	tail := 0
+	for _, w := range []string{"garden", "friends", "day", "long", "sun", "down"} {
+		if strings.Contains(transcript[min(112, len(transcript)):], w) {
+			tail++
+		}
+	}
+	assert.GreaterOrEqual(t, tail, 4, "the last words are in the transcript, past character 112")
+	vtt := string(fetchBody(t, meta["captionsUrl"].(string), ""))
+	assert.Contains(t, vtt, "sun", "and in the captions")
 }

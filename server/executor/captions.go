@@ -1,7 +1,6 @@
 package executor
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
@@ -51,6 +50,12 @@ const PocketsphinxModel = "/usr/share/pocketsphinx/model/en-us"
 // Pocketsphinx transcribes offline with ffmpeg's asr filter.
 type Pocketsphinx struct{ Model string }
 
+// asrLog starts the log lines of the ametadata filter that prints what asr
+// heard. Its file= option is no use: it cuts every line at 127 bytes (a
+// fixed buffer in f_metadata.c), which kept 112 characters of an
+// utterance; the log has no such limit.
+const asrLog = "[ametadata@kino_asr @ 0x"
+
 var ptsTime = regexp.MustCompile(`pts_time:([0-9.]+)`)
 
 // Transcribe runs asr and reads each utterance it reports, with the time
@@ -61,27 +66,20 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 		m = PocketsphinxModel
 	}
 	duration := a.Duration
-	out := filepath.Join(a.Dir, "asr.txt")
 	// Two seconds of silence at the end make pocketsphinx close the last
 	// utterance.
-	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata=mode=print:key=lavfi.asr.text:file=%s",
-		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"), engine.FilterPath(out))
-	if err := a.ffmpegRun(ctx, duration+2, []string{"-i", "file:" + a.Path, "-vn", "-af", af, "-f", "null", "-"}); err != nil {
-		return nil, fmt.Errorf("asr: %w", err)
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		return nil, nil // nothing was heard
-	}
-	defer f.Close()
+	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata@kino_asr=mode=print:key=lavfi.asr.text",
+		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"))
 	var cues []Cue
 	last, at := 0.0, 0.0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	onLine := func(line string) {
+		if !strings.HasPrefix(line, asrLog) {
+			return
+		}
+		_, line, _ = strings.Cut(line, "] [info] ")
 		if m := ptsTime.FindStringSubmatch(line); m != nil {
 			at, _ = strconv.ParseFloat(m[1], 64)
-			continue
+			return
 		}
 		if text, ok := strings.CutPrefix(line, "lavfi.asr.text="); ok && strings.TrimSpace(text) != "" {
 			end := min(at, duration)
@@ -92,7 +90,12 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 			last = end
 		}
 	}
-	return cues, sc.Err()
+	err := ffmpeg.Run(ctx, []string{"-i", "file:" + a.Path, "-vn", "-af", af, "-f", "null", "-"},
+		ffmpeg.RunOptions{Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
+	if err != nil {
+		return nil, fmt.Errorf("asr: %w", err)
+	}
+	return cues, nil
 }
 
 // split breaks long cues into pieces of at most maxSeconds and 12 words,
