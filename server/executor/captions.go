@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -257,8 +258,18 @@ func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(CodeInputInvalid, "params.color and params.outlineColor: must be #RRGGBB")
 	}
 	align := map[string]int{"bottom": 2, "middle": 5, "top": 8}[str(t.Params, "position", "bottom")]
-	style := fmt.Sprintf("FontName=%s,FontSize=%d,PrimaryColour=%s,OutlineColour=%s,BorderStyle=1,Outline=%g,Alignment=%d,MarginV=%d",
-		font, int(num(t.Params, "fontSize", 24)), primary, outline, num(t.Params, "outline", 2), align, int(num(t.Params, "marginV", 20)))
+	// libass measures sizes in units of PlayResY: the subtitle decoders
+	// write 288, which made a fontSize 28 line 70 pixels tall at 720p. Setting it
+	// to the video's height makes fontSize, outline and marginV pixels of
+	// the output. The defaults are in proportion to the height, the look
+	// they had at 288: 24, 2 and 20 units.
+	h := float64(in.Info.Video().Height)
+	if h <= 0 {
+		h = 288 // unknown: libass's own scale
+	}
+	style := fmt.Sprintf("PlayResY=%d,FontName=%s,FontSize=%d,PrimaryColour=%s,OutlineColour=%s,BorderStyle=1,Outline=%g,Alignment=%d,MarginV=%d",
+		int(h), font, int(num(t.Params, "fontSize", math.Round(h*24/288))), primary, outline,
+		num(t.Params, "outline", math.Round(h*2/288*10)/10), align, int(num(t.Params, "marginV", math.Round(h*20/288))))
 	// libass picks the reader by extension.
 	ext := ".srt"
 	if strings.Contains(subs.Info.FormatName, "webvtt") {
