@@ -11,6 +11,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 )
@@ -227,8 +228,6 @@ func passThrough(in Input) (string, string) {
 // captionBurn burns subtitles into a video with libass.
 type captionBurn struct{}
 
-var fontFamily = regexp.MustCompile(`^[A-Za-z0-9 ]{1,100}$`)
-
 // assColour turns #RRGGBB into libass's &H00BBGGRR.
 func assColour(hex, def string) (string, bool) {
 	if hex == "" {
@@ -249,7 +248,8 @@ func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(CodeInputInvalid, "inputs.subtitles: the file is not WebVTT or SRT")
 	}
 	font := str(t.Params, "font", "DejaVu Sans")
-	if !fontFamily.MatchString(font) {
+	// Checked at submit; jobs queued before that rule are checked here.
+	if !catalog.FontFamily.MatchString(font) {
 		return Result{}, permanent(CodeInputInvalid, "params.font: use letters, digits and spaces")
 	}
 	primary, ok1 := assColour(str(t.Params, "color", ""), "#FFFFFF")
