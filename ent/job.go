@@ -112,7 +112,11 @@ type Job struct {
 	QueueWaitMs *int64 `json:"queue_wait_ms,omitempty"`
 	// ConsumerTotalMs holds the value of the "consumer_total_ms" field.
 	ConsumerTotalMs *int64 `json:"consumer_total_ms,omitempty"`
-	selectValues    sql.SelectValues
+	// IdempotencyKey holds the value of the "idempotency_key" field.
+	IdempotencyKey *string `json:"idempotency_key,omitempty"`
+	// RequestHash holds the value of the "request_hash" field.
+	RequestHash  *string `json:"request_hash,omitempty"`
+	selectValues sql.SelectValues
 }
 
 // scanValues returns the types for scanning values from sql.Rows.
@@ -124,7 +128,7 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullFloat64)
 		case job.FieldPendingInputs, job.FieldAvailableAt, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
 			values[i] = new(sql.NullInt64)
-		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey, job.FieldLeaseOwner:
+		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey, job.FieldLeaseOwner, job.FieldIdempotencyKey, job.FieldRequestHash:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -472,6 +476,20 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				_m.ConsumerTotalMs = new(int64)
 				*_m.ConsumerTotalMs = value.Int64
 			}
+		case job.FieldIdempotencyKey:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field idempotency_key", values[i])
+			} else if value.Valid {
+				_m.IdempotencyKey = new(string)
+				*_m.IdempotencyKey = value.String
+			}
+		case job.FieldRequestHash:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field request_hash", values[i])
+			} else if value.Valid {
+				_m.RequestHash = new(string)
+				*_m.RequestHash = value.String
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -724,6 +742,16 @@ func (_m *Job) String() string {
 	if v := _m.ConsumerTotalMs; v != nil {
 		builder.WriteString("consumer_total_ms=")
 		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.IdempotencyKey; v != nil {
+		builder.WriteString("idempotency_key=")
+		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	if v := _m.RequestHash; v != nil {
+		builder.WriteString("request_hash=")
+		builder.WriteString(*v)
 	}
 	builder.WriteByte(')')
 	return builder.String()

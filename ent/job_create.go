@@ -646,6 +646,34 @@ func (_c *JobCreate) SetNillableConsumerTotalMs(v *int64) *JobCreate {
 	return _c
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_c *JobCreate) SetIdempotencyKey(v string) *JobCreate {
+	_c.mutation.SetIdempotencyKey(v)
+	return _c
+}
+
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_c *JobCreate) SetNillableIdempotencyKey(v *string) *JobCreate {
+	if v != nil {
+		_c.SetIdempotencyKey(*v)
+	}
+	return _c
+}
+
+// SetRequestHash sets the "request_hash" field.
+func (_c *JobCreate) SetRequestHash(v string) *JobCreate {
+	_c.mutation.SetRequestHash(v)
+	return _c
+}
+
+// SetNillableRequestHash sets the "request_hash" field if the given value is not nil.
+func (_c *JobCreate) SetNillableRequestHash(v *string) *JobCreate {
+	if v != nil {
+		_c.SetRequestHash(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *JobCreate) SetID(v string) *JobCreate {
 	_c.mutation.SetID(v)
@@ -981,6 +1009,14 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.ConsumerTotalMs(); ok {
 		_spec.SetField(job.FieldConsumerTotalMs, field.TypeInt64, value)
 		_node.ConsumerTotalMs = &value
+	}
+	if value, ok := _c.mutation.IdempotencyKey(); ok {
+		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
+		_node.IdempotencyKey = &value
+	}
+	if value, ok := _c.mutation.RequestHash(); ok {
+		_spec.SetField(job.FieldRequestHash, field.TypeString, value)
+		_node.RequestHash = &value
 	}
 	return _node, _spec
 }
@@ -1946,6 +1982,24 @@ func (u *JobUpsert) ClearConsumerTotalMs() *JobUpsert {
 	return u
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *JobUpsert) SetIdempotencyKey(v string) *JobUpsert {
+	u.Set(job.FieldIdempotencyKey, v)
+	return u
+}
+
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *JobUpsert) UpdateIdempotencyKey() *JobUpsert {
+	u.SetExcluded(job.FieldIdempotencyKey)
+	return u
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *JobUpsert) ClearIdempotencyKey() *JobUpsert {
+	u.SetNull(job.FieldIdempotencyKey)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -1971,6 +2025,9 @@ func (u *JobUpsertOne) UpdateNewValues() *JobUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(job.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.RequestHash(); exists {
+			s.SetIgnore(job.FieldRequestHash)
 		}
 	}))
 	return u
@@ -3067,6 +3124,27 @@ func (u *JobUpsertOne) ClearConsumerTotalMs() *JobUpsertOne {
 	})
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *JobUpsertOne) SetIdempotencyKey(v string) *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.SetIdempotencyKey(v)
+	})
+}
+
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateIdempotencyKey() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateIdempotencyKey()
+	})
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *JobUpsertOne) ClearIdempotencyKey() *JobUpsertOne {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearIdempotencyKey()
+	})
+}
+
 // Exec executes the query.
 func (u *JobUpsertOne) Exec(ctx context.Context) error {
 	if len(u.create.conflict) == 0 {
@@ -3258,6 +3336,9 @@ func (u *JobUpsertBulk) UpdateNewValues() *JobUpsertBulk {
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(job.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.RequestHash(); exists {
+				s.SetIgnore(job.FieldRequestHash)
 			}
 		}
 	}))
@@ -4352,6 +4433,27 @@ func (u *JobUpsertBulk) UpdateConsumerTotalMs() *JobUpsertBulk {
 func (u *JobUpsertBulk) ClearConsumerTotalMs() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
 		s.ClearConsumerTotalMs()
+	})
+}
+
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *JobUpsertBulk) SetIdempotencyKey(v string) *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.SetIdempotencyKey(v)
+	})
+}
+
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateIdempotencyKey() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.UpdateIdempotencyKey()
+	})
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *JobUpsertBulk) ClearIdempotencyKey() *JobUpsertBulk {
+	return u.Update(func(s *JobUpsert) {
+		s.ClearIdempotencyKey()
 	})
 }
 

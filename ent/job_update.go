@@ -1055,6 +1055,26 @@ func (_u *JobUpdate) ClearConsumerTotalMs() *JobUpdate {
 	return _u
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_u *JobUpdate) SetIdempotencyKey(v string) *JobUpdate {
+	_u.mutation.SetIdempotencyKey(v)
+	return _u
+}
+
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableIdempotencyKey(v *string) *JobUpdate {
+	if v != nil {
+		_u.SetIdempotencyKey(*v)
+	}
+	return _u
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (_u *JobUpdate) ClearIdempotencyKey() *JobUpdate {
+	_u.mutation.ClearIdempotencyKey()
+	return _u
+}
+
 // Mutation returns the JobMutation object of the builder.
 func (_u *JobUpdate) Mutation() *JobMutation {
 	return _u.mutation
@@ -1435,6 +1455,15 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	}
 	if _u.mutation.ConsumerTotalMsCleared() {
 		_spec.ClearField(job.FieldConsumerTotalMs, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.IdempotencyKey(); ok {
+		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
+	}
+	if _u.mutation.IdempotencyKeyCleared() {
+		_spec.ClearField(job.FieldIdempotencyKey, field.TypeString)
+	}
+	if _u.mutation.RequestHashCleared() {
+		_spec.ClearField(job.FieldRequestHash, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -2485,6 +2514,26 @@ func (_u *JobUpdateOne) ClearConsumerTotalMs() *JobUpdateOne {
 	return _u
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_u *JobUpdateOne) SetIdempotencyKey(v string) *JobUpdateOne {
+	_u.mutation.SetIdempotencyKey(v)
+	return _u
+}
+
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableIdempotencyKey(v *string) *JobUpdateOne {
+	if v != nil {
+		_u.SetIdempotencyKey(*v)
+	}
+	return _u
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (_u *JobUpdateOne) ClearIdempotencyKey() *JobUpdateOne {
+	_u.mutation.ClearIdempotencyKey()
+	return _u
+}
+
 // Mutation returns the JobMutation object of the builder.
 func (_u *JobUpdateOne) Mutation() *JobMutation {
 	return _u.mutation
@@ -2895,6 +2944,15 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	}
 	if _u.mutation.ConsumerTotalMsCleared() {
 		_spec.ClearField(job.FieldConsumerTotalMs, field.TypeInt64)
+	}
+	if value, ok := _u.mutation.IdempotencyKey(); ok {
+		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
+	}
+	if _u.mutation.IdempotencyKeyCleared() {
+		_spec.ClearField(job.FieldIdempotencyKey, field.TypeString)
+	}
+	if _u.mutation.RequestHashCleared() {
+		_spec.ClearField(job.FieldRequestHash, field.TypeString)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Job{config: _u.config}

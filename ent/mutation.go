@@ -1238,6 +1238,8 @@ type JobMutation struct {
 	addqueue_wait_ms         *int64
 	consumer_total_ms        *int64
 	addconsumer_total_ms     *int64
+	idempotency_key          *string
+	request_hash             *string
 	clearedFields            map[string]struct{}
 	done                     bool
 	oldValue                 func(context.Context) (*Job, error)
@@ -4097,6 +4099,104 @@ func (m *JobMutation) ResetConsumerTotalMs() {
 	delete(m.clearedFields, job.FieldConsumerTotalMs)
 }
 
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (m *JobMutation) SetIdempotencyKey(s string) {
+	m.idempotency_key = &s
+}
+
+// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
+func (m *JobMutation) IdempotencyKey() (r string, exists bool) {
+	v := m.idempotency_key
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldIdempotencyKey returns the old "idempotency_key" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldIdempotencyKey(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
+	}
+	return oldValue.IdempotencyKey, nil
+}
+
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (m *JobMutation) ClearIdempotencyKey() {
+	m.idempotency_key = nil
+	m.clearedFields[job.FieldIdempotencyKey] = struct{}{}
+}
+
+// IdempotencyKeyCleared returns if the "idempotency_key" field was cleared in this mutation.
+func (m *JobMutation) IdempotencyKeyCleared() bool {
+	_, ok := m.clearedFields[job.FieldIdempotencyKey]
+	return ok
+}
+
+// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
+func (m *JobMutation) ResetIdempotencyKey() {
+	m.idempotency_key = nil
+	delete(m.clearedFields, job.FieldIdempotencyKey)
+}
+
+// SetRequestHash sets the "request_hash" field.
+func (m *JobMutation) SetRequestHash(s string) {
+	m.request_hash = &s
+}
+
+// RequestHash returns the value of the "request_hash" field in the mutation.
+func (m *JobMutation) RequestHash() (r string, exists bool) {
+	v := m.request_hash
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRequestHash returns the old "request_hash" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldRequestHash(ctx context.Context) (v *string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRequestHash is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRequestHash requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRequestHash: %w", err)
+	}
+	return oldValue.RequestHash, nil
+}
+
+// ClearRequestHash clears the value of the "request_hash" field.
+func (m *JobMutation) ClearRequestHash() {
+	m.request_hash = nil
+	m.clearedFields[job.FieldRequestHash] = struct{}{}
+}
+
+// RequestHashCleared returns if the "request_hash" field was cleared in this mutation.
+func (m *JobMutation) RequestHashCleared() bool {
+	_, ok := m.clearedFields[job.FieldRequestHash]
+	return ok
+}
+
+// ResetRequestHash resets all changes to the "request_hash" field.
+func (m *JobMutation) ResetRequestHash() {
+	m.request_hash = nil
+	delete(m.clearedFields, job.FieldRequestHash)
+}
+
 // Where appends a list predicates to the JobMutation builder.
 func (m *JobMutation) Where(ps ...predicate.Job) {
 	m.predicates = append(m.predicates, ps...)
@@ -4131,7 +4231,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 48)
+	fields := make([]string, 0, 50)
 	if m.org_id != nil {
 		fields = append(fields, job.FieldOrgID)
 	}
@@ -4276,6 +4376,12 @@ func (m *JobMutation) Fields() []string {
 	if m.consumer_total_ms != nil {
 		fields = append(fields, job.FieldConsumerTotalMs)
 	}
+	if m.idempotency_key != nil {
+		fields = append(fields, job.FieldIdempotencyKey)
+	}
+	if m.request_hash != nil {
+		fields = append(fields, job.FieldRequestHash)
+	}
 	return fields
 }
 
@@ -4380,6 +4486,10 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.QueueWaitMs()
 	case job.FieldConsumerTotalMs:
 		return m.ConsumerTotalMs()
+	case job.FieldIdempotencyKey:
+		return m.IdempotencyKey()
+	case job.FieldRequestHash:
+		return m.RequestHash()
 	}
 	return nil, false
 }
@@ -4485,6 +4595,10 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldQueueWaitMs(ctx)
 	case job.FieldConsumerTotalMs:
 		return m.OldConsumerTotalMs(ctx)
+	case job.FieldIdempotencyKey:
+		return m.OldIdempotencyKey(ctx)
+	case job.FieldRequestHash:
+		return m.OldRequestHash(ctx)
 	}
 	return nil, fmt.Errorf("unknown Job field %s", name)
 }
@@ -4829,6 +4943,20 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetConsumerTotalMs(v)
+		return nil
+	case job.FieldIdempotencyKey:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetIdempotencyKey(v)
+		return nil
+	case job.FieldRequestHash:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRequestHash(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
@@ -5286,6 +5414,12 @@ func (m *JobMutation) ClearedFields() []string {
 	if m.FieldCleared(job.FieldConsumerTotalMs) {
 		fields = append(fields, job.FieldConsumerTotalMs)
 	}
+	if m.FieldCleared(job.FieldIdempotencyKey) {
+		fields = append(fields, job.FieldIdempotencyKey)
+	}
+	if m.FieldCleared(job.FieldRequestHash) {
+		fields = append(fields, job.FieldRequestHash)
+	}
 	return fields
 }
 
@@ -5410,6 +5544,12 @@ func (m *JobMutation) ClearField(name string) error {
 		return nil
 	case job.FieldConsumerTotalMs:
 		m.ClearConsumerTotalMs()
+		return nil
+	case job.FieldIdempotencyKey:
+		m.ClearIdempotencyKey()
+		return nil
+	case job.FieldRequestHash:
+		m.ClearRequestHash()
 		return nil
 	}
 	return fmt.Errorf("unknown Job nullable field %s", name)
@@ -5562,6 +5702,12 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldConsumerTotalMs:
 		m.ResetConsumerTotalMs()
+		return nil
+	case job.FieldIdempotencyKey:
+		m.ResetIdempotencyKey()
+		return nil
+	case job.FieldRequestHash:
+		m.ResetRequestHash()
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)

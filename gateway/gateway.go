@@ -16,7 +16,7 @@ import (
 
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
-	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/storage"
 )
 
@@ -95,7 +95,7 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 func incomingHeader(key string) (string, bool) {
 	switch http.CanonicalHeaderKey(key) {
 	case "Idempotency-Key":
-		return render.IdempotencyKeyHeader, true
+		return idempotency.Header, true
 	case "Authorization":
 		return "authorization", true
 	}

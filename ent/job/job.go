@@ -109,6 +109,10 @@ const (
 	FieldQueueWaitMs = "queue_wait_ms"
 	// FieldConsumerTotalMs holds the string denoting the consumer_total_ms field in the database.
 	FieldConsumerTotalMs = "consumer_total_ms"
+	// FieldIdempotencyKey holds the string denoting the idempotency_key field in the database.
+	FieldIdempotencyKey = "idempotency_key"
+	// FieldRequestHash holds the string denoting the request_hash field in the database.
+	FieldRequestHash = "request_hash"
 	// Table holds the table name of the job in the database.
 	Table = "jobs"
 )
@@ -164,6 +168,8 @@ var Columns = []string{
 	FieldExecUploadMs,
 	FieldQueueWaitMs,
 	FieldConsumerTotalMs,
+	FieldIdempotencyKey,
+	FieldRequestHash,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -465,4 +471,14 @@ func ByQueueWaitMs(opts ...sql.OrderTermOption) OrderOption {
 // ByConsumerTotalMs orders the results by the consumer_total_ms field.
 func ByConsumerTotalMs(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldConsumerTotalMs, opts...).ToFunc()
+}
+
+// ByIdempotencyKey orders the results by the idempotency_key field.
+func ByIdempotencyKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdempotencyKey, opts...).ToFunc()
+}
+
+// ByRequestHash orders the results by the request_hash field.
+func ByRequestHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequestHash, opts...).ToFunc()
 }

@@ -94,6 +94,8 @@ var (
 		{Name: "exec_upload_ms", Type: field.TypeInt64, Nullable: true},
 		{Name: "queue_wait_ms", Type: field.TypeInt64, Nullable: true},
 		{Name: "consumer_total_ms", Type: field.TypeInt64, Nullable: true},
+		{Name: "idempotency_key", Type: field.TypeString, Nullable: true},
+		{Name: "request_hash", Type: field.TypeString, Nullable: true},
 	}
 	// JobsTable holds the schema information for the "jobs" table.
 	JobsTable = &schema.Table{
@@ -135,6 +137,11 @@ var (
 				Name:    "job_status_created_at",
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[5], JobsColumns[31]},
+			},
+			{
+				Name:    "job_org_id_idempotency_key",
+				Unique:  true,
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[49]},
 			},
 		},
 	}

@@ -75,6 +75,11 @@ func (Job) Fields() []ent.Field {
 		optMs("exec_upload_ms"),
 		optMs("queue_wait_ms"),
 		optMs("consumer_total_ms"),
+		// The Idempotency-Key of the submit that made the job, or the run
+		// whose first node it is (a run's other jobs hold none), and the
+		// SHA-256 of that submit, to tell a repeat from a reused key.
+		optStr("idempotency_key"),
+		field.String("request_hash").Optional().Nillable().Immutable(),
 	}
 }
 
@@ -91,5 +96,7 @@ func (Job) Indexes() []ent.Index {
 		index.Fields("pipeline_id", "batch_id"),
 		// Claims take the oldest waiting job.
 		index.Fields("status", "created_at"),
+		// Keys are per organisation: one org's key never finds another's job.
+		index.Fields("org_id", "idempotency_key").Unique(),
 	}
 }

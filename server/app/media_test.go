@@ -327,3 +327,29 @@ func TestRenderJobsAreScopedToTheOrganisation(t *testing.T) {
 	r = k.as(t, keyB, http.MethodGet, fmt.Sprintf("/api/render/%s/events", id), nil)
 	assert.Equal(t, http.StatusNotFound, r.status)
 }
+
+// A font name that cannot reach libass is refused when the job or the
+// pipeline is submitted, not when it runs.
+func TestCaptionBurnFontIsCheckedAtSubmit(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), nil)
+	for _, font := range []string{"Comic Sans'", "DejaVu Sans,Bold", "Serif;x", "Sans:style=Bold"} {
+		r := k.do(t, http.MethodPost, "/jobs", map[string]any{"type": "caption.burn",
+			"inputs": map[string]any{"source": "https://x.example/v.mp4", "subtitles": "https://x.example/s.vtt"},
+			"params": map[string]any{"font": font}})
+		assert.Equal(t, http.StatusBadRequest, r.status, "%q: %s", font, r.body)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+		assert.Contains(t, string(r.body), "params.font: ", font)
+
+		p := specPipeline()
+		p["nodes"].([]any)[1].(map[string]any)["params"] = map[string]any{"font": font}
+		r = k.do(t, http.MethodPost, "/pipelines", p)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%q: %s", font, r.body)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+		assert.Contains(t, string(r.body), "nodes[1].params.font: ", font)
+	}
+	r := k.do(t, http.MethodPost, "/jobs", map[string]any{"type": "caption.burn",
+		"inputs": map[string]any{"source": "https://x.example/v.mp4", "subtitles": "https://x.example/s.vtt"},
+		"params": map[string]any{"font": "DejaVu Sans Mono"}})
+	assert.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+}

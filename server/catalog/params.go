@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"net/url"
+	"regexp"
 	"slices"
 	"sort"
 	"strings"
@@ -20,6 +21,10 @@ type Param struct {
 	Min, Max    *float64
 	// Format "uri" requires an absolute http(s) URL.
 	Format string
+	// Pattern, when set, must match a whole string; PatternHint says in
+	// words what it allows, for the error message.
+	Pattern     *regexp.Regexp
+	PatternHint string
 	// MaxLength bounds strings, MaxItems arrays.
 	MaxLength, MaxItems int
 	// Fields are the members of an object, or of each item of an array.
@@ -93,6 +98,9 @@ func checkValue(path string, val any, p Param, out *[]Problem) {
 		}
 		if p.MaxLength > 0 && len(s) > p.MaxLength {
 			bad("must be at most %d characters", p.MaxLength)
+		}
+		if p.Pattern != nil && !p.Pattern.MatchString(s) {
+			bad("%s", p.PatternHint)
 		}
 		if p.Format == "uri" {
 			if u, err := url.Parse(s); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
@@ -193,6 +201,9 @@ func schemaOf(p Param) map[string]any {
 	}
 	if p.Format != "" {
 		s["format"] = p.Format
+	}
+	if p.Pattern != nil {
+		s["pattern"] = p.Pattern.String()
 	}
 	if p.MaxLength > 0 {
 		s["maxLength"] = float64(p.MaxLength)

@@ -1,6 +1,14 @@
 package catalog
 
-import "fmt"
+import (
+	"fmt"
+	"regexp"
+)
+
+// FontFamily is what caption.burn takes as a font name: libass reads it
+// from a force_style list that ',' splits, inside a filter graph where ',',
+// ';', ':' and quotes have meanings of their own.
+var FontFamily = regexp.MustCompile(`^[A-Za-z0-9 ]{1,100}$`)
 
 var positions = []string{"top-left", "top-right", "bottom-left", "bottom-right", "center"}
 
@@ -90,13 +98,14 @@ var types = []*Type{
 			{Name: "subtitles", Media: []string{Subtitles}, Required: true, Description: "WebVTT or SRT: a URL or an asset id"}},
 		Outputs: []Field{outputURL(Video)},
 		Params: []Param{
-			{Name: "font", Kind: "string", MaxLength: 100, Description: "font family; default DejaVu Sans"},
-			{Name: "fontSize", Kind: "integer", Min: bound(6), Max: bound(200), Description: "default 24"},
+			{Name: "font", Kind: "string", MaxLength: 100, Pattern: FontFamily, PatternHint: "a font family name holds only letters, digits and spaces",
+				Description: "font family; default DejaVu Sans"},
+			{Name: "fontSize", Kind: "integer", Min: bound(6), Max: bound(200), Description: "line height in pixels of the output; default 1/12 of the video's height"},
 			{Name: "color", Kind: "string", MaxLength: 9, Description: "#RRGGBB; default white"},
 			{Name: "outlineColor", Kind: "string", MaxLength: 9, Description: "#RRGGBB; default black"},
-			{Name: "outline", Kind: "number", Min: bound(0), Max: bound(10), Description: "outline width; default 2"},
+			{Name: "outline", Kind: "number", Min: bound(0), Max: bound(10), Description: "outline width in pixels; default 1/144 of the video's height"},
 			{Name: "position", Kind: "string", Enum: []string{"bottom", "middle", "top"}, Description: "default bottom"},
-			{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(1000), Description: "vertical margin in pixels; default 20"},
+			{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(1000), Description: "vertical margin in pixels; default 1/14.4 of the video's height"},
 		},
 		AcceptsMedia: []string{Video}, PricePerSecond: 0.002,
 	},

@@ -1,16 +1,17 @@
 package executor
 
 import (
-	"bufio"
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 )
@@ -53,6 +54,12 @@ const PocketsphinxModel = "/usr/share/pocketsphinx/model/en-us"
 // Pocketsphinx transcribes offline with ffmpeg's asr filter.
 type Pocketsphinx struct{ Model string }
 
+// asrLog starts the log lines of the ametadata filter that prints what asr
+// heard. Its file= option is no use: it cuts every line at 127 bytes (a
+// fixed buffer in f_metadata.c), which kept 112 characters of an
+// utterance; the log has no such limit.
+const asrLog = "[ametadata@kino_asr @ 0x"
+
 var ptsTime = regexp.MustCompile(`pts_time:([0-9.]+)`)
 
 // Transcribe runs asr and reads each utterance it reports, with the time
@@ -63,27 +70,20 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 		m = PocketsphinxModel
 	}
 	duration := a.Duration
-	out := filepath.Join(a.Dir, "asr.txt")
 	// Two seconds of silence at the end make pocketsphinx close the last
 	// utterance.
-	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata=mode=print:key=lavfi.asr.text:file=%s",
-		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"), engine.FilterPath(out))
-	if err := a.ffmpegRun(ctx, duration+2, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-")); err != nil {
-		return nil, fmt.Errorf("asr: %w", err)
-	}
-	f, err := os.Open(out)
-	if err != nil {
-		return nil, nil // nothing was heard
-	}
-	defer f.Close()
+	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata@kino_asr=mode=print:key=lavfi.asr.text",
+		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"))
 	var cues []Cue
 	last, at := 0.0, 0.0
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		line := sc.Text()
+	onLine := func(line string) {
+		if !strings.HasPrefix(line, asrLog) {
+			return
+		}
+		_, line, _ = strings.Cut(line, "] [info] ")
 		if m := ptsTime.FindStringSubmatch(line); m != nil {
 			at, _ = strconv.ParseFloat(m[1], 64)
-			continue
+			return
 		}
 		if text, ok := strings.CutPrefix(line, "lavfi.asr.text="); ok && strings.TrimSpace(text) != "" {
 			end := min(at, duration)
@@ -94,7 +94,12 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 			last = end
 		}
 	}
-	return cues, sc.Err()
+	err := ffmpeg.Run(ctx, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-"),
+		ffmpeg.RunOptions{Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
+	if err != nil {
+		return nil, fmt.Errorf("asr: %w", err)
+	}
+	return cues, nil
 }
 
 // split breaks long cues into pieces of at most maxSeconds and 12 words,
@@ -225,8 +230,6 @@ func passThrough(in Input) (string, string) {
 // captionBurn burns subtitles into a video with libass.
 type captionBurn struct{}
 
-var fontFamily = regexp.MustCompile(`^[A-Za-z0-9 ]{1,100}$`)
-
 // assColour turns #RRGGBB into libass's &H00BBGGRR.
 func assColour(hex, def string) (string, bool) {
 	if hex == "" {
@@ -247,7 +250,8 @@ func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(CodeInputInvalid, "inputs.subtitles: the file is not WebVTT or SRT")
 	}
 	font := str(t.Params, "font", "DejaVu Sans")
-	if !fontFamily.MatchString(font) {
+	// Checked at submit; jobs queued before that rule are checked here.
+	if !catalog.FontFamily.MatchString(font) {
 		return Result{}, permanent(CodeInputInvalid, "params.font: use letters, digits and spaces")
 	}
 	primary, ok1 := assColour(str(t.Params, "color", ""), "#FFFFFF")
@@ -256,8 +260,18 @@ func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(CodeInputInvalid, "params.color and params.outlineColor: must be #RRGGBB")
 	}
 	align := map[string]int{"bottom": 2, "middle": 5, "top": 8}[str(t.Params, "position", "bottom")]
-	style := fmt.Sprintf("FontName=%s,FontSize=%d,PrimaryColour=%s,OutlineColour=%s,BorderStyle=1,Outline=%g,Alignment=%d,MarginV=%d",
-		font, int(num(t.Params, "fontSize", 24)), primary, outline, num(t.Params, "outline", 2), align, int(num(t.Params, "marginV", 20)))
+	// libass measures sizes in units of PlayResY: the subtitle decoders
+	// write 288, which made a fontSize 28 line 70 pixels tall at 720p. Setting it
+	// to the video's height makes fontSize, outline and marginV pixels of
+	// the output. The defaults are in proportion to the height, the look
+	// they had at 288: 24, 2 and 20 units.
+	h := float64(in.Info.Video().Height)
+	if h <= 0 {
+		h = 288 // unknown: libass's own scale
+	}
+	style := fmt.Sprintf("PlayResY=%d,FontName=%s,FontSize=%d,PrimaryColour=%s,OutlineColour=%s,BorderStyle=1,Outline=%g,Alignment=%d,MarginV=%d",
+		int(h), font, int(num(t.Params, "fontSize", math.Round(h*24/288))), primary, outline,
+		num(t.Params, "outline", math.Round(h*2/288*10)/10), align, int(num(t.Params, "marginV", math.Round(h*20/288))))
 	// libass picks the reader by extension.
 	ext := ".srt"
 	if strings.Contains(subs.Info.FormatName, "webvtt") {

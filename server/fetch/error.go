@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/url"
@@ -102,21 +103,10 @@ func (e *Error) Temporary() bool {
 
 // classify turns an error of a guarded http.Client into an *Error about
 // rawURL. limit is the time limit the request ran under, for the message;
-// last is the last response when there is one (a refused redirect), to
-// resolve a relative Location against.
-func classify(ctx context.Context, rawURL string, err error, limit time.Duration, last *http.Response) *Error {
-	var hop string
+// hop is where the last redirect led, empty when nothing redirected.
+func classify(ctx context.Context, rawURL string, err error, limit time.Duration, hop string) *Error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		hop = ue.URL
-		// http.Client names a refused redirect by its Location as sent,
-		// which may be relative.
-		if loc, perr := url.Parse(hop); perr == nil && !loc.IsAbs() && last != nil && last.Request != nil {
-			hop = last.Request.URL.ResolveReference(loc).String()
-		}
-		if hop == rawURL {
-			hop = ""
-		}
 		err = ue.Err
 	}
 	out := &Error{Kind: Network, URL: rawURL, Err: err}
@@ -130,6 +120,8 @@ func classify(ctx context.Context, rawURL string, err error, limit time.Duration
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		out.Kind = Timeout
 		out.Err = fmt.Errorf("no complete answer within %s: %w", limit, context.DeadlineExceeded)
+	case errors.Is(err, io.EOF):
+		out.Err = fmt.Errorf("the server closed the connection without answering: %w", err)
 	}
 	if hop != "" && out.Err != nil {
 		out.Err = fmt.Errorf("redirected to %s: %w", hop, out.Err)

@@ -111,7 +111,18 @@ func (c *Client) HTTPClient() *http.Client { return c.follow }
 // receiver cannot bounce a signed POST elsewhere.
 func (c *Client) NoRedirectClient() *http.Client { return c.noFollow }
 
+// hops remembers the last redirect a Download followed or refused, so that
+// its errors name a redirect only when there was one: comparing URLs does
+// not tell, as Go writes some differently from how they were given (an
+// upper-case scheme, a space, a password).
+type hops struct{ last string }
+
+type hopsKey struct{}
+
 func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
+	if h, ok := req.Context().Value(hopsKey{}).(*hops); ok {
+		h.last = req.URL.Redacted()
+	}
 	if req.URL.Scheme != "http" && req.URL.Scheme != "https" {
 		return &Error{Kind: BadURL, Err: fmt.Errorf("the server redirected to a %s URL; only http and https are fetched", req.URL.Scheme)}
 	}
@@ -145,19 +156,20 @@ func (c *Client) Download(ctx context.Context, rawURL, dstPath string) (int64, e
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
 		limit = time.Until(dl).Round(time.Millisecond)
 	}
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, rawURL, nil)
+	var h hops
+	req, err := http.NewRequestWithContext(context.WithValue(ctx, hopsKey{}, &h), http.MethodGet, rawURL, nil)
 	if err != nil {
 		return 0, &Error{Kind: BadURL, URL: rawURL, Err: err}
 	}
 	resp, err := c.follow.Do(req)
 	if err != nil {
-		return 0, classify(ctx, rawURL, err, limit, resp)
+		return 0, classify(ctx, rawURL, err, limit, h.last)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &Error{Kind: Status, StatusCode: resp.StatusCode, URL: rawURL}
-		if final := resp.Request.URL.String(); final != rawURL {
-			e.Err = fmt.Errorf("redirected to %s: the server answered %d %s", final, resp.StatusCode, http.StatusText(resp.StatusCode))
+		if h.last != "" {
+			e.Err = fmt.Errorf("redirected to %s: the server answered %d %s", h.last, resp.StatusCode, http.StatusText(resp.StatusCode))
 		}
 		return 0, e
 	}
@@ -177,7 +189,7 @@ func (c *Client) Download(ctx context.Context, rawURL, dstPath string) (int64, e
 	case w.err != nil:
 		err = fmt.Errorf("write %s: %w", dstPath, w.err)
 	case err != nil:
-		err = classify(ctx, rawURL, err, limit, nil)
+		err = classify(ctx, rawURL, err, limit, h.last)
 	case cerr != nil:
 		err = fmt.Errorf("write %s: %w", dstPath, cerr)
 	case n > c.opts.MaxBytes:

@@ -79,6 +79,9 @@ func newOrigin(t *testing.T) *origin {
 		}
 		http.Redirect(w, r, "/hops/"+strconv.Itoa(n-1), http.StatusFound)
 	})
+	mux.HandleFunc("/redirect-to-404", func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, "/status/404", http.StatusFound)
+	})
 	mux.HandleFunc("/to-file", func(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "file:///etc/passwd", http.StatusFound)
 	})
@@ -245,6 +248,30 @@ func TestDownload(t *testing.T) {
 		requireKind(t, err, Timeout)
 		assert.ErrorIs(t, err, context.DeadlineExceeded)
 	})
+}
+
+// Go writes some URLs differently from how they were given (an upper-case
+// scheme, a space, a password); that is no redirect, and the error must
+// not say there was one.
+func TestErrorsNameARedirectOnlyWhenThereWasOne(t *testing.T) {
+	t.Parallel()
+	o := newOrigin(t)
+	c := New(Options{AllowPrivate: true, MaxBytes: 64, MaxRedirects: 3, Timeout: 300 * time.Millisecond})
+	host := strings.TrimPrefix(o.URL, "http://")
+	for _, tc := range []struct{ url, message string }{
+		{"HTTP://" + host + "/status/404", "fetch HTTP://" + host + "/status/404: the server answered 404 Not Found"},
+		{"http://user:secret@" + host + "/slow-headers", "fetch http://user:secret@" + host + "/slow-headers: no complete answer within 300ms: context deadline exceeded"},
+		{o.URL + "/status/404 x", "fetch " + o.URL + "/status/404 x: the server closed the connection without answering"},
+	} {
+		_, err := c.Download(context.Background(), tc.url, filepath.Join(t.TempDir(), "out"))
+		require.Error(t, err, tc.url)
+		assert.True(t, strings.HasPrefix(err.Error(), tc.message), "%s: %v", tc.url, err)
+		assert.NotContains(t, err.Error(), "redirected", tc.url)
+	}
+
+	// After a real redirect the error names where it led.
+	_, err := c.Download(context.Background(), "HTTP://"+host+"/redirect-to-404", filepath.Join(t.TempDir(), "out"))
+	assert.EqualError(t, err, "fetch HTTP://"+host+"/redirect-to-404: redirected to "+o.URL+"/status/404: the server answered 404 Not Found")
 }
 
 func TestRedirectToRefusedAddressIsRefused(t *testing.T) {

@@ -20,13 +20,14 @@ const LogKeep = 1 << 20
 type stderrSink struct {
 	log     io.Writer
 	logLeft int
+	onLine  func(string)
 	errs    *tailBuffer
 	partial []byte
 	isErr   bool
 }
 
-func newStderrSink(log io.Writer) *stderrSink {
-	return &stderrSink{log: log, logLeft: LogKeep, errs: &tailBuffer{max: stderrKeep}}
+func newStderrSink(log io.Writer, onLine func(string)) *stderrSink {
+	return &stderrSink{log: log, onLine: onLine, logLeft: LogKeep, errs: &tailBuffer{max: stderrKeep}}
 }
 
 func (s *stderrSink) Write(p []byte) (int, error) {
@@ -53,6 +54,9 @@ func (s *stderrSink) flush() {
 var errorTags = []string{"[error] ", "[fatal] ", "[panic] "}
 
 func (s *stderrSink) line(l string) {
+	if s.onLine != nil {
+		s.onLine(strings.TrimSuffix(l, "\n"))
+	}
 	if s.log != nil && s.logLeft > 0 {
 		if len(l) > s.logLeft {
 			fmt.Fprintf(s.log, "[kino] the log is cut here: it passed %d bytes\n", LogKeep)

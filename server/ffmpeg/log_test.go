@@ -15,7 +15,7 @@ import (
 func TestStderrSinkKeepsErrorLevelLines(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
-	s := newStderrSink(&log)
+	s := newStderrSink(&log, nil)
 	in := "[info] Input #0, mov, from 'a.mp4':\n" +
 		"[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55a2] [warning] detected only with low score\n" +
 		"[mov,mp4,m4a,3gp,3g2,mj2 @ 0x55a2] [error] moov atom not found\n" +
@@ -39,7 +39,7 @@ func TestStderrSinkKeepsErrorLevelLines(t *testing.T) {
 func TestStderrSinkCapsTheLog(t *testing.T) {
 	t.Parallel()
 	var log bytes.Buffer
-	s := newStderrSink(&log)
+	s := newStderrSink(&log, nil)
 	line := "[warning] " + strings.Repeat("x", 1000) + "\n"
 	for range 2 * LogKeep / len(line) {
 		_, _ = s.Write([]byte(line))
@@ -47,6 +47,22 @@ func TestStderrSinkCapsTheLog(t *testing.T) {
 	assert.LessOrEqual(t, log.Len(), LogKeep+100)
 	assert.Contains(t, log.String(), "[kino] the log is cut here")
 	assert.Equal(t, 1, strings.Count(log.String(), "[kino]"))
+}
+
+func TestStderrSinkPassesEveryLinePastTheCap(t *testing.T) {
+	t.Parallel()
+	var lines []string
+	s := newStderrSink(&bytes.Buffer{}, func(l string) { lines = append(lines, l) })
+	line := "[warning] " + strings.Repeat("x", 1000) + "\n"
+	n := 2 * LogKeep / len(line)
+	for range n {
+		_, _ = s.Write([]byte(line))
+	}
+	_, _ = s.Write([]byte("[info] last"))
+	s.flush()
+	require.Len(t, lines, n+1, "OnLogLine is not capped like the log")
+	assert.Equal(t, strings.TrimSuffix(line, "\n"), lines[0])
+	assert.Equal(t, "[info] last", lines[n])
 }
 
 func TestRunWritesTheLogAndReportsTheError(t *testing.T) {

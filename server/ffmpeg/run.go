@@ -26,6 +26,11 @@ type RunOptions struct {
 	// stream mapping, encoder summaries, warnings and errors), each line
 	// tagged with its level, at most LogKeep bytes.
 	Log io.Writer
+	// OnLogLine, when set, receives every line of ffmpeg's log at level
+	// info, tags included, newline removed, however long the log: for
+	// filters that report through the log. It is called from one goroutine
+	// at a time, and never after Run returns.
+	OnLogLine func(line string)
 }
 
 // runFlags come before the caller's arguments: no banner, no prompt, no
@@ -51,7 +56,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 	if err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
-	stderr := newStderrSink(opts.Log)
+	stderr := newStderrSink(opts.Log, opts.OnLogLine)
 	cmd.Stderr = stderr
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)

@@ -26,6 +26,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -90,25 +91,52 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
+	submit, err := keyed(ctx, s.st, "jobs.create", "job", req, func(j *ent.Job) string { return j.ID })
+	if err != nil {
+		return nil, err
+	}
+
 	inserting := time.Now()
 	created := nowMs()
-	j, err := s.st.Job.Create().
-		SetID("job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
-		SetOrgID(auth.Org(ctx)).
-		SetType(t.Name).
-		SetInputs(string(inputsJSON)).
-		SetParams(string(paramsJSON)).
-		SetProviderID(t.ProviderID).
-		SetProviderType(t.Resource).
-		SetAiPattern(t.Pattern).
-		SetCreatedAt(created).
-		SetUpdatedAt(created).
-		SetAPIPrechecksMs(prechecks).
-		SetAPIValidationMs(validation).
-		Save(ctx)
+	var j *ent.Job
+	id, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
+		c := s.st.Job.Create().
+			SetID("job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
+			SetOrgID(auth.Org(ctx)).
+			SetType(t.Name).
+			SetInputs(string(inputsJSON)).
+			SetParams(string(paramsJSON)).
+			SetProviderID(t.ProviderID).
+			SetProviderType(t.Resource).
+			SetAiPattern(t.Pattern).
+			SetCreatedAt(created).
+			SetUpdatedAt(created).
+			SetAPIPrechecksMs(prechecks).
+			SetAPIValidationMs(validation)
+		if submit.Key != "" {
+			c.SetIdempotencyKey(submit.Key).SetRequestHash(submit.Hash)
+		}
+		var err error
+		j, err = c.Save(ctx)
+		if err != nil {
+			return "", err
+		}
+		return j.ID, nil
+	})
 	if err != nil {
+		if _, ok := err.(*apierr.Error); ok {
+			return nil, err
+		}
 		s.log.ErrorContext(ctx, "create media job", "err", err)
 		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
+	}
+	if !made {
+		// A repeat answers with the job the first request made, as it is now.
+		r, err := s.GetJob(ctx, &mediav1.GetJobRequest{Id: id})
+		if err != nil {
+			return nil, err
+		}
+		return &mediav1.CreateJobResponse{Data: r.GetData()}, nil
 	}
 	insert := ms(inserting)
 

@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/idempotency"
 )
 
 // Runs need the job side: waking and stopping workers.
@@ -113,35 +114,59 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 
-	runID := "run_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
-	tx, err := s.st.Tx(ctx)
-	if err != nil {
-		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
-	}
-	now := nowMs()
-	for i, n := range g.GetNodes() {
-		t, _ := catalog.Lookup(n.GetJobType())
-		inJSON, _ := json.Marshal(nodeInputs[n.GetId()])
-		params := n.GetParams().AsMap()
-		pJSON, _ := json.Marshal(params)
-		err := tx.Job.Create().
-			SetID(fmt.Sprintf("job_%s%02d", strings.TrimPrefix(runID, "run_")[:30], i)).
-			SetOrgID(p.OrgID).SetType(t.Name).SetBatchID(runID).SetPipelineID(p.ID).SetPipelineNodeID(n.GetId()).
-			SetInputs(string(inJSON)).SetParams(string(pJSON)).SetProviderID(t.ProviderID).SetProviderType(t.Resource).
-			SetAiPattern(t.Pattern).SetPendingInputs(len(upstream[n.GetId()])).
-			// Node order is creation order, so a run lists its jobs as the pipeline does.
-			SetCreatedAt(now).SetUpdatedAt(now).
-			Exec(ctx)
-		if err != nil {
-			tx.Rollback()
-			return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
+	submit, err := keyed(ctx, s.st, "pipelines.run", "run", req, func(j *ent.Job) string {
+		if j.BatchID == nil {
+			return j.ID // a job's key, which a run's hash never matches
 		}
+		return *j.BatchID
+	})
+	if err != nil {
+		return nil, err
 	}
-	if err := tx.Commit(); err != nil {
+	runID, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
+		runID := "run_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+		tx, err := s.st.Tx(ctx)
+		if err != nil {
+			return "", err
+		}
+		now := nowMs()
+		for i, n := range g.GetNodes() {
+			t, _ := catalog.Lookup(n.GetJobType())
+			inJSON, _ := json.Marshal(nodeInputs[n.GetId()])
+			params := n.GetParams().AsMap()
+			pJSON, _ := json.Marshal(params)
+			c := tx.Job.Create().
+				SetID(fmt.Sprintf("job_%s%02d", strings.TrimPrefix(runID, "run_")[:30], i)).
+				SetOrgID(p.OrgID).SetType(t.Name).SetBatchID(runID).SetPipelineID(p.ID).SetPipelineNodeID(n.GetId()).
+				SetInputs(string(inJSON)).SetParams(string(pJSON)).SetProviderID(t.ProviderID).SetProviderType(t.Resource).
+				SetAiPattern(t.Pattern).SetPendingInputs(len(upstream[n.GetId()])).
+				// Node order is creation order, so a run lists its jobs as the pipeline does.
+				SetCreatedAt(now).SetUpdatedAt(now)
+			if i == 0 && submit.Key != "" {
+				// The run's key, on its first job: the unique index makes it one run.
+				c.SetIdempotencyKey(submit.Key).SetRequestHash(submit.Hash)
+			}
+			if err := c.Exec(ctx); err != nil {
+				tx.Rollback()
+				return "", err
+			}
+		}
+		if err := tx.Commit(); err != nil {
+			return "", err
+		}
+		return runID, nil
+	})
+	if err != nil {
+		if _, ok := err.(*apierr.Error); ok {
+			return nil, err
+		}
 		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
 	}
-	dispatch, _ := s.runtime()
-	dispatch()
+	// A repeat answers with the run the first request started, as it is now.
+	if made {
+		dispatch, _ := s.runtime()
+		dispatch()
+	}
 	run, err := s.run(ctx, p.ID, runID)
 	if err != nil {
 		return nil, err

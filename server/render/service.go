@@ -5,17 +5,12 @@ package render
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
-	"fmt"
 	"log/slog"
 	"net/url"
-	"strings"
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
@@ -27,21 +22,13 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/queue"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
 
-// IdempotencyKeyHeader is the metadata key (and HTTP header) of idempotent submits.
-const IdempotencyKeyHeader = "idempotency-key"
-
-// idempotencyWindow is how long a key returns the job it first created.
-const idempotencyWindow = 24 * time.Hour
-
-const (
-	maxIdempotencyKey = 255
-	maxWebhookURL     = 2048
-)
+const maxWebhookURL = 2048
 
 // Service is the RenderService implementation.
 type Service struct {
@@ -104,83 +91,79 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	if err := s.validateWebhook(req.GetWebhook()); err != nil {
 		return nil, err
 	}
-	key, err := idempotencyKey(ctx)
+	key, err := idempotency.Key(ctx)
 	if err != nil {
 		return nil, err
 	}
-	hash, err := requestHash(req)
+	hash, err := idempotency.Hash("", req)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "could not read the request")
 	}
-	if key != "" {
-		if job, err := s.findIdempotent(ctx, key, hash); job != nil || err != nil {
-			return submitResponse(job), err
-		}
+	org := auth.Org(ctx)
+	var first *ent.RenderJob // what Find found last
+	submit := idempotency.Submit{Key: key, Hash: hash, Noun: "render",
+		Find: func(ctx context.Context) (idempotency.Earlier, bool, error) {
+			job, err := s.st.RenderJob.Query().Where(renderjob.OrgID(org), renderjob.IdempotencyKey(key)).Only(ctx)
+			if ent.IsNotFound(err) {
+				return idempotency.Earlier{}, false, nil
+			}
+			if err != nil {
+				return idempotency.Earlier{}, false, err
+			}
+			first = job
+			return idempotency.Earlier{ID: job.ID, Hash: job.RequestHash, CreatedAt: job.CreatedAt}, true, nil
+		},
+		Free: func(ctx context.Context, e idempotency.Earlier) error {
+			return s.st.RenderJob.UpdateOneID(e.ID).ClearIdempotencyKey().Exec(ctx)
+		},
 	}
 
-	id, err := uuid.NewV7()
-	if err != nil {
-		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued")
-	}
-	t := time.Now().UTC()
-	create := s.st.RenderJob.Create().
-		SetID(id.String()).
-		SetOrgID(auth.Org(ctx)).
-		SetProvider(req.GetProvider()).
-		SetComposition(composition).
-		SetAssetUrls(req.GetAssetUrls()).
-		SetWebhookURL(req.GetWebhook()).
-		SetFormat(scene.Format).
-		SetWidth(scene.Width).
-		SetHeight(scene.Height).
-		SetDuration(scene.Duration).
-		SetRequestHash(hash).
-		SetCreatedAt(t).
-		SetUpdatedAt(t)
-	if key != "" {
-		create.SetIdempotencyKey(key)
-	}
-	job, err := create.Save(ctx)
-	if err != nil {
-		if key != "" && ent.IsConstraintError(err) {
-			// Another request with the same key won the race, or the key
-			// belongs to a job older than the window: look again.
-			if job, ferr := s.findIdempotent(ctx, key, hash); job != nil || ferr != nil {
-				return submitResponse(job), ferr
-			}
+	var job *ent.RenderJob
+	_, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return "", err
 		}
-		s.log.ErrorContext(ctx, "queue render job", "job_id", id.String(), "err", err)
+		t := time.Now().UTC()
+		create := s.st.RenderJob.Create().
+			SetID(id.String()).
+			SetOrgID(org).
+			SetProvider(req.GetProvider()).
+			SetComposition(composition).
+			SetAssetUrls(req.GetAssetUrls()).
+			SetWebhookURL(req.GetWebhook()).
+			SetFormat(scene.Format).
+			SetWidth(scene.Width).
+			SetHeight(scene.Height).
+			SetDuration(scene.Duration).
+			SetRequestHash(hash).
+			SetCreatedAt(t).
+			SetUpdatedAt(t)
+		if key != "" {
+			create.SetIdempotencyKey(key)
+		}
+		job, err = create.Save(ctx)
+		if err != nil {
+			return "", err
+		}
+		return job.ID, nil
+	})
+	if err != nil {
+		if _, ok := err.(*apierr.Error); ok {
+			return nil, err
+		}
+		s.log.ErrorContext(ctx, "queue render job", "err", err)
 		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
+	}
+	if !made {
+		// A repeat of an idempotent submit answers as the first one did.
+		return submitResponse(first), nil
 	}
 	s.log.InfoContext(ctx, "render job queued", "job_id", job.ID, "provider", job.Provider,
 		"width", job.Width, "height", job.Height, "duration", job.Duration, "format", job.Format)
 	s.broker.Publish(job.ID)
 	s.workers.Wake()
 	return submitResponse(job), nil
-}
-
-// findIdempotent returns the job an earlier request with key created within
-// the window, an error when that request had another body, or nil. A key
-// older than the window is freed for reuse.
-func (s *Service) findIdempotent(ctx context.Context, key, hash string) (*ent.RenderJob, error) {
-	job, err := s.st.RenderJob.Query().Where(renderjob.OrgID(auth.Org(ctx)), renderjob.IdempotencyKey(key)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
-	}
-	if time.Since(job.CreatedAt) > idempotencyWindow {
-		if err := s.st.RenderJob.UpdateOne(job).ClearIdempotencyKey().Exec(ctx); err != nil {
-			return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
-		}
-		return nil, nil
-	}
-	if job.RequestHash != hash {
-		return nil, apierr.New(apierr.IdempotencyKeyReused,
-			"Idempotency-Key %q was already used with a different request body (job %s); use a new key for a new render", key, job.ID)
-	}
-	return job, nil
 }
 
 // GetRender reads a job's status record.
@@ -312,10 +295,6 @@ func delivery(d *ent.WebhookDelivery) *renderv1.WebhookDelivery {
 }
 
 func submitResponse(job *ent.RenderJob) *renderv1.SubmitRenderResponse {
-	if job == nil {
-		return nil
-	}
-	// A repeat of an idempotent submit answers as the first one did.
 	return &renderv1.SubmitRenderResponse{JobId: job.ID, Status: string(renderjob.StatusQueued), CreatedAt: timestamp(job.CreatedAt)}
 }
 
@@ -346,28 +325,4 @@ func (s *Service) validateWebhook(raw string) error {
 		}
 	}
 	return nil
-}
-
-func idempotencyKey(ctx context.Context) (string, error) {
-	md, _ := metadata.FromIncomingContext(ctx)
-	vals := md.Get(IdempotencyKeyHeader)
-	if len(vals) == 0 {
-		return "", nil
-	}
-	key := strings.TrimSpace(vals[0])
-	if key == "" || len(key) > maxIdempotencyKey {
-		return "", apierr.New(apierr.Validation, "Idempotency-Key: must be 1 to %d characters", maxIdempotencyKey)
-	}
-	return key, nil
-}
-
-// requestHash identifies a request body, so a reused idempotency key with a
-// different body is told apart from a retry.
-func requestHash(req *renderv1.SubmitRenderRequest) (string, error) {
-	b, err := proto.MarshalOptions{Deterministic: true}.Marshal(req)
-	if err != nil {
-		return "", fmt.Errorf("hash request: %w", err)
-	}
-	sum := sha256.Sum256(b)
-	return hex.EncodeToString(sum[:]), nil
 }
