@@ -76,7 +76,7 @@ func NewService(cfg ServiceConfig) *Service {
 		storage: cfg.Storage,
 		workers: cfg.Workers,
 		limits:  cfg.Limits,
-		health:  newHealthCheck(cfg.Store),
+		health:  newHealthCheck(cfg.Store, cfg.Log),
 		log:     cfg.Log,
 	}
 }
