@@ -68,7 +68,7 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 		if err != nil {
-			writeError(w, apierr.Validation, "the request body could not be read")
+			writeBodyError(w, err, "the request body could not be read")
 			return
 		}
 		if int64(len(body)) > limit {
