@@ -8,6 +8,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -259,4 +261,38 @@ func nextRecord(t *testing.T, lines *bufio.Scanner) map[string]any {
 	}
 	t.Fatalf("the stream ended: %v", lines.Err())
 	return nil
+}
+
+// TestSlowReaderIsCut: a client that stops reading a download is cut once
+// a write has waited --http-write-timeout, instead of holding the
+// connection for as long as it likes.
+func TestSlowReaderIsCut(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	k := start(t, storetest.SQLite(t), func(c *app.Config) {
+		c.DataDir, c.Workers = dir, 0
+		c.HTTPWriteTimeout = 200 * time.Millisecond
+	})
+	// Far more than the loopback socket buffers hold.
+	const size = 64 << 20
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "outputs", "renders"), 0o755))
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "outputs", "renders", "big.bin"), make([]byte, size), 0o644))
+
+	conn, err := net.Dial("tcp", k.app.HTTPAddr)
+	require.NoError(t, err)
+	defer conn.Close()
+	_, err = fmt.Fprintf(conn, "GET /files/renders/big.bin HTTP/1.1\r\nHost: kino\r\n\r\n")
+	require.NoError(t, err)
+	// Read the status, then stop reading until the server gave up: it
+	// closes the connection, so reading on drains what the socket buffers
+	// held and ends well short of the file.
+	br := bufio.NewReader(conn)
+	resp, err := http.ReadResponse(br, nil)
+	require.NoError(t, err)
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	<-time.After(5 * k.cfg.HTTPWriteTimeout)
+	require.NoError(t, conn.SetReadDeadline(time.Now().Add(20*time.Second)))
+	n, err := io.Copy(io.Discard, resp.Body)
+	require.Error(t, err, "the download was cut")
+	assert.Less(t, n, int64(size))
 }
