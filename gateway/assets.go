@@ -38,7 +38,7 @@ func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	mr, err := r.MultipartReader()
 	if err != nil {
-		writeError(w, apierr.Validation, "the multipart body could not be read: "+err.Error())
+		writeBodyError(w, err, "the multipart body could not be read: "+err.Error())
 		return
 	}
 	info := &mediav1.AssetUpload{}
@@ -49,7 +49,7 @@ func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			return
 		}
 		if err != nil {
-			writeError(w, apierr.Validation, "the multipart body could not be read: "+err.Error())
+			writeBodyError(w, err, "the multipart body could not be read: "+err.Error())
 			return
 		}
 		name := part.FormName()
@@ -60,7 +60,7 @@ func (h *uploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		value, err := io.ReadAll(io.LimitReader(part, 1024))
 		if err != nil {
-			writeError(w, apierr.Validation, "the multipart body could not be read")
+			writeBodyError(w, err, "the multipart body could not be read")
 			return
 		}
 		v := strings.TrimSpace(string(value))
@@ -102,7 +102,7 @@ func (h *uploadHandler) stream(w http.ResponseWriter, r *http.Request, ctx conte
 				break
 			}
 			if err != nil {
-				writeError(w, apierr.Validation, "the upload was interrupted: "+err.Error())
+				writeBodyError(w, err, "the upload was interrupted: "+err.Error())
 				return
 			}
 		}

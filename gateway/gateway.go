@@ -30,7 +30,9 @@ type Config struct {
 	CORSOrigins []string
 	// MaxBodyBytes caps request bodies.
 	MaxBodyBytes int64
-	Log          *slog.Logger
+	// Deadlines bound slow request bodies and slow readers of responses.
+	Deadlines Deadlines
+	Log       *slog.Logger
 }
 
 // marshaler writes the spec's JSON: camelCase names; lists present even
@@ -86,6 +88,7 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 
 	var h http.Handler = root
 	h = limitBody(h, cfg.MaxBodyBytes)
+	h = withDeadlines(h, cfg.Deadlines)
 	h = cors(h, cfg.CORSOrigins)
 	h = recoverPanics(h, cfg.Log)
 	return h, nil

@@ -2,6 +2,7 @@ package gateway
 
 import (
 	"bytes"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
@@ -50,9 +51,15 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		mt, _, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
+		mt, params, err := mime.ParseMediaType(r.Header.Get("Content-Type"))
 		if err != nil || mt != "application/json" {
 			writeError(w, apierr.Validation, "Content-Type must be application/json")
+			return
+		}
+		// The decoder reads bytes as UTF-8 whatever the header says; another
+		// charset would be decoded wrong, not refused.
+		if cs, ok := params["charset"]; ok && !strings.EqualFold(cs, "utf-8") {
+			writeError(w, apierr.Validation, fmt.Sprintf("the request body must be UTF-8: Content-Type charset %q is not supported", cs))
 			return
 		}
 		if r.ContentLength > limit {
@@ -61,7 +68,7 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 		}
 		body, err := io.ReadAll(io.LimitReader(r.Body, limit+1))
 		if err != nil {
-			writeError(w, apierr.Validation, "the request body could not be read")
+			writeBodyError(w, err, "the request body could not be read")
 			return
 		}
 		if int64(len(body)) > limit {
@@ -72,10 +79,27 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 			writeError(w, apierr.Validation, "the request body is empty; send a JSON object")
 			return
 		}
+		if trailingData(body) {
+			writeError(w, apierr.Validation, "the request is not valid: the body has data after the JSON value; send exactly one JSON object")
+			return
+		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
 		r.ContentLength = int64(len(body))
 		next.ServeHTTP(w, r)
 	})
+}
+
+// trailingData reports whether body holds one well-formed JSON value followed
+// by anything but white space. grpc-gateway's decoder stops after the first
+// value and would silently ignore the rest; a malformed first value is left
+// to it, so its message stays the one clients know.
+func trailingData(body []byte) bool {
+	dec := json.NewDecoder(bytes.NewReader(body))
+	var v json.RawMessage
+	if err := dec.Decode(&v); err != nil {
+		return false
+	}
+	return len(bytes.TrimSpace(body[dec.InputOffset():])) > 0
 }
 
 // cors lets the configured origins call the API from a browser.

@@ -67,6 +67,14 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
 	uploadLimit := sizeFlag(100 << 20)
 	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
+	httpLimits := app.DefaultHTTPLimits()
+	fs.DurationVar(&cfg.HTTPHeaderTimeout, "http-header-timeout", httpLimits.HTTPHeaderTimeout, "time to send a request's headers")
+	fs.DurationVar(&cfg.HTTPIdleTimeout, "http-idle-timeout", httpLimits.HTTPIdleTimeout, "how long an idle keep-alive connection stays open")
+	fs.DurationVar(&cfg.HTTPWriteTimeout, "http-write-timeout", httpLimits.HTTPWriteTimeout, "time a client has to accept each write of a response (watch streams and downloads may last longer)")
+	bodyMinRate := sizeFlag(httpLimits.BodyMinRate)
+	fs.Var(&bodyMinRate, "http-body-min-rate", "slowest accepted request body, bytes per second (KiB, MiB suffixes), measured over --http-body-rate-window")
+	fs.DurationVar(&cfg.BodyRateWindow, "http-body-rate-window", httpLimits.BodyRateWindow, "window over which --http-body-min-rate is measured")
+	fs.IntVar(&cfg.MaxWatchStreams, "max-watch-streams", httpLimits.MaxWatchStreams, "watch streams (HTTP and gRPC) open at once in this process")
 	_ = fs.Parse(args)
 	err := envFlags(fs)
 	if err != nil {
@@ -78,6 +86,7 @@ func serve(args []string) error {
 	cfg.Limits = limits
 	cfg.MaxUploadBytes = int64(uploadLimit)
 	cfg.MaxFFmpegMemory = int64(ffmpegMemory)
+	cfg.BodyMinRate = int64(bodyMinRate)
 	if whisper.URL != "" {
 		cfg.Transcriber = whisper
 	}

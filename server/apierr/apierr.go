@@ -32,6 +32,8 @@ const (
 	Unavailable          Code = "UNAVAILABLE"
 	PipelineNotFound     Code = "PIPELINE_NOT_FOUND"
 	AssetNotFound        Code = "ASSET_NOT_FOUND"
+	RequestTimeout       Code = "REQUEST_TIMEOUT"
+	TooManyStreams       Code = "TOO_MANY_STREAMS"
 )
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
@@ -55,6 +57,10 @@ var mappings = map[Code]mapping{
 	Unavailable:          {codes.Unavailable, http.StatusServiceUnavailable},
 	PipelineNotFound:     {codes.NotFound, http.StatusNotFound},
 	AssetNotFound:        {codes.NotFound, http.StatusNotFound},
+	RequestTimeout:       {codes.DeadlineExceeded, http.StatusRequestTimeout},
+	// The limit is the process's, not the client's: 503 lets a load
+	// balancer try another node, where 429 would blame the client.
+	TooManyStreams: {codes.ResourceExhausted, http.StatusServiceUnavailable},
 }
 
 // Error is a client-facing error with a documented code.

@@ -22,6 +22,7 @@ import (
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
 	healthpb "google.golang.org/grpc/health/grpc_health_v1"
+	"google.golang.org/grpc/keepalive"
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/test/bufconn"
 
@@ -91,6 +92,19 @@ type Config struct {
 	Transcriber executor.Transcriber
 	// MaxUploadBytes caps an asset upload.
 	MaxUploadBytes int64
+	// HTTPHeaderTimeout bounds reading a request's headers; HTTPIdleTimeout
+	// closes a keep-alive connection left idle.
+	HTTPHeaderTimeout time.Duration
+	HTTPIdleTimeout   time.Duration
+	// HTTPWriteTimeout bounds each write of a response (not a whole
+	// response: watch streams and downloads last as long as they need).
+	HTTPWriteTimeout time.Duration
+	// BodyMinRate (bytes/s) over BodyRateWindow is the slowest accepted
+	// request body.
+	BodyMinRate    int64
+	BodyRateWindow time.Duration
+	// MaxWatchStreams caps the watch streams open at once, gRPC and HTTP.
+	MaxWatchStreams int
 	// DefaultFont is the font of text layers that name none; found with
 	// fontconfig when empty.
 	DefaultFont string
@@ -229,7 +243,11 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
 	}
-	a.grpcServer = rpc.NewServer(cfg.Log, authn)
+	a.grpcServer = rpc.NewServer(cfg.Log, authn, rpc.WatchLimit(cfg.MaxWatchStreams),
+		// A client that vanished without closing its connection (a
+		// laptop lid, a dropped NAT entry) would hold its watch streams
+		// forever; pings find it within Time + Timeout.
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}))
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	a.jobs = jobrun.New(jobrun.Config{
 		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
@@ -259,12 +277,20 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Storage:      a.storage,
 		CORSOrigins:  cfg.CORSOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes,
-		Log:          cfg.Log,
+		Deadlines: gateway.Deadlines{
+			BodyMinRate:    cfg.BodyMinRate,
+			BodyRateWindow: cfg.BodyRateWindow,
+			WriteTimeout:   cfg.HTTPWriteTimeout,
+		},
+		Log: cfg.Log,
 	})
 	if err != nil {
 		return nil, err
 	}
-	a.httpServer = &http.Server{Handler: handler, ReadHeaderTimeout: 10 * time.Second}
+	// No ReadTimeout or WriteTimeout: they would bound whole requests and
+	// responses, cutting long uploads and every watch stream; the gateway
+	// bounds their rates instead (gateway.Deadlines).
+	a.httpServer = &http.Server{Handler: handler, ReadHeaderTimeout: cfg.HTTPHeaderTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
 
 	bgCtx, cancel := context.WithCancel(context.Background())
 	a.cancelBG = cancel
@@ -376,7 +402,39 @@ func withDefaults(cfg Config) Config {
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()
 	}
+	d := DefaultHTTPLimits()
+	if cfg.HTTPHeaderTimeout <= 0 {
+		cfg.HTTPHeaderTimeout = d.HTTPHeaderTimeout
+	}
+	if cfg.HTTPIdleTimeout <= 0 {
+		cfg.HTTPIdleTimeout = d.HTTPIdleTimeout
+	}
+	if cfg.HTTPWriteTimeout <= 0 {
+		cfg.HTTPWriteTimeout = d.HTTPWriteTimeout
+	}
+	if cfg.BodyMinRate <= 0 {
+		cfg.BodyMinRate = d.BodyMinRate
+	}
+	if cfg.BodyRateWindow <= 0 {
+		cfg.BodyRateWindow = d.BodyRateWindow
+	}
+	if cfg.MaxWatchStreams <= 0 {
+		cfg.MaxWatchStreams = d.MaxWatchStreams
+	}
 	return cfg
+}
+
+// DefaultHTTPLimits is a Config holding only the defaults of the HTTP
+// server's limits, for kino serve's flags.
+func DefaultHTTPLimits() Config {
+	return Config{
+		HTTPHeaderTimeout: 10 * time.Second,
+		HTTPIdleTimeout:   2 * time.Minute,
+		HTTPWriteTimeout:  30 * time.Second,
+		BodyMinRate:       4 << 10,
+		BodyRateWindow:    20 * time.Second,
+		MaxWatchStreams:   1000,
+	}
 }
 
 // findFont asks fontconfig for the system's sans-serif font.

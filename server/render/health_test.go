@@ -2,6 +2,8 @@ package render
 
 import (
 	"context"
+	"io"
+	"log/slog"
 	"path/filepath"
 	"testing"
 
@@ -16,7 +18,7 @@ func TestHealthNamesTheFailingCheck(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "kino.db"))
 	require.NoError(t, err)
-	h := newHealthCheck(st)
+	h := newHealthCheck(st, slog.New(slog.NewTextHandler(io.Discard, nil)))
 
 	resp := h.check(ctx)
 	assert.Equal(t, "healthy", resp.GetStatus())
@@ -25,6 +27,6 @@ func TestHealthNamesTheFailingCheck(t *testing.T) {
 	require.NoError(t, st.Close())
 	resp = h.check(ctx)
 	assert.Equal(t, "unhealthy", resp.GetStatus())
-	assert.Contains(t, resp.GetChecks()["store"], "unreachable")
+	assert.Equal(t, "unreachable: the database does not answer", resp.GetChecks()["store"])
 	assert.Equal(t, "ok", resp.GetChecks()["ffmpeg"])
 }

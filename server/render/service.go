@@ -70,7 +70,7 @@ func NewService(cfg ServiceConfig) *Service {
 		workers:  cfg.Workers,
 		limits:   cfg.Limits,
 		checkURL: cfg.CheckURL,
-		health:   newHealthCheck(cfg.Store),
+		health:   newHealthCheck(cfg.Store, cfg.Log),
 		log:      cfg.Log,
 	}
 }

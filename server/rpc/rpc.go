@@ -27,6 +27,27 @@ func NewServer(log *slog.Logger, authn *auth.Authenticator, opts ...grpc.ServerO
 	return grpc.NewServer(opts...)
 }
 
+// WatchLimit caps the server-streaming calls (watches) open at once in the
+// process: each holds memory and re-reads the database every second until
+// its job ends, which may be hours. The gateway's watch streams are among
+// them, as they are calls to this server. A call over the cap is refused
+// with TOO_MANY_STREAMS at once rather than queued.
+func WatchLimit(maxStreams int) grpc.ServerOption {
+	slots := make(chan struct{}, max(maxStreams, 0))
+	return grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		if !info.IsServerStream || info.IsClientStream || maxStreams <= 0 {
+			return handler(srv, ss)
+		}
+		select {
+		case slots <- struct{}{}:
+			defer func() { <-slots }()
+			return handler(srv, ss)
+		default:
+			return apierr.New(apierr.TooManyStreams, "this server already serves %d watch streams, the most it allows; retry later or poll the resource instead", maxStreams)
+		}
+	})
+}
+
 func unary(log *slog.Logger) grpc.UnaryServerInterceptor {
 	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (resp any, err error) {
 		defer func() {

@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"errors"
 	"fmt"
 	"net/url"
 	"os"
@@ -19,6 +20,8 @@ import (
 	_ "modernc.org/sqlite"             // registers the pure-Go "sqlite" driver
 
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/renderjob"
 )
 
 var migrateMu sync.Mutex
@@ -113,3 +116,26 @@ func (s *Store) DB() *sql.DB { return s.db }
 
 // Ping reports whether the database answers.
 func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
+
+// ErrUnreachable marks a Check that failed because the database does not
+// answer at all, as opposed to answering with errors.
+var ErrUnreachable = errors.New("database unreachable")
+
+// Check reports whether the database answers and its job tables read: it
+// pings, then reads the newest row of each job table through its primary
+// key, as GetRender and GetJob do. A ping alone passes on a SQLite file
+// whose table pages are corrupt, while every request fails. Older rows are
+// not read: a full integrity check would hold SQLite's one connection for as
+// long as the file is large.
+func (s *Store) Check(ctx context.Context) error {
+	if err := s.db.PingContext(ctx); err != nil {
+		return fmt.Errorf("%w: %w", ErrUnreachable, err)
+	}
+	if _, err := s.RenderJob.Query().Order(ent.Desc(renderjob.FieldID)).First(ctx); err != nil && !ent.IsNotFound(err) {
+		return fmt.Errorf("read newest render job: %w", err)
+	}
+	if _, err := s.Job.Query().Order(ent.Desc(job.FieldID)).First(ctx); err != nil && !ent.IsNotFound(err) {
+		return fmt.Errorf("read newest media job: %w", err)
+	}
+	return nil
+}
