@@ -15,6 +15,7 @@ import (
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/media"
 )
 
 func serve(args []string) error {
@@ -67,6 +68,8 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
 	uploadLimit := sizeFlag(100 << 20)
 	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
+	fs.IntVar(&cfg.UploadWorkers, "upload-workers", media.DefaultUploadWorkers, "asset uploads probed and thumbnailed at once; further uploads wait (at most --upload-timeout, then 503)")
+	fs.DurationVar(&cfg.UploadTimeout, "upload-timeout", media.DefaultUploadTimeout, "time limit of one asset upload's probe and thumbnail (the asset is then stored as failed)")
 	_ = fs.Parse(args)
 	err := envFlags(fs)
 	if err != nil {
