@@ -150,9 +150,6 @@ func (h *contentHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ContentType string `json:"contentType"`
 	}
 	_ = json.Unmarshal([]byte(a.GetMetadata()), &meta)
-	if meta.ContentType != "" {
-		w.Header().Set("Content-Type", meta.ContentType)
-	}
-	w.Header().Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": a.GetFilename()}))
+	userContent(w.Header(), meta.ContentType, a.GetFilename(), true)
 	http.ServeContent(w, r, a.GetFilename(), rd.ModTime(), rd)
 }

@@ -3,9 +3,13 @@ package gateway
 import (
 	_ "embed"
 	"fmt"
+	"mime"
 	"net/http"
 	"path"
+	"slices"
 	"strings"
+
+	"gocloud.dev/gcerrors"
 
 	apiv1 "github.com/kinohq/kino/gen/kino/api/v1"
 	"github.com/kinohq/kino/server/apierr"
@@ -35,13 +39,15 @@ type filesHandler struct {
 
 func (h *filesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	key := r.PathValue("key")
-	if key == "" || strings.Contains(key, "..") || path.Clean("/"+key) != "/"+key {
+	// A local bucket keeps each object's attributes in "KEY.attrs": a file
+	// of the bucket's folder, never an object of the API.
+	if key == "" || strings.Contains(key, "..") || path.Clean("/"+key) != "/"+key || strings.HasSuffix(strings.ToLower(key), ".attrs") {
 		writeError(w, apierr.NotFound, fmt.Sprintf("no file at %s", r.URL.Path))
 		return
 	}
 	rd, err := h.storage.NewReader(r.Context(), key)
 	if err != nil {
-		if storage.IsNotFound(err) {
+		if storage.IsNotFound(err) || gcerrors.Code(err) == gcerrors.InvalidArgument {
 			writeError(w, apierr.NotFound, fmt.Sprintf("no file at %s", r.URL.Path))
 			return
 		}
@@ -49,8 +55,32 @@ func (h *filesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	defer rd.Close()
-	if ct := rd.ContentType(); ct != "" {
-		w.Header().Set("Content-Type", ct)
-	}
+	userContent(w.Header(), rd.ContentType(), path.Base(key), false)
 	http.ServeContent(w, r, path.Base(key), rd.ModTime(), rd)
+}
+
+// inlineTypes are the content types a browser may show in place: media it
+// plays or pictures it draws, none of which runs script. Anything else
+// (HTML, SVG, XML, PDF, a type nobody recorded) is downloaded.
+var inlineTypes = []string{
+	"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif",
+	"text/vtt", "application/vnd.apple.mpegurl",
+}
+
+// userContent sets the headers of a file kino stores for its users: its
+// recorded type, which a browser may not second-guess (nosniff; no type
+// at all is application/octet-stream, never sniffed), and a sandbox, so
+// that nothing served from storage runs script with kino's origin. Only
+// pictures and media are shown in place unless attachment is asked for.
+func userContent(h http.Header, contentType, filename string, attachment bool) {
+	if contentType == "" {
+		contentType = "application/octet-stream"
+	}
+	h.Set("Content-Type", contentType)
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Content-Security-Policy", "sandbox")
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if attachment || !(slices.Contains(inlineTypes, mt) || strings.HasPrefix(mt, "video/") || strings.HasPrefix(mt, "audio/")) {
+		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
+	}
 }

@@ -15,6 +15,7 @@ import (
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/media"
 )
 
 func serve(args []string) error {
@@ -75,6 +76,8 @@ func serve(args []string) error {
 	fs.Var(&bodyMinRate, "http-body-min-rate", "slowest accepted request body, bytes per second (KiB, MiB suffixes), measured over --http-body-rate-window")
 	fs.DurationVar(&cfg.BodyRateWindow, "http-body-rate-window", httpLimits.BodyRateWindow, "window over which --http-body-min-rate is measured")
 	fs.IntVar(&cfg.MaxWatchStreams, "max-watch-streams", httpLimits.MaxWatchStreams, "watch streams (HTTP and gRPC) open at once in this process")
+	fs.IntVar(&cfg.UploadWorkers, "upload-workers", media.DefaultUploadWorkers, "asset uploads probed and thumbnailed at once; further uploads wait (at most --upload-timeout, then 503)")
+	fs.DurationVar(&cfg.UploadTimeout, "upload-timeout", media.DefaultUploadTimeout, "time limit of one asset upload's probe and thumbnail (the asset is then stored as failed)")
 	_ = fs.Parse(args)
 	err := envFlags(fs)
 	if err != nil {

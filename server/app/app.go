@@ -105,6 +105,11 @@ type Config struct {
 	BodyRateWindow time.Duration
 	// MaxWatchStreams caps the watch streams open at once, gRPC and HTTP.
 	MaxWatchStreams int
+	// UploadWorkers is how many uploads are probed and thumbnailed at
+	// once; UploadTimeout caps that work for one upload, and the wait for
+	// a free worker.
+	UploadWorkers int
+	UploadTimeout time.Duration
 	// DefaultFont is the font of text layers that name none; found with
 	// fontconfig when empty.
 	DefaultFont string
@@ -257,7 +262,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	})
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
 	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
-	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, tmp, cfg.MaxUploadBytes, cfg.Log))
+	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
+	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(a.grpcServer, healthSrv)

@@ -10,7 +10,7 @@ import (
 )
 
 // pictureHeader reads the pixel size a picture file declares in its
-// header (PNG, JPEG, GIF, WebP, BMP), without decoding it: ffprobe decodes
+// header (PNG, JPEG, GIF, WebP, BMP, PSD), without decoding it: ffprobe decodes
 // a picture's first frame to describe it, so a small file declaring a huge
 // picture must be refused before ffprobe sees it. ok is false for anything
 // else.
@@ -26,6 +26,12 @@ func pictureHeader(path string) (w, h int, ok bool) {
 	switch {
 	case n >= 30 && string(b[:4]) == "RIFF" && string(b[8:12]) == "WEBP":
 		return webpSize(b)
+	case n >= 22 && string(b[:4]) == "8BPS" && (b[5] == 1 || b[5] == 2) && b[4] == 0:
+		// Photoshop (version 1) and large-document (2) files: channels at
+		// 12, then height and width, big-endian. A layered template's
+		// composite is w×h×channels, however small its RLE data.
+		h, w := binary.BigEndian.Uint32(b[14:]), binary.BigEndian.Uint32(b[18:])
+		return int(w), int(h), w > 0 && h > 0
 	case n >= 26 && string(b[:2]) == "BM":
 		w, h := int32(binary.LittleEndian.Uint32(b[18:])), int32(binary.LittleEndian.Uint32(b[22:]))
 		if h < 0 { // top-down rows

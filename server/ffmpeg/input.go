@@ -55,7 +55,8 @@ func (i *Info) Demuxer() (string, error) {
 
 // checkPixels refuses pictures larger than the limit.
 func checkPixels(w, h int) error {
-	if max := limits.Load().MaxPixels; int64(w)*int64(h) > max {
+	// Divided, not multiplied: two 32-bit sizes (a PSD's) overflow int64.
+	if max := limits.Load().MaxPixels; w > 0 && int64(h) > max/int64(w) {
 		return &InputError{Reason: fmt.Sprintf("the picture is %d×%d pixels, more than the limit of %d pixels", w, h, max)}
 	}
 	return nil

@@ -53,10 +53,20 @@ func TestProbeRefusesBombsAndReferences(t *testing.T) {
 	put24(webp[24:], 20000-1)
 	put24(webp[27:], 20000-1)
 	binary.LittleEndian.PutUint32(webp[4:], uint32(len(webp)-8))
+	// Photoshop headers declaring 30000×30000 pixels (the most a PSD may
+	// have) and 2³²-1 square, whose pixel count overflows an int64.
+	psd := func(w, h uint32) string {
+		b := []byte("8BPS\x00\x01\x00\x00\x00\x00\x00\x00\x00\x03")
+		b = binary.BigEndian.AppendUint32(b, h)
+		b = binary.BigEndian.AppendUint32(b, w)
+		return string(append(b, 0, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
+	}
 	files := map[string]struct {
 		content, reason string
 	}{
 		"bomb.webp": {string(webp), "20000×20000 pixels"},
+		"bomb.psd":  {psd(30000, 30000), "30000×30000 pixels"},
+		"huge.psd":  {psd(1<<32-1, 1<<32-1), "4294967295×4294967295 pixels"},
 		"list.m3u8": {"#EXTM3U\n#EXTINF:1,\nfile:///etc/hostname\n#EXT-X-ENDLIST\n", "HLS playlist"},
 		"concat":    {"ffconcat version 1.0\nfile /etc/hostname\n", "concat list"},
 		"dash":      {"<?xml version=\"1.0\"?>\n<MPD xmlns=\"urn:mpeg:dash:schema:mpd:2011\"></MPD>\n", "DASH manifest"},

@@ -8,12 +8,15 @@ import (
 	"io"
 	"log/slog"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/google/uuid"
+	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/ent"
@@ -34,28 +37,65 @@ var (
 	Categories = []string{"apparel", "drinkware", "devices", "print"}
 )
 
-// DefaultMaxUpload caps an upload unless configured.
-const DefaultMaxUpload = 100 << 20
+// The defaults of UploadOptions.
+const (
+	// DefaultMaxUpload caps an upload unless configured.
+	DefaultMaxUpload = 100 << 20
+	// DefaultUploadWorkers is how many uploads are probed and thumbnailed
+	// at once: each takes a core, and up to a few hundred MB for a
+	// picture at the pixel limit.
+	DefaultUploadWorkers = 2
+	// DefaultUploadTimeout caps one upload's probe and thumbnail; a
+	// picture at the pixel limit takes a few seconds.
+	DefaultUploadTimeout = time.Minute
+)
+
+// maxFilename is the longest file name, in bytes: the name is the last
+// element of the object's key, and a local bucket keeps it as a file
+// beside "NAME.attrs" and, while writing, "NAME.<16 hex digits>.tmp",
+// which must fit the file system's 255 bytes.
+const maxFilename = 200
 
 // thumbnailWidth is the largest width of a thumbnail, in pixels.
 const thumbnailWidth = 320
 
+// UploadOptions bound uploads.
+type UploadOptions struct {
+	// TempDir is where uploads are spooled.
+	TempDir string
+	// MaxBytes is the largest upload (DefaultMaxUpload when 0).
+	MaxBytes int64
+	// Workers is how many uploads are probed and thumbnailed at once
+	// (DefaultUploadWorkers when 0); the others wait for one to finish.
+	Workers int
+	// Timeout caps one upload's probe and thumbnail, and, apart, its wait
+	// for a worker (DefaultUploadTimeout when 0).
+	Timeout time.Duration
+}
+
 // AssetService is the AssetService implementation.
 type AssetService struct {
 	mediav1.UnimplementedAssetServiceServer
-	st        *store.Store
-	storage   *storage.Storage
-	tempDir   string
-	maxUpload int64
-	log       *slog.Logger
+	st      *store.Store
+	storage *storage.Storage
+	opts    UploadOptions
+	// workers holds a token for each upload being probed or thumbnailed.
+	workers chan struct{}
+	log     *slog.Logger
 }
 
-// NewAssetService returns the service; uploads are spooled in tempDir.
-func NewAssetService(st *store.Store, storage *storage.Storage, tempDir string, maxUpload int64, log *slog.Logger) *AssetService {
-	if maxUpload <= 0 {
-		maxUpload = DefaultMaxUpload
+// NewAssetService returns the service.
+func NewAssetService(st *store.Store, storage *storage.Storage, opts UploadOptions, log *slog.Logger) *AssetService {
+	if opts.MaxBytes <= 0 {
+		opts.MaxBytes = DefaultMaxUpload
 	}
-	return &AssetService{st: st, storage: storage, tempDir: tempDir, maxUpload: maxUpload, log: log}
+	if opts.Workers <= 0 {
+		opts.Workers = DefaultUploadWorkers
+	}
+	if opts.Timeout <= 0 {
+		opts.Timeout = DefaultUploadTimeout
+	}
+	return &AssetService{st: st, storage: storage, opts: opts, workers: make(chan struct{}, opts.Workers), log: log}
 }
 
 func enum(name, v string, allowed []string) error {
@@ -191,7 +231,7 @@ func deref(s *string) string {
 
 // UploadAsset spools the file to disk (never whole in memory), checks its
 // content against the declared type, stores it, and makes a thumbnail of
-// images and templates.
+// images and templates. A refused upload leaves nothing in storage.
 func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer) error {
 	ctx := stream.Context()
 	first, err := stream.Recv()
@@ -211,12 +251,13 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if name == "" {
 		name = filename
 	}
-	switch {
-	case !slices.Contains(AssetTypes, info.GetType()):
+	if !slices.Contains(AssetTypes, info.GetType()) {
 		return apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
-	case filename == "" || filename == "." || filename == "/" || len(filename) > 255:
-		return apierr.New(apierr.Validation, "file: needs a file name of 1 to 255 characters")
-	case len(name) > 200:
+	}
+	if err := checkFilename(filename); err != nil {
+		return err
+	}
+	if len(name) > 200 {
 		return apierr.New(apierr.Validation, "name: must be at most 200 characters")
 	}
 	if err := enum("category", info.GetCategory(), Categories); err != nil {
@@ -229,7 +270,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
 	}
 
-	dir, err := os.MkdirTemp(s.tempDir, "upload-")
+	dir, err := os.MkdirTemp(s.opts.TempDir, "upload-")
 	if err != nil {
 		return apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
 	}
@@ -252,29 +293,54 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 
 	org := auth.Org(ctx)
 	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
-	key := fmt.Sprintf("assets/%s/%s/%s", org, id, filename)
 	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
 	status := asset.StatusReady
-	var thumbKey *string
+	var thumb string
 	if kind.Type != "font" {
-		w, h, thumb, err := picture(ctx, path, dir)
-		if err != nil {
+		w, h, t, err := s.picture(ctx, path, dir)
+		var refused *ffmpeg.InputError
+		switch {
+		case errors.As(err, &refused):
+			return apierr.New(apierr.Validation, "file: %s", refused.Reason)
+		case ctx.Err() != nil:
+			return grpcstatus.FromContextError(ctx.Err()).Err()
+		case errors.Is(err, errBusy):
+			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+		case err != nil:
 			// Stored all the same, so the user can fetch what they sent and
 			// see why it failed.
 			status = asset.StatusFailed
-			meta["error"] = "the image could not be decoded: " + err.Error()
-		} else {
+			meta["error"] = err.Error()
+		default:
 			meta["width"], meta["height"] = w, h
-			tk := fmt.Sprintf("assets/%s/%s/thumbnail.png", org, id)
-			if err := s.storage.Upload(ctx, tk, thumb, "image/png"); err != nil {
-				return apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
-			}
-			thumbKey = &tk
+			thumb = t
 		}
+	}
+
+	// The original keeps its name in its key, and the thumbnail lives
+	// beside the asset's folder, not in it: no file name can be the
+	// thumbnail's.
+	key := fmt.Sprintf("assets/%s/%s/%s", org, id, filename)
+	var thumbKey *string
+	var stored []string
+	done := false
+	defer func() {
+		if !done {
+			s.remove(ctx, id, stored)
+		}
+	}()
+	if thumb != "" {
+		tk := fmt.Sprintf("assets/%s/%s.thumbnail.png", org, id)
+		if err := s.storage.Upload(ctx, tk, thumb, "image/png"); err != nil {
+			return apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
+		}
+		stored = append(stored, tk)
+		thumbKey = &tk
 	}
 	if err := s.storage.Upload(ctx, key, path, kind.ContentType); err != nil {
 		return apierr.Wrap(err, apierr.Internal, "the file could not be stored; try again")
 	}
+	stored = append(stored, key)
 	metaJSON, _ := json.Marshal(meta)
 	now := nowMs()
 	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
@@ -288,8 +354,39 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if err != nil {
 		return apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
 	}
-	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "bytes", size)
+	done = true
+	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "status", a.Status, "bytes", size)
 	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: assetRecord(a)})
+}
+
+// checkFilename refuses the file names storage cannot hold as the last
+// element of a key, with a message naming the field. The name is already
+// one path element (no slash).
+func checkFilename(name string) error {
+	switch {
+	case name == "" || name == "." || name == "/" || len(name) > maxFilename:
+		return apierr.New(apierr.Validation, "file: needs a file name of 1 to %d bytes", maxFilename)
+	case name == "..":
+		return apierr.New(apierr.Validation, "file: the file name must name a file, not \".\" or \"..\"")
+	case !utf8.ValidString(name) || strings.ContainsFunc(name, unicode.IsControl):
+		return apierr.New(apierr.Validation, "file: the file name must be UTF-8 text without control characters")
+	case strings.HasSuffix(strings.ToLower(name), ".attrs"):
+		// A local bucket keeps each object's attributes in "KEY.attrs".
+		return apierr.New(apierr.Validation, "file: the file name may not end in \".attrs\"")
+	}
+	return nil
+}
+
+// remove deletes what a failed upload stored, even when the upload failed
+// because its client went away.
+func (s *AssetService) remove(ctx context.Context, id string, keys []string) {
+	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), time.Minute)
+	defer cancel()
+	for _, key := range keys {
+		if err := s.storage.Delete(ctx, key); err != nil {
+			s.log.WarnContext(ctx, "remove file of a failed upload", "asset_id", id, "key", key, "err", err)
+		}
+	}
 }
 
 // spool writes the chunks to path, up to the limit, and returns the size
@@ -314,8 +411,8 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 		}
 		chunk := msg.GetChunk()
 		size += int64(len(chunk))
-		if size > s.maxUpload {
-			return 0, nil, apierr.New(apierr.Validation, "file: is larger than the upload limit of %d bytes", s.maxUpload)
+		if size > s.opts.MaxBytes {
+			return 0, nil, apierr.New(apierr.Validation, "file: is larger than the upload limit of %d bytes", s.opts.MaxBytes)
 		}
 		if len(head) < 16 {
 			head = append(head, chunk[:min(len(chunk), 16-len(head))]...)
@@ -327,19 +424,67 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 	return size, head, f.Close()
 }
 
-// picture reads an image's size and makes its thumbnail with ffmpeg.
-func picture(ctx context.Context, path, dir string) (int, int, string, error) {
+// errBusy is an upload that waited longer than the time limit for a worker.
+var errBusy = errors.New("no upload worker is free")
+
+// picture reads an upload's picture size and makes its thumbnail, on one
+// of the upload workers and within the time limit. A picture kino will not
+// open (too many pixels, read from its header before anything decodes it)
+// is an *ffmpeg.InputError.
+func (s *AssetService) picture(ctx context.Context, path, dir string) (w, h int, thumb string, err error) {
+	select {
+	case s.workers <- struct{}{}:
+	default:
+		wait := time.NewTimer(s.opts.Timeout)
+		defer wait.Stop()
+		select {
+		case s.workers <- struct{}{}:
+		case <-wait.C:
+			return 0, 0, "", errBusy
+		case <-ctx.Done():
+			return 0, 0, "", ctx.Err()
+		}
+	}
+	defer func() { <-s.workers }()
+
+	pctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	w, h, thumb, err = thumbnail(pctx, path, dir)
+	if err != nil && pctx.Err() != nil && ctx.Err() == nil {
+		return 0, 0, "", fmt.Errorf("the picture took longer than the limit of %s to process", s.opts.Timeout)
+	}
+	return w, h, thumb, err
+}
+
+// thumbnail probes the picture at path and scales it to a PNG in dir,
+// opened as the format probed, never guessed.
+func thumbnail(ctx context.Context, path, dir string) (int, int, string, error) {
 	info, err := ffmpeg.Probe(ctx, path)
+	var refused *ffmpeg.InputError
+	if errors.As(err, &refused) {
+		return 0, 0, "", err
+	}
 	if err != nil || info.Video() == nil || info.Video().Width == 0 {
-		return 0, 0, "", errors.New("ffprobe found no picture")
+		return 0, 0, "", errors.New("the image could not be decoded: ffprobe found no picture")
 	}
 	thumb := filepath.Join(dir, "thumbnail.png")
-	out, err := exec.CommandContext(ctx, "ffmpeg", "-hide_banner", "-loglevel", "error", "-nostdin", "-y", "-i", path,
-		"-vf", fmt.Sprintf("scale='min(%d,iw)':-2", thumbnailWidth), "-frames:v", "1", thumb).CombinedOutput()
-	if err != nil {
-		return 0, 0, "", fmt.Errorf("thumbnail: %s", strings.TrimSpace(string(out)))
+	args := append(ffmpeg.InputArgs(info, path),
+		"-vf", fmt.Sprintf("scale='min(%d,iw)':-2", thumbnailWidth), "-frames:v", "1", "file:"+thumb)
+	if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+		var fe *ffmpeg.Error
+		if errors.As(err, &fe) {
+			return 0, 0, "", fmt.Errorf("the image could not be decoded: %s", lastLine(fe.Stderr))
+		}
+		return 0, 0, "", fmt.Errorf("the image could not be decoded: %w", err)
 	}
 	return info.Video().Width, info.Video().Height, thumb, nil
+}
+
+// lastLine is the last non-empty line of ffmpeg's errors, where it says
+// what went wrong.
+func lastLine(s string) string {
+	lines := strings.Split(strings.TrimSpace(s), "\n")
+	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func assetRecord(a *ent.Asset) *mediav1.Asset {
