@@ -27,6 +27,7 @@ func main() {
 		only     = flag.String("only", "", "run one part: render, submit, executors or jobs")
 		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries  = flag.Int("queries", 2000, "list queries of the list test")
+		video    = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
 	)
 	flag.Parse()
 	ctx := context.Background()
@@ -35,7 +36,7 @@ func main() {
 	fmt.Printf("Machine: %d CPUs, %s/%s, %s.\n\n", runtime.NumCPU(), runtime.GOOS, runtime.GOARCH, runtime.Version())
 	run := func(part string) bool { return *only == "" || *only == part }
 	if run("render") {
-		if err := benchRender(ctx, *runs); err != nil {
+		if err := benchRender(ctx, *runs, *video); err != nil {
 			fail(err)
 		}
 	}

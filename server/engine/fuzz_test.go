@@ -105,7 +105,7 @@ func parseGraph(g string) ([]parsedFilter, error) {
 // plannedFilters are the filters Plan writes; anything else in a graph
 // was smuggled in.
 var plannedFilters = []string{"color", "anullsrc", "atrim", "format", "setpts", "fps", "scale", "loop", "settb", "fade",
-	"colorchannelmixer", "overlay", "drawtext", "aresample", "aformat", "asetpts", "volume", "afade", "adelay", "amix"}
+	"lut", "overlay", "drawtext", "aresample", "aformat", "asetpts", "volume", "afade", "adelay", "amix"}
 
 // safeArgs is every character the options of a filter other than drawtext
 // may hold once the graph level is unescaped: numbers, names, expressions.
@@ -258,12 +258,26 @@ func FuzzCompile(f *testing.F) {
 		// The graph is exactly the chains Plan means to write: nothing a
 		// user sent added a separator or a label.
 		outputs := 4 // base video, base audio, output format, audio mix
-		for _, l := range s.Layers {
+		p := &planner{s: s}
+		under, _ := p.cover()
+		for i, l := range s.Layers {
+			hidden := i <= under // under a full-frame colour: not drawn
 			switch l.Kind {
-			case KindColor, KindImage, KindVideo:
-				outputs += 2 // the layer's chain and its overlay
+			case KindColor:
+				c, r := p.colorRect(l)
+				if !hidden && r.w > 0 && r.h > 0 && frameWindow(l, s.FPS).frames() > 0 && colorAlpha(c) > 0 {
+					outputs += 2 // the layer's chain and its overlay
+				}
+			case KindImage, KindVideo:
+				if !hidden {
+					outputs += 2
+				}
 				if l.Kind == KindVideo && l.Volume > 0 && !media[l.Source].Still {
 					outputs++ // its sound
+				}
+			case KindText:
+				if !hidden {
+					outputs++
 				}
 			default:
 				outputs++

@@ -35,8 +35,12 @@ const audioRate = 48000
 // A source that does not fit its layer is a *MediaError.
 func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
 	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}}
+	// The topmost opaque colour layer that covers every pixel of every
+	// frame is the base itself: nothing below it shows, so it costs no
+	// overlay.
+	under, background := p.cover()
 	p.graph = append(p.graph,
-		fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s[base]", s.Background, s.Width, s.Height, s.FPS, f(s.Duration)),
+		fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s[base]", background, s.Width, s.Height, s.FPS, f(s.Duration)),
 		fmt.Sprintf("anullsrc=r=%d:cl=stereo,atrim=end=%s[abase]", audioRate, f(s.Duration)),
 	)
 	video, audio := "base", []string{"abase"}
@@ -45,13 +49,18 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			a   string
 			err error
 		)
+		// Layers under the cover are never seen, but are still checked,
+		// and a video's sound still plays.
+		hidden := i <= under
 		switch l.Kind {
 		case KindColor:
-			video = p.color(i, l, video)
+			if !hidden {
+				video = p.color(i, l, video)
+			}
 		case KindImage, KindVideo:
-			video, a, err = p.visual(i, l, video)
+			video, a, err = p.visual(i, l, video, hidden)
 		case KindText:
-			video, err = p.text(i, l, video, defaultFont)
+			video, err = p.text(i, l, video, defaultFont, hidden)
 		case KindAudio:
 			a, err = p.audio(i, l)
 		}
@@ -62,6 +71,9 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			audio = append(audio, a)
 		}
 	}
+	// The one format of the main chain: format negotiation carries it back
+	// through every overlay and drawtext to the base, so the frame is
+	// blended in the encoder's format and never converted.
 	p.graph = append(p.graph, fmt.Sprintf("[%s]format=yuv420p[vout]", video))
 	var mix strings.Builder
 	for _, a := range audio {

@@ -50,12 +50,14 @@ func TestPlanGraph(t *testing.T) {
 		"color=c=0x000000FF:s=160x90:r=10:d=2[base]",
 		"anullsrc=r=48000:cl=stereo,atrim=end=2[abase]",
 		// 0.5 s to 1 s: frames 5 to 9, enabled from 0.45 s to 0.95 s.
-		"color=c=0xFF0000FF:s=40x30:r=10:d=0.6,format=rgba,setpts=N+5,fade=t=out:st=0.8:d=0.2:alpha=1[l0]",
+		// Layers are blended in YUV with alpha, the format overlay takes.
+		"color=c=0xFF0000FF:s=40x30:r=10:d=0.6,format=yuva420p,setpts=N+5,fade=t=out:st=0.8:d=0.2:alpha=1[l0]",
 		"[base][l0]overlay=x=10:y=10:eof_action=pass:enable='between(t,0.45,0.95)'[v0]",
-		`[0:v]setpts=PTS-STARTPTS,fps=10,scale=w=80:h=min(8192\,max(1\,trunc(ow*ih/iw+0.5))),format=rgba,setpts=N+5[l1]`,
+		`[0:v]setpts=PTS-STARTPTS,fps=10,scale=w=80:h=min(8192\,max(1\,trunc(ow*ih/iw+0.5))),format=yuva420p,setpts=N+5[l1]`,
 		"[v0][l1]overlay=x=(W-w)/2:y=(H-h)/2:eof_action=pass:enable='between(t,0.45,1.95)'[v1]",
 		"[0:a]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS,atrim=end=1.5,volume=0.5,adelay=delays=24000S:all=1[a1]",
-		"[1:v]format=rgba,loop=loop=9:size=1:start=0,settb=expr=1/10,setpts=N+10,fade=t=in:st=1:d=0.5:alpha=1,colorchannelmixer=aa=0.7[l2]",
+		// The picture's opacity is applied once, before it is repeated.
+		"[1:v]format=yuva420p,lut=a=val*0.7,loop=loop=9:size=1:start=0,settb=expr=1/10,setpts=N+10,fade=t=in:st=1:d=0.5:alpha=1[l2]",
 		"[v1][l2]overlay=x=100:y=40:eof_action=pass:enable='between(t,0.95,1.95)'[v2]",
 		`[v2]drawtext=fontfile=/f/font.ttf:textfile=/w/text-3.txt:expansion=none:fontsize=12:fontcolor=0xFFFF00FF:x=2:y=(h-text_h)/2:alpha=1*min(1\,max(0\,(t-0)/0.3)):enable='between(t,-0.05,1.95)'[v3]`,
 		"[2:a]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS,atrim=end=1.5,volume=0.8,afade=t=in:st=0:d=0.2,afade=t=out:st=1.3:d=0.2,adelay=delays=12000S:all=1[a4]",
@@ -77,6 +79,96 @@ func TestPlanGraph(t *testing.T) {
 	}
 	assert.Equal(t, want, cmd.Args)
 	assert.Equal(t, map[string][]byte{"text-3.txt": []byte("hello")}, cmd.Files)
+}
+
+// TestPlanColorLayers pins the cheap graphs of colour layers: an opaque
+// colour over the whole frame for the whole video is the base (what it
+// hides is not drawn, but a hidden video still plays its sound); others are
+// generated at their visible size in YUV with alpha, their opacity in the
+// colour; invisible ones are not drawn. No chain converts to RGB.
+func TestPlanColorLayers(t *testing.T) {
+	t.Parallel()
+	media := map[string]Media{"clip": clipMedia, "pic": pictureMedia}
+	cases := []struct {
+		name   string
+		layers string
+		graph  []string
+	}{
+		{"full-frame colour is the base", `{"type":"color","color":"#1d3557"},
+			{"type":"text","text":"t","fontSize":12}`, []string{
+			"color=c=0x1D3557FF:s=160x90:r=10:d=2[base]",
+			"[base]drawtext=",
+		}},
+		{"a larger, centred colour covers too", `{"type":"color","color":"red","width":200,"height":100,"x":"center","y":"center"}`, []string{
+			"color=c=0xFF0000FF:s=160x90:r=10:d=2[base]",
+			"[base]format=yuv420p[vout]",
+		}},
+		{"the topmost cover hides the layers under it, but not their sound", `{"type":"image","src":"pic"},
+			{"type":"video","src":"clip","volume":1},
+			{"type":"color","color":"red"},
+			{"type":"color","color":"#00ff00"},
+			{"type":"image","src":"pic","x":0,"y":0}`, []string{
+			// The hidden video is read for its sound alone: no frame more.
+			"-ss 0 -t 2 -i file:/m/clip",
+			"color=c=0x00FF00FF:s=160x90:r=10:d=2[base]",
+			"[0:a]aresample=48000,",
+			"[1:v]format=yuva420p,loop=loop=19:size=1:start=0,settb=expr=1/10,setpts=N+0[l4]",
+			"[base][l4]overlay=x=0:y=0:",
+		}},
+		{"translucent: overlaid, opacity in the colour", `{"type":"color","color":"#ff000080","opacity":0.5}`, []string{
+			"color=c=0x000000FF:s=160x90:r=10:d=2[base]",
+			"color=c=0xFF000040:s=160x90:r=10:d=2.1,format=yuva420p,setpts=N+0[l0]",
+			"[base][l0]overlay=x=0:y=0:",
+		}},
+		{"fading: overlaid, faded on alpha", `{"type":"color","color":"red","fadeIn":1}`, []string{
+			"color=c=0xFF0000FF:s=160x90:r=10:d=2.1,format=yuva420p,setpts=N+0,fade=t=in:st=0:d=1:alpha=1[l0]",
+		}},
+		{"not from the start: overlaid", `{"type":"color","color":"red","start":0.1}`, []string{
+			"[base][l0]overlay=x=0:y=0:eof_action=pass:enable='between(t,0.05,1.95)'[v0]",
+		}},
+		{"cut at the frame's edges, corner on even pixels", `{"type":"color","color":"red","x":-51,"y":81,"width":100,"height":40},
+			{"type":"color","color":"blue","width":41,"height":41}`, []string{
+			"color=c=0xFF0000FF:s=48x10:r=10:d=2.1,format=yuva420p,setpts=N+0[l0]",
+			"[base][l0]overlay=x=0:y=80:",
+			// (160-41)/2 is 59.5, placed at 58; (90-41)/2 is 24.5, at 24.
+			"[v0][l1]overlay=x=58:y=24:",
+		}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			_, cmd, err := planOf(t, `{"width":160,"height":90,"fps":10,"duration":2,"layers":[`+tc.layers+`]}`, media)
+			require.NoError(t, err)
+			args := strings.Join(cmd.Args, " ")
+			for _, part := range tc.graph {
+				assert.Contains(t, args, part)
+			}
+			assert.NotContains(t, filterGraph(cmd), "rgb", "no chain converts to RGB")
+			assert.Equal(t, strings.Count(filterGraph(cmd), "[base]"), 2, "one base, used once")
+		})
+	}
+
+	t.Run("invisible colours are not drawn", func(t *testing.T) {
+		t.Parallel()
+		_, cmd, err := planOf(t, `{"width":160,"height":90,"fps":10,"duration":2,"layers":[
+			{"type":"color","color":"red","x":-100000,"y":0,"width":7680,"height":2},
+			{"type":"color","color":"red","x":160,"y":0},
+			{"type":"color","color":"transparent"},
+			{"type":"color","color":"red","opacity":0},
+			{"type":"color","color":"red","start":0.31,"duration":0.05}]}`, nil)
+		require.NoError(t, err)
+		assert.Equal(t, 1, strings.Count(filterGraph(cmd), "color="), filterGraph(cmd))
+		assert.NotContains(t, filterGraph(cmd), "overlay")
+	})
+
+	t.Run("hidden layers are still checked", func(t *testing.T) {
+		t.Parallel()
+		_, _, err := planOf(t, `{"width":16,"height":16,"fps":1,"layers":[{"type":"text","text":"a","font":"x","duration":1},{"type":"color","color":"red","duration":1}]}`,
+			map[string]Media{"x": clipMedia})
+		var me *MediaError
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, "composition.layers[0].font", me.Field)
+	})
 }
 
 func TestPlanWebM(t *testing.T) {

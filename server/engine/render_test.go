@@ -246,6 +246,11 @@ func TestRenderEdgeCases(t *testing.T) {
 		"far off screen and larger than the frame": comp(nil,
 			map[string]any{"type": "color", "color": "red", "duration": 1, "x": -100000, "y": 100000, "width": 7680, "height": 2},
 			map[string]any{"type": "image", "src": "picture", "duration": 1, "x": -20, "y": -20, "width": 300, "height": 300}),
+		"layers under a full-frame colour, a video's sound among them": comp(nil,
+			map[string]any{"type": "video", "src": "clip", "duration": 1, "volume": 1, "opacity": 0.5, "fadeIn": 0.5},
+			map[string]any{"type": "text", "text": "hidden", "duration": 1},
+			map[string]any{"type": "color", "color": "navy", "duration": 1},
+			map[string]any{"type": "video", "src": "clip", "duration": 1, "width": 16, "opacity": 0.5, "fadeOut": 0.5}),
 		"duration between frames": comp(map[string]any{"duration": 1.25, "background": "transparent"}),
 		"one frame":               comp(map[string]any{"fps": 1, "duration": 1}, map[string]any{"type": "text", "text": "1", "duration": 1}),
 		"the longest text":        comp(nil, map[string]any{"type": "text", "text": string(bytes.Repeat([]byte("é\n"), 2500)), "fontSize": 1, "duration": 0.5}),
@@ -322,6 +327,90 @@ func TestRenderOpacity(t *testing.T) {
 		// Limited range: black is 16, white 235.
 		assert.InDelta(t, (16+235)/2, meanLuma(frame, 32, 0, 0, 32), 6, "frame %d", n)
 	}
+}
+
+// TestRenderColours checks the colours of decoded frames where layers
+// blend: a full-frame colour (drawn as the base), a half-transparent
+// colour, a colour fading in, a half-transparent picture and text, each
+// against the colour blended by hand in RGB.
+func TestRenderColours(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	r := render(t, "provider_a", map[string]any{"width": 96, "height": 64, "fps": 10, "duration": 1, "background": "yellow", "layers": []any{
+		map[string]any{"type": "color", "color": "#1d3557"},
+		map[string]any{"type": "color", "color": "red", "x": 0, "y": 0, "width": 32, "height": 32, "opacity": 0.5},
+		map[string]any{"type": "color", "color": "#00ff00", "x": 48, "y": 0, "width": 32, "height": 32, "fadeIn": 1},
+		// A white picture, 400x2, stretched to 16x16.
+		map[string]any{"type": "image", "src": "thin", "x": 48, "y": 40, "width": 16, "height": 16, "opacity": 0.5},
+		map[string]any{"type": "text", "text": "██", "fontSize": 24, "color": "white", "x": 4, "y": 36},
+	}})
+	checkOutput(t, r, "mp4")
+	assert.Contains(t, filterGraph(r.cmd), "color=c=0x1D3557FF:s=96x64:r=10:d=1[base]", "the full-frame colour is the base")
+
+	base := [3]float64{0x1d, 0x35, 0x57}
+	over := func(fg [3]float64, a float64, bg [3]float64) [3]float64 {
+		var c [3]float64
+		for i := range c {
+			c[i] = a*fg[i] + (1-a)*bg[i]
+		}
+		return c
+	}
+	red, green, white := [3]float64{255, 0, 0}, [3]float64{0, 255, 0}, [3]float64{255, 255, 255}
+	frames := decodeRGB(t, r.out, 96, 64)
+	require.Len(t, frames, 10)
+	for n, frame := range frames {
+		for _, p := range []struct {
+			what string
+			x, y int
+			want [3]float64
+		}{
+			{"the full-frame colour, not the background", 88, 56, base},
+			{"the full-frame colour between layers", 38, 14, base},
+			{"red at half opacity", 14, 14, over(red, 0.5, base)},
+			// The fade's alpha is linear in time: 0 at frame 0, n/10 at frame n.
+			{"green fading in", 62, 14, over(green, float64(n)/10, base)},
+			{"white picture at half opacity", 54, 46, over(white, 0.5, base)},
+			{"text", 10, 50, white},
+		} {
+			got := meanRGB(frame, 96, p.x, p.y, 4)
+			for i := range got {
+				assert.InDelta(t, p.want[i], got[i], 10, "frame %d, %s at %d,%d: got %.0f, want %.0f", n, p.what, p.x, p.y, got, p.want)
+			}
+		}
+	}
+}
+
+// decodeRGB decodes every frame of a video as 8-bit RGB.
+func decodeRGB(t *testing.T, path string, w, h int) [][]byte {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-i", path, "-map", "0:v", "-f", "rawvideo", "-pix_fmt", "rgb24", "-").Output()
+	require.NoError(t, err)
+	size := 3 * w * h
+	require.Zero(t, len(out)%size)
+	var frames [][]byte
+	for i := 0; i < len(out); i += size {
+		frames = append(frames, out[i:i+size])
+	}
+	return frames
+}
+
+// meanRGB is the mean colour of the side×side square at x, y of an RGB
+// frame w wide.
+func meanRGB(frame []byte, w, x, y, side int) [3]float64 {
+	var sum [3]float64
+	for row := y; row < y+side; row++ {
+		for col := x; col < x+side; col++ {
+			for i := range sum {
+				sum[i] += float64(frame[3*(row*w+col)+i])
+			}
+		}
+	}
+	for i := range sum {
+		sum[i] /= float64(side * side)
+	}
+	return sum
 }
 
 // decodeGray decodes every frame of a video as 8-bit luma.

@@ -9,8 +9,8 @@ import (
 // text draws a text layer with drawtext. The text itself is written to a
 // file and read with textfile and expansion=none, so quotes, colons,
 // backslashes, brackets and %{…} sequences are drawn as they are and never
-// reach the filter graph.
-func (p *planner) text(i int, l Layer, video, defaultFont string) (string, error) {
+// reach the filter graph. A hidden layer is only checked.
+func (p *planner) text(i int, l Layer, video, defaultFont string, hidden bool) (string, error) {
 	font := defaultFont
 	if l.Font != "" {
 		m, ok := p.media[l.Font]
@@ -21,6 +21,9 @@ func (p *planner) text(i int, l Layer, video, defaultFont string) (string, error
 			return "", &MediaError{Field: l.FontField, Message: "the file is not a TrueType, OpenType or WOFF font"}
 		}
 		font = m.Path
+	}
+	if hidden {
+		return video, nil
 	}
 	name := fmt.Sprintf("text-%d.txt", i)
 	p.files[name] = []byte(l.Text)

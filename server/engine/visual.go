@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 )
@@ -11,8 +12,31 @@ import (
 // not make an impossibly large frame. 8192 is far beyond any output.
 const maxDerivedSide = 8192
 
-// color draws a color layer.
+// color draws a color layer: generated at the size of the part of it that
+// is on screen (nothing when none is, or when it is fully transparent), in
+// YUV with alpha as overlay blends it, with its opacity folded into the
+// colour so that only a fade touches its frames.
 func (p *planner) color(i int, l Layer, video string) string {
+	c, r := p.colorRect(l)
+	win := frameWindow(l, p.s.FPS)
+	if r.w <= 0 || r.h <= 0 || win.frames() == 0 || colorAlpha(c) == 0 {
+		return video
+	}
+	lbl := fmt.Sprintf("l%d", i)
+	// One frame longer than the layer: the enable window, not the source,
+	// decides the last frame. The source draws its frame once and repeats
+	// it.
+	src := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", c, r.w, r.h, p.s.FPS, f(float64(win.frames()+1)/float64(p.s.FPS)))
+	p.graph = append(p.graph, join(src, "format=yuva420p", win.shift(), fades(l, win))+"["+lbl+"]")
+	return p.overlay(i, win, video, lbl, strconv.Itoa(r.x), strconv.Itoa(r.y))
+}
+
+// rect is a rectangle of the frame in pixels.
+type rect struct{ x, y, w, h int }
+
+// colorRect is a color layer's colour with its opacity folded into the
+// alpha, and the part of the frame it covers.
+func (p *planner) colorRect(l Layer) (string, rect) {
 	w, h := l.Width, l.Height
 	if w == 0 {
 		w = p.s.Width
@@ -20,18 +44,48 @@ func (p *planner) color(i int, l Layer, video string) string {
 	if h == 0 {
 		h = p.s.Height
 	}
-	win := frameWindow(l, p.s.FPS)
-	lbl := fmt.Sprintf("l%d", i)
-	// One frame longer than the layer: the enable window, not the source,
-	// decides the last frame.
-	src := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", l.Color, w, h, p.s.FPS, f(float64(win.frames()+1)/float64(p.s.FPS)))
-	p.graph = append(p.graph, join(src, "format=rgba", win.shift(), alpha(l, win))+"["+lbl+"]")
-	return p.overlay(i, l, win, video, lbl)
+	x, y := placed(l.X, p.s.Width, w), placed(l.Y, p.s.Height, h)
+	x0, y0 := max(x, 0), max(y, 0)
+	x1, y1 := min(x+w, p.s.Width), min(y+h, p.s.Height)
+	return withOpacity(l.Color, l.Opacity), rect{x: x0, y: y0, w: x1 - x0, h: y1 - y0}
+}
+
+// placed is where overlay puts the near edge of a layer size pixels long
+// on an axis frame pixels long: blending YUV 4:2:0, it moves the corner
+// down to an even pixel so that chroma samples line up (vf_overlay's
+// normalize_xy), which a clipped layer must reproduce exactly.
+func placed(pos Pos, frame, size int) int {
+	d := float64(pos.Px)
+	if pos.Center {
+		d = float64(frame-size) / 2
+	}
+	return int(d) &^ 1
+}
+
+// cover finds the topmost layer that hides everything under it: an opaque
+// colour without fades over the whole frame on every frame. It returns
+// the layer's index, or -1, and the colour of the base: that layer's, or
+// the background.
+func (p *planner) cover() (int, string) {
+	all := frameAt(p.s.Duration, p.s.FPS)
+	for i := len(p.s.Layers) - 1; i >= 0; i-- {
+		l := p.s.Layers[i]
+		if l.Kind != KindColor || l.FadeIn > 0 || l.FadeOut > 0 {
+			continue
+		}
+		c, r := p.colorRect(l)
+		win := frameWindow(l, p.s.FPS)
+		if colorAlpha(c) == 0xFF && r == (rect{w: p.s.Width, h: p.s.Height}) && win.first == 0 && win.end >= all {
+			return i, c
+		}
+	}
+	return -1, p.s.Background
 }
 
 // visual draws an image or video layer, and returns the label of the
-// layer's sound for the mix when it has one.
-func (p *planner) visual(i int, l Layer, video string) (string, string, error) {
+// layer's sound for the mix when it has one. A hidden layer is only
+// checked, and plays its sound.
+func (p *planner) visual(i int, l Layer, video string, hidden bool) (string, string, error) {
 	m, err := p.medium(l)
 	if err != nil {
 		return "", "", err
@@ -39,28 +93,46 @@ func (p *planner) visual(i int, l Layer, video string) (string, string, error) {
 	if !m.HasVideo {
 		return "", "", &MediaError{Field: l.SourceField, Message: fmt.Sprintf("the file has no picture; a %s layer needs an image or a video", l.Kind)}
 	}
+	sound := l.Kind == KindVideo && m.HasAudio && !m.Still && l.Volume > 0
+	if hidden {
+		if sound {
+			in := p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration))
+			return video, p.audioChain(i, l, in), nil
+		}
+		return video, "", nil
+	}
 	win := frameWindow(l, p.s.FPS)
 	fps := strconv.Itoa(p.s.FPS)
 	lbl := fmt.Sprintf("l%d", i)
 	var in int
 	var chain string
+	// Layers are converted once to YUV 4:2:0 with alpha, the format
+	// overlay blends, and faded on their alpha plane alone.
 	if m.Still {
-		// Scaled once, then repeated: the loop filter holds one frame
-		// and works for every picture format, where the demuxer's -loop
-		// exists for some only (not GIF).
+		// Scaled, converted and made translucent once, then repeated:
+		// the loop filter holds one frame and works for every picture
+		// format, where the demuxer's -loop exists for some only (not GIF).
 		in = p.input(m)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, join(scale(l), "format=rgba")),
+		chain = join(fmt.Sprintf("[%d:v]%s", in, join(scale(l), "format=yuva420p", opacity(l))),
 			fmt.Sprintf("loop=loop=%d:size=1:start=0", max(win.frames(), 1)-1),
-			"settb=expr=1/"+fps, win.shift())
+			"settb=expr=1/"+fps, win.shift(), fades(l, win))
 	} else {
 		// A frame more than the layer, so the fps filter cannot come up
 		// one short; the enable window cuts the rest.
 		in = p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration+1/float64(p.s.FPS)))
-		chain = join(fmt.Sprintf("[%d:v]setpts=PTS-STARTPTS", in), "fps="+fps, scale(l), "format=rgba", win.shift())
+		chain = join(fmt.Sprintf("[%d:v]setpts=PTS-STARTPTS", in), "fps="+fps, scale(l), "format=yuva420p", win.shift(),
+			fades(l, win), opacity(l))
 	}
-	p.graph = append(p.graph, join(chain, alpha(l, win))+"["+lbl+"]")
-	out := p.overlay(i, l, win, video, lbl)
-	if l.Kind == KindVideo && m.HasAudio && !m.Still && l.Volume > 0 {
+	p.graph = append(p.graph, chain+"["+lbl+"]")
+	x, y := "(W-w)/2", "(H-h)/2"
+	if !l.X.Center {
+		x = strconv.Itoa(l.X.Px)
+	}
+	if !l.Y.Center {
+		y = strconv.Itoa(l.Y.Px)
+	}
+	out := p.overlay(i, win, video, lbl, x, y)
+	if sound {
 		return out, p.audioChain(i, l, in), nil
 	}
 	return out, "", nil
@@ -84,9 +156,9 @@ func scale(l Layer) string {
 	return ""
 }
 
-// alpha fades a layer in and out and sets its opacity. The chain runs
-// after the shift, so fade times are scene times.
-func alpha(l Layer, win window) string {
+// fades fades a layer in and out on its alpha. The chain runs after the
+// shift, so fade times are scene times.
+func fades(l Layer, win window) string {
 	var parts []string
 	start := win.startTime()
 	if l.FadeIn > 0 {
@@ -95,21 +167,38 @@ func alpha(l Layer, win window) string {
 	if l.FadeOut > 0 {
 		parts = append(parts, fmt.Sprintf("fade=t=out:st=%s:d=%s:alpha=1", f(start+max(l.Duration-l.FadeOut, 0)), f(l.FadeOut)))
 	}
-	if l.Opacity < 1 {
-		parts = append(parts, fmt.Sprintf("colorchannelmixer=aa=%s", f(l.Opacity)))
-	}
 	return strings.Join(parts, ",")
 }
 
-// overlay places the layer chain lbl over video during its window.
-func (p *planner) overlay(i int, l Layer, win window, video, lbl string) string {
-	x, y := "(W-w)/2", "(H-h)/2"
-	if !l.X.Center {
-		x = strconv.Itoa(l.X.Px)
+// opacity scales the alpha plane of a yuva420p chain by the layer's
+// opacity (colorchannelmixer, the usual way, works in RGB only).
+func opacity(l Layer) string {
+	if l.Opacity >= 1 {
+		return ""
 	}
-	if !l.Y.Center {
-		y = strconv.Itoa(l.Y.Px)
+	return fmt.Sprintf("lut=a=val*%s", f(l.Opacity))
+}
+
+// withOpacity multiplies the alpha of an ffmpeg colour (0xRRGGBBAA) by
+// opacity.
+func withOpacity(c string, opacity float64) string {
+	if opacity >= 1 {
+		return c
 	}
+	return fmt.Sprintf("%s%02X", c[:len(c)-2], int(math.Round(float64(colorAlpha(c))*opacity)))
+}
+
+// colorAlpha is the alpha of an ffmpeg colour (0xRRGGBBAA), 0 to 255.
+func colorAlpha(c string) int {
+	a, err := strconv.ParseUint(c[len(c)-2:], 16, 8)
+	if err != nil {
+		return 0xFF
+	}
+	return int(a)
+}
+
+// overlay places the layer chain lbl over video at x, y during its window.
+func (p *planner) overlay(i int, win window, video, lbl, x, y string) string {
 	out := fmt.Sprintf("v%d", i)
 	p.graph = append(p.graph, fmt.Sprintf("[%s][%s]overlay=x=%s:y=%s:eof_action=pass:%s[%s]",
 		video, lbl, x, y, win.enable(), out))
