@@ -138,9 +138,12 @@ func (p *process) submit(t *testing.T, body string) string {
 	return m["jobId"].(string)
 }
 
-// aFewSeconds renders in a few seconds on two cores.
-const aFewSeconds = `{"provider":"provider_a","composition":{"width":640,"height":360,"fps":25,"duration":20,
-  "layers":[{"type":"color","color":"#3366ff","start":0,"duration":20}]}}`
+// aFewSeconds renders in a few seconds on two cores: a colour band that
+// fades and a title over the background, overlaid on every frame (a lone
+// full-frame colour would be the base, encoded almost for free).
+const aFewSeconds = `{"provider":"provider_a","composition":{"width":1280,"height":720,"fps":25,"duration":30,"background":"#102030",
+  "layers":[{"type":"color","color":"#3366ff","start":0,"duration":30,"x":0,"y":200,"width":1280,"height":300,"fadeIn":10,"fadeOut":10},
+            {"type":"text","text":"kino","fontSize":64,"color":"#ffffff","x":"center","y":"center","start":0,"duration":30}]}}`
 
 func TestKillAndRestartRecoversTheJob(t *testing.T) {
 	t.Parallel()
