@@ -22,6 +22,7 @@ import (
 
 	"entgo.io/ent/dialect"
 	entsql "entgo.io/ent/dialect/sql"
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/asset"
@@ -255,6 +256,9 @@ type failure struct {
 	transient     bool
 }
 
+// Error makes a failure the error that stops an attempt's other work.
+func (f *failure) Error() string { return f.code + ": " + f.message }
+
 func (r *Runner) run(parent context.Context, j *ent.Job) {
 	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
 	ctx, cancel := context.WithCancel(context.Background())
@@ -476,46 +480,31 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 const parallelFetches = 4
 
 // download fetches every input (URL or asset id) and probes it, a few at
-// once; the first failure stops the others.
+// once; the first failure stops the others. An empty failure means the
+// attempt ended; the caller says why.
 func (r *Runner) download(ctx context.Context, j *ent.Job, dir string, inputs map[string]executor.Input, seconds *float64) *failure {
 	values := map[string]string{}
 	_ = json.Unmarshal([]byte(j.Inputs), &values)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	var (
-		mu    sync.Mutex
-		first *failure
-		wg    sync.WaitGroup
-	)
-	sem := make(chan struct{}, parallelFetches)
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallelFetches)
 	for field, v := range values {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				return
+		g.Go(func() error {
+			in, f := r.fetchInput(gctx, j, filepath.Join(dir, "input-"+field), field, v)
+			if f != nil {
+				return f
 			}
-			in, f := r.fetchInput(ctx, j, filepath.Join(dir, "input-"+field), field, v)
 			mu.Lock()
 			defer mu.Unlock()
-			switch {
-			case f != nil && first == nil:
-				first = f
-				cancel()
-			case f == nil && ctx.Err() == nil:
-				inputs[field] = in
-				*seconds += in.Info.Duration
-			}
-		}()
+			inputs[field] = in
+			*seconds += in.Info.Duration
+			return nil
+		})
 	}
-	wg.Wait()
-	if first == nil && ctx.Err() != nil {
-		return &failure{} // the attempt ended; the caller says why
+	if err := g.Wait(); err != nil {
+		return err.(*failure) // fetchInput's are the only errors
 	}
-	return first
+	return nil
 }
 
 // fetchInput downloads or copies one input to path and probes it.

@@ -7,9 +7,10 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
-	"strings"
 	"sync"
 	"time"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/engine"
@@ -33,6 +34,9 @@ type outcome struct {
 	// transient failures are retried while the job has attempts left.
 	transient bool
 }
+
+// Error makes an outcome the error that stops an attempt's other work.
+func (o *outcome) Error() string { return o.code + ": " + o.message }
 
 func failed(code, format string, args ...any) outcome {
 	return outcome{code: code, message: fmt.Sprintf(format, args...)}
@@ -141,49 +145,32 @@ func (r *renderRun) execute(parent context.Context) outcome {
 const parallelFetches = 4
 
 // fetchSources downloads and probes every source of the scene, a few at
-// once. A failure is the outcome of the attempt; nil when all are ready.
+// once; the first failure stops the others and is the outcome of the
+// attempt. When ctx ends first, neither is set: the caller says why.
 func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engine.Source) (map[string]engine.Media, *outcome) {
 	var (
 		mu    sync.Mutex
 		media = make(map[string]engine.Media, len(sources))
-		first *outcome
 	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	fail := func(o outcome) {
-		mu.Lock()
-		defer mu.Unlock()
-		if first == nil {
-			first = &o
-		}
-		cancel() // the render cannot go on: stop the other downloads
-	}
-	sem := make(chan struct{}, parallelFetches)
-	var wg sync.WaitGroup
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(parallelFetches)
 	for i, src := range sources {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			select {
-			case sem <- struct{}{}:
-				defer func() { <-sem }()
-			case <-ctx.Done():
-				return
-			}
-			m, o := r.fetchSource(ctx, filepath.Join(dir, fmt.Sprintf("source-%d", i)), src)
+		g.Go(func() error {
+			m, o := r.fetchSource(gctx, filepath.Join(dir, fmt.Sprintf("source-%d", i)), src)
 			if o != nil {
-				fail(*o)
-				return
+				return o
 			}
-			if ctx.Err() == nil {
-				mu.Lock()
-				media[src.Key] = m
-				mu.Unlock()
-			}
-		}()
+			mu.Lock()
+			defer mu.Unlock()
+			media[src.Key] = m
+			return gctx.Err()
+		})
 	}
-	wg.Wait()
-	return media, first
+	var o *outcome
+	if errors.As(g.Wait(), &o) {
+		return nil, o
+	}
+	return media, nil
 }
 
 // fetchSource downloads one source and describes it; nil outcome when the
@@ -285,15 +272,11 @@ func contentType(format string) string {
 	}
 }
 
-// lastLine is the most telling part of an ffmpeg failure: its last line.
+// lastLine is the most telling part of a failed run.
 func lastLine(err error) string {
 	var fe *ffmpeg.Error
 	if errors.As(err, &fe) {
-		lines := strings.Split(strings.TrimSpace(fe.Stderr), "\n")
-		if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
-			return l
-		}
-		return fmt.Sprintf("exit code %d", fe.ExitCode)
+		return fe.LastLine()
 	}
 	return err.Error()
 }
