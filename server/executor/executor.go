@@ -121,7 +121,7 @@ func run(ctx context.Context, t Task, duration float64, args []string) error {
 	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log})
 	if err != nil && ctx.Err() == nil {
 		if fe, ok := err.(*ffmpeg.Error); ok {
-			return permanent(CodeExecFailed, "ffmpeg could not process the input: %s", lastLine(fe.Stderr))
+			return permanent(CodeExecFailed, "ffmpeg could not process the input: %s", fe.LastLine())
 		}
 	}
 	return err
@@ -131,13 +131,4 @@ func run(ctx context.Context, t Task, duration float64, args []string) error {
 func demuxer(info *ffmpeg.Info) string {
 	d, _ := info.Demuxer()
 	return d
-}
-
-func lastLine(s string) string {
-	for i := len(s) - 1; i > 0; i-- {
-		if s[i] == '\n' && i < len(s)-1 {
-			return s[i+1:]
-		}
-	}
-	return s
 }

@@ -18,6 +18,17 @@ type Error struct {
 	Stderr string
 }
 
+// LastLine is the most telling part of a failure, for a user: the last
+// line of ffmpeg's errors, where it says what went wrong, or the exit code
+// when it said nothing.
+func (e *Error) LastLine() string {
+	lines := strings.Split(strings.TrimSpace(e.Stderr), "\n")
+	if l := strings.TrimSpace(lines[len(lines)-1]); l != "" {
+		return l
+	}
+	return fmt.Sprintf("exit code %d", e.ExitCode)
+}
+
 func (e *Error) Error() string {
 	return fmt.Sprintf("ffmpeg exited with code %d: %s", e.ExitCode, strings.TrimSpace(e.Stderr))
 }

@@ -459,7 +459,7 @@ func (s *AssetService) picture(ctx context.Context, path, dir string) (w, h int,
 // thumbnail probes the picture at path and scales it to a PNG in dir,
 // opened as the format probed, never guessed.
 func thumbnail(ctx context.Context, path, dir string) (int, int, string, error) {
-	info, err := ffmpeg.Probe(ctx, path)
+	info, err := ffmpeg.ProbeFast(ctx, path)
 	var refused *ffmpeg.InputError
 	if errors.As(err, &refused) {
 		return 0, 0, "", err
@@ -473,18 +473,11 @@ func thumbnail(ctx context.Context, path, dir string) (int, int, string, error) 
 	if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: dir}); err != nil {
 		var fe *ffmpeg.Error
 		if errors.As(err, &fe) {
-			return 0, 0, "", fmt.Errorf("the image could not be decoded: %s", lastLine(fe.Stderr))
+			return 0, 0, "", fmt.Errorf("the image could not be decoded: %s", fe.LastLine())
 		}
 		return 0, 0, "", fmt.Errorf("the image could not be decoded: %w", err)
 	}
 	return info.Video().Width, info.Video().Height, thumb, nil
-}
-
-// lastLine is the last non-empty line of ffmpeg's errors, where it says
-// what went wrong.
-func lastLine(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return strings.TrimSpace(lines[len(lines)-1])
 }
 
 func assetRecord(a *ent.Asset) *mediav1.Asset {
