@@ -10,7 +10,8 @@ import (
 )
 
 // pictureHeader reads the pixel size a picture file declares in its
-// header (PNG, JPEG, GIF, WebP, BMP, PSD), without decoding it: ffprobe decodes
+// header (every picture format kino opens: PNG, JPEG, GIF, WebP, BMP, PSD,
+// TIFF, QOI), without decoding it: ffprobe decodes
 // a picture's first frame to describe it, so a small file declaring a huge
 // picture must be refused before ffprobe sees it. ok is false for anything
 // else.
@@ -32,6 +33,11 @@ func pictureHeader(path string) (w, h int, ok bool) {
 		// composite is w×h×channels, however small its RLE data.
 		h, w := binary.BigEndian.Uint32(b[14:]), binary.BigEndian.Uint32(b[18:])
 		return int(w), int(h), w > 0 && h > 0
+	case n >= 12 && string(b[:4]) == "qoif":
+		w, h := binary.BigEndian.Uint32(b[4:]), binary.BigEndian.Uint32(b[8:])
+		return int(w), int(h), w > 0 && h > 0
+	case n >= 8 && (string(b[:4]) == "II*\x00" || string(b[:4]) == "MM\x00*"):
+		return tiffSize(f, b)
 	case n >= 26 && string(b[:2]) == "BM":
 		w, h := int32(binary.LittleEndian.Uint32(b[18:])), int32(binary.LittleEndian.Uint32(b[22:]))
 		if h < 0 { // top-down rows
@@ -74,4 +80,40 @@ func webpSize(b []byte) (w, h int, ok bool) {
 		return int(binary.LittleEndian.Uint16(c[14:]) & 0x3fff), int(binary.LittleEndian.Uint16(c[16:]) & 0x3fff), true
 	}
 	return 0, 0, false
+}
+
+// tiffSize reads the width and height tags of a TIFF's first image.
+func tiffSize(f *os.File, head []byte) (w, h int, ok bool) {
+	var order binary.ByteOrder = binary.LittleEndian
+	if head[0] == 'M' {
+		order = binary.BigEndian
+	}
+	ifd := int64(order.Uint32(head[4:]))
+	var count [2]byte
+	if _, err := f.ReadAt(count[:], ifd); err != nil {
+		return 0, 0, false
+	}
+	n := int(order.Uint16(count[:]))
+	entries := make([]byte, 12*min(n, 4096))
+	if _, err := f.ReadAt(entries, ifd+2); err != nil {
+		return 0, 0, false
+	}
+	for e := entries; len(e) >= 12; e = e[12:] {
+		var v int
+		switch order.Uint16(e[2:]) { // the value's type
+		case 3: // SHORT
+			v = int(order.Uint16(e[8:]))
+		case 4: // LONG
+			v = int(order.Uint32(e[8:]))
+		default:
+			continue
+		}
+		switch order.Uint16(e[:2]) {
+		case 256: // ImageWidth
+			w = v
+		case 257: // ImageLength
+			h = v
+		}
+	}
+	return w, h, w > 0 && h > 0
 }

@@ -20,7 +20,7 @@ import (
 func TestPictureHeader(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
-	for _, name := range []string{"p.png", "p.jpg", "p.gif", "p.bmp", "lossy.webp", "lossless.webp"} {
+	for _, name := range []string{"p.png", "p.jpg", "p.gif", "p.bmp", "p.tiff", "p.qoi", "lossy.webp", "lossless.webp"} {
 		args := []string{"-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=37x23", "-frames:v", "1"}
 		if name == "lossless.webp" {
 			args = append(args, "-lossless", "1")
@@ -61,9 +61,20 @@ func TestProbeRefusesBombsAndReferences(t *testing.T) {
 		b = binary.BigEndian.AppendUint32(b, w)
 		return string(append(b, 0, 8, 0, 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 1))
 	}
+	// A little-endian TIFF whose first image is 40000×40000 (LONG values).
+	tiff := []byte("II*\x00\x08\x00\x00\x00\x02\x00")
+	for _, tag := range []uint16{256, 257} {
+		tiff = binary.LittleEndian.AppendUint16(tiff, tag)
+		tiff = binary.LittleEndian.AppendUint16(tiff, 4)
+		tiff = binary.LittleEndian.AppendUint32(tiff, 1)
+		tiff = binary.LittleEndian.AppendUint32(tiff, 40000)
+	}
+	tiff = append(tiff, 0, 0, 0, 0)
 	files := map[string]struct {
 		content, reason string
 	}{
+		"bomb.tiff": {string(tiff), "40000×40000 pixels"},
+		"bomb.qoi":  {"qoif\x00\x00\x9c\x40\x00\x00\x9c\x40\x04\x00", "40000×40000 pixels"},
 		"bomb.webp": {string(webp), "20000×20000 pixels"},
 		"bomb.psd":  {psd(30000, 30000), "30000×30000 pixels"},
 		"huge.psd":  {psd(1<<32-1, 1<<32-1), "4294967295×4294967295 pixels"},
