@@ -4,7 +4,7 @@ GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build
+.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames
 
 run: deps
 	$(GO) run ./cmd/kino serve
@@ -45,6 +45,10 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./server/ffmpeg -run '^$$' -fuzz '^FuzzReadContainer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+
+# The pictures of docs/compositions.md: a frame of each example's render.
+doc-frames:
+	KINO_WRITE_DOC_FRAMES=1 $(GO) test ./server/app -run TestCompositionExamplesRender -count=1
 
 bench: deps
 	$(GO) run ./cmd/kinobench

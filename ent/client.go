@@ -17,7 +17,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/pipeline"
-	"github.com/kinohq/kino/ent/renderjob"
+	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 
 	stdsql "database/sql"
@@ -34,8 +34,8 @@ type Client struct {
 	Job *JobClient
 	// Pipeline is the client for interacting with the Pipeline builders.
 	Pipeline *PipelineClient
-	// RenderJob is the client for interacting with the RenderJob builders.
-	RenderJob *RenderJobClient
+	// Template is the client for interacting with the Template builders.
+	Template *TemplateClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 }
@@ -52,7 +52,7 @@ func (c *Client) init() {
 	c.Asset = NewAssetClient(c.config)
 	c.Job = NewJobClient(c.config)
 	c.Pipeline = NewPipelineClient(c.config)
-	c.RenderJob = NewRenderJobClient(c.config)
+	c.Template = NewTemplateClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
 
@@ -149,7 +149,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Asset:           NewAssetClient(cfg),
 		Job:             NewJobClient(cfg),
 		Pipeline:        NewPipelineClient(cfg),
-		RenderJob:       NewRenderJobClient(cfg),
+		Template:        NewTemplateClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
@@ -173,7 +173,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Asset:           NewAssetClient(cfg),
 		Job:             NewJobClient(cfg),
 		Pipeline:        NewPipelineClient(cfg),
-		RenderJob:       NewRenderJobClient(cfg),
+		Template:        NewTemplateClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
@@ -206,7 +206,7 @@ func (c *Client) Use(hooks ...Hook) {
 	c.Asset.Use(hooks...)
 	c.Job.Use(hooks...)
 	c.Pipeline.Use(hooks...)
-	c.RenderJob.Use(hooks...)
+	c.Template.Use(hooks...)
 	c.WebhookDelivery.Use(hooks...)
 }
 
@@ -216,7 +216,7 @@ func (c *Client) Intercept(interceptors ...Interceptor) {
 	c.Asset.Intercept(interceptors...)
 	c.Job.Intercept(interceptors...)
 	c.Pipeline.Intercept(interceptors...)
-	c.RenderJob.Intercept(interceptors...)
+	c.Template.Intercept(interceptors...)
 	c.WebhookDelivery.Intercept(interceptors...)
 }
 
@@ -229,8 +229,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Job.mutate(ctx, m)
 	case *PipelineMutation:
 		return c.Pipeline.mutate(ctx, m)
-	case *RenderJobMutation:
-		return c.RenderJob.mutate(ctx, m)
+	case *TemplateMutation:
+		return c.Template.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
 	default:
@@ -637,107 +637,107 @@ func (c *PipelineClient) mutate(ctx context.Context, m *PipelineMutation) (Value
 	}
 }
 
-// RenderJobClient is a client for the RenderJob schema.
-type RenderJobClient struct {
+// TemplateClient is a client for the Template schema.
+type TemplateClient struct {
 	config
 }
 
-// NewRenderJobClient returns a client for the RenderJob from the given config.
-func NewRenderJobClient(c config) *RenderJobClient {
-	return &RenderJobClient{config: c}
+// NewTemplateClient returns a client for the Template from the given config.
+func NewTemplateClient(c config) *TemplateClient {
+	return &TemplateClient{config: c}
 }
 
 // Use adds a list of mutation hooks to the hooks stack.
-// A call to `Use(f, g, h)` equals to `renderjob.Hooks(f(g(h())))`.
-func (c *RenderJobClient) Use(hooks ...Hook) {
-	c.hooks.RenderJob = append(c.hooks.RenderJob, hooks...)
+// A call to `Use(f, g, h)` equals to `template.Hooks(f(g(h())))`.
+func (c *TemplateClient) Use(hooks ...Hook) {
+	c.hooks.Template = append(c.hooks.Template, hooks...)
 }
 
 // Intercept adds a list of query interceptors to the interceptors stack.
-// A call to `Intercept(f, g, h)` equals to `renderjob.Intercept(f(g(h())))`.
-func (c *RenderJobClient) Intercept(interceptors ...Interceptor) {
-	c.inters.RenderJob = append(c.inters.RenderJob, interceptors...)
+// A call to `Intercept(f, g, h)` equals to `template.Intercept(f(g(h())))`.
+func (c *TemplateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Template = append(c.inters.Template, interceptors...)
 }
 
-// Create returns a builder for creating a RenderJob entity.
-func (c *RenderJobClient) Create() *RenderJobCreate {
-	mutation := newRenderJobMutation(c.config, OpCreate)
-	return &RenderJobCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+// Create returns a builder for creating a Template entity.
+func (c *TemplateClient) Create() *TemplateCreate {
+	mutation := newTemplateMutation(c.config, OpCreate)
+	return &TemplateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
-// CreateBulk returns a builder for creating a bulk of RenderJob entities.
-func (c *RenderJobClient) CreateBulk(builders ...*RenderJobCreate) *RenderJobCreateBulk {
-	return &RenderJobCreateBulk{config: c.config, builders: builders}
+// CreateBulk returns a builder for creating a bulk of Template entities.
+func (c *TemplateClient) CreateBulk(builders ...*TemplateCreate) *TemplateCreateBulk {
+	return &TemplateCreateBulk{config: c.config, builders: builders}
 }
 
 // MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
 // a builder and applies setFunc on it.
-func (c *RenderJobClient) MapCreateBulk(slice any, setFunc func(*RenderJobCreate, int)) *RenderJobCreateBulk {
+func (c *TemplateClient) MapCreateBulk(slice any, setFunc func(*TemplateCreate, int)) *TemplateCreateBulk {
 	rv := reflect.ValueOf(slice)
 	if rv.Kind() != reflect.Slice {
-		return &RenderJobCreateBulk{err: fmt.Errorf("calling to RenderJobClient.MapCreateBulk with wrong type %T, need slice", slice)}
+		return &TemplateCreateBulk{err: fmt.Errorf("calling to TemplateClient.MapCreateBulk with wrong type %T, need slice", slice)}
 	}
-	builders := make([]*RenderJobCreate, rv.Len())
+	builders := make([]*TemplateCreate, rv.Len())
 	for i := 0; i < rv.Len(); i++ {
 		builders[i] = c.Create()
 		setFunc(builders[i], i)
 	}
-	return &RenderJobCreateBulk{config: c.config, builders: builders}
+	return &TemplateCreateBulk{config: c.config, builders: builders}
 }
 
-// Update returns an update builder for RenderJob.
-func (c *RenderJobClient) Update() *RenderJobUpdate {
-	mutation := newRenderJobMutation(c.config, OpUpdate)
-	return &RenderJobUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+// Update returns an update builder for Template.
+func (c *TemplateClient) Update() *TemplateUpdate {
+	mutation := newTemplateMutation(c.config, OpUpdate)
+	return &TemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
 // UpdateOne returns an update builder for the given entity.
-func (c *RenderJobClient) UpdateOne(_m *RenderJob) *RenderJobUpdateOne {
-	mutation := newRenderJobMutation(c.config, OpUpdateOne, withRenderJob(_m))
-	return &RenderJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+func (c *TemplateClient) UpdateOne(_m *Template) *TemplateUpdateOne {
+	mutation := newTemplateMutation(c.config, OpUpdateOne, withTemplate(_m))
+	return &TemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
 // UpdateOneID returns an update builder for the given id.
-func (c *RenderJobClient) UpdateOneID(id string) *RenderJobUpdateOne {
-	mutation := newRenderJobMutation(c.config, OpUpdateOne, withRenderJobID(id))
-	return &RenderJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+func (c *TemplateClient) UpdateOneID(id string) *TemplateUpdateOne {
+	mutation := newTemplateMutation(c.config, OpUpdateOne, withTemplateID(id))
+	return &TemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
-// Delete returns a delete builder for RenderJob.
-func (c *RenderJobClient) Delete() *RenderJobDelete {
-	mutation := newRenderJobMutation(c.config, OpDelete)
-	return &RenderJobDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+// Delete returns a delete builder for Template.
+func (c *TemplateClient) Delete() *TemplateDelete {
+	mutation := newTemplateMutation(c.config, OpDelete)
+	return &TemplateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
 }
 
 // DeleteOne returns a builder for deleting the given entity.
-func (c *RenderJobClient) DeleteOne(_m *RenderJob) *RenderJobDeleteOne {
+func (c *TemplateClient) DeleteOne(_m *Template) *TemplateDeleteOne {
 	return c.DeleteOneID(_m.ID)
 }
 
 // DeleteOneID returns a builder for deleting the given entity by its id.
-func (c *RenderJobClient) DeleteOneID(id string) *RenderJobDeleteOne {
-	builder := c.Delete().Where(renderjob.ID(id))
+func (c *TemplateClient) DeleteOneID(id string) *TemplateDeleteOne {
+	builder := c.Delete().Where(template.ID(id))
 	builder.mutation.id = &id
 	builder.mutation.op = OpDeleteOne
-	return &RenderJobDeleteOne{builder}
+	return &TemplateDeleteOne{builder}
 }
 
-// Query returns a query builder for RenderJob.
-func (c *RenderJobClient) Query() *RenderJobQuery {
-	return &RenderJobQuery{
+// Query returns a query builder for Template.
+func (c *TemplateClient) Query() *TemplateQuery {
+	return &TemplateQuery{
 		config: c.config,
-		ctx:    &QueryContext{Type: TypeRenderJob},
+		ctx:    &QueryContext{Type: TypeTemplate},
 		inters: c.Interceptors(),
 	}
 }
 
-// Get returns a RenderJob entity by its id.
-func (c *RenderJobClient) Get(ctx context.Context, id string) (*RenderJob, error) {
-	return c.Query().Where(renderjob.ID(id)).Only(ctx)
+// Get returns a Template entity by its id.
+func (c *TemplateClient) Get(ctx context.Context, id string) (*Template, error) {
+	return c.Query().Where(template.ID(id)).Only(ctx)
 }
 
 // GetX is like Get, but panics if an error occurs.
-func (c *RenderJobClient) GetX(ctx context.Context, id string) *RenderJob {
+func (c *TemplateClient) GetX(ctx context.Context, id string) *Template {
 	obj, err := c.Get(ctx, id)
 	if err != nil {
 		panic(err)
@@ -746,27 +746,27 @@ func (c *RenderJobClient) GetX(ctx context.Context, id string) *RenderJob {
 }
 
 // Hooks returns the client hooks.
-func (c *RenderJobClient) Hooks() []Hook {
-	return c.hooks.RenderJob
+func (c *TemplateClient) Hooks() []Hook {
+	return c.hooks.Template
 }
 
 // Interceptors returns the client interceptors.
-func (c *RenderJobClient) Interceptors() []Interceptor {
-	return c.inters.RenderJob
+func (c *TemplateClient) Interceptors() []Interceptor {
+	return c.inters.Template
 }
 
-func (c *RenderJobClient) mutate(ctx context.Context, m *RenderJobMutation) (Value, error) {
+func (c *TemplateClient) mutate(ctx context.Context, m *TemplateMutation) (Value, error) {
 	switch m.Op() {
 	case OpCreate:
-		return (&RenderJobCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+		return (&TemplateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
 	case OpUpdate:
-		return (&RenderJobUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+		return (&TemplateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
 	case OpUpdateOne:
-		return (&RenderJobUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+		return (&TemplateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
 	case OpDelete, OpDeleteOne:
-		return (&RenderJobDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+		return (&TemplateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
-		return nil, fmt.Errorf("ent: unknown RenderJob mutation op: %q", m.Op())
+		return nil, fmt.Errorf("ent: unknown Template mutation op: %q", m.Op())
 	}
 }
 
@@ -906,10 +906,10 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Asset, Job, Pipeline, RenderJob, WebhookDelivery []ent.Hook
+		Asset, Job, Pipeline, Template, WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		Asset, Job, Pipeline, RenderJob, WebhookDelivery []ent.Interceptor
+		Asset, Job, Pipeline, Template, WebhookDelivery []ent.Interceptor
 	}
 )
 

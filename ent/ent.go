@@ -15,7 +15,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/pipeline"
-	"github.com/kinohq/kino/ent/renderjob"
+	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -80,7 +80,7 @@ func checkColumn(t, c string) error {
 			asset.Table:           asset.ValidColumn,
 			job.Table:             job.ValidColumn,
 			pipeline.Table:        pipeline.ValidColumn,
-			renderjob.Table:       renderjob.ValidColumn,
+			template.Table:        template.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})
 	})

@@ -3,12 +3,14 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 
 	"entgo.io/ent"
 	"entgo.io/ent/dialect/sql"
 	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/schema"
 )
 
 // Job is the model entity for the Job schema.
@@ -16,106 +18,62 @@ type Job struct {
 	config `json:"-"`
 	// ID of the ent.
 	ID string `json:"id,omitempty"`
-	// OrgID holds the value of the "org_id" field.
-	OrgID string `json:"org_id,omitempty"`
-	// UserID holds the value of the "user_id" field.
-	UserID *string `json:"user_id,omitempty"`
-	// BatchID holds the value of the "batch_id" field.
-	BatchID *string `json:"batch_id,omitempty"`
+	// Kind holds the value of the "kind" field.
+	Kind string `json:"kind,omitempty"`
 	// Type holds the value of the "type" field.
 	Type string `json:"type,omitempty"`
-	// Status holds the value of the "status" field.
-	Status job.Status `json:"status,omitempty"`
-	// ProviderID holds the value of the "provider_id" field.
-	ProviderID *string `json:"provider_id,omitempty"`
-	// ProviderType holds the value of the "provider_type" field.
-	ProviderType *string `json:"provider_type,omitempty"`
-	// ProviderRunID holds the value of the "provider_run_id" field.
-	ProviderRunID *string `json:"provider_run_id,omitempty"`
-	// AiPattern holds the value of the "ai_pattern" field.
-	AiPattern *string `json:"ai_pattern,omitempty"`
-	// Inputs holds the value of the "inputs" field.
-	Inputs string `json:"inputs,omitempty"`
-	// Params holds the value of the "params" field.
-	Params string `json:"params,omitempty"`
-	// OutputRef holds the value of the "output_ref" field.
-	OutputRef *string `json:"output_ref,omitempty"`
-	// OutputMeta holds the value of the "output_meta" field.
-	OutputMeta *string `json:"output_meta,omitempty"`
+	// OrgID holds the value of the "org_id" field.
+	OrgID string `json:"org_id,omitempty"`
+	// State holds the value of the "state" field.
+	State job.State `json:"state,omitempty"`
+	// Args holds the value of the "args" field.
+	Args []byte `json:"args,omitempty"`
+	// Metadata holds the value of the "metadata" field.
+	Metadata map[string]interface{} `json:"metadata,omitempty"`
+	// InputKeys holds the value of the "input_keys" field.
+	InputKeys map[string]string `json:"input_keys,omitempty"`
+	// Outputs holds the value of the "outputs" field.
+	Outputs map[string]string `json:"outputs,omitempty"`
+	// Dependants holds the value of the "dependants" field.
+	Dependants []schema.Dependant `json:"dependants,omitempty"`
+	// PendingParents holds the value of the "pending_parents" field.
+	PendingParents int `json:"pending_parents,omitempty"`
 	// ErrorCode holds the value of the "error_code" field.
 	ErrorCode *string `json:"error_code,omitempty"`
 	// ErrorMessage holds the value of the "error_message" field.
 	ErrorMessage *string `json:"error_message,omitempty"`
-	// LogsRef holds the value of the "logs_ref" field.
-	LogsRef *string `json:"logs_ref,omitempty"`
-	// StepsJSON holds the value of the "steps_json" field.
-	StepsJSON *string `json:"steps_json,omitempty"`
-	// MediaType holds the value of the "media_type" field.
-	MediaType *string `json:"media_type,omitempty"`
-	// PipelineID holds the value of the "pipeline_id" field.
-	PipelineID *string `json:"pipeline_id,omitempty"`
-	// PipelineNodeID holds the value of the "pipeline_node_id" field.
-	PipelineNodeID *string `json:"pipeline_node_id,omitempty"`
-	// OutputKey holds the value of the "output_key" field.
-	OutputKey *string `json:"output_key,omitempty"`
-	// PendingInputs holds the value of the "pending_inputs" field.
-	PendingInputs int `json:"pending_inputs,omitempty"`
+	// Progress holds the value of the "progress" field.
+	Progress float64 `json:"progress,omitempty"`
+	// Attempt holds the value of the "attempt" field.
+	Attempt int `json:"attempt,omitempty"`
+	// MaxAttempts holds the value of the "max_attempts" field.
+	MaxAttempts int `json:"max_attempts,omitempty"`
 	// AvailableAt holds the value of the "available_at" field.
 	AvailableAt int64 `json:"available_at,omitempty"`
 	// LeaseOwner holds the value of the "lease_owner" field.
 	LeaseOwner *string `json:"lease_owner,omitempty"`
 	// LeaseExpiresAt holds the value of the "lease_expires_at" field.
 	LeaseExpiresAt *int64 `json:"lease_expires_at,omitempty"`
-	// Price holds the value of the "price" field.
-	Price *float64 `json:"price,omitempty"`
-	// ProviderCost holds the value of the "provider_cost" field.
-	ProviderCost *float64 `json:"provider_cost,omitempty"`
-	// InfraCost holds the value of the "infra_cost" field.
-	InfraCost *float64 `json:"infra_cost,omitempty"`
-	// Margin holds the value of the "margin" field.
-	Margin *float64 `json:"margin,omitempty"`
-	// EstimatedPrice holds the value of the "estimated_price" field.
-	EstimatedPrice *float64 `json:"estimated_price,omitempty"`
+	// BatchID holds the value of the "batch_id" field.
+	BatchID *string `json:"batch_id,omitempty"`
+	// PipelineID holds the value of the "pipeline_id" field.
+	PipelineID *string `json:"pipeline_id,omitempty"`
+	// NodeID holds the value of the "node_id" field.
+	NodeID *string `json:"node_id,omitempty"`
+	// IdempotencyKey holds the value of the "idempotency_key" field.
+	IdempotencyKey *string `json:"idempotency_key,omitempty"`
+	// RequestHash holds the value of the "request_hash" field.
+	RequestHash *string `json:"request_hash,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt int64 `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
 	UpdatedAt int64 `json:"updated_at,omitempty"`
-	// DispatchedAt holds the value of the "dispatched_at" field.
-	DispatchedAt *int64 `json:"dispatched_at,omitempty"`
+	// ClaimedAt holds the value of the "claimed_at" field.
+	ClaimedAt *int64 `json:"claimed_at,omitempty"`
 	// StartedAt holds the value of the "started_at" field.
 	StartedAt *int64 `json:"started_at,omitempty"`
-	// CompletedAt holds the value of the "completed_at" field.
-	CompletedAt *int64 `json:"completed_at,omitempty"`
-	// BillingReconciledAt holds the value of the "billing_reconciled_at" field.
-	BillingReconciledAt *int64 `json:"billing_reconciled_at,omitempty"`
-	// RetryCount holds the value of the "retry_count" field.
-	RetryCount int `json:"retry_count,omitempty"`
-	// Progress holds the value of the "progress" field.
-	Progress float64 `json:"progress,omitempty"`
-	// APITotalMs holds the value of the "api_total_ms" field.
-	APITotalMs *int64 `json:"api_total_ms,omitempty"`
-	// APIPrechecksMs holds the value of the "api_prechecks_ms" field.
-	APIPrechecksMs *int64 `json:"api_prechecks_ms,omitempty"`
-	// APIValidationMs holds the value of the "api_validation_ms" field.
-	APIValidationMs *int64 `json:"api_validation_ms,omitempty"`
-	// APIDbInsertMs holds the value of the "api_db_insert_ms" field.
-	APIDbInsertMs *int64 `json:"api_db_insert_ms,omitempty"`
-	// APIDispatchMs holds the value of the "api_dispatch_ms" field.
-	APIDispatchMs *int64 `json:"api_dispatch_ms,omitempty"`
-	// ExecDownloadMs holds the value of the "exec_download_ms" field.
-	ExecDownloadMs *int64 `json:"exec_download_ms,omitempty"`
-	// ExecExecuteMs holds the value of the "exec_execute_ms" field.
-	ExecExecuteMs *int64 `json:"exec_execute_ms,omitempty"`
-	// ExecUploadMs holds the value of the "exec_upload_ms" field.
-	ExecUploadMs *int64 `json:"exec_upload_ms,omitempty"`
-	// QueueWaitMs holds the value of the "queue_wait_ms" field.
-	QueueWaitMs *int64 `json:"queue_wait_ms,omitempty"`
-	// ConsumerTotalMs holds the value of the "consumer_total_ms" field.
-	ConsumerTotalMs *int64 `json:"consumer_total_ms,omitempty"`
-	// IdempotencyKey holds the value of the "idempotency_key" field.
-	IdempotencyKey *string `json:"idempotency_key,omitempty"`
-	// RequestHash holds the value of the "request_hash" field.
-	RequestHash  *string `json:"request_hash,omitempty"`
+	// FinishedAt holds the value of the "finished_at" field.
+	FinishedAt   *int64 `json:"finished_at,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -124,11 +82,13 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case job.FieldPrice, job.FieldProviderCost, job.FieldInfraCost, job.FieldMargin, job.FieldEstimatedPrice, job.FieldProgress:
+		case job.FieldArgs, job.FieldMetadata, job.FieldInputKeys, job.FieldOutputs, job.FieldDependants:
+			values[i] = new([]byte)
+		case job.FieldProgress:
 			values[i] = new(sql.NullFloat64)
-		case job.FieldPendingInputs, job.FieldAvailableAt, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldDispatchedAt, job.FieldStartedAt, job.FieldCompletedAt, job.FieldBillingReconciledAt, job.FieldRetryCount, job.FieldAPITotalMs, job.FieldAPIPrechecksMs, job.FieldAPIValidationMs, job.FieldAPIDbInsertMs, job.FieldAPIDispatchMs, job.FieldExecDownloadMs, job.FieldExecExecuteMs, job.FieldExecUploadMs, job.FieldQueueWaitMs, job.FieldConsumerTotalMs:
+		case job.FieldPendingParents, job.FieldAttempt, job.FieldMaxAttempts, job.FieldAvailableAt, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldClaimedAt, job.FieldStartedAt, job.FieldFinishedAt:
 			values[i] = new(sql.NullInt64)
-		case job.FieldID, job.FieldOrgID, job.FieldUserID, job.FieldBatchID, job.FieldType, job.FieldStatus, job.FieldProviderID, job.FieldProviderType, job.FieldProviderRunID, job.FieldAiPattern, job.FieldInputs, job.FieldParams, job.FieldOutputRef, job.FieldOutputMeta, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLogsRef, job.FieldStepsJSON, job.FieldMediaType, job.FieldPipelineID, job.FieldPipelineNodeID, job.FieldOutputKey, job.FieldLeaseOwner, job.FieldIdempotencyKey, job.FieldRequestHash:
+		case job.FieldID, job.FieldKind, job.FieldType, job.FieldOrgID, job.FieldState, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLeaseOwner, job.FieldBatchID, job.FieldPipelineID, job.FieldNodeID, job.FieldIdempotencyKey, job.FieldRequestHash:
 			values[i] = new(sql.NullString)
 		default:
 			values[i] = new(sql.UnknownType)
@@ -151,25 +111,11 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.ID = value.String
 			}
-		case job.FieldOrgID:
+		case job.FieldKind:
 			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field org_id", values[i])
+				return fmt.Errorf("unexpected type %T for field kind", values[i])
 			} else if value.Valid {
-				_m.OrgID = value.String
-			}
-		case job.FieldUserID:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field user_id", values[i])
-			} else if value.Valid {
-				_m.UserID = new(string)
-				*_m.UserID = value.String
-			}
-		case job.FieldBatchID:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field batch_id", values[i])
-			} else if value.Valid {
-				_m.BatchID = new(string)
-				*_m.BatchID = value.String
+				_m.Kind = value.String
 			}
 		case job.FieldType:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -177,65 +123,61 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.Type = value.String
 			}
-		case job.FieldStatus:
+		case job.FieldOrgID:
 			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field status", values[i])
+				return fmt.Errorf("unexpected type %T for field org_id", values[i])
 			} else if value.Valid {
-				_m.Status = job.Status(value.String)
+				_m.OrgID = value.String
 			}
-		case job.FieldProviderID:
+		case job.FieldState:
 			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field provider_id", values[i])
+				return fmt.Errorf("unexpected type %T for field state", values[i])
 			} else if value.Valid {
-				_m.ProviderID = new(string)
-				*_m.ProviderID = value.String
+				_m.State = job.State(value.String)
 			}
-		case job.FieldProviderType:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field provider_type", values[i])
-			} else if value.Valid {
-				_m.ProviderType = new(string)
-				*_m.ProviderType = value.String
+		case job.FieldArgs:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field args", values[i])
+			} else if value != nil {
+				_m.Args = *value
 			}
-		case job.FieldProviderRunID:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field provider_run_id", values[i])
-			} else if value.Valid {
-				_m.ProviderRunID = new(string)
-				*_m.ProviderRunID = value.String
+		case job.FieldMetadata:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field metadata", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Metadata); err != nil {
+					return fmt.Errorf("unmarshal field metadata: %w", err)
+				}
 			}
-		case job.FieldAiPattern:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field ai_pattern", values[i])
-			} else if value.Valid {
-				_m.AiPattern = new(string)
-				*_m.AiPattern = value.String
+		case job.FieldInputKeys:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field input_keys", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.InputKeys); err != nil {
+					return fmt.Errorf("unmarshal field input_keys: %w", err)
+				}
 			}
-		case job.FieldInputs:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field inputs", values[i])
-			} else if value.Valid {
-				_m.Inputs = value.String
+		case job.FieldOutputs:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field outputs", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Outputs); err != nil {
+					return fmt.Errorf("unmarshal field outputs: %w", err)
+				}
 			}
-		case job.FieldParams:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field params", values[i])
-			} else if value.Valid {
-				_m.Params = value.String
+		case job.FieldDependants:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field dependants", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Dependants); err != nil {
+					return fmt.Errorf("unmarshal field dependants: %w", err)
+				}
 			}
-		case job.FieldOutputRef:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field output_ref", values[i])
+		case job.FieldPendingParents:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field pending_parents", values[i])
 			} else if value.Valid {
-				_m.OutputRef = new(string)
-				*_m.OutputRef = value.String
-			}
-		case job.FieldOutputMeta:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field output_meta", values[i])
-			} else if value.Valid {
-				_m.OutputMeta = new(string)
-				*_m.OutputMeta = value.String
+				_m.PendingParents = int(value.Int64)
 			}
 		case job.FieldErrorCode:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -251,53 +193,23 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				_m.ErrorMessage = new(string)
 				*_m.ErrorMessage = value.String
 			}
-		case job.FieldLogsRef:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field logs_ref", values[i])
+		case job.FieldProgress:
+			if value, ok := values[i].(*sql.NullFloat64); !ok {
+				return fmt.Errorf("unexpected type %T for field progress", values[i])
 			} else if value.Valid {
-				_m.LogsRef = new(string)
-				*_m.LogsRef = value.String
+				_m.Progress = value.Float64
 			}
-		case job.FieldStepsJSON:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field steps_json", values[i])
-			} else if value.Valid {
-				_m.StepsJSON = new(string)
-				*_m.StepsJSON = value.String
-			}
-		case job.FieldMediaType:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field media_type", values[i])
-			} else if value.Valid {
-				_m.MediaType = new(string)
-				*_m.MediaType = value.String
-			}
-		case job.FieldPipelineID:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field pipeline_id", values[i])
-			} else if value.Valid {
-				_m.PipelineID = new(string)
-				*_m.PipelineID = value.String
-			}
-		case job.FieldPipelineNodeID:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field pipeline_node_id", values[i])
-			} else if value.Valid {
-				_m.PipelineNodeID = new(string)
-				*_m.PipelineNodeID = value.String
-			}
-		case job.FieldOutputKey:
-			if value, ok := values[i].(*sql.NullString); !ok {
-				return fmt.Errorf("unexpected type %T for field output_key", values[i])
-			} else if value.Valid {
-				_m.OutputKey = new(string)
-				*_m.OutputKey = value.String
-			}
-		case job.FieldPendingInputs:
+		case job.FieldAttempt:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field pending_inputs", values[i])
+				return fmt.Errorf("unexpected type %T for field attempt", values[i])
 			} else if value.Valid {
-				_m.PendingInputs = int(value.Int64)
+				_m.Attempt = int(value.Int64)
+			}
+		case job.FieldMaxAttempts:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field max_attempts", values[i])
+			} else if value.Valid {
+				_m.MaxAttempts = int(value.Int64)
 			}
 		case job.FieldAvailableAt:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -319,162 +231,26 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				_m.LeaseExpiresAt = new(int64)
 				*_m.LeaseExpiresAt = value.Int64
 			}
-		case job.FieldPrice:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
-				return fmt.Errorf("unexpected type %T for field price", values[i])
+		case job.FieldBatchID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field batch_id", values[i])
 			} else if value.Valid {
-				_m.Price = new(float64)
-				*_m.Price = value.Float64
+				_m.BatchID = new(string)
+				*_m.BatchID = value.String
 			}
-		case job.FieldProviderCost:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
-				return fmt.Errorf("unexpected type %T for field provider_cost", values[i])
+		case job.FieldPipelineID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field pipeline_id", values[i])
 			} else if value.Valid {
-				_m.ProviderCost = new(float64)
-				*_m.ProviderCost = value.Float64
+				_m.PipelineID = new(string)
+				*_m.PipelineID = value.String
 			}
-		case job.FieldInfraCost:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
-				return fmt.Errorf("unexpected type %T for field infra_cost", values[i])
+		case job.FieldNodeID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field node_id", values[i])
 			} else if value.Valid {
-				_m.InfraCost = new(float64)
-				*_m.InfraCost = value.Float64
-			}
-		case job.FieldMargin:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
-				return fmt.Errorf("unexpected type %T for field margin", values[i])
-			} else if value.Valid {
-				_m.Margin = new(float64)
-				*_m.Margin = value.Float64
-			}
-		case job.FieldEstimatedPrice:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
-				return fmt.Errorf("unexpected type %T for field estimated_price", values[i])
-			} else if value.Valid {
-				_m.EstimatedPrice = new(float64)
-				*_m.EstimatedPrice = value.Float64
-			}
-		case job.FieldCreatedAt:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field created_at", values[i])
-			} else if value.Valid {
-				_m.CreatedAt = value.Int64
-			}
-		case job.FieldUpdatedAt:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
-			} else if value.Valid {
-				_m.UpdatedAt = value.Int64
-			}
-		case job.FieldDispatchedAt:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field dispatched_at", values[i])
-			} else if value.Valid {
-				_m.DispatchedAt = new(int64)
-				*_m.DispatchedAt = value.Int64
-			}
-		case job.FieldStartedAt:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field started_at", values[i])
-			} else if value.Valid {
-				_m.StartedAt = new(int64)
-				*_m.StartedAt = value.Int64
-			}
-		case job.FieldCompletedAt:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field completed_at", values[i])
-			} else if value.Valid {
-				_m.CompletedAt = new(int64)
-				*_m.CompletedAt = value.Int64
-			}
-		case job.FieldBillingReconciledAt:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field billing_reconciled_at", values[i])
-			} else if value.Valid {
-				_m.BillingReconciledAt = new(int64)
-				*_m.BillingReconciledAt = value.Int64
-			}
-		case job.FieldRetryCount:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field retry_count", values[i])
-			} else if value.Valid {
-				_m.RetryCount = int(value.Int64)
-			}
-		case job.FieldProgress:
-			if value, ok := values[i].(*sql.NullFloat64); !ok {
-				return fmt.Errorf("unexpected type %T for field progress", values[i])
-			} else if value.Valid {
-				_m.Progress = value.Float64
-			}
-		case job.FieldAPITotalMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field api_total_ms", values[i])
-			} else if value.Valid {
-				_m.APITotalMs = new(int64)
-				*_m.APITotalMs = value.Int64
-			}
-		case job.FieldAPIPrechecksMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field api_prechecks_ms", values[i])
-			} else if value.Valid {
-				_m.APIPrechecksMs = new(int64)
-				*_m.APIPrechecksMs = value.Int64
-			}
-		case job.FieldAPIValidationMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field api_validation_ms", values[i])
-			} else if value.Valid {
-				_m.APIValidationMs = new(int64)
-				*_m.APIValidationMs = value.Int64
-			}
-		case job.FieldAPIDbInsertMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field api_db_insert_ms", values[i])
-			} else if value.Valid {
-				_m.APIDbInsertMs = new(int64)
-				*_m.APIDbInsertMs = value.Int64
-			}
-		case job.FieldAPIDispatchMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field api_dispatch_ms", values[i])
-			} else if value.Valid {
-				_m.APIDispatchMs = new(int64)
-				*_m.APIDispatchMs = value.Int64
-			}
-		case job.FieldExecDownloadMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field exec_download_ms", values[i])
-			} else if value.Valid {
-				_m.ExecDownloadMs = new(int64)
-				*_m.ExecDownloadMs = value.Int64
-			}
-		case job.FieldExecExecuteMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field exec_execute_ms", values[i])
-			} else if value.Valid {
-				_m.ExecExecuteMs = new(int64)
-				*_m.ExecExecuteMs = value.Int64
-			}
-		case job.FieldExecUploadMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field exec_upload_ms", values[i])
-			} else if value.Valid {
-				_m.ExecUploadMs = new(int64)
-				*_m.ExecUploadMs = value.Int64
-			}
-		case job.FieldQueueWaitMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field queue_wait_ms", values[i])
-			} else if value.Valid {
-				_m.QueueWaitMs = new(int64)
-				*_m.QueueWaitMs = value.Int64
-			}
-		case job.FieldConsumerTotalMs:
-			if value, ok := values[i].(*sql.NullInt64); !ok {
-				return fmt.Errorf("unexpected type %T for field consumer_total_ms", values[i])
-			} else if value.Valid {
-				_m.ConsumerTotalMs = new(int64)
-				*_m.ConsumerTotalMs = value.Int64
+				_m.NodeID = new(string)
+				*_m.NodeID = value.String
 			}
 		case job.FieldIdempotencyKey:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -489,6 +265,39 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RequestHash = new(string)
 				*_m.RequestHash = value.String
+			}
+		case job.FieldCreatedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field created_at", values[i])
+			} else if value.Valid {
+				_m.CreatedAt = value.Int64
+			}
+		case job.FieldUpdatedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field updated_at", values[i])
+			} else if value.Valid {
+				_m.UpdatedAt = value.Int64
+			}
+		case job.FieldClaimedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field claimed_at", values[i])
+			} else if value.Valid {
+				_m.ClaimedAt = new(int64)
+				*_m.ClaimedAt = value.Int64
+			}
+		case job.FieldStartedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field started_at", values[i])
+			} else if value.Valid {
+				_m.StartedAt = new(int64)
+				*_m.StartedAt = value.Int64
+			}
+		case job.FieldFinishedAt:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field finished_at", values[i])
+			} else if value.Valid {
+				_m.FinishedAt = new(int64)
+				*_m.FinishedAt = value.Int64
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -526,60 +335,35 @@ func (_m *Job) String() string {
 	var builder strings.Builder
 	builder.WriteString("Job(")
 	builder.WriteString(fmt.Sprintf("id=%v, ", _m.ID))
-	builder.WriteString("org_id=")
-	builder.WriteString(_m.OrgID)
-	builder.WriteString(", ")
-	if v := _m.UserID; v != nil {
-		builder.WriteString("user_id=")
-		builder.WriteString(*v)
-	}
-	builder.WriteString(", ")
-	if v := _m.BatchID; v != nil {
-		builder.WriteString("batch_id=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("kind=")
+	builder.WriteString(_m.Kind)
 	builder.WriteString(", ")
 	builder.WriteString("type=")
 	builder.WriteString(_m.Type)
 	builder.WriteString(", ")
-	builder.WriteString("status=")
-	builder.WriteString(fmt.Sprintf("%v", _m.Status))
+	builder.WriteString("org_id=")
+	builder.WriteString(_m.OrgID)
 	builder.WriteString(", ")
-	if v := _m.ProviderID; v != nil {
-		builder.WriteString("provider_id=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("state=")
+	builder.WriteString(fmt.Sprintf("%v", _m.State))
 	builder.WriteString(", ")
-	if v := _m.ProviderType; v != nil {
-		builder.WriteString("provider_type=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("args=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Args))
 	builder.WriteString(", ")
-	if v := _m.ProviderRunID; v != nil {
-		builder.WriteString("provider_run_id=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("metadata=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Metadata))
 	builder.WriteString(", ")
-	if v := _m.AiPattern; v != nil {
-		builder.WriteString("ai_pattern=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("input_keys=")
+	builder.WriteString(fmt.Sprintf("%v", _m.InputKeys))
 	builder.WriteString(", ")
-	builder.WriteString("inputs=")
-	builder.WriteString(_m.Inputs)
+	builder.WriteString("outputs=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Outputs))
 	builder.WriteString(", ")
-	builder.WriteString("params=")
-	builder.WriteString(_m.Params)
+	builder.WriteString("dependants=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Dependants))
 	builder.WriteString(", ")
-	if v := _m.OutputRef; v != nil {
-		builder.WriteString("output_ref=")
-		builder.WriteString(*v)
-	}
-	builder.WriteString(", ")
-	if v := _m.OutputMeta; v != nil {
-		builder.WriteString("output_meta=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("pending_parents=")
+	builder.WriteString(fmt.Sprintf("%v", _m.PendingParents))
 	builder.WriteString(", ")
 	if v := _m.ErrorCode; v != nil {
 		builder.WriteString("error_code=")
@@ -591,38 +375,14 @@ func (_m *Job) String() string {
 		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
-	if v := _m.LogsRef; v != nil {
-		builder.WriteString("logs_ref=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("progress=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Progress))
 	builder.WriteString(", ")
-	if v := _m.StepsJSON; v != nil {
-		builder.WriteString("steps_json=")
-		builder.WriteString(*v)
-	}
+	builder.WriteString("attempt=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Attempt))
 	builder.WriteString(", ")
-	if v := _m.MediaType; v != nil {
-		builder.WriteString("media_type=")
-		builder.WriteString(*v)
-	}
-	builder.WriteString(", ")
-	if v := _m.PipelineID; v != nil {
-		builder.WriteString("pipeline_id=")
-		builder.WriteString(*v)
-	}
-	builder.WriteString(", ")
-	if v := _m.PipelineNodeID; v != nil {
-		builder.WriteString("pipeline_node_id=")
-		builder.WriteString(*v)
-	}
-	builder.WriteString(", ")
-	if v := _m.OutputKey; v != nil {
-		builder.WriteString("output_key=")
-		builder.WriteString(*v)
-	}
-	builder.WriteString(", ")
-	builder.WriteString("pending_inputs=")
-	builder.WriteString(fmt.Sprintf("%v", _m.PendingInputs))
+	builder.WriteString("max_attempts=")
+	builder.WriteString(fmt.Sprintf("%v", _m.MaxAttempts))
 	builder.WriteString(", ")
 	builder.WriteString("available_at=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AvailableAt))
@@ -637,111 +397,19 @@ func (_m *Job) String() string {
 		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteString(", ")
-	if v := _m.Price; v != nil {
-		builder.WriteString("price=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
+	if v := _m.BatchID; v != nil {
+		builder.WriteString("batch_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
-	if v := _m.ProviderCost; v != nil {
-		builder.WriteString("provider_cost=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
+	if v := _m.PipelineID; v != nil {
+		builder.WriteString("pipeline_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
-	if v := _m.InfraCost; v != nil {
-		builder.WriteString("infra_cost=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.Margin; v != nil {
-		builder.WriteString("margin=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.EstimatedPrice; v != nil {
-		builder.WriteString("estimated_price=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	builder.WriteString("created_at=")
-	builder.WriteString(fmt.Sprintf("%v", _m.CreatedAt))
-	builder.WriteString(", ")
-	builder.WriteString("updated_at=")
-	builder.WriteString(fmt.Sprintf("%v", _m.UpdatedAt))
-	builder.WriteString(", ")
-	if v := _m.DispatchedAt; v != nil {
-		builder.WriteString("dispatched_at=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.StartedAt; v != nil {
-		builder.WriteString("started_at=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.CompletedAt; v != nil {
-		builder.WriteString("completed_at=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.BillingReconciledAt; v != nil {
-		builder.WriteString("billing_reconciled_at=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	builder.WriteString("retry_count=")
-	builder.WriteString(fmt.Sprintf("%v", _m.RetryCount))
-	builder.WriteString(", ")
-	builder.WriteString("progress=")
-	builder.WriteString(fmt.Sprintf("%v", _m.Progress))
-	builder.WriteString(", ")
-	if v := _m.APITotalMs; v != nil {
-		builder.WriteString("api_total_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.APIPrechecksMs; v != nil {
-		builder.WriteString("api_prechecks_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.APIValidationMs; v != nil {
-		builder.WriteString("api_validation_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.APIDbInsertMs; v != nil {
-		builder.WriteString("api_db_insert_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.APIDispatchMs; v != nil {
-		builder.WriteString("api_dispatch_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.ExecDownloadMs; v != nil {
-		builder.WriteString("exec_download_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.ExecExecuteMs; v != nil {
-		builder.WriteString("exec_execute_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.ExecUploadMs; v != nil {
-		builder.WriteString("exec_upload_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.QueueWaitMs; v != nil {
-		builder.WriteString("queue_wait_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
-	}
-	builder.WriteString(", ")
-	if v := _m.ConsumerTotalMs; v != nil {
-		builder.WriteString("consumer_total_ms=")
-		builder.WriteString(fmt.Sprintf("%v", *v))
+	if v := _m.NodeID; v != nil {
+		builder.WriteString("node_id=")
+		builder.WriteString(*v)
 	}
 	builder.WriteString(", ")
 	if v := _m.IdempotencyKey; v != nil {
@@ -752,6 +420,27 @@ func (_m *Job) String() string {
 	if v := _m.RequestHash; v != nil {
 		builder.WriteString("request_hash=")
 		builder.WriteString(*v)
+	}
+	builder.WriteString(", ")
+	builder.WriteString("created_at=")
+	builder.WriteString(fmt.Sprintf("%v", _m.CreatedAt))
+	builder.WriteString(", ")
+	builder.WriteString("updated_at=")
+	builder.WriteString(fmt.Sprintf("%v", _m.UpdatedAt))
+	builder.WriteString(", ")
+	if v := _m.ClaimedAt; v != nil {
+		builder.WriteString("claimed_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.StartedAt; v != nil {
+		builder.WriteString("started_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
+	}
+	builder.WriteString(", ")
+	if v := _m.FinishedAt; v != nil {
+		builder.WriteString("finished_at=")
+		builder.WriteString(fmt.Sprintf("%v", *v))
 	}
 	builder.WriteByte(')')
 	return builder.String()

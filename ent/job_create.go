@@ -12,6 +12,7 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"entgo.io/ent/schema/field"
 	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/schema"
 )
 
 // JobCreate is the builder for creating a Job entity.
@@ -22,37 +23,9 @@ type JobCreate struct {
 	conflict []sql.ConflictOption
 }
 
-// SetOrgID sets the "org_id" field.
-func (_c *JobCreate) SetOrgID(v string) *JobCreate {
-	_c.mutation.SetOrgID(v)
-	return _c
-}
-
-// SetUserID sets the "user_id" field.
-func (_c *JobCreate) SetUserID(v string) *JobCreate {
-	_c.mutation.SetUserID(v)
-	return _c
-}
-
-// SetNillableUserID sets the "user_id" field if the given value is not nil.
-func (_c *JobCreate) SetNillableUserID(v *string) *JobCreate {
-	if v != nil {
-		_c.SetUserID(*v)
-	}
-	return _c
-}
-
-// SetBatchID sets the "batch_id" field.
-func (_c *JobCreate) SetBatchID(v string) *JobCreate {
-	_c.mutation.SetBatchID(v)
-	return _c
-}
-
-// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
-func (_c *JobCreate) SetNillableBatchID(v *string) *JobCreate {
-	if v != nil {
-		_c.SetBatchID(*v)
-	}
+// SetKind sets the "kind" field.
+func (_c *JobCreate) SetKind(v string) *JobCreate {
+	_c.mutation.SetKind(v)
 	return _c
 }
 
@@ -62,112 +35,66 @@ func (_c *JobCreate) SetType(v string) *JobCreate {
 	return _c
 }
 
-// SetStatus sets the "status" field.
-func (_c *JobCreate) SetStatus(v job.Status) *JobCreate {
-	_c.mutation.SetStatus(v)
+// SetOrgID sets the "org_id" field.
+func (_c *JobCreate) SetOrgID(v string) *JobCreate {
+	_c.mutation.SetOrgID(v)
 	return _c
 }
 
-// SetNillableStatus sets the "status" field if the given value is not nil.
-func (_c *JobCreate) SetNillableStatus(v *job.Status) *JobCreate {
+// SetState sets the "state" field.
+func (_c *JobCreate) SetState(v job.State) *JobCreate {
+	_c.mutation.SetState(v)
+	return _c
+}
+
+// SetNillableState sets the "state" field if the given value is not nil.
+func (_c *JobCreate) SetNillableState(v *job.State) *JobCreate {
 	if v != nil {
-		_c.SetStatus(*v)
+		_c.SetState(*v)
 	}
 	return _c
 }
 
-// SetProviderID sets the "provider_id" field.
-func (_c *JobCreate) SetProviderID(v string) *JobCreate {
-	_c.mutation.SetProviderID(v)
+// SetArgs sets the "args" field.
+func (_c *JobCreate) SetArgs(v []byte) *JobCreate {
+	_c.mutation.SetArgs(v)
 	return _c
 }
 
-// SetNillableProviderID sets the "provider_id" field if the given value is not nil.
-func (_c *JobCreate) SetNillableProviderID(v *string) *JobCreate {
+// SetMetadata sets the "metadata" field.
+func (_c *JobCreate) SetMetadata(v map[string]interface{}) *JobCreate {
+	_c.mutation.SetMetadata(v)
+	return _c
+}
+
+// SetInputKeys sets the "input_keys" field.
+func (_c *JobCreate) SetInputKeys(v map[string]string) *JobCreate {
+	_c.mutation.SetInputKeys(v)
+	return _c
+}
+
+// SetOutputs sets the "outputs" field.
+func (_c *JobCreate) SetOutputs(v map[string]string) *JobCreate {
+	_c.mutation.SetOutputs(v)
+	return _c
+}
+
+// SetDependants sets the "dependants" field.
+func (_c *JobCreate) SetDependants(v []schema.Dependant) *JobCreate {
+	_c.mutation.SetDependants(v)
+	return _c
+}
+
+// SetPendingParents sets the "pending_parents" field.
+func (_c *JobCreate) SetPendingParents(v int) *JobCreate {
+	_c.mutation.SetPendingParents(v)
+	return _c
+}
+
+// SetNillablePendingParents sets the "pending_parents" field if the given value is not nil.
+func (_c *JobCreate) SetNillablePendingParents(v *int) *JobCreate {
 	if v != nil {
-		_c.SetProviderID(*v)
-	}
-	return _c
-}
-
-// SetProviderType sets the "provider_type" field.
-func (_c *JobCreate) SetProviderType(v string) *JobCreate {
-	_c.mutation.SetProviderType(v)
-	return _c
-}
-
-// SetNillableProviderType sets the "provider_type" field if the given value is not nil.
-func (_c *JobCreate) SetNillableProviderType(v *string) *JobCreate {
-	if v != nil {
-		_c.SetProviderType(*v)
-	}
-	return _c
-}
-
-// SetProviderRunID sets the "provider_run_id" field.
-func (_c *JobCreate) SetProviderRunID(v string) *JobCreate {
-	_c.mutation.SetProviderRunID(v)
-	return _c
-}
-
-// SetNillableProviderRunID sets the "provider_run_id" field if the given value is not nil.
-func (_c *JobCreate) SetNillableProviderRunID(v *string) *JobCreate {
-	if v != nil {
-		_c.SetProviderRunID(*v)
-	}
-	return _c
-}
-
-// SetAiPattern sets the "ai_pattern" field.
-func (_c *JobCreate) SetAiPattern(v string) *JobCreate {
-	_c.mutation.SetAiPattern(v)
-	return _c
-}
-
-// SetNillableAiPattern sets the "ai_pattern" field if the given value is not nil.
-func (_c *JobCreate) SetNillableAiPattern(v *string) *JobCreate {
-	if v != nil {
-		_c.SetAiPattern(*v)
-	}
-	return _c
-}
-
-// SetInputs sets the "inputs" field.
-func (_c *JobCreate) SetInputs(v string) *JobCreate {
-	_c.mutation.SetInputs(v)
-	return _c
-}
-
-// SetParams sets the "params" field.
-func (_c *JobCreate) SetParams(v string) *JobCreate {
-	_c.mutation.SetParams(v)
-	return _c
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (_c *JobCreate) SetOutputRef(v string) *JobCreate {
-	_c.mutation.SetOutputRef(v)
-	return _c
-}
-
-// SetNillableOutputRef sets the "output_ref" field if the given value is not nil.
-func (_c *JobCreate) SetNillableOutputRef(v *string) *JobCreate {
-	if v != nil {
-		_c.SetOutputRef(*v)
-	}
-	return _c
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (_c *JobCreate) SetOutputMeta(v string) *JobCreate {
-	_c.mutation.SetOutputMeta(v)
-	return _c
-}
-
-// SetNillableOutputMeta sets the "output_meta" field if the given value is not nil.
-func (_c *JobCreate) SetNillableOutputMeta(v *string) *JobCreate {
-	if v != nil {
-		_c.SetOutputMeta(*v)
+		_c.SetPendingParents(*v)
 	}
 	return _c
 }
@@ -200,100 +127,44 @@ func (_c *JobCreate) SetNillableErrorMessage(v *string) *JobCreate {
 	return _c
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (_c *JobCreate) SetLogsRef(v string) *JobCreate {
-	_c.mutation.SetLogsRef(v)
+// SetProgress sets the "progress" field.
+func (_c *JobCreate) SetProgress(v float64) *JobCreate {
+	_c.mutation.SetProgress(v)
 	return _c
 }
 
-// SetNillableLogsRef sets the "logs_ref" field if the given value is not nil.
-func (_c *JobCreate) SetNillableLogsRef(v *string) *JobCreate {
+// SetNillableProgress sets the "progress" field if the given value is not nil.
+func (_c *JobCreate) SetNillableProgress(v *float64) *JobCreate {
 	if v != nil {
-		_c.SetLogsRef(*v)
+		_c.SetProgress(*v)
 	}
 	return _c
 }
 
-// SetStepsJSON sets the "steps_json" field.
-func (_c *JobCreate) SetStepsJSON(v string) *JobCreate {
-	_c.mutation.SetStepsJSON(v)
+// SetAttempt sets the "attempt" field.
+func (_c *JobCreate) SetAttempt(v int) *JobCreate {
+	_c.mutation.SetAttempt(v)
 	return _c
 }
 
-// SetNillableStepsJSON sets the "steps_json" field if the given value is not nil.
-func (_c *JobCreate) SetNillableStepsJSON(v *string) *JobCreate {
+// SetNillableAttempt sets the "attempt" field if the given value is not nil.
+func (_c *JobCreate) SetNillableAttempt(v *int) *JobCreate {
 	if v != nil {
-		_c.SetStepsJSON(*v)
+		_c.SetAttempt(*v)
 	}
 	return _c
 }
 
-// SetMediaType sets the "media_type" field.
-func (_c *JobCreate) SetMediaType(v string) *JobCreate {
-	_c.mutation.SetMediaType(v)
+// SetMaxAttempts sets the "max_attempts" field.
+func (_c *JobCreate) SetMaxAttempts(v int) *JobCreate {
+	_c.mutation.SetMaxAttempts(v)
 	return _c
 }
 
-// SetNillableMediaType sets the "media_type" field if the given value is not nil.
-func (_c *JobCreate) SetNillableMediaType(v *string) *JobCreate {
+// SetNillableMaxAttempts sets the "max_attempts" field if the given value is not nil.
+func (_c *JobCreate) SetNillableMaxAttempts(v *int) *JobCreate {
 	if v != nil {
-		_c.SetMediaType(*v)
-	}
-	return _c
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (_c *JobCreate) SetPipelineID(v string) *JobCreate {
-	_c.mutation.SetPipelineID(v)
-	return _c
-}
-
-// SetNillablePipelineID sets the "pipeline_id" field if the given value is not nil.
-func (_c *JobCreate) SetNillablePipelineID(v *string) *JobCreate {
-	if v != nil {
-		_c.SetPipelineID(*v)
-	}
-	return _c
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (_c *JobCreate) SetPipelineNodeID(v string) *JobCreate {
-	_c.mutation.SetPipelineNodeID(v)
-	return _c
-}
-
-// SetNillablePipelineNodeID sets the "pipeline_node_id" field if the given value is not nil.
-func (_c *JobCreate) SetNillablePipelineNodeID(v *string) *JobCreate {
-	if v != nil {
-		_c.SetPipelineNodeID(*v)
-	}
-	return _c
-}
-
-// SetOutputKey sets the "output_key" field.
-func (_c *JobCreate) SetOutputKey(v string) *JobCreate {
-	_c.mutation.SetOutputKey(v)
-	return _c
-}
-
-// SetNillableOutputKey sets the "output_key" field if the given value is not nil.
-func (_c *JobCreate) SetNillableOutputKey(v *string) *JobCreate {
-	if v != nil {
-		_c.SetOutputKey(*v)
-	}
-	return _c
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (_c *JobCreate) SetPendingInputs(v int) *JobCreate {
-	_c.mutation.SetPendingInputs(v)
-	return _c
-}
-
-// SetNillablePendingInputs sets the "pending_inputs" field if the given value is not nil.
-func (_c *JobCreate) SetNillablePendingInputs(v *int) *JobCreate {
-	if v != nil {
-		_c.SetPendingInputs(*v)
+		_c.SetMaxAttempts(*v)
 	}
 	return _c
 }
@@ -340,308 +211,44 @@ func (_c *JobCreate) SetNillableLeaseExpiresAt(v *int64) *JobCreate {
 	return _c
 }
 
-// SetPrice sets the "price" field.
-func (_c *JobCreate) SetPrice(v float64) *JobCreate {
-	_c.mutation.SetPrice(v)
+// SetBatchID sets the "batch_id" field.
+func (_c *JobCreate) SetBatchID(v string) *JobCreate {
+	_c.mutation.SetBatchID(v)
 	return _c
 }
 
-// SetNillablePrice sets the "price" field if the given value is not nil.
-func (_c *JobCreate) SetNillablePrice(v *float64) *JobCreate {
+// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillableBatchID(v *string) *JobCreate {
 	if v != nil {
-		_c.SetPrice(*v)
+		_c.SetBatchID(*v)
 	}
 	return _c
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (_c *JobCreate) SetProviderCost(v float64) *JobCreate {
-	_c.mutation.SetProviderCost(v)
+// SetPipelineID sets the "pipeline_id" field.
+func (_c *JobCreate) SetPipelineID(v string) *JobCreate {
+	_c.mutation.SetPipelineID(v)
 	return _c
 }
 
-// SetNillableProviderCost sets the "provider_cost" field if the given value is not nil.
-func (_c *JobCreate) SetNillableProviderCost(v *float64) *JobCreate {
+// SetNillablePipelineID sets the "pipeline_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillablePipelineID(v *string) *JobCreate {
 	if v != nil {
-		_c.SetProviderCost(*v)
+		_c.SetPipelineID(*v)
 	}
 	return _c
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (_c *JobCreate) SetInfraCost(v float64) *JobCreate {
-	_c.mutation.SetInfraCost(v)
+// SetNodeID sets the "node_id" field.
+func (_c *JobCreate) SetNodeID(v string) *JobCreate {
+	_c.mutation.SetNodeID(v)
 	return _c
 }
 
-// SetNillableInfraCost sets the "infra_cost" field if the given value is not nil.
-func (_c *JobCreate) SetNillableInfraCost(v *float64) *JobCreate {
+// SetNillableNodeID sets the "node_id" field if the given value is not nil.
+func (_c *JobCreate) SetNillableNodeID(v *string) *JobCreate {
 	if v != nil {
-		_c.SetInfraCost(*v)
-	}
-	return _c
-}
-
-// SetMargin sets the "margin" field.
-func (_c *JobCreate) SetMargin(v float64) *JobCreate {
-	_c.mutation.SetMargin(v)
-	return _c
-}
-
-// SetNillableMargin sets the "margin" field if the given value is not nil.
-func (_c *JobCreate) SetNillableMargin(v *float64) *JobCreate {
-	if v != nil {
-		_c.SetMargin(*v)
-	}
-	return _c
-}
-
-// SetEstimatedPrice sets the "estimated_price" field.
-func (_c *JobCreate) SetEstimatedPrice(v float64) *JobCreate {
-	_c.mutation.SetEstimatedPrice(v)
-	return _c
-}
-
-// SetNillableEstimatedPrice sets the "estimated_price" field if the given value is not nil.
-func (_c *JobCreate) SetNillableEstimatedPrice(v *float64) *JobCreate {
-	if v != nil {
-		_c.SetEstimatedPrice(*v)
-	}
-	return _c
-}
-
-// SetCreatedAt sets the "created_at" field.
-func (_c *JobCreate) SetCreatedAt(v int64) *JobCreate {
-	_c.mutation.SetCreatedAt(v)
-	return _c
-}
-
-// SetUpdatedAt sets the "updated_at" field.
-func (_c *JobCreate) SetUpdatedAt(v int64) *JobCreate {
-	_c.mutation.SetUpdatedAt(v)
-	return _c
-}
-
-// SetDispatchedAt sets the "dispatched_at" field.
-func (_c *JobCreate) SetDispatchedAt(v int64) *JobCreate {
-	_c.mutation.SetDispatchedAt(v)
-	return _c
-}
-
-// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
-func (_c *JobCreate) SetNillableDispatchedAt(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetDispatchedAt(*v)
-	}
-	return _c
-}
-
-// SetStartedAt sets the "started_at" field.
-func (_c *JobCreate) SetStartedAt(v int64) *JobCreate {
-	_c.mutation.SetStartedAt(v)
-	return _c
-}
-
-// SetNillableStartedAt sets the "started_at" field if the given value is not nil.
-func (_c *JobCreate) SetNillableStartedAt(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetStartedAt(*v)
-	}
-	return _c
-}
-
-// SetCompletedAt sets the "completed_at" field.
-func (_c *JobCreate) SetCompletedAt(v int64) *JobCreate {
-	_c.mutation.SetCompletedAt(v)
-	return _c
-}
-
-// SetNillableCompletedAt sets the "completed_at" field if the given value is not nil.
-func (_c *JobCreate) SetNillableCompletedAt(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetCompletedAt(*v)
-	}
-	return _c
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (_c *JobCreate) SetBillingReconciledAt(v int64) *JobCreate {
-	_c.mutation.SetBillingReconciledAt(v)
-	return _c
-}
-
-// SetNillableBillingReconciledAt sets the "billing_reconciled_at" field if the given value is not nil.
-func (_c *JobCreate) SetNillableBillingReconciledAt(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetBillingReconciledAt(*v)
-	}
-	return _c
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (_c *JobCreate) SetRetryCount(v int) *JobCreate {
-	_c.mutation.SetRetryCount(v)
-	return _c
-}
-
-// SetNillableRetryCount sets the "retry_count" field if the given value is not nil.
-func (_c *JobCreate) SetNillableRetryCount(v *int) *JobCreate {
-	if v != nil {
-		_c.SetRetryCount(*v)
-	}
-	return _c
-}
-
-// SetProgress sets the "progress" field.
-func (_c *JobCreate) SetProgress(v float64) *JobCreate {
-	_c.mutation.SetProgress(v)
-	return _c
-}
-
-// SetNillableProgress sets the "progress" field if the given value is not nil.
-func (_c *JobCreate) SetNillableProgress(v *float64) *JobCreate {
-	if v != nil {
-		_c.SetProgress(*v)
-	}
-	return _c
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (_c *JobCreate) SetAPITotalMs(v int64) *JobCreate {
-	_c.mutation.SetAPITotalMs(v)
-	return _c
-}
-
-// SetNillableAPITotalMs sets the "api_total_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableAPITotalMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetAPITotalMs(*v)
-	}
-	return _c
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (_c *JobCreate) SetAPIPrechecksMs(v int64) *JobCreate {
-	_c.mutation.SetAPIPrechecksMs(v)
-	return _c
-}
-
-// SetNillableAPIPrechecksMs sets the "api_prechecks_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableAPIPrechecksMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetAPIPrechecksMs(*v)
-	}
-	return _c
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (_c *JobCreate) SetAPIValidationMs(v int64) *JobCreate {
-	_c.mutation.SetAPIValidationMs(v)
-	return _c
-}
-
-// SetNillableAPIValidationMs sets the "api_validation_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableAPIValidationMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetAPIValidationMs(*v)
-	}
-	return _c
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (_c *JobCreate) SetAPIDbInsertMs(v int64) *JobCreate {
-	_c.mutation.SetAPIDbInsertMs(v)
-	return _c
-}
-
-// SetNillableAPIDbInsertMs sets the "api_db_insert_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableAPIDbInsertMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetAPIDbInsertMs(*v)
-	}
-	return _c
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (_c *JobCreate) SetAPIDispatchMs(v int64) *JobCreate {
-	_c.mutation.SetAPIDispatchMs(v)
-	return _c
-}
-
-// SetNillableAPIDispatchMs sets the "api_dispatch_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableAPIDispatchMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetAPIDispatchMs(*v)
-	}
-	return _c
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (_c *JobCreate) SetExecDownloadMs(v int64) *JobCreate {
-	_c.mutation.SetExecDownloadMs(v)
-	return _c
-}
-
-// SetNillableExecDownloadMs sets the "exec_download_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableExecDownloadMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetExecDownloadMs(*v)
-	}
-	return _c
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (_c *JobCreate) SetExecExecuteMs(v int64) *JobCreate {
-	_c.mutation.SetExecExecuteMs(v)
-	return _c
-}
-
-// SetNillableExecExecuteMs sets the "exec_execute_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableExecExecuteMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetExecExecuteMs(*v)
-	}
-	return _c
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (_c *JobCreate) SetExecUploadMs(v int64) *JobCreate {
-	_c.mutation.SetExecUploadMs(v)
-	return _c
-}
-
-// SetNillableExecUploadMs sets the "exec_upload_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableExecUploadMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetExecUploadMs(*v)
-	}
-	return _c
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (_c *JobCreate) SetQueueWaitMs(v int64) *JobCreate {
-	_c.mutation.SetQueueWaitMs(v)
-	return _c
-}
-
-// SetNillableQueueWaitMs sets the "queue_wait_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableQueueWaitMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetQueueWaitMs(*v)
-	}
-	return _c
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (_c *JobCreate) SetConsumerTotalMs(v int64) *JobCreate {
-	_c.mutation.SetConsumerTotalMs(v)
-	return _c
-}
-
-// SetNillableConsumerTotalMs sets the "consumer_total_ms" field if the given value is not nil.
-func (_c *JobCreate) SetNillableConsumerTotalMs(v *int64) *JobCreate {
-	if v != nil {
-		_c.SetConsumerTotalMs(*v)
+		_c.SetNodeID(*v)
 	}
 	return _c
 }
@@ -670,6 +277,60 @@ func (_c *JobCreate) SetRequestHash(v string) *JobCreate {
 func (_c *JobCreate) SetNillableRequestHash(v *string) *JobCreate {
 	if v != nil {
 		_c.SetRequestHash(*v)
+	}
+	return _c
+}
+
+// SetCreatedAt sets the "created_at" field.
+func (_c *JobCreate) SetCreatedAt(v int64) *JobCreate {
+	_c.mutation.SetCreatedAt(v)
+	return _c
+}
+
+// SetUpdatedAt sets the "updated_at" field.
+func (_c *JobCreate) SetUpdatedAt(v int64) *JobCreate {
+	_c.mutation.SetUpdatedAt(v)
+	return _c
+}
+
+// SetClaimedAt sets the "claimed_at" field.
+func (_c *JobCreate) SetClaimedAt(v int64) *JobCreate {
+	_c.mutation.SetClaimedAt(v)
+	return _c
+}
+
+// SetNillableClaimedAt sets the "claimed_at" field if the given value is not nil.
+func (_c *JobCreate) SetNillableClaimedAt(v *int64) *JobCreate {
+	if v != nil {
+		_c.SetClaimedAt(*v)
+	}
+	return _c
+}
+
+// SetStartedAt sets the "started_at" field.
+func (_c *JobCreate) SetStartedAt(v int64) *JobCreate {
+	_c.mutation.SetStartedAt(v)
+	return _c
+}
+
+// SetNillableStartedAt sets the "started_at" field if the given value is not nil.
+func (_c *JobCreate) SetNillableStartedAt(v *int64) *JobCreate {
+	if v != nil {
+		_c.SetStartedAt(*v)
+	}
+	return _c
+}
+
+// SetFinishedAt sets the "finished_at" field.
+func (_c *JobCreate) SetFinishedAt(v int64) *JobCreate {
+	_c.mutation.SetFinishedAt(v)
+	return _c
+}
+
+// SetNillableFinishedAt sets the "finished_at" field if the given value is not nil.
+func (_c *JobCreate) SetNillableFinishedAt(v *int64) *JobCreate {
+	if v != nil {
+		_c.SetFinishedAt(*v)
 	}
 	return _c
 }
@@ -715,52 +376,65 @@ func (_c *JobCreate) ExecX(ctx context.Context) {
 
 // defaults sets the default values of the builder before save.
 func (_c *JobCreate) defaults() {
-	if _, ok := _c.mutation.Status(); !ok {
-		v := job.DefaultStatus
-		_c.mutation.SetStatus(v)
+	if _, ok := _c.mutation.State(); !ok {
+		v := job.DefaultState
+		_c.mutation.SetState(v)
 	}
-	if _, ok := _c.mutation.PendingInputs(); !ok {
-		v := job.DefaultPendingInputs
-		_c.mutation.SetPendingInputs(v)
-	}
-	if _, ok := _c.mutation.AvailableAt(); !ok {
-		v := job.DefaultAvailableAt
-		_c.mutation.SetAvailableAt(v)
-	}
-	if _, ok := _c.mutation.RetryCount(); !ok {
-		v := job.DefaultRetryCount
-		_c.mutation.SetRetryCount(v)
+	if _, ok := _c.mutation.PendingParents(); !ok {
+		v := job.DefaultPendingParents
+		_c.mutation.SetPendingParents(v)
 	}
 	if _, ok := _c.mutation.Progress(); !ok {
 		v := job.DefaultProgress
 		_c.mutation.SetProgress(v)
 	}
+	if _, ok := _c.mutation.Attempt(); !ok {
+		v := job.DefaultAttempt
+		_c.mutation.SetAttempt(v)
+	}
+	if _, ok := _c.mutation.MaxAttempts(); !ok {
+		v := job.DefaultMaxAttempts
+		_c.mutation.SetMaxAttempts(v)
+	}
+	if _, ok := _c.mutation.AvailableAt(); !ok {
+		v := job.DefaultAvailableAt
+		_c.mutation.SetAvailableAt(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
 func (_c *JobCreate) check() error {
-	if _, ok := _c.mutation.OrgID(); !ok {
-		return &ValidationError{Name: "org_id", err: errors.New(`ent: missing required field "Job.org_id"`)}
+	if _, ok := _c.mutation.Kind(); !ok {
+		return &ValidationError{Name: "kind", err: errors.New(`ent: missing required field "Job.kind"`)}
 	}
 	if _, ok := _c.mutation.GetType(); !ok {
 		return &ValidationError{Name: "type", err: errors.New(`ent: missing required field "Job.type"`)}
 	}
-	if _, ok := _c.mutation.Status(); !ok {
-		return &ValidationError{Name: "status", err: errors.New(`ent: missing required field "Job.status"`)}
+	if _, ok := _c.mutation.OrgID(); !ok {
+		return &ValidationError{Name: "org_id", err: errors.New(`ent: missing required field "Job.org_id"`)}
 	}
-	if v, ok := _c.mutation.Status(); ok {
-		if err := job.StatusValidator(v); err != nil {
-			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Job.status": %w`, err)}
+	if _, ok := _c.mutation.State(); !ok {
+		return &ValidationError{Name: "state", err: errors.New(`ent: missing required field "Job.state"`)}
+	}
+	if v, ok := _c.mutation.State(); ok {
+		if err := job.StateValidator(v); err != nil {
+			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "Job.state": %w`, err)}
 		}
 	}
-	if _, ok := _c.mutation.Inputs(); !ok {
-		return &ValidationError{Name: "inputs", err: errors.New(`ent: missing required field "Job.inputs"`)}
+	if _, ok := _c.mutation.Args(); !ok {
+		return &ValidationError{Name: "args", err: errors.New(`ent: missing required field "Job.args"`)}
 	}
-	if _, ok := _c.mutation.Params(); !ok {
-		return &ValidationError{Name: "params", err: errors.New(`ent: missing required field "Job.params"`)}
+	if _, ok := _c.mutation.PendingParents(); !ok {
+		return &ValidationError{Name: "pending_parents", err: errors.New(`ent: missing required field "Job.pending_parents"`)}
 	}
-	if _, ok := _c.mutation.PendingInputs(); !ok {
-		return &ValidationError{Name: "pending_inputs", err: errors.New(`ent: missing required field "Job.pending_inputs"`)}
+	if _, ok := _c.mutation.Progress(); !ok {
+		return &ValidationError{Name: "progress", err: errors.New(`ent: missing required field "Job.progress"`)}
+	}
+	if _, ok := _c.mutation.Attempt(); !ok {
+		return &ValidationError{Name: "attempt", err: errors.New(`ent: missing required field "Job.attempt"`)}
+	}
+	if _, ok := _c.mutation.MaxAttempts(); !ok {
+		return &ValidationError{Name: "max_attempts", err: errors.New(`ent: missing required field "Job.max_attempts"`)}
 	}
 	if _, ok := _c.mutation.AvailableAt(); !ok {
 		return &ValidationError{Name: "available_at", err: errors.New(`ent: missing required field "Job.available_at"`)}
@@ -770,12 +444,6 @@ func (_c *JobCreate) check() error {
 	}
 	if _, ok := _c.mutation.UpdatedAt(); !ok {
 		return &ValidationError{Name: "updated_at", err: errors.New(`ent: missing required field "Job.updated_at"`)}
-	}
-	if _, ok := _c.mutation.RetryCount(); !ok {
-		return &ValidationError{Name: "retry_count", err: errors.New(`ent: missing required field "Job.retry_count"`)}
-	}
-	if _, ok := _c.mutation.Progress(); !ok {
-		return &ValidationError{Name: "progress", err: errors.New(`ent: missing required field "Job.progress"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := job.IDValidator(v); err != nil {
@@ -818,57 +486,45 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_node.ID = id
 		_spec.ID.Value = id
 	}
-	if value, ok := _c.mutation.OrgID(); ok {
-		_spec.SetField(job.FieldOrgID, field.TypeString, value)
-		_node.OrgID = value
-	}
-	if value, ok := _c.mutation.UserID(); ok {
-		_spec.SetField(job.FieldUserID, field.TypeString, value)
-		_node.UserID = &value
-	}
-	if value, ok := _c.mutation.BatchID(); ok {
-		_spec.SetField(job.FieldBatchID, field.TypeString, value)
-		_node.BatchID = &value
+	if value, ok := _c.mutation.Kind(); ok {
+		_spec.SetField(job.FieldKind, field.TypeString, value)
+		_node.Kind = value
 	}
 	if value, ok := _c.mutation.GetType(); ok {
 		_spec.SetField(job.FieldType, field.TypeString, value)
 		_node.Type = value
 	}
-	if value, ok := _c.mutation.Status(); ok {
-		_spec.SetField(job.FieldStatus, field.TypeEnum, value)
-		_node.Status = value
+	if value, ok := _c.mutation.OrgID(); ok {
+		_spec.SetField(job.FieldOrgID, field.TypeString, value)
+		_node.OrgID = value
 	}
-	if value, ok := _c.mutation.ProviderID(); ok {
-		_spec.SetField(job.FieldProviderID, field.TypeString, value)
-		_node.ProviderID = &value
+	if value, ok := _c.mutation.State(); ok {
+		_spec.SetField(job.FieldState, field.TypeEnum, value)
+		_node.State = value
 	}
-	if value, ok := _c.mutation.ProviderType(); ok {
-		_spec.SetField(job.FieldProviderType, field.TypeString, value)
-		_node.ProviderType = &value
+	if value, ok := _c.mutation.Args(); ok {
+		_spec.SetField(job.FieldArgs, field.TypeBytes, value)
+		_node.Args = value
 	}
-	if value, ok := _c.mutation.ProviderRunID(); ok {
-		_spec.SetField(job.FieldProviderRunID, field.TypeString, value)
-		_node.ProviderRunID = &value
+	if value, ok := _c.mutation.Metadata(); ok {
+		_spec.SetField(job.FieldMetadata, field.TypeJSON, value)
+		_node.Metadata = value
 	}
-	if value, ok := _c.mutation.AiPattern(); ok {
-		_spec.SetField(job.FieldAiPattern, field.TypeString, value)
-		_node.AiPattern = &value
+	if value, ok := _c.mutation.InputKeys(); ok {
+		_spec.SetField(job.FieldInputKeys, field.TypeJSON, value)
+		_node.InputKeys = value
 	}
-	if value, ok := _c.mutation.Inputs(); ok {
-		_spec.SetField(job.FieldInputs, field.TypeString, value)
-		_node.Inputs = value
+	if value, ok := _c.mutation.Outputs(); ok {
+		_spec.SetField(job.FieldOutputs, field.TypeJSON, value)
+		_node.Outputs = value
 	}
-	if value, ok := _c.mutation.Params(); ok {
-		_spec.SetField(job.FieldParams, field.TypeString, value)
-		_node.Params = value
+	if value, ok := _c.mutation.Dependants(); ok {
+		_spec.SetField(job.FieldDependants, field.TypeJSON, value)
+		_node.Dependants = value
 	}
-	if value, ok := _c.mutation.OutputRef(); ok {
-		_spec.SetField(job.FieldOutputRef, field.TypeString, value)
-		_node.OutputRef = &value
-	}
-	if value, ok := _c.mutation.OutputMeta(); ok {
-		_spec.SetField(job.FieldOutputMeta, field.TypeString, value)
-		_node.OutputMeta = &value
+	if value, ok := _c.mutation.PendingParents(); ok {
+		_spec.SetField(job.FieldPendingParents, field.TypeInt, value)
+		_node.PendingParents = value
 	}
 	if value, ok := _c.mutation.ErrorCode(); ok {
 		_spec.SetField(job.FieldErrorCode, field.TypeString, value)
@@ -878,33 +534,17 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_spec.SetField(job.FieldErrorMessage, field.TypeString, value)
 		_node.ErrorMessage = &value
 	}
-	if value, ok := _c.mutation.LogsRef(); ok {
-		_spec.SetField(job.FieldLogsRef, field.TypeString, value)
-		_node.LogsRef = &value
+	if value, ok := _c.mutation.Progress(); ok {
+		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
+		_node.Progress = value
 	}
-	if value, ok := _c.mutation.StepsJSON(); ok {
-		_spec.SetField(job.FieldStepsJSON, field.TypeString, value)
-		_node.StepsJSON = &value
+	if value, ok := _c.mutation.Attempt(); ok {
+		_spec.SetField(job.FieldAttempt, field.TypeInt, value)
+		_node.Attempt = value
 	}
-	if value, ok := _c.mutation.MediaType(); ok {
-		_spec.SetField(job.FieldMediaType, field.TypeString, value)
-		_node.MediaType = &value
-	}
-	if value, ok := _c.mutation.PipelineID(); ok {
-		_spec.SetField(job.FieldPipelineID, field.TypeString, value)
-		_node.PipelineID = &value
-	}
-	if value, ok := _c.mutation.PipelineNodeID(); ok {
-		_spec.SetField(job.FieldPipelineNodeID, field.TypeString, value)
-		_node.PipelineNodeID = &value
-	}
-	if value, ok := _c.mutation.OutputKey(); ok {
-		_spec.SetField(job.FieldOutputKey, field.TypeString, value)
-		_node.OutputKey = &value
-	}
-	if value, ok := _c.mutation.PendingInputs(); ok {
-		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
-		_node.PendingInputs = value
+	if value, ok := _c.mutation.MaxAttempts(); ok {
+		_spec.SetField(job.FieldMaxAttempts, field.TypeInt, value)
+		_node.MaxAttempts = value
 	}
 	if value, ok := _c.mutation.AvailableAt(); ok {
 		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
@@ -918,97 +558,17 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_spec.SetField(job.FieldLeaseExpiresAt, field.TypeInt64, value)
 		_node.LeaseExpiresAt = &value
 	}
-	if value, ok := _c.mutation.Price(); ok {
-		_spec.SetField(job.FieldPrice, field.TypeFloat64, value)
-		_node.Price = &value
+	if value, ok := _c.mutation.BatchID(); ok {
+		_spec.SetField(job.FieldBatchID, field.TypeString, value)
+		_node.BatchID = &value
 	}
-	if value, ok := _c.mutation.ProviderCost(); ok {
-		_spec.SetField(job.FieldProviderCost, field.TypeFloat64, value)
-		_node.ProviderCost = &value
+	if value, ok := _c.mutation.PipelineID(); ok {
+		_spec.SetField(job.FieldPipelineID, field.TypeString, value)
+		_node.PipelineID = &value
 	}
-	if value, ok := _c.mutation.InfraCost(); ok {
-		_spec.SetField(job.FieldInfraCost, field.TypeFloat64, value)
-		_node.InfraCost = &value
-	}
-	if value, ok := _c.mutation.Margin(); ok {
-		_spec.SetField(job.FieldMargin, field.TypeFloat64, value)
-		_node.Margin = &value
-	}
-	if value, ok := _c.mutation.EstimatedPrice(); ok {
-		_spec.SetField(job.FieldEstimatedPrice, field.TypeFloat64, value)
-		_node.EstimatedPrice = &value
-	}
-	if value, ok := _c.mutation.CreatedAt(); ok {
-		_spec.SetField(job.FieldCreatedAt, field.TypeInt64, value)
-		_node.CreatedAt = value
-	}
-	if value, ok := _c.mutation.UpdatedAt(); ok {
-		_spec.SetField(job.FieldUpdatedAt, field.TypeInt64, value)
-		_node.UpdatedAt = value
-	}
-	if value, ok := _c.mutation.DispatchedAt(); ok {
-		_spec.SetField(job.FieldDispatchedAt, field.TypeInt64, value)
-		_node.DispatchedAt = &value
-	}
-	if value, ok := _c.mutation.StartedAt(); ok {
-		_spec.SetField(job.FieldStartedAt, field.TypeInt64, value)
-		_node.StartedAt = &value
-	}
-	if value, ok := _c.mutation.CompletedAt(); ok {
-		_spec.SetField(job.FieldCompletedAt, field.TypeInt64, value)
-		_node.CompletedAt = &value
-	}
-	if value, ok := _c.mutation.BillingReconciledAt(); ok {
-		_spec.SetField(job.FieldBillingReconciledAt, field.TypeInt64, value)
-		_node.BillingReconciledAt = &value
-	}
-	if value, ok := _c.mutation.RetryCount(); ok {
-		_spec.SetField(job.FieldRetryCount, field.TypeInt, value)
-		_node.RetryCount = value
-	}
-	if value, ok := _c.mutation.Progress(); ok {
-		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
-		_node.Progress = value
-	}
-	if value, ok := _c.mutation.APITotalMs(); ok {
-		_spec.SetField(job.FieldAPITotalMs, field.TypeInt64, value)
-		_node.APITotalMs = &value
-	}
-	if value, ok := _c.mutation.APIPrechecksMs(); ok {
-		_spec.SetField(job.FieldAPIPrechecksMs, field.TypeInt64, value)
-		_node.APIPrechecksMs = &value
-	}
-	if value, ok := _c.mutation.APIValidationMs(); ok {
-		_spec.SetField(job.FieldAPIValidationMs, field.TypeInt64, value)
-		_node.APIValidationMs = &value
-	}
-	if value, ok := _c.mutation.APIDbInsertMs(); ok {
-		_spec.SetField(job.FieldAPIDbInsertMs, field.TypeInt64, value)
-		_node.APIDbInsertMs = &value
-	}
-	if value, ok := _c.mutation.APIDispatchMs(); ok {
-		_spec.SetField(job.FieldAPIDispatchMs, field.TypeInt64, value)
-		_node.APIDispatchMs = &value
-	}
-	if value, ok := _c.mutation.ExecDownloadMs(); ok {
-		_spec.SetField(job.FieldExecDownloadMs, field.TypeInt64, value)
-		_node.ExecDownloadMs = &value
-	}
-	if value, ok := _c.mutation.ExecExecuteMs(); ok {
-		_spec.SetField(job.FieldExecExecuteMs, field.TypeInt64, value)
-		_node.ExecExecuteMs = &value
-	}
-	if value, ok := _c.mutation.ExecUploadMs(); ok {
-		_spec.SetField(job.FieldExecUploadMs, field.TypeInt64, value)
-		_node.ExecUploadMs = &value
-	}
-	if value, ok := _c.mutation.QueueWaitMs(); ok {
-		_spec.SetField(job.FieldQueueWaitMs, field.TypeInt64, value)
-		_node.QueueWaitMs = &value
-	}
-	if value, ok := _c.mutation.ConsumerTotalMs(); ok {
-		_spec.SetField(job.FieldConsumerTotalMs, field.TypeInt64, value)
-		_node.ConsumerTotalMs = &value
+	if value, ok := _c.mutation.NodeID(); ok {
+		_spec.SetField(job.FieldNodeID, field.TypeString, value)
+		_node.NodeID = &value
 	}
 	if value, ok := _c.mutation.IdempotencyKey(); ok {
 		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
@@ -1018,6 +578,26 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 		_spec.SetField(job.FieldRequestHash, field.TypeString, value)
 		_node.RequestHash = &value
 	}
+	if value, ok := _c.mutation.CreatedAt(); ok {
+		_spec.SetField(job.FieldCreatedAt, field.TypeInt64, value)
+		_node.CreatedAt = value
+	}
+	if value, ok := _c.mutation.UpdatedAt(); ok {
+		_spec.SetField(job.FieldUpdatedAt, field.TypeInt64, value)
+		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.ClaimedAt(); ok {
+		_spec.SetField(job.FieldClaimedAt, field.TypeInt64, value)
+		_node.ClaimedAt = &value
+	}
+	if value, ok := _c.mutation.StartedAt(); ok {
+		_spec.SetField(job.FieldStartedAt, field.TypeInt64, value)
+		_node.StartedAt = &value
+	}
+	if value, ok := _c.mutation.FinishedAt(); ok {
+		_spec.SetField(job.FieldFinishedAt, field.TypeInt64, value)
+		_node.FinishedAt = &value
+	}
 	return _node, _spec
 }
 
@@ -1025,7 +605,7 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 // of the `INSERT` statement. For example:
 //
 //	client.Job.Create().
-//		SetOrgID(v).
+//		SetKind(v).
 //		OnConflict(
 //			// Update the row with the new values
 //			// the was proposed for insertion.
@@ -1034,7 +614,7 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.JobUpsert) {
-//			SetOrgID(v+v).
+//			SetKind(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *JobCreate) OnConflict(opts ...sql.ConflictOption) *JobUpsertOne {
@@ -1070,183 +650,87 @@ type (
 	}
 )
 
-// SetUserID sets the "user_id" field.
-func (u *JobUpsert) SetUserID(v string) *JobUpsert {
-	u.Set(job.FieldUserID, v)
+// SetState sets the "state" field.
+func (u *JobUpsert) SetState(v job.State) *JobUpsert {
+	u.Set(job.FieldState, v)
 	return u
 }
 
-// UpdateUserID sets the "user_id" field to the value that was provided on create.
-func (u *JobUpsert) UpdateUserID() *JobUpsert {
-	u.SetExcluded(job.FieldUserID)
+// UpdateState sets the "state" field to the value that was provided on create.
+func (u *JobUpsert) UpdateState() *JobUpsert {
+	u.SetExcluded(job.FieldState)
 	return u
 }
 
-// ClearUserID clears the value of the "user_id" field.
-func (u *JobUpsert) ClearUserID() *JobUpsert {
-	u.SetNull(job.FieldUserID)
+// SetMetadata sets the "metadata" field.
+func (u *JobUpsert) SetMetadata(v map[string]interface{}) *JobUpsert {
+	u.Set(job.FieldMetadata, v)
 	return u
 }
 
-// SetBatchID sets the "batch_id" field.
-func (u *JobUpsert) SetBatchID(v string) *JobUpsert {
-	u.Set(job.FieldBatchID, v)
+// UpdateMetadata sets the "metadata" field to the value that was provided on create.
+func (u *JobUpsert) UpdateMetadata() *JobUpsert {
+	u.SetExcluded(job.FieldMetadata)
 	return u
 }
 
-// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
-func (u *JobUpsert) UpdateBatchID() *JobUpsert {
-	u.SetExcluded(job.FieldBatchID)
+// ClearMetadata clears the value of the "metadata" field.
+func (u *JobUpsert) ClearMetadata() *JobUpsert {
+	u.SetNull(job.FieldMetadata)
 	return u
 }
 
-// ClearBatchID clears the value of the "batch_id" field.
-func (u *JobUpsert) ClearBatchID() *JobUpsert {
-	u.SetNull(job.FieldBatchID)
+// SetInputKeys sets the "input_keys" field.
+func (u *JobUpsert) SetInputKeys(v map[string]string) *JobUpsert {
+	u.Set(job.FieldInputKeys, v)
 	return u
 }
 
-// SetStatus sets the "status" field.
-func (u *JobUpsert) SetStatus(v job.Status) *JobUpsert {
-	u.Set(job.FieldStatus, v)
+// UpdateInputKeys sets the "input_keys" field to the value that was provided on create.
+func (u *JobUpsert) UpdateInputKeys() *JobUpsert {
+	u.SetExcluded(job.FieldInputKeys)
 	return u
 }
 
-// UpdateStatus sets the "status" field to the value that was provided on create.
-func (u *JobUpsert) UpdateStatus() *JobUpsert {
-	u.SetExcluded(job.FieldStatus)
+// ClearInputKeys clears the value of the "input_keys" field.
+func (u *JobUpsert) ClearInputKeys() *JobUpsert {
+	u.SetNull(job.FieldInputKeys)
 	return u
 }
 
-// SetProviderID sets the "provider_id" field.
-func (u *JobUpsert) SetProviderID(v string) *JobUpsert {
-	u.Set(job.FieldProviderID, v)
+// SetOutputs sets the "outputs" field.
+func (u *JobUpsert) SetOutputs(v map[string]string) *JobUpsert {
+	u.Set(job.FieldOutputs, v)
 	return u
 }
 
-// UpdateProviderID sets the "provider_id" field to the value that was provided on create.
-func (u *JobUpsert) UpdateProviderID() *JobUpsert {
-	u.SetExcluded(job.FieldProviderID)
+// UpdateOutputs sets the "outputs" field to the value that was provided on create.
+func (u *JobUpsert) UpdateOutputs() *JobUpsert {
+	u.SetExcluded(job.FieldOutputs)
 	return u
 }
 
-// ClearProviderID clears the value of the "provider_id" field.
-func (u *JobUpsert) ClearProviderID() *JobUpsert {
-	u.SetNull(job.FieldProviderID)
+// ClearOutputs clears the value of the "outputs" field.
+func (u *JobUpsert) ClearOutputs() *JobUpsert {
+	u.SetNull(job.FieldOutputs)
 	return u
 }
 
-// SetProviderType sets the "provider_type" field.
-func (u *JobUpsert) SetProviderType(v string) *JobUpsert {
-	u.Set(job.FieldProviderType, v)
+// SetPendingParents sets the "pending_parents" field.
+func (u *JobUpsert) SetPendingParents(v int) *JobUpsert {
+	u.Set(job.FieldPendingParents, v)
 	return u
 }
 
-// UpdateProviderType sets the "provider_type" field to the value that was provided on create.
-func (u *JobUpsert) UpdateProviderType() *JobUpsert {
-	u.SetExcluded(job.FieldProviderType)
+// UpdatePendingParents sets the "pending_parents" field to the value that was provided on create.
+func (u *JobUpsert) UpdatePendingParents() *JobUpsert {
+	u.SetExcluded(job.FieldPendingParents)
 	return u
 }
 
-// ClearProviderType clears the value of the "provider_type" field.
-func (u *JobUpsert) ClearProviderType() *JobUpsert {
-	u.SetNull(job.FieldProviderType)
-	return u
-}
-
-// SetProviderRunID sets the "provider_run_id" field.
-func (u *JobUpsert) SetProviderRunID(v string) *JobUpsert {
-	u.Set(job.FieldProviderRunID, v)
-	return u
-}
-
-// UpdateProviderRunID sets the "provider_run_id" field to the value that was provided on create.
-func (u *JobUpsert) UpdateProviderRunID() *JobUpsert {
-	u.SetExcluded(job.FieldProviderRunID)
-	return u
-}
-
-// ClearProviderRunID clears the value of the "provider_run_id" field.
-func (u *JobUpsert) ClearProviderRunID() *JobUpsert {
-	u.SetNull(job.FieldProviderRunID)
-	return u
-}
-
-// SetAiPattern sets the "ai_pattern" field.
-func (u *JobUpsert) SetAiPattern(v string) *JobUpsert {
-	u.Set(job.FieldAiPattern, v)
-	return u
-}
-
-// UpdateAiPattern sets the "ai_pattern" field to the value that was provided on create.
-func (u *JobUpsert) UpdateAiPattern() *JobUpsert {
-	u.SetExcluded(job.FieldAiPattern)
-	return u
-}
-
-// ClearAiPattern clears the value of the "ai_pattern" field.
-func (u *JobUpsert) ClearAiPattern() *JobUpsert {
-	u.SetNull(job.FieldAiPattern)
-	return u
-}
-
-// SetInputs sets the "inputs" field.
-func (u *JobUpsert) SetInputs(v string) *JobUpsert {
-	u.Set(job.FieldInputs, v)
-	return u
-}
-
-// UpdateInputs sets the "inputs" field to the value that was provided on create.
-func (u *JobUpsert) UpdateInputs() *JobUpsert {
-	u.SetExcluded(job.FieldInputs)
-	return u
-}
-
-// SetParams sets the "params" field.
-func (u *JobUpsert) SetParams(v string) *JobUpsert {
-	u.Set(job.FieldParams, v)
-	return u
-}
-
-// UpdateParams sets the "params" field to the value that was provided on create.
-func (u *JobUpsert) UpdateParams() *JobUpsert {
-	u.SetExcluded(job.FieldParams)
-	return u
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (u *JobUpsert) SetOutputRef(v string) *JobUpsert {
-	u.Set(job.FieldOutputRef, v)
-	return u
-}
-
-// UpdateOutputRef sets the "output_ref" field to the value that was provided on create.
-func (u *JobUpsert) UpdateOutputRef() *JobUpsert {
-	u.SetExcluded(job.FieldOutputRef)
-	return u
-}
-
-// ClearOutputRef clears the value of the "output_ref" field.
-func (u *JobUpsert) ClearOutputRef() *JobUpsert {
-	u.SetNull(job.FieldOutputRef)
-	return u
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (u *JobUpsert) SetOutputMeta(v string) *JobUpsert {
-	u.Set(job.FieldOutputMeta, v)
-	return u
-}
-
-// UpdateOutputMeta sets the "output_meta" field to the value that was provided on create.
-func (u *JobUpsert) UpdateOutputMeta() *JobUpsert {
-	u.SetExcluded(job.FieldOutputMeta)
-	return u
-}
-
-// ClearOutputMeta clears the value of the "output_meta" field.
-func (u *JobUpsert) ClearOutputMeta() *JobUpsert {
-	u.SetNull(job.FieldOutputMeta)
+// AddPendingParents adds v to the "pending_parents" field.
+func (u *JobUpsert) AddPendingParents(v int) *JobUpsert {
+	u.Add(job.FieldPendingParents, v)
 	return u
 }
 
@@ -1286,129 +770,57 @@ func (u *JobUpsert) ClearErrorMessage() *JobUpsert {
 	return u
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (u *JobUpsert) SetLogsRef(v string) *JobUpsert {
-	u.Set(job.FieldLogsRef, v)
+// SetProgress sets the "progress" field.
+func (u *JobUpsert) SetProgress(v float64) *JobUpsert {
+	u.Set(job.FieldProgress, v)
 	return u
 }
 
-// UpdateLogsRef sets the "logs_ref" field to the value that was provided on create.
-func (u *JobUpsert) UpdateLogsRef() *JobUpsert {
-	u.SetExcluded(job.FieldLogsRef)
+// UpdateProgress sets the "progress" field to the value that was provided on create.
+func (u *JobUpsert) UpdateProgress() *JobUpsert {
+	u.SetExcluded(job.FieldProgress)
 	return u
 }
 
-// ClearLogsRef clears the value of the "logs_ref" field.
-func (u *JobUpsert) ClearLogsRef() *JobUpsert {
-	u.SetNull(job.FieldLogsRef)
+// AddProgress adds v to the "progress" field.
+func (u *JobUpsert) AddProgress(v float64) *JobUpsert {
+	u.Add(job.FieldProgress, v)
 	return u
 }
 
-// SetStepsJSON sets the "steps_json" field.
-func (u *JobUpsert) SetStepsJSON(v string) *JobUpsert {
-	u.Set(job.FieldStepsJSON, v)
+// SetAttempt sets the "attempt" field.
+func (u *JobUpsert) SetAttempt(v int) *JobUpsert {
+	u.Set(job.FieldAttempt, v)
 	return u
 }
 
-// UpdateStepsJSON sets the "steps_json" field to the value that was provided on create.
-func (u *JobUpsert) UpdateStepsJSON() *JobUpsert {
-	u.SetExcluded(job.FieldStepsJSON)
+// UpdateAttempt sets the "attempt" field to the value that was provided on create.
+func (u *JobUpsert) UpdateAttempt() *JobUpsert {
+	u.SetExcluded(job.FieldAttempt)
 	return u
 }
 
-// ClearStepsJSON clears the value of the "steps_json" field.
-func (u *JobUpsert) ClearStepsJSON() *JobUpsert {
-	u.SetNull(job.FieldStepsJSON)
+// AddAttempt adds v to the "attempt" field.
+func (u *JobUpsert) AddAttempt(v int) *JobUpsert {
+	u.Add(job.FieldAttempt, v)
 	return u
 }
 
-// SetMediaType sets the "media_type" field.
-func (u *JobUpsert) SetMediaType(v string) *JobUpsert {
-	u.Set(job.FieldMediaType, v)
+// SetMaxAttempts sets the "max_attempts" field.
+func (u *JobUpsert) SetMaxAttempts(v int) *JobUpsert {
+	u.Set(job.FieldMaxAttempts, v)
 	return u
 }
 
-// UpdateMediaType sets the "media_type" field to the value that was provided on create.
-func (u *JobUpsert) UpdateMediaType() *JobUpsert {
-	u.SetExcluded(job.FieldMediaType)
+// UpdateMaxAttempts sets the "max_attempts" field to the value that was provided on create.
+func (u *JobUpsert) UpdateMaxAttempts() *JobUpsert {
+	u.SetExcluded(job.FieldMaxAttempts)
 	return u
 }
 
-// ClearMediaType clears the value of the "media_type" field.
-func (u *JobUpsert) ClearMediaType() *JobUpsert {
-	u.SetNull(job.FieldMediaType)
-	return u
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (u *JobUpsert) SetPipelineID(v string) *JobUpsert {
-	u.Set(job.FieldPipelineID, v)
-	return u
-}
-
-// UpdatePipelineID sets the "pipeline_id" field to the value that was provided on create.
-func (u *JobUpsert) UpdatePipelineID() *JobUpsert {
-	u.SetExcluded(job.FieldPipelineID)
-	return u
-}
-
-// ClearPipelineID clears the value of the "pipeline_id" field.
-func (u *JobUpsert) ClearPipelineID() *JobUpsert {
-	u.SetNull(job.FieldPipelineID)
-	return u
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (u *JobUpsert) SetPipelineNodeID(v string) *JobUpsert {
-	u.Set(job.FieldPipelineNodeID, v)
-	return u
-}
-
-// UpdatePipelineNodeID sets the "pipeline_node_id" field to the value that was provided on create.
-func (u *JobUpsert) UpdatePipelineNodeID() *JobUpsert {
-	u.SetExcluded(job.FieldPipelineNodeID)
-	return u
-}
-
-// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
-func (u *JobUpsert) ClearPipelineNodeID() *JobUpsert {
-	u.SetNull(job.FieldPipelineNodeID)
-	return u
-}
-
-// SetOutputKey sets the "output_key" field.
-func (u *JobUpsert) SetOutputKey(v string) *JobUpsert {
-	u.Set(job.FieldOutputKey, v)
-	return u
-}
-
-// UpdateOutputKey sets the "output_key" field to the value that was provided on create.
-func (u *JobUpsert) UpdateOutputKey() *JobUpsert {
-	u.SetExcluded(job.FieldOutputKey)
-	return u
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (u *JobUpsert) ClearOutputKey() *JobUpsert {
-	u.SetNull(job.FieldOutputKey)
-	return u
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (u *JobUpsert) SetPendingInputs(v int) *JobUpsert {
-	u.Set(job.FieldPendingInputs, v)
-	return u
-}
-
-// UpdatePendingInputs sets the "pending_inputs" field to the value that was provided on create.
-func (u *JobUpsert) UpdatePendingInputs() *JobUpsert {
-	u.SetExcluded(job.FieldPendingInputs)
-	return u
-}
-
-// AddPendingInputs adds v to the "pending_inputs" field.
-func (u *JobUpsert) AddPendingInputs(v int) *JobUpsert {
-	u.Add(job.FieldPendingInputs, v)
+// AddMaxAttempts adds v to the "max_attempts" field.
+func (u *JobUpsert) AddMaxAttempts(v int) *JobUpsert {
+	u.Add(job.FieldMaxAttempts, v)
 	return u
 }
 
@@ -1472,123 +884,75 @@ func (u *JobUpsert) ClearLeaseExpiresAt() *JobUpsert {
 	return u
 }
 
-// SetPrice sets the "price" field.
-func (u *JobUpsert) SetPrice(v float64) *JobUpsert {
-	u.Set(job.FieldPrice, v)
+// SetBatchID sets the "batch_id" field.
+func (u *JobUpsert) SetBatchID(v string) *JobUpsert {
+	u.Set(job.FieldBatchID, v)
 	return u
 }
 
-// UpdatePrice sets the "price" field to the value that was provided on create.
-func (u *JobUpsert) UpdatePrice() *JobUpsert {
-	u.SetExcluded(job.FieldPrice)
+// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
+func (u *JobUpsert) UpdateBatchID() *JobUpsert {
+	u.SetExcluded(job.FieldBatchID)
 	return u
 }
 
-// AddPrice adds v to the "price" field.
-func (u *JobUpsert) AddPrice(v float64) *JobUpsert {
-	u.Add(job.FieldPrice, v)
+// ClearBatchID clears the value of the "batch_id" field.
+func (u *JobUpsert) ClearBatchID() *JobUpsert {
+	u.SetNull(job.FieldBatchID)
 	return u
 }
 
-// ClearPrice clears the value of the "price" field.
-func (u *JobUpsert) ClearPrice() *JobUpsert {
-	u.SetNull(job.FieldPrice)
+// SetPipelineID sets the "pipeline_id" field.
+func (u *JobUpsert) SetPipelineID(v string) *JobUpsert {
+	u.Set(job.FieldPipelineID, v)
 	return u
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (u *JobUpsert) SetProviderCost(v float64) *JobUpsert {
-	u.Set(job.FieldProviderCost, v)
+// UpdatePipelineID sets the "pipeline_id" field to the value that was provided on create.
+func (u *JobUpsert) UpdatePipelineID() *JobUpsert {
+	u.SetExcluded(job.FieldPipelineID)
 	return u
 }
 
-// UpdateProviderCost sets the "provider_cost" field to the value that was provided on create.
-func (u *JobUpsert) UpdateProviderCost() *JobUpsert {
-	u.SetExcluded(job.FieldProviderCost)
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (u *JobUpsert) ClearPipelineID() *JobUpsert {
+	u.SetNull(job.FieldPipelineID)
 	return u
 }
 
-// AddProviderCost adds v to the "provider_cost" field.
-func (u *JobUpsert) AddProviderCost(v float64) *JobUpsert {
-	u.Add(job.FieldProviderCost, v)
+// SetNodeID sets the "node_id" field.
+func (u *JobUpsert) SetNodeID(v string) *JobUpsert {
+	u.Set(job.FieldNodeID, v)
 	return u
 }
 
-// ClearProviderCost clears the value of the "provider_cost" field.
-func (u *JobUpsert) ClearProviderCost() *JobUpsert {
-	u.SetNull(job.FieldProviderCost)
+// UpdateNodeID sets the "node_id" field to the value that was provided on create.
+func (u *JobUpsert) UpdateNodeID() *JobUpsert {
+	u.SetExcluded(job.FieldNodeID)
 	return u
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (u *JobUpsert) SetInfraCost(v float64) *JobUpsert {
-	u.Set(job.FieldInfraCost, v)
+// ClearNodeID clears the value of the "node_id" field.
+func (u *JobUpsert) ClearNodeID() *JobUpsert {
+	u.SetNull(job.FieldNodeID)
 	return u
 }
 
-// UpdateInfraCost sets the "infra_cost" field to the value that was provided on create.
-func (u *JobUpsert) UpdateInfraCost() *JobUpsert {
-	u.SetExcluded(job.FieldInfraCost)
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *JobUpsert) SetIdempotencyKey(v string) *JobUpsert {
+	u.Set(job.FieldIdempotencyKey, v)
 	return u
 }
 
-// AddInfraCost adds v to the "infra_cost" field.
-func (u *JobUpsert) AddInfraCost(v float64) *JobUpsert {
-	u.Add(job.FieldInfraCost, v)
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *JobUpsert) UpdateIdempotencyKey() *JobUpsert {
+	u.SetExcluded(job.FieldIdempotencyKey)
 	return u
 }
 
-// ClearInfraCost clears the value of the "infra_cost" field.
-func (u *JobUpsert) ClearInfraCost() *JobUpsert {
-	u.SetNull(job.FieldInfraCost)
-	return u
-}
-
-// SetMargin sets the "margin" field.
-func (u *JobUpsert) SetMargin(v float64) *JobUpsert {
-	u.Set(job.FieldMargin, v)
-	return u
-}
-
-// UpdateMargin sets the "margin" field to the value that was provided on create.
-func (u *JobUpsert) UpdateMargin() *JobUpsert {
-	u.SetExcluded(job.FieldMargin)
-	return u
-}
-
-// AddMargin adds v to the "margin" field.
-func (u *JobUpsert) AddMargin(v float64) *JobUpsert {
-	u.Add(job.FieldMargin, v)
-	return u
-}
-
-// ClearMargin clears the value of the "margin" field.
-func (u *JobUpsert) ClearMargin() *JobUpsert {
-	u.SetNull(job.FieldMargin)
-	return u
-}
-
-// SetEstimatedPrice sets the "estimated_price" field.
-func (u *JobUpsert) SetEstimatedPrice(v float64) *JobUpsert {
-	u.Set(job.FieldEstimatedPrice, v)
-	return u
-}
-
-// UpdateEstimatedPrice sets the "estimated_price" field to the value that was provided on create.
-func (u *JobUpsert) UpdateEstimatedPrice() *JobUpsert {
-	u.SetExcluded(job.FieldEstimatedPrice)
-	return u
-}
-
-// AddEstimatedPrice adds v to the "estimated_price" field.
-func (u *JobUpsert) AddEstimatedPrice(v float64) *JobUpsert {
-	u.Add(job.FieldEstimatedPrice, v)
-	return u
-}
-
-// ClearEstimatedPrice clears the value of the "estimated_price" field.
-func (u *JobUpsert) ClearEstimatedPrice() *JobUpsert {
-	u.SetNull(job.FieldEstimatedPrice)
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *JobUpsert) ClearIdempotencyKey() *JobUpsert {
+	u.SetNull(job.FieldIdempotencyKey)
 	return u
 }
 
@@ -1610,27 +974,27 @@ func (u *JobUpsert) AddUpdatedAt(v int64) *JobUpsert {
 	return u
 }
 
-// SetDispatchedAt sets the "dispatched_at" field.
-func (u *JobUpsert) SetDispatchedAt(v int64) *JobUpsert {
-	u.Set(job.FieldDispatchedAt, v)
+// SetClaimedAt sets the "claimed_at" field.
+func (u *JobUpsert) SetClaimedAt(v int64) *JobUpsert {
+	u.Set(job.FieldClaimedAt, v)
 	return u
 }
 
-// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
-func (u *JobUpsert) UpdateDispatchedAt() *JobUpsert {
-	u.SetExcluded(job.FieldDispatchedAt)
+// UpdateClaimedAt sets the "claimed_at" field to the value that was provided on create.
+func (u *JobUpsert) UpdateClaimedAt() *JobUpsert {
+	u.SetExcluded(job.FieldClaimedAt)
 	return u
 }
 
-// AddDispatchedAt adds v to the "dispatched_at" field.
-func (u *JobUpsert) AddDispatchedAt(v int64) *JobUpsert {
-	u.Add(job.FieldDispatchedAt, v)
+// AddClaimedAt adds v to the "claimed_at" field.
+func (u *JobUpsert) AddClaimedAt(v int64) *JobUpsert {
+	u.Add(job.FieldClaimedAt, v)
 	return u
 }
 
-// ClearDispatchedAt clears the value of the "dispatched_at" field.
-func (u *JobUpsert) ClearDispatchedAt() *JobUpsert {
-	u.SetNull(job.FieldDispatchedAt)
+// ClearClaimedAt clears the value of the "claimed_at" field.
+func (u *JobUpsert) ClearClaimedAt() *JobUpsert {
+	u.SetNull(job.FieldClaimedAt)
 	return u
 }
 
@@ -1658,345 +1022,27 @@ func (u *JobUpsert) ClearStartedAt() *JobUpsert {
 	return u
 }
 
-// SetCompletedAt sets the "completed_at" field.
-func (u *JobUpsert) SetCompletedAt(v int64) *JobUpsert {
-	u.Set(job.FieldCompletedAt, v)
+// SetFinishedAt sets the "finished_at" field.
+func (u *JobUpsert) SetFinishedAt(v int64) *JobUpsert {
+	u.Set(job.FieldFinishedAt, v)
 	return u
 }
 
-// UpdateCompletedAt sets the "completed_at" field to the value that was provided on create.
-func (u *JobUpsert) UpdateCompletedAt() *JobUpsert {
-	u.SetExcluded(job.FieldCompletedAt)
+// UpdateFinishedAt sets the "finished_at" field to the value that was provided on create.
+func (u *JobUpsert) UpdateFinishedAt() *JobUpsert {
+	u.SetExcluded(job.FieldFinishedAt)
 	return u
 }
 
-// AddCompletedAt adds v to the "completed_at" field.
-func (u *JobUpsert) AddCompletedAt(v int64) *JobUpsert {
-	u.Add(job.FieldCompletedAt, v)
+// AddFinishedAt adds v to the "finished_at" field.
+func (u *JobUpsert) AddFinishedAt(v int64) *JobUpsert {
+	u.Add(job.FieldFinishedAt, v)
 	return u
 }
 
-// ClearCompletedAt clears the value of the "completed_at" field.
-func (u *JobUpsert) ClearCompletedAt() *JobUpsert {
-	u.SetNull(job.FieldCompletedAt)
-	return u
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (u *JobUpsert) SetBillingReconciledAt(v int64) *JobUpsert {
-	u.Set(job.FieldBillingReconciledAt, v)
-	return u
-}
-
-// UpdateBillingReconciledAt sets the "billing_reconciled_at" field to the value that was provided on create.
-func (u *JobUpsert) UpdateBillingReconciledAt() *JobUpsert {
-	u.SetExcluded(job.FieldBillingReconciledAt)
-	return u
-}
-
-// AddBillingReconciledAt adds v to the "billing_reconciled_at" field.
-func (u *JobUpsert) AddBillingReconciledAt(v int64) *JobUpsert {
-	u.Add(job.FieldBillingReconciledAt, v)
-	return u
-}
-
-// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
-func (u *JobUpsert) ClearBillingReconciledAt() *JobUpsert {
-	u.SetNull(job.FieldBillingReconciledAt)
-	return u
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (u *JobUpsert) SetRetryCount(v int) *JobUpsert {
-	u.Set(job.FieldRetryCount, v)
-	return u
-}
-
-// UpdateRetryCount sets the "retry_count" field to the value that was provided on create.
-func (u *JobUpsert) UpdateRetryCount() *JobUpsert {
-	u.SetExcluded(job.FieldRetryCount)
-	return u
-}
-
-// AddRetryCount adds v to the "retry_count" field.
-func (u *JobUpsert) AddRetryCount(v int) *JobUpsert {
-	u.Add(job.FieldRetryCount, v)
-	return u
-}
-
-// SetProgress sets the "progress" field.
-func (u *JobUpsert) SetProgress(v float64) *JobUpsert {
-	u.Set(job.FieldProgress, v)
-	return u
-}
-
-// UpdateProgress sets the "progress" field to the value that was provided on create.
-func (u *JobUpsert) UpdateProgress() *JobUpsert {
-	u.SetExcluded(job.FieldProgress)
-	return u
-}
-
-// AddProgress adds v to the "progress" field.
-func (u *JobUpsert) AddProgress(v float64) *JobUpsert {
-	u.Add(job.FieldProgress, v)
-	return u
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (u *JobUpsert) SetAPITotalMs(v int64) *JobUpsert {
-	u.Set(job.FieldAPITotalMs, v)
-	return u
-}
-
-// UpdateAPITotalMs sets the "api_total_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateAPITotalMs() *JobUpsert {
-	u.SetExcluded(job.FieldAPITotalMs)
-	return u
-}
-
-// AddAPITotalMs adds v to the "api_total_ms" field.
-func (u *JobUpsert) AddAPITotalMs(v int64) *JobUpsert {
-	u.Add(job.FieldAPITotalMs, v)
-	return u
-}
-
-// ClearAPITotalMs clears the value of the "api_total_ms" field.
-func (u *JobUpsert) ClearAPITotalMs() *JobUpsert {
-	u.SetNull(job.FieldAPITotalMs)
-	return u
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (u *JobUpsert) SetAPIPrechecksMs(v int64) *JobUpsert {
-	u.Set(job.FieldAPIPrechecksMs, v)
-	return u
-}
-
-// UpdateAPIPrechecksMs sets the "api_prechecks_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateAPIPrechecksMs() *JobUpsert {
-	u.SetExcluded(job.FieldAPIPrechecksMs)
-	return u
-}
-
-// AddAPIPrechecksMs adds v to the "api_prechecks_ms" field.
-func (u *JobUpsert) AddAPIPrechecksMs(v int64) *JobUpsert {
-	u.Add(job.FieldAPIPrechecksMs, v)
-	return u
-}
-
-// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
-func (u *JobUpsert) ClearAPIPrechecksMs() *JobUpsert {
-	u.SetNull(job.FieldAPIPrechecksMs)
-	return u
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (u *JobUpsert) SetAPIValidationMs(v int64) *JobUpsert {
-	u.Set(job.FieldAPIValidationMs, v)
-	return u
-}
-
-// UpdateAPIValidationMs sets the "api_validation_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateAPIValidationMs() *JobUpsert {
-	u.SetExcluded(job.FieldAPIValidationMs)
-	return u
-}
-
-// AddAPIValidationMs adds v to the "api_validation_ms" field.
-func (u *JobUpsert) AddAPIValidationMs(v int64) *JobUpsert {
-	u.Add(job.FieldAPIValidationMs, v)
-	return u
-}
-
-// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
-func (u *JobUpsert) ClearAPIValidationMs() *JobUpsert {
-	u.SetNull(job.FieldAPIValidationMs)
-	return u
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (u *JobUpsert) SetAPIDbInsertMs(v int64) *JobUpsert {
-	u.Set(job.FieldAPIDbInsertMs, v)
-	return u
-}
-
-// UpdateAPIDbInsertMs sets the "api_db_insert_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateAPIDbInsertMs() *JobUpsert {
-	u.SetExcluded(job.FieldAPIDbInsertMs)
-	return u
-}
-
-// AddAPIDbInsertMs adds v to the "api_db_insert_ms" field.
-func (u *JobUpsert) AddAPIDbInsertMs(v int64) *JobUpsert {
-	u.Add(job.FieldAPIDbInsertMs, v)
-	return u
-}
-
-// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
-func (u *JobUpsert) ClearAPIDbInsertMs() *JobUpsert {
-	u.SetNull(job.FieldAPIDbInsertMs)
-	return u
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (u *JobUpsert) SetAPIDispatchMs(v int64) *JobUpsert {
-	u.Set(job.FieldAPIDispatchMs, v)
-	return u
-}
-
-// UpdateAPIDispatchMs sets the "api_dispatch_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateAPIDispatchMs() *JobUpsert {
-	u.SetExcluded(job.FieldAPIDispatchMs)
-	return u
-}
-
-// AddAPIDispatchMs adds v to the "api_dispatch_ms" field.
-func (u *JobUpsert) AddAPIDispatchMs(v int64) *JobUpsert {
-	u.Add(job.FieldAPIDispatchMs, v)
-	return u
-}
-
-// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
-func (u *JobUpsert) ClearAPIDispatchMs() *JobUpsert {
-	u.SetNull(job.FieldAPIDispatchMs)
-	return u
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (u *JobUpsert) SetExecDownloadMs(v int64) *JobUpsert {
-	u.Set(job.FieldExecDownloadMs, v)
-	return u
-}
-
-// UpdateExecDownloadMs sets the "exec_download_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateExecDownloadMs() *JobUpsert {
-	u.SetExcluded(job.FieldExecDownloadMs)
-	return u
-}
-
-// AddExecDownloadMs adds v to the "exec_download_ms" field.
-func (u *JobUpsert) AddExecDownloadMs(v int64) *JobUpsert {
-	u.Add(job.FieldExecDownloadMs, v)
-	return u
-}
-
-// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
-func (u *JobUpsert) ClearExecDownloadMs() *JobUpsert {
-	u.SetNull(job.FieldExecDownloadMs)
-	return u
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (u *JobUpsert) SetExecExecuteMs(v int64) *JobUpsert {
-	u.Set(job.FieldExecExecuteMs, v)
-	return u
-}
-
-// UpdateExecExecuteMs sets the "exec_execute_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateExecExecuteMs() *JobUpsert {
-	u.SetExcluded(job.FieldExecExecuteMs)
-	return u
-}
-
-// AddExecExecuteMs adds v to the "exec_execute_ms" field.
-func (u *JobUpsert) AddExecExecuteMs(v int64) *JobUpsert {
-	u.Add(job.FieldExecExecuteMs, v)
-	return u
-}
-
-// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
-func (u *JobUpsert) ClearExecExecuteMs() *JobUpsert {
-	u.SetNull(job.FieldExecExecuteMs)
-	return u
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (u *JobUpsert) SetExecUploadMs(v int64) *JobUpsert {
-	u.Set(job.FieldExecUploadMs, v)
-	return u
-}
-
-// UpdateExecUploadMs sets the "exec_upload_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateExecUploadMs() *JobUpsert {
-	u.SetExcluded(job.FieldExecUploadMs)
-	return u
-}
-
-// AddExecUploadMs adds v to the "exec_upload_ms" field.
-func (u *JobUpsert) AddExecUploadMs(v int64) *JobUpsert {
-	u.Add(job.FieldExecUploadMs, v)
-	return u
-}
-
-// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
-func (u *JobUpsert) ClearExecUploadMs() *JobUpsert {
-	u.SetNull(job.FieldExecUploadMs)
-	return u
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (u *JobUpsert) SetQueueWaitMs(v int64) *JobUpsert {
-	u.Set(job.FieldQueueWaitMs, v)
-	return u
-}
-
-// UpdateQueueWaitMs sets the "queue_wait_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateQueueWaitMs() *JobUpsert {
-	u.SetExcluded(job.FieldQueueWaitMs)
-	return u
-}
-
-// AddQueueWaitMs adds v to the "queue_wait_ms" field.
-func (u *JobUpsert) AddQueueWaitMs(v int64) *JobUpsert {
-	u.Add(job.FieldQueueWaitMs, v)
-	return u
-}
-
-// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
-func (u *JobUpsert) ClearQueueWaitMs() *JobUpsert {
-	u.SetNull(job.FieldQueueWaitMs)
-	return u
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (u *JobUpsert) SetConsumerTotalMs(v int64) *JobUpsert {
-	u.Set(job.FieldConsumerTotalMs, v)
-	return u
-}
-
-// UpdateConsumerTotalMs sets the "consumer_total_ms" field to the value that was provided on create.
-func (u *JobUpsert) UpdateConsumerTotalMs() *JobUpsert {
-	u.SetExcluded(job.FieldConsumerTotalMs)
-	return u
-}
-
-// AddConsumerTotalMs adds v to the "consumer_total_ms" field.
-func (u *JobUpsert) AddConsumerTotalMs(v int64) *JobUpsert {
-	u.Add(job.FieldConsumerTotalMs, v)
-	return u
-}
-
-// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
-func (u *JobUpsert) ClearConsumerTotalMs() *JobUpsert {
-	u.SetNull(job.FieldConsumerTotalMs)
-	return u
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (u *JobUpsert) SetIdempotencyKey(v string) *JobUpsert {
-	u.Set(job.FieldIdempotencyKey, v)
-	return u
-}
-
-// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
-func (u *JobUpsert) UpdateIdempotencyKey() *JobUpsert {
-	u.SetExcluded(job.FieldIdempotencyKey)
-	return u
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (u *JobUpsert) ClearIdempotencyKey() *JobUpsert {
-	u.SetNull(job.FieldIdempotencyKey)
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (u *JobUpsert) ClearFinishedAt() *JobUpsert {
+	u.SetNull(job.FieldFinishedAt)
 	return u
 }
 
@@ -2017,17 +1063,26 @@ func (u *JobUpsertOne) UpdateNewValues() *JobUpsertOne {
 		if _, exists := u.create.mutation.ID(); exists {
 			s.SetIgnore(job.FieldID)
 		}
-		if _, exists := u.create.mutation.OrgID(); exists {
-			s.SetIgnore(job.FieldOrgID)
+		if _, exists := u.create.mutation.Kind(); exists {
+			s.SetIgnore(job.FieldKind)
 		}
 		if _, exists := u.create.mutation.GetType(); exists {
 			s.SetIgnore(job.FieldType)
 		}
-		if _, exists := u.create.mutation.CreatedAt(); exists {
-			s.SetIgnore(job.FieldCreatedAt)
+		if _, exists := u.create.mutation.OrgID(); exists {
+			s.SetIgnore(job.FieldOrgID)
+		}
+		if _, exists := u.create.mutation.Args(); exists {
+			s.SetIgnore(job.FieldArgs)
+		}
+		if _, exists := u.create.mutation.Dependants(); exists {
+			s.SetIgnore(job.FieldDependants)
 		}
 		if _, exists := u.create.mutation.RequestHash(); exists {
 			s.SetIgnore(job.FieldRequestHash)
+		}
+		if _, exists := u.create.mutation.CreatedAt(); exists {
+			s.SetIgnore(job.FieldCreatedAt)
 		}
 	}))
 	return u
@@ -2060,213 +1115,101 @@ func (u *JobUpsertOne) Update(set func(*JobUpsert)) *JobUpsertOne {
 	return u
 }
 
-// SetUserID sets the "user_id" field.
-func (u *JobUpsertOne) SetUserID(v string) *JobUpsertOne {
+// SetState sets the "state" field.
+func (u *JobUpsertOne) SetState(v job.State) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetUserID(v)
+		s.SetState(v)
 	})
 }
 
-// UpdateUserID sets the "user_id" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateUserID() *JobUpsertOne {
+// UpdateState sets the "state" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateState() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateUserID()
+		s.UpdateState()
 	})
 }
 
-// ClearUserID clears the value of the "user_id" field.
-func (u *JobUpsertOne) ClearUserID() *JobUpsertOne {
+// SetMetadata sets the "metadata" field.
+func (u *JobUpsertOne) SetMetadata(v map[string]interface{}) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearUserID()
+		s.SetMetadata(v)
 	})
 }
 
-// SetBatchID sets the "batch_id" field.
-func (u *JobUpsertOne) SetBatchID(v string) *JobUpsertOne {
+// UpdateMetadata sets the "metadata" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateMetadata() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetBatchID(v)
+		s.UpdateMetadata()
 	})
 }
 
-// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateBatchID() *JobUpsertOne {
+// ClearMetadata clears the value of the "metadata" field.
+func (u *JobUpsertOne) ClearMetadata() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateBatchID()
+		s.ClearMetadata()
 	})
 }
 
-// ClearBatchID clears the value of the "batch_id" field.
-func (u *JobUpsertOne) ClearBatchID() *JobUpsertOne {
+// SetInputKeys sets the "input_keys" field.
+func (u *JobUpsertOne) SetInputKeys(v map[string]string) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearBatchID()
+		s.SetInputKeys(v)
 	})
 }
 
-// SetStatus sets the "status" field.
-func (u *JobUpsertOne) SetStatus(v job.Status) *JobUpsertOne {
+// UpdateInputKeys sets the "input_keys" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateInputKeys() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetStatus(v)
+		s.UpdateInputKeys()
 	})
 }
 
-// UpdateStatus sets the "status" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateStatus() *JobUpsertOne {
+// ClearInputKeys clears the value of the "input_keys" field.
+func (u *JobUpsertOne) ClearInputKeys() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateStatus()
+		s.ClearInputKeys()
 	})
 }
 
-// SetProviderID sets the "provider_id" field.
-func (u *JobUpsertOne) SetProviderID(v string) *JobUpsertOne {
+// SetOutputs sets the "outputs" field.
+func (u *JobUpsertOne) SetOutputs(v map[string]string) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetProviderID(v)
+		s.SetOutputs(v)
 	})
 }
 
-// UpdateProviderID sets the "provider_id" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateProviderID() *JobUpsertOne {
+// UpdateOutputs sets the "outputs" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateOutputs() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderID()
+		s.UpdateOutputs()
 	})
 }
 
-// ClearProviderID clears the value of the "provider_id" field.
-func (u *JobUpsertOne) ClearProviderID() *JobUpsertOne {
+// ClearOutputs clears the value of the "outputs" field.
+func (u *JobUpsertOne) ClearOutputs() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderID()
+		s.ClearOutputs()
 	})
 }
 
-// SetProviderType sets the "provider_type" field.
-func (u *JobUpsertOne) SetProviderType(v string) *JobUpsertOne {
+// SetPendingParents sets the "pending_parents" field.
+func (u *JobUpsertOne) SetPendingParents(v int) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetProviderType(v)
+		s.SetPendingParents(v)
 	})
 }
 
-// UpdateProviderType sets the "provider_type" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateProviderType() *JobUpsertOne {
+// AddPendingParents adds v to the "pending_parents" field.
+func (u *JobUpsertOne) AddPendingParents(v int) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderType()
+		s.AddPendingParents(v)
 	})
 }
 
-// ClearProviderType clears the value of the "provider_type" field.
-func (u *JobUpsertOne) ClearProviderType() *JobUpsertOne {
+// UpdatePendingParents sets the "pending_parents" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdatePendingParents() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderType()
-	})
-}
-
-// SetProviderRunID sets the "provider_run_id" field.
-func (u *JobUpsertOne) SetProviderRunID(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetProviderRunID(v)
-	})
-}
-
-// UpdateProviderRunID sets the "provider_run_id" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateProviderRunID() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderRunID()
-	})
-}
-
-// ClearProviderRunID clears the value of the "provider_run_id" field.
-func (u *JobUpsertOne) ClearProviderRunID() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderRunID()
-	})
-}
-
-// SetAiPattern sets the "ai_pattern" field.
-func (u *JobUpsertOne) SetAiPattern(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAiPattern(v)
-	})
-}
-
-// UpdateAiPattern sets the "ai_pattern" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateAiPattern() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAiPattern()
-	})
-}
-
-// ClearAiPattern clears the value of the "ai_pattern" field.
-func (u *JobUpsertOne) ClearAiPattern() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAiPattern()
-	})
-}
-
-// SetInputs sets the "inputs" field.
-func (u *JobUpsertOne) SetInputs(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetInputs(v)
-	})
-}
-
-// UpdateInputs sets the "inputs" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateInputs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateInputs()
-	})
-}
-
-// SetParams sets the "params" field.
-func (u *JobUpsertOne) SetParams(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetParams(v)
-	})
-}
-
-// UpdateParams sets the "params" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateParams() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateParams()
-	})
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (u *JobUpsertOne) SetOutputRef(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetOutputRef(v)
-	})
-}
-
-// UpdateOutputRef sets the "output_ref" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateOutputRef() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateOutputRef()
-	})
-}
-
-// ClearOutputRef clears the value of the "output_ref" field.
-func (u *JobUpsertOne) ClearOutputRef() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearOutputRef()
-	})
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (u *JobUpsertOne) SetOutputMeta(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetOutputMeta(v)
-	})
-}
-
-// UpdateOutputMeta sets the "output_meta" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateOutputMeta() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateOutputMeta()
-	})
-}
-
-// ClearOutputMeta clears the value of the "output_meta" field.
-func (u *JobUpsertOne) ClearOutputMeta() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearOutputMeta()
+		s.UpdatePendingParents()
 	})
 }
 
@@ -2312,150 +1255,66 @@ func (u *JobUpsertOne) ClearErrorMessage() *JobUpsertOne {
 	})
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (u *JobUpsertOne) SetLogsRef(v string) *JobUpsertOne {
+// SetProgress sets the "progress" field.
+func (u *JobUpsertOne) SetProgress(v float64) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetLogsRef(v)
+		s.SetProgress(v)
 	})
 }
 
-// UpdateLogsRef sets the "logs_ref" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateLogsRef() *JobUpsertOne {
+// AddProgress adds v to the "progress" field.
+func (u *JobUpsertOne) AddProgress(v float64) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateLogsRef()
+		s.AddProgress(v)
 	})
 }
 
-// ClearLogsRef clears the value of the "logs_ref" field.
-func (u *JobUpsertOne) ClearLogsRef() *JobUpsertOne {
+// UpdateProgress sets the "progress" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateProgress() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearLogsRef()
+		s.UpdateProgress()
 	})
 }
 
-// SetStepsJSON sets the "steps_json" field.
-func (u *JobUpsertOne) SetStepsJSON(v string) *JobUpsertOne {
+// SetAttempt sets the "attempt" field.
+func (u *JobUpsertOne) SetAttempt(v int) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetStepsJSON(v)
+		s.SetAttempt(v)
 	})
 }
 
-// UpdateStepsJSON sets the "steps_json" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateStepsJSON() *JobUpsertOne {
+// AddAttempt adds v to the "attempt" field.
+func (u *JobUpsertOne) AddAttempt(v int) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateStepsJSON()
+		s.AddAttempt(v)
 	})
 }
 
-// ClearStepsJSON clears the value of the "steps_json" field.
-func (u *JobUpsertOne) ClearStepsJSON() *JobUpsertOne {
+// UpdateAttempt sets the "attempt" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateAttempt() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearStepsJSON()
+		s.UpdateAttempt()
 	})
 }
 
-// SetMediaType sets the "media_type" field.
-func (u *JobUpsertOne) SetMediaType(v string) *JobUpsertOne {
+// SetMaxAttempts sets the "max_attempts" field.
+func (u *JobUpsertOne) SetMaxAttempts(v int) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetMediaType(v)
+		s.SetMaxAttempts(v)
 	})
 }
 
-// UpdateMediaType sets the "media_type" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateMediaType() *JobUpsertOne {
+// AddMaxAttempts adds v to the "max_attempts" field.
+func (u *JobUpsertOne) AddMaxAttempts(v int) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateMediaType()
+		s.AddMaxAttempts(v)
 	})
 }
 
-// ClearMediaType clears the value of the "media_type" field.
-func (u *JobUpsertOne) ClearMediaType() *JobUpsertOne {
+// UpdateMaxAttempts sets the "max_attempts" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateMaxAttempts() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearMediaType()
-	})
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (u *JobUpsertOne) SetPipelineID(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetPipelineID(v)
-	})
-}
-
-// UpdatePipelineID sets the "pipeline_id" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdatePipelineID() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdatePipelineID()
-	})
-}
-
-// ClearPipelineID clears the value of the "pipeline_id" field.
-func (u *JobUpsertOne) ClearPipelineID() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearPipelineID()
-	})
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (u *JobUpsertOne) SetPipelineNodeID(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetPipelineNodeID(v)
-	})
-}
-
-// UpdatePipelineNodeID sets the "pipeline_node_id" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdatePipelineNodeID() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdatePipelineNodeID()
-	})
-}
-
-// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
-func (u *JobUpsertOne) ClearPipelineNodeID() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearPipelineNodeID()
-	})
-}
-
-// SetOutputKey sets the "output_key" field.
-func (u *JobUpsertOne) SetOutputKey(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetOutputKey(v)
-	})
-}
-
-// UpdateOutputKey sets the "output_key" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateOutputKey() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateOutputKey()
-	})
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (u *JobUpsertOne) ClearOutputKey() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearOutputKey()
-	})
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (u *JobUpsertOne) SetPendingInputs(v int) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetPendingInputs(v)
-	})
-}
-
-// AddPendingInputs adds v to the "pending_inputs" field.
-func (u *JobUpsertOne) AddPendingInputs(v int) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddPendingInputs(v)
-	})
-}
-
-// UpdatePendingInputs sets the "pending_inputs" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdatePendingInputs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdatePendingInputs()
+		s.UpdateMaxAttempts()
 	})
 }
 
@@ -2529,143 +1388,87 @@ func (u *JobUpsertOne) ClearLeaseExpiresAt() *JobUpsertOne {
 	})
 }
 
-// SetPrice sets the "price" field.
-func (u *JobUpsertOne) SetPrice(v float64) *JobUpsertOne {
+// SetBatchID sets the "batch_id" field.
+func (u *JobUpsertOne) SetBatchID(v string) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetPrice(v)
+		s.SetBatchID(v)
 	})
 }
 
-// AddPrice adds v to the "price" field.
-func (u *JobUpsertOne) AddPrice(v float64) *JobUpsertOne {
+// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateBatchID() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.AddPrice(v)
+		s.UpdateBatchID()
 	})
 }
 
-// UpdatePrice sets the "price" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdatePrice() *JobUpsertOne {
+// ClearBatchID clears the value of the "batch_id" field.
+func (u *JobUpsertOne) ClearBatchID() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdatePrice()
+		s.ClearBatchID()
 	})
 }
 
-// ClearPrice clears the value of the "price" field.
-func (u *JobUpsertOne) ClearPrice() *JobUpsertOne {
+// SetPipelineID sets the "pipeline_id" field.
+func (u *JobUpsertOne) SetPipelineID(v string) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearPrice()
+		s.SetPipelineID(v)
 	})
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (u *JobUpsertOne) SetProviderCost(v float64) *JobUpsertOne {
+// UpdatePipelineID sets the "pipeline_id" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdatePipelineID() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetProviderCost(v)
+		s.UpdatePipelineID()
 	})
 }
 
-// AddProviderCost adds v to the "provider_cost" field.
-func (u *JobUpsertOne) AddProviderCost(v float64) *JobUpsertOne {
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (u *JobUpsertOne) ClearPipelineID() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.AddProviderCost(v)
+		s.ClearPipelineID()
 	})
 }
 
-// UpdateProviderCost sets the "provider_cost" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateProviderCost() *JobUpsertOne {
+// SetNodeID sets the "node_id" field.
+func (u *JobUpsertOne) SetNodeID(v string) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderCost()
+		s.SetNodeID(v)
 	})
 }
 
-// ClearProviderCost clears the value of the "provider_cost" field.
-func (u *JobUpsertOne) ClearProviderCost() *JobUpsertOne {
+// UpdateNodeID sets the "node_id" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateNodeID() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderCost()
+		s.UpdateNodeID()
 	})
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (u *JobUpsertOne) SetInfraCost(v float64) *JobUpsertOne {
+// ClearNodeID clears the value of the "node_id" field.
+func (u *JobUpsertOne) ClearNodeID() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetInfraCost(v)
+		s.ClearNodeID()
 	})
 }
 
-// AddInfraCost adds v to the "infra_cost" field.
-func (u *JobUpsertOne) AddInfraCost(v float64) *JobUpsertOne {
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *JobUpsertOne) SetIdempotencyKey(v string) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.AddInfraCost(v)
+		s.SetIdempotencyKey(v)
 	})
 }
 
-// UpdateInfraCost sets the "infra_cost" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateInfraCost() *JobUpsertOne {
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateIdempotencyKey() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateInfraCost()
+		s.UpdateIdempotencyKey()
 	})
 }
 
-// ClearInfraCost clears the value of the "infra_cost" field.
-func (u *JobUpsertOne) ClearInfraCost() *JobUpsertOne {
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *JobUpsertOne) ClearIdempotencyKey() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearInfraCost()
-	})
-}
-
-// SetMargin sets the "margin" field.
-func (u *JobUpsertOne) SetMargin(v float64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetMargin(v)
-	})
-}
-
-// AddMargin adds v to the "margin" field.
-func (u *JobUpsertOne) AddMargin(v float64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddMargin(v)
-	})
-}
-
-// UpdateMargin sets the "margin" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateMargin() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateMargin()
-	})
-}
-
-// ClearMargin clears the value of the "margin" field.
-func (u *JobUpsertOne) ClearMargin() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearMargin()
-	})
-}
-
-// SetEstimatedPrice sets the "estimated_price" field.
-func (u *JobUpsertOne) SetEstimatedPrice(v float64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetEstimatedPrice(v)
-	})
-}
-
-// AddEstimatedPrice adds v to the "estimated_price" field.
-func (u *JobUpsertOne) AddEstimatedPrice(v float64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddEstimatedPrice(v)
-	})
-}
-
-// UpdateEstimatedPrice sets the "estimated_price" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateEstimatedPrice() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateEstimatedPrice()
-	})
-}
-
-// ClearEstimatedPrice clears the value of the "estimated_price" field.
-func (u *JobUpsertOne) ClearEstimatedPrice() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearEstimatedPrice()
+		s.ClearIdempotencyKey()
 	})
 }
 
@@ -2690,31 +1493,31 @@ func (u *JobUpsertOne) UpdateUpdatedAt() *JobUpsertOne {
 	})
 }
 
-// SetDispatchedAt sets the "dispatched_at" field.
-func (u *JobUpsertOne) SetDispatchedAt(v int64) *JobUpsertOne {
+// SetClaimedAt sets the "claimed_at" field.
+func (u *JobUpsertOne) SetClaimedAt(v int64) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetDispatchedAt(v)
+		s.SetClaimedAt(v)
 	})
 }
 
-// AddDispatchedAt adds v to the "dispatched_at" field.
-func (u *JobUpsertOne) AddDispatchedAt(v int64) *JobUpsertOne {
+// AddClaimedAt adds v to the "claimed_at" field.
+func (u *JobUpsertOne) AddClaimedAt(v int64) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.AddDispatchedAt(v)
+		s.AddClaimedAt(v)
 	})
 }
 
-// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateDispatchedAt() *JobUpsertOne {
+// UpdateClaimedAt sets the "claimed_at" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateClaimedAt() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateDispatchedAt()
+		s.UpdateClaimedAt()
 	})
 }
 
-// ClearDispatchedAt clears the value of the "dispatched_at" field.
-func (u *JobUpsertOne) ClearDispatchedAt() *JobUpsertOne {
+// ClearClaimedAt clears the value of the "claimed_at" field.
+func (u *JobUpsertOne) ClearClaimedAt() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearDispatchedAt()
+		s.ClearClaimedAt()
 	})
 }
 
@@ -2746,402 +1549,31 @@ func (u *JobUpsertOne) ClearStartedAt() *JobUpsertOne {
 	})
 }
 
-// SetCompletedAt sets the "completed_at" field.
-func (u *JobUpsertOne) SetCompletedAt(v int64) *JobUpsertOne {
+// SetFinishedAt sets the "finished_at" field.
+func (u *JobUpsertOne) SetFinishedAt(v int64) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.SetCompletedAt(v)
+		s.SetFinishedAt(v)
 	})
 }
 
-// AddCompletedAt adds v to the "completed_at" field.
-func (u *JobUpsertOne) AddCompletedAt(v int64) *JobUpsertOne {
+// AddFinishedAt adds v to the "finished_at" field.
+func (u *JobUpsertOne) AddFinishedAt(v int64) *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.AddCompletedAt(v)
+		s.AddFinishedAt(v)
 	})
 }
 
-// UpdateCompletedAt sets the "completed_at" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateCompletedAt() *JobUpsertOne {
+// UpdateFinishedAt sets the "finished_at" field to the value that was provided on create.
+func (u *JobUpsertOne) UpdateFinishedAt() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateCompletedAt()
+		s.UpdateFinishedAt()
 	})
 }
 
-// ClearCompletedAt clears the value of the "completed_at" field.
-func (u *JobUpsertOne) ClearCompletedAt() *JobUpsertOne {
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (u *JobUpsertOne) ClearFinishedAt() *JobUpsertOne {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearCompletedAt()
-	})
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (u *JobUpsertOne) SetBillingReconciledAt(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetBillingReconciledAt(v)
-	})
-}
-
-// AddBillingReconciledAt adds v to the "billing_reconciled_at" field.
-func (u *JobUpsertOne) AddBillingReconciledAt(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddBillingReconciledAt(v)
-	})
-}
-
-// UpdateBillingReconciledAt sets the "billing_reconciled_at" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateBillingReconciledAt() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateBillingReconciledAt()
-	})
-}
-
-// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
-func (u *JobUpsertOne) ClearBillingReconciledAt() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearBillingReconciledAt()
-	})
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (u *JobUpsertOne) SetRetryCount(v int) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetRetryCount(v)
-	})
-}
-
-// AddRetryCount adds v to the "retry_count" field.
-func (u *JobUpsertOne) AddRetryCount(v int) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddRetryCount(v)
-	})
-}
-
-// UpdateRetryCount sets the "retry_count" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateRetryCount() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateRetryCount()
-	})
-}
-
-// SetProgress sets the "progress" field.
-func (u *JobUpsertOne) SetProgress(v float64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetProgress(v)
-	})
-}
-
-// AddProgress adds v to the "progress" field.
-func (u *JobUpsertOne) AddProgress(v float64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddProgress(v)
-	})
-}
-
-// UpdateProgress sets the "progress" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateProgress() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateProgress()
-	})
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (u *JobUpsertOne) SetAPITotalMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPITotalMs(v)
-	})
-}
-
-// AddAPITotalMs adds v to the "api_total_ms" field.
-func (u *JobUpsertOne) AddAPITotalMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPITotalMs(v)
-	})
-}
-
-// UpdateAPITotalMs sets the "api_total_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateAPITotalMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPITotalMs()
-	})
-}
-
-// ClearAPITotalMs clears the value of the "api_total_ms" field.
-func (u *JobUpsertOne) ClearAPITotalMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPITotalMs()
-	})
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (u *JobUpsertOne) SetAPIPrechecksMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIPrechecksMs(v)
-	})
-}
-
-// AddAPIPrechecksMs adds v to the "api_prechecks_ms" field.
-func (u *JobUpsertOne) AddAPIPrechecksMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIPrechecksMs(v)
-	})
-}
-
-// UpdateAPIPrechecksMs sets the "api_prechecks_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateAPIPrechecksMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIPrechecksMs()
-	})
-}
-
-// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
-func (u *JobUpsertOne) ClearAPIPrechecksMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIPrechecksMs()
-	})
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (u *JobUpsertOne) SetAPIValidationMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIValidationMs(v)
-	})
-}
-
-// AddAPIValidationMs adds v to the "api_validation_ms" field.
-func (u *JobUpsertOne) AddAPIValidationMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIValidationMs(v)
-	})
-}
-
-// UpdateAPIValidationMs sets the "api_validation_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateAPIValidationMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIValidationMs()
-	})
-}
-
-// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
-func (u *JobUpsertOne) ClearAPIValidationMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIValidationMs()
-	})
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (u *JobUpsertOne) SetAPIDbInsertMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIDbInsertMs(v)
-	})
-}
-
-// AddAPIDbInsertMs adds v to the "api_db_insert_ms" field.
-func (u *JobUpsertOne) AddAPIDbInsertMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIDbInsertMs(v)
-	})
-}
-
-// UpdateAPIDbInsertMs sets the "api_db_insert_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateAPIDbInsertMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIDbInsertMs()
-	})
-}
-
-// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
-func (u *JobUpsertOne) ClearAPIDbInsertMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIDbInsertMs()
-	})
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (u *JobUpsertOne) SetAPIDispatchMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIDispatchMs(v)
-	})
-}
-
-// AddAPIDispatchMs adds v to the "api_dispatch_ms" field.
-func (u *JobUpsertOne) AddAPIDispatchMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIDispatchMs(v)
-	})
-}
-
-// UpdateAPIDispatchMs sets the "api_dispatch_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateAPIDispatchMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIDispatchMs()
-	})
-}
-
-// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
-func (u *JobUpsertOne) ClearAPIDispatchMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIDispatchMs()
-	})
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (u *JobUpsertOne) SetExecDownloadMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetExecDownloadMs(v)
-	})
-}
-
-// AddExecDownloadMs adds v to the "exec_download_ms" field.
-func (u *JobUpsertOne) AddExecDownloadMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddExecDownloadMs(v)
-	})
-}
-
-// UpdateExecDownloadMs sets the "exec_download_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateExecDownloadMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateExecDownloadMs()
-	})
-}
-
-// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
-func (u *JobUpsertOne) ClearExecDownloadMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearExecDownloadMs()
-	})
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (u *JobUpsertOne) SetExecExecuteMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetExecExecuteMs(v)
-	})
-}
-
-// AddExecExecuteMs adds v to the "exec_execute_ms" field.
-func (u *JobUpsertOne) AddExecExecuteMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddExecExecuteMs(v)
-	})
-}
-
-// UpdateExecExecuteMs sets the "exec_execute_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateExecExecuteMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateExecExecuteMs()
-	})
-}
-
-// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
-func (u *JobUpsertOne) ClearExecExecuteMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearExecExecuteMs()
-	})
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (u *JobUpsertOne) SetExecUploadMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetExecUploadMs(v)
-	})
-}
-
-// AddExecUploadMs adds v to the "exec_upload_ms" field.
-func (u *JobUpsertOne) AddExecUploadMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddExecUploadMs(v)
-	})
-}
-
-// UpdateExecUploadMs sets the "exec_upload_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateExecUploadMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateExecUploadMs()
-	})
-}
-
-// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
-func (u *JobUpsertOne) ClearExecUploadMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearExecUploadMs()
-	})
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (u *JobUpsertOne) SetQueueWaitMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetQueueWaitMs(v)
-	})
-}
-
-// AddQueueWaitMs adds v to the "queue_wait_ms" field.
-func (u *JobUpsertOne) AddQueueWaitMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddQueueWaitMs(v)
-	})
-}
-
-// UpdateQueueWaitMs sets the "queue_wait_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateQueueWaitMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateQueueWaitMs()
-	})
-}
-
-// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
-func (u *JobUpsertOne) ClearQueueWaitMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearQueueWaitMs()
-	})
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (u *JobUpsertOne) SetConsumerTotalMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetConsumerTotalMs(v)
-	})
-}
-
-// AddConsumerTotalMs adds v to the "consumer_total_ms" field.
-func (u *JobUpsertOne) AddConsumerTotalMs(v int64) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.AddConsumerTotalMs(v)
-	})
-}
-
-// UpdateConsumerTotalMs sets the "consumer_total_ms" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateConsumerTotalMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateConsumerTotalMs()
-	})
-}
-
-// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
-func (u *JobUpsertOne) ClearConsumerTotalMs() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearConsumerTotalMs()
-	})
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (u *JobUpsertOne) SetIdempotencyKey(v string) *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.SetIdempotencyKey(v)
-	})
-}
-
-// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
-func (u *JobUpsertOne) UpdateIdempotencyKey() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateIdempotencyKey()
-	})
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (u *JobUpsertOne) ClearIdempotencyKey() *JobUpsertOne {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearIdempotencyKey()
+		s.ClearFinishedAt()
 	})
 }
 
@@ -3281,7 +1713,7 @@ func (_c *JobCreateBulk) ExecX(ctx context.Context) {
 //		// Override some of the fields with custom
 //		// update values.
 //		Update(func(u *ent.JobUpsert) {
-//			SetOrgID(v+v).
+//			SetKind(v+v).
 //		}).
 //		Exec(ctx)
 func (_c *JobCreateBulk) OnConflict(opts ...sql.ConflictOption) *JobUpsertBulk {
@@ -3328,17 +1760,26 @@ func (u *JobUpsertBulk) UpdateNewValues() *JobUpsertBulk {
 			if _, exists := b.mutation.ID(); exists {
 				s.SetIgnore(job.FieldID)
 			}
-			if _, exists := b.mutation.OrgID(); exists {
-				s.SetIgnore(job.FieldOrgID)
+			if _, exists := b.mutation.Kind(); exists {
+				s.SetIgnore(job.FieldKind)
 			}
 			if _, exists := b.mutation.GetType(); exists {
 				s.SetIgnore(job.FieldType)
 			}
-			if _, exists := b.mutation.CreatedAt(); exists {
-				s.SetIgnore(job.FieldCreatedAt)
+			if _, exists := b.mutation.OrgID(); exists {
+				s.SetIgnore(job.FieldOrgID)
+			}
+			if _, exists := b.mutation.Args(); exists {
+				s.SetIgnore(job.FieldArgs)
+			}
+			if _, exists := b.mutation.Dependants(); exists {
+				s.SetIgnore(job.FieldDependants)
 			}
 			if _, exists := b.mutation.RequestHash(); exists {
 				s.SetIgnore(job.FieldRequestHash)
+			}
+			if _, exists := b.mutation.CreatedAt(); exists {
+				s.SetIgnore(job.FieldCreatedAt)
 			}
 		}
 	}))
@@ -3372,213 +1813,101 @@ func (u *JobUpsertBulk) Update(set func(*JobUpsert)) *JobUpsertBulk {
 	return u
 }
 
-// SetUserID sets the "user_id" field.
-func (u *JobUpsertBulk) SetUserID(v string) *JobUpsertBulk {
+// SetState sets the "state" field.
+func (u *JobUpsertBulk) SetState(v job.State) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetUserID(v)
+		s.SetState(v)
 	})
 }
 
-// UpdateUserID sets the "user_id" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateUserID() *JobUpsertBulk {
+// UpdateState sets the "state" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateState() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateUserID()
+		s.UpdateState()
 	})
 }
 
-// ClearUserID clears the value of the "user_id" field.
-func (u *JobUpsertBulk) ClearUserID() *JobUpsertBulk {
+// SetMetadata sets the "metadata" field.
+func (u *JobUpsertBulk) SetMetadata(v map[string]interface{}) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearUserID()
+		s.SetMetadata(v)
 	})
 }
 
-// SetBatchID sets the "batch_id" field.
-func (u *JobUpsertBulk) SetBatchID(v string) *JobUpsertBulk {
+// UpdateMetadata sets the "metadata" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateMetadata() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetBatchID(v)
+		s.UpdateMetadata()
 	})
 }
 
-// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateBatchID() *JobUpsertBulk {
+// ClearMetadata clears the value of the "metadata" field.
+func (u *JobUpsertBulk) ClearMetadata() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateBatchID()
+		s.ClearMetadata()
 	})
 }
 
-// ClearBatchID clears the value of the "batch_id" field.
-func (u *JobUpsertBulk) ClearBatchID() *JobUpsertBulk {
+// SetInputKeys sets the "input_keys" field.
+func (u *JobUpsertBulk) SetInputKeys(v map[string]string) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearBatchID()
+		s.SetInputKeys(v)
 	})
 }
 
-// SetStatus sets the "status" field.
-func (u *JobUpsertBulk) SetStatus(v job.Status) *JobUpsertBulk {
+// UpdateInputKeys sets the "input_keys" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateInputKeys() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetStatus(v)
+		s.UpdateInputKeys()
 	})
 }
 
-// UpdateStatus sets the "status" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateStatus() *JobUpsertBulk {
+// ClearInputKeys clears the value of the "input_keys" field.
+func (u *JobUpsertBulk) ClearInputKeys() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateStatus()
+		s.ClearInputKeys()
 	})
 }
 
-// SetProviderID sets the "provider_id" field.
-func (u *JobUpsertBulk) SetProviderID(v string) *JobUpsertBulk {
+// SetOutputs sets the "outputs" field.
+func (u *JobUpsertBulk) SetOutputs(v map[string]string) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetProviderID(v)
+		s.SetOutputs(v)
 	})
 }
 
-// UpdateProviderID sets the "provider_id" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateProviderID() *JobUpsertBulk {
+// UpdateOutputs sets the "outputs" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateOutputs() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderID()
+		s.UpdateOutputs()
 	})
 }
 
-// ClearProviderID clears the value of the "provider_id" field.
-func (u *JobUpsertBulk) ClearProviderID() *JobUpsertBulk {
+// ClearOutputs clears the value of the "outputs" field.
+func (u *JobUpsertBulk) ClearOutputs() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderID()
+		s.ClearOutputs()
 	})
 }
 
-// SetProviderType sets the "provider_type" field.
-func (u *JobUpsertBulk) SetProviderType(v string) *JobUpsertBulk {
+// SetPendingParents sets the "pending_parents" field.
+func (u *JobUpsertBulk) SetPendingParents(v int) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetProviderType(v)
+		s.SetPendingParents(v)
 	})
 }
 
-// UpdateProviderType sets the "provider_type" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateProviderType() *JobUpsertBulk {
+// AddPendingParents adds v to the "pending_parents" field.
+func (u *JobUpsertBulk) AddPendingParents(v int) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderType()
+		s.AddPendingParents(v)
 	})
 }
 
-// ClearProviderType clears the value of the "provider_type" field.
-func (u *JobUpsertBulk) ClearProviderType() *JobUpsertBulk {
+// UpdatePendingParents sets the "pending_parents" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdatePendingParents() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderType()
-	})
-}
-
-// SetProviderRunID sets the "provider_run_id" field.
-func (u *JobUpsertBulk) SetProviderRunID(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetProviderRunID(v)
-	})
-}
-
-// UpdateProviderRunID sets the "provider_run_id" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateProviderRunID() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderRunID()
-	})
-}
-
-// ClearProviderRunID clears the value of the "provider_run_id" field.
-func (u *JobUpsertBulk) ClearProviderRunID() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderRunID()
-	})
-}
-
-// SetAiPattern sets the "ai_pattern" field.
-func (u *JobUpsertBulk) SetAiPattern(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAiPattern(v)
-	})
-}
-
-// UpdateAiPattern sets the "ai_pattern" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateAiPattern() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAiPattern()
-	})
-}
-
-// ClearAiPattern clears the value of the "ai_pattern" field.
-func (u *JobUpsertBulk) ClearAiPattern() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAiPattern()
-	})
-}
-
-// SetInputs sets the "inputs" field.
-func (u *JobUpsertBulk) SetInputs(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetInputs(v)
-	})
-}
-
-// UpdateInputs sets the "inputs" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateInputs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateInputs()
-	})
-}
-
-// SetParams sets the "params" field.
-func (u *JobUpsertBulk) SetParams(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetParams(v)
-	})
-}
-
-// UpdateParams sets the "params" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateParams() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateParams()
-	})
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (u *JobUpsertBulk) SetOutputRef(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetOutputRef(v)
-	})
-}
-
-// UpdateOutputRef sets the "output_ref" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateOutputRef() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateOutputRef()
-	})
-}
-
-// ClearOutputRef clears the value of the "output_ref" field.
-func (u *JobUpsertBulk) ClearOutputRef() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearOutputRef()
-	})
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (u *JobUpsertBulk) SetOutputMeta(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetOutputMeta(v)
-	})
-}
-
-// UpdateOutputMeta sets the "output_meta" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateOutputMeta() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateOutputMeta()
-	})
-}
-
-// ClearOutputMeta clears the value of the "output_meta" field.
-func (u *JobUpsertBulk) ClearOutputMeta() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearOutputMeta()
+		s.UpdatePendingParents()
 	})
 }
 
@@ -3624,150 +1953,66 @@ func (u *JobUpsertBulk) ClearErrorMessage() *JobUpsertBulk {
 	})
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (u *JobUpsertBulk) SetLogsRef(v string) *JobUpsertBulk {
+// SetProgress sets the "progress" field.
+func (u *JobUpsertBulk) SetProgress(v float64) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetLogsRef(v)
+		s.SetProgress(v)
 	})
 }
 
-// UpdateLogsRef sets the "logs_ref" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateLogsRef() *JobUpsertBulk {
+// AddProgress adds v to the "progress" field.
+func (u *JobUpsertBulk) AddProgress(v float64) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateLogsRef()
+		s.AddProgress(v)
 	})
 }
 
-// ClearLogsRef clears the value of the "logs_ref" field.
-func (u *JobUpsertBulk) ClearLogsRef() *JobUpsertBulk {
+// UpdateProgress sets the "progress" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateProgress() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearLogsRef()
+		s.UpdateProgress()
 	})
 }
 
-// SetStepsJSON sets the "steps_json" field.
-func (u *JobUpsertBulk) SetStepsJSON(v string) *JobUpsertBulk {
+// SetAttempt sets the "attempt" field.
+func (u *JobUpsertBulk) SetAttempt(v int) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetStepsJSON(v)
+		s.SetAttempt(v)
 	})
 }
 
-// UpdateStepsJSON sets the "steps_json" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateStepsJSON() *JobUpsertBulk {
+// AddAttempt adds v to the "attempt" field.
+func (u *JobUpsertBulk) AddAttempt(v int) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateStepsJSON()
+		s.AddAttempt(v)
 	})
 }
 
-// ClearStepsJSON clears the value of the "steps_json" field.
-func (u *JobUpsertBulk) ClearStepsJSON() *JobUpsertBulk {
+// UpdateAttempt sets the "attempt" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateAttempt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearStepsJSON()
+		s.UpdateAttempt()
 	})
 }
 
-// SetMediaType sets the "media_type" field.
-func (u *JobUpsertBulk) SetMediaType(v string) *JobUpsertBulk {
+// SetMaxAttempts sets the "max_attempts" field.
+func (u *JobUpsertBulk) SetMaxAttempts(v int) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetMediaType(v)
+		s.SetMaxAttempts(v)
 	})
 }
 
-// UpdateMediaType sets the "media_type" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateMediaType() *JobUpsertBulk {
+// AddMaxAttempts adds v to the "max_attempts" field.
+func (u *JobUpsertBulk) AddMaxAttempts(v int) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateMediaType()
+		s.AddMaxAttempts(v)
 	})
 }
 
-// ClearMediaType clears the value of the "media_type" field.
-func (u *JobUpsertBulk) ClearMediaType() *JobUpsertBulk {
+// UpdateMaxAttempts sets the "max_attempts" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateMaxAttempts() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearMediaType()
-	})
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (u *JobUpsertBulk) SetPipelineID(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetPipelineID(v)
-	})
-}
-
-// UpdatePipelineID sets the "pipeline_id" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdatePipelineID() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdatePipelineID()
-	})
-}
-
-// ClearPipelineID clears the value of the "pipeline_id" field.
-func (u *JobUpsertBulk) ClearPipelineID() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearPipelineID()
-	})
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (u *JobUpsertBulk) SetPipelineNodeID(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetPipelineNodeID(v)
-	})
-}
-
-// UpdatePipelineNodeID sets the "pipeline_node_id" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdatePipelineNodeID() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdatePipelineNodeID()
-	})
-}
-
-// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
-func (u *JobUpsertBulk) ClearPipelineNodeID() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearPipelineNodeID()
-	})
-}
-
-// SetOutputKey sets the "output_key" field.
-func (u *JobUpsertBulk) SetOutputKey(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetOutputKey(v)
-	})
-}
-
-// UpdateOutputKey sets the "output_key" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateOutputKey() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateOutputKey()
-	})
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (u *JobUpsertBulk) ClearOutputKey() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearOutputKey()
-	})
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (u *JobUpsertBulk) SetPendingInputs(v int) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetPendingInputs(v)
-	})
-}
-
-// AddPendingInputs adds v to the "pending_inputs" field.
-func (u *JobUpsertBulk) AddPendingInputs(v int) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddPendingInputs(v)
-	})
-}
-
-// UpdatePendingInputs sets the "pending_inputs" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdatePendingInputs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdatePendingInputs()
+		s.UpdateMaxAttempts()
 	})
 }
 
@@ -3841,143 +2086,87 @@ func (u *JobUpsertBulk) ClearLeaseExpiresAt() *JobUpsertBulk {
 	})
 }
 
-// SetPrice sets the "price" field.
-func (u *JobUpsertBulk) SetPrice(v float64) *JobUpsertBulk {
+// SetBatchID sets the "batch_id" field.
+func (u *JobUpsertBulk) SetBatchID(v string) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetPrice(v)
+		s.SetBatchID(v)
 	})
 }
 
-// AddPrice adds v to the "price" field.
-func (u *JobUpsertBulk) AddPrice(v float64) *JobUpsertBulk {
+// UpdateBatchID sets the "batch_id" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateBatchID() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.AddPrice(v)
+		s.UpdateBatchID()
 	})
 }
 
-// UpdatePrice sets the "price" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdatePrice() *JobUpsertBulk {
+// ClearBatchID clears the value of the "batch_id" field.
+func (u *JobUpsertBulk) ClearBatchID() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdatePrice()
+		s.ClearBatchID()
 	})
 }
 
-// ClearPrice clears the value of the "price" field.
-func (u *JobUpsertBulk) ClearPrice() *JobUpsertBulk {
+// SetPipelineID sets the "pipeline_id" field.
+func (u *JobUpsertBulk) SetPipelineID(v string) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearPrice()
+		s.SetPipelineID(v)
 	})
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (u *JobUpsertBulk) SetProviderCost(v float64) *JobUpsertBulk {
+// UpdatePipelineID sets the "pipeline_id" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdatePipelineID() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetProviderCost(v)
+		s.UpdatePipelineID()
 	})
 }
 
-// AddProviderCost adds v to the "provider_cost" field.
-func (u *JobUpsertBulk) AddProviderCost(v float64) *JobUpsertBulk {
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (u *JobUpsertBulk) ClearPipelineID() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.AddProviderCost(v)
+		s.ClearPipelineID()
 	})
 }
 
-// UpdateProviderCost sets the "provider_cost" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateProviderCost() *JobUpsertBulk {
+// SetNodeID sets the "node_id" field.
+func (u *JobUpsertBulk) SetNodeID(v string) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateProviderCost()
+		s.SetNodeID(v)
 	})
 }
 
-// ClearProviderCost clears the value of the "provider_cost" field.
-func (u *JobUpsertBulk) ClearProviderCost() *JobUpsertBulk {
+// UpdateNodeID sets the "node_id" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateNodeID() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearProviderCost()
+		s.UpdateNodeID()
 	})
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (u *JobUpsertBulk) SetInfraCost(v float64) *JobUpsertBulk {
+// ClearNodeID clears the value of the "node_id" field.
+func (u *JobUpsertBulk) ClearNodeID() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetInfraCost(v)
+		s.ClearNodeID()
 	})
 }
 
-// AddInfraCost adds v to the "infra_cost" field.
-func (u *JobUpsertBulk) AddInfraCost(v float64) *JobUpsertBulk {
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (u *JobUpsertBulk) SetIdempotencyKey(v string) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.AddInfraCost(v)
+		s.SetIdempotencyKey(v)
 	})
 }
 
-// UpdateInfraCost sets the "infra_cost" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateInfraCost() *JobUpsertBulk {
+// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateIdempotencyKey() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateInfraCost()
+		s.UpdateIdempotencyKey()
 	})
 }
 
-// ClearInfraCost clears the value of the "infra_cost" field.
-func (u *JobUpsertBulk) ClearInfraCost() *JobUpsertBulk {
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (u *JobUpsertBulk) ClearIdempotencyKey() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearInfraCost()
-	})
-}
-
-// SetMargin sets the "margin" field.
-func (u *JobUpsertBulk) SetMargin(v float64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetMargin(v)
-	})
-}
-
-// AddMargin adds v to the "margin" field.
-func (u *JobUpsertBulk) AddMargin(v float64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddMargin(v)
-	})
-}
-
-// UpdateMargin sets the "margin" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateMargin() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateMargin()
-	})
-}
-
-// ClearMargin clears the value of the "margin" field.
-func (u *JobUpsertBulk) ClearMargin() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearMargin()
-	})
-}
-
-// SetEstimatedPrice sets the "estimated_price" field.
-func (u *JobUpsertBulk) SetEstimatedPrice(v float64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetEstimatedPrice(v)
-	})
-}
-
-// AddEstimatedPrice adds v to the "estimated_price" field.
-func (u *JobUpsertBulk) AddEstimatedPrice(v float64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddEstimatedPrice(v)
-	})
-}
-
-// UpdateEstimatedPrice sets the "estimated_price" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateEstimatedPrice() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateEstimatedPrice()
-	})
-}
-
-// ClearEstimatedPrice clears the value of the "estimated_price" field.
-func (u *JobUpsertBulk) ClearEstimatedPrice() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearEstimatedPrice()
+		s.ClearIdempotencyKey()
 	})
 }
 
@@ -4002,31 +2191,31 @@ func (u *JobUpsertBulk) UpdateUpdatedAt() *JobUpsertBulk {
 	})
 }
 
-// SetDispatchedAt sets the "dispatched_at" field.
-func (u *JobUpsertBulk) SetDispatchedAt(v int64) *JobUpsertBulk {
+// SetClaimedAt sets the "claimed_at" field.
+func (u *JobUpsertBulk) SetClaimedAt(v int64) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetDispatchedAt(v)
+		s.SetClaimedAt(v)
 	})
 }
 
-// AddDispatchedAt adds v to the "dispatched_at" field.
-func (u *JobUpsertBulk) AddDispatchedAt(v int64) *JobUpsertBulk {
+// AddClaimedAt adds v to the "claimed_at" field.
+func (u *JobUpsertBulk) AddClaimedAt(v int64) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.AddDispatchedAt(v)
+		s.AddClaimedAt(v)
 	})
 }
 
-// UpdateDispatchedAt sets the "dispatched_at" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateDispatchedAt() *JobUpsertBulk {
+// UpdateClaimedAt sets the "claimed_at" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateClaimedAt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateDispatchedAt()
+		s.UpdateClaimedAt()
 	})
 }
 
-// ClearDispatchedAt clears the value of the "dispatched_at" field.
-func (u *JobUpsertBulk) ClearDispatchedAt() *JobUpsertBulk {
+// ClearClaimedAt clears the value of the "claimed_at" field.
+func (u *JobUpsertBulk) ClearClaimedAt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearDispatchedAt()
+		s.ClearClaimedAt()
 	})
 }
 
@@ -4058,402 +2247,31 @@ func (u *JobUpsertBulk) ClearStartedAt() *JobUpsertBulk {
 	})
 }
 
-// SetCompletedAt sets the "completed_at" field.
-func (u *JobUpsertBulk) SetCompletedAt(v int64) *JobUpsertBulk {
+// SetFinishedAt sets the "finished_at" field.
+func (u *JobUpsertBulk) SetFinishedAt(v int64) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.SetCompletedAt(v)
+		s.SetFinishedAt(v)
 	})
 }
 
-// AddCompletedAt adds v to the "completed_at" field.
-func (u *JobUpsertBulk) AddCompletedAt(v int64) *JobUpsertBulk {
+// AddFinishedAt adds v to the "finished_at" field.
+func (u *JobUpsertBulk) AddFinishedAt(v int64) *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.AddCompletedAt(v)
+		s.AddFinishedAt(v)
 	})
 }
 
-// UpdateCompletedAt sets the "completed_at" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateCompletedAt() *JobUpsertBulk {
+// UpdateFinishedAt sets the "finished_at" field to the value that was provided on create.
+func (u *JobUpsertBulk) UpdateFinishedAt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.UpdateCompletedAt()
+		s.UpdateFinishedAt()
 	})
 }
 
-// ClearCompletedAt clears the value of the "completed_at" field.
-func (u *JobUpsertBulk) ClearCompletedAt() *JobUpsertBulk {
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (u *JobUpsertBulk) ClearFinishedAt() *JobUpsertBulk {
 	return u.Update(func(s *JobUpsert) {
-		s.ClearCompletedAt()
-	})
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (u *JobUpsertBulk) SetBillingReconciledAt(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetBillingReconciledAt(v)
-	})
-}
-
-// AddBillingReconciledAt adds v to the "billing_reconciled_at" field.
-func (u *JobUpsertBulk) AddBillingReconciledAt(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddBillingReconciledAt(v)
-	})
-}
-
-// UpdateBillingReconciledAt sets the "billing_reconciled_at" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateBillingReconciledAt() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateBillingReconciledAt()
-	})
-}
-
-// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
-func (u *JobUpsertBulk) ClearBillingReconciledAt() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearBillingReconciledAt()
-	})
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (u *JobUpsertBulk) SetRetryCount(v int) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetRetryCount(v)
-	})
-}
-
-// AddRetryCount adds v to the "retry_count" field.
-func (u *JobUpsertBulk) AddRetryCount(v int) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddRetryCount(v)
-	})
-}
-
-// UpdateRetryCount sets the "retry_count" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateRetryCount() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateRetryCount()
-	})
-}
-
-// SetProgress sets the "progress" field.
-func (u *JobUpsertBulk) SetProgress(v float64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetProgress(v)
-	})
-}
-
-// AddProgress adds v to the "progress" field.
-func (u *JobUpsertBulk) AddProgress(v float64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddProgress(v)
-	})
-}
-
-// UpdateProgress sets the "progress" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateProgress() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateProgress()
-	})
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (u *JobUpsertBulk) SetAPITotalMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPITotalMs(v)
-	})
-}
-
-// AddAPITotalMs adds v to the "api_total_ms" field.
-func (u *JobUpsertBulk) AddAPITotalMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPITotalMs(v)
-	})
-}
-
-// UpdateAPITotalMs sets the "api_total_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateAPITotalMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPITotalMs()
-	})
-}
-
-// ClearAPITotalMs clears the value of the "api_total_ms" field.
-func (u *JobUpsertBulk) ClearAPITotalMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPITotalMs()
-	})
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (u *JobUpsertBulk) SetAPIPrechecksMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIPrechecksMs(v)
-	})
-}
-
-// AddAPIPrechecksMs adds v to the "api_prechecks_ms" field.
-func (u *JobUpsertBulk) AddAPIPrechecksMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIPrechecksMs(v)
-	})
-}
-
-// UpdateAPIPrechecksMs sets the "api_prechecks_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateAPIPrechecksMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIPrechecksMs()
-	})
-}
-
-// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
-func (u *JobUpsertBulk) ClearAPIPrechecksMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIPrechecksMs()
-	})
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (u *JobUpsertBulk) SetAPIValidationMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIValidationMs(v)
-	})
-}
-
-// AddAPIValidationMs adds v to the "api_validation_ms" field.
-func (u *JobUpsertBulk) AddAPIValidationMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIValidationMs(v)
-	})
-}
-
-// UpdateAPIValidationMs sets the "api_validation_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateAPIValidationMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIValidationMs()
-	})
-}
-
-// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
-func (u *JobUpsertBulk) ClearAPIValidationMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIValidationMs()
-	})
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (u *JobUpsertBulk) SetAPIDbInsertMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIDbInsertMs(v)
-	})
-}
-
-// AddAPIDbInsertMs adds v to the "api_db_insert_ms" field.
-func (u *JobUpsertBulk) AddAPIDbInsertMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIDbInsertMs(v)
-	})
-}
-
-// UpdateAPIDbInsertMs sets the "api_db_insert_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateAPIDbInsertMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIDbInsertMs()
-	})
-}
-
-// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
-func (u *JobUpsertBulk) ClearAPIDbInsertMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIDbInsertMs()
-	})
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (u *JobUpsertBulk) SetAPIDispatchMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetAPIDispatchMs(v)
-	})
-}
-
-// AddAPIDispatchMs adds v to the "api_dispatch_ms" field.
-func (u *JobUpsertBulk) AddAPIDispatchMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddAPIDispatchMs(v)
-	})
-}
-
-// UpdateAPIDispatchMs sets the "api_dispatch_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateAPIDispatchMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateAPIDispatchMs()
-	})
-}
-
-// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
-func (u *JobUpsertBulk) ClearAPIDispatchMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearAPIDispatchMs()
-	})
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (u *JobUpsertBulk) SetExecDownloadMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetExecDownloadMs(v)
-	})
-}
-
-// AddExecDownloadMs adds v to the "exec_download_ms" field.
-func (u *JobUpsertBulk) AddExecDownloadMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddExecDownloadMs(v)
-	})
-}
-
-// UpdateExecDownloadMs sets the "exec_download_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateExecDownloadMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateExecDownloadMs()
-	})
-}
-
-// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
-func (u *JobUpsertBulk) ClearExecDownloadMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearExecDownloadMs()
-	})
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (u *JobUpsertBulk) SetExecExecuteMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetExecExecuteMs(v)
-	})
-}
-
-// AddExecExecuteMs adds v to the "exec_execute_ms" field.
-func (u *JobUpsertBulk) AddExecExecuteMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddExecExecuteMs(v)
-	})
-}
-
-// UpdateExecExecuteMs sets the "exec_execute_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateExecExecuteMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateExecExecuteMs()
-	})
-}
-
-// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
-func (u *JobUpsertBulk) ClearExecExecuteMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearExecExecuteMs()
-	})
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (u *JobUpsertBulk) SetExecUploadMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetExecUploadMs(v)
-	})
-}
-
-// AddExecUploadMs adds v to the "exec_upload_ms" field.
-func (u *JobUpsertBulk) AddExecUploadMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddExecUploadMs(v)
-	})
-}
-
-// UpdateExecUploadMs sets the "exec_upload_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateExecUploadMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateExecUploadMs()
-	})
-}
-
-// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
-func (u *JobUpsertBulk) ClearExecUploadMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearExecUploadMs()
-	})
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (u *JobUpsertBulk) SetQueueWaitMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetQueueWaitMs(v)
-	})
-}
-
-// AddQueueWaitMs adds v to the "queue_wait_ms" field.
-func (u *JobUpsertBulk) AddQueueWaitMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddQueueWaitMs(v)
-	})
-}
-
-// UpdateQueueWaitMs sets the "queue_wait_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateQueueWaitMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateQueueWaitMs()
-	})
-}
-
-// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
-func (u *JobUpsertBulk) ClearQueueWaitMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearQueueWaitMs()
-	})
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (u *JobUpsertBulk) SetConsumerTotalMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetConsumerTotalMs(v)
-	})
-}
-
-// AddConsumerTotalMs adds v to the "consumer_total_ms" field.
-func (u *JobUpsertBulk) AddConsumerTotalMs(v int64) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.AddConsumerTotalMs(v)
-	})
-}
-
-// UpdateConsumerTotalMs sets the "consumer_total_ms" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateConsumerTotalMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateConsumerTotalMs()
-	})
-}
-
-// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
-func (u *JobUpsertBulk) ClearConsumerTotalMs() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearConsumerTotalMs()
-	})
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (u *JobUpsertBulk) SetIdempotencyKey(v string) *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.SetIdempotencyKey(v)
-	})
-}
-
-// UpdateIdempotencyKey sets the "idempotency_key" field to the value that was provided on create.
-func (u *JobUpsertBulk) UpdateIdempotencyKey() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.UpdateIdempotencyKey()
-	})
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (u *JobUpsertBulk) ClearIdempotencyKey() *JobUpsertBulk {
-	return u.Update(func(s *JobUpsert) {
-		s.ClearIdempotencyKey()
+		s.ClearFinishedAt()
 	})
 }
 

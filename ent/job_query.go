@@ -265,12 +265,12 @@ func (_q *JobQuery) Clone() *JobQuery {
 // Example:
 //
 //	var v []struct {
-//		OrgID string `json:"org_id,omitempty"`
+//		Kind string `json:"kind,omitempty"`
 //		Count int `json:"count,omitempty"`
 //	}
 //
 //	client.Job.Query().
-//		GroupBy(job.FieldOrgID).
+//		GroupBy(job.FieldKind).
 //		Aggregate(ent.Count()).
 //		Scan(ctx, &v)
 func (_q *JobQuery) GroupBy(field string, fields ...string) *JobGroupBy {
@@ -288,11 +288,11 @@ func (_q *JobQuery) GroupBy(field string, fields ...string) *JobGroupBy {
 // Example:
 //
 //	var v []struct {
-//		OrgID string `json:"org_id,omitempty"`
+//		Kind string `json:"kind,omitempty"`
 //	}
 //
 //	client.Job.Query().
-//		Select(job.FieldOrgID).
+//		Select(job.FieldKind).
 //		Scan(ctx, &v)
 func (_q *JobQuery) Select(fields ...string) *JobSelect {
 	_q.ctx.Fields = append(_q.ctx.Fields, fields...)

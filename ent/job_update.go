@@ -28,205 +28,74 @@ func (_u *JobUpdate) Where(ps ...predicate.Job) *JobUpdate {
 	return _u
 }
 
-// SetUserID sets the "user_id" field.
-func (_u *JobUpdate) SetUserID(v string) *JobUpdate {
-	_u.mutation.SetUserID(v)
+// SetState sets the "state" field.
+func (_u *JobUpdate) SetState(v job.State) *JobUpdate {
+	_u.mutation.SetState(v)
 	return _u
 }
 
-// SetNillableUserID sets the "user_id" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableUserID(v *string) *JobUpdate {
+// SetNillableState sets the "state" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableState(v *job.State) *JobUpdate {
 	if v != nil {
-		_u.SetUserID(*v)
+		_u.SetState(*v)
 	}
 	return _u
 }
 
-// ClearUserID clears the value of the "user_id" field.
-func (_u *JobUpdate) ClearUserID() *JobUpdate {
-	_u.mutation.ClearUserID()
+// SetMetadata sets the "metadata" field.
+func (_u *JobUpdate) SetMetadata(v map[string]interface{}) *JobUpdate {
+	_u.mutation.SetMetadata(v)
 	return _u
 }
 
-// SetBatchID sets the "batch_id" field.
-func (_u *JobUpdate) SetBatchID(v string) *JobUpdate {
-	_u.mutation.SetBatchID(v)
+// ClearMetadata clears the value of the "metadata" field.
+func (_u *JobUpdate) ClearMetadata() *JobUpdate {
+	_u.mutation.ClearMetadata()
 	return _u
 }
 
-// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableBatchID(v *string) *JobUpdate {
+// SetInputKeys sets the "input_keys" field.
+func (_u *JobUpdate) SetInputKeys(v map[string]string) *JobUpdate {
+	_u.mutation.SetInputKeys(v)
+	return _u
+}
+
+// ClearInputKeys clears the value of the "input_keys" field.
+func (_u *JobUpdate) ClearInputKeys() *JobUpdate {
+	_u.mutation.ClearInputKeys()
+	return _u
+}
+
+// SetOutputs sets the "outputs" field.
+func (_u *JobUpdate) SetOutputs(v map[string]string) *JobUpdate {
+	_u.mutation.SetOutputs(v)
+	return _u
+}
+
+// ClearOutputs clears the value of the "outputs" field.
+func (_u *JobUpdate) ClearOutputs() *JobUpdate {
+	_u.mutation.ClearOutputs()
+	return _u
+}
+
+// SetPendingParents sets the "pending_parents" field.
+func (_u *JobUpdate) SetPendingParents(v int) *JobUpdate {
+	_u.mutation.ResetPendingParents()
+	_u.mutation.SetPendingParents(v)
+	return _u
+}
+
+// SetNillablePendingParents sets the "pending_parents" field if the given value is not nil.
+func (_u *JobUpdate) SetNillablePendingParents(v *int) *JobUpdate {
 	if v != nil {
-		_u.SetBatchID(*v)
+		_u.SetPendingParents(*v)
 	}
 	return _u
 }
 
-// ClearBatchID clears the value of the "batch_id" field.
-func (_u *JobUpdate) ClearBatchID() *JobUpdate {
-	_u.mutation.ClearBatchID()
-	return _u
-}
-
-// SetStatus sets the "status" field.
-func (_u *JobUpdate) SetStatus(v job.Status) *JobUpdate {
-	_u.mutation.SetStatus(v)
-	return _u
-}
-
-// SetNillableStatus sets the "status" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableStatus(v *job.Status) *JobUpdate {
-	if v != nil {
-		_u.SetStatus(*v)
-	}
-	return _u
-}
-
-// SetProviderID sets the "provider_id" field.
-func (_u *JobUpdate) SetProviderID(v string) *JobUpdate {
-	_u.mutation.SetProviderID(v)
-	return _u
-}
-
-// SetNillableProviderID sets the "provider_id" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableProviderID(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetProviderID(*v)
-	}
-	return _u
-}
-
-// ClearProviderID clears the value of the "provider_id" field.
-func (_u *JobUpdate) ClearProviderID() *JobUpdate {
-	_u.mutation.ClearProviderID()
-	return _u
-}
-
-// SetProviderType sets the "provider_type" field.
-func (_u *JobUpdate) SetProviderType(v string) *JobUpdate {
-	_u.mutation.SetProviderType(v)
-	return _u
-}
-
-// SetNillableProviderType sets the "provider_type" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableProviderType(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetProviderType(*v)
-	}
-	return _u
-}
-
-// ClearProviderType clears the value of the "provider_type" field.
-func (_u *JobUpdate) ClearProviderType() *JobUpdate {
-	_u.mutation.ClearProviderType()
-	return _u
-}
-
-// SetProviderRunID sets the "provider_run_id" field.
-func (_u *JobUpdate) SetProviderRunID(v string) *JobUpdate {
-	_u.mutation.SetProviderRunID(v)
-	return _u
-}
-
-// SetNillableProviderRunID sets the "provider_run_id" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableProviderRunID(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetProviderRunID(*v)
-	}
-	return _u
-}
-
-// ClearProviderRunID clears the value of the "provider_run_id" field.
-func (_u *JobUpdate) ClearProviderRunID() *JobUpdate {
-	_u.mutation.ClearProviderRunID()
-	return _u
-}
-
-// SetAiPattern sets the "ai_pattern" field.
-func (_u *JobUpdate) SetAiPattern(v string) *JobUpdate {
-	_u.mutation.SetAiPattern(v)
-	return _u
-}
-
-// SetNillableAiPattern sets the "ai_pattern" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableAiPattern(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetAiPattern(*v)
-	}
-	return _u
-}
-
-// ClearAiPattern clears the value of the "ai_pattern" field.
-func (_u *JobUpdate) ClearAiPattern() *JobUpdate {
-	_u.mutation.ClearAiPattern()
-	return _u
-}
-
-// SetInputs sets the "inputs" field.
-func (_u *JobUpdate) SetInputs(v string) *JobUpdate {
-	_u.mutation.SetInputs(v)
-	return _u
-}
-
-// SetNillableInputs sets the "inputs" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableInputs(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetInputs(*v)
-	}
-	return _u
-}
-
-// SetParams sets the "params" field.
-func (_u *JobUpdate) SetParams(v string) *JobUpdate {
-	_u.mutation.SetParams(v)
-	return _u
-}
-
-// SetNillableParams sets the "params" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableParams(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetParams(*v)
-	}
-	return _u
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (_u *JobUpdate) SetOutputRef(v string) *JobUpdate {
-	_u.mutation.SetOutputRef(v)
-	return _u
-}
-
-// SetNillableOutputRef sets the "output_ref" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableOutputRef(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetOutputRef(*v)
-	}
-	return _u
-}
-
-// ClearOutputRef clears the value of the "output_ref" field.
-func (_u *JobUpdate) ClearOutputRef() *JobUpdate {
-	_u.mutation.ClearOutputRef()
-	return _u
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (_u *JobUpdate) SetOutputMeta(v string) *JobUpdate {
-	_u.mutation.SetOutputMeta(v)
-	return _u
-}
-
-// SetNillableOutputMeta sets the "output_meta" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableOutputMeta(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetOutputMeta(*v)
-	}
-	return _u
-}
-
-// ClearOutputMeta clears the value of the "output_meta" field.
-func (_u *JobUpdate) ClearOutputMeta() *JobUpdate {
-	_u.mutation.ClearOutputMeta()
+// AddPendingParents adds value to the "pending_parents" field.
+func (_u *JobUpdate) AddPendingParents(v int) *JobUpdate {
+	_u.mutation.AddPendingParents(v)
 	return _u
 }
 
@@ -270,144 +139,66 @@ func (_u *JobUpdate) ClearErrorMessage() *JobUpdate {
 	return _u
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (_u *JobUpdate) SetLogsRef(v string) *JobUpdate {
-	_u.mutation.SetLogsRef(v)
+// SetProgress sets the "progress" field.
+func (_u *JobUpdate) SetProgress(v float64) *JobUpdate {
+	_u.mutation.ResetProgress()
+	_u.mutation.SetProgress(v)
 	return _u
 }
 
-// SetNillableLogsRef sets the "logs_ref" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableLogsRef(v *string) *JobUpdate {
+// SetNillableProgress sets the "progress" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableProgress(v *float64) *JobUpdate {
 	if v != nil {
-		_u.SetLogsRef(*v)
+		_u.SetProgress(*v)
 	}
 	return _u
 }
 
-// ClearLogsRef clears the value of the "logs_ref" field.
-func (_u *JobUpdate) ClearLogsRef() *JobUpdate {
-	_u.mutation.ClearLogsRef()
+// AddProgress adds value to the "progress" field.
+func (_u *JobUpdate) AddProgress(v float64) *JobUpdate {
+	_u.mutation.AddProgress(v)
 	return _u
 }
 
-// SetStepsJSON sets the "steps_json" field.
-func (_u *JobUpdate) SetStepsJSON(v string) *JobUpdate {
-	_u.mutation.SetStepsJSON(v)
+// SetAttempt sets the "attempt" field.
+func (_u *JobUpdate) SetAttempt(v int) *JobUpdate {
+	_u.mutation.ResetAttempt()
+	_u.mutation.SetAttempt(v)
 	return _u
 }
 
-// SetNillableStepsJSON sets the "steps_json" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableStepsJSON(v *string) *JobUpdate {
+// SetNillableAttempt sets the "attempt" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableAttempt(v *int) *JobUpdate {
 	if v != nil {
-		_u.SetStepsJSON(*v)
+		_u.SetAttempt(*v)
 	}
 	return _u
 }
 
-// ClearStepsJSON clears the value of the "steps_json" field.
-func (_u *JobUpdate) ClearStepsJSON() *JobUpdate {
-	_u.mutation.ClearStepsJSON()
+// AddAttempt adds value to the "attempt" field.
+func (_u *JobUpdate) AddAttempt(v int) *JobUpdate {
+	_u.mutation.AddAttempt(v)
 	return _u
 }
 
-// SetMediaType sets the "media_type" field.
-func (_u *JobUpdate) SetMediaType(v string) *JobUpdate {
-	_u.mutation.SetMediaType(v)
+// SetMaxAttempts sets the "max_attempts" field.
+func (_u *JobUpdate) SetMaxAttempts(v int) *JobUpdate {
+	_u.mutation.ResetMaxAttempts()
+	_u.mutation.SetMaxAttempts(v)
 	return _u
 }
 
-// SetNillableMediaType sets the "media_type" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableMediaType(v *string) *JobUpdate {
+// SetNillableMaxAttempts sets the "max_attempts" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableMaxAttempts(v *int) *JobUpdate {
 	if v != nil {
-		_u.SetMediaType(*v)
+		_u.SetMaxAttempts(*v)
 	}
 	return _u
 }
 
-// ClearMediaType clears the value of the "media_type" field.
-func (_u *JobUpdate) ClearMediaType() *JobUpdate {
-	_u.mutation.ClearMediaType()
-	return _u
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (_u *JobUpdate) SetPipelineID(v string) *JobUpdate {
-	_u.mutation.SetPipelineID(v)
-	return _u
-}
-
-// SetNillablePipelineID sets the "pipeline_id" field if the given value is not nil.
-func (_u *JobUpdate) SetNillablePipelineID(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetPipelineID(*v)
-	}
-	return _u
-}
-
-// ClearPipelineID clears the value of the "pipeline_id" field.
-func (_u *JobUpdate) ClearPipelineID() *JobUpdate {
-	_u.mutation.ClearPipelineID()
-	return _u
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (_u *JobUpdate) SetPipelineNodeID(v string) *JobUpdate {
-	_u.mutation.SetPipelineNodeID(v)
-	return _u
-}
-
-// SetNillablePipelineNodeID sets the "pipeline_node_id" field if the given value is not nil.
-func (_u *JobUpdate) SetNillablePipelineNodeID(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetPipelineNodeID(*v)
-	}
-	return _u
-}
-
-// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
-func (_u *JobUpdate) ClearPipelineNodeID() *JobUpdate {
-	_u.mutation.ClearPipelineNodeID()
-	return _u
-}
-
-// SetOutputKey sets the "output_key" field.
-func (_u *JobUpdate) SetOutputKey(v string) *JobUpdate {
-	_u.mutation.SetOutputKey(v)
-	return _u
-}
-
-// SetNillableOutputKey sets the "output_key" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableOutputKey(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetOutputKey(*v)
-	}
-	return _u
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (_u *JobUpdate) ClearOutputKey() *JobUpdate {
-	_u.mutation.ClearOutputKey()
-	return _u
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (_u *JobUpdate) SetPendingInputs(v int) *JobUpdate {
-	_u.mutation.ResetPendingInputs()
-	_u.mutation.SetPendingInputs(v)
-	return _u
-}
-
-// SetNillablePendingInputs sets the "pending_inputs" field if the given value is not nil.
-func (_u *JobUpdate) SetNillablePendingInputs(v *int) *JobUpdate {
-	if v != nil {
-		_u.SetPendingInputs(*v)
-	}
-	return _u
-}
-
-// AddPendingInputs adds value to the "pending_inputs" field.
-func (_u *JobUpdate) AddPendingInputs(v int) *JobUpdate {
-	_u.mutation.AddPendingInputs(v)
+// AddMaxAttempts adds value to the "max_attempts" field.
+func (_u *JobUpdate) AddMaxAttempts(v int) *JobUpdate {
+	_u.mutation.AddMaxAttempts(v)
 	return _u
 }
 
@@ -479,138 +270,83 @@ func (_u *JobUpdate) ClearLeaseExpiresAt() *JobUpdate {
 	return _u
 }
 
-// SetPrice sets the "price" field.
-func (_u *JobUpdate) SetPrice(v float64) *JobUpdate {
-	_u.mutation.ResetPrice()
-	_u.mutation.SetPrice(v)
+// SetBatchID sets the "batch_id" field.
+func (_u *JobUpdate) SetBatchID(v string) *JobUpdate {
+	_u.mutation.SetBatchID(v)
 	return _u
 }
 
-// SetNillablePrice sets the "price" field if the given value is not nil.
-func (_u *JobUpdate) SetNillablePrice(v *float64) *JobUpdate {
+// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableBatchID(v *string) *JobUpdate {
 	if v != nil {
-		_u.SetPrice(*v)
+		_u.SetBatchID(*v)
 	}
 	return _u
 }
 
-// AddPrice adds value to the "price" field.
-func (_u *JobUpdate) AddPrice(v float64) *JobUpdate {
-	_u.mutation.AddPrice(v)
+// ClearBatchID clears the value of the "batch_id" field.
+func (_u *JobUpdate) ClearBatchID() *JobUpdate {
+	_u.mutation.ClearBatchID()
 	return _u
 }
 
-// ClearPrice clears the value of the "price" field.
-func (_u *JobUpdate) ClearPrice() *JobUpdate {
-	_u.mutation.ClearPrice()
+// SetPipelineID sets the "pipeline_id" field.
+func (_u *JobUpdate) SetPipelineID(v string) *JobUpdate {
+	_u.mutation.SetPipelineID(v)
 	return _u
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (_u *JobUpdate) SetProviderCost(v float64) *JobUpdate {
-	_u.mutation.ResetProviderCost()
-	_u.mutation.SetProviderCost(v)
-	return _u
-}
-
-// SetNillableProviderCost sets the "provider_cost" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableProviderCost(v *float64) *JobUpdate {
+// SetNillablePipelineID sets the "pipeline_id" field if the given value is not nil.
+func (_u *JobUpdate) SetNillablePipelineID(v *string) *JobUpdate {
 	if v != nil {
-		_u.SetProviderCost(*v)
+		_u.SetPipelineID(*v)
 	}
 	return _u
 }
 
-// AddProviderCost adds value to the "provider_cost" field.
-func (_u *JobUpdate) AddProviderCost(v float64) *JobUpdate {
-	_u.mutation.AddProviderCost(v)
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (_u *JobUpdate) ClearPipelineID() *JobUpdate {
+	_u.mutation.ClearPipelineID()
 	return _u
 }
 
-// ClearProviderCost clears the value of the "provider_cost" field.
-func (_u *JobUpdate) ClearProviderCost() *JobUpdate {
-	_u.mutation.ClearProviderCost()
+// SetNodeID sets the "node_id" field.
+func (_u *JobUpdate) SetNodeID(v string) *JobUpdate {
+	_u.mutation.SetNodeID(v)
 	return _u
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (_u *JobUpdate) SetInfraCost(v float64) *JobUpdate {
-	_u.mutation.ResetInfraCost()
-	_u.mutation.SetInfraCost(v)
-	return _u
-}
-
-// SetNillableInfraCost sets the "infra_cost" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableInfraCost(v *float64) *JobUpdate {
+// SetNillableNodeID sets the "node_id" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableNodeID(v *string) *JobUpdate {
 	if v != nil {
-		_u.SetInfraCost(*v)
+		_u.SetNodeID(*v)
 	}
 	return _u
 }
 
-// AddInfraCost adds value to the "infra_cost" field.
-func (_u *JobUpdate) AddInfraCost(v float64) *JobUpdate {
-	_u.mutation.AddInfraCost(v)
+// ClearNodeID clears the value of the "node_id" field.
+func (_u *JobUpdate) ClearNodeID() *JobUpdate {
+	_u.mutation.ClearNodeID()
 	return _u
 }
 
-// ClearInfraCost clears the value of the "infra_cost" field.
-func (_u *JobUpdate) ClearInfraCost() *JobUpdate {
-	_u.mutation.ClearInfraCost()
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_u *JobUpdate) SetIdempotencyKey(v string) *JobUpdate {
+	_u.mutation.SetIdempotencyKey(v)
 	return _u
 }
 
-// SetMargin sets the "margin" field.
-func (_u *JobUpdate) SetMargin(v float64) *JobUpdate {
-	_u.mutation.ResetMargin()
-	_u.mutation.SetMargin(v)
-	return _u
-}
-
-// SetNillableMargin sets the "margin" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableMargin(v *float64) *JobUpdate {
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableIdempotencyKey(v *string) *JobUpdate {
 	if v != nil {
-		_u.SetMargin(*v)
+		_u.SetIdempotencyKey(*v)
 	}
 	return _u
 }
 
-// AddMargin adds value to the "margin" field.
-func (_u *JobUpdate) AddMargin(v float64) *JobUpdate {
-	_u.mutation.AddMargin(v)
-	return _u
-}
-
-// ClearMargin clears the value of the "margin" field.
-func (_u *JobUpdate) ClearMargin() *JobUpdate {
-	_u.mutation.ClearMargin()
-	return _u
-}
-
-// SetEstimatedPrice sets the "estimated_price" field.
-func (_u *JobUpdate) SetEstimatedPrice(v float64) *JobUpdate {
-	_u.mutation.ResetEstimatedPrice()
-	_u.mutation.SetEstimatedPrice(v)
-	return _u
-}
-
-// SetNillableEstimatedPrice sets the "estimated_price" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableEstimatedPrice(v *float64) *JobUpdate {
-	if v != nil {
-		_u.SetEstimatedPrice(*v)
-	}
-	return _u
-}
-
-// AddEstimatedPrice adds value to the "estimated_price" field.
-func (_u *JobUpdate) AddEstimatedPrice(v float64) *JobUpdate {
-	_u.mutation.AddEstimatedPrice(v)
-	return _u
-}
-
-// ClearEstimatedPrice clears the value of the "estimated_price" field.
-func (_u *JobUpdate) ClearEstimatedPrice() *JobUpdate {
-	_u.mutation.ClearEstimatedPrice()
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (_u *JobUpdate) ClearIdempotencyKey() *JobUpdate {
+	_u.mutation.ClearIdempotencyKey()
 	return _u
 }
 
@@ -635,30 +371,30 @@ func (_u *JobUpdate) AddUpdatedAt(v int64) *JobUpdate {
 	return _u
 }
 
-// SetDispatchedAt sets the "dispatched_at" field.
-func (_u *JobUpdate) SetDispatchedAt(v int64) *JobUpdate {
-	_u.mutation.ResetDispatchedAt()
-	_u.mutation.SetDispatchedAt(v)
+// SetClaimedAt sets the "claimed_at" field.
+func (_u *JobUpdate) SetClaimedAt(v int64) *JobUpdate {
+	_u.mutation.ResetClaimedAt()
+	_u.mutation.SetClaimedAt(v)
 	return _u
 }
 
-// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableDispatchedAt(v *int64) *JobUpdate {
+// SetNillableClaimedAt sets the "claimed_at" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableClaimedAt(v *int64) *JobUpdate {
 	if v != nil {
-		_u.SetDispatchedAt(*v)
+		_u.SetClaimedAt(*v)
 	}
 	return _u
 }
 
-// AddDispatchedAt adds value to the "dispatched_at" field.
-func (_u *JobUpdate) AddDispatchedAt(v int64) *JobUpdate {
-	_u.mutation.AddDispatchedAt(v)
+// AddClaimedAt adds value to the "claimed_at" field.
+func (_u *JobUpdate) AddClaimedAt(v int64) *JobUpdate {
+	_u.mutation.AddClaimedAt(v)
 	return _u
 }
 
-// ClearDispatchedAt clears the value of the "dispatched_at" field.
-func (_u *JobUpdate) ClearDispatchedAt() *JobUpdate {
-	_u.mutation.ClearDispatchedAt()
+// ClearClaimedAt clears the value of the "claimed_at" field.
+func (_u *JobUpdate) ClearClaimedAt() *JobUpdate {
+	_u.mutation.ClearClaimedAt()
 	return _u
 }
 
@@ -689,389 +425,30 @@ func (_u *JobUpdate) ClearStartedAt() *JobUpdate {
 	return _u
 }
 
-// SetCompletedAt sets the "completed_at" field.
-func (_u *JobUpdate) SetCompletedAt(v int64) *JobUpdate {
-	_u.mutation.ResetCompletedAt()
-	_u.mutation.SetCompletedAt(v)
+// SetFinishedAt sets the "finished_at" field.
+func (_u *JobUpdate) SetFinishedAt(v int64) *JobUpdate {
+	_u.mutation.ResetFinishedAt()
+	_u.mutation.SetFinishedAt(v)
 	return _u
 }
 
-// SetNillableCompletedAt sets the "completed_at" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableCompletedAt(v *int64) *JobUpdate {
+// SetNillableFinishedAt sets the "finished_at" field if the given value is not nil.
+func (_u *JobUpdate) SetNillableFinishedAt(v *int64) *JobUpdate {
 	if v != nil {
-		_u.SetCompletedAt(*v)
+		_u.SetFinishedAt(*v)
 	}
 	return _u
 }
 
-// AddCompletedAt adds value to the "completed_at" field.
-func (_u *JobUpdate) AddCompletedAt(v int64) *JobUpdate {
-	_u.mutation.AddCompletedAt(v)
+// AddFinishedAt adds value to the "finished_at" field.
+func (_u *JobUpdate) AddFinishedAt(v int64) *JobUpdate {
+	_u.mutation.AddFinishedAt(v)
 	return _u
 }
 
-// ClearCompletedAt clears the value of the "completed_at" field.
-func (_u *JobUpdate) ClearCompletedAt() *JobUpdate {
-	_u.mutation.ClearCompletedAt()
-	return _u
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (_u *JobUpdate) SetBillingReconciledAt(v int64) *JobUpdate {
-	_u.mutation.ResetBillingReconciledAt()
-	_u.mutation.SetBillingReconciledAt(v)
-	return _u
-}
-
-// SetNillableBillingReconciledAt sets the "billing_reconciled_at" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableBillingReconciledAt(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetBillingReconciledAt(*v)
-	}
-	return _u
-}
-
-// AddBillingReconciledAt adds value to the "billing_reconciled_at" field.
-func (_u *JobUpdate) AddBillingReconciledAt(v int64) *JobUpdate {
-	_u.mutation.AddBillingReconciledAt(v)
-	return _u
-}
-
-// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
-func (_u *JobUpdate) ClearBillingReconciledAt() *JobUpdate {
-	_u.mutation.ClearBillingReconciledAt()
-	return _u
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (_u *JobUpdate) SetRetryCount(v int) *JobUpdate {
-	_u.mutation.ResetRetryCount()
-	_u.mutation.SetRetryCount(v)
-	return _u
-}
-
-// SetNillableRetryCount sets the "retry_count" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableRetryCount(v *int) *JobUpdate {
-	if v != nil {
-		_u.SetRetryCount(*v)
-	}
-	return _u
-}
-
-// AddRetryCount adds value to the "retry_count" field.
-func (_u *JobUpdate) AddRetryCount(v int) *JobUpdate {
-	_u.mutation.AddRetryCount(v)
-	return _u
-}
-
-// SetProgress sets the "progress" field.
-func (_u *JobUpdate) SetProgress(v float64) *JobUpdate {
-	_u.mutation.ResetProgress()
-	_u.mutation.SetProgress(v)
-	return _u
-}
-
-// SetNillableProgress sets the "progress" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableProgress(v *float64) *JobUpdate {
-	if v != nil {
-		_u.SetProgress(*v)
-	}
-	return _u
-}
-
-// AddProgress adds value to the "progress" field.
-func (_u *JobUpdate) AddProgress(v float64) *JobUpdate {
-	_u.mutation.AddProgress(v)
-	return _u
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (_u *JobUpdate) SetAPITotalMs(v int64) *JobUpdate {
-	_u.mutation.ResetAPITotalMs()
-	_u.mutation.SetAPITotalMs(v)
-	return _u
-}
-
-// SetNillableAPITotalMs sets the "api_total_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableAPITotalMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetAPITotalMs(*v)
-	}
-	return _u
-}
-
-// AddAPITotalMs adds value to the "api_total_ms" field.
-func (_u *JobUpdate) AddAPITotalMs(v int64) *JobUpdate {
-	_u.mutation.AddAPITotalMs(v)
-	return _u
-}
-
-// ClearAPITotalMs clears the value of the "api_total_ms" field.
-func (_u *JobUpdate) ClearAPITotalMs() *JobUpdate {
-	_u.mutation.ClearAPITotalMs()
-	return _u
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (_u *JobUpdate) SetAPIPrechecksMs(v int64) *JobUpdate {
-	_u.mutation.ResetAPIPrechecksMs()
-	_u.mutation.SetAPIPrechecksMs(v)
-	return _u
-}
-
-// SetNillableAPIPrechecksMs sets the "api_prechecks_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableAPIPrechecksMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetAPIPrechecksMs(*v)
-	}
-	return _u
-}
-
-// AddAPIPrechecksMs adds value to the "api_prechecks_ms" field.
-func (_u *JobUpdate) AddAPIPrechecksMs(v int64) *JobUpdate {
-	_u.mutation.AddAPIPrechecksMs(v)
-	return _u
-}
-
-// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
-func (_u *JobUpdate) ClearAPIPrechecksMs() *JobUpdate {
-	_u.mutation.ClearAPIPrechecksMs()
-	return _u
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (_u *JobUpdate) SetAPIValidationMs(v int64) *JobUpdate {
-	_u.mutation.ResetAPIValidationMs()
-	_u.mutation.SetAPIValidationMs(v)
-	return _u
-}
-
-// SetNillableAPIValidationMs sets the "api_validation_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableAPIValidationMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetAPIValidationMs(*v)
-	}
-	return _u
-}
-
-// AddAPIValidationMs adds value to the "api_validation_ms" field.
-func (_u *JobUpdate) AddAPIValidationMs(v int64) *JobUpdate {
-	_u.mutation.AddAPIValidationMs(v)
-	return _u
-}
-
-// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
-func (_u *JobUpdate) ClearAPIValidationMs() *JobUpdate {
-	_u.mutation.ClearAPIValidationMs()
-	return _u
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (_u *JobUpdate) SetAPIDbInsertMs(v int64) *JobUpdate {
-	_u.mutation.ResetAPIDbInsertMs()
-	_u.mutation.SetAPIDbInsertMs(v)
-	return _u
-}
-
-// SetNillableAPIDbInsertMs sets the "api_db_insert_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableAPIDbInsertMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetAPIDbInsertMs(*v)
-	}
-	return _u
-}
-
-// AddAPIDbInsertMs adds value to the "api_db_insert_ms" field.
-func (_u *JobUpdate) AddAPIDbInsertMs(v int64) *JobUpdate {
-	_u.mutation.AddAPIDbInsertMs(v)
-	return _u
-}
-
-// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
-func (_u *JobUpdate) ClearAPIDbInsertMs() *JobUpdate {
-	_u.mutation.ClearAPIDbInsertMs()
-	return _u
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (_u *JobUpdate) SetAPIDispatchMs(v int64) *JobUpdate {
-	_u.mutation.ResetAPIDispatchMs()
-	_u.mutation.SetAPIDispatchMs(v)
-	return _u
-}
-
-// SetNillableAPIDispatchMs sets the "api_dispatch_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableAPIDispatchMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetAPIDispatchMs(*v)
-	}
-	return _u
-}
-
-// AddAPIDispatchMs adds value to the "api_dispatch_ms" field.
-func (_u *JobUpdate) AddAPIDispatchMs(v int64) *JobUpdate {
-	_u.mutation.AddAPIDispatchMs(v)
-	return _u
-}
-
-// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
-func (_u *JobUpdate) ClearAPIDispatchMs() *JobUpdate {
-	_u.mutation.ClearAPIDispatchMs()
-	return _u
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (_u *JobUpdate) SetExecDownloadMs(v int64) *JobUpdate {
-	_u.mutation.ResetExecDownloadMs()
-	_u.mutation.SetExecDownloadMs(v)
-	return _u
-}
-
-// SetNillableExecDownloadMs sets the "exec_download_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableExecDownloadMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetExecDownloadMs(*v)
-	}
-	return _u
-}
-
-// AddExecDownloadMs adds value to the "exec_download_ms" field.
-func (_u *JobUpdate) AddExecDownloadMs(v int64) *JobUpdate {
-	_u.mutation.AddExecDownloadMs(v)
-	return _u
-}
-
-// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
-func (_u *JobUpdate) ClearExecDownloadMs() *JobUpdate {
-	_u.mutation.ClearExecDownloadMs()
-	return _u
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (_u *JobUpdate) SetExecExecuteMs(v int64) *JobUpdate {
-	_u.mutation.ResetExecExecuteMs()
-	_u.mutation.SetExecExecuteMs(v)
-	return _u
-}
-
-// SetNillableExecExecuteMs sets the "exec_execute_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableExecExecuteMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetExecExecuteMs(*v)
-	}
-	return _u
-}
-
-// AddExecExecuteMs adds value to the "exec_execute_ms" field.
-func (_u *JobUpdate) AddExecExecuteMs(v int64) *JobUpdate {
-	_u.mutation.AddExecExecuteMs(v)
-	return _u
-}
-
-// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
-func (_u *JobUpdate) ClearExecExecuteMs() *JobUpdate {
-	_u.mutation.ClearExecExecuteMs()
-	return _u
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (_u *JobUpdate) SetExecUploadMs(v int64) *JobUpdate {
-	_u.mutation.ResetExecUploadMs()
-	_u.mutation.SetExecUploadMs(v)
-	return _u
-}
-
-// SetNillableExecUploadMs sets the "exec_upload_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableExecUploadMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetExecUploadMs(*v)
-	}
-	return _u
-}
-
-// AddExecUploadMs adds value to the "exec_upload_ms" field.
-func (_u *JobUpdate) AddExecUploadMs(v int64) *JobUpdate {
-	_u.mutation.AddExecUploadMs(v)
-	return _u
-}
-
-// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
-func (_u *JobUpdate) ClearExecUploadMs() *JobUpdate {
-	_u.mutation.ClearExecUploadMs()
-	return _u
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (_u *JobUpdate) SetQueueWaitMs(v int64) *JobUpdate {
-	_u.mutation.ResetQueueWaitMs()
-	_u.mutation.SetQueueWaitMs(v)
-	return _u
-}
-
-// SetNillableQueueWaitMs sets the "queue_wait_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableQueueWaitMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetQueueWaitMs(*v)
-	}
-	return _u
-}
-
-// AddQueueWaitMs adds value to the "queue_wait_ms" field.
-func (_u *JobUpdate) AddQueueWaitMs(v int64) *JobUpdate {
-	_u.mutation.AddQueueWaitMs(v)
-	return _u
-}
-
-// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
-func (_u *JobUpdate) ClearQueueWaitMs() *JobUpdate {
-	_u.mutation.ClearQueueWaitMs()
-	return _u
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (_u *JobUpdate) SetConsumerTotalMs(v int64) *JobUpdate {
-	_u.mutation.ResetConsumerTotalMs()
-	_u.mutation.SetConsumerTotalMs(v)
-	return _u
-}
-
-// SetNillableConsumerTotalMs sets the "consumer_total_ms" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableConsumerTotalMs(v *int64) *JobUpdate {
-	if v != nil {
-		_u.SetConsumerTotalMs(*v)
-	}
-	return _u
-}
-
-// AddConsumerTotalMs adds value to the "consumer_total_ms" field.
-func (_u *JobUpdate) AddConsumerTotalMs(v int64) *JobUpdate {
-	_u.mutation.AddConsumerTotalMs(v)
-	return _u
-}
-
-// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
-func (_u *JobUpdate) ClearConsumerTotalMs() *JobUpdate {
-	_u.mutation.ClearConsumerTotalMs()
-	return _u
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (_u *JobUpdate) SetIdempotencyKey(v string) *JobUpdate {
-	_u.mutation.SetIdempotencyKey(v)
-	return _u
-}
-
-// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
-func (_u *JobUpdate) SetNillableIdempotencyKey(v *string) *JobUpdate {
-	if v != nil {
-		_u.SetIdempotencyKey(*v)
-	}
-	return _u
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (_u *JobUpdate) ClearIdempotencyKey() *JobUpdate {
-	_u.mutation.ClearIdempotencyKey()
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (_u *JobUpdate) ClearFinishedAt() *JobUpdate {
+	_u.mutation.ClearFinishedAt()
 	return _u
 }
 
@@ -1109,9 +486,9 @@ func (_u *JobUpdate) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *JobUpdate) check() error {
-	if v, ok := _u.mutation.Status(); ok {
-		if err := job.StatusValidator(v); err != nil {
-			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Job.status": %w`, err)}
+	if v, ok := _u.mutation.State(); ok {
+		if err := job.StateValidator(v); err != nil {
+			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "Job.state": %w`, err)}
 		}
 	}
 	return nil
@@ -1135,62 +512,35 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 			}
 		}
 	}
-	if value, ok := _u.mutation.UserID(); ok {
-		_spec.SetField(job.FieldUserID, field.TypeString, value)
+	if value, ok := _u.mutation.State(); ok {
+		_spec.SetField(job.FieldState, field.TypeEnum, value)
 	}
-	if _u.mutation.UserIDCleared() {
-		_spec.ClearField(job.FieldUserID, field.TypeString)
+	if value, ok := _u.mutation.Metadata(); ok {
+		_spec.SetField(job.FieldMetadata, field.TypeJSON, value)
 	}
-	if value, ok := _u.mutation.BatchID(); ok {
-		_spec.SetField(job.FieldBatchID, field.TypeString, value)
+	if _u.mutation.MetadataCleared() {
+		_spec.ClearField(job.FieldMetadata, field.TypeJSON)
 	}
-	if _u.mutation.BatchIDCleared() {
-		_spec.ClearField(job.FieldBatchID, field.TypeString)
+	if value, ok := _u.mutation.InputKeys(); ok {
+		_spec.SetField(job.FieldInputKeys, field.TypeJSON, value)
 	}
-	if value, ok := _u.mutation.Status(); ok {
-		_spec.SetField(job.FieldStatus, field.TypeEnum, value)
+	if _u.mutation.InputKeysCleared() {
+		_spec.ClearField(job.FieldInputKeys, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.ProviderID(); ok {
-		_spec.SetField(job.FieldProviderID, field.TypeString, value)
+	if value, ok := _u.mutation.Outputs(); ok {
+		_spec.SetField(job.FieldOutputs, field.TypeJSON, value)
 	}
-	if _u.mutation.ProviderIDCleared() {
-		_spec.ClearField(job.FieldProviderID, field.TypeString)
+	if _u.mutation.OutputsCleared() {
+		_spec.ClearField(job.FieldOutputs, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.ProviderType(); ok {
-		_spec.SetField(job.FieldProviderType, field.TypeString, value)
+	if _u.mutation.DependantsCleared() {
+		_spec.ClearField(job.FieldDependants, field.TypeJSON)
 	}
-	if _u.mutation.ProviderTypeCleared() {
-		_spec.ClearField(job.FieldProviderType, field.TypeString)
+	if value, ok := _u.mutation.PendingParents(); ok {
+		_spec.SetField(job.FieldPendingParents, field.TypeInt, value)
 	}
-	if value, ok := _u.mutation.ProviderRunID(); ok {
-		_spec.SetField(job.FieldProviderRunID, field.TypeString, value)
-	}
-	if _u.mutation.ProviderRunIDCleared() {
-		_spec.ClearField(job.FieldProviderRunID, field.TypeString)
-	}
-	if value, ok := _u.mutation.AiPattern(); ok {
-		_spec.SetField(job.FieldAiPattern, field.TypeString, value)
-	}
-	if _u.mutation.AiPatternCleared() {
-		_spec.ClearField(job.FieldAiPattern, field.TypeString)
-	}
-	if value, ok := _u.mutation.Inputs(); ok {
-		_spec.SetField(job.FieldInputs, field.TypeString, value)
-	}
-	if value, ok := _u.mutation.Params(); ok {
-		_spec.SetField(job.FieldParams, field.TypeString, value)
-	}
-	if value, ok := _u.mutation.OutputRef(); ok {
-		_spec.SetField(job.FieldOutputRef, field.TypeString, value)
-	}
-	if _u.mutation.OutputRefCleared() {
-		_spec.ClearField(job.FieldOutputRef, field.TypeString)
-	}
-	if value, ok := _u.mutation.OutputMeta(); ok {
-		_spec.SetField(job.FieldOutputMeta, field.TypeString, value)
-	}
-	if _u.mutation.OutputMetaCleared() {
-		_spec.ClearField(job.FieldOutputMeta, field.TypeString)
+	if value, ok := _u.mutation.AddedPendingParents(); ok {
+		_spec.AddField(job.FieldPendingParents, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.ErrorCode(); ok {
 		_spec.SetField(job.FieldErrorCode, field.TypeString, value)
@@ -1204,47 +554,23 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.ErrorMessageCleared() {
 		_spec.ClearField(job.FieldErrorMessage, field.TypeString)
 	}
-	if value, ok := _u.mutation.LogsRef(); ok {
-		_spec.SetField(job.FieldLogsRef, field.TypeString, value)
+	if value, ok := _u.mutation.Progress(); ok {
+		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
 	}
-	if _u.mutation.LogsRefCleared() {
-		_spec.ClearField(job.FieldLogsRef, field.TypeString)
+	if value, ok := _u.mutation.AddedProgress(); ok {
+		_spec.AddField(job.FieldProgress, field.TypeFloat64, value)
 	}
-	if value, ok := _u.mutation.StepsJSON(); ok {
-		_spec.SetField(job.FieldStepsJSON, field.TypeString, value)
+	if value, ok := _u.mutation.Attempt(); ok {
+		_spec.SetField(job.FieldAttempt, field.TypeInt, value)
 	}
-	if _u.mutation.StepsJSONCleared() {
-		_spec.ClearField(job.FieldStepsJSON, field.TypeString)
+	if value, ok := _u.mutation.AddedAttempt(); ok {
+		_spec.AddField(job.FieldAttempt, field.TypeInt, value)
 	}
-	if value, ok := _u.mutation.MediaType(); ok {
-		_spec.SetField(job.FieldMediaType, field.TypeString, value)
+	if value, ok := _u.mutation.MaxAttempts(); ok {
+		_spec.SetField(job.FieldMaxAttempts, field.TypeInt, value)
 	}
-	if _u.mutation.MediaTypeCleared() {
-		_spec.ClearField(job.FieldMediaType, field.TypeString)
-	}
-	if value, ok := _u.mutation.PipelineID(); ok {
-		_spec.SetField(job.FieldPipelineID, field.TypeString, value)
-	}
-	if _u.mutation.PipelineIDCleared() {
-		_spec.ClearField(job.FieldPipelineID, field.TypeString)
-	}
-	if value, ok := _u.mutation.PipelineNodeID(); ok {
-		_spec.SetField(job.FieldPipelineNodeID, field.TypeString, value)
-	}
-	if _u.mutation.PipelineNodeIDCleared() {
-		_spec.ClearField(job.FieldPipelineNodeID, field.TypeString)
-	}
-	if value, ok := _u.mutation.OutputKey(); ok {
-		_spec.SetField(job.FieldOutputKey, field.TypeString, value)
-	}
-	if _u.mutation.OutputKeyCleared() {
-		_spec.ClearField(job.FieldOutputKey, field.TypeString)
-	}
-	if value, ok := _u.mutation.PendingInputs(); ok {
-		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.AddedPendingInputs(); ok {
-		_spec.AddField(job.FieldPendingInputs, field.TypeInt, value)
+	if value, ok := _u.mutation.AddedMaxAttempts(); ok {
+		_spec.AddField(job.FieldMaxAttempts, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.AvailableAt(); ok {
 		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
@@ -1267,50 +593,32 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.LeaseExpiresAtCleared() {
 		_spec.ClearField(job.FieldLeaseExpiresAt, field.TypeInt64)
 	}
-	if value, ok := _u.mutation.Price(); ok {
-		_spec.SetField(job.FieldPrice, field.TypeFloat64, value)
+	if value, ok := _u.mutation.BatchID(); ok {
+		_spec.SetField(job.FieldBatchID, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.AddedPrice(); ok {
-		_spec.AddField(job.FieldPrice, field.TypeFloat64, value)
+	if _u.mutation.BatchIDCleared() {
+		_spec.ClearField(job.FieldBatchID, field.TypeString)
 	}
-	if _u.mutation.PriceCleared() {
-		_spec.ClearField(job.FieldPrice, field.TypeFloat64)
+	if value, ok := _u.mutation.PipelineID(); ok {
+		_spec.SetField(job.FieldPipelineID, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.ProviderCost(); ok {
-		_spec.SetField(job.FieldProviderCost, field.TypeFloat64, value)
+	if _u.mutation.PipelineIDCleared() {
+		_spec.ClearField(job.FieldPipelineID, field.TypeString)
 	}
-	if value, ok := _u.mutation.AddedProviderCost(); ok {
-		_spec.AddField(job.FieldProviderCost, field.TypeFloat64, value)
+	if value, ok := _u.mutation.NodeID(); ok {
+		_spec.SetField(job.FieldNodeID, field.TypeString, value)
 	}
-	if _u.mutation.ProviderCostCleared() {
-		_spec.ClearField(job.FieldProviderCost, field.TypeFloat64)
+	if _u.mutation.NodeIDCleared() {
+		_spec.ClearField(job.FieldNodeID, field.TypeString)
 	}
-	if value, ok := _u.mutation.InfraCost(); ok {
-		_spec.SetField(job.FieldInfraCost, field.TypeFloat64, value)
+	if value, ok := _u.mutation.IdempotencyKey(); ok {
+		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.AddedInfraCost(); ok {
-		_spec.AddField(job.FieldInfraCost, field.TypeFloat64, value)
+	if _u.mutation.IdempotencyKeyCleared() {
+		_spec.ClearField(job.FieldIdempotencyKey, field.TypeString)
 	}
-	if _u.mutation.InfraCostCleared() {
-		_spec.ClearField(job.FieldInfraCost, field.TypeFloat64)
-	}
-	if value, ok := _u.mutation.Margin(); ok {
-		_spec.SetField(job.FieldMargin, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.AddedMargin(); ok {
-		_spec.AddField(job.FieldMargin, field.TypeFloat64, value)
-	}
-	if _u.mutation.MarginCleared() {
-		_spec.ClearField(job.FieldMargin, field.TypeFloat64)
-	}
-	if value, ok := _u.mutation.EstimatedPrice(); ok {
-		_spec.SetField(job.FieldEstimatedPrice, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.AddedEstimatedPrice(); ok {
-		_spec.AddField(job.FieldEstimatedPrice, field.TypeFloat64, value)
-	}
-	if _u.mutation.EstimatedPriceCleared() {
-		_spec.ClearField(job.FieldEstimatedPrice, field.TypeFloat64)
+	if _u.mutation.RequestHashCleared() {
+		_spec.ClearField(job.FieldRequestHash, field.TypeString)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(job.FieldUpdatedAt, field.TypeInt64, value)
@@ -1318,14 +626,14 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.AddedUpdatedAt(); ok {
 		_spec.AddField(job.FieldUpdatedAt, field.TypeInt64, value)
 	}
-	if value, ok := _u.mutation.DispatchedAt(); ok {
-		_spec.SetField(job.FieldDispatchedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.ClaimedAt(); ok {
+		_spec.SetField(job.FieldClaimedAt, field.TypeInt64, value)
 	}
-	if value, ok := _u.mutation.AddedDispatchedAt(); ok {
-		_spec.AddField(job.FieldDispatchedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.AddedClaimedAt(); ok {
+		_spec.AddField(job.FieldClaimedAt, field.TypeInt64, value)
 	}
-	if _u.mutation.DispatchedAtCleared() {
-		_spec.ClearField(job.FieldDispatchedAt, field.TypeInt64)
+	if _u.mutation.ClaimedAtCleared() {
+		_spec.ClearField(job.FieldClaimedAt, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.StartedAt(); ok {
 		_spec.SetField(job.FieldStartedAt, field.TypeInt64, value)
@@ -1336,134 +644,14 @@ func (_u *JobUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if _u.mutation.StartedAtCleared() {
 		_spec.ClearField(job.FieldStartedAt, field.TypeInt64)
 	}
-	if value, ok := _u.mutation.CompletedAt(); ok {
-		_spec.SetField(job.FieldCompletedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.FinishedAt(); ok {
+		_spec.SetField(job.FieldFinishedAt, field.TypeInt64, value)
 	}
-	if value, ok := _u.mutation.AddedCompletedAt(); ok {
-		_spec.AddField(job.FieldCompletedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.AddedFinishedAt(); ok {
+		_spec.AddField(job.FieldFinishedAt, field.TypeInt64, value)
 	}
-	if _u.mutation.CompletedAtCleared() {
-		_spec.ClearField(job.FieldCompletedAt, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.BillingReconciledAt(); ok {
-		_spec.SetField(job.FieldBillingReconciledAt, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedBillingReconciledAt(); ok {
-		_spec.AddField(job.FieldBillingReconciledAt, field.TypeInt64, value)
-	}
-	if _u.mutation.BillingReconciledAtCleared() {
-		_spec.ClearField(job.FieldBillingReconciledAt, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.RetryCount(); ok {
-		_spec.SetField(job.FieldRetryCount, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.AddedRetryCount(); ok {
-		_spec.AddField(job.FieldRetryCount, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.Progress(); ok {
-		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.AddedProgress(); ok {
-		_spec.AddField(job.FieldProgress, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.APITotalMs(); ok {
-		_spec.SetField(job.FieldAPITotalMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPITotalMs(); ok {
-		_spec.AddField(job.FieldAPITotalMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APITotalMsCleared() {
-		_spec.ClearField(job.FieldAPITotalMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIPrechecksMs(); ok {
-		_spec.SetField(job.FieldAPIPrechecksMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIPrechecksMs(); ok {
-		_spec.AddField(job.FieldAPIPrechecksMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIPrechecksMsCleared() {
-		_spec.ClearField(job.FieldAPIPrechecksMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIValidationMs(); ok {
-		_spec.SetField(job.FieldAPIValidationMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIValidationMs(); ok {
-		_spec.AddField(job.FieldAPIValidationMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIValidationMsCleared() {
-		_spec.ClearField(job.FieldAPIValidationMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIDbInsertMs(); ok {
-		_spec.SetField(job.FieldAPIDbInsertMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIDbInsertMs(); ok {
-		_spec.AddField(job.FieldAPIDbInsertMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIDbInsertMsCleared() {
-		_spec.ClearField(job.FieldAPIDbInsertMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIDispatchMs(); ok {
-		_spec.SetField(job.FieldAPIDispatchMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIDispatchMs(); ok {
-		_spec.AddField(job.FieldAPIDispatchMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIDispatchMsCleared() {
-		_spec.ClearField(job.FieldAPIDispatchMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ExecDownloadMs(); ok {
-		_spec.SetField(job.FieldExecDownloadMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedExecDownloadMs(); ok {
-		_spec.AddField(job.FieldExecDownloadMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ExecDownloadMsCleared() {
-		_spec.ClearField(job.FieldExecDownloadMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ExecExecuteMs(); ok {
-		_spec.SetField(job.FieldExecExecuteMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedExecExecuteMs(); ok {
-		_spec.AddField(job.FieldExecExecuteMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ExecExecuteMsCleared() {
-		_spec.ClearField(job.FieldExecExecuteMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ExecUploadMs(); ok {
-		_spec.SetField(job.FieldExecUploadMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedExecUploadMs(); ok {
-		_spec.AddField(job.FieldExecUploadMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ExecUploadMsCleared() {
-		_spec.ClearField(job.FieldExecUploadMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.QueueWaitMs(); ok {
-		_spec.SetField(job.FieldQueueWaitMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedQueueWaitMs(); ok {
-		_spec.AddField(job.FieldQueueWaitMs, field.TypeInt64, value)
-	}
-	if _u.mutation.QueueWaitMsCleared() {
-		_spec.ClearField(job.FieldQueueWaitMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ConsumerTotalMs(); ok {
-		_spec.SetField(job.FieldConsumerTotalMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedConsumerTotalMs(); ok {
-		_spec.AddField(job.FieldConsumerTotalMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ConsumerTotalMsCleared() {
-		_spec.ClearField(job.FieldConsumerTotalMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.IdempotencyKey(); ok {
-		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
-	}
-	if _u.mutation.IdempotencyKeyCleared() {
-		_spec.ClearField(job.FieldIdempotencyKey, field.TypeString)
-	}
-	if _u.mutation.RequestHashCleared() {
-		_spec.ClearField(job.FieldRequestHash, field.TypeString)
+	if _u.mutation.FinishedAtCleared() {
+		_spec.ClearField(job.FieldFinishedAt, field.TypeInt64)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
@@ -1487,205 +675,74 @@ type JobUpdateOne struct {
 	modifiers []func(*sql.UpdateBuilder)
 }
 
-// SetUserID sets the "user_id" field.
-func (_u *JobUpdateOne) SetUserID(v string) *JobUpdateOne {
-	_u.mutation.SetUserID(v)
+// SetState sets the "state" field.
+func (_u *JobUpdateOne) SetState(v job.State) *JobUpdateOne {
+	_u.mutation.SetState(v)
 	return _u
 }
 
-// SetNillableUserID sets the "user_id" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableUserID(v *string) *JobUpdateOne {
+// SetNillableState sets the "state" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableState(v *job.State) *JobUpdateOne {
 	if v != nil {
-		_u.SetUserID(*v)
+		_u.SetState(*v)
 	}
 	return _u
 }
 
-// ClearUserID clears the value of the "user_id" field.
-func (_u *JobUpdateOne) ClearUserID() *JobUpdateOne {
-	_u.mutation.ClearUserID()
+// SetMetadata sets the "metadata" field.
+func (_u *JobUpdateOne) SetMetadata(v map[string]interface{}) *JobUpdateOne {
+	_u.mutation.SetMetadata(v)
 	return _u
 }
 
-// SetBatchID sets the "batch_id" field.
-func (_u *JobUpdateOne) SetBatchID(v string) *JobUpdateOne {
-	_u.mutation.SetBatchID(v)
+// ClearMetadata clears the value of the "metadata" field.
+func (_u *JobUpdateOne) ClearMetadata() *JobUpdateOne {
+	_u.mutation.ClearMetadata()
 	return _u
 }
 
-// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableBatchID(v *string) *JobUpdateOne {
+// SetInputKeys sets the "input_keys" field.
+func (_u *JobUpdateOne) SetInputKeys(v map[string]string) *JobUpdateOne {
+	_u.mutation.SetInputKeys(v)
+	return _u
+}
+
+// ClearInputKeys clears the value of the "input_keys" field.
+func (_u *JobUpdateOne) ClearInputKeys() *JobUpdateOne {
+	_u.mutation.ClearInputKeys()
+	return _u
+}
+
+// SetOutputs sets the "outputs" field.
+func (_u *JobUpdateOne) SetOutputs(v map[string]string) *JobUpdateOne {
+	_u.mutation.SetOutputs(v)
+	return _u
+}
+
+// ClearOutputs clears the value of the "outputs" field.
+func (_u *JobUpdateOne) ClearOutputs() *JobUpdateOne {
+	_u.mutation.ClearOutputs()
+	return _u
+}
+
+// SetPendingParents sets the "pending_parents" field.
+func (_u *JobUpdateOne) SetPendingParents(v int) *JobUpdateOne {
+	_u.mutation.ResetPendingParents()
+	_u.mutation.SetPendingParents(v)
+	return _u
+}
+
+// SetNillablePendingParents sets the "pending_parents" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillablePendingParents(v *int) *JobUpdateOne {
 	if v != nil {
-		_u.SetBatchID(*v)
+		_u.SetPendingParents(*v)
 	}
 	return _u
 }
 
-// ClearBatchID clears the value of the "batch_id" field.
-func (_u *JobUpdateOne) ClearBatchID() *JobUpdateOne {
-	_u.mutation.ClearBatchID()
-	return _u
-}
-
-// SetStatus sets the "status" field.
-func (_u *JobUpdateOne) SetStatus(v job.Status) *JobUpdateOne {
-	_u.mutation.SetStatus(v)
-	return _u
-}
-
-// SetNillableStatus sets the "status" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableStatus(v *job.Status) *JobUpdateOne {
-	if v != nil {
-		_u.SetStatus(*v)
-	}
-	return _u
-}
-
-// SetProviderID sets the "provider_id" field.
-func (_u *JobUpdateOne) SetProviderID(v string) *JobUpdateOne {
-	_u.mutation.SetProviderID(v)
-	return _u
-}
-
-// SetNillableProviderID sets the "provider_id" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableProviderID(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetProviderID(*v)
-	}
-	return _u
-}
-
-// ClearProviderID clears the value of the "provider_id" field.
-func (_u *JobUpdateOne) ClearProviderID() *JobUpdateOne {
-	_u.mutation.ClearProviderID()
-	return _u
-}
-
-// SetProviderType sets the "provider_type" field.
-func (_u *JobUpdateOne) SetProviderType(v string) *JobUpdateOne {
-	_u.mutation.SetProviderType(v)
-	return _u
-}
-
-// SetNillableProviderType sets the "provider_type" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableProviderType(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetProviderType(*v)
-	}
-	return _u
-}
-
-// ClearProviderType clears the value of the "provider_type" field.
-func (_u *JobUpdateOne) ClearProviderType() *JobUpdateOne {
-	_u.mutation.ClearProviderType()
-	return _u
-}
-
-// SetProviderRunID sets the "provider_run_id" field.
-func (_u *JobUpdateOne) SetProviderRunID(v string) *JobUpdateOne {
-	_u.mutation.SetProviderRunID(v)
-	return _u
-}
-
-// SetNillableProviderRunID sets the "provider_run_id" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableProviderRunID(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetProviderRunID(*v)
-	}
-	return _u
-}
-
-// ClearProviderRunID clears the value of the "provider_run_id" field.
-func (_u *JobUpdateOne) ClearProviderRunID() *JobUpdateOne {
-	_u.mutation.ClearProviderRunID()
-	return _u
-}
-
-// SetAiPattern sets the "ai_pattern" field.
-func (_u *JobUpdateOne) SetAiPattern(v string) *JobUpdateOne {
-	_u.mutation.SetAiPattern(v)
-	return _u
-}
-
-// SetNillableAiPattern sets the "ai_pattern" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableAiPattern(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetAiPattern(*v)
-	}
-	return _u
-}
-
-// ClearAiPattern clears the value of the "ai_pattern" field.
-func (_u *JobUpdateOne) ClearAiPattern() *JobUpdateOne {
-	_u.mutation.ClearAiPattern()
-	return _u
-}
-
-// SetInputs sets the "inputs" field.
-func (_u *JobUpdateOne) SetInputs(v string) *JobUpdateOne {
-	_u.mutation.SetInputs(v)
-	return _u
-}
-
-// SetNillableInputs sets the "inputs" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableInputs(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetInputs(*v)
-	}
-	return _u
-}
-
-// SetParams sets the "params" field.
-func (_u *JobUpdateOne) SetParams(v string) *JobUpdateOne {
-	_u.mutation.SetParams(v)
-	return _u
-}
-
-// SetNillableParams sets the "params" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableParams(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetParams(*v)
-	}
-	return _u
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (_u *JobUpdateOne) SetOutputRef(v string) *JobUpdateOne {
-	_u.mutation.SetOutputRef(v)
-	return _u
-}
-
-// SetNillableOutputRef sets the "output_ref" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableOutputRef(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetOutputRef(*v)
-	}
-	return _u
-}
-
-// ClearOutputRef clears the value of the "output_ref" field.
-func (_u *JobUpdateOne) ClearOutputRef() *JobUpdateOne {
-	_u.mutation.ClearOutputRef()
-	return _u
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (_u *JobUpdateOne) SetOutputMeta(v string) *JobUpdateOne {
-	_u.mutation.SetOutputMeta(v)
-	return _u
-}
-
-// SetNillableOutputMeta sets the "output_meta" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableOutputMeta(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetOutputMeta(*v)
-	}
-	return _u
-}
-
-// ClearOutputMeta clears the value of the "output_meta" field.
-func (_u *JobUpdateOne) ClearOutputMeta() *JobUpdateOne {
-	_u.mutation.ClearOutputMeta()
+// AddPendingParents adds value to the "pending_parents" field.
+func (_u *JobUpdateOne) AddPendingParents(v int) *JobUpdateOne {
+	_u.mutation.AddPendingParents(v)
 	return _u
 }
 
@@ -1729,144 +786,66 @@ func (_u *JobUpdateOne) ClearErrorMessage() *JobUpdateOne {
 	return _u
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (_u *JobUpdateOne) SetLogsRef(v string) *JobUpdateOne {
-	_u.mutation.SetLogsRef(v)
+// SetProgress sets the "progress" field.
+func (_u *JobUpdateOne) SetProgress(v float64) *JobUpdateOne {
+	_u.mutation.ResetProgress()
+	_u.mutation.SetProgress(v)
 	return _u
 }
 
-// SetNillableLogsRef sets the "logs_ref" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableLogsRef(v *string) *JobUpdateOne {
+// SetNillableProgress sets the "progress" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableProgress(v *float64) *JobUpdateOne {
 	if v != nil {
-		_u.SetLogsRef(*v)
+		_u.SetProgress(*v)
 	}
 	return _u
 }
 
-// ClearLogsRef clears the value of the "logs_ref" field.
-func (_u *JobUpdateOne) ClearLogsRef() *JobUpdateOne {
-	_u.mutation.ClearLogsRef()
+// AddProgress adds value to the "progress" field.
+func (_u *JobUpdateOne) AddProgress(v float64) *JobUpdateOne {
+	_u.mutation.AddProgress(v)
 	return _u
 }
 
-// SetStepsJSON sets the "steps_json" field.
-func (_u *JobUpdateOne) SetStepsJSON(v string) *JobUpdateOne {
-	_u.mutation.SetStepsJSON(v)
+// SetAttempt sets the "attempt" field.
+func (_u *JobUpdateOne) SetAttempt(v int) *JobUpdateOne {
+	_u.mutation.ResetAttempt()
+	_u.mutation.SetAttempt(v)
 	return _u
 }
 
-// SetNillableStepsJSON sets the "steps_json" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableStepsJSON(v *string) *JobUpdateOne {
+// SetNillableAttempt sets the "attempt" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableAttempt(v *int) *JobUpdateOne {
 	if v != nil {
-		_u.SetStepsJSON(*v)
+		_u.SetAttempt(*v)
 	}
 	return _u
 }
 
-// ClearStepsJSON clears the value of the "steps_json" field.
-func (_u *JobUpdateOne) ClearStepsJSON() *JobUpdateOne {
-	_u.mutation.ClearStepsJSON()
+// AddAttempt adds value to the "attempt" field.
+func (_u *JobUpdateOne) AddAttempt(v int) *JobUpdateOne {
+	_u.mutation.AddAttempt(v)
 	return _u
 }
 
-// SetMediaType sets the "media_type" field.
-func (_u *JobUpdateOne) SetMediaType(v string) *JobUpdateOne {
-	_u.mutation.SetMediaType(v)
+// SetMaxAttempts sets the "max_attempts" field.
+func (_u *JobUpdateOne) SetMaxAttempts(v int) *JobUpdateOne {
+	_u.mutation.ResetMaxAttempts()
+	_u.mutation.SetMaxAttempts(v)
 	return _u
 }
 
-// SetNillableMediaType sets the "media_type" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableMediaType(v *string) *JobUpdateOne {
+// SetNillableMaxAttempts sets the "max_attempts" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableMaxAttempts(v *int) *JobUpdateOne {
 	if v != nil {
-		_u.SetMediaType(*v)
+		_u.SetMaxAttempts(*v)
 	}
 	return _u
 }
 
-// ClearMediaType clears the value of the "media_type" field.
-func (_u *JobUpdateOne) ClearMediaType() *JobUpdateOne {
-	_u.mutation.ClearMediaType()
-	return _u
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (_u *JobUpdateOne) SetPipelineID(v string) *JobUpdateOne {
-	_u.mutation.SetPipelineID(v)
-	return _u
-}
-
-// SetNillablePipelineID sets the "pipeline_id" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillablePipelineID(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetPipelineID(*v)
-	}
-	return _u
-}
-
-// ClearPipelineID clears the value of the "pipeline_id" field.
-func (_u *JobUpdateOne) ClearPipelineID() *JobUpdateOne {
-	_u.mutation.ClearPipelineID()
-	return _u
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (_u *JobUpdateOne) SetPipelineNodeID(v string) *JobUpdateOne {
-	_u.mutation.SetPipelineNodeID(v)
-	return _u
-}
-
-// SetNillablePipelineNodeID sets the "pipeline_node_id" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillablePipelineNodeID(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetPipelineNodeID(*v)
-	}
-	return _u
-}
-
-// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
-func (_u *JobUpdateOne) ClearPipelineNodeID() *JobUpdateOne {
-	_u.mutation.ClearPipelineNodeID()
-	return _u
-}
-
-// SetOutputKey sets the "output_key" field.
-func (_u *JobUpdateOne) SetOutputKey(v string) *JobUpdateOne {
-	_u.mutation.SetOutputKey(v)
-	return _u
-}
-
-// SetNillableOutputKey sets the "output_key" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableOutputKey(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetOutputKey(*v)
-	}
-	return _u
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (_u *JobUpdateOne) ClearOutputKey() *JobUpdateOne {
-	_u.mutation.ClearOutputKey()
-	return _u
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (_u *JobUpdateOne) SetPendingInputs(v int) *JobUpdateOne {
-	_u.mutation.ResetPendingInputs()
-	_u.mutation.SetPendingInputs(v)
-	return _u
-}
-
-// SetNillablePendingInputs sets the "pending_inputs" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillablePendingInputs(v *int) *JobUpdateOne {
-	if v != nil {
-		_u.SetPendingInputs(*v)
-	}
-	return _u
-}
-
-// AddPendingInputs adds value to the "pending_inputs" field.
-func (_u *JobUpdateOne) AddPendingInputs(v int) *JobUpdateOne {
-	_u.mutation.AddPendingInputs(v)
+// AddMaxAttempts adds value to the "max_attempts" field.
+func (_u *JobUpdateOne) AddMaxAttempts(v int) *JobUpdateOne {
+	_u.mutation.AddMaxAttempts(v)
 	return _u
 }
 
@@ -1938,138 +917,83 @@ func (_u *JobUpdateOne) ClearLeaseExpiresAt() *JobUpdateOne {
 	return _u
 }
 
-// SetPrice sets the "price" field.
-func (_u *JobUpdateOne) SetPrice(v float64) *JobUpdateOne {
-	_u.mutation.ResetPrice()
-	_u.mutation.SetPrice(v)
+// SetBatchID sets the "batch_id" field.
+func (_u *JobUpdateOne) SetBatchID(v string) *JobUpdateOne {
+	_u.mutation.SetBatchID(v)
 	return _u
 }
 
-// SetNillablePrice sets the "price" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillablePrice(v *float64) *JobUpdateOne {
+// SetNillableBatchID sets the "batch_id" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableBatchID(v *string) *JobUpdateOne {
 	if v != nil {
-		_u.SetPrice(*v)
+		_u.SetBatchID(*v)
 	}
 	return _u
 }
 
-// AddPrice adds value to the "price" field.
-func (_u *JobUpdateOne) AddPrice(v float64) *JobUpdateOne {
-	_u.mutation.AddPrice(v)
+// ClearBatchID clears the value of the "batch_id" field.
+func (_u *JobUpdateOne) ClearBatchID() *JobUpdateOne {
+	_u.mutation.ClearBatchID()
 	return _u
 }
 
-// ClearPrice clears the value of the "price" field.
-func (_u *JobUpdateOne) ClearPrice() *JobUpdateOne {
-	_u.mutation.ClearPrice()
+// SetPipelineID sets the "pipeline_id" field.
+func (_u *JobUpdateOne) SetPipelineID(v string) *JobUpdateOne {
+	_u.mutation.SetPipelineID(v)
 	return _u
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (_u *JobUpdateOne) SetProviderCost(v float64) *JobUpdateOne {
-	_u.mutation.ResetProviderCost()
-	_u.mutation.SetProviderCost(v)
-	return _u
-}
-
-// SetNillableProviderCost sets the "provider_cost" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableProviderCost(v *float64) *JobUpdateOne {
+// SetNillablePipelineID sets the "pipeline_id" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillablePipelineID(v *string) *JobUpdateOne {
 	if v != nil {
-		_u.SetProviderCost(*v)
+		_u.SetPipelineID(*v)
 	}
 	return _u
 }
 
-// AddProviderCost adds value to the "provider_cost" field.
-func (_u *JobUpdateOne) AddProviderCost(v float64) *JobUpdateOne {
-	_u.mutation.AddProviderCost(v)
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (_u *JobUpdateOne) ClearPipelineID() *JobUpdateOne {
+	_u.mutation.ClearPipelineID()
 	return _u
 }
 
-// ClearProviderCost clears the value of the "provider_cost" field.
-func (_u *JobUpdateOne) ClearProviderCost() *JobUpdateOne {
-	_u.mutation.ClearProviderCost()
+// SetNodeID sets the "node_id" field.
+func (_u *JobUpdateOne) SetNodeID(v string) *JobUpdateOne {
+	_u.mutation.SetNodeID(v)
 	return _u
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (_u *JobUpdateOne) SetInfraCost(v float64) *JobUpdateOne {
-	_u.mutation.ResetInfraCost()
-	_u.mutation.SetInfraCost(v)
-	return _u
-}
-
-// SetNillableInfraCost sets the "infra_cost" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableInfraCost(v *float64) *JobUpdateOne {
+// SetNillableNodeID sets the "node_id" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableNodeID(v *string) *JobUpdateOne {
 	if v != nil {
-		_u.SetInfraCost(*v)
+		_u.SetNodeID(*v)
 	}
 	return _u
 }
 
-// AddInfraCost adds value to the "infra_cost" field.
-func (_u *JobUpdateOne) AddInfraCost(v float64) *JobUpdateOne {
-	_u.mutation.AddInfraCost(v)
+// ClearNodeID clears the value of the "node_id" field.
+func (_u *JobUpdateOne) ClearNodeID() *JobUpdateOne {
+	_u.mutation.ClearNodeID()
 	return _u
 }
 
-// ClearInfraCost clears the value of the "infra_cost" field.
-func (_u *JobUpdateOne) ClearInfraCost() *JobUpdateOne {
-	_u.mutation.ClearInfraCost()
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (_u *JobUpdateOne) SetIdempotencyKey(v string) *JobUpdateOne {
+	_u.mutation.SetIdempotencyKey(v)
 	return _u
 }
 
-// SetMargin sets the "margin" field.
-func (_u *JobUpdateOne) SetMargin(v float64) *JobUpdateOne {
-	_u.mutation.ResetMargin()
-	_u.mutation.SetMargin(v)
-	return _u
-}
-
-// SetNillableMargin sets the "margin" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableMargin(v *float64) *JobUpdateOne {
+// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableIdempotencyKey(v *string) *JobUpdateOne {
 	if v != nil {
-		_u.SetMargin(*v)
+		_u.SetIdempotencyKey(*v)
 	}
 	return _u
 }
 
-// AddMargin adds value to the "margin" field.
-func (_u *JobUpdateOne) AddMargin(v float64) *JobUpdateOne {
-	_u.mutation.AddMargin(v)
-	return _u
-}
-
-// ClearMargin clears the value of the "margin" field.
-func (_u *JobUpdateOne) ClearMargin() *JobUpdateOne {
-	_u.mutation.ClearMargin()
-	return _u
-}
-
-// SetEstimatedPrice sets the "estimated_price" field.
-func (_u *JobUpdateOne) SetEstimatedPrice(v float64) *JobUpdateOne {
-	_u.mutation.ResetEstimatedPrice()
-	_u.mutation.SetEstimatedPrice(v)
-	return _u
-}
-
-// SetNillableEstimatedPrice sets the "estimated_price" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableEstimatedPrice(v *float64) *JobUpdateOne {
-	if v != nil {
-		_u.SetEstimatedPrice(*v)
-	}
-	return _u
-}
-
-// AddEstimatedPrice adds value to the "estimated_price" field.
-func (_u *JobUpdateOne) AddEstimatedPrice(v float64) *JobUpdateOne {
-	_u.mutation.AddEstimatedPrice(v)
-	return _u
-}
-
-// ClearEstimatedPrice clears the value of the "estimated_price" field.
-func (_u *JobUpdateOne) ClearEstimatedPrice() *JobUpdateOne {
-	_u.mutation.ClearEstimatedPrice()
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (_u *JobUpdateOne) ClearIdempotencyKey() *JobUpdateOne {
+	_u.mutation.ClearIdempotencyKey()
 	return _u
 }
 
@@ -2094,30 +1018,30 @@ func (_u *JobUpdateOne) AddUpdatedAt(v int64) *JobUpdateOne {
 	return _u
 }
 
-// SetDispatchedAt sets the "dispatched_at" field.
-func (_u *JobUpdateOne) SetDispatchedAt(v int64) *JobUpdateOne {
-	_u.mutation.ResetDispatchedAt()
-	_u.mutation.SetDispatchedAt(v)
+// SetClaimedAt sets the "claimed_at" field.
+func (_u *JobUpdateOne) SetClaimedAt(v int64) *JobUpdateOne {
+	_u.mutation.ResetClaimedAt()
+	_u.mutation.SetClaimedAt(v)
 	return _u
 }
 
-// SetNillableDispatchedAt sets the "dispatched_at" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableDispatchedAt(v *int64) *JobUpdateOne {
+// SetNillableClaimedAt sets the "claimed_at" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableClaimedAt(v *int64) *JobUpdateOne {
 	if v != nil {
-		_u.SetDispatchedAt(*v)
+		_u.SetClaimedAt(*v)
 	}
 	return _u
 }
 
-// AddDispatchedAt adds value to the "dispatched_at" field.
-func (_u *JobUpdateOne) AddDispatchedAt(v int64) *JobUpdateOne {
-	_u.mutation.AddDispatchedAt(v)
+// AddClaimedAt adds value to the "claimed_at" field.
+func (_u *JobUpdateOne) AddClaimedAt(v int64) *JobUpdateOne {
+	_u.mutation.AddClaimedAt(v)
 	return _u
 }
 
-// ClearDispatchedAt clears the value of the "dispatched_at" field.
-func (_u *JobUpdateOne) ClearDispatchedAt() *JobUpdateOne {
-	_u.mutation.ClearDispatchedAt()
+// ClearClaimedAt clears the value of the "claimed_at" field.
+func (_u *JobUpdateOne) ClearClaimedAt() *JobUpdateOne {
+	_u.mutation.ClearClaimedAt()
 	return _u
 }
 
@@ -2148,389 +1072,30 @@ func (_u *JobUpdateOne) ClearStartedAt() *JobUpdateOne {
 	return _u
 }
 
-// SetCompletedAt sets the "completed_at" field.
-func (_u *JobUpdateOne) SetCompletedAt(v int64) *JobUpdateOne {
-	_u.mutation.ResetCompletedAt()
-	_u.mutation.SetCompletedAt(v)
+// SetFinishedAt sets the "finished_at" field.
+func (_u *JobUpdateOne) SetFinishedAt(v int64) *JobUpdateOne {
+	_u.mutation.ResetFinishedAt()
+	_u.mutation.SetFinishedAt(v)
 	return _u
 }
 
-// SetNillableCompletedAt sets the "completed_at" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableCompletedAt(v *int64) *JobUpdateOne {
+// SetNillableFinishedAt sets the "finished_at" field if the given value is not nil.
+func (_u *JobUpdateOne) SetNillableFinishedAt(v *int64) *JobUpdateOne {
 	if v != nil {
-		_u.SetCompletedAt(*v)
+		_u.SetFinishedAt(*v)
 	}
 	return _u
 }
 
-// AddCompletedAt adds value to the "completed_at" field.
-func (_u *JobUpdateOne) AddCompletedAt(v int64) *JobUpdateOne {
-	_u.mutation.AddCompletedAt(v)
+// AddFinishedAt adds value to the "finished_at" field.
+func (_u *JobUpdateOne) AddFinishedAt(v int64) *JobUpdateOne {
+	_u.mutation.AddFinishedAt(v)
 	return _u
 }
 
-// ClearCompletedAt clears the value of the "completed_at" field.
-func (_u *JobUpdateOne) ClearCompletedAt() *JobUpdateOne {
-	_u.mutation.ClearCompletedAt()
-	return _u
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (_u *JobUpdateOne) SetBillingReconciledAt(v int64) *JobUpdateOne {
-	_u.mutation.ResetBillingReconciledAt()
-	_u.mutation.SetBillingReconciledAt(v)
-	return _u
-}
-
-// SetNillableBillingReconciledAt sets the "billing_reconciled_at" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableBillingReconciledAt(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetBillingReconciledAt(*v)
-	}
-	return _u
-}
-
-// AddBillingReconciledAt adds value to the "billing_reconciled_at" field.
-func (_u *JobUpdateOne) AddBillingReconciledAt(v int64) *JobUpdateOne {
-	_u.mutation.AddBillingReconciledAt(v)
-	return _u
-}
-
-// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
-func (_u *JobUpdateOne) ClearBillingReconciledAt() *JobUpdateOne {
-	_u.mutation.ClearBillingReconciledAt()
-	return _u
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (_u *JobUpdateOne) SetRetryCount(v int) *JobUpdateOne {
-	_u.mutation.ResetRetryCount()
-	_u.mutation.SetRetryCount(v)
-	return _u
-}
-
-// SetNillableRetryCount sets the "retry_count" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableRetryCount(v *int) *JobUpdateOne {
-	if v != nil {
-		_u.SetRetryCount(*v)
-	}
-	return _u
-}
-
-// AddRetryCount adds value to the "retry_count" field.
-func (_u *JobUpdateOne) AddRetryCount(v int) *JobUpdateOne {
-	_u.mutation.AddRetryCount(v)
-	return _u
-}
-
-// SetProgress sets the "progress" field.
-func (_u *JobUpdateOne) SetProgress(v float64) *JobUpdateOne {
-	_u.mutation.ResetProgress()
-	_u.mutation.SetProgress(v)
-	return _u
-}
-
-// SetNillableProgress sets the "progress" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableProgress(v *float64) *JobUpdateOne {
-	if v != nil {
-		_u.SetProgress(*v)
-	}
-	return _u
-}
-
-// AddProgress adds value to the "progress" field.
-func (_u *JobUpdateOne) AddProgress(v float64) *JobUpdateOne {
-	_u.mutation.AddProgress(v)
-	return _u
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (_u *JobUpdateOne) SetAPITotalMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetAPITotalMs()
-	_u.mutation.SetAPITotalMs(v)
-	return _u
-}
-
-// SetNillableAPITotalMs sets the "api_total_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableAPITotalMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetAPITotalMs(*v)
-	}
-	return _u
-}
-
-// AddAPITotalMs adds value to the "api_total_ms" field.
-func (_u *JobUpdateOne) AddAPITotalMs(v int64) *JobUpdateOne {
-	_u.mutation.AddAPITotalMs(v)
-	return _u
-}
-
-// ClearAPITotalMs clears the value of the "api_total_ms" field.
-func (_u *JobUpdateOne) ClearAPITotalMs() *JobUpdateOne {
-	_u.mutation.ClearAPITotalMs()
-	return _u
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (_u *JobUpdateOne) SetAPIPrechecksMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetAPIPrechecksMs()
-	_u.mutation.SetAPIPrechecksMs(v)
-	return _u
-}
-
-// SetNillableAPIPrechecksMs sets the "api_prechecks_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableAPIPrechecksMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetAPIPrechecksMs(*v)
-	}
-	return _u
-}
-
-// AddAPIPrechecksMs adds value to the "api_prechecks_ms" field.
-func (_u *JobUpdateOne) AddAPIPrechecksMs(v int64) *JobUpdateOne {
-	_u.mutation.AddAPIPrechecksMs(v)
-	return _u
-}
-
-// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
-func (_u *JobUpdateOne) ClearAPIPrechecksMs() *JobUpdateOne {
-	_u.mutation.ClearAPIPrechecksMs()
-	return _u
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (_u *JobUpdateOne) SetAPIValidationMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetAPIValidationMs()
-	_u.mutation.SetAPIValidationMs(v)
-	return _u
-}
-
-// SetNillableAPIValidationMs sets the "api_validation_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableAPIValidationMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetAPIValidationMs(*v)
-	}
-	return _u
-}
-
-// AddAPIValidationMs adds value to the "api_validation_ms" field.
-func (_u *JobUpdateOne) AddAPIValidationMs(v int64) *JobUpdateOne {
-	_u.mutation.AddAPIValidationMs(v)
-	return _u
-}
-
-// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
-func (_u *JobUpdateOne) ClearAPIValidationMs() *JobUpdateOne {
-	_u.mutation.ClearAPIValidationMs()
-	return _u
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (_u *JobUpdateOne) SetAPIDbInsertMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetAPIDbInsertMs()
-	_u.mutation.SetAPIDbInsertMs(v)
-	return _u
-}
-
-// SetNillableAPIDbInsertMs sets the "api_db_insert_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableAPIDbInsertMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetAPIDbInsertMs(*v)
-	}
-	return _u
-}
-
-// AddAPIDbInsertMs adds value to the "api_db_insert_ms" field.
-func (_u *JobUpdateOne) AddAPIDbInsertMs(v int64) *JobUpdateOne {
-	_u.mutation.AddAPIDbInsertMs(v)
-	return _u
-}
-
-// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
-func (_u *JobUpdateOne) ClearAPIDbInsertMs() *JobUpdateOne {
-	_u.mutation.ClearAPIDbInsertMs()
-	return _u
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (_u *JobUpdateOne) SetAPIDispatchMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetAPIDispatchMs()
-	_u.mutation.SetAPIDispatchMs(v)
-	return _u
-}
-
-// SetNillableAPIDispatchMs sets the "api_dispatch_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableAPIDispatchMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetAPIDispatchMs(*v)
-	}
-	return _u
-}
-
-// AddAPIDispatchMs adds value to the "api_dispatch_ms" field.
-func (_u *JobUpdateOne) AddAPIDispatchMs(v int64) *JobUpdateOne {
-	_u.mutation.AddAPIDispatchMs(v)
-	return _u
-}
-
-// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
-func (_u *JobUpdateOne) ClearAPIDispatchMs() *JobUpdateOne {
-	_u.mutation.ClearAPIDispatchMs()
-	return _u
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (_u *JobUpdateOne) SetExecDownloadMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetExecDownloadMs()
-	_u.mutation.SetExecDownloadMs(v)
-	return _u
-}
-
-// SetNillableExecDownloadMs sets the "exec_download_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableExecDownloadMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetExecDownloadMs(*v)
-	}
-	return _u
-}
-
-// AddExecDownloadMs adds value to the "exec_download_ms" field.
-func (_u *JobUpdateOne) AddExecDownloadMs(v int64) *JobUpdateOne {
-	_u.mutation.AddExecDownloadMs(v)
-	return _u
-}
-
-// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
-func (_u *JobUpdateOne) ClearExecDownloadMs() *JobUpdateOne {
-	_u.mutation.ClearExecDownloadMs()
-	return _u
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (_u *JobUpdateOne) SetExecExecuteMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetExecExecuteMs()
-	_u.mutation.SetExecExecuteMs(v)
-	return _u
-}
-
-// SetNillableExecExecuteMs sets the "exec_execute_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableExecExecuteMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetExecExecuteMs(*v)
-	}
-	return _u
-}
-
-// AddExecExecuteMs adds value to the "exec_execute_ms" field.
-func (_u *JobUpdateOne) AddExecExecuteMs(v int64) *JobUpdateOne {
-	_u.mutation.AddExecExecuteMs(v)
-	return _u
-}
-
-// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
-func (_u *JobUpdateOne) ClearExecExecuteMs() *JobUpdateOne {
-	_u.mutation.ClearExecExecuteMs()
-	return _u
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (_u *JobUpdateOne) SetExecUploadMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetExecUploadMs()
-	_u.mutation.SetExecUploadMs(v)
-	return _u
-}
-
-// SetNillableExecUploadMs sets the "exec_upload_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableExecUploadMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetExecUploadMs(*v)
-	}
-	return _u
-}
-
-// AddExecUploadMs adds value to the "exec_upload_ms" field.
-func (_u *JobUpdateOne) AddExecUploadMs(v int64) *JobUpdateOne {
-	_u.mutation.AddExecUploadMs(v)
-	return _u
-}
-
-// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
-func (_u *JobUpdateOne) ClearExecUploadMs() *JobUpdateOne {
-	_u.mutation.ClearExecUploadMs()
-	return _u
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (_u *JobUpdateOne) SetQueueWaitMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetQueueWaitMs()
-	_u.mutation.SetQueueWaitMs(v)
-	return _u
-}
-
-// SetNillableQueueWaitMs sets the "queue_wait_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableQueueWaitMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetQueueWaitMs(*v)
-	}
-	return _u
-}
-
-// AddQueueWaitMs adds value to the "queue_wait_ms" field.
-func (_u *JobUpdateOne) AddQueueWaitMs(v int64) *JobUpdateOne {
-	_u.mutation.AddQueueWaitMs(v)
-	return _u
-}
-
-// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
-func (_u *JobUpdateOne) ClearQueueWaitMs() *JobUpdateOne {
-	_u.mutation.ClearQueueWaitMs()
-	return _u
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (_u *JobUpdateOne) SetConsumerTotalMs(v int64) *JobUpdateOne {
-	_u.mutation.ResetConsumerTotalMs()
-	_u.mutation.SetConsumerTotalMs(v)
-	return _u
-}
-
-// SetNillableConsumerTotalMs sets the "consumer_total_ms" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableConsumerTotalMs(v *int64) *JobUpdateOne {
-	if v != nil {
-		_u.SetConsumerTotalMs(*v)
-	}
-	return _u
-}
-
-// AddConsumerTotalMs adds value to the "consumer_total_ms" field.
-func (_u *JobUpdateOne) AddConsumerTotalMs(v int64) *JobUpdateOne {
-	_u.mutation.AddConsumerTotalMs(v)
-	return _u
-}
-
-// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
-func (_u *JobUpdateOne) ClearConsumerTotalMs() *JobUpdateOne {
-	_u.mutation.ClearConsumerTotalMs()
-	return _u
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (_u *JobUpdateOne) SetIdempotencyKey(v string) *JobUpdateOne {
-	_u.mutation.SetIdempotencyKey(v)
-	return _u
-}
-
-// SetNillableIdempotencyKey sets the "idempotency_key" field if the given value is not nil.
-func (_u *JobUpdateOne) SetNillableIdempotencyKey(v *string) *JobUpdateOne {
-	if v != nil {
-		_u.SetIdempotencyKey(*v)
-	}
-	return _u
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (_u *JobUpdateOne) ClearIdempotencyKey() *JobUpdateOne {
-	_u.mutation.ClearIdempotencyKey()
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (_u *JobUpdateOne) ClearFinishedAt() *JobUpdateOne {
+	_u.mutation.ClearFinishedAt()
 	return _u
 }
 
@@ -2581,9 +1146,9 @@ func (_u *JobUpdateOne) ExecX(ctx context.Context) {
 
 // check runs all checks and user-defined validators on the builder.
 func (_u *JobUpdateOne) check() error {
-	if v, ok := _u.mutation.Status(); ok {
-		if err := job.StatusValidator(v); err != nil {
-			return &ValidationError{Name: "status", err: fmt.Errorf(`ent: validator failed for field "Job.status": %w`, err)}
+	if v, ok := _u.mutation.State(); ok {
+		if err := job.StateValidator(v); err != nil {
+			return &ValidationError{Name: "state", err: fmt.Errorf(`ent: validator failed for field "Job.state": %w`, err)}
 		}
 	}
 	return nil
@@ -2624,62 +1189,35 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 			}
 		}
 	}
-	if value, ok := _u.mutation.UserID(); ok {
-		_spec.SetField(job.FieldUserID, field.TypeString, value)
+	if value, ok := _u.mutation.State(); ok {
+		_spec.SetField(job.FieldState, field.TypeEnum, value)
 	}
-	if _u.mutation.UserIDCleared() {
-		_spec.ClearField(job.FieldUserID, field.TypeString)
+	if value, ok := _u.mutation.Metadata(); ok {
+		_spec.SetField(job.FieldMetadata, field.TypeJSON, value)
 	}
-	if value, ok := _u.mutation.BatchID(); ok {
-		_spec.SetField(job.FieldBatchID, field.TypeString, value)
+	if _u.mutation.MetadataCleared() {
+		_spec.ClearField(job.FieldMetadata, field.TypeJSON)
 	}
-	if _u.mutation.BatchIDCleared() {
-		_spec.ClearField(job.FieldBatchID, field.TypeString)
+	if value, ok := _u.mutation.InputKeys(); ok {
+		_spec.SetField(job.FieldInputKeys, field.TypeJSON, value)
 	}
-	if value, ok := _u.mutation.Status(); ok {
-		_spec.SetField(job.FieldStatus, field.TypeEnum, value)
+	if _u.mutation.InputKeysCleared() {
+		_spec.ClearField(job.FieldInputKeys, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.ProviderID(); ok {
-		_spec.SetField(job.FieldProviderID, field.TypeString, value)
+	if value, ok := _u.mutation.Outputs(); ok {
+		_spec.SetField(job.FieldOutputs, field.TypeJSON, value)
 	}
-	if _u.mutation.ProviderIDCleared() {
-		_spec.ClearField(job.FieldProviderID, field.TypeString)
+	if _u.mutation.OutputsCleared() {
+		_spec.ClearField(job.FieldOutputs, field.TypeJSON)
 	}
-	if value, ok := _u.mutation.ProviderType(); ok {
-		_spec.SetField(job.FieldProviderType, field.TypeString, value)
+	if _u.mutation.DependantsCleared() {
+		_spec.ClearField(job.FieldDependants, field.TypeJSON)
 	}
-	if _u.mutation.ProviderTypeCleared() {
-		_spec.ClearField(job.FieldProviderType, field.TypeString)
+	if value, ok := _u.mutation.PendingParents(); ok {
+		_spec.SetField(job.FieldPendingParents, field.TypeInt, value)
 	}
-	if value, ok := _u.mutation.ProviderRunID(); ok {
-		_spec.SetField(job.FieldProviderRunID, field.TypeString, value)
-	}
-	if _u.mutation.ProviderRunIDCleared() {
-		_spec.ClearField(job.FieldProviderRunID, field.TypeString)
-	}
-	if value, ok := _u.mutation.AiPattern(); ok {
-		_spec.SetField(job.FieldAiPattern, field.TypeString, value)
-	}
-	if _u.mutation.AiPatternCleared() {
-		_spec.ClearField(job.FieldAiPattern, field.TypeString)
-	}
-	if value, ok := _u.mutation.Inputs(); ok {
-		_spec.SetField(job.FieldInputs, field.TypeString, value)
-	}
-	if value, ok := _u.mutation.Params(); ok {
-		_spec.SetField(job.FieldParams, field.TypeString, value)
-	}
-	if value, ok := _u.mutation.OutputRef(); ok {
-		_spec.SetField(job.FieldOutputRef, field.TypeString, value)
-	}
-	if _u.mutation.OutputRefCleared() {
-		_spec.ClearField(job.FieldOutputRef, field.TypeString)
-	}
-	if value, ok := _u.mutation.OutputMeta(); ok {
-		_spec.SetField(job.FieldOutputMeta, field.TypeString, value)
-	}
-	if _u.mutation.OutputMetaCleared() {
-		_spec.ClearField(job.FieldOutputMeta, field.TypeString)
+	if value, ok := _u.mutation.AddedPendingParents(); ok {
+		_spec.AddField(job.FieldPendingParents, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.ErrorCode(); ok {
 		_spec.SetField(job.FieldErrorCode, field.TypeString, value)
@@ -2693,47 +1231,23 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	if _u.mutation.ErrorMessageCleared() {
 		_spec.ClearField(job.FieldErrorMessage, field.TypeString)
 	}
-	if value, ok := _u.mutation.LogsRef(); ok {
-		_spec.SetField(job.FieldLogsRef, field.TypeString, value)
+	if value, ok := _u.mutation.Progress(); ok {
+		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
 	}
-	if _u.mutation.LogsRefCleared() {
-		_spec.ClearField(job.FieldLogsRef, field.TypeString)
+	if value, ok := _u.mutation.AddedProgress(); ok {
+		_spec.AddField(job.FieldProgress, field.TypeFloat64, value)
 	}
-	if value, ok := _u.mutation.StepsJSON(); ok {
-		_spec.SetField(job.FieldStepsJSON, field.TypeString, value)
+	if value, ok := _u.mutation.Attempt(); ok {
+		_spec.SetField(job.FieldAttempt, field.TypeInt, value)
 	}
-	if _u.mutation.StepsJSONCleared() {
-		_spec.ClearField(job.FieldStepsJSON, field.TypeString)
+	if value, ok := _u.mutation.AddedAttempt(); ok {
+		_spec.AddField(job.FieldAttempt, field.TypeInt, value)
 	}
-	if value, ok := _u.mutation.MediaType(); ok {
-		_spec.SetField(job.FieldMediaType, field.TypeString, value)
+	if value, ok := _u.mutation.MaxAttempts(); ok {
+		_spec.SetField(job.FieldMaxAttempts, field.TypeInt, value)
 	}
-	if _u.mutation.MediaTypeCleared() {
-		_spec.ClearField(job.FieldMediaType, field.TypeString)
-	}
-	if value, ok := _u.mutation.PipelineID(); ok {
-		_spec.SetField(job.FieldPipelineID, field.TypeString, value)
-	}
-	if _u.mutation.PipelineIDCleared() {
-		_spec.ClearField(job.FieldPipelineID, field.TypeString)
-	}
-	if value, ok := _u.mutation.PipelineNodeID(); ok {
-		_spec.SetField(job.FieldPipelineNodeID, field.TypeString, value)
-	}
-	if _u.mutation.PipelineNodeIDCleared() {
-		_spec.ClearField(job.FieldPipelineNodeID, field.TypeString)
-	}
-	if value, ok := _u.mutation.OutputKey(); ok {
-		_spec.SetField(job.FieldOutputKey, field.TypeString, value)
-	}
-	if _u.mutation.OutputKeyCleared() {
-		_spec.ClearField(job.FieldOutputKey, field.TypeString)
-	}
-	if value, ok := _u.mutation.PendingInputs(); ok {
-		_spec.SetField(job.FieldPendingInputs, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.AddedPendingInputs(); ok {
-		_spec.AddField(job.FieldPendingInputs, field.TypeInt, value)
+	if value, ok := _u.mutation.AddedMaxAttempts(); ok {
+		_spec.AddField(job.FieldMaxAttempts, field.TypeInt, value)
 	}
 	if value, ok := _u.mutation.AvailableAt(); ok {
 		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
@@ -2756,50 +1270,32 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	if _u.mutation.LeaseExpiresAtCleared() {
 		_spec.ClearField(job.FieldLeaseExpiresAt, field.TypeInt64)
 	}
-	if value, ok := _u.mutation.Price(); ok {
-		_spec.SetField(job.FieldPrice, field.TypeFloat64, value)
+	if value, ok := _u.mutation.BatchID(); ok {
+		_spec.SetField(job.FieldBatchID, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.AddedPrice(); ok {
-		_spec.AddField(job.FieldPrice, field.TypeFloat64, value)
+	if _u.mutation.BatchIDCleared() {
+		_spec.ClearField(job.FieldBatchID, field.TypeString)
 	}
-	if _u.mutation.PriceCleared() {
-		_spec.ClearField(job.FieldPrice, field.TypeFloat64)
+	if value, ok := _u.mutation.PipelineID(); ok {
+		_spec.SetField(job.FieldPipelineID, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.ProviderCost(); ok {
-		_spec.SetField(job.FieldProviderCost, field.TypeFloat64, value)
+	if _u.mutation.PipelineIDCleared() {
+		_spec.ClearField(job.FieldPipelineID, field.TypeString)
 	}
-	if value, ok := _u.mutation.AddedProviderCost(); ok {
-		_spec.AddField(job.FieldProviderCost, field.TypeFloat64, value)
+	if value, ok := _u.mutation.NodeID(); ok {
+		_spec.SetField(job.FieldNodeID, field.TypeString, value)
 	}
-	if _u.mutation.ProviderCostCleared() {
-		_spec.ClearField(job.FieldProviderCost, field.TypeFloat64)
+	if _u.mutation.NodeIDCleared() {
+		_spec.ClearField(job.FieldNodeID, field.TypeString)
 	}
-	if value, ok := _u.mutation.InfraCost(); ok {
-		_spec.SetField(job.FieldInfraCost, field.TypeFloat64, value)
+	if value, ok := _u.mutation.IdempotencyKey(); ok {
+		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
 	}
-	if value, ok := _u.mutation.AddedInfraCost(); ok {
-		_spec.AddField(job.FieldInfraCost, field.TypeFloat64, value)
+	if _u.mutation.IdempotencyKeyCleared() {
+		_spec.ClearField(job.FieldIdempotencyKey, field.TypeString)
 	}
-	if _u.mutation.InfraCostCleared() {
-		_spec.ClearField(job.FieldInfraCost, field.TypeFloat64)
-	}
-	if value, ok := _u.mutation.Margin(); ok {
-		_spec.SetField(job.FieldMargin, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.AddedMargin(); ok {
-		_spec.AddField(job.FieldMargin, field.TypeFloat64, value)
-	}
-	if _u.mutation.MarginCleared() {
-		_spec.ClearField(job.FieldMargin, field.TypeFloat64)
-	}
-	if value, ok := _u.mutation.EstimatedPrice(); ok {
-		_spec.SetField(job.FieldEstimatedPrice, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.AddedEstimatedPrice(); ok {
-		_spec.AddField(job.FieldEstimatedPrice, field.TypeFloat64, value)
-	}
-	if _u.mutation.EstimatedPriceCleared() {
-		_spec.ClearField(job.FieldEstimatedPrice, field.TypeFloat64)
+	if _u.mutation.RequestHashCleared() {
+		_spec.ClearField(job.FieldRequestHash, field.TypeString)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(job.FieldUpdatedAt, field.TypeInt64, value)
@@ -2807,14 +1303,14 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	if value, ok := _u.mutation.AddedUpdatedAt(); ok {
 		_spec.AddField(job.FieldUpdatedAt, field.TypeInt64, value)
 	}
-	if value, ok := _u.mutation.DispatchedAt(); ok {
-		_spec.SetField(job.FieldDispatchedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.ClaimedAt(); ok {
+		_spec.SetField(job.FieldClaimedAt, field.TypeInt64, value)
 	}
-	if value, ok := _u.mutation.AddedDispatchedAt(); ok {
-		_spec.AddField(job.FieldDispatchedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.AddedClaimedAt(); ok {
+		_spec.AddField(job.FieldClaimedAt, field.TypeInt64, value)
 	}
-	if _u.mutation.DispatchedAtCleared() {
-		_spec.ClearField(job.FieldDispatchedAt, field.TypeInt64)
+	if _u.mutation.ClaimedAtCleared() {
+		_spec.ClearField(job.FieldClaimedAt, field.TypeInt64)
 	}
 	if value, ok := _u.mutation.StartedAt(); ok {
 		_spec.SetField(job.FieldStartedAt, field.TypeInt64, value)
@@ -2825,134 +1321,14 @@ func (_u *JobUpdateOne) sqlSave(ctx context.Context) (_node *Job, err error) {
 	if _u.mutation.StartedAtCleared() {
 		_spec.ClearField(job.FieldStartedAt, field.TypeInt64)
 	}
-	if value, ok := _u.mutation.CompletedAt(); ok {
-		_spec.SetField(job.FieldCompletedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.FinishedAt(); ok {
+		_spec.SetField(job.FieldFinishedAt, field.TypeInt64, value)
 	}
-	if value, ok := _u.mutation.AddedCompletedAt(); ok {
-		_spec.AddField(job.FieldCompletedAt, field.TypeInt64, value)
+	if value, ok := _u.mutation.AddedFinishedAt(); ok {
+		_spec.AddField(job.FieldFinishedAt, field.TypeInt64, value)
 	}
-	if _u.mutation.CompletedAtCleared() {
-		_spec.ClearField(job.FieldCompletedAt, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.BillingReconciledAt(); ok {
-		_spec.SetField(job.FieldBillingReconciledAt, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedBillingReconciledAt(); ok {
-		_spec.AddField(job.FieldBillingReconciledAt, field.TypeInt64, value)
-	}
-	if _u.mutation.BillingReconciledAtCleared() {
-		_spec.ClearField(job.FieldBillingReconciledAt, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.RetryCount(); ok {
-		_spec.SetField(job.FieldRetryCount, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.AddedRetryCount(); ok {
-		_spec.AddField(job.FieldRetryCount, field.TypeInt, value)
-	}
-	if value, ok := _u.mutation.Progress(); ok {
-		_spec.SetField(job.FieldProgress, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.AddedProgress(); ok {
-		_spec.AddField(job.FieldProgress, field.TypeFloat64, value)
-	}
-	if value, ok := _u.mutation.APITotalMs(); ok {
-		_spec.SetField(job.FieldAPITotalMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPITotalMs(); ok {
-		_spec.AddField(job.FieldAPITotalMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APITotalMsCleared() {
-		_spec.ClearField(job.FieldAPITotalMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIPrechecksMs(); ok {
-		_spec.SetField(job.FieldAPIPrechecksMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIPrechecksMs(); ok {
-		_spec.AddField(job.FieldAPIPrechecksMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIPrechecksMsCleared() {
-		_spec.ClearField(job.FieldAPIPrechecksMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIValidationMs(); ok {
-		_spec.SetField(job.FieldAPIValidationMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIValidationMs(); ok {
-		_spec.AddField(job.FieldAPIValidationMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIValidationMsCleared() {
-		_spec.ClearField(job.FieldAPIValidationMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIDbInsertMs(); ok {
-		_spec.SetField(job.FieldAPIDbInsertMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIDbInsertMs(); ok {
-		_spec.AddField(job.FieldAPIDbInsertMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIDbInsertMsCleared() {
-		_spec.ClearField(job.FieldAPIDbInsertMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.APIDispatchMs(); ok {
-		_spec.SetField(job.FieldAPIDispatchMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedAPIDispatchMs(); ok {
-		_spec.AddField(job.FieldAPIDispatchMs, field.TypeInt64, value)
-	}
-	if _u.mutation.APIDispatchMsCleared() {
-		_spec.ClearField(job.FieldAPIDispatchMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ExecDownloadMs(); ok {
-		_spec.SetField(job.FieldExecDownloadMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedExecDownloadMs(); ok {
-		_spec.AddField(job.FieldExecDownloadMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ExecDownloadMsCleared() {
-		_spec.ClearField(job.FieldExecDownloadMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ExecExecuteMs(); ok {
-		_spec.SetField(job.FieldExecExecuteMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedExecExecuteMs(); ok {
-		_spec.AddField(job.FieldExecExecuteMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ExecExecuteMsCleared() {
-		_spec.ClearField(job.FieldExecExecuteMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ExecUploadMs(); ok {
-		_spec.SetField(job.FieldExecUploadMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedExecUploadMs(); ok {
-		_spec.AddField(job.FieldExecUploadMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ExecUploadMsCleared() {
-		_spec.ClearField(job.FieldExecUploadMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.QueueWaitMs(); ok {
-		_spec.SetField(job.FieldQueueWaitMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedQueueWaitMs(); ok {
-		_spec.AddField(job.FieldQueueWaitMs, field.TypeInt64, value)
-	}
-	if _u.mutation.QueueWaitMsCleared() {
-		_spec.ClearField(job.FieldQueueWaitMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.ConsumerTotalMs(); ok {
-		_spec.SetField(job.FieldConsumerTotalMs, field.TypeInt64, value)
-	}
-	if value, ok := _u.mutation.AddedConsumerTotalMs(); ok {
-		_spec.AddField(job.FieldConsumerTotalMs, field.TypeInt64, value)
-	}
-	if _u.mutation.ConsumerTotalMsCleared() {
-		_spec.ClearField(job.FieldConsumerTotalMs, field.TypeInt64)
-	}
-	if value, ok := _u.mutation.IdempotencyKey(); ok {
-		_spec.SetField(job.FieldIdempotencyKey, field.TypeString, value)
-	}
-	if _u.mutation.IdempotencyKeyCleared() {
-		_spec.ClearField(job.FieldIdempotencyKey, field.TypeString)
-	}
-	if _u.mutation.RequestHashCleared() {
-		_spec.ClearField(job.FieldRequestHash, field.TypeString)
+	if _u.mutation.FinishedAtCleared() {
+		_spec.ClearField(job.FieldFinishedAt, field.TypeInt64)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &Job{config: _u.config}

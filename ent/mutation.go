@@ -15,7 +15,8 @@ import (
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/predicate"
-	"github.com/kinohq/kino/ent/renderjob"
+	"github.com/kinohq/kino/ent/schema"
+	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -31,7 +32,7 @@ const (
 	TypeAsset           = "Asset"
 	TypeJob             = "Job"
 	TypePipeline        = "Pipeline"
-	TypeRenderJob       = "RenderJob"
+	TypeTemplate        = "Template"
 	TypeWebhookDelivery = "WebhookDelivery"
 )
 
@@ -1161,89 +1162,53 @@ func (m *AssetMutation) ResetEdge(name string) error {
 // JobMutation represents an operation that mutates the Job nodes in the graph.
 type JobMutation struct {
 	config
-	op                       Op
-	typ                      string
-	id                       *string
-	org_id                   *string
-	user_id                  *string
-	batch_id                 *string
-	_type                    *string
-	status                   *job.Status
-	provider_id              *string
-	provider_type            *string
-	provider_run_id          *string
-	ai_pattern               *string
-	inputs                   *string
-	params                   *string
-	output_ref               *string
-	output_meta              *string
-	error_code               *string
-	error_message            *string
-	logs_ref                 *string
-	steps_json               *string
-	media_type               *string
-	pipeline_id              *string
-	pipeline_node_id         *string
-	output_key               *string
-	pending_inputs           *int
-	addpending_inputs        *int
-	available_at             *int64
-	addavailable_at          *int64
-	lease_owner              *string
-	lease_expires_at         *int64
-	addlease_expires_at      *int64
-	price                    *float64
-	addprice                 *float64
-	provider_cost            *float64
-	addprovider_cost         *float64
-	infra_cost               *float64
-	addinfra_cost            *float64
-	margin                   *float64
-	addmargin                *float64
-	estimated_price          *float64
-	addestimated_price       *float64
-	created_at               *int64
-	addcreated_at            *int64
-	updated_at               *int64
-	addupdated_at            *int64
-	dispatched_at            *int64
-	adddispatched_at         *int64
-	started_at               *int64
-	addstarted_at            *int64
-	completed_at             *int64
-	addcompleted_at          *int64
-	billing_reconciled_at    *int64
-	addbilling_reconciled_at *int64
-	retry_count              *int
-	addretry_count           *int
-	progress                 *float64
-	addprogress              *float64
-	api_total_ms             *int64
-	addapi_total_ms          *int64
-	api_prechecks_ms         *int64
-	addapi_prechecks_ms      *int64
-	api_validation_ms        *int64
-	addapi_validation_ms     *int64
-	api_db_insert_ms         *int64
-	addapi_db_insert_ms      *int64
-	api_dispatch_ms          *int64
-	addapi_dispatch_ms       *int64
-	exec_download_ms         *int64
-	addexec_download_ms      *int64
-	exec_execute_ms          *int64
-	addexec_execute_ms       *int64
-	exec_upload_ms           *int64
-	addexec_upload_ms        *int64
-	queue_wait_ms            *int64
-	addqueue_wait_ms         *int64
-	consumer_total_ms        *int64
-	addconsumer_total_ms     *int64
-	idempotency_key          *string
-	request_hash             *string
-	clearedFields            map[string]struct{}
-	done                     bool
-	oldValue                 func(context.Context) (*Job, error)
-	predicates               []predicate.Job
+	op                  Op
+	typ                 string
+	id                  *string
+	kind                *string
+	_type               *string
+	org_id              *string
+	state               *job.State
+	args                *[]byte
+	metadata            *map[string]interface{}
+	input_keys          *map[string]string
+	outputs             *map[string]string
+	dependants          *[]schema.Dependant
+	appenddependants    []schema.Dependant
+	pending_parents     *int
+	addpending_parents  *int
+	error_code          *string
+	error_message       *string
+	progress            *float64
+	addprogress         *float64
+	attempt             *int
+	addattempt          *int
+	max_attempts        *int
+	addmax_attempts     *int
+	available_at        *int64
+	addavailable_at     *int64
+	lease_owner         *string
+	lease_expires_at    *int64
+	addlease_expires_at *int64
+	batch_id            *string
+	pipeline_id         *string
+	node_id             *string
+	idempotency_key     *string
+	request_hash        *string
+	created_at          *int64
+	addcreated_at       *int64
+	updated_at          *int64
+	addupdated_at       *int64
+	claimed_at          *int64
+	addclaimed_at       *int64
+	started_at          *int64
+	addstarted_at       *int64
+	finished_at         *int64
+	addfinished_at      *int64
+	clearedFields       map[string]struct{}
+	done                bool
+	oldValue            func(context.Context) (*Job, error)
+	predicates          []predicate.Job
 }
 
 var _ ent.Mutation = (*JobMutation)(nil)
@@ -1350,138 +1315,40 @@ func (m *JobMutation) IDs(ctx context.Context) ([]string, error) {
 	}
 }
 
-// SetOrgID sets the "org_id" field.
-func (m *JobMutation) SetOrgID(s string) {
-	m.org_id = &s
+// SetKind sets the "kind" field.
+func (m *JobMutation) SetKind(s string) {
+	m.kind = &s
 }
 
-// OrgID returns the value of the "org_id" field in the mutation.
-func (m *JobMutation) OrgID() (r string, exists bool) {
-	v := m.org_id
+// Kind returns the value of the "kind" field in the mutation.
+func (m *JobMutation) Kind() (r string, exists bool) {
+	v := m.kind
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldOrgID returns the old "org_id" field's value of the Job entity.
+// OldKind returns the old "kind" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldOrgID(ctx context.Context) (v string, err error) {
+func (m *JobMutation) OldKind(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOrgID requires an ID field in the mutation")
+		return v, errors.New("OldKind requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
 	}
-	return oldValue.OrgID, nil
+	return oldValue.Kind, nil
 }
 
-// ResetOrgID resets all changes to the "org_id" field.
-func (m *JobMutation) ResetOrgID() {
-	m.org_id = nil
-}
-
-// SetUserID sets the "user_id" field.
-func (m *JobMutation) SetUserID(s string) {
-	m.user_id = &s
-}
-
-// UserID returns the value of the "user_id" field in the mutation.
-func (m *JobMutation) UserID() (r string, exists bool) {
-	v := m.user_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldUserID returns the old "user_id" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldUserID(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldUserID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldUserID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldUserID: %w", err)
-	}
-	return oldValue.UserID, nil
-}
-
-// ClearUserID clears the value of the "user_id" field.
-func (m *JobMutation) ClearUserID() {
-	m.user_id = nil
-	m.clearedFields[job.FieldUserID] = struct{}{}
-}
-
-// UserIDCleared returns if the "user_id" field was cleared in this mutation.
-func (m *JobMutation) UserIDCleared() bool {
-	_, ok := m.clearedFields[job.FieldUserID]
-	return ok
-}
-
-// ResetUserID resets all changes to the "user_id" field.
-func (m *JobMutation) ResetUserID() {
-	m.user_id = nil
-	delete(m.clearedFields, job.FieldUserID)
-}
-
-// SetBatchID sets the "batch_id" field.
-func (m *JobMutation) SetBatchID(s string) {
-	m.batch_id = &s
-}
-
-// BatchID returns the value of the "batch_id" field in the mutation.
-func (m *JobMutation) BatchID() (r string, exists bool) {
-	v := m.batch_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldBatchID returns the old "batch_id" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldBatchID(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldBatchID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldBatchID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldBatchID: %w", err)
-	}
-	return oldValue.BatchID, nil
-}
-
-// ClearBatchID clears the value of the "batch_id" field.
-func (m *JobMutation) ClearBatchID() {
-	m.batch_id = nil
-	m.clearedFields[job.FieldBatchID] = struct{}{}
-}
-
-// BatchIDCleared returns if the "batch_id" field was cleared in this mutation.
-func (m *JobMutation) BatchIDCleared() bool {
-	_, ok := m.clearedFields[job.FieldBatchID]
-	return ok
-}
-
-// ResetBatchID resets all changes to the "batch_id" field.
-func (m *JobMutation) ResetBatchID() {
-	m.batch_id = nil
-	delete(m.clearedFields, job.FieldBatchID)
+// ResetKind resets all changes to the "kind" field.
+func (m *JobMutation) ResetKind() {
+	m.kind = nil
 }
 
 // SetType sets the "type" field.
@@ -1520,406 +1387,380 @@ func (m *JobMutation) ResetType() {
 	m._type = nil
 }
 
-// SetStatus sets the "status" field.
-func (m *JobMutation) SetStatus(j job.Status) {
-	m.status = &j
+// SetOrgID sets the "org_id" field.
+func (m *JobMutation) SetOrgID(s string) {
+	m.org_id = &s
 }
 
-// Status returns the value of the "status" field in the mutation.
-func (m *JobMutation) Status() (r job.Status, exists bool) {
-	v := m.status
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *JobMutation) OrgID() (r string, exists bool) {
+	v := m.org_id
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldStatus returns the old "status" field's value of the Job entity.
+// OldOrgID returns the old "org_id" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldStatus(ctx context.Context) (v job.Status, err error) {
+func (m *JobMutation) OldOrgID(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldStatus requires an ID field in the mutation")
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
 	}
-	return oldValue.Status, nil
+	return oldValue.OrgID, nil
 }
 
-// ResetStatus resets all changes to the "status" field.
-func (m *JobMutation) ResetStatus() {
-	m.status = nil
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *JobMutation) ResetOrgID() {
+	m.org_id = nil
 }
 
-// SetProviderID sets the "provider_id" field.
-func (m *JobMutation) SetProviderID(s string) {
-	m.provider_id = &s
+// SetState sets the "state" field.
+func (m *JobMutation) SetState(j job.State) {
+	m.state = &j
 }
 
-// ProviderID returns the value of the "provider_id" field in the mutation.
-func (m *JobMutation) ProviderID() (r string, exists bool) {
-	v := m.provider_id
+// State returns the value of the "state" field in the mutation.
+func (m *JobMutation) State() (r job.State, exists bool) {
+	v := m.state
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldProviderID returns the old "provider_id" field's value of the Job entity.
+// OldState returns the old "state" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldProviderID(ctx context.Context) (v *string, err error) {
+func (m *JobMutation) OldState(ctx context.Context) (v job.State, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldProviderID is only allowed on UpdateOne operations")
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldProviderID requires an ID field in the mutation")
+		return v, errors.New("OldState requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldProviderID: %w", err)
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
 	}
-	return oldValue.ProviderID, nil
+	return oldValue.State, nil
 }
 
-// ClearProviderID clears the value of the "provider_id" field.
-func (m *JobMutation) ClearProviderID() {
-	m.provider_id = nil
-	m.clearedFields[job.FieldProviderID] = struct{}{}
+// ResetState resets all changes to the "state" field.
+func (m *JobMutation) ResetState() {
+	m.state = nil
 }
 
-// ProviderIDCleared returns if the "provider_id" field was cleared in this mutation.
-func (m *JobMutation) ProviderIDCleared() bool {
-	_, ok := m.clearedFields[job.FieldProviderID]
+// SetArgs sets the "args" field.
+func (m *JobMutation) SetArgs(b []byte) {
+	m.args = &b
+}
+
+// Args returns the value of the "args" field in the mutation.
+func (m *JobMutation) Args() (r []byte, exists bool) {
+	v := m.args
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldArgs returns the old "args" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldArgs(ctx context.Context) (v []byte, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldArgs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldArgs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldArgs: %w", err)
+	}
+	return oldValue.Args, nil
+}
+
+// ResetArgs resets all changes to the "args" field.
+func (m *JobMutation) ResetArgs() {
+	m.args = nil
+}
+
+// SetMetadata sets the "metadata" field.
+func (m *JobMutation) SetMetadata(value map[string]interface{}) {
+	m.metadata = &value
+}
+
+// Metadata returns the value of the "metadata" field in the mutation.
+func (m *JobMutation) Metadata() (r map[string]interface{}, exists bool) {
+	v := m.metadata
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMetadata returns the old "metadata" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldMetadata(ctx context.Context) (v map[string]interface{}, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMetadata is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMetadata requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMetadata: %w", err)
+	}
+	return oldValue.Metadata, nil
+}
+
+// ClearMetadata clears the value of the "metadata" field.
+func (m *JobMutation) ClearMetadata() {
+	m.metadata = nil
+	m.clearedFields[job.FieldMetadata] = struct{}{}
+}
+
+// MetadataCleared returns if the "metadata" field was cleared in this mutation.
+func (m *JobMutation) MetadataCleared() bool {
+	_, ok := m.clearedFields[job.FieldMetadata]
 	return ok
 }
 
-// ResetProviderID resets all changes to the "provider_id" field.
-func (m *JobMutation) ResetProviderID() {
-	m.provider_id = nil
-	delete(m.clearedFields, job.FieldProviderID)
+// ResetMetadata resets all changes to the "metadata" field.
+func (m *JobMutation) ResetMetadata() {
+	m.metadata = nil
+	delete(m.clearedFields, job.FieldMetadata)
 }
 
-// SetProviderType sets the "provider_type" field.
-func (m *JobMutation) SetProviderType(s string) {
-	m.provider_type = &s
+// SetInputKeys sets the "input_keys" field.
+func (m *JobMutation) SetInputKeys(value map[string]string) {
+	m.input_keys = &value
 }
 
-// ProviderType returns the value of the "provider_type" field in the mutation.
-func (m *JobMutation) ProviderType() (r string, exists bool) {
-	v := m.provider_type
+// InputKeys returns the value of the "input_keys" field in the mutation.
+func (m *JobMutation) InputKeys() (r map[string]string, exists bool) {
+	v := m.input_keys
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldProviderType returns the old "provider_type" field's value of the Job entity.
+// OldInputKeys returns the old "input_keys" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldProviderType(ctx context.Context) (v *string, err error) {
+func (m *JobMutation) OldInputKeys(ctx context.Context) (v map[string]string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldProviderType is only allowed on UpdateOne operations")
+		return v, errors.New("OldInputKeys is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldProviderType requires an ID field in the mutation")
+		return v, errors.New("OldInputKeys requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldProviderType: %w", err)
+		return v, fmt.Errorf("querying old value for OldInputKeys: %w", err)
 	}
-	return oldValue.ProviderType, nil
+	return oldValue.InputKeys, nil
 }
 
-// ClearProviderType clears the value of the "provider_type" field.
-func (m *JobMutation) ClearProviderType() {
-	m.provider_type = nil
-	m.clearedFields[job.FieldProviderType] = struct{}{}
+// ClearInputKeys clears the value of the "input_keys" field.
+func (m *JobMutation) ClearInputKeys() {
+	m.input_keys = nil
+	m.clearedFields[job.FieldInputKeys] = struct{}{}
 }
 
-// ProviderTypeCleared returns if the "provider_type" field was cleared in this mutation.
-func (m *JobMutation) ProviderTypeCleared() bool {
-	_, ok := m.clearedFields[job.FieldProviderType]
+// InputKeysCleared returns if the "input_keys" field was cleared in this mutation.
+func (m *JobMutation) InputKeysCleared() bool {
+	_, ok := m.clearedFields[job.FieldInputKeys]
 	return ok
 }
 
-// ResetProviderType resets all changes to the "provider_type" field.
-func (m *JobMutation) ResetProviderType() {
-	m.provider_type = nil
-	delete(m.clearedFields, job.FieldProviderType)
+// ResetInputKeys resets all changes to the "input_keys" field.
+func (m *JobMutation) ResetInputKeys() {
+	m.input_keys = nil
+	delete(m.clearedFields, job.FieldInputKeys)
 }
 
-// SetProviderRunID sets the "provider_run_id" field.
-func (m *JobMutation) SetProviderRunID(s string) {
-	m.provider_run_id = &s
+// SetOutputs sets the "outputs" field.
+func (m *JobMutation) SetOutputs(value map[string]string) {
+	m.outputs = &value
 }
 
-// ProviderRunID returns the value of the "provider_run_id" field in the mutation.
-func (m *JobMutation) ProviderRunID() (r string, exists bool) {
-	v := m.provider_run_id
+// Outputs returns the value of the "outputs" field in the mutation.
+func (m *JobMutation) Outputs() (r map[string]string, exists bool) {
+	v := m.outputs
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldProviderRunID returns the old "provider_run_id" field's value of the Job entity.
+// OldOutputs returns the old "outputs" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldProviderRunID(ctx context.Context) (v *string, err error) {
+func (m *JobMutation) OldOutputs(ctx context.Context) (v map[string]string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldProviderRunID is only allowed on UpdateOne operations")
+		return v, errors.New("OldOutputs is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldProviderRunID requires an ID field in the mutation")
+		return v, errors.New("OldOutputs requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldProviderRunID: %w", err)
+		return v, fmt.Errorf("querying old value for OldOutputs: %w", err)
 	}
-	return oldValue.ProviderRunID, nil
+	return oldValue.Outputs, nil
 }
 
-// ClearProviderRunID clears the value of the "provider_run_id" field.
-func (m *JobMutation) ClearProviderRunID() {
-	m.provider_run_id = nil
-	m.clearedFields[job.FieldProviderRunID] = struct{}{}
+// ClearOutputs clears the value of the "outputs" field.
+func (m *JobMutation) ClearOutputs() {
+	m.outputs = nil
+	m.clearedFields[job.FieldOutputs] = struct{}{}
 }
 
-// ProviderRunIDCleared returns if the "provider_run_id" field was cleared in this mutation.
-func (m *JobMutation) ProviderRunIDCleared() bool {
-	_, ok := m.clearedFields[job.FieldProviderRunID]
+// OutputsCleared returns if the "outputs" field was cleared in this mutation.
+func (m *JobMutation) OutputsCleared() bool {
+	_, ok := m.clearedFields[job.FieldOutputs]
 	return ok
 }
 
-// ResetProviderRunID resets all changes to the "provider_run_id" field.
-func (m *JobMutation) ResetProviderRunID() {
-	m.provider_run_id = nil
-	delete(m.clearedFields, job.FieldProviderRunID)
+// ResetOutputs resets all changes to the "outputs" field.
+func (m *JobMutation) ResetOutputs() {
+	m.outputs = nil
+	delete(m.clearedFields, job.FieldOutputs)
 }
 
-// SetAiPattern sets the "ai_pattern" field.
-func (m *JobMutation) SetAiPattern(s string) {
-	m.ai_pattern = &s
+// SetDependants sets the "dependants" field.
+func (m *JobMutation) SetDependants(s []schema.Dependant) {
+	m.dependants = &s
+	m.appenddependants = nil
 }
 
-// AiPattern returns the value of the "ai_pattern" field in the mutation.
-func (m *JobMutation) AiPattern() (r string, exists bool) {
-	v := m.ai_pattern
+// Dependants returns the value of the "dependants" field in the mutation.
+func (m *JobMutation) Dependants() (r []schema.Dependant, exists bool) {
+	v := m.dependants
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldAiPattern returns the old "ai_pattern" field's value of the Job entity.
+// OldDependants returns the old "dependants" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldAiPattern(ctx context.Context) (v *string, err error) {
+func (m *JobMutation) OldDependants(ctx context.Context) (v []schema.Dependant, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAiPattern is only allowed on UpdateOne operations")
+		return v, errors.New("OldDependants is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAiPattern requires an ID field in the mutation")
+		return v, errors.New("OldDependants requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAiPattern: %w", err)
+		return v, fmt.Errorf("querying old value for OldDependants: %w", err)
 	}
-	return oldValue.AiPattern, nil
+	return oldValue.Dependants, nil
 }
 
-// ClearAiPattern clears the value of the "ai_pattern" field.
-func (m *JobMutation) ClearAiPattern() {
-	m.ai_pattern = nil
-	m.clearedFields[job.FieldAiPattern] = struct{}{}
+// AppendDependants adds s to the "dependants" field.
+func (m *JobMutation) AppendDependants(s []schema.Dependant) {
+	m.appenddependants = append(m.appenddependants, s...)
 }
 
-// AiPatternCleared returns if the "ai_pattern" field was cleared in this mutation.
-func (m *JobMutation) AiPatternCleared() bool {
-	_, ok := m.clearedFields[job.FieldAiPattern]
+// AppendedDependants returns the list of values that were appended to the "dependants" field in this mutation.
+func (m *JobMutation) AppendedDependants() ([]schema.Dependant, bool) {
+	if len(m.appenddependants) == 0 {
+		return nil, false
+	}
+	return m.appenddependants, true
+}
+
+// ClearDependants clears the value of the "dependants" field.
+func (m *JobMutation) ClearDependants() {
+	m.dependants = nil
+	m.appenddependants = nil
+	m.clearedFields[job.FieldDependants] = struct{}{}
+}
+
+// DependantsCleared returns if the "dependants" field was cleared in this mutation.
+func (m *JobMutation) DependantsCleared() bool {
+	_, ok := m.clearedFields[job.FieldDependants]
 	return ok
 }
 
-// ResetAiPattern resets all changes to the "ai_pattern" field.
-func (m *JobMutation) ResetAiPattern() {
-	m.ai_pattern = nil
-	delete(m.clearedFields, job.FieldAiPattern)
+// ResetDependants resets all changes to the "dependants" field.
+func (m *JobMutation) ResetDependants() {
+	m.dependants = nil
+	m.appenddependants = nil
+	delete(m.clearedFields, job.FieldDependants)
 }
 
-// SetInputs sets the "inputs" field.
-func (m *JobMutation) SetInputs(s string) {
-	m.inputs = &s
+// SetPendingParents sets the "pending_parents" field.
+func (m *JobMutation) SetPendingParents(i int) {
+	m.pending_parents = &i
+	m.addpending_parents = nil
 }
 
-// Inputs returns the value of the "inputs" field in the mutation.
-func (m *JobMutation) Inputs() (r string, exists bool) {
-	v := m.inputs
+// PendingParents returns the value of the "pending_parents" field in the mutation.
+func (m *JobMutation) PendingParents() (r int, exists bool) {
+	v := m.pending_parents
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldInputs returns the old "inputs" field's value of the Job entity.
+// OldPendingParents returns the old "pending_parents" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldInputs(ctx context.Context) (v string, err error) {
+func (m *JobMutation) OldPendingParents(ctx context.Context) (v int, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldInputs is only allowed on UpdateOne operations")
+		return v, errors.New("OldPendingParents is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldInputs requires an ID field in the mutation")
+		return v, errors.New("OldPendingParents requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldInputs: %w", err)
+		return v, fmt.Errorf("querying old value for OldPendingParents: %w", err)
 	}
-	return oldValue.Inputs, nil
+	return oldValue.PendingParents, nil
 }
 
-// ResetInputs resets all changes to the "inputs" field.
-func (m *JobMutation) ResetInputs() {
-	m.inputs = nil
+// AddPendingParents adds i to the "pending_parents" field.
+func (m *JobMutation) AddPendingParents(i int) {
+	if m.addpending_parents != nil {
+		*m.addpending_parents += i
+	} else {
+		m.addpending_parents = &i
+	}
 }
 
-// SetParams sets the "params" field.
-func (m *JobMutation) SetParams(s string) {
-	m.params = &s
-}
-
-// Params returns the value of the "params" field in the mutation.
-func (m *JobMutation) Params() (r string, exists bool) {
-	v := m.params
+// AddedPendingParents returns the value that was added to the "pending_parents" field in this mutation.
+func (m *JobMutation) AddedPendingParents() (r int, exists bool) {
+	v := m.addpending_parents
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldParams returns the old "params" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldParams(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldParams is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldParams requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldParams: %w", err)
-	}
-	return oldValue.Params, nil
-}
-
-// ResetParams resets all changes to the "params" field.
-func (m *JobMutation) ResetParams() {
-	m.params = nil
-}
-
-// SetOutputRef sets the "output_ref" field.
-func (m *JobMutation) SetOutputRef(s string) {
-	m.output_ref = &s
-}
-
-// OutputRef returns the value of the "output_ref" field in the mutation.
-func (m *JobMutation) OutputRef() (r string, exists bool) {
-	v := m.output_ref
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOutputRef returns the old "output_ref" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldOutputRef(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOutputRef is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOutputRef requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOutputRef: %w", err)
-	}
-	return oldValue.OutputRef, nil
-}
-
-// ClearOutputRef clears the value of the "output_ref" field.
-func (m *JobMutation) ClearOutputRef() {
-	m.output_ref = nil
-	m.clearedFields[job.FieldOutputRef] = struct{}{}
-}
-
-// OutputRefCleared returns if the "output_ref" field was cleared in this mutation.
-func (m *JobMutation) OutputRefCleared() bool {
-	_, ok := m.clearedFields[job.FieldOutputRef]
-	return ok
-}
-
-// ResetOutputRef resets all changes to the "output_ref" field.
-func (m *JobMutation) ResetOutputRef() {
-	m.output_ref = nil
-	delete(m.clearedFields, job.FieldOutputRef)
-}
-
-// SetOutputMeta sets the "output_meta" field.
-func (m *JobMutation) SetOutputMeta(s string) {
-	m.output_meta = &s
-}
-
-// OutputMeta returns the value of the "output_meta" field in the mutation.
-func (m *JobMutation) OutputMeta() (r string, exists bool) {
-	v := m.output_meta
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOutputMeta returns the old "output_meta" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldOutputMeta(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOutputMeta is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOutputMeta requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOutputMeta: %w", err)
-	}
-	return oldValue.OutputMeta, nil
-}
-
-// ClearOutputMeta clears the value of the "output_meta" field.
-func (m *JobMutation) ClearOutputMeta() {
-	m.output_meta = nil
-	m.clearedFields[job.FieldOutputMeta] = struct{}{}
-}
-
-// OutputMetaCleared returns if the "output_meta" field was cleared in this mutation.
-func (m *JobMutation) OutputMetaCleared() bool {
-	_, ok := m.clearedFields[job.FieldOutputMeta]
-	return ok
-}
-
-// ResetOutputMeta resets all changes to the "output_meta" field.
-func (m *JobMutation) ResetOutputMeta() {
-	m.output_meta = nil
-	delete(m.clearedFields, job.FieldOutputMeta)
+// ResetPendingParents resets all changes to the "pending_parents" field.
+func (m *JobMutation) ResetPendingParents() {
+	m.pending_parents = nil
+	m.addpending_parents = nil
 }
 
 // SetErrorCode sets the "error_code" field.
@@ -2020,354 +1861,172 @@ func (m *JobMutation) ResetErrorMessage() {
 	delete(m.clearedFields, job.FieldErrorMessage)
 }
 
-// SetLogsRef sets the "logs_ref" field.
-func (m *JobMutation) SetLogsRef(s string) {
-	m.logs_ref = &s
+// SetProgress sets the "progress" field.
+func (m *JobMutation) SetProgress(f float64) {
+	m.progress = &f
+	m.addprogress = nil
 }
 
-// LogsRef returns the value of the "logs_ref" field in the mutation.
-func (m *JobMutation) LogsRef() (r string, exists bool) {
-	v := m.logs_ref
+// Progress returns the value of the "progress" field in the mutation.
+func (m *JobMutation) Progress() (r float64, exists bool) {
+	v := m.progress
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldLogsRef returns the old "logs_ref" field's value of the Job entity.
+// OldProgress returns the old "progress" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldLogsRef(ctx context.Context) (v *string, err error) {
+func (m *JobMutation) OldProgress(ctx context.Context) (v float64, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldLogsRef is only allowed on UpdateOne operations")
+		return v, errors.New("OldProgress is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldLogsRef requires an ID field in the mutation")
+		return v, errors.New("OldProgress requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldLogsRef: %w", err)
+		return v, fmt.Errorf("querying old value for OldProgress: %w", err)
 	}
-	return oldValue.LogsRef, nil
+	return oldValue.Progress, nil
 }
 
-// ClearLogsRef clears the value of the "logs_ref" field.
-func (m *JobMutation) ClearLogsRef() {
-	m.logs_ref = nil
-	m.clearedFields[job.FieldLogsRef] = struct{}{}
-}
-
-// LogsRefCleared returns if the "logs_ref" field was cleared in this mutation.
-func (m *JobMutation) LogsRefCleared() bool {
-	_, ok := m.clearedFields[job.FieldLogsRef]
-	return ok
-}
-
-// ResetLogsRef resets all changes to the "logs_ref" field.
-func (m *JobMutation) ResetLogsRef() {
-	m.logs_ref = nil
-	delete(m.clearedFields, job.FieldLogsRef)
-}
-
-// SetStepsJSON sets the "steps_json" field.
-func (m *JobMutation) SetStepsJSON(s string) {
-	m.steps_json = &s
-}
-
-// StepsJSON returns the value of the "steps_json" field in the mutation.
-func (m *JobMutation) StepsJSON() (r string, exists bool) {
-	v := m.steps_json
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldStepsJSON returns the old "steps_json" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldStepsJSON(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldStepsJSON is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldStepsJSON requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldStepsJSON: %w", err)
-	}
-	return oldValue.StepsJSON, nil
-}
-
-// ClearStepsJSON clears the value of the "steps_json" field.
-func (m *JobMutation) ClearStepsJSON() {
-	m.steps_json = nil
-	m.clearedFields[job.FieldStepsJSON] = struct{}{}
-}
-
-// StepsJSONCleared returns if the "steps_json" field was cleared in this mutation.
-func (m *JobMutation) StepsJSONCleared() bool {
-	_, ok := m.clearedFields[job.FieldStepsJSON]
-	return ok
-}
-
-// ResetStepsJSON resets all changes to the "steps_json" field.
-func (m *JobMutation) ResetStepsJSON() {
-	m.steps_json = nil
-	delete(m.clearedFields, job.FieldStepsJSON)
-}
-
-// SetMediaType sets the "media_type" field.
-func (m *JobMutation) SetMediaType(s string) {
-	m.media_type = &s
-}
-
-// MediaType returns the value of the "media_type" field in the mutation.
-func (m *JobMutation) MediaType() (r string, exists bool) {
-	v := m.media_type
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldMediaType returns the old "media_type" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldMediaType(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldMediaType is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldMediaType requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldMediaType: %w", err)
-	}
-	return oldValue.MediaType, nil
-}
-
-// ClearMediaType clears the value of the "media_type" field.
-func (m *JobMutation) ClearMediaType() {
-	m.media_type = nil
-	m.clearedFields[job.FieldMediaType] = struct{}{}
-}
-
-// MediaTypeCleared returns if the "media_type" field was cleared in this mutation.
-func (m *JobMutation) MediaTypeCleared() bool {
-	_, ok := m.clearedFields[job.FieldMediaType]
-	return ok
-}
-
-// ResetMediaType resets all changes to the "media_type" field.
-func (m *JobMutation) ResetMediaType() {
-	m.media_type = nil
-	delete(m.clearedFields, job.FieldMediaType)
-}
-
-// SetPipelineID sets the "pipeline_id" field.
-func (m *JobMutation) SetPipelineID(s string) {
-	m.pipeline_id = &s
-}
-
-// PipelineID returns the value of the "pipeline_id" field in the mutation.
-func (m *JobMutation) PipelineID() (r string, exists bool) {
-	v := m.pipeline_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldPipelineID returns the old "pipeline_id" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldPipelineID(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldPipelineID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldPipelineID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldPipelineID: %w", err)
-	}
-	return oldValue.PipelineID, nil
-}
-
-// ClearPipelineID clears the value of the "pipeline_id" field.
-func (m *JobMutation) ClearPipelineID() {
-	m.pipeline_id = nil
-	m.clearedFields[job.FieldPipelineID] = struct{}{}
-}
-
-// PipelineIDCleared returns if the "pipeline_id" field was cleared in this mutation.
-func (m *JobMutation) PipelineIDCleared() bool {
-	_, ok := m.clearedFields[job.FieldPipelineID]
-	return ok
-}
-
-// ResetPipelineID resets all changes to the "pipeline_id" field.
-func (m *JobMutation) ResetPipelineID() {
-	m.pipeline_id = nil
-	delete(m.clearedFields, job.FieldPipelineID)
-}
-
-// SetPipelineNodeID sets the "pipeline_node_id" field.
-func (m *JobMutation) SetPipelineNodeID(s string) {
-	m.pipeline_node_id = &s
-}
-
-// PipelineNodeID returns the value of the "pipeline_node_id" field in the mutation.
-func (m *JobMutation) PipelineNodeID() (r string, exists bool) {
-	v := m.pipeline_node_id
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldPipelineNodeID returns the old "pipeline_node_id" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldPipelineNodeID(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldPipelineNodeID is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldPipelineNodeID requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldPipelineNodeID: %w", err)
-	}
-	return oldValue.PipelineNodeID, nil
-}
-
-// ClearPipelineNodeID clears the value of the "pipeline_node_id" field.
-func (m *JobMutation) ClearPipelineNodeID() {
-	m.pipeline_node_id = nil
-	m.clearedFields[job.FieldPipelineNodeID] = struct{}{}
-}
-
-// PipelineNodeIDCleared returns if the "pipeline_node_id" field was cleared in this mutation.
-func (m *JobMutation) PipelineNodeIDCleared() bool {
-	_, ok := m.clearedFields[job.FieldPipelineNodeID]
-	return ok
-}
-
-// ResetPipelineNodeID resets all changes to the "pipeline_node_id" field.
-func (m *JobMutation) ResetPipelineNodeID() {
-	m.pipeline_node_id = nil
-	delete(m.clearedFields, job.FieldPipelineNodeID)
-}
-
-// SetOutputKey sets the "output_key" field.
-func (m *JobMutation) SetOutputKey(s string) {
-	m.output_key = &s
-}
-
-// OutputKey returns the value of the "output_key" field in the mutation.
-func (m *JobMutation) OutputKey() (r string, exists bool) {
-	v := m.output_key
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOutputKey returns the old "output_key" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldOutputKey(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOutputKey is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOutputKey requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOutputKey: %w", err)
-	}
-	return oldValue.OutputKey, nil
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (m *JobMutation) ClearOutputKey() {
-	m.output_key = nil
-	m.clearedFields[job.FieldOutputKey] = struct{}{}
-}
-
-// OutputKeyCleared returns if the "output_key" field was cleared in this mutation.
-func (m *JobMutation) OutputKeyCleared() bool {
-	_, ok := m.clearedFields[job.FieldOutputKey]
-	return ok
-}
-
-// ResetOutputKey resets all changes to the "output_key" field.
-func (m *JobMutation) ResetOutputKey() {
-	m.output_key = nil
-	delete(m.clearedFields, job.FieldOutputKey)
-}
-
-// SetPendingInputs sets the "pending_inputs" field.
-func (m *JobMutation) SetPendingInputs(i int) {
-	m.pending_inputs = &i
-	m.addpending_inputs = nil
-}
-
-// PendingInputs returns the value of the "pending_inputs" field in the mutation.
-func (m *JobMutation) PendingInputs() (r int, exists bool) {
-	v := m.pending_inputs
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldPendingInputs returns the old "pending_inputs" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldPendingInputs(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldPendingInputs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldPendingInputs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldPendingInputs: %w", err)
-	}
-	return oldValue.PendingInputs, nil
-}
-
-// AddPendingInputs adds i to the "pending_inputs" field.
-func (m *JobMutation) AddPendingInputs(i int) {
-	if m.addpending_inputs != nil {
-		*m.addpending_inputs += i
+// AddProgress adds f to the "progress" field.
+func (m *JobMutation) AddProgress(f float64) {
+	if m.addprogress != nil {
+		*m.addprogress += f
 	} else {
-		m.addpending_inputs = &i
+		m.addprogress = &f
 	}
 }
 
-// AddedPendingInputs returns the value that was added to the "pending_inputs" field in this mutation.
-func (m *JobMutation) AddedPendingInputs() (r int, exists bool) {
-	v := m.addpending_inputs
+// AddedProgress returns the value that was added to the "progress" field in this mutation.
+func (m *JobMutation) AddedProgress() (r float64, exists bool) {
+	v := m.addprogress
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// ResetPendingInputs resets all changes to the "pending_inputs" field.
-func (m *JobMutation) ResetPendingInputs() {
-	m.pending_inputs = nil
-	m.addpending_inputs = nil
+// ResetProgress resets all changes to the "progress" field.
+func (m *JobMutation) ResetProgress() {
+	m.progress = nil
+	m.addprogress = nil
+}
+
+// SetAttempt sets the "attempt" field.
+func (m *JobMutation) SetAttempt(i int) {
+	m.attempt = &i
+	m.addattempt = nil
+}
+
+// Attempt returns the value of the "attempt" field in the mutation.
+func (m *JobMutation) Attempt() (r int, exists bool) {
+	v := m.attempt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldAttempt returns the old "attempt" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldAttempt(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldAttempt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldAttempt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldAttempt: %w", err)
+	}
+	return oldValue.Attempt, nil
+}
+
+// AddAttempt adds i to the "attempt" field.
+func (m *JobMutation) AddAttempt(i int) {
+	if m.addattempt != nil {
+		*m.addattempt += i
+	} else {
+		m.addattempt = &i
+	}
+}
+
+// AddedAttempt returns the value that was added to the "attempt" field in this mutation.
+func (m *JobMutation) AddedAttempt() (r int, exists bool) {
+	v := m.addattempt
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetAttempt resets all changes to the "attempt" field.
+func (m *JobMutation) ResetAttempt() {
+	m.attempt = nil
+	m.addattempt = nil
+}
+
+// SetMaxAttempts sets the "max_attempts" field.
+func (m *JobMutation) SetMaxAttempts(i int) {
+	m.max_attempts = &i
+	m.addmax_attempts = nil
+}
+
+// MaxAttempts returns the value of the "max_attempts" field in the mutation.
+func (m *JobMutation) MaxAttempts() (r int, exists bool) {
+	v := m.max_attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMaxAttempts returns the old "max_attempts" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldMaxAttempts(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMaxAttempts is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMaxAttempts requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMaxAttempts: %w", err)
+	}
+	return oldValue.MaxAttempts, nil
+}
+
+// AddMaxAttempts adds i to the "max_attempts" field.
+func (m *JobMutation) AddMaxAttempts(i int) {
+	if m.addmax_attempts != nil {
+		*m.addmax_attempts += i
+	} else {
+		m.addmax_attempts = &i
+	}
+}
+
+// AddedMaxAttempts returns the value that was added to the "max_attempts" field in this mutation.
+func (m *JobMutation) AddedMaxAttempts() (r int, exists bool) {
+	v := m.addmax_attempts
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMaxAttempts resets all changes to the "max_attempts" field.
+func (m *JobMutation) ResetMaxAttempts() {
+	m.max_attempts = nil
+	m.addmax_attempts = nil
 }
 
 // SetAvailableAt sets the "available_at" field.
@@ -2545,354 +2204,249 @@ func (m *JobMutation) ResetLeaseExpiresAt() {
 	delete(m.clearedFields, job.FieldLeaseExpiresAt)
 }
 
-// SetPrice sets the "price" field.
-func (m *JobMutation) SetPrice(f float64) {
-	m.price = &f
-	m.addprice = nil
+// SetBatchID sets the "batch_id" field.
+func (m *JobMutation) SetBatchID(s string) {
+	m.batch_id = &s
 }
 
-// Price returns the value of the "price" field in the mutation.
-func (m *JobMutation) Price() (r float64, exists bool) {
-	v := m.price
+// BatchID returns the value of the "batch_id" field in the mutation.
+func (m *JobMutation) BatchID() (r string, exists bool) {
+	v := m.batch_id
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldPrice returns the old "price" field's value of the Job entity.
+// OldBatchID returns the old "batch_id" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldPrice(ctx context.Context) (v *float64, err error) {
+func (m *JobMutation) OldBatchID(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+		return v, errors.New("OldBatchID is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldPrice requires an ID field in the mutation")
+		return v, errors.New("OldBatchID requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+		return v, fmt.Errorf("querying old value for OldBatchID: %w", err)
 	}
-	return oldValue.Price, nil
+	return oldValue.BatchID, nil
 }
 
-// AddPrice adds f to the "price" field.
-func (m *JobMutation) AddPrice(f float64) {
-	if m.addprice != nil {
-		*m.addprice += f
-	} else {
-		m.addprice = &f
-	}
+// ClearBatchID clears the value of the "batch_id" field.
+func (m *JobMutation) ClearBatchID() {
+	m.batch_id = nil
+	m.clearedFields[job.FieldBatchID] = struct{}{}
 }
 
-// AddedPrice returns the value that was added to the "price" field in this mutation.
-func (m *JobMutation) AddedPrice() (r float64, exists bool) {
-	v := m.addprice
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearPrice clears the value of the "price" field.
-func (m *JobMutation) ClearPrice() {
-	m.price = nil
-	m.addprice = nil
-	m.clearedFields[job.FieldPrice] = struct{}{}
-}
-
-// PriceCleared returns if the "price" field was cleared in this mutation.
-func (m *JobMutation) PriceCleared() bool {
-	_, ok := m.clearedFields[job.FieldPrice]
+// BatchIDCleared returns if the "batch_id" field was cleared in this mutation.
+func (m *JobMutation) BatchIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldBatchID]
 	return ok
 }
 
-// ResetPrice resets all changes to the "price" field.
-func (m *JobMutation) ResetPrice() {
-	m.price = nil
-	m.addprice = nil
-	delete(m.clearedFields, job.FieldPrice)
+// ResetBatchID resets all changes to the "batch_id" field.
+func (m *JobMutation) ResetBatchID() {
+	m.batch_id = nil
+	delete(m.clearedFields, job.FieldBatchID)
 }
 
-// SetProviderCost sets the "provider_cost" field.
-func (m *JobMutation) SetProviderCost(f float64) {
-	m.provider_cost = &f
-	m.addprovider_cost = nil
+// SetPipelineID sets the "pipeline_id" field.
+func (m *JobMutation) SetPipelineID(s string) {
+	m.pipeline_id = &s
 }
 
-// ProviderCost returns the value of the "provider_cost" field in the mutation.
-func (m *JobMutation) ProviderCost() (r float64, exists bool) {
-	v := m.provider_cost
+// PipelineID returns the value of the "pipeline_id" field in the mutation.
+func (m *JobMutation) PipelineID() (r string, exists bool) {
+	v := m.pipeline_id
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldProviderCost returns the old "provider_cost" field's value of the Job entity.
+// OldPipelineID returns the old "pipeline_id" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldProviderCost(ctx context.Context) (v *float64, err error) {
+func (m *JobMutation) OldPipelineID(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldProviderCost is only allowed on UpdateOne operations")
+		return v, errors.New("OldPipelineID is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldProviderCost requires an ID field in the mutation")
+		return v, errors.New("OldPipelineID requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldProviderCost: %w", err)
+		return v, fmt.Errorf("querying old value for OldPipelineID: %w", err)
 	}
-	return oldValue.ProviderCost, nil
+	return oldValue.PipelineID, nil
 }
 
-// AddProviderCost adds f to the "provider_cost" field.
-func (m *JobMutation) AddProviderCost(f float64) {
-	if m.addprovider_cost != nil {
-		*m.addprovider_cost += f
-	} else {
-		m.addprovider_cost = &f
-	}
+// ClearPipelineID clears the value of the "pipeline_id" field.
+func (m *JobMutation) ClearPipelineID() {
+	m.pipeline_id = nil
+	m.clearedFields[job.FieldPipelineID] = struct{}{}
 }
 
-// AddedProviderCost returns the value that was added to the "provider_cost" field in this mutation.
-func (m *JobMutation) AddedProviderCost() (r float64, exists bool) {
-	v := m.addprovider_cost
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearProviderCost clears the value of the "provider_cost" field.
-func (m *JobMutation) ClearProviderCost() {
-	m.provider_cost = nil
-	m.addprovider_cost = nil
-	m.clearedFields[job.FieldProviderCost] = struct{}{}
-}
-
-// ProviderCostCleared returns if the "provider_cost" field was cleared in this mutation.
-func (m *JobMutation) ProviderCostCleared() bool {
-	_, ok := m.clearedFields[job.FieldProviderCost]
+// PipelineIDCleared returns if the "pipeline_id" field was cleared in this mutation.
+func (m *JobMutation) PipelineIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldPipelineID]
 	return ok
 }
 
-// ResetProviderCost resets all changes to the "provider_cost" field.
-func (m *JobMutation) ResetProviderCost() {
-	m.provider_cost = nil
-	m.addprovider_cost = nil
-	delete(m.clearedFields, job.FieldProviderCost)
+// ResetPipelineID resets all changes to the "pipeline_id" field.
+func (m *JobMutation) ResetPipelineID() {
+	m.pipeline_id = nil
+	delete(m.clearedFields, job.FieldPipelineID)
 }
 
-// SetInfraCost sets the "infra_cost" field.
-func (m *JobMutation) SetInfraCost(f float64) {
-	m.infra_cost = &f
-	m.addinfra_cost = nil
+// SetNodeID sets the "node_id" field.
+func (m *JobMutation) SetNodeID(s string) {
+	m.node_id = &s
 }
 
-// InfraCost returns the value of the "infra_cost" field in the mutation.
-func (m *JobMutation) InfraCost() (r float64, exists bool) {
-	v := m.infra_cost
+// NodeID returns the value of the "node_id" field in the mutation.
+func (m *JobMutation) NodeID() (r string, exists bool) {
+	v := m.node_id
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldInfraCost returns the old "infra_cost" field's value of the Job entity.
+// OldNodeID returns the old "node_id" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldInfraCost(ctx context.Context) (v *float64, err error) {
+func (m *JobMutation) OldNodeID(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldInfraCost is only allowed on UpdateOne operations")
+		return v, errors.New("OldNodeID is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldInfraCost requires an ID field in the mutation")
+		return v, errors.New("OldNodeID requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldInfraCost: %w", err)
+		return v, fmt.Errorf("querying old value for OldNodeID: %w", err)
 	}
-	return oldValue.InfraCost, nil
+	return oldValue.NodeID, nil
 }
 
-// AddInfraCost adds f to the "infra_cost" field.
-func (m *JobMutation) AddInfraCost(f float64) {
-	if m.addinfra_cost != nil {
-		*m.addinfra_cost += f
-	} else {
-		m.addinfra_cost = &f
-	}
+// ClearNodeID clears the value of the "node_id" field.
+func (m *JobMutation) ClearNodeID() {
+	m.node_id = nil
+	m.clearedFields[job.FieldNodeID] = struct{}{}
 }
 
-// AddedInfraCost returns the value that was added to the "infra_cost" field in this mutation.
-func (m *JobMutation) AddedInfraCost() (r float64, exists bool) {
-	v := m.addinfra_cost
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearInfraCost clears the value of the "infra_cost" field.
-func (m *JobMutation) ClearInfraCost() {
-	m.infra_cost = nil
-	m.addinfra_cost = nil
-	m.clearedFields[job.FieldInfraCost] = struct{}{}
-}
-
-// InfraCostCleared returns if the "infra_cost" field was cleared in this mutation.
-func (m *JobMutation) InfraCostCleared() bool {
-	_, ok := m.clearedFields[job.FieldInfraCost]
+// NodeIDCleared returns if the "node_id" field was cleared in this mutation.
+func (m *JobMutation) NodeIDCleared() bool {
+	_, ok := m.clearedFields[job.FieldNodeID]
 	return ok
 }
 
-// ResetInfraCost resets all changes to the "infra_cost" field.
-func (m *JobMutation) ResetInfraCost() {
-	m.infra_cost = nil
-	m.addinfra_cost = nil
-	delete(m.clearedFields, job.FieldInfraCost)
+// ResetNodeID resets all changes to the "node_id" field.
+func (m *JobMutation) ResetNodeID() {
+	m.node_id = nil
+	delete(m.clearedFields, job.FieldNodeID)
 }
 
-// SetMargin sets the "margin" field.
-func (m *JobMutation) SetMargin(f float64) {
-	m.margin = &f
-	m.addmargin = nil
+// SetIdempotencyKey sets the "idempotency_key" field.
+func (m *JobMutation) SetIdempotencyKey(s string) {
+	m.idempotency_key = &s
 }
 
-// Margin returns the value of the "margin" field in the mutation.
-func (m *JobMutation) Margin() (r float64, exists bool) {
-	v := m.margin
+// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
+func (m *JobMutation) IdempotencyKey() (r string, exists bool) {
+	v := m.idempotency_key
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldMargin returns the old "margin" field's value of the Job entity.
+// OldIdempotencyKey returns the old "idempotency_key" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldMargin(ctx context.Context) (v *float64, err error) {
+func (m *JobMutation) OldIdempotencyKey(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldMargin is only allowed on UpdateOne operations")
+		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldMargin requires an ID field in the mutation")
+		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldMargin: %w", err)
+		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
 	}
-	return oldValue.Margin, nil
+	return oldValue.IdempotencyKey, nil
 }
 
-// AddMargin adds f to the "margin" field.
-func (m *JobMutation) AddMargin(f float64) {
-	if m.addmargin != nil {
-		*m.addmargin += f
-	} else {
-		m.addmargin = &f
-	}
+// ClearIdempotencyKey clears the value of the "idempotency_key" field.
+func (m *JobMutation) ClearIdempotencyKey() {
+	m.idempotency_key = nil
+	m.clearedFields[job.FieldIdempotencyKey] = struct{}{}
 }
 
-// AddedMargin returns the value that was added to the "margin" field in this mutation.
-func (m *JobMutation) AddedMargin() (r float64, exists bool) {
-	v := m.addmargin
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearMargin clears the value of the "margin" field.
-func (m *JobMutation) ClearMargin() {
-	m.margin = nil
-	m.addmargin = nil
-	m.clearedFields[job.FieldMargin] = struct{}{}
-}
-
-// MarginCleared returns if the "margin" field was cleared in this mutation.
-func (m *JobMutation) MarginCleared() bool {
-	_, ok := m.clearedFields[job.FieldMargin]
+// IdempotencyKeyCleared returns if the "idempotency_key" field was cleared in this mutation.
+func (m *JobMutation) IdempotencyKeyCleared() bool {
+	_, ok := m.clearedFields[job.FieldIdempotencyKey]
 	return ok
 }
 
-// ResetMargin resets all changes to the "margin" field.
-func (m *JobMutation) ResetMargin() {
-	m.margin = nil
-	m.addmargin = nil
-	delete(m.clearedFields, job.FieldMargin)
+// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
+func (m *JobMutation) ResetIdempotencyKey() {
+	m.idempotency_key = nil
+	delete(m.clearedFields, job.FieldIdempotencyKey)
 }
 
-// SetEstimatedPrice sets the "estimated_price" field.
-func (m *JobMutation) SetEstimatedPrice(f float64) {
-	m.estimated_price = &f
-	m.addestimated_price = nil
+// SetRequestHash sets the "request_hash" field.
+func (m *JobMutation) SetRequestHash(s string) {
+	m.request_hash = &s
 }
 
-// EstimatedPrice returns the value of the "estimated_price" field in the mutation.
-func (m *JobMutation) EstimatedPrice() (r float64, exists bool) {
-	v := m.estimated_price
+// RequestHash returns the value of the "request_hash" field in the mutation.
+func (m *JobMutation) RequestHash() (r string, exists bool) {
+	v := m.request_hash
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldEstimatedPrice returns the old "estimated_price" field's value of the Job entity.
+// OldRequestHash returns the old "request_hash" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldEstimatedPrice(ctx context.Context) (v *float64, err error) {
+func (m *JobMutation) OldRequestHash(ctx context.Context) (v *string, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldEstimatedPrice is only allowed on UpdateOne operations")
+		return v, errors.New("OldRequestHash is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldEstimatedPrice requires an ID field in the mutation")
+		return v, errors.New("OldRequestHash requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldEstimatedPrice: %w", err)
+		return v, fmt.Errorf("querying old value for OldRequestHash: %w", err)
 	}
-	return oldValue.EstimatedPrice, nil
+	return oldValue.RequestHash, nil
 }
 
-// AddEstimatedPrice adds f to the "estimated_price" field.
-func (m *JobMutation) AddEstimatedPrice(f float64) {
-	if m.addestimated_price != nil {
-		*m.addestimated_price += f
-	} else {
-		m.addestimated_price = &f
-	}
+// ClearRequestHash clears the value of the "request_hash" field.
+func (m *JobMutation) ClearRequestHash() {
+	m.request_hash = nil
+	m.clearedFields[job.FieldRequestHash] = struct{}{}
 }
 
-// AddedEstimatedPrice returns the value that was added to the "estimated_price" field in this mutation.
-func (m *JobMutation) AddedEstimatedPrice() (r float64, exists bool) {
-	v := m.addestimated_price
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearEstimatedPrice clears the value of the "estimated_price" field.
-func (m *JobMutation) ClearEstimatedPrice() {
-	m.estimated_price = nil
-	m.addestimated_price = nil
-	m.clearedFields[job.FieldEstimatedPrice] = struct{}{}
-}
-
-// EstimatedPriceCleared returns if the "estimated_price" field was cleared in this mutation.
-func (m *JobMutation) EstimatedPriceCleared() bool {
-	_, ok := m.clearedFields[job.FieldEstimatedPrice]
+// RequestHashCleared returns if the "request_hash" field was cleared in this mutation.
+func (m *JobMutation) RequestHashCleared() bool {
+	_, ok := m.clearedFields[job.FieldRequestHash]
 	return ok
 }
 
-// ResetEstimatedPrice resets all changes to the "estimated_price" field.
-func (m *JobMutation) ResetEstimatedPrice() {
-	m.estimated_price = nil
-	m.addestimated_price = nil
-	delete(m.clearedFields, job.FieldEstimatedPrice)
+// ResetRequestHash resets all changes to the "request_hash" field.
+func (m *JobMutation) ResetRequestHash() {
+	m.request_hash = nil
+	delete(m.clearedFields, job.FieldRequestHash)
 }
 
 // SetCreatedAt sets the "created_at" field.
@@ -3007,74 +2561,74 @@ func (m *JobMutation) ResetUpdatedAt() {
 	m.addupdated_at = nil
 }
 
-// SetDispatchedAt sets the "dispatched_at" field.
-func (m *JobMutation) SetDispatchedAt(i int64) {
-	m.dispatched_at = &i
-	m.adddispatched_at = nil
+// SetClaimedAt sets the "claimed_at" field.
+func (m *JobMutation) SetClaimedAt(i int64) {
+	m.claimed_at = &i
+	m.addclaimed_at = nil
 }
 
-// DispatchedAt returns the value of the "dispatched_at" field in the mutation.
-func (m *JobMutation) DispatchedAt() (r int64, exists bool) {
-	v := m.dispatched_at
+// ClaimedAt returns the value of the "claimed_at" field in the mutation.
+func (m *JobMutation) ClaimedAt() (r int64, exists bool) {
+	v := m.claimed_at
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldDispatchedAt returns the old "dispatched_at" field's value of the Job entity.
+// OldClaimedAt returns the old "claimed_at" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldDispatchedAt(ctx context.Context) (v *int64, err error) {
+func (m *JobMutation) OldClaimedAt(ctx context.Context) (v *int64, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldDispatchedAt is only allowed on UpdateOne operations")
+		return v, errors.New("OldClaimedAt is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldDispatchedAt requires an ID field in the mutation")
+		return v, errors.New("OldClaimedAt requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldDispatchedAt: %w", err)
+		return v, fmt.Errorf("querying old value for OldClaimedAt: %w", err)
 	}
-	return oldValue.DispatchedAt, nil
+	return oldValue.ClaimedAt, nil
 }
 
-// AddDispatchedAt adds i to the "dispatched_at" field.
-func (m *JobMutation) AddDispatchedAt(i int64) {
-	if m.adddispatched_at != nil {
-		*m.adddispatched_at += i
+// AddClaimedAt adds i to the "claimed_at" field.
+func (m *JobMutation) AddClaimedAt(i int64) {
+	if m.addclaimed_at != nil {
+		*m.addclaimed_at += i
 	} else {
-		m.adddispatched_at = &i
+		m.addclaimed_at = &i
 	}
 }
 
-// AddedDispatchedAt returns the value that was added to the "dispatched_at" field in this mutation.
-func (m *JobMutation) AddedDispatchedAt() (r int64, exists bool) {
-	v := m.adddispatched_at
+// AddedClaimedAt returns the value that was added to the "claimed_at" field in this mutation.
+func (m *JobMutation) AddedClaimedAt() (r int64, exists bool) {
+	v := m.addclaimed_at
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// ClearDispatchedAt clears the value of the "dispatched_at" field.
-func (m *JobMutation) ClearDispatchedAt() {
-	m.dispatched_at = nil
-	m.adddispatched_at = nil
-	m.clearedFields[job.FieldDispatchedAt] = struct{}{}
+// ClearClaimedAt clears the value of the "claimed_at" field.
+func (m *JobMutation) ClearClaimedAt() {
+	m.claimed_at = nil
+	m.addclaimed_at = nil
+	m.clearedFields[job.FieldClaimedAt] = struct{}{}
 }
 
-// DispatchedAtCleared returns if the "dispatched_at" field was cleared in this mutation.
-func (m *JobMutation) DispatchedAtCleared() bool {
-	_, ok := m.clearedFields[job.FieldDispatchedAt]
+// ClaimedAtCleared returns if the "claimed_at" field was cleared in this mutation.
+func (m *JobMutation) ClaimedAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldClaimedAt]
 	return ok
 }
 
-// ResetDispatchedAt resets all changes to the "dispatched_at" field.
-func (m *JobMutation) ResetDispatchedAt() {
-	m.dispatched_at = nil
-	m.adddispatched_at = nil
-	delete(m.clearedFields, job.FieldDispatchedAt)
+// ResetClaimedAt resets all changes to the "claimed_at" field.
+func (m *JobMutation) ResetClaimedAt() {
+	m.claimed_at = nil
+	m.addclaimed_at = nil
+	delete(m.clearedFields, job.FieldClaimedAt)
 }
 
 // SetStartedAt sets the "started_at" field.
@@ -3147,1054 +2701,74 @@ func (m *JobMutation) ResetStartedAt() {
 	delete(m.clearedFields, job.FieldStartedAt)
 }
 
-// SetCompletedAt sets the "completed_at" field.
-func (m *JobMutation) SetCompletedAt(i int64) {
-	m.completed_at = &i
-	m.addcompleted_at = nil
+// SetFinishedAt sets the "finished_at" field.
+func (m *JobMutation) SetFinishedAt(i int64) {
+	m.finished_at = &i
+	m.addfinished_at = nil
 }
 
-// CompletedAt returns the value of the "completed_at" field in the mutation.
-func (m *JobMutation) CompletedAt() (r int64, exists bool) {
-	v := m.completed_at
+// FinishedAt returns the value of the "finished_at" field in the mutation.
+func (m *JobMutation) FinishedAt() (r int64, exists bool) {
+	v := m.finished_at
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// OldCompletedAt returns the old "completed_at" field's value of the Job entity.
+// OldFinishedAt returns the old "finished_at" field's value of the Job entity.
 // If the Job object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldCompletedAt(ctx context.Context) (v *int64, err error) {
+func (m *JobMutation) OldFinishedAt(ctx context.Context) (v *int64, err error) {
 	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldCompletedAt is only allowed on UpdateOne operations")
+		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
 	}
 	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldCompletedAt requires an ID field in the mutation")
+		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
 	}
 	oldValue, err := m.oldValue(ctx)
 	if err != nil {
-		return v, fmt.Errorf("querying old value for OldCompletedAt: %w", err)
+		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
 	}
-	return oldValue.CompletedAt, nil
+	return oldValue.FinishedAt, nil
 }
 
-// AddCompletedAt adds i to the "completed_at" field.
-func (m *JobMutation) AddCompletedAt(i int64) {
-	if m.addcompleted_at != nil {
-		*m.addcompleted_at += i
+// AddFinishedAt adds i to the "finished_at" field.
+func (m *JobMutation) AddFinishedAt(i int64) {
+	if m.addfinished_at != nil {
+		*m.addfinished_at += i
 	} else {
-		m.addcompleted_at = &i
+		m.addfinished_at = &i
 	}
 }
 
-// AddedCompletedAt returns the value that was added to the "completed_at" field in this mutation.
-func (m *JobMutation) AddedCompletedAt() (r int64, exists bool) {
-	v := m.addcompleted_at
+// AddedFinishedAt returns the value that was added to the "finished_at" field in this mutation.
+func (m *JobMutation) AddedFinishedAt() (r int64, exists bool) {
+	v := m.addfinished_at
 	if v == nil {
 		return
 	}
 	return *v, true
 }
 
-// ClearCompletedAt clears the value of the "completed_at" field.
-func (m *JobMutation) ClearCompletedAt() {
-	m.completed_at = nil
-	m.addcompleted_at = nil
-	m.clearedFields[job.FieldCompletedAt] = struct{}{}
+// ClearFinishedAt clears the value of the "finished_at" field.
+func (m *JobMutation) ClearFinishedAt() {
+	m.finished_at = nil
+	m.addfinished_at = nil
+	m.clearedFields[job.FieldFinishedAt] = struct{}{}
 }
 
-// CompletedAtCleared returns if the "completed_at" field was cleared in this mutation.
-func (m *JobMutation) CompletedAtCleared() bool {
-	_, ok := m.clearedFields[job.FieldCompletedAt]
+// FinishedAtCleared returns if the "finished_at" field was cleared in this mutation.
+func (m *JobMutation) FinishedAtCleared() bool {
+	_, ok := m.clearedFields[job.FieldFinishedAt]
 	return ok
 }
 
-// ResetCompletedAt resets all changes to the "completed_at" field.
-func (m *JobMutation) ResetCompletedAt() {
-	m.completed_at = nil
-	m.addcompleted_at = nil
-	delete(m.clearedFields, job.FieldCompletedAt)
-}
-
-// SetBillingReconciledAt sets the "billing_reconciled_at" field.
-func (m *JobMutation) SetBillingReconciledAt(i int64) {
-	m.billing_reconciled_at = &i
-	m.addbilling_reconciled_at = nil
-}
-
-// BillingReconciledAt returns the value of the "billing_reconciled_at" field in the mutation.
-func (m *JobMutation) BillingReconciledAt() (r int64, exists bool) {
-	v := m.billing_reconciled_at
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldBillingReconciledAt returns the old "billing_reconciled_at" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldBillingReconciledAt(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldBillingReconciledAt is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldBillingReconciledAt requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldBillingReconciledAt: %w", err)
-	}
-	return oldValue.BillingReconciledAt, nil
-}
-
-// AddBillingReconciledAt adds i to the "billing_reconciled_at" field.
-func (m *JobMutation) AddBillingReconciledAt(i int64) {
-	if m.addbilling_reconciled_at != nil {
-		*m.addbilling_reconciled_at += i
-	} else {
-		m.addbilling_reconciled_at = &i
-	}
-}
-
-// AddedBillingReconciledAt returns the value that was added to the "billing_reconciled_at" field in this mutation.
-func (m *JobMutation) AddedBillingReconciledAt() (r int64, exists bool) {
-	v := m.addbilling_reconciled_at
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearBillingReconciledAt clears the value of the "billing_reconciled_at" field.
-func (m *JobMutation) ClearBillingReconciledAt() {
-	m.billing_reconciled_at = nil
-	m.addbilling_reconciled_at = nil
-	m.clearedFields[job.FieldBillingReconciledAt] = struct{}{}
-}
-
-// BillingReconciledAtCleared returns if the "billing_reconciled_at" field was cleared in this mutation.
-func (m *JobMutation) BillingReconciledAtCleared() bool {
-	_, ok := m.clearedFields[job.FieldBillingReconciledAt]
-	return ok
-}
-
-// ResetBillingReconciledAt resets all changes to the "billing_reconciled_at" field.
-func (m *JobMutation) ResetBillingReconciledAt() {
-	m.billing_reconciled_at = nil
-	m.addbilling_reconciled_at = nil
-	delete(m.clearedFields, job.FieldBillingReconciledAt)
-}
-
-// SetRetryCount sets the "retry_count" field.
-func (m *JobMutation) SetRetryCount(i int) {
-	m.retry_count = &i
-	m.addretry_count = nil
-}
-
-// RetryCount returns the value of the "retry_count" field in the mutation.
-func (m *JobMutation) RetryCount() (r int, exists bool) {
-	v := m.retry_count
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldRetryCount returns the old "retry_count" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldRetryCount(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldRetryCount is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldRetryCount requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldRetryCount: %w", err)
-	}
-	return oldValue.RetryCount, nil
-}
-
-// AddRetryCount adds i to the "retry_count" field.
-func (m *JobMutation) AddRetryCount(i int) {
-	if m.addretry_count != nil {
-		*m.addretry_count += i
-	} else {
-		m.addretry_count = &i
-	}
-}
-
-// AddedRetryCount returns the value that was added to the "retry_count" field in this mutation.
-func (m *JobMutation) AddedRetryCount() (r int, exists bool) {
-	v := m.addretry_count
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetRetryCount resets all changes to the "retry_count" field.
-func (m *JobMutation) ResetRetryCount() {
-	m.retry_count = nil
-	m.addretry_count = nil
-}
-
-// SetProgress sets the "progress" field.
-func (m *JobMutation) SetProgress(f float64) {
-	m.progress = &f
-	m.addprogress = nil
-}
-
-// Progress returns the value of the "progress" field in the mutation.
-func (m *JobMutation) Progress() (r float64, exists bool) {
-	v := m.progress
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldProgress returns the old "progress" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldProgress(ctx context.Context) (v float64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldProgress is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldProgress requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldProgress: %w", err)
-	}
-	return oldValue.Progress, nil
-}
-
-// AddProgress adds f to the "progress" field.
-func (m *JobMutation) AddProgress(f float64) {
-	if m.addprogress != nil {
-		*m.addprogress += f
-	} else {
-		m.addprogress = &f
-	}
-}
-
-// AddedProgress returns the value that was added to the "progress" field in this mutation.
-func (m *JobMutation) AddedProgress() (r float64, exists bool) {
-	v := m.addprogress
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetProgress resets all changes to the "progress" field.
-func (m *JobMutation) ResetProgress() {
-	m.progress = nil
-	m.addprogress = nil
-}
-
-// SetAPITotalMs sets the "api_total_ms" field.
-func (m *JobMutation) SetAPITotalMs(i int64) {
-	m.api_total_ms = &i
-	m.addapi_total_ms = nil
-}
-
-// APITotalMs returns the value of the "api_total_ms" field in the mutation.
-func (m *JobMutation) APITotalMs() (r int64, exists bool) {
-	v := m.api_total_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldAPITotalMs returns the old "api_total_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldAPITotalMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAPITotalMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAPITotalMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAPITotalMs: %w", err)
-	}
-	return oldValue.APITotalMs, nil
-}
-
-// AddAPITotalMs adds i to the "api_total_ms" field.
-func (m *JobMutation) AddAPITotalMs(i int64) {
-	if m.addapi_total_ms != nil {
-		*m.addapi_total_ms += i
-	} else {
-		m.addapi_total_ms = &i
-	}
-}
-
-// AddedAPITotalMs returns the value that was added to the "api_total_ms" field in this mutation.
-func (m *JobMutation) AddedAPITotalMs() (r int64, exists bool) {
-	v := m.addapi_total_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearAPITotalMs clears the value of the "api_total_ms" field.
-func (m *JobMutation) ClearAPITotalMs() {
-	m.api_total_ms = nil
-	m.addapi_total_ms = nil
-	m.clearedFields[job.FieldAPITotalMs] = struct{}{}
-}
-
-// APITotalMsCleared returns if the "api_total_ms" field was cleared in this mutation.
-func (m *JobMutation) APITotalMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldAPITotalMs]
-	return ok
-}
-
-// ResetAPITotalMs resets all changes to the "api_total_ms" field.
-func (m *JobMutation) ResetAPITotalMs() {
-	m.api_total_ms = nil
-	m.addapi_total_ms = nil
-	delete(m.clearedFields, job.FieldAPITotalMs)
-}
-
-// SetAPIPrechecksMs sets the "api_prechecks_ms" field.
-func (m *JobMutation) SetAPIPrechecksMs(i int64) {
-	m.api_prechecks_ms = &i
-	m.addapi_prechecks_ms = nil
-}
-
-// APIPrechecksMs returns the value of the "api_prechecks_ms" field in the mutation.
-func (m *JobMutation) APIPrechecksMs() (r int64, exists bool) {
-	v := m.api_prechecks_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldAPIPrechecksMs returns the old "api_prechecks_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldAPIPrechecksMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAPIPrechecksMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAPIPrechecksMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAPIPrechecksMs: %w", err)
-	}
-	return oldValue.APIPrechecksMs, nil
-}
-
-// AddAPIPrechecksMs adds i to the "api_prechecks_ms" field.
-func (m *JobMutation) AddAPIPrechecksMs(i int64) {
-	if m.addapi_prechecks_ms != nil {
-		*m.addapi_prechecks_ms += i
-	} else {
-		m.addapi_prechecks_ms = &i
-	}
-}
-
-// AddedAPIPrechecksMs returns the value that was added to the "api_prechecks_ms" field in this mutation.
-func (m *JobMutation) AddedAPIPrechecksMs() (r int64, exists bool) {
-	v := m.addapi_prechecks_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearAPIPrechecksMs clears the value of the "api_prechecks_ms" field.
-func (m *JobMutation) ClearAPIPrechecksMs() {
-	m.api_prechecks_ms = nil
-	m.addapi_prechecks_ms = nil
-	m.clearedFields[job.FieldAPIPrechecksMs] = struct{}{}
-}
-
-// APIPrechecksMsCleared returns if the "api_prechecks_ms" field was cleared in this mutation.
-func (m *JobMutation) APIPrechecksMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldAPIPrechecksMs]
-	return ok
-}
-
-// ResetAPIPrechecksMs resets all changes to the "api_prechecks_ms" field.
-func (m *JobMutation) ResetAPIPrechecksMs() {
-	m.api_prechecks_ms = nil
-	m.addapi_prechecks_ms = nil
-	delete(m.clearedFields, job.FieldAPIPrechecksMs)
-}
-
-// SetAPIValidationMs sets the "api_validation_ms" field.
-func (m *JobMutation) SetAPIValidationMs(i int64) {
-	m.api_validation_ms = &i
-	m.addapi_validation_ms = nil
-}
-
-// APIValidationMs returns the value of the "api_validation_ms" field in the mutation.
-func (m *JobMutation) APIValidationMs() (r int64, exists bool) {
-	v := m.api_validation_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldAPIValidationMs returns the old "api_validation_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldAPIValidationMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAPIValidationMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAPIValidationMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAPIValidationMs: %w", err)
-	}
-	return oldValue.APIValidationMs, nil
-}
-
-// AddAPIValidationMs adds i to the "api_validation_ms" field.
-func (m *JobMutation) AddAPIValidationMs(i int64) {
-	if m.addapi_validation_ms != nil {
-		*m.addapi_validation_ms += i
-	} else {
-		m.addapi_validation_ms = &i
-	}
-}
-
-// AddedAPIValidationMs returns the value that was added to the "api_validation_ms" field in this mutation.
-func (m *JobMutation) AddedAPIValidationMs() (r int64, exists bool) {
-	v := m.addapi_validation_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearAPIValidationMs clears the value of the "api_validation_ms" field.
-func (m *JobMutation) ClearAPIValidationMs() {
-	m.api_validation_ms = nil
-	m.addapi_validation_ms = nil
-	m.clearedFields[job.FieldAPIValidationMs] = struct{}{}
-}
-
-// APIValidationMsCleared returns if the "api_validation_ms" field was cleared in this mutation.
-func (m *JobMutation) APIValidationMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldAPIValidationMs]
-	return ok
-}
-
-// ResetAPIValidationMs resets all changes to the "api_validation_ms" field.
-func (m *JobMutation) ResetAPIValidationMs() {
-	m.api_validation_ms = nil
-	m.addapi_validation_ms = nil
-	delete(m.clearedFields, job.FieldAPIValidationMs)
-}
-
-// SetAPIDbInsertMs sets the "api_db_insert_ms" field.
-func (m *JobMutation) SetAPIDbInsertMs(i int64) {
-	m.api_db_insert_ms = &i
-	m.addapi_db_insert_ms = nil
-}
-
-// APIDbInsertMs returns the value of the "api_db_insert_ms" field in the mutation.
-func (m *JobMutation) APIDbInsertMs() (r int64, exists bool) {
-	v := m.api_db_insert_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldAPIDbInsertMs returns the old "api_db_insert_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldAPIDbInsertMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAPIDbInsertMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAPIDbInsertMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAPIDbInsertMs: %w", err)
-	}
-	return oldValue.APIDbInsertMs, nil
-}
-
-// AddAPIDbInsertMs adds i to the "api_db_insert_ms" field.
-func (m *JobMutation) AddAPIDbInsertMs(i int64) {
-	if m.addapi_db_insert_ms != nil {
-		*m.addapi_db_insert_ms += i
-	} else {
-		m.addapi_db_insert_ms = &i
-	}
-}
-
-// AddedAPIDbInsertMs returns the value that was added to the "api_db_insert_ms" field in this mutation.
-func (m *JobMutation) AddedAPIDbInsertMs() (r int64, exists bool) {
-	v := m.addapi_db_insert_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearAPIDbInsertMs clears the value of the "api_db_insert_ms" field.
-func (m *JobMutation) ClearAPIDbInsertMs() {
-	m.api_db_insert_ms = nil
-	m.addapi_db_insert_ms = nil
-	m.clearedFields[job.FieldAPIDbInsertMs] = struct{}{}
-}
-
-// APIDbInsertMsCleared returns if the "api_db_insert_ms" field was cleared in this mutation.
-func (m *JobMutation) APIDbInsertMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldAPIDbInsertMs]
-	return ok
-}
-
-// ResetAPIDbInsertMs resets all changes to the "api_db_insert_ms" field.
-func (m *JobMutation) ResetAPIDbInsertMs() {
-	m.api_db_insert_ms = nil
-	m.addapi_db_insert_ms = nil
-	delete(m.clearedFields, job.FieldAPIDbInsertMs)
-}
-
-// SetAPIDispatchMs sets the "api_dispatch_ms" field.
-func (m *JobMutation) SetAPIDispatchMs(i int64) {
-	m.api_dispatch_ms = &i
-	m.addapi_dispatch_ms = nil
-}
-
-// APIDispatchMs returns the value of the "api_dispatch_ms" field in the mutation.
-func (m *JobMutation) APIDispatchMs() (r int64, exists bool) {
-	v := m.api_dispatch_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldAPIDispatchMs returns the old "api_dispatch_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldAPIDispatchMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAPIDispatchMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAPIDispatchMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAPIDispatchMs: %w", err)
-	}
-	return oldValue.APIDispatchMs, nil
-}
-
-// AddAPIDispatchMs adds i to the "api_dispatch_ms" field.
-func (m *JobMutation) AddAPIDispatchMs(i int64) {
-	if m.addapi_dispatch_ms != nil {
-		*m.addapi_dispatch_ms += i
-	} else {
-		m.addapi_dispatch_ms = &i
-	}
-}
-
-// AddedAPIDispatchMs returns the value that was added to the "api_dispatch_ms" field in this mutation.
-func (m *JobMutation) AddedAPIDispatchMs() (r int64, exists bool) {
-	v := m.addapi_dispatch_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearAPIDispatchMs clears the value of the "api_dispatch_ms" field.
-func (m *JobMutation) ClearAPIDispatchMs() {
-	m.api_dispatch_ms = nil
-	m.addapi_dispatch_ms = nil
-	m.clearedFields[job.FieldAPIDispatchMs] = struct{}{}
-}
-
-// APIDispatchMsCleared returns if the "api_dispatch_ms" field was cleared in this mutation.
-func (m *JobMutation) APIDispatchMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldAPIDispatchMs]
-	return ok
-}
-
-// ResetAPIDispatchMs resets all changes to the "api_dispatch_ms" field.
-func (m *JobMutation) ResetAPIDispatchMs() {
-	m.api_dispatch_ms = nil
-	m.addapi_dispatch_ms = nil
-	delete(m.clearedFields, job.FieldAPIDispatchMs)
-}
-
-// SetExecDownloadMs sets the "exec_download_ms" field.
-func (m *JobMutation) SetExecDownloadMs(i int64) {
-	m.exec_download_ms = &i
-	m.addexec_download_ms = nil
-}
-
-// ExecDownloadMs returns the value of the "exec_download_ms" field in the mutation.
-func (m *JobMutation) ExecDownloadMs() (r int64, exists bool) {
-	v := m.exec_download_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldExecDownloadMs returns the old "exec_download_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldExecDownloadMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldExecDownloadMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldExecDownloadMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldExecDownloadMs: %w", err)
-	}
-	return oldValue.ExecDownloadMs, nil
-}
-
-// AddExecDownloadMs adds i to the "exec_download_ms" field.
-func (m *JobMutation) AddExecDownloadMs(i int64) {
-	if m.addexec_download_ms != nil {
-		*m.addexec_download_ms += i
-	} else {
-		m.addexec_download_ms = &i
-	}
-}
-
-// AddedExecDownloadMs returns the value that was added to the "exec_download_ms" field in this mutation.
-func (m *JobMutation) AddedExecDownloadMs() (r int64, exists bool) {
-	v := m.addexec_download_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearExecDownloadMs clears the value of the "exec_download_ms" field.
-func (m *JobMutation) ClearExecDownloadMs() {
-	m.exec_download_ms = nil
-	m.addexec_download_ms = nil
-	m.clearedFields[job.FieldExecDownloadMs] = struct{}{}
-}
-
-// ExecDownloadMsCleared returns if the "exec_download_ms" field was cleared in this mutation.
-func (m *JobMutation) ExecDownloadMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldExecDownloadMs]
-	return ok
-}
-
-// ResetExecDownloadMs resets all changes to the "exec_download_ms" field.
-func (m *JobMutation) ResetExecDownloadMs() {
-	m.exec_download_ms = nil
-	m.addexec_download_ms = nil
-	delete(m.clearedFields, job.FieldExecDownloadMs)
-}
-
-// SetExecExecuteMs sets the "exec_execute_ms" field.
-func (m *JobMutation) SetExecExecuteMs(i int64) {
-	m.exec_execute_ms = &i
-	m.addexec_execute_ms = nil
-}
-
-// ExecExecuteMs returns the value of the "exec_execute_ms" field in the mutation.
-func (m *JobMutation) ExecExecuteMs() (r int64, exists bool) {
-	v := m.exec_execute_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldExecExecuteMs returns the old "exec_execute_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldExecExecuteMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldExecExecuteMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldExecExecuteMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldExecExecuteMs: %w", err)
-	}
-	return oldValue.ExecExecuteMs, nil
-}
-
-// AddExecExecuteMs adds i to the "exec_execute_ms" field.
-func (m *JobMutation) AddExecExecuteMs(i int64) {
-	if m.addexec_execute_ms != nil {
-		*m.addexec_execute_ms += i
-	} else {
-		m.addexec_execute_ms = &i
-	}
-}
-
-// AddedExecExecuteMs returns the value that was added to the "exec_execute_ms" field in this mutation.
-func (m *JobMutation) AddedExecExecuteMs() (r int64, exists bool) {
-	v := m.addexec_execute_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearExecExecuteMs clears the value of the "exec_execute_ms" field.
-func (m *JobMutation) ClearExecExecuteMs() {
-	m.exec_execute_ms = nil
-	m.addexec_execute_ms = nil
-	m.clearedFields[job.FieldExecExecuteMs] = struct{}{}
-}
-
-// ExecExecuteMsCleared returns if the "exec_execute_ms" field was cleared in this mutation.
-func (m *JobMutation) ExecExecuteMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldExecExecuteMs]
-	return ok
-}
-
-// ResetExecExecuteMs resets all changes to the "exec_execute_ms" field.
-func (m *JobMutation) ResetExecExecuteMs() {
-	m.exec_execute_ms = nil
-	m.addexec_execute_ms = nil
-	delete(m.clearedFields, job.FieldExecExecuteMs)
-}
-
-// SetExecUploadMs sets the "exec_upload_ms" field.
-func (m *JobMutation) SetExecUploadMs(i int64) {
-	m.exec_upload_ms = &i
-	m.addexec_upload_ms = nil
-}
-
-// ExecUploadMs returns the value of the "exec_upload_ms" field in the mutation.
-func (m *JobMutation) ExecUploadMs() (r int64, exists bool) {
-	v := m.exec_upload_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldExecUploadMs returns the old "exec_upload_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldExecUploadMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldExecUploadMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldExecUploadMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldExecUploadMs: %w", err)
-	}
-	return oldValue.ExecUploadMs, nil
-}
-
-// AddExecUploadMs adds i to the "exec_upload_ms" field.
-func (m *JobMutation) AddExecUploadMs(i int64) {
-	if m.addexec_upload_ms != nil {
-		*m.addexec_upload_ms += i
-	} else {
-		m.addexec_upload_ms = &i
-	}
-}
-
-// AddedExecUploadMs returns the value that was added to the "exec_upload_ms" field in this mutation.
-func (m *JobMutation) AddedExecUploadMs() (r int64, exists bool) {
-	v := m.addexec_upload_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearExecUploadMs clears the value of the "exec_upload_ms" field.
-func (m *JobMutation) ClearExecUploadMs() {
-	m.exec_upload_ms = nil
-	m.addexec_upload_ms = nil
-	m.clearedFields[job.FieldExecUploadMs] = struct{}{}
-}
-
-// ExecUploadMsCleared returns if the "exec_upload_ms" field was cleared in this mutation.
-func (m *JobMutation) ExecUploadMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldExecUploadMs]
-	return ok
-}
-
-// ResetExecUploadMs resets all changes to the "exec_upload_ms" field.
-func (m *JobMutation) ResetExecUploadMs() {
-	m.exec_upload_ms = nil
-	m.addexec_upload_ms = nil
-	delete(m.clearedFields, job.FieldExecUploadMs)
-}
-
-// SetQueueWaitMs sets the "queue_wait_ms" field.
-func (m *JobMutation) SetQueueWaitMs(i int64) {
-	m.queue_wait_ms = &i
-	m.addqueue_wait_ms = nil
-}
-
-// QueueWaitMs returns the value of the "queue_wait_ms" field in the mutation.
-func (m *JobMutation) QueueWaitMs() (r int64, exists bool) {
-	v := m.queue_wait_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldQueueWaitMs returns the old "queue_wait_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldQueueWaitMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldQueueWaitMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldQueueWaitMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldQueueWaitMs: %w", err)
-	}
-	return oldValue.QueueWaitMs, nil
-}
-
-// AddQueueWaitMs adds i to the "queue_wait_ms" field.
-func (m *JobMutation) AddQueueWaitMs(i int64) {
-	if m.addqueue_wait_ms != nil {
-		*m.addqueue_wait_ms += i
-	} else {
-		m.addqueue_wait_ms = &i
-	}
-}
-
-// AddedQueueWaitMs returns the value that was added to the "queue_wait_ms" field in this mutation.
-func (m *JobMutation) AddedQueueWaitMs() (r int64, exists bool) {
-	v := m.addqueue_wait_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearQueueWaitMs clears the value of the "queue_wait_ms" field.
-func (m *JobMutation) ClearQueueWaitMs() {
-	m.queue_wait_ms = nil
-	m.addqueue_wait_ms = nil
-	m.clearedFields[job.FieldQueueWaitMs] = struct{}{}
-}
-
-// QueueWaitMsCleared returns if the "queue_wait_ms" field was cleared in this mutation.
-func (m *JobMutation) QueueWaitMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldQueueWaitMs]
-	return ok
-}
-
-// ResetQueueWaitMs resets all changes to the "queue_wait_ms" field.
-func (m *JobMutation) ResetQueueWaitMs() {
-	m.queue_wait_ms = nil
-	m.addqueue_wait_ms = nil
-	delete(m.clearedFields, job.FieldQueueWaitMs)
-}
-
-// SetConsumerTotalMs sets the "consumer_total_ms" field.
-func (m *JobMutation) SetConsumerTotalMs(i int64) {
-	m.consumer_total_ms = &i
-	m.addconsumer_total_ms = nil
-}
-
-// ConsumerTotalMs returns the value of the "consumer_total_ms" field in the mutation.
-func (m *JobMutation) ConsumerTotalMs() (r int64, exists bool) {
-	v := m.consumer_total_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldConsumerTotalMs returns the old "consumer_total_ms" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldConsumerTotalMs(ctx context.Context) (v *int64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldConsumerTotalMs is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldConsumerTotalMs requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldConsumerTotalMs: %w", err)
-	}
-	return oldValue.ConsumerTotalMs, nil
-}
-
-// AddConsumerTotalMs adds i to the "consumer_total_ms" field.
-func (m *JobMutation) AddConsumerTotalMs(i int64) {
-	if m.addconsumer_total_ms != nil {
-		*m.addconsumer_total_ms += i
-	} else {
-		m.addconsumer_total_ms = &i
-	}
-}
-
-// AddedConsumerTotalMs returns the value that was added to the "consumer_total_ms" field in this mutation.
-func (m *JobMutation) AddedConsumerTotalMs() (r int64, exists bool) {
-	v := m.addconsumer_total_ms
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ClearConsumerTotalMs clears the value of the "consumer_total_ms" field.
-func (m *JobMutation) ClearConsumerTotalMs() {
-	m.consumer_total_ms = nil
-	m.addconsumer_total_ms = nil
-	m.clearedFields[job.FieldConsumerTotalMs] = struct{}{}
-}
-
-// ConsumerTotalMsCleared returns if the "consumer_total_ms" field was cleared in this mutation.
-func (m *JobMutation) ConsumerTotalMsCleared() bool {
-	_, ok := m.clearedFields[job.FieldConsumerTotalMs]
-	return ok
-}
-
-// ResetConsumerTotalMs resets all changes to the "consumer_total_ms" field.
-func (m *JobMutation) ResetConsumerTotalMs() {
-	m.consumer_total_ms = nil
-	m.addconsumer_total_ms = nil
-	delete(m.clearedFields, job.FieldConsumerTotalMs)
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (m *JobMutation) SetIdempotencyKey(s string) {
-	m.idempotency_key = &s
-}
-
-// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
-func (m *JobMutation) IdempotencyKey() (r string, exists bool) {
-	v := m.idempotency_key
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldIdempotencyKey returns the old "idempotency_key" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldIdempotencyKey(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
-	}
-	return oldValue.IdempotencyKey, nil
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (m *JobMutation) ClearIdempotencyKey() {
-	m.idempotency_key = nil
-	m.clearedFields[job.FieldIdempotencyKey] = struct{}{}
-}
-
-// IdempotencyKeyCleared returns if the "idempotency_key" field was cleared in this mutation.
-func (m *JobMutation) IdempotencyKeyCleared() bool {
-	_, ok := m.clearedFields[job.FieldIdempotencyKey]
-	return ok
-}
-
-// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
-func (m *JobMutation) ResetIdempotencyKey() {
-	m.idempotency_key = nil
-	delete(m.clearedFields, job.FieldIdempotencyKey)
-}
-
-// SetRequestHash sets the "request_hash" field.
-func (m *JobMutation) SetRequestHash(s string) {
-	m.request_hash = &s
-}
-
-// RequestHash returns the value of the "request_hash" field in the mutation.
-func (m *JobMutation) RequestHash() (r string, exists bool) {
-	v := m.request_hash
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldRequestHash returns the old "request_hash" field's value of the Job entity.
-// If the Job object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *JobMutation) OldRequestHash(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldRequestHash is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldRequestHash requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldRequestHash: %w", err)
-	}
-	return oldValue.RequestHash, nil
-}
-
-// ClearRequestHash clears the value of the "request_hash" field.
-func (m *JobMutation) ClearRequestHash() {
-	m.request_hash = nil
-	m.clearedFields[job.FieldRequestHash] = struct{}{}
-}
-
-// RequestHashCleared returns if the "request_hash" field was cleared in this mutation.
-func (m *JobMutation) RequestHashCleared() bool {
-	_, ok := m.clearedFields[job.FieldRequestHash]
-	return ok
-}
-
-// ResetRequestHash resets all changes to the "request_hash" field.
-func (m *JobMutation) ResetRequestHash() {
-	m.request_hash = nil
-	delete(m.clearedFields, job.FieldRequestHash)
+// ResetFinishedAt resets all changes to the "finished_at" field.
+func (m *JobMutation) ResetFinishedAt() {
+	m.finished_at = nil
+	m.addfinished_at = nil
+	delete(m.clearedFields, job.FieldFinishedAt)
 }
 
 // Where appends a list predicates to the JobMutation builder.
@@ -4231,45 +2805,36 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 50)
-	if m.org_id != nil {
-		fields = append(fields, job.FieldOrgID)
-	}
-	if m.user_id != nil {
-		fields = append(fields, job.FieldUserID)
-	}
-	if m.batch_id != nil {
-		fields = append(fields, job.FieldBatchID)
+	fields := make([]string, 0, 28)
+	if m.kind != nil {
+		fields = append(fields, job.FieldKind)
 	}
 	if m._type != nil {
 		fields = append(fields, job.FieldType)
 	}
-	if m.status != nil {
-		fields = append(fields, job.FieldStatus)
+	if m.org_id != nil {
+		fields = append(fields, job.FieldOrgID)
 	}
-	if m.provider_id != nil {
-		fields = append(fields, job.FieldProviderID)
+	if m.state != nil {
+		fields = append(fields, job.FieldState)
 	}
-	if m.provider_type != nil {
-		fields = append(fields, job.FieldProviderType)
+	if m.args != nil {
+		fields = append(fields, job.FieldArgs)
 	}
-	if m.provider_run_id != nil {
-		fields = append(fields, job.FieldProviderRunID)
+	if m.metadata != nil {
+		fields = append(fields, job.FieldMetadata)
 	}
-	if m.ai_pattern != nil {
-		fields = append(fields, job.FieldAiPattern)
+	if m.input_keys != nil {
+		fields = append(fields, job.FieldInputKeys)
 	}
-	if m.inputs != nil {
-		fields = append(fields, job.FieldInputs)
+	if m.outputs != nil {
+		fields = append(fields, job.FieldOutputs)
 	}
-	if m.params != nil {
-		fields = append(fields, job.FieldParams)
+	if m.dependants != nil {
+		fields = append(fields, job.FieldDependants)
 	}
-	if m.output_ref != nil {
-		fields = append(fields, job.FieldOutputRef)
-	}
-	if m.output_meta != nil {
-		fields = append(fields, job.FieldOutputMeta)
+	if m.pending_parents != nil {
+		fields = append(fields, job.FieldPendingParents)
 	}
 	if m.error_code != nil {
 		fields = append(fields, job.FieldErrorCode)
@@ -4277,26 +2842,14 @@ func (m *JobMutation) Fields() []string {
 	if m.error_message != nil {
 		fields = append(fields, job.FieldErrorMessage)
 	}
-	if m.logs_ref != nil {
-		fields = append(fields, job.FieldLogsRef)
+	if m.progress != nil {
+		fields = append(fields, job.FieldProgress)
 	}
-	if m.steps_json != nil {
-		fields = append(fields, job.FieldStepsJSON)
+	if m.attempt != nil {
+		fields = append(fields, job.FieldAttempt)
 	}
-	if m.media_type != nil {
-		fields = append(fields, job.FieldMediaType)
-	}
-	if m.pipeline_id != nil {
-		fields = append(fields, job.FieldPipelineID)
-	}
-	if m.pipeline_node_id != nil {
-		fields = append(fields, job.FieldPipelineNodeID)
-	}
-	if m.output_key != nil {
-		fields = append(fields, job.FieldOutputKey)
-	}
-	if m.pending_inputs != nil {
-		fields = append(fields, job.FieldPendingInputs)
+	if m.max_attempts != nil {
+		fields = append(fields, job.FieldMaxAttempts)
 	}
 	if m.available_at != nil {
 		fields = append(fields, job.FieldAvailableAt)
@@ -4307,20 +2860,20 @@ func (m *JobMutation) Fields() []string {
 	if m.lease_expires_at != nil {
 		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
-	if m.price != nil {
-		fields = append(fields, job.FieldPrice)
+	if m.batch_id != nil {
+		fields = append(fields, job.FieldBatchID)
 	}
-	if m.provider_cost != nil {
-		fields = append(fields, job.FieldProviderCost)
+	if m.pipeline_id != nil {
+		fields = append(fields, job.FieldPipelineID)
 	}
-	if m.infra_cost != nil {
-		fields = append(fields, job.FieldInfraCost)
+	if m.node_id != nil {
+		fields = append(fields, job.FieldNodeID)
 	}
-	if m.margin != nil {
-		fields = append(fields, job.FieldMargin)
+	if m.idempotency_key != nil {
+		fields = append(fields, job.FieldIdempotencyKey)
 	}
-	if m.estimated_price != nil {
-		fields = append(fields, job.FieldEstimatedPrice)
+	if m.request_hash != nil {
+		fields = append(fields, job.FieldRequestHash)
 	}
 	if m.created_at != nil {
 		fields = append(fields, job.FieldCreatedAt)
@@ -4328,59 +2881,14 @@ func (m *JobMutation) Fields() []string {
 	if m.updated_at != nil {
 		fields = append(fields, job.FieldUpdatedAt)
 	}
-	if m.dispatched_at != nil {
-		fields = append(fields, job.FieldDispatchedAt)
+	if m.claimed_at != nil {
+		fields = append(fields, job.FieldClaimedAt)
 	}
 	if m.started_at != nil {
 		fields = append(fields, job.FieldStartedAt)
 	}
-	if m.completed_at != nil {
-		fields = append(fields, job.FieldCompletedAt)
-	}
-	if m.billing_reconciled_at != nil {
-		fields = append(fields, job.FieldBillingReconciledAt)
-	}
-	if m.retry_count != nil {
-		fields = append(fields, job.FieldRetryCount)
-	}
-	if m.progress != nil {
-		fields = append(fields, job.FieldProgress)
-	}
-	if m.api_total_ms != nil {
-		fields = append(fields, job.FieldAPITotalMs)
-	}
-	if m.api_prechecks_ms != nil {
-		fields = append(fields, job.FieldAPIPrechecksMs)
-	}
-	if m.api_validation_ms != nil {
-		fields = append(fields, job.FieldAPIValidationMs)
-	}
-	if m.api_db_insert_ms != nil {
-		fields = append(fields, job.FieldAPIDbInsertMs)
-	}
-	if m.api_dispatch_ms != nil {
-		fields = append(fields, job.FieldAPIDispatchMs)
-	}
-	if m.exec_download_ms != nil {
-		fields = append(fields, job.FieldExecDownloadMs)
-	}
-	if m.exec_execute_ms != nil {
-		fields = append(fields, job.FieldExecExecuteMs)
-	}
-	if m.exec_upload_ms != nil {
-		fields = append(fields, job.FieldExecUploadMs)
-	}
-	if m.queue_wait_ms != nil {
-		fields = append(fields, job.FieldQueueWaitMs)
-	}
-	if m.consumer_total_ms != nil {
-		fields = append(fields, job.FieldConsumerTotalMs)
-	}
-	if m.idempotency_key != nil {
-		fields = append(fields, job.FieldIdempotencyKey)
-	}
-	if m.request_hash != nil {
-		fields = append(fields, job.FieldRequestHash)
+	if m.finished_at != nil {
+		fields = append(fields, job.FieldFinishedAt)
 	}
 	return fields
 }
@@ -4390,106 +2898,62 @@ func (m *JobMutation) Fields() []string {
 // schema.
 func (m *JobMutation) Field(name string) (ent.Value, bool) {
 	switch name {
-	case job.FieldOrgID:
-		return m.OrgID()
-	case job.FieldUserID:
-		return m.UserID()
-	case job.FieldBatchID:
-		return m.BatchID()
+	case job.FieldKind:
+		return m.Kind()
 	case job.FieldType:
 		return m.GetType()
-	case job.FieldStatus:
-		return m.Status()
-	case job.FieldProviderID:
-		return m.ProviderID()
-	case job.FieldProviderType:
-		return m.ProviderType()
-	case job.FieldProviderRunID:
-		return m.ProviderRunID()
-	case job.FieldAiPattern:
-		return m.AiPattern()
-	case job.FieldInputs:
-		return m.Inputs()
-	case job.FieldParams:
-		return m.Params()
-	case job.FieldOutputRef:
-		return m.OutputRef()
-	case job.FieldOutputMeta:
-		return m.OutputMeta()
+	case job.FieldOrgID:
+		return m.OrgID()
+	case job.FieldState:
+		return m.State()
+	case job.FieldArgs:
+		return m.Args()
+	case job.FieldMetadata:
+		return m.Metadata()
+	case job.FieldInputKeys:
+		return m.InputKeys()
+	case job.FieldOutputs:
+		return m.Outputs()
+	case job.FieldDependants:
+		return m.Dependants()
+	case job.FieldPendingParents:
+		return m.PendingParents()
 	case job.FieldErrorCode:
 		return m.ErrorCode()
 	case job.FieldErrorMessage:
 		return m.ErrorMessage()
-	case job.FieldLogsRef:
-		return m.LogsRef()
-	case job.FieldStepsJSON:
-		return m.StepsJSON()
-	case job.FieldMediaType:
-		return m.MediaType()
-	case job.FieldPipelineID:
-		return m.PipelineID()
-	case job.FieldPipelineNodeID:
-		return m.PipelineNodeID()
-	case job.FieldOutputKey:
-		return m.OutputKey()
-	case job.FieldPendingInputs:
-		return m.PendingInputs()
+	case job.FieldProgress:
+		return m.Progress()
+	case job.FieldAttempt:
+		return m.Attempt()
+	case job.FieldMaxAttempts:
+		return m.MaxAttempts()
 	case job.FieldAvailableAt:
 		return m.AvailableAt()
 	case job.FieldLeaseOwner:
 		return m.LeaseOwner()
 	case job.FieldLeaseExpiresAt:
 		return m.LeaseExpiresAt()
-	case job.FieldPrice:
-		return m.Price()
-	case job.FieldProviderCost:
-		return m.ProviderCost()
-	case job.FieldInfraCost:
-		return m.InfraCost()
-	case job.FieldMargin:
-		return m.Margin()
-	case job.FieldEstimatedPrice:
-		return m.EstimatedPrice()
-	case job.FieldCreatedAt:
-		return m.CreatedAt()
-	case job.FieldUpdatedAt:
-		return m.UpdatedAt()
-	case job.FieldDispatchedAt:
-		return m.DispatchedAt()
-	case job.FieldStartedAt:
-		return m.StartedAt()
-	case job.FieldCompletedAt:
-		return m.CompletedAt()
-	case job.FieldBillingReconciledAt:
-		return m.BillingReconciledAt()
-	case job.FieldRetryCount:
-		return m.RetryCount()
-	case job.FieldProgress:
-		return m.Progress()
-	case job.FieldAPITotalMs:
-		return m.APITotalMs()
-	case job.FieldAPIPrechecksMs:
-		return m.APIPrechecksMs()
-	case job.FieldAPIValidationMs:
-		return m.APIValidationMs()
-	case job.FieldAPIDbInsertMs:
-		return m.APIDbInsertMs()
-	case job.FieldAPIDispatchMs:
-		return m.APIDispatchMs()
-	case job.FieldExecDownloadMs:
-		return m.ExecDownloadMs()
-	case job.FieldExecExecuteMs:
-		return m.ExecExecuteMs()
-	case job.FieldExecUploadMs:
-		return m.ExecUploadMs()
-	case job.FieldQueueWaitMs:
-		return m.QueueWaitMs()
-	case job.FieldConsumerTotalMs:
-		return m.ConsumerTotalMs()
+	case job.FieldBatchID:
+		return m.BatchID()
+	case job.FieldPipelineID:
+		return m.PipelineID()
+	case job.FieldNodeID:
+		return m.NodeID()
 	case job.FieldIdempotencyKey:
 		return m.IdempotencyKey()
 	case job.FieldRequestHash:
 		return m.RequestHash()
+	case job.FieldCreatedAt:
+		return m.CreatedAt()
+	case job.FieldUpdatedAt:
+		return m.UpdatedAt()
+	case job.FieldClaimedAt:
+		return m.ClaimedAt()
+	case job.FieldStartedAt:
+		return m.StartedAt()
+	case job.FieldFinishedAt:
+		return m.FinishedAt()
 	}
 	return nil, false
 }
@@ -4499,106 +2963,62 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 // database failed.
 func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
 	switch name {
-	case job.FieldOrgID:
-		return m.OldOrgID(ctx)
-	case job.FieldUserID:
-		return m.OldUserID(ctx)
-	case job.FieldBatchID:
-		return m.OldBatchID(ctx)
+	case job.FieldKind:
+		return m.OldKind(ctx)
 	case job.FieldType:
 		return m.OldType(ctx)
-	case job.FieldStatus:
-		return m.OldStatus(ctx)
-	case job.FieldProviderID:
-		return m.OldProviderID(ctx)
-	case job.FieldProviderType:
-		return m.OldProviderType(ctx)
-	case job.FieldProviderRunID:
-		return m.OldProviderRunID(ctx)
-	case job.FieldAiPattern:
-		return m.OldAiPattern(ctx)
-	case job.FieldInputs:
-		return m.OldInputs(ctx)
-	case job.FieldParams:
-		return m.OldParams(ctx)
-	case job.FieldOutputRef:
-		return m.OldOutputRef(ctx)
-	case job.FieldOutputMeta:
-		return m.OldOutputMeta(ctx)
+	case job.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case job.FieldState:
+		return m.OldState(ctx)
+	case job.FieldArgs:
+		return m.OldArgs(ctx)
+	case job.FieldMetadata:
+		return m.OldMetadata(ctx)
+	case job.FieldInputKeys:
+		return m.OldInputKeys(ctx)
+	case job.FieldOutputs:
+		return m.OldOutputs(ctx)
+	case job.FieldDependants:
+		return m.OldDependants(ctx)
+	case job.FieldPendingParents:
+		return m.OldPendingParents(ctx)
 	case job.FieldErrorCode:
 		return m.OldErrorCode(ctx)
 	case job.FieldErrorMessage:
 		return m.OldErrorMessage(ctx)
-	case job.FieldLogsRef:
-		return m.OldLogsRef(ctx)
-	case job.FieldStepsJSON:
-		return m.OldStepsJSON(ctx)
-	case job.FieldMediaType:
-		return m.OldMediaType(ctx)
-	case job.FieldPipelineID:
-		return m.OldPipelineID(ctx)
-	case job.FieldPipelineNodeID:
-		return m.OldPipelineNodeID(ctx)
-	case job.FieldOutputKey:
-		return m.OldOutputKey(ctx)
-	case job.FieldPendingInputs:
-		return m.OldPendingInputs(ctx)
+	case job.FieldProgress:
+		return m.OldProgress(ctx)
+	case job.FieldAttempt:
+		return m.OldAttempt(ctx)
+	case job.FieldMaxAttempts:
+		return m.OldMaxAttempts(ctx)
 	case job.FieldAvailableAt:
 		return m.OldAvailableAt(ctx)
 	case job.FieldLeaseOwner:
 		return m.OldLeaseOwner(ctx)
 	case job.FieldLeaseExpiresAt:
 		return m.OldLeaseExpiresAt(ctx)
-	case job.FieldPrice:
-		return m.OldPrice(ctx)
-	case job.FieldProviderCost:
-		return m.OldProviderCost(ctx)
-	case job.FieldInfraCost:
-		return m.OldInfraCost(ctx)
-	case job.FieldMargin:
-		return m.OldMargin(ctx)
-	case job.FieldEstimatedPrice:
-		return m.OldEstimatedPrice(ctx)
-	case job.FieldCreatedAt:
-		return m.OldCreatedAt(ctx)
-	case job.FieldUpdatedAt:
-		return m.OldUpdatedAt(ctx)
-	case job.FieldDispatchedAt:
-		return m.OldDispatchedAt(ctx)
-	case job.FieldStartedAt:
-		return m.OldStartedAt(ctx)
-	case job.FieldCompletedAt:
-		return m.OldCompletedAt(ctx)
-	case job.FieldBillingReconciledAt:
-		return m.OldBillingReconciledAt(ctx)
-	case job.FieldRetryCount:
-		return m.OldRetryCount(ctx)
-	case job.FieldProgress:
-		return m.OldProgress(ctx)
-	case job.FieldAPITotalMs:
-		return m.OldAPITotalMs(ctx)
-	case job.FieldAPIPrechecksMs:
-		return m.OldAPIPrechecksMs(ctx)
-	case job.FieldAPIValidationMs:
-		return m.OldAPIValidationMs(ctx)
-	case job.FieldAPIDbInsertMs:
-		return m.OldAPIDbInsertMs(ctx)
-	case job.FieldAPIDispatchMs:
-		return m.OldAPIDispatchMs(ctx)
-	case job.FieldExecDownloadMs:
-		return m.OldExecDownloadMs(ctx)
-	case job.FieldExecExecuteMs:
-		return m.OldExecExecuteMs(ctx)
-	case job.FieldExecUploadMs:
-		return m.OldExecUploadMs(ctx)
-	case job.FieldQueueWaitMs:
-		return m.OldQueueWaitMs(ctx)
-	case job.FieldConsumerTotalMs:
-		return m.OldConsumerTotalMs(ctx)
+	case job.FieldBatchID:
+		return m.OldBatchID(ctx)
+	case job.FieldPipelineID:
+		return m.OldPipelineID(ctx)
+	case job.FieldNodeID:
+		return m.OldNodeID(ctx)
 	case job.FieldIdempotencyKey:
 		return m.OldIdempotencyKey(ctx)
 	case job.FieldRequestHash:
 		return m.OldRequestHash(ctx)
+	case job.FieldCreatedAt:
+		return m.OldCreatedAt(ctx)
+	case job.FieldUpdatedAt:
+		return m.OldUpdatedAt(ctx)
+	case job.FieldClaimedAt:
+		return m.OldClaimedAt(ctx)
+	case job.FieldStartedAt:
+		return m.OldStartedAt(ctx)
+	case job.FieldFinishedAt:
+		return m.OldFinishedAt(ctx)
 	}
 	return nil, fmt.Errorf("unknown Job field %s", name)
 }
@@ -4608,26 +3028,12 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 // type.
 func (m *JobMutation) SetField(name string, value ent.Value) error {
 	switch name {
-	case job.FieldOrgID:
+	case job.FieldKind:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetOrgID(v)
-		return nil
-	case job.FieldUserID:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetUserID(v)
-		return nil
-	case job.FieldBatchID:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetBatchID(v)
+		m.SetKind(v)
 		return nil
 	case job.FieldType:
 		v, ok := value.(string)
@@ -4636,68 +3042,61 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetType(v)
 		return nil
-	case job.FieldStatus:
-		v, ok := value.(job.Status)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStatus(v)
-		return nil
-	case job.FieldProviderID:
+	case job.FieldOrgID:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetProviderID(v)
+		m.SetOrgID(v)
 		return nil
-	case job.FieldProviderType:
-		v, ok := value.(string)
+	case job.FieldState:
+		v, ok := value.(job.State)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetProviderType(v)
+		m.SetState(v)
 		return nil
-	case job.FieldProviderRunID:
-		v, ok := value.(string)
+	case job.FieldArgs:
+		v, ok := value.([]byte)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetProviderRunID(v)
+		m.SetArgs(v)
 		return nil
-	case job.FieldAiPattern:
-		v, ok := value.(string)
+	case job.FieldMetadata:
+		v, ok := value.(map[string]interface{})
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetAiPattern(v)
+		m.SetMetadata(v)
 		return nil
-	case job.FieldInputs:
-		v, ok := value.(string)
+	case job.FieldInputKeys:
+		v, ok := value.(map[string]string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetInputs(v)
+		m.SetInputKeys(v)
 		return nil
-	case job.FieldParams:
-		v, ok := value.(string)
+	case job.FieldOutputs:
+		v, ok := value.(map[string]string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetParams(v)
+		m.SetOutputs(v)
 		return nil
-	case job.FieldOutputRef:
-		v, ok := value.(string)
+	case job.FieldDependants:
+		v, ok := value.([]schema.Dependant)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetOutputRef(v)
+		m.SetDependants(v)
 		return nil
-	case job.FieldOutputMeta:
-		v, ok := value.(string)
+	case job.FieldPendingParents:
+		v, ok := value.(int)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetOutputMeta(v)
+		m.SetPendingParents(v)
 		return nil
 	case job.FieldErrorCode:
 		v, ok := value.(string)
@@ -4713,54 +3112,26 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetErrorMessage(v)
 		return nil
-	case job.FieldLogsRef:
-		v, ok := value.(string)
+	case job.FieldProgress:
+		v, ok := value.(float64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetLogsRef(v)
+		m.SetProgress(v)
 		return nil
-	case job.FieldStepsJSON:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStepsJSON(v)
-		return nil
-	case job.FieldMediaType:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetMediaType(v)
-		return nil
-	case job.FieldPipelineID:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetPipelineID(v)
-		return nil
-	case job.FieldPipelineNodeID:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetPipelineNodeID(v)
-		return nil
-	case job.FieldOutputKey:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetOutputKey(v)
-		return nil
-	case job.FieldPendingInputs:
+	case job.FieldAttempt:
 		v, ok := value.(int)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetPendingInputs(v)
+		m.SetAttempt(v)
+		return nil
+	case job.FieldMaxAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMaxAttempts(v)
 		return nil
 	case job.FieldAvailableAt:
 		v, ok := value.(int64)
@@ -4783,166 +3154,26 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetLeaseExpiresAt(v)
 		return nil
-	case job.FieldPrice:
-		v, ok := value.(float64)
+	case job.FieldBatchID:
+		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetPrice(v)
+		m.SetBatchID(v)
 		return nil
-	case job.FieldProviderCost:
-		v, ok := value.(float64)
+	case job.FieldPipelineID:
+		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetProviderCost(v)
+		m.SetPipelineID(v)
 		return nil
-	case job.FieldInfraCost:
-		v, ok := value.(float64)
+	case job.FieldNodeID:
+		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.SetInfraCost(v)
-		return nil
-	case job.FieldMargin:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetMargin(v)
-		return nil
-	case job.FieldEstimatedPrice:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetEstimatedPrice(v)
-		return nil
-	case job.FieldCreatedAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetCreatedAt(v)
-		return nil
-	case job.FieldUpdatedAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetUpdatedAt(v)
-		return nil
-	case job.FieldDispatchedAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetDispatchedAt(v)
-		return nil
-	case job.FieldStartedAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStartedAt(v)
-		return nil
-	case job.FieldCompletedAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetCompletedAt(v)
-		return nil
-	case job.FieldBillingReconciledAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetBillingReconciledAt(v)
-		return nil
-	case job.FieldRetryCount:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetRetryCount(v)
-		return nil
-	case job.FieldProgress:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetProgress(v)
-		return nil
-	case job.FieldAPITotalMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetAPITotalMs(v)
-		return nil
-	case job.FieldAPIPrechecksMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetAPIPrechecksMs(v)
-		return nil
-	case job.FieldAPIValidationMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetAPIValidationMs(v)
-		return nil
-	case job.FieldAPIDbInsertMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetAPIDbInsertMs(v)
-		return nil
-	case job.FieldAPIDispatchMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetAPIDispatchMs(v)
-		return nil
-	case job.FieldExecDownloadMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetExecDownloadMs(v)
-		return nil
-	case job.FieldExecExecuteMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetExecExecuteMs(v)
-		return nil
-	case job.FieldExecUploadMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetExecUploadMs(v)
-		return nil
-	case job.FieldQueueWaitMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetQueueWaitMs(v)
-		return nil
-	case job.FieldConsumerTotalMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetConsumerTotalMs(v)
+		m.SetNodeID(v)
 		return nil
 	case job.FieldIdempotencyKey:
 		v, ok := value.(string)
@@ -4958,6 +3189,41 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRequestHash(v)
 		return nil
+	case job.FieldCreatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCreatedAt(v)
+		return nil
+	case job.FieldUpdatedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetUpdatedAt(v)
+		return nil
+	case job.FieldClaimedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetClaimedAt(v)
+		return nil
+	case job.FieldStartedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetStartedAt(v)
+		return nil
+	case job.FieldFinishedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishedAt(v)
+		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
 }
@@ -4966,8 +3232,17 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 // this mutation.
 func (m *JobMutation) AddedFields() []string {
 	var fields []string
-	if m.addpending_inputs != nil {
-		fields = append(fields, job.FieldPendingInputs)
+	if m.addpending_parents != nil {
+		fields = append(fields, job.FieldPendingParents)
+	}
+	if m.addprogress != nil {
+		fields = append(fields, job.FieldProgress)
+	}
+	if m.addattempt != nil {
+		fields = append(fields, job.FieldAttempt)
+	}
+	if m.addmax_attempts != nil {
+		fields = append(fields, job.FieldMaxAttempts)
 	}
 	if m.addavailable_at != nil {
 		fields = append(fields, job.FieldAvailableAt)
@@ -4975,74 +3250,20 @@ func (m *JobMutation) AddedFields() []string {
 	if m.addlease_expires_at != nil {
 		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
-	if m.addprice != nil {
-		fields = append(fields, job.FieldPrice)
-	}
-	if m.addprovider_cost != nil {
-		fields = append(fields, job.FieldProviderCost)
-	}
-	if m.addinfra_cost != nil {
-		fields = append(fields, job.FieldInfraCost)
-	}
-	if m.addmargin != nil {
-		fields = append(fields, job.FieldMargin)
-	}
-	if m.addestimated_price != nil {
-		fields = append(fields, job.FieldEstimatedPrice)
-	}
 	if m.addcreated_at != nil {
 		fields = append(fields, job.FieldCreatedAt)
 	}
 	if m.addupdated_at != nil {
 		fields = append(fields, job.FieldUpdatedAt)
 	}
-	if m.adddispatched_at != nil {
-		fields = append(fields, job.FieldDispatchedAt)
+	if m.addclaimed_at != nil {
+		fields = append(fields, job.FieldClaimedAt)
 	}
 	if m.addstarted_at != nil {
 		fields = append(fields, job.FieldStartedAt)
 	}
-	if m.addcompleted_at != nil {
-		fields = append(fields, job.FieldCompletedAt)
-	}
-	if m.addbilling_reconciled_at != nil {
-		fields = append(fields, job.FieldBillingReconciledAt)
-	}
-	if m.addretry_count != nil {
-		fields = append(fields, job.FieldRetryCount)
-	}
-	if m.addprogress != nil {
-		fields = append(fields, job.FieldProgress)
-	}
-	if m.addapi_total_ms != nil {
-		fields = append(fields, job.FieldAPITotalMs)
-	}
-	if m.addapi_prechecks_ms != nil {
-		fields = append(fields, job.FieldAPIPrechecksMs)
-	}
-	if m.addapi_validation_ms != nil {
-		fields = append(fields, job.FieldAPIValidationMs)
-	}
-	if m.addapi_db_insert_ms != nil {
-		fields = append(fields, job.FieldAPIDbInsertMs)
-	}
-	if m.addapi_dispatch_ms != nil {
-		fields = append(fields, job.FieldAPIDispatchMs)
-	}
-	if m.addexec_download_ms != nil {
-		fields = append(fields, job.FieldExecDownloadMs)
-	}
-	if m.addexec_execute_ms != nil {
-		fields = append(fields, job.FieldExecExecuteMs)
-	}
-	if m.addexec_upload_ms != nil {
-		fields = append(fields, job.FieldExecUploadMs)
-	}
-	if m.addqueue_wait_ms != nil {
-		fields = append(fields, job.FieldQueueWaitMs)
-	}
-	if m.addconsumer_total_ms != nil {
-		fields = append(fields, job.FieldConsumerTotalMs)
+	if m.addfinished_at != nil {
+		fields = append(fields, job.FieldFinishedAt)
 	}
 	return fields
 }
@@ -5052,58 +3273,28 @@ func (m *JobMutation) AddedFields() []string {
 // was not set, or was not defined in the schema.
 func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
-	case job.FieldPendingInputs:
-		return m.AddedPendingInputs()
+	case job.FieldPendingParents:
+		return m.AddedPendingParents()
+	case job.FieldProgress:
+		return m.AddedProgress()
+	case job.FieldAttempt:
+		return m.AddedAttempt()
+	case job.FieldMaxAttempts:
+		return m.AddedMaxAttempts()
 	case job.FieldAvailableAt:
 		return m.AddedAvailableAt()
 	case job.FieldLeaseExpiresAt:
 		return m.AddedLeaseExpiresAt()
-	case job.FieldPrice:
-		return m.AddedPrice()
-	case job.FieldProviderCost:
-		return m.AddedProviderCost()
-	case job.FieldInfraCost:
-		return m.AddedInfraCost()
-	case job.FieldMargin:
-		return m.AddedMargin()
-	case job.FieldEstimatedPrice:
-		return m.AddedEstimatedPrice()
 	case job.FieldCreatedAt:
 		return m.AddedCreatedAt()
 	case job.FieldUpdatedAt:
 		return m.AddedUpdatedAt()
-	case job.FieldDispatchedAt:
-		return m.AddedDispatchedAt()
+	case job.FieldClaimedAt:
+		return m.AddedClaimedAt()
 	case job.FieldStartedAt:
 		return m.AddedStartedAt()
-	case job.FieldCompletedAt:
-		return m.AddedCompletedAt()
-	case job.FieldBillingReconciledAt:
-		return m.AddedBillingReconciledAt()
-	case job.FieldRetryCount:
-		return m.AddedRetryCount()
-	case job.FieldProgress:
-		return m.AddedProgress()
-	case job.FieldAPITotalMs:
-		return m.AddedAPITotalMs()
-	case job.FieldAPIPrechecksMs:
-		return m.AddedAPIPrechecksMs()
-	case job.FieldAPIValidationMs:
-		return m.AddedAPIValidationMs()
-	case job.FieldAPIDbInsertMs:
-		return m.AddedAPIDbInsertMs()
-	case job.FieldAPIDispatchMs:
-		return m.AddedAPIDispatchMs()
-	case job.FieldExecDownloadMs:
-		return m.AddedExecDownloadMs()
-	case job.FieldExecExecuteMs:
-		return m.AddedExecExecuteMs()
-	case job.FieldExecUploadMs:
-		return m.AddedExecUploadMs()
-	case job.FieldQueueWaitMs:
-		return m.AddedQueueWaitMs()
-	case job.FieldConsumerTotalMs:
-		return m.AddedConsumerTotalMs()
+	case job.FieldFinishedAt:
+		return m.AddedFinishedAt()
 	}
 	return nil, false
 }
@@ -5113,12 +3304,33 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 // type.
 func (m *JobMutation) AddField(name string, value ent.Value) error {
 	switch name {
-	case job.FieldPendingInputs:
+	case job.FieldPendingParents:
 		v, ok := value.(int)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.AddPendingInputs(v)
+		m.AddPendingParents(v)
+		return nil
+	case job.FieldProgress:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProgress(v)
+		return nil
+	case job.FieldAttempt:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddAttempt(v)
+		return nil
+	case job.FieldMaxAttempts:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMaxAttempts(v)
 		return nil
 	case job.FieldAvailableAt:
 		v, ok := value.(int64)
@@ -5134,41 +3346,6 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddLeaseExpiresAt(v)
 		return nil
-	case job.FieldPrice:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddPrice(v)
-		return nil
-	case job.FieldProviderCost:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddProviderCost(v)
-		return nil
-	case job.FieldInfraCost:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddInfraCost(v)
-		return nil
-	case job.FieldMargin:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddMargin(v)
-		return nil
-	case job.FieldEstimatedPrice:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddEstimatedPrice(v)
-		return nil
 	case job.FieldCreatedAt:
 		v, ok := value.(int64)
 		if !ok {
@@ -5183,12 +3360,12 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddUpdatedAt(v)
 		return nil
-	case job.FieldDispatchedAt:
+	case job.FieldClaimedAt:
 		v, ok := value.(int64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.AddDispatchedAt(v)
+		m.AddClaimedAt(v)
 		return nil
 	case job.FieldStartedAt:
 		v, ok := value.(int64)
@@ -5197,103 +3374,12 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 		}
 		m.AddStartedAt(v)
 		return nil
-	case job.FieldCompletedAt:
+	case job.FieldFinishedAt:
 		v, ok := value.(int64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.AddCompletedAt(v)
-		return nil
-	case job.FieldBillingReconciledAt:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddBillingReconciledAt(v)
-		return nil
-	case job.FieldRetryCount:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddRetryCount(v)
-		return nil
-	case job.FieldProgress:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddProgress(v)
-		return nil
-	case job.FieldAPITotalMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddAPITotalMs(v)
-		return nil
-	case job.FieldAPIPrechecksMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddAPIPrechecksMs(v)
-		return nil
-	case job.FieldAPIValidationMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddAPIValidationMs(v)
-		return nil
-	case job.FieldAPIDbInsertMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddAPIDbInsertMs(v)
-		return nil
-	case job.FieldAPIDispatchMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddAPIDispatchMs(v)
-		return nil
-	case job.FieldExecDownloadMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddExecDownloadMs(v)
-		return nil
-	case job.FieldExecExecuteMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddExecExecuteMs(v)
-		return nil
-	case job.FieldExecUploadMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddExecUploadMs(v)
-		return nil
-	case job.FieldQueueWaitMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddQueueWaitMs(v)
-		return nil
-	case job.FieldConsumerTotalMs:
-		v, ok := value.(int64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddConsumerTotalMs(v)
+		m.AddFinishedAt(v)
 		return nil
 	}
 	return fmt.Errorf("unknown Job numeric field %s", name)
@@ -5303,29 +3389,17 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 // mutation.
 func (m *JobMutation) ClearedFields() []string {
 	var fields []string
-	if m.FieldCleared(job.FieldUserID) {
-		fields = append(fields, job.FieldUserID)
+	if m.FieldCleared(job.FieldMetadata) {
+		fields = append(fields, job.FieldMetadata)
 	}
-	if m.FieldCleared(job.FieldBatchID) {
-		fields = append(fields, job.FieldBatchID)
+	if m.FieldCleared(job.FieldInputKeys) {
+		fields = append(fields, job.FieldInputKeys)
 	}
-	if m.FieldCleared(job.FieldProviderID) {
-		fields = append(fields, job.FieldProviderID)
+	if m.FieldCleared(job.FieldOutputs) {
+		fields = append(fields, job.FieldOutputs)
 	}
-	if m.FieldCleared(job.FieldProviderType) {
-		fields = append(fields, job.FieldProviderType)
-	}
-	if m.FieldCleared(job.FieldProviderRunID) {
-		fields = append(fields, job.FieldProviderRunID)
-	}
-	if m.FieldCleared(job.FieldAiPattern) {
-		fields = append(fields, job.FieldAiPattern)
-	}
-	if m.FieldCleared(job.FieldOutputRef) {
-		fields = append(fields, job.FieldOutputRef)
-	}
-	if m.FieldCleared(job.FieldOutputMeta) {
-		fields = append(fields, job.FieldOutputMeta)
+	if m.FieldCleared(job.FieldDependants) {
+		fields = append(fields, job.FieldDependants)
 	}
 	if m.FieldCleared(job.FieldErrorCode) {
 		fields = append(fields, job.FieldErrorCode)
@@ -5333,92 +3407,35 @@ func (m *JobMutation) ClearedFields() []string {
 	if m.FieldCleared(job.FieldErrorMessage) {
 		fields = append(fields, job.FieldErrorMessage)
 	}
-	if m.FieldCleared(job.FieldLogsRef) {
-		fields = append(fields, job.FieldLogsRef)
-	}
-	if m.FieldCleared(job.FieldStepsJSON) {
-		fields = append(fields, job.FieldStepsJSON)
-	}
-	if m.FieldCleared(job.FieldMediaType) {
-		fields = append(fields, job.FieldMediaType)
-	}
-	if m.FieldCleared(job.FieldPipelineID) {
-		fields = append(fields, job.FieldPipelineID)
-	}
-	if m.FieldCleared(job.FieldPipelineNodeID) {
-		fields = append(fields, job.FieldPipelineNodeID)
-	}
-	if m.FieldCleared(job.FieldOutputKey) {
-		fields = append(fields, job.FieldOutputKey)
-	}
 	if m.FieldCleared(job.FieldLeaseOwner) {
 		fields = append(fields, job.FieldLeaseOwner)
 	}
 	if m.FieldCleared(job.FieldLeaseExpiresAt) {
 		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
-	if m.FieldCleared(job.FieldPrice) {
-		fields = append(fields, job.FieldPrice)
+	if m.FieldCleared(job.FieldBatchID) {
+		fields = append(fields, job.FieldBatchID)
 	}
-	if m.FieldCleared(job.FieldProviderCost) {
-		fields = append(fields, job.FieldProviderCost)
+	if m.FieldCleared(job.FieldPipelineID) {
+		fields = append(fields, job.FieldPipelineID)
 	}
-	if m.FieldCleared(job.FieldInfraCost) {
-		fields = append(fields, job.FieldInfraCost)
-	}
-	if m.FieldCleared(job.FieldMargin) {
-		fields = append(fields, job.FieldMargin)
-	}
-	if m.FieldCleared(job.FieldEstimatedPrice) {
-		fields = append(fields, job.FieldEstimatedPrice)
-	}
-	if m.FieldCleared(job.FieldDispatchedAt) {
-		fields = append(fields, job.FieldDispatchedAt)
-	}
-	if m.FieldCleared(job.FieldStartedAt) {
-		fields = append(fields, job.FieldStartedAt)
-	}
-	if m.FieldCleared(job.FieldCompletedAt) {
-		fields = append(fields, job.FieldCompletedAt)
-	}
-	if m.FieldCleared(job.FieldBillingReconciledAt) {
-		fields = append(fields, job.FieldBillingReconciledAt)
-	}
-	if m.FieldCleared(job.FieldAPITotalMs) {
-		fields = append(fields, job.FieldAPITotalMs)
-	}
-	if m.FieldCleared(job.FieldAPIPrechecksMs) {
-		fields = append(fields, job.FieldAPIPrechecksMs)
-	}
-	if m.FieldCleared(job.FieldAPIValidationMs) {
-		fields = append(fields, job.FieldAPIValidationMs)
-	}
-	if m.FieldCleared(job.FieldAPIDbInsertMs) {
-		fields = append(fields, job.FieldAPIDbInsertMs)
-	}
-	if m.FieldCleared(job.FieldAPIDispatchMs) {
-		fields = append(fields, job.FieldAPIDispatchMs)
-	}
-	if m.FieldCleared(job.FieldExecDownloadMs) {
-		fields = append(fields, job.FieldExecDownloadMs)
-	}
-	if m.FieldCleared(job.FieldExecExecuteMs) {
-		fields = append(fields, job.FieldExecExecuteMs)
-	}
-	if m.FieldCleared(job.FieldExecUploadMs) {
-		fields = append(fields, job.FieldExecUploadMs)
-	}
-	if m.FieldCleared(job.FieldQueueWaitMs) {
-		fields = append(fields, job.FieldQueueWaitMs)
-	}
-	if m.FieldCleared(job.FieldConsumerTotalMs) {
-		fields = append(fields, job.FieldConsumerTotalMs)
+	if m.FieldCleared(job.FieldNodeID) {
+		fields = append(fields, job.FieldNodeID)
 	}
 	if m.FieldCleared(job.FieldIdempotencyKey) {
 		fields = append(fields, job.FieldIdempotencyKey)
 	}
 	if m.FieldCleared(job.FieldRequestHash) {
 		fields = append(fields, job.FieldRequestHash)
+	}
+	if m.FieldCleared(job.FieldClaimedAt) {
+		fields = append(fields, job.FieldClaimedAt)
+	}
+	if m.FieldCleared(job.FieldStartedAt) {
+		fields = append(fields, job.FieldStartedAt)
+	}
+	if m.FieldCleared(job.FieldFinishedAt) {
+		fields = append(fields, job.FieldFinishedAt)
 	}
 	return fields
 }
@@ -5434,29 +3451,17 @@ func (m *JobMutation) FieldCleared(name string) bool {
 // error if the field is not defined in the schema.
 func (m *JobMutation) ClearField(name string) error {
 	switch name {
-	case job.FieldUserID:
-		m.ClearUserID()
+	case job.FieldMetadata:
+		m.ClearMetadata()
 		return nil
-	case job.FieldBatchID:
-		m.ClearBatchID()
+	case job.FieldInputKeys:
+		m.ClearInputKeys()
 		return nil
-	case job.FieldProviderID:
-		m.ClearProviderID()
+	case job.FieldOutputs:
+		m.ClearOutputs()
 		return nil
-	case job.FieldProviderType:
-		m.ClearProviderType()
-		return nil
-	case job.FieldProviderRunID:
-		m.ClearProviderRunID()
-		return nil
-	case job.FieldAiPattern:
-		m.ClearAiPattern()
-		return nil
-	case job.FieldOutputRef:
-		m.ClearOutputRef()
-		return nil
-	case job.FieldOutputMeta:
-		m.ClearOutputMeta()
+	case job.FieldDependants:
+		m.ClearDependants()
 		return nil
 	case job.FieldErrorCode:
 		m.ClearErrorCode()
@@ -5464,92 +3469,35 @@ func (m *JobMutation) ClearField(name string) error {
 	case job.FieldErrorMessage:
 		m.ClearErrorMessage()
 		return nil
-	case job.FieldLogsRef:
-		m.ClearLogsRef()
-		return nil
-	case job.FieldStepsJSON:
-		m.ClearStepsJSON()
-		return nil
-	case job.FieldMediaType:
-		m.ClearMediaType()
-		return nil
-	case job.FieldPipelineID:
-		m.ClearPipelineID()
-		return nil
-	case job.FieldPipelineNodeID:
-		m.ClearPipelineNodeID()
-		return nil
-	case job.FieldOutputKey:
-		m.ClearOutputKey()
-		return nil
 	case job.FieldLeaseOwner:
 		m.ClearLeaseOwner()
 		return nil
 	case job.FieldLeaseExpiresAt:
 		m.ClearLeaseExpiresAt()
 		return nil
-	case job.FieldPrice:
-		m.ClearPrice()
+	case job.FieldBatchID:
+		m.ClearBatchID()
 		return nil
-	case job.FieldProviderCost:
-		m.ClearProviderCost()
+	case job.FieldPipelineID:
+		m.ClearPipelineID()
 		return nil
-	case job.FieldInfraCost:
-		m.ClearInfraCost()
-		return nil
-	case job.FieldMargin:
-		m.ClearMargin()
-		return nil
-	case job.FieldEstimatedPrice:
-		m.ClearEstimatedPrice()
-		return nil
-	case job.FieldDispatchedAt:
-		m.ClearDispatchedAt()
-		return nil
-	case job.FieldStartedAt:
-		m.ClearStartedAt()
-		return nil
-	case job.FieldCompletedAt:
-		m.ClearCompletedAt()
-		return nil
-	case job.FieldBillingReconciledAt:
-		m.ClearBillingReconciledAt()
-		return nil
-	case job.FieldAPITotalMs:
-		m.ClearAPITotalMs()
-		return nil
-	case job.FieldAPIPrechecksMs:
-		m.ClearAPIPrechecksMs()
-		return nil
-	case job.FieldAPIValidationMs:
-		m.ClearAPIValidationMs()
-		return nil
-	case job.FieldAPIDbInsertMs:
-		m.ClearAPIDbInsertMs()
-		return nil
-	case job.FieldAPIDispatchMs:
-		m.ClearAPIDispatchMs()
-		return nil
-	case job.FieldExecDownloadMs:
-		m.ClearExecDownloadMs()
-		return nil
-	case job.FieldExecExecuteMs:
-		m.ClearExecExecuteMs()
-		return nil
-	case job.FieldExecUploadMs:
-		m.ClearExecUploadMs()
-		return nil
-	case job.FieldQueueWaitMs:
-		m.ClearQueueWaitMs()
-		return nil
-	case job.FieldConsumerTotalMs:
-		m.ClearConsumerTotalMs()
+	case job.FieldNodeID:
+		m.ClearNodeID()
 		return nil
 	case job.FieldIdempotencyKey:
 		m.ClearIdempotencyKey()
 		return nil
 	case job.FieldRequestHash:
 		m.ClearRequestHash()
+		return nil
+	case job.FieldClaimedAt:
+		m.ClearClaimedAt()
+		return nil
+	case job.FieldStartedAt:
+		m.ClearStartedAt()
+		return nil
+	case job.FieldFinishedAt:
+		m.ClearFinishedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Job nullable field %s", name)
@@ -5559,44 +3507,35 @@ func (m *JobMutation) ClearField(name string) error {
 // It returns an error if the field is not defined in the schema.
 func (m *JobMutation) ResetField(name string) error {
 	switch name {
-	case job.FieldOrgID:
-		m.ResetOrgID()
-		return nil
-	case job.FieldUserID:
-		m.ResetUserID()
-		return nil
-	case job.FieldBatchID:
-		m.ResetBatchID()
+	case job.FieldKind:
+		m.ResetKind()
 		return nil
 	case job.FieldType:
 		m.ResetType()
 		return nil
-	case job.FieldStatus:
-		m.ResetStatus()
+	case job.FieldOrgID:
+		m.ResetOrgID()
 		return nil
-	case job.FieldProviderID:
-		m.ResetProviderID()
+	case job.FieldState:
+		m.ResetState()
 		return nil
-	case job.FieldProviderType:
-		m.ResetProviderType()
+	case job.FieldArgs:
+		m.ResetArgs()
 		return nil
-	case job.FieldProviderRunID:
-		m.ResetProviderRunID()
+	case job.FieldMetadata:
+		m.ResetMetadata()
 		return nil
-	case job.FieldAiPattern:
-		m.ResetAiPattern()
+	case job.FieldInputKeys:
+		m.ResetInputKeys()
 		return nil
-	case job.FieldInputs:
-		m.ResetInputs()
+	case job.FieldOutputs:
+		m.ResetOutputs()
 		return nil
-	case job.FieldParams:
-		m.ResetParams()
+	case job.FieldDependants:
+		m.ResetDependants()
 		return nil
-	case job.FieldOutputRef:
-		m.ResetOutputRef()
-		return nil
-	case job.FieldOutputMeta:
-		m.ResetOutputMeta()
+	case job.FieldPendingParents:
+		m.ResetPendingParents()
 		return nil
 	case job.FieldErrorCode:
 		m.ResetErrorCode()
@@ -5604,26 +3543,14 @@ func (m *JobMutation) ResetField(name string) error {
 	case job.FieldErrorMessage:
 		m.ResetErrorMessage()
 		return nil
-	case job.FieldLogsRef:
-		m.ResetLogsRef()
+	case job.FieldProgress:
+		m.ResetProgress()
 		return nil
-	case job.FieldStepsJSON:
-		m.ResetStepsJSON()
+	case job.FieldAttempt:
+		m.ResetAttempt()
 		return nil
-	case job.FieldMediaType:
-		m.ResetMediaType()
-		return nil
-	case job.FieldPipelineID:
-		m.ResetPipelineID()
-		return nil
-	case job.FieldPipelineNodeID:
-		m.ResetPipelineNodeID()
-		return nil
-	case job.FieldOutputKey:
-		m.ResetOutputKey()
-		return nil
-	case job.FieldPendingInputs:
-		m.ResetPendingInputs()
+	case job.FieldMaxAttempts:
+		m.ResetMaxAttempts()
 		return nil
 	case job.FieldAvailableAt:
 		m.ResetAvailableAt()
@@ -5634,20 +3561,20 @@ func (m *JobMutation) ResetField(name string) error {
 	case job.FieldLeaseExpiresAt:
 		m.ResetLeaseExpiresAt()
 		return nil
-	case job.FieldPrice:
-		m.ResetPrice()
+	case job.FieldBatchID:
+		m.ResetBatchID()
 		return nil
-	case job.FieldProviderCost:
-		m.ResetProviderCost()
+	case job.FieldPipelineID:
+		m.ResetPipelineID()
 		return nil
-	case job.FieldInfraCost:
-		m.ResetInfraCost()
+	case job.FieldNodeID:
+		m.ResetNodeID()
 		return nil
-	case job.FieldMargin:
-		m.ResetMargin()
+	case job.FieldIdempotencyKey:
+		m.ResetIdempotencyKey()
 		return nil
-	case job.FieldEstimatedPrice:
-		m.ResetEstimatedPrice()
+	case job.FieldRequestHash:
+		m.ResetRequestHash()
 		return nil
 	case job.FieldCreatedAt:
 		m.ResetCreatedAt()
@@ -5655,59 +3582,14 @@ func (m *JobMutation) ResetField(name string) error {
 	case job.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
-	case job.FieldDispatchedAt:
-		m.ResetDispatchedAt()
+	case job.FieldClaimedAt:
+		m.ResetClaimedAt()
 		return nil
 	case job.FieldStartedAt:
 		m.ResetStartedAt()
 		return nil
-	case job.FieldCompletedAt:
-		m.ResetCompletedAt()
-		return nil
-	case job.FieldBillingReconciledAt:
-		m.ResetBillingReconciledAt()
-		return nil
-	case job.FieldRetryCount:
-		m.ResetRetryCount()
-		return nil
-	case job.FieldProgress:
-		m.ResetProgress()
-		return nil
-	case job.FieldAPITotalMs:
-		m.ResetAPITotalMs()
-		return nil
-	case job.FieldAPIPrechecksMs:
-		m.ResetAPIPrechecksMs()
-		return nil
-	case job.FieldAPIValidationMs:
-		m.ResetAPIValidationMs()
-		return nil
-	case job.FieldAPIDbInsertMs:
-		m.ResetAPIDbInsertMs()
-		return nil
-	case job.FieldAPIDispatchMs:
-		m.ResetAPIDispatchMs()
-		return nil
-	case job.FieldExecDownloadMs:
-		m.ResetExecDownloadMs()
-		return nil
-	case job.FieldExecExecuteMs:
-		m.ResetExecExecuteMs()
-		return nil
-	case job.FieldExecUploadMs:
-		m.ResetExecUploadMs()
-		return nil
-	case job.FieldQueueWaitMs:
-		m.ResetQueueWaitMs()
-		return nil
-	case job.FieldConsumerTotalMs:
-		m.ResetConsumerTotalMs()
-		return nil
-	case job.FieldIdempotencyKey:
-		m.ResetIdempotencyKey()
-		return nil
-	case job.FieldRequestHash:
-		m.ResetRequestHash()
+	case job.FieldFinishedAt:
+		m.ResetFinishedAt()
 		return nil
 	}
 	return fmt.Errorf("unknown Job field %s", name)
@@ -6432,57 +4314,38 @@ func (m *PipelineMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Pipeline edge %s", name)
 }
 
-// RenderJobMutation represents an operation that mutates the RenderJob nodes in the graph.
-type RenderJobMutation struct {
+// TemplateMutation represents an operation that mutates the Template nodes in the graph.
+type TemplateMutation struct {
 	config
-	op               Op
-	typ              string
-	id               *string
-	org_id           *string
-	provider         *string
-	composition      *[]byte
-	asset_urls       *map[string]string
-	webhook_url      *string
-	status           *renderjob.Status
-	progress         *float64
-	addprogress      *float64
-	output_key       *string
-	error_code       *string
-	error_message    *string
-	format           *string
-	width            *int
-	addwidth         *int
-	height           *int
-	addheight        *int
-	duration         *float64
-	addduration      *float64
-	idempotency_key  *string
-	request_hash     *string
-	attempts         *int
-	addattempts      *int
-	lease_owner      *string
-	lease_expires_at *time.Time
-	created_at       *time.Time
-	updated_at       *time.Time
-	started_at       *time.Time
-	finished_at      *time.Time
-	clearedFields    map[string]struct{}
-	done             bool
-	oldValue         func(context.Context) (*RenderJob, error)
-	predicates       []predicate.RenderJob
+	op            Op
+	typ           string
+	id            *string
+	org_id        *string
+	name          *string
+	provider      *string
+	composition   *[]byte
+	asset_urls    *map[string]string
+	created_at    *int64
+	addcreated_at *int64
+	updated_at    *int64
+	addupdated_at *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*Template, error)
+	predicates    []predicate.Template
 }
 
-var _ ent.Mutation = (*RenderJobMutation)(nil)
+var _ ent.Mutation = (*TemplateMutation)(nil)
 
-// renderjobOption allows management of the mutation configuration using functional options.
-type renderjobOption func(*RenderJobMutation)
+// templateOption allows management of the mutation configuration using functional options.
+type templateOption func(*TemplateMutation)
 
-// newRenderJobMutation creates new mutation for the RenderJob entity.
-func newRenderJobMutation(c config, op Op, opts ...renderjobOption) *RenderJobMutation {
-	m := &RenderJobMutation{
+// newTemplateMutation creates new mutation for the Template entity.
+func newTemplateMutation(c config, op Op, opts ...templateOption) *TemplateMutation {
+	m := &TemplateMutation{
 		config:        c,
 		op:            op,
-		typ:           TypeRenderJob,
+		typ:           TypeTemplate,
 		clearedFields: make(map[string]struct{}),
 	}
 	for _, opt := range opts {
@@ -6491,20 +4354,20 @@ func newRenderJobMutation(c config, op Op, opts ...renderjobOption) *RenderJobMu
 	return m
 }
 
-// withRenderJobID sets the ID field of the mutation.
-func withRenderJobID(id string) renderjobOption {
-	return func(m *RenderJobMutation) {
+// withTemplateID sets the ID field of the mutation.
+func withTemplateID(id string) templateOption {
+	return func(m *TemplateMutation) {
 		var (
 			err   error
 			once  sync.Once
-			value *RenderJob
+			value *Template
 		)
-		m.oldValue = func(ctx context.Context) (*RenderJob, error) {
+		m.oldValue = func(ctx context.Context) (*Template, error) {
 			once.Do(func() {
 				if m.done {
 					err = errors.New("querying old values post mutation is not allowed")
 				} else {
-					value, err = m.Client().RenderJob.Get(ctx, id)
+					value, err = m.Client().Template.Get(ctx, id)
 				}
 			})
 			return value, err
@@ -6513,10 +4376,10 @@ func withRenderJobID(id string) renderjobOption {
 	}
 }
 
-// withRenderJob sets the old RenderJob of the mutation.
-func withRenderJob(node *RenderJob) renderjobOption {
-	return func(m *RenderJobMutation) {
-		m.oldValue = func(context.Context) (*RenderJob, error) {
+// withTemplate sets the old Template of the mutation.
+func withTemplate(node *Template) templateOption {
+	return func(m *TemplateMutation) {
+		m.oldValue = func(context.Context) (*Template, error) {
 			return node, nil
 		}
 		m.id = &node.ID
@@ -6525,7 +4388,7 @@ func withRenderJob(node *RenderJob) renderjobOption {
 
 // Client returns a new `ent.Client` from the mutation. If the mutation was
 // executed in a transaction (ent.Tx), a transactional client is returned.
-func (m RenderJobMutation) Client() *Client {
+func (m TemplateMutation) Client() *Client {
 	client := &Client{config: m.config}
 	client.init()
 	return client
@@ -6533,7 +4396,7 @@ func (m RenderJobMutation) Client() *Client {
 
 // Tx returns an `ent.Tx` for mutations that were executed in transactions;
 // it returns an error otherwise.
-func (m RenderJobMutation) Tx() (*Tx, error) {
+func (m TemplateMutation) Tx() (*Tx, error) {
 	if _, ok := m.driver.(*txDriver); !ok {
 		return nil, errors.New("ent: mutation is not running in a transaction")
 	}
@@ -6543,14 +4406,14 @@ func (m RenderJobMutation) Tx() (*Tx, error) {
 }
 
 // SetID sets the value of the id field. Note that this
-// operation is only accepted on creation of RenderJob entities.
-func (m *RenderJobMutation) SetID(id string) {
+// operation is only accepted on creation of Template entities.
+func (m *TemplateMutation) SetID(id string) {
 	m.id = &id
 }
 
 // ID returns the ID value in the mutation. Note that the ID is only available
 // if it was provided to the builder or after it was returned from the database.
-func (m *RenderJobMutation) ID() (id string, exists bool) {
+func (m *TemplateMutation) ID() (id string, exists bool) {
 	if m.id == nil {
 		return
 	}
@@ -6561,7 +4424,7 @@ func (m *RenderJobMutation) ID() (id string, exists bool) {
 // That means, if the mutation is applied within a transaction with an isolation level such
 // as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
 // or updated by the mutation.
-func (m *RenderJobMutation) IDs(ctx context.Context) ([]string, error) {
+func (m *TemplateMutation) IDs(ctx context.Context) ([]string, error) {
 	switch {
 	case m.op.Is(OpUpdateOne | OpDeleteOne):
 		id, exists := m.ID()
@@ -6570,19 +4433,19 @@ func (m *RenderJobMutation) IDs(ctx context.Context) ([]string, error) {
 		}
 		fallthrough
 	case m.op.Is(OpUpdate | OpDelete):
-		return m.Client().RenderJob.Query().Where(m.predicates...).IDs(ctx)
+		return m.Client().Template.Query().Where(m.predicates...).IDs(ctx)
 	default:
 		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
 	}
 }
 
 // SetOrgID sets the "org_id" field.
-func (m *RenderJobMutation) SetOrgID(s string) {
+func (m *TemplateMutation) SetOrgID(s string) {
 	m.org_id = &s
 }
 
 // OrgID returns the value of the "org_id" field in the mutation.
-func (m *RenderJobMutation) OrgID() (r string, exists bool) {
+func (m *TemplateMutation) OrgID() (r string, exists bool) {
 	v := m.org_id
 	if v == nil {
 		return
@@ -6590,10 +4453,10 @@ func (m *RenderJobMutation) OrgID() (r string, exists bool) {
 	return *v, true
 }
 
-// OldOrgID returns the old "org_id" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// OldOrgID returns the old "org_id" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldOrgID(ctx context.Context) (v string, err error) {
+func (m *TemplateMutation) OldOrgID(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
 	}
@@ -6608,17 +4471,53 @@ func (m *RenderJobMutation) OldOrgID(ctx context.Context) (v string, err error) 
 }
 
 // ResetOrgID resets all changes to the "org_id" field.
-func (m *RenderJobMutation) ResetOrgID() {
+func (m *TemplateMutation) ResetOrgID() {
 	m.org_id = nil
 }
 
+// SetName sets the "name" field.
+func (m *TemplateMutation) SetName(s string) {
+	m.name = &s
+}
+
+// Name returns the value of the "name" field in the mutation.
+func (m *TemplateMutation) Name() (r string, exists bool) {
+	v := m.name
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldName returns the old "name" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *TemplateMutation) OldName(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldName is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldName requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldName: %w", err)
+	}
+	return oldValue.Name, nil
+}
+
+// ResetName resets all changes to the "name" field.
+func (m *TemplateMutation) ResetName() {
+	m.name = nil
+}
+
 // SetProvider sets the "provider" field.
-func (m *RenderJobMutation) SetProvider(s string) {
+func (m *TemplateMutation) SetProvider(s string) {
 	m.provider = &s
 }
 
 // Provider returns the value of the "provider" field in the mutation.
-func (m *RenderJobMutation) Provider() (r string, exists bool) {
+func (m *TemplateMutation) Provider() (r string, exists bool) {
 	v := m.provider
 	if v == nil {
 		return
@@ -6626,10 +4525,10 @@ func (m *RenderJobMutation) Provider() (r string, exists bool) {
 	return *v, true
 }
 
-// OldProvider returns the old "provider" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// OldProvider returns the old "provider" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldProvider(ctx context.Context) (v string, err error) {
+func (m *TemplateMutation) OldProvider(ctx context.Context) (v string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldProvider is only allowed on UpdateOne operations")
 	}
@@ -6644,17 +4543,17 @@ func (m *RenderJobMutation) OldProvider(ctx context.Context) (v string, err erro
 }
 
 // ResetProvider resets all changes to the "provider" field.
-func (m *RenderJobMutation) ResetProvider() {
+func (m *TemplateMutation) ResetProvider() {
 	m.provider = nil
 }
 
 // SetComposition sets the "composition" field.
-func (m *RenderJobMutation) SetComposition(b []byte) {
+func (m *TemplateMutation) SetComposition(b []byte) {
 	m.composition = &b
 }
 
 // Composition returns the value of the "composition" field in the mutation.
-func (m *RenderJobMutation) Composition() (r []byte, exists bool) {
+func (m *TemplateMutation) Composition() (r []byte, exists bool) {
 	v := m.composition
 	if v == nil {
 		return
@@ -6662,10 +4561,10 @@ func (m *RenderJobMutation) Composition() (r []byte, exists bool) {
 	return *v, true
 }
 
-// OldComposition returns the old "composition" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// OldComposition returns the old "composition" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldComposition(ctx context.Context) (v []byte, err error) {
+func (m *TemplateMutation) OldComposition(ctx context.Context) (v []byte, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldComposition is only allowed on UpdateOne operations")
 	}
@@ -6680,17 +4579,17 @@ func (m *RenderJobMutation) OldComposition(ctx context.Context) (v []byte, err e
 }
 
 // ResetComposition resets all changes to the "composition" field.
-func (m *RenderJobMutation) ResetComposition() {
+func (m *TemplateMutation) ResetComposition() {
 	m.composition = nil
 }
 
 // SetAssetUrls sets the "asset_urls" field.
-func (m *RenderJobMutation) SetAssetUrls(value map[string]string) {
+func (m *TemplateMutation) SetAssetUrls(value map[string]string) {
 	m.asset_urls = &value
 }
 
 // AssetUrls returns the value of the "asset_urls" field in the mutation.
-func (m *RenderJobMutation) AssetUrls() (r map[string]string, exists bool) {
+func (m *TemplateMutation) AssetUrls() (r map[string]string, exists bool) {
 	v := m.asset_urls
 	if v == nil {
 		return
@@ -6698,10 +4597,10 @@ func (m *RenderJobMutation) AssetUrls() (r map[string]string, exists bool) {
 	return *v, true
 }
 
-// OldAssetUrls returns the old "asset_urls" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// OldAssetUrls returns the old "asset_urls" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldAssetUrls(ctx context.Context) (v map[string]string, err error) {
+func (m *TemplateMutation) OldAssetUrls(ctx context.Context) (v map[string]string, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldAssetUrls is only allowed on UpdateOne operations")
 	}
@@ -6716,761 +4615,31 @@ func (m *RenderJobMutation) OldAssetUrls(ctx context.Context) (v map[string]stri
 }
 
 // ClearAssetUrls clears the value of the "asset_urls" field.
-func (m *RenderJobMutation) ClearAssetUrls() {
+func (m *TemplateMutation) ClearAssetUrls() {
 	m.asset_urls = nil
-	m.clearedFields[renderjob.FieldAssetUrls] = struct{}{}
+	m.clearedFields[template.FieldAssetUrls] = struct{}{}
 }
 
 // AssetUrlsCleared returns if the "asset_urls" field was cleared in this mutation.
-func (m *RenderJobMutation) AssetUrlsCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldAssetUrls]
+func (m *TemplateMutation) AssetUrlsCleared() bool {
+	_, ok := m.clearedFields[template.FieldAssetUrls]
 	return ok
 }
 
 // ResetAssetUrls resets all changes to the "asset_urls" field.
-func (m *RenderJobMutation) ResetAssetUrls() {
+func (m *TemplateMutation) ResetAssetUrls() {
 	m.asset_urls = nil
-	delete(m.clearedFields, renderjob.FieldAssetUrls)
-}
-
-// SetWebhookURL sets the "webhook_url" field.
-func (m *RenderJobMutation) SetWebhookURL(s string) {
-	m.webhook_url = &s
-}
-
-// WebhookURL returns the value of the "webhook_url" field in the mutation.
-func (m *RenderJobMutation) WebhookURL() (r string, exists bool) {
-	v := m.webhook_url
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldWebhookURL returns the old "webhook_url" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldWebhookURL(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldWebhookURL is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldWebhookURL requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldWebhookURL: %w", err)
-	}
-	return oldValue.WebhookURL, nil
-}
-
-// ClearWebhookURL clears the value of the "webhook_url" field.
-func (m *RenderJobMutation) ClearWebhookURL() {
-	m.webhook_url = nil
-	m.clearedFields[renderjob.FieldWebhookURL] = struct{}{}
-}
-
-// WebhookURLCleared returns if the "webhook_url" field was cleared in this mutation.
-func (m *RenderJobMutation) WebhookURLCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldWebhookURL]
-	return ok
-}
-
-// ResetWebhookURL resets all changes to the "webhook_url" field.
-func (m *RenderJobMutation) ResetWebhookURL() {
-	m.webhook_url = nil
-	delete(m.clearedFields, renderjob.FieldWebhookURL)
-}
-
-// SetStatus sets the "status" field.
-func (m *RenderJobMutation) SetStatus(r renderjob.Status) {
-	m.status = &r
-}
-
-// Status returns the value of the "status" field in the mutation.
-func (m *RenderJobMutation) Status() (r renderjob.Status, exists bool) {
-	v := m.status
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldStatus returns the old "status" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldStatus(ctx context.Context) (v renderjob.Status, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldStatus is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldStatus requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldStatus: %w", err)
-	}
-	return oldValue.Status, nil
-}
-
-// ResetStatus resets all changes to the "status" field.
-func (m *RenderJobMutation) ResetStatus() {
-	m.status = nil
-}
-
-// SetProgress sets the "progress" field.
-func (m *RenderJobMutation) SetProgress(f float64) {
-	m.progress = &f
-	m.addprogress = nil
-}
-
-// Progress returns the value of the "progress" field in the mutation.
-func (m *RenderJobMutation) Progress() (r float64, exists bool) {
-	v := m.progress
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldProgress returns the old "progress" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldProgress(ctx context.Context) (v float64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldProgress is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldProgress requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldProgress: %w", err)
-	}
-	return oldValue.Progress, nil
-}
-
-// AddProgress adds f to the "progress" field.
-func (m *RenderJobMutation) AddProgress(f float64) {
-	if m.addprogress != nil {
-		*m.addprogress += f
-	} else {
-		m.addprogress = &f
-	}
-}
-
-// AddedProgress returns the value that was added to the "progress" field in this mutation.
-func (m *RenderJobMutation) AddedProgress() (r float64, exists bool) {
-	v := m.addprogress
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetProgress resets all changes to the "progress" field.
-func (m *RenderJobMutation) ResetProgress() {
-	m.progress = nil
-	m.addprogress = nil
-}
-
-// SetOutputKey sets the "output_key" field.
-func (m *RenderJobMutation) SetOutputKey(s string) {
-	m.output_key = &s
-}
-
-// OutputKey returns the value of the "output_key" field in the mutation.
-func (m *RenderJobMutation) OutputKey() (r string, exists bool) {
-	v := m.output_key
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldOutputKey returns the old "output_key" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldOutputKey(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldOutputKey is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldOutputKey requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldOutputKey: %w", err)
-	}
-	return oldValue.OutputKey, nil
-}
-
-// ClearOutputKey clears the value of the "output_key" field.
-func (m *RenderJobMutation) ClearOutputKey() {
-	m.output_key = nil
-	m.clearedFields[renderjob.FieldOutputKey] = struct{}{}
-}
-
-// OutputKeyCleared returns if the "output_key" field was cleared in this mutation.
-func (m *RenderJobMutation) OutputKeyCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldOutputKey]
-	return ok
-}
-
-// ResetOutputKey resets all changes to the "output_key" field.
-func (m *RenderJobMutation) ResetOutputKey() {
-	m.output_key = nil
-	delete(m.clearedFields, renderjob.FieldOutputKey)
-}
-
-// SetErrorCode sets the "error_code" field.
-func (m *RenderJobMutation) SetErrorCode(s string) {
-	m.error_code = &s
-}
-
-// ErrorCode returns the value of the "error_code" field in the mutation.
-func (m *RenderJobMutation) ErrorCode() (r string, exists bool) {
-	v := m.error_code
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldErrorCode returns the old "error_code" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldErrorCode(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldErrorCode is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldErrorCode requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldErrorCode: %w", err)
-	}
-	return oldValue.ErrorCode, nil
-}
-
-// ClearErrorCode clears the value of the "error_code" field.
-func (m *RenderJobMutation) ClearErrorCode() {
-	m.error_code = nil
-	m.clearedFields[renderjob.FieldErrorCode] = struct{}{}
-}
-
-// ErrorCodeCleared returns if the "error_code" field was cleared in this mutation.
-func (m *RenderJobMutation) ErrorCodeCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldErrorCode]
-	return ok
-}
-
-// ResetErrorCode resets all changes to the "error_code" field.
-func (m *RenderJobMutation) ResetErrorCode() {
-	m.error_code = nil
-	delete(m.clearedFields, renderjob.FieldErrorCode)
-}
-
-// SetErrorMessage sets the "error_message" field.
-func (m *RenderJobMutation) SetErrorMessage(s string) {
-	m.error_message = &s
-}
-
-// ErrorMessage returns the value of the "error_message" field in the mutation.
-func (m *RenderJobMutation) ErrorMessage() (r string, exists bool) {
-	v := m.error_message
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldErrorMessage returns the old "error_message" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldErrorMessage(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldErrorMessage is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldErrorMessage requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldErrorMessage: %w", err)
-	}
-	return oldValue.ErrorMessage, nil
-}
-
-// ClearErrorMessage clears the value of the "error_message" field.
-func (m *RenderJobMutation) ClearErrorMessage() {
-	m.error_message = nil
-	m.clearedFields[renderjob.FieldErrorMessage] = struct{}{}
-}
-
-// ErrorMessageCleared returns if the "error_message" field was cleared in this mutation.
-func (m *RenderJobMutation) ErrorMessageCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldErrorMessage]
-	return ok
-}
-
-// ResetErrorMessage resets all changes to the "error_message" field.
-func (m *RenderJobMutation) ResetErrorMessage() {
-	m.error_message = nil
-	delete(m.clearedFields, renderjob.FieldErrorMessage)
-}
-
-// SetFormat sets the "format" field.
-func (m *RenderJobMutation) SetFormat(s string) {
-	m.format = &s
-}
-
-// Format returns the value of the "format" field in the mutation.
-func (m *RenderJobMutation) Format() (r string, exists bool) {
-	v := m.format
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldFormat returns the old "format" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldFormat(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldFormat is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldFormat requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldFormat: %w", err)
-	}
-	return oldValue.Format, nil
-}
-
-// ResetFormat resets all changes to the "format" field.
-func (m *RenderJobMutation) ResetFormat() {
-	m.format = nil
-}
-
-// SetWidth sets the "width" field.
-func (m *RenderJobMutation) SetWidth(i int) {
-	m.width = &i
-	m.addwidth = nil
-}
-
-// Width returns the value of the "width" field in the mutation.
-func (m *RenderJobMutation) Width() (r int, exists bool) {
-	v := m.width
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldWidth returns the old "width" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldWidth(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldWidth is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldWidth requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldWidth: %w", err)
-	}
-	return oldValue.Width, nil
-}
-
-// AddWidth adds i to the "width" field.
-func (m *RenderJobMutation) AddWidth(i int) {
-	if m.addwidth != nil {
-		*m.addwidth += i
-	} else {
-		m.addwidth = &i
-	}
-}
-
-// AddedWidth returns the value that was added to the "width" field in this mutation.
-func (m *RenderJobMutation) AddedWidth() (r int, exists bool) {
-	v := m.addwidth
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetWidth resets all changes to the "width" field.
-func (m *RenderJobMutation) ResetWidth() {
-	m.width = nil
-	m.addwidth = nil
-}
-
-// SetHeight sets the "height" field.
-func (m *RenderJobMutation) SetHeight(i int) {
-	m.height = &i
-	m.addheight = nil
-}
-
-// Height returns the value of the "height" field in the mutation.
-func (m *RenderJobMutation) Height() (r int, exists bool) {
-	v := m.height
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldHeight returns the old "height" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldHeight(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldHeight is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldHeight requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldHeight: %w", err)
-	}
-	return oldValue.Height, nil
-}
-
-// AddHeight adds i to the "height" field.
-func (m *RenderJobMutation) AddHeight(i int) {
-	if m.addheight != nil {
-		*m.addheight += i
-	} else {
-		m.addheight = &i
-	}
-}
-
-// AddedHeight returns the value that was added to the "height" field in this mutation.
-func (m *RenderJobMutation) AddedHeight() (r int, exists bool) {
-	v := m.addheight
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetHeight resets all changes to the "height" field.
-func (m *RenderJobMutation) ResetHeight() {
-	m.height = nil
-	m.addheight = nil
-}
-
-// SetDuration sets the "duration" field.
-func (m *RenderJobMutation) SetDuration(f float64) {
-	m.duration = &f
-	m.addduration = nil
-}
-
-// Duration returns the value of the "duration" field in the mutation.
-func (m *RenderJobMutation) Duration() (r float64, exists bool) {
-	v := m.duration
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldDuration returns the old "duration" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldDuration(ctx context.Context) (v float64, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldDuration is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldDuration requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldDuration: %w", err)
-	}
-	return oldValue.Duration, nil
-}
-
-// AddDuration adds f to the "duration" field.
-func (m *RenderJobMutation) AddDuration(f float64) {
-	if m.addduration != nil {
-		*m.addduration += f
-	} else {
-		m.addduration = &f
-	}
-}
-
-// AddedDuration returns the value that was added to the "duration" field in this mutation.
-func (m *RenderJobMutation) AddedDuration() (r float64, exists bool) {
-	v := m.addduration
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetDuration resets all changes to the "duration" field.
-func (m *RenderJobMutation) ResetDuration() {
-	m.duration = nil
-	m.addduration = nil
-}
-
-// SetIdempotencyKey sets the "idempotency_key" field.
-func (m *RenderJobMutation) SetIdempotencyKey(s string) {
-	m.idempotency_key = &s
-}
-
-// IdempotencyKey returns the value of the "idempotency_key" field in the mutation.
-func (m *RenderJobMutation) IdempotencyKey() (r string, exists bool) {
-	v := m.idempotency_key
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldIdempotencyKey returns the old "idempotency_key" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldIdempotencyKey(ctx context.Context) (v *string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldIdempotencyKey is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldIdempotencyKey requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldIdempotencyKey: %w", err)
-	}
-	return oldValue.IdempotencyKey, nil
-}
-
-// ClearIdempotencyKey clears the value of the "idempotency_key" field.
-func (m *RenderJobMutation) ClearIdempotencyKey() {
-	m.idempotency_key = nil
-	m.clearedFields[renderjob.FieldIdempotencyKey] = struct{}{}
-}
-
-// IdempotencyKeyCleared returns if the "idempotency_key" field was cleared in this mutation.
-func (m *RenderJobMutation) IdempotencyKeyCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldIdempotencyKey]
-	return ok
-}
-
-// ResetIdempotencyKey resets all changes to the "idempotency_key" field.
-func (m *RenderJobMutation) ResetIdempotencyKey() {
-	m.idempotency_key = nil
-	delete(m.clearedFields, renderjob.FieldIdempotencyKey)
-}
-
-// SetRequestHash sets the "request_hash" field.
-func (m *RenderJobMutation) SetRequestHash(s string) {
-	m.request_hash = &s
-}
-
-// RequestHash returns the value of the "request_hash" field in the mutation.
-func (m *RenderJobMutation) RequestHash() (r string, exists bool) {
-	v := m.request_hash
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldRequestHash returns the old "request_hash" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldRequestHash(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldRequestHash is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldRequestHash requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldRequestHash: %w", err)
-	}
-	return oldValue.RequestHash, nil
-}
-
-// ResetRequestHash resets all changes to the "request_hash" field.
-func (m *RenderJobMutation) ResetRequestHash() {
-	m.request_hash = nil
-}
-
-// SetAttempts sets the "attempts" field.
-func (m *RenderJobMutation) SetAttempts(i int) {
-	m.attempts = &i
-	m.addattempts = nil
-}
-
-// Attempts returns the value of the "attempts" field in the mutation.
-func (m *RenderJobMutation) Attempts() (r int, exists bool) {
-	v := m.attempts
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldAttempts returns the old "attempts" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldAttempts(ctx context.Context) (v int, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldAttempts is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldAttempts requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldAttempts: %w", err)
-	}
-	return oldValue.Attempts, nil
-}
-
-// AddAttempts adds i to the "attempts" field.
-func (m *RenderJobMutation) AddAttempts(i int) {
-	if m.addattempts != nil {
-		*m.addattempts += i
-	} else {
-		m.addattempts = &i
-	}
-}
-
-// AddedAttempts returns the value that was added to the "attempts" field in this mutation.
-func (m *RenderJobMutation) AddedAttempts() (r int, exists bool) {
-	v := m.addattempts
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// ResetAttempts resets all changes to the "attempts" field.
-func (m *RenderJobMutation) ResetAttempts() {
-	m.attempts = nil
-	m.addattempts = nil
-}
-
-// SetLeaseOwner sets the "lease_owner" field.
-func (m *RenderJobMutation) SetLeaseOwner(s string) {
-	m.lease_owner = &s
-}
-
-// LeaseOwner returns the value of the "lease_owner" field in the mutation.
-func (m *RenderJobMutation) LeaseOwner() (r string, exists bool) {
-	v := m.lease_owner
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldLeaseOwner returns the old "lease_owner" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldLeaseOwner(ctx context.Context) (v string, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldLeaseOwner is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldLeaseOwner requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldLeaseOwner: %w", err)
-	}
-	return oldValue.LeaseOwner, nil
-}
-
-// ClearLeaseOwner clears the value of the "lease_owner" field.
-func (m *RenderJobMutation) ClearLeaseOwner() {
-	m.lease_owner = nil
-	m.clearedFields[renderjob.FieldLeaseOwner] = struct{}{}
-}
-
-// LeaseOwnerCleared returns if the "lease_owner" field was cleared in this mutation.
-func (m *RenderJobMutation) LeaseOwnerCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldLeaseOwner]
-	return ok
-}
-
-// ResetLeaseOwner resets all changes to the "lease_owner" field.
-func (m *RenderJobMutation) ResetLeaseOwner() {
-	m.lease_owner = nil
-	delete(m.clearedFields, renderjob.FieldLeaseOwner)
-}
-
-// SetLeaseExpiresAt sets the "lease_expires_at" field.
-func (m *RenderJobMutation) SetLeaseExpiresAt(t time.Time) {
-	m.lease_expires_at = &t
-}
-
-// LeaseExpiresAt returns the value of the "lease_expires_at" field in the mutation.
-func (m *RenderJobMutation) LeaseExpiresAt() (r time.Time, exists bool) {
-	v := m.lease_expires_at
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldLeaseExpiresAt returns the old "lease_expires_at" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldLeaseExpiresAt(ctx context.Context) (v *time.Time, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldLeaseExpiresAt is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldLeaseExpiresAt requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldLeaseExpiresAt: %w", err)
-	}
-	return oldValue.LeaseExpiresAt, nil
-}
-
-// ClearLeaseExpiresAt clears the value of the "lease_expires_at" field.
-func (m *RenderJobMutation) ClearLeaseExpiresAt() {
-	m.lease_expires_at = nil
-	m.clearedFields[renderjob.FieldLeaseExpiresAt] = struct{}{}
-}
-
-// LeaseExpiresAtCleared returns if the "lease_expires_at" field was cleared in this mutation.
-func (m *RenderJobMutation) LeaseExpiresAtCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldLeaseExpiresAt]
-	return ok
-}
-
-// ResetLeaseExpiresAt resets all changes to the "lease_expires_at" field.
-func (m *RenderJobMutation) ResetLeaseExpiresAt() {
-	m.lease_expires_at = nil
-	delete(m.clearedFields, renderjob.FieldLeaseExpiresAt)
+	delete(m.clearedFields, template.FieldAssetUrls)
 }
 
 // SetCreatedAt sets the "created_at" field.
-func (m *RenderJobMutation) SetCreatedAt(t time.Time) {
-	m.created_at = &t
+func (m *TemplateMutation) SetCreatedAt(i int64) {
+	m.created_at = &i
+	m.addcreated_at = nil
 }
 
 // CreatedAt returns the value of the "created_at" field in the mutation.
-func (m *RenderJobMutation) CreatedAt() (r time.Time, exists bool) {
+func (m *TemplateMutation) CreatedAt() (r int64, exists bool) {
 	v := m.created_at
 	if v == nil {
 		return
@@ -7478,10 +4647,10 @@ func (m *RenderJobMutation) CreatedAt() (r time.Time, exists bool) {
 	return *v, true
 }
 
-// OldCreatedAt returns the old "created_at" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// OldCreatedAt returns the old "created_at" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldCreatedAt(ctx context.Context) (v time.Time, err error) {
+func (m *TemplateMutation) OldCreatedAt(ctx context.Context) (v int64, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldCreatedAt is only allowed on UpdateOne operations")
 	}
@@ -7495,18 +4664,38 @@ func (m *RenderJobMutation) OldCreatedAt(ctx context.Context) (v time.Time, err 
 	return oldValue.CreatedAt, nil
 }
 
+// AddCreatedAt adds i to the "created_at" field.
+func (m *TemplateMutation) AddCreatedAt(i int64) {
+	if m.addcreated_at != nil {
+		*m.addcreated_at += i
+	} else {
+		m.addcreated_at = &i
+	}
+}
+
+// AddedCreatedAt returns the value that was added to the "created_at" field in this mutation.
+func (m *TemplateMutation) AddedCreatedAt() (r int64, exists bool) {
+	v := m.addcreated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
 // ResetCreatedAt resets all changes to the "created_at" field.
-func (m *RenderJobMutation) ResetCreatedAt() {
+func (m *TemplateMutation) ResetCreatedAt() {
 	m.created_at = nil
+	m.addcreated_at = nil
 }
 
 // SetUpdatedAt sets the "updated_at" field.
-func (m *RenderJobMutation) SetUpdatedAt(t time.Time) {
-	m.updated_at = &t
+func (m *TemplateMutation) SetUpdatedAt(i int64) {
+	m.updated_at = &i
+	m.addupdated_at = nil
 }
 
 // UpdatedAt returns the value of the "updated_at" field in the mutation.
-func (m *RenderJobMutation) UpdatedAt() (r time.Time, exists bool) {
+func (m *TemplateMutation) UpdatedAt() (r int64, exists bool) {
 	v := m.updated_at
 	if v == nil {
 		return
@@ -7514,10 +4703,10 @@ func (m *RenderJobMutation) UpdatedAt() (r time.Time, exists bool) {
 	return *v, true
 }
 
-// OldUpdatedAt returns the old "updated_at" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
+// OldUpdatedAt returns the old "updated_at" field's value of the Template entity.
+// If the Template object wasn't provided to the builder, the object is fetched from the database.
 // An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err error) {
+func (m *TemplateMutation) OldUpdatedAt(ctx context.Context) (v int64, err error) {
 	if !m.op.Is(OpUpdateOne) {
 		return v, errors.New("OldUpdatedAt is only allowed on UpdateOne operations")
 	}
@@ -7531,118 +4720,39 @@ func (m *RenderJobMutation) OldUpdatedAt(ctx context.Context) (v time.Time, err 
 	return oldValue.UpdatedAt, nil
 }
 
+// AddUpdatedAt adds i to the "updated_at" field.
+func (m *TemplateMutation) AddUpdatedAt(i int64) {
+	if m.addupdated_at != nil {
+		*m.addupdated_at += i
+	} else {
+		m.addupdated_at = &i
+	}
+}
+
+// AddedUpdatedAt returns the value that was added to the "updated_at" field in this mutation.
+func (m *TemplateMutation) AddedUpdatedAt() (r int64, exists bool) {
+	v := m.addupdated_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
 // ResetUpdatedAt resets all changes to the "updated_at" field.
-func (m *RenderJobMutation) ResetUpdatedAt() {
+func (m *TemplateMutation) ResetUpdatedAt() {
 	m.updated_at = nil
+	m.addupdated_at = nil
 }
 
-// SetStartedAt sets the "started_at" field.
-func (m *RenderJobMutation) SetStartedAt(t time.Time) {
-	m.started_at = &t
-}
-
-// StartedAt returns the value of the "started_at" field in the mutation.
-func (m *RenderJobMutation) StartedAt() (r time.Time, exists bool) {
-	v := m.started_at
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldStartedAt returns the old "started_at" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldStartedAt(ctx context.Context) (v *time.Time, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldStartedAt is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldStartedAt requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldStartedAt: %w", err)
-	}
-	return oldValue.StartedAt, nil
-}
-
-// ClearStartedAt clears the value of the "started_at" field.
-func (m *RenderJobMutation) ClearStartedAt() {
-	m.started_at = nil
-	m.clearedFields[renderjob.FieldStartedAt] = struct{}{}
-}
-
-// StartedAtCleared returns if the "started_at" field was cleared in this mutation.
-func (m *RenderJobMutation) StartedAtCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldStartedAt]
-	return ok
-}
-
-// ResetStartedAt resets all changes to the "started_at" field.
-func (m *RenderJobMutation) ResetStartedAt() {
-	m.started_at = nil
-	delete(m.clearedFields, renderjob.FieldStartedAt)
-}
-
-// SetFinishedAt sets the "finished_at" field.
-func (m *RenderJobMutation) SetFinishedAt(t time.Time) {
-	m.finished_at = &t
-}
-
-// FinishedAt returns the value of the "finished_at" field in the mutation.
-func (m *RenderJobMutation) FinishedAt() (r time.Time, exists bool) {
-	v := m.finished_at
-	if v == nil {
-		return
-	}
-	return *v, true
-}
-
-// OldFinishedAt returns the old "finished_at" field's value of the RenderJob entity.
-// If the RenderJob object wasn't provided to the builder, the object is fetched from the database.
-// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
-func (m *RenderJobMutation) OldFinishedAt(ctx context.Context) (v *time.Time, err error) {
-	if !m.op.Is(OpUpdateOne) {
-		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
-	}
-	if m.id == nil || m.oldValue == nil {
-		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
-	}
-	oldValue, err := m.oldValue(ctx)
-	if err != nil {
-		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
-	}
-	return oldValue.FinishedAt, nil
-}
-
-// ClearFinishedAt clears the value of the "finished_at" field.
-func (m *RenderJobMutation) ClearFinishedAt() {
-	m.finished_at = nil
-	m.clearedFields[renderjob.FieldFinishedAt] = struct{}{}
-}
-
-// FinishedAtCleared returns if the "finished_at" field was cleared in this mutation.
-func (m *RenderJobMutation) FinishedAtCleared() bool {
-	_, ok := m.clearedFields[renderjob.FieldFinishedAt]
-	return ok
-}
-
-// ResetFinishedAt resets all changes to the "finished_at" field.
-func (m *RenderJobMutation) ResetFinishedAt() {
-	m.finished_at = nil
-	delete(m.clearedFields, renderjob.FieldFinishedAt)
-}
-
-// Where appends a list predicates to the RenderJobMutation builder.
-func (m *RenderJobMutation) Where(ps ...predicate.RenderJob) {
+// Where appends a list predicates to the TemplateMutation builder.
+func (m *TemplateMutation) Where(ps ...predicate.Template) {
 	m.predicates = append(m.predicates, ps...)
 }
 
-// WhereP appends storage-level predicates to the RenderJobMutation builder. Using this method,
+// WhereP appends storage-level predicates to the TemplateMutation builder. Using this method,
 // users can use type-assertion to append predicates that do not depend on any generated package.
-func (m *RenderJobMutation) WhereP(ps ...func(*sql.Selector)) {
-	p := make([]predicate.RenderJob, len(ps))
+func (m *TemplateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Template, len(ps))
 	for i := range ps {
 		p[i] = ps[i]
 	}
@@ -7650,93 +4760,45 @@ func (m *RenderJobMutation) WhereP(ps ...func(*sql.Selector)) {
 }
 
 // Op returns the operation name.
-func (m *RenderJobMutation) Op() Op {
+func (m *TemplateMutation) Op() Op {
 	return m.op
 }
 
 // SetOp allows setting the mutation operation.
-func (m *RenderJobMutation) SetOp(op Op) {
+func (m *TemplateMutation) SetOp(op Op) {
 	m.op = op
 }
 
-// Type returns the node type of this mutation (RenderJob).
-func (m *RenderJobMutation) Type() string {
+// Type returns the node type of this mutation (Template).
+func (m *TemplateMutation) Type() string {
 	return m.typ
 }
 
 // Fields returns all fields that were changed during this mutation. Note that in
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
-func (m *RenderJobMutation) Fields() []string {
-	fields := make([]string, 0, 23)
+func (m *TemplateMutation) Fields() []string {
+	fields := make([]string, 0, 7)
 	if m.org_id != nil {
-		fields = append(fields, renderjob.FieldOrgID)
+		fields = append(fields, template.FieldOrgID)
+	}
+	if m.name != nil {
+		fields = append(fields, template.FieldName)
 	}
 	if m.provider != nil {
-		fields = append(fields, renderjob.FieldProvider)
+		fields = append(fields, template.FieldProvider)
 	}
 	if m.composition != nil {
-		fields = append(fields, renderjob.FieldComposition)
+		fields = append(fields, template.FieldComposition)
 	}
 	if m.asset_urls != nil {
-		fields = append(fields, renderjob.FieldAssetUrls)
-	}
-	if m.webhook_url != nil {
-		fields = append(fields, renderjob.FieldWebhookURL)
-	}
-	if m.status != nil {
-		fields = append(fields, renderjob.FieldStatus)
-	}
-	if m.progress != nil {
-		fields = append(fields, renderjob.FieldProgress)
-	}
-	if m.output_key != nil {
-		fields = append(fields, renderjob.FieldOutputKey)
-	}
-	if m.error_code != nil {
-		fields = append(fields, renderjob.FieldErrorCode)
-	}
-	if m.error_message != nil {
-		fields = append(fields, renderjob.FieldErrorMessage)
-	}
-	if m.format != nil {
-		fields = append(fields, renderjob.FieldFormat)
-	}
-	if m.width != nil {
-		fields = append(fields, renderjob.FieldWidth)
-	}
-	if m.height != nil {
-		fields = append(fields, renderjob.FieldHeight)
-	}
-	if m.duration != nil {
-		fields = append(fields, renderjob.FieldDuration)
-	}
-	if m.idempotency_key != nil {
-		fields = append(fields, renderjob.FieldIdempotencyKey)
-	}
-	if m.request_hash != nil {
-		fields = append(fields, renderjob.FieldRequestHash)
-	}
-	if m.attempts != nil {
-		fields = append(fields, renderjob.FieldAttempts)
-	}
-	if m.lease_owner != nil {
-		fields = append(fields, renderjob.FieldLeaseOwner)
-	}
-	if m.lease_expires_at != nil {
-		fields = append(fields, renderjob.FieldLeaseExpiresAt)
+		fields = append(fields, template.FieldAssetUrls)
 	}
 	if m.created_at != nil {
-		fields = append(fields, renderjob.FieldCreatedAt)
+		fields = append(fields, template.FieldCreatedAt)
 	}
 	if m.updated_at != nil {
-		fields = append(fields, renderjob.FieldUpdatedAt)
-	}
-	if m.started_at != nil {
-		fields = append(fields, renderjob.FieldStartedAt)
-	}
-	if m.finished_at != nil {
-		fields = append(fields, renderjob.FieldFinishedAt)
+		fields = append(fields, template.FieldUpdatedAt)
 	}
 	return fields
 }
@@ -7744,54 +4806,22 @@ func (m *RenderJobMutation) Fields() []string {
 // Field returns the value of a field with the given name. The second boolean
 // return value indicates that this field was not set, or was not defined in the
 // schema.
-func (m *RenderJobMutation) Field(name string) (ent.Value, bool) {
+func (m *TemplateMutation) Field(name string) (ent.Value, bool) {
 	switch name {
-	case renderjob.FieldOrgID:
+	case template.FieldOrgID:
 		return m.OrgID()
-	case renderjob.FieldProvider:
+	case template.FieldName:
+		return m.Name()
+	case template.FieldProvider:
 		return m.Provider()
-	case renderjob.FieldComposition:
+	case template.FieldComposition:
 		return m.Composition()
-	case renderjob.FieldAssetUrls:
+	case template.FieldAssetUrls:
 		return m.AssetUrls()
-	case renderjob.FieldWebhookURL:
-		return m.WebhookURL()
-	case renderjob.FieldStatus:
-		return m.Status()
-	case renderjob.FieldProgress:
-		return m.Progress()
-	case renderjob.FieldOutputKey:
-		return m.OutputKey()
-	case renderjob.FieldErrorCode:
-		return m.ErrorCode()
-	case renderjob.FieldErrorMessage:
-		return m.ErrorMessage()
-	case renderjob.FieldFormat:
-		return m.Format()
-	case renderjob.FieldWidth:
-		return m.Width()
-	case renderjob.FieldHeight:
-		return m.Height()
-	case renderjob.FieldDuration:
-		return m.Duration()
-	case renderjob.FieldIdempotencyKey:
-		return m.IdempotencyKey()
-	case renderjob.FieldRequestHash:
-		return m.RequestHash()
-	case renderjob.FieldAttempts:
-		return m.Attempts()
-	case renderjob.FieldLeaseOwner:
-		return m.LeaseOwner()
-	case renderjob.FieldLeaseExpiresAt:
-		return m.LeaseExpiresAt()
-	case renderjob.FieldCreatedAt:
+	case template.FieldCreatedAt:
 		return m.CreatedAt()
-	case renderjob.FieldUpdatedAt:
+	case template.FieldUpdatedAt:
 		return m.UpdatedAt()
-	case renderjob.FieldStartedAt:
-		return m.StartedAt()
-	case renderjob.FieldFinishedAt:
-		return m.FinishedAt()
 	}
 	return nil, false
 }
@@ -7799,246 +4829,93 @@ func (m *RenderJobMutation) Field(name string) (ent.Value, bool) {
 // OldField returns the old value of the field from the database. An error is
 // returned if the mutation operation is not UpdateOne, or the query to the
 // database failed.
-func (m *RenderJobMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+func (m *TemplateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
 	switch name {
-	case renderjob.FieldOrgID:
+	case template.FieldOrgID:
 		return m.OldOrgID(ctx)
-	case renderjob.FieldProvider:
+	case template.FieldName:
+		return m.OldName(ctx)
+	case template.FieldProvider:
 		return m.OldProvider(ctx)
-	case renderjob.FieldComposition:
+	case template.FieldComposition:
 		return m.OldComposition(ctx)
-	case renderjob.FieldAssetUrls:
+	case template.FieldAssetUrls:
 		return m.OldAssetUrls(ctx)
-	case renderjob.FieldWebhookURL:
-		return m.OldWebhookURL(ctx)
-	case renderjob.FieldStatus:
-		return m.OldStatus(ctx)
-	case renderjob.FieldProgress:
-		return m.OldProgress(ctx)
-	case renderjob.FieldOutputKey:
-		return m.OldOutputKey(ctx)
-	case renderjob.FieldErrorCode:
-		return m.OldErrorCode(ctx)
-	case renderjob.FieldErrorMessage:
-		return m.OldErrorMessage(ctx)
-	case renderjob.FieldFormat:
-		return m.OldFormat(ctx)
-	case renderjob.FieldWidth:
-		return m.OldWidth(ctx)
-	case renderjob.FieldHeight:
-		return m.OldHeight(ctx)
-	case renderjob.FieldDuration:
-		return m.OldDuration(ctx)
-	case renderjob.FieldIdempotencyKey:
-		return m.OldIdempotencyKey(ctx)
-	case renderjob.FieldRequestHash:
-		return m.OldRequestHash(ctx)
-	case renderjob.FieldAttempts:
-		return m.OldAttempts(ctx)
-	case renderjob.FieldLeaseOwner:
-		return m.OldLeaseOwner(ctx)
-	case renderjob.FieldLeaseExpiresAt:
-		return m.OldLeaseExpiresAt(ctx)
-	case renderjob.FieldCreatedAt:
+	case template.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
-	case renderjob.FieldUpdatedAt:
+	case template.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
-	case renderjob.FieldStartedAt:
-		return m.OldStartedAt(ctx)
-	case renderjob.FieldFinishedAt:
-		return m.OldFinishedAt(ctx)
 	}
-	return nil, fmt.Errorf("unknown RenderJob field %s", name)
+	return nil, fmt.Errorf("unknown Template field %s", name)
 }
 
 // SetField sets the value of a field with the given name. It returns an error if
 // the field is not defined in the schema, or if the type mismatched the field
 // type.
-func (m *RenderJobMutation) SetField(name string, value ent.Value) error {
+func (m *TemplateMutation) SetField(name string, value ent.Value) error {
 	switch name {
-	case renderjob.FieldOrgID:
+	case template.FieldOrgID:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetOrgID(v)
 		return nil
-	case renderjob.FieldProvider:
+	case template.FieldName:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetName(v)
+		return nil
+	case template.FieldProvider:
 		v, ok := value.(string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetProvider(v)
 		return nil
-	case renderjob.FieldComposition:
+	case template.FieldComposition:
 		v, ok := value.([]byte)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetComposition(v)
 		return nil
-	case renderjob.FieldAssetUrls:
+	case template.FieldAssetUrls:
 		v, ok := value.(map[string]string)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetAssetUrls(v)
 		return nil
-	case renderjob.FieldWebhookURL:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetWebhookURL(v)
-		return nil
-	case renderjob.FieldStatus:
-		v, ok := value.(renderjob.Status)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStatus(v)
-		return nil
-	case renderjob.FieldProgress:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetProgress(v)
-		return nil
-	case renderjob.FieldOutputKey:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetOutputKey(v)
-		return nil
-	case renderjob.FieldErrorCode:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetErrorCode(v)
-		return nil
-	case renderjob.FieldErrorMessage:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetErrorMessage(v)
-		return nil
-	case renderjob.FieldFormat:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetFormat(v)
-		return nil
-	case renderjob.FieldWidth:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetWidth(v)
-		return nil
-	case renderjob.FieldHeight:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetHeight(v)
-		return nil
-	case renderjob.FieldDuration:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetDuration(v)
-		return nil
-	case renderjob.FieldIdempotencyKey:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetIdempotencyKey(v)
-		return nil
-	case renderjob.FieldRequestHash:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetRequestHash(v)
-		return nil
-	case renderjob.FieldAttempts:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetAttempts(v)
-		return nil
-	case renderjob.FieldLeaseOwner:
-		v, ok := value.(string)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetLeaseOwner(v)
-		return nil
-	case renderjob.FieldLeaseExpiresAt:
-		v, ok := value.(time.Time)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetLeaseExpiresAt(v)
-		return nil
-	case renderjob.FieldCreatedAt:
-		v, ok := value.(time.Time)
+	case template.FieldCreatedAt:
+		v, ok := value.(int64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetCreatedAt(v)
 		return nil
-	case renderjob.FieldUpdatedAt:
-		v, ok := value.(time.Time)
+	case template.FieldUpdatedAt:
+		v, ok := value.(int64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetUpdatedAt(v)
 		return nil
-	case renderjob.FieldStartedAt:
-		v, ok := value.(time.Time)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetStartedAt(v)
-		return nil
-	case renderjob.FieldFinishedAt:
-		v, ok := value.(time.Time)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.SetFinishedAt(v)
-		return nil
 	}
-	return fmt.Errorf("unknown RenderJob field %s", name)
+	return fmt.Errorf("unknown Template field %s", name)
 }
 
 // AddedFields returns all numeric fields that were incremented/decremented during
 // this mutation.
-func (m *RenderJobMutation) AddedFields() []string {
+func (m *TemplateMutation) AddedFields() []string {
 	var fields []string
-	if m.addprogress != nil {
-		fields = append(fields, renderjob.FieldProgress)
+	if m.addcreated_at != nil {
+		fields = append(fields, template.FieldCreatedAt)
 	}
-	if m.addwidth != nil {
-		fields = append(fields, renderjob.FieldWidth)
-	}
-	if m.addheight != nil {
-		fields = append(fields, renderjob.FieldHeight)
-	}
-	if m.addduration != nil {
-		fields = append(fields, renderjob.FieldDuration)
-	}
-	if m.addattempts != nil {
-		fields = append(fields, renderjob.FieldAttempts)
+	if m.addupdated_at != nil {
+		fields = append(fields, template.FieldUpdatedAt)
 	}
 	return fields
 }
@@ -8046,18 +4923,12 @@ func (m *RenderJobMutation) AddedFields() []string {
 // AddedField returns the numeric value that was incremented/decremented on a field
 // with the given name. The second boolean return value indicates that this field
 // was not set, or was not defined in the schema.
-func (m *RenderJobMutation) AddedField(name string) (ent.Value, bool) {
+func (m *TemplateMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
-	case renderjob.FieldProgress:
-		return m.AddedProgress()
-	case renderjob.FieldWidth:
-		return m.AddedWidth()
-	case renderjob.FieldHeight:
-		return m.AddedHeight()
-	case renderjob.FieldDuration:
-		return m.AddedDuration()
-	case renderjob.FieldAttempts:
-		return m.AddedAttempts()
+	case template.FieldCreatedAt:
+		return m.AddedCreatedAt()
+	case template.FieldUpdatedAt:
+		return m.AddedUpdatedAt()
 	}
 	return nil, false
 }
@@ -8065,252 +4936,129 @@ func (m *RenderJobMutation) AddedField(name string) (ent.Value, bool) {
 // AddField adds the value to the field with the given name. It returns an error if
 // the field is not defined in the schema, or if the type mismatched the field
 // type.
-func (m *RenderJobMutation) AddField(name string, value ent.Value) error {
+func (m *TemplateMutation) AddField(name string, value ent.Value) error {
 	switch name {
-	case renderjob.FieldProgress:
-		v, ok := value.(float64)
+	case template.FieldCreatedAt:
+		v, ok := value.(int64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.AddProgress(v)
+		m.AddCreatedAt(v)
 		return nil
-	case renderjob.FieldWidth:
-		v, ok := value.(int)
+	case template.FieldUpdatedAt:
+		v, ok := value.(int64)
 		if !ok {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
-		m.AddWidth(v)
-		return nil
-	case renderjob.FieldHeight:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddHeight(v)
-		return nil
-	case renderjob.FieldDuration:
-		v, ok := value.(float64)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddDuration(v)
-		return nil
-	case renderjob.FieldAttempts:
-		v, ok := value.(int)
-		if !ok {
-			return fmt.Errorf("unexpected type %T for field %s", value, name)
-		}
-		m.AddAttempts(v)
+		m.AddUpdatedAt(v)
 		return nil
 	}
-	return fmt.Errorf("unknown RenderJob numeric field %s", name)
+	return fmt.Errorf("unknown Template numeric field %s", name)
 }
 
 // ClearedFields returns all nullable fields that were cleared during this
 // mutation.
-func (m *RenderJobMutation) ClearedFields() []string {
+func (m *TemplateMutation) ClearedFields() []string {
 	var fields []string
-	if m.FieldCleared(renderjob.FieldAssetUrls) {
-		fields = append(fields, renderjob.FieldAssetUrls)
-	}
-	if m.FieldCleared(renderjob.FieldWebhookURL) {
-		fields = append(fields, renderjob.FieldWebhookURL)
-	}
-	if m.FieldCleared(renderjob.FieldOutputKey) {
-		fields = append(fields, renderjob.FieldOutputKey)
-	}
-	if m.FieldCleared(renderjob.FieldErrorCode) {
-		fields = append(fields, renderjob.FieldErrorCode)
-	}
-	if m.FieldCleared(renderjob.FieldErrorMessage) {
-		fields = append(fields, renderjob.FieldErrorMessage)
-	}
-	if m.FieldCleared(renderjob.FieldIdempotencyKey) {
-		fields = append(fields, renderjob.FieldIdempotencyKey)
-	}
-	if m.FieldCleared(renderjob.FieldLeaseOwner) {
-		fields = append(fields, renderjob.FieldLeaseOwner)
-	}
-	if m.FieldCleared(renderjob.FieldLeaseExpiresAt) {
-		fields = append(fields, renderjob.FieldLeaseExpiresAt)
-	}
-	if m.FieldCleared(renderjob.FieldStartedAt) {
-		fields = append(fields, renderjob.FieldStartedAt)
-	}
-	if m.FieldCleared(renderjob.FieldFinishedAt) {
-		fields = append(fields, renderjob.FieldFinishedAt)
+	if m.FieldCleared(template.FieldAssetUrls) {
+		fields = append(fields, template.FieldAssetUrls)
 	}
 	return fields
 }
 
 // FieldCleared returns a boolean indicating if a field with the given name was
 // cleared in this mutation.
-func (m *RenderJobMutation) FieldCleared(name string) bool {
+func (m *TemplateMutation) FieldCleared(name string) bool {
 	_, ok := m.clearedFields[name]
 	return ok
 }
 
 // ClearField clears the value of the field with the given name. It returns an
 // error if the field is not defined in the schema.
-func (m *RenderJobMutation) ClearField(name string) error {
+func (m *TemplateMutation) ClearField(name string) error {
 	switch name {
-	case renderjob.FieldAssetUrls:
+	case template.FieldAssetUrls:
 		m.ClearAssetUrls()
 		return nil
-	case renderjob.FieldWebhookURL:
-		m.ClearWebhookURL()
-		return nil
-	case renderjob.FieldOutputKey:
-		m.ClearOutputKey()
-		return nil
-	case renderjob.FieldErrorCode:
-		m.ClearErrorCode()
-		return nil
-	case renderjob.FieldErrorMessage:
-		m.ClearErrorMessage()
-		return nil
-	case renderjob.FieldIdempotencyKey:
-		m.ClearIdempotencyKey()
-		return nil
-	case renderjob.FieldLeaseOwner:
-		m.ClearLeaseOwner()
-		return nil
-	case renderjob.FieldLeaseExpiresAt:
-		m.ClearLeaseExpiresAt()
-		return nil
-	case renderjob.FieldStartedAt:
-		m.ClearStartedAt()
-		return nil
-	case renderjob.FieldFinishedAt:
-		m.ClearFinishedAt()
-		return nil
 	}
-	return fmt.Errorf("unknown RenderJob nullable field %s", name)
+	return fmt.Errorf("unknown Template nullable field %s", name)
 }
 
 // ResetField resets all changes in the mutation for the field with the given name.
 // It returns an error if the field is not defined in the schema.
-func (m *RenderJobMutation) ResetField(name string) error {
+func (m *TemplateMutation) ResetField(name string) error {
 	switch name {
-	case renderjob.FieldOrgID:
+	case template.FieldOrgID:
 		m.ResetOrgID()
 		return nil
-	case renderjob.FieldProvider:
+	case template.FieldName:
+		m.ResetName()
+		return nil
+	case template.FieldProvider:
 		m.ResetProvider()
 		return nil
-	case renderjob.FieldComposition:
+	case template.FieldComposition:
 		m.ResetComposition()
 		return nil
-	case renderjob.FieldAssetUrls:
+	case template.FieldAssetUrls:
 		m.ResetAssetUrls()
 		return nil
-	case renderjob.FieldWebhookURL:
-		m.ResetWebhookURL()
-		return nil
-	case renderjob.FieldStatus:
-		m.ResetStatus()
-		return nil
-	case renderjob.FieldProgress:
-		m.ResetProgress()
-		return nil
-	case renderjob.FieldOutputKey:
-		m.ResetOutputKey()
-		return nil
-	case renderjob.FieldErrorCode:
-		m.ResetErrorCode()
-		return nil
-	case renderjob.FieldErrorMessage:
-		m.ResetErrorMessage()
-		return nil
-	case renderjob.FieldFormat:
-		m.ResetFormat()
-		return nil
-	case renderjob.FieldWidth:
-		m.ResetWidth()
-		return nil
-	case renderjob.FieldHeight:
-		m.ResetHeight()
-		return nil
-	case renderjob.FieldDuration:
-		m.ResetDuration()
-		return nil
-	case renderjob.FieldIdempotencyKey:
-		m.ResetIdempotencyKey()
-		return nil
-	case renderjob.FieldRequestHash:
-		m.ResetRequestHash()
-		return nil
-	case renderjob.FieldAttempts:
-		m.ResetAttempts()
-		return nil
-	case renderjob.FieldLeaseOwner:
-		m.ResetLeaseOwner()
-		return nil
-	case renderjob.FieldLeaseExpiresAt:
-		m.ResetLeaseExpiresAt()
-		return nil
-	case renderjob.FieldCreatedAt:
+	case template.FieldCreatedAt:
 		m.ResetCreatedAt()
 		return nil
-	case renderjob.FieldUpdatedAt:
+	case template.FieldUpdatedAt:
 		m.ResetUpdatedAt()
 		return nil
-	case renderjob.FieldStartedAt:
-		m.ResetStartedAt()
-		return nil
-	case renderjob.FieldFinishedAt:
-		m.ResetFinishedAt()
-		return nil
 	}
-	return fmt.Errorf("unknown RenderJob field %s", name)
+	return fmt.Errorf("unknown Template field %s", name)
 }
 
 // AddedEdges returns all edge names that were set/added in this mutation.
-func (m *RenderJobMutation) AddedEdges() []string {
+func (m *TemplateMutation) AddedEdges() []string {
 	edges := make([]string, 0, 0)
 	return edges
 }
 
 // AddedIDs returns all IDs (to other nodes) that were added for the given edge
 // name in this mutation.
-func (m *RenderJobMutation) AddedIDs(name string) []ent.Value {
+func (m *TemplateMutation) AddedIDs(name string) []ent.Value {
 	return nil
 }
 
 // RemovedEdges returns all edge names that were removed in this mutation.
-func (m *RenderJobMutation) RemovedEdges() []string {
+func (m *TemplateMutation) RemovedEdges() []string {
 	edges := make([]string, 0, 0)
 	return edges
 }
 
 // RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
 // the given name in this mutation.
-func (m *RenderJobMutation) RemovedIDs(name string) []ent.Value {
+func (m *TemplateMutation) RemovedIDs(name string) []ent.Value {
 	return nil
 }
 
 // ClearedEdges returns all edge names that were cleared in this mutation.
-func (m *RenderJobMutation) ClearedEdges() []string {
+func (m *TemplateMutation) ClearedEdges() []string {
 	edges := make([]string, 0, 0)
 	return edges
 }
 
 // EdgeCleared returns a boolean which indicates if the edge with the given name
 // was cleared in this mutation.
-func (m *RenderJobMutation) EdgeCleared(name string) bool {
+func (m *TemplateMutation) EdgeCleared(name string) bool {
 	return false
 }
 
 // ClearEdge clears the value of the edge with the given name. It returns an error
 // if that edge is not defined in the schema.
-func (m *RenderJobMutation) ClearEdge(name string) error {
-	return fmt.Errorf("unknown RenderJob unique edge %s", name)
+func (m *TemplateMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Template unique edge %s", name)
 }
 
 // ResetEdge resets all changes to the edge with the given name in this mutation.
 // It returns an error if the edge is not defined in the schema.
-func (m *RenderJobMutation) ResetEdge(name string) error {
-	return fmt.Errorf("unknown RenderJob edge %s", name)
+func (m *TemplateMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Template edge %s", name)
 }
 
 // WebhookDeliveryMutation represents an operation that mutates the WebhookDelivery nodes in the graph.
@@ -8331,6 +5079,7 @@ type WebhookDeliveryMutation struct {
 	last_error          *string
 	created_at          *time.Time
 	updated_at          *time.Time
+	trace_context       *map[string]string
 	clearedFields       map[string]struct{}
 	done                bool
 	oldValue            func(context.Context) (*WebhookDelivery, error)
@@ -8868,6 +5617,55 @@ func (m *WebhookDeliveryMutation) ResetUpdatedAt() {
 	m.updated_at = nil
 }
 
+// SetTraceContext sets the "trace_context" field.
+func (m *WebhookDeliveryMutation) SetTraceContext(value map[string]string) {
+	m.trace_context = &value
+}
+
+// TraceContext returns the value of the "trace_context" field in the mutation.
+func (m *WebhookDeliveryMutation) TraceContext() (r map[string]string, exists bool) {
+	v := m.trace_context
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTraceContext returns the old "trace_context" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldTraceContext(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTraceContext is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTraceContext requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTraceContext: %w", err)
+	}
+	return oldValue.TraceContext, nil
+}
+
+// ClearTraceContext clears the value of the "trace_context" field.
+func (m *WebhookDeliveryMutation) ClearTraceContext() {
+	m.trace_context = nil
+	m.clearedFields[webhookdelivery.FieldTraceContext] = struct{}{}
+}
+
+// TraceContextCleared returns if the "trace_context" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) TraceContextCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldTraceContext]
+	return ok
+}
+
+// ResetTraceContext resets all changes to the "trace_context" field.
+func (m *WebhookDeliveryMutation) ResetTraceContext() {
+	m.trace_context = nil
+	delete(m.clearedFields, webhookdelivery.FieldTraceContext)
+}
+
 // Where appends a list predicates to the WebhookDeliveryMutation builder.
 func (m *WebhookDeliveryMutation) Where(ps ...predicate.WebhookDelivery) {
 	m.predicates = append(m.predicates, ps...)
@@ -8902,7 +5700,7 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 10)
+	fields := make([]string, 0, 11)
 	if m.job_id != nil {
 		fields = append(fields, webhookdelivery.FieldJobID)
 	}
@@ -8933,6 +5731,9 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	if m.updated_at != nil {
 		fields = append(fields, webhookdelivery.FieldUpdatedAt)
 	}
+	if m.trace_context != nil {
+		fields = append(fields, webhookdelivery.FieldTraceContext)
+	}
 	return fields
 }
 
@@ -8961,6 +5762,8 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 		return m.CreatedAt()
 	case webhookdelivery.FieldUpdatedAt:
 		return m.UpdatedAt()
+	case webhookdelivery.FieldTraceContext:
+		return m.TraceContext()
 	}
 	return nil, false
 }
@@ -8990,6 +5793,8 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 		return m.OldCreatedAt(ctx)
 	case webhookdelivery.FieldUpdatedAt:
 		return m.OldUpdatedAt(ctx)
+	case webhookdelivery.FieldTraceContext:
+		return m.OldTraceContext(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookDelivery field %s", name)
 }
@@ -9069,6 +5874,13 @@ func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetUpdatedAt(v)
 		return nil
+	case webhookdelivery.FieldTraceContext:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTraceContext(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery field %s", name)
 }
@@ -9132,6 +5944,9 @@ func (m *WebhookDeliveryMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookdelivery.FieldLastError) {
 		fields = append(fields, webhookdelivery.FieldLastError)
 	}
+	if m.FieldCleared(webhookdelivery.FieldTraceContext) {
+		fields = append(fields, webhookdelivery.FieldTraceContext)
+	}
 	return fields
 }
 
@@ -9151,6 +5966,9 @@ func (m *WebhookDeliveryMutation) ClearField(name string) error {
 		return nil
 	case webhookdelivery.FieldLastError:
 		m.ClearLastError()
+		return nil
+	case webhookdelivery.FieldTraceContext:
+		m.ClearTraceContext()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery nullable field %s", name)
@@ -9189,6 +6007,9 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 		return nil
 	case webhookdelivery.FieldUpdatedAt:
 		m.ResetUpdatedAt()
+		return nil
+	case webhookdelivery.FieldTraceContext:
+		m.ResetTraceContext()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery field %s", name)

@@ -8,8 +8,8 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/pipeline"
-	"github.com/kinohq/kino/ent/renderjob"
 	"github.com/kinohq/kino/ent/schema"
+	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -29,22 +29,26 @@ func init() {
 	asset.IDValidator = assetDescID.Validators[0].(func(string) error)
 	jobFields := schema.Job{}.Fields()
 	_ = jobFields
-	// jobDescPendingInputs is the schema descriptor for pending_inputs field.
-	jobDescPendingInputs := jobFields[22].Descriptor()
-	// job.DefaultPendingInputs holds the default value on creation for the pending_inputs field.
-	job.DefaultPendingInputs = jobDescPendingInputs.Default.(int)
-	// jobDescAvailableAt is the schema descriptor for available_at field.
-	jobDescAvailableAt := jobFields[23].Descriptor()
-	// job.DefaultAvailableAt holds the default value on creation for the available_at field.
-	job.DefaultAvailableAt = jobDescAvailableAt.Default.(int64)
-	// jobDescRetryCount is the schema descriptor for retry_count field.
-	jobDescRetryCount := jobFields[37].Descriptor()
-	// job.DefaultRetryCount holds the default value on creation for the retry_count field.
-	job.DefaultRetryCount = jobDescRetryCount.Default.(int)
+	// jobDescPendingParents is the schema descriptor for pending_parents field.
+	jobDescPendingParents := jobFields[10].Descriptor()
+	// job.DefaultPendingParents holds the default value on creation for the pending_parents field.
+	job.DefaultPendingParents = jobDescPendingParents.Default.(int)
 	// jobDescProgress is the schema descriptor for progress field.
-	jobDescProgress := jobFields[38].Descriptor()
+	jobDescProgress := jobFields[13].Descriptor()
 	// job.DefaultProgress holds the default value on creation for the progress field.
 	job.DefaultProgress = jobDescProgress.Default.(float64)
+	// jobDescAttempt is the schema descriptor for attempt field.
+	jobDescAttempt := jobFields[14].Descriptor()
+	// job.DefaultAttempt holds the default value on creation for the attempt field.
+	job.DefaultAttempt = jobDescAttempt.Default.(int)
+	// jobDescMaxAttempts is the schema descriptor for max_attempts field.
+	jobDescMaxAttempts := jobFields[15].Descriptor()
+	// job.DefaultMaxAttempts holds the default value on creation for the max_attempts field.
+	job.DefaultMaxAttempts = jobDescMaxAttempts.Default.(int)
+	// jobDescAvailableAt is the schema descriptor for available_at field.
+	jobDescAvailableAt := jobFields[16].Descriptor()
+	// job.DefaultAvailableAt holds the default value on creation for the available_at field.
+	job.DefaultAvailableAt = jobDescAvailableAt.Default.(int64)
 	// jobDescID is the schema descriptor for id field.
 	jobDescID := jobFields[0].Descriptor()
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -59,32 +63,12 @@ func init() {
 	pipelineDescID := pipelineFields[0].Descriptor()
 	// pipeline.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	pipeline.IDValidator = pipelineDescID.Validators[0].(func(string) error)
-	renderjobFields := schema.RenderJob{}.Fields()
-	_ = renderjobFields
-	// renderjobDescOrgID is the schema descriptor for org_id field.
-	renderjobDescOrgID := renderjobFields[1].Descriptor()
-	// renderjob.DefaultOrgID holds the default value on creation for the org_id field.
-	renderjob.DefaultOrgID = renderjobDescOrgID.Default.(string)
-	// renderjobDescProgress is the schema descriptor for progress field.
-	renderjobDescProgress := renderjobFields[7].Descriptor()
-	// renderjob.DefaultProgress holds the default value on creation for the progress field.
-	renderjob.DefaultProgress = renderjobDescProgress.Default.(float64)
-	// renderjobDescAttempts is the schema descriptor for attempts field.
-	renderjobDescAttempts := renderjobFields[17].Descriptor()
-	// renderjob.DefaultAttempts holds the default value on creation for the attempts field.
-	renderjob.DefaultAttempts = renderjobDescAttempts.Default.(int)
-	// renderjobDescCreatedAt is the schema descriptor for created_at field.
-	renderjobDescCreatedAt := renderjobFields[20].Descriptor()
-	// renderjob.DefaultCreatedAt holds the default value on creation for the created_at field.
-	renderjob.DefaultCreatedAt = renderjobDescCreatedAt.Default.(func() time.Time)
-	// renderjobDescUpdatedAt is the schema descriptor for updated_at field.
-	renderjobDescUpdatedAt := renderjobFields[21].Descriptor()
-	// renderjob.DefaultUpdatedAt holds the default value on creation for the updated_at field.
-	renderjob.DefaultUpdatedAt = renderjobDescUpdatedAt.Default.(func() time.Time)
-	// renderjobDescID is the schema descriptor for id field.
-	renderjobDescID := renderjobFields[0].Descriptor()
-	// renderjob.IDValidator is a validator for the "id" field. It is called by the builders before save.
-	renderjob.IDValidator = renderjobDescID.Validators[0].(func(string) error)
+	templateFields := schema.Template{}.Fields()
+	_ = templateFields
+	// templateDescID is the schema descriptor for id field.
+	templateDescID := templateFields[0].Descriptor()
+	// template.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	template.IDValidator = templateDescID.Validators[0].(func(string) error)
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
 	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.

@@ -20,8 +20,8 @@ type Tx struct {
 	Job *JobClient
 	// Pipeline is the client for interacting with the Pipeline builders.
 	Pipeline *PipelineClient
-	// RenderJob is the client for interacting with the RenderJob builders.
-	RenderJob *RenderJobClient
+	// Template is the client for interacting with the Template builders.
+	Template *TemplateClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -158,7 +158,7 @@ func (tx *Tx) init() {
 	tx.Asset = NewAssetClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.Pipeline = NewPipelineClient(tx.config)
-	tx.RenderJob = NewRenderJobClient(tx.config)
+	tx.Template = NewTemplateClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

@@ -3,6 +3,7 @@
 package ent
 
 import (
+	"encoding/json"
 	"fmt"
 	"strings"
 	"time"
@@ -36,7 +37,9 @@ type WebhookDelivery struct {
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt time.Time `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
-	UpdatedAt    time.Time `json:"updated_at,omitempty"`
+	UpdatedAt time.Time `json:"updated_at,omitempty"`
+	// TraceContext holds the value of the "trace_context" field.
+	TraceContext map[string]string `json:"trace_context,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -45,7 +48,7 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookdelivery.FieldPayload:
+		case webhookdelivery.FieldPayload, webhookdelivery.FieldTraceContext:
 			values[i] = new([]byte)
 		case webhookdelivery.FieldAttempts, webhookdelivery.FieldLastStatusCode:
 			values[i] = new(sql.NullInt64)
@@ -134,6 +137,14 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.UpdatedAt = value.Time
 			}
+		case webhookdelivery.FieldTraceContext:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field trace_context", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.TraceContext); err != nil {
+					return fmt.Errorf("unmarshal field trace_context: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -199,6 +210,9 @@ func (_m *WebhookDelivery) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("updated_at=")
 	builder.WriteString(_m.UpdatedAt.Format(time.ANSIC))
+	builder.WriteString(", ")
+	builder.WriteString("trace_context=")
+	builder.WriteString(fmt.Sprintf("%v", _m.TraceContext))
 	builder.WriteByte(')')
 	return builder.String()
 }

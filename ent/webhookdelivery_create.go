@@ -139,6 +139,12 @@ func (_c *WebhookDeliveryCreate) SetNillableUpdatedAt(v *time.Time) *WebhookDeli
 	return _c
 }
 
+// SetTraceContext sets the "trace_context" field.
+func (_c *WebhookDeliveryCreate) SetTraceContext(v map[string]string) *WebhookDeliveryCreate {
+	_c.mutation.SetTraceContext(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookDeliveryCreate) SetID(v string) *WebhookDeliveryCreate {
 	_c.mutation.SetID(v)
@@ -313,6 +319,10 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 	if value, ok := _c.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookdelivery.FieldUpdatedAt, field.TypeTime, value)
 		_node.UpdatedAt = value
+	}
+	if value, ok := _c.mutation.TraceContext(); ok {
+		_spec.SetField(webhookdelivery.FieldTraceContext, field.TypeJSON, value)
+		_node.TraceContext = value
 	}
 	return _node, _spec
 }
@@ -490,6 +500,9 @@ func (u *WebhookDeliveryUpsertOne) UpdateNewValues() *WebhookDeliveryUpsertOne {
 		}
 		if _, exists := u.create.mutation.CreatedAt(); exists {
 			s.SetIgnore(webhookdelivery.FieldCreatedAt)
+		}
+		if _, exists := u.create.mutation.TraceContext(); exists {
+			s.SetIgnore(webhookdelivery.FieldTraceContext)
 		}
 	}))
 	return u
@@ -828,6 +841,9 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNewValues() *WebhookDeliveryUpsertBulk
 			}
 			if _, exists := b.mutation.CreatedAt(); exists {
 				s.SetIgnore(webhookdelivery.FieldCreatedAt)
+			}
+			if _, exists := b.mutation.TraceContext(); exists {
+				s.SetIgnore(webhookdelivery.FieldTraceContext)
 			}
 		}
 	}))

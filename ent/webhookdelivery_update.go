@@ -229,6 +229,9 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookdelivery.FieldUpdatedAt, field.TypeTime, value)
 	}
+	if _u.mutation.TraceContextCleared() {
+		_spec.ClearField(webhookdelivery.FieldTraceContext, field.TypeJSON)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -480,6 +483,9 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookdelivery.FieldUpdatedAt, field.TypeTime, value)
+	}
+	if _u.mutation.TraceContextCleared() {
+		_spec.ClearField(webhookdelivery.FieldTraceContext, field.TypeJSON)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &WebhookDelivery{config: _u.config}

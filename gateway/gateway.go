@@ -11,12 +11,14 @@ import (
 	"net/http"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/idempotency"
+	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/storage"
 )
 
@@ -32,7 +34,11 @@ type Config struct {
 	MaxBodyBytes int64
 	// Deadlines bound slow request bodies and slow readers of responses.
 	Deadlines Deadlines
-	Log       *slog.Logger
+	// TracerProvider makes every request a span; nil makes none.
+	TracerProvider trace.TracerProvider
+	// Metrics counts requests by method, route and status; nil counts nothing.
+	Metrics *metrics.Metrics
+	Log     *slog.Logger
 }
 
 // marshaler writes the spec's JSON: camelCase names; lists present even
@@ -52,16 +58,21 @@ var marshaler = &runtime.JSONPb{
 
 // New builds the HTTP handler.
 func New(ctx context.Context, cfg Config) (http.Handler, error) {
-	mux := runtime.NewServeMux(
+	opts := []runtime.ServeMuxOption{
 		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
 		runtime.WithErrorHandler(writeStatusError),
 		runtime.WithRoutingErrorHandler(writeRoutingError),
 		runtime.WithForwardResponseOption(successStatus),
 		runtime.WithIncomingHeaderMatcher(incomingHeader),
 		runtime.WithOutgoingHeaderMatcher(func(string) (string, bool) { return "", false }),
-	)
+		runtime.WithMiddlewares(gatewayRoute),
+	}
+	mux := runtime.NewServeMux(opts...)
 	if err := renderv1.RegisterRenderServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register render gateway: %w", err)
+	}
+	if err := renderv1.RegisterTemplateServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register template gateway: %w", err)
 	}
 	if err := mediav1.RegisterJobServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register job gateway: %w", err)
@@ -86,11 +97,15 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
 	}
 
-	var h http.Handler = root
+	h := routed(root)
 	h = limitBody(h, cfg.MaxBodyBytes)
 	h = withDeadlines(h, cfg.Deadlines)
 	h = cors(h, cfg.CORSOrigins)
 	h = recoverPanics(h, cfg.Log)
+	if cfg.TracerProvider != nil {
+		h = traced(h, cfg.TracerProvider)
+	}
+	h = countRequests(h, cfg.Metrics)
 	return h, nil
 }
 
@@ -107,10 +122,11 @@ func incomingHeader(key string) (string, bool) {
 
 // successStatuses are the documented non-200 success statuses, by RPC method.
 var successStatuses = map[string]int{
-	"/kino.render.v1.RenderService/SubmitRender":    http.StatusAccepted,
-	"/kino.media.v1.JobService/CreateJob":           http.StatusAccepted,
-	"/kino.media.v1.PipelineService/CreatePipeline": http.StatusCreated,
-	"/kino.media.v1.PipelineService/RunPipeline":    http.StatusAccepted,
+	"/kino.render.v1.RenderService/SubmitRender":     http.StatusAccepted,
+	"/kino.media.v1.JobService/CreateJob":            http.StatusAccepted,
+	"/kino.media.v1.PipelineService/CreatePipeline":  http.StatusCreated,
+	"/kino.render.v1.TemplateService/CreateTemplate": http.StatusCreated,
+	"/kino.media.v1.PipelineService/RunPipeline":     http.StatusAccepted,
 }
 
 func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) error {

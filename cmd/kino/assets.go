@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -20,41 +19,34 @@ Flags (before or after the arguments):
 `
 
 func assetsCmd(args []string) error {
-	fs := flag.NewFlagSet("kino assets", flag.ExitOnError)
-	cf := addClientFlags(fs)
+	fs, cf := newClientCommand("kino assets", assetsUsage)
 	typ := fs.String("type", "", "asset type: image, psd_template or font")
 	name := fs.String("name", "", "with upload: a name (default the file name)")
 	category := fs.String("category", "", "apparel, drinkware, devices or print")
 	scope := fs.String("scope", "", "org or system (system: the admin key)")
-	limit := fs.String("limit", "", "with list: page size (default 50, at most 100)")
-	offset := fs.String("offset", "", "with list: how many to skip")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), assetsUsage)
-		fs.PrintDefaults()
-	}
-	positional := parseClient(fs, args, 1, 2)
+	limit, offset := addPageFlags(fs, "with list")
+	verb, arg := parseVerb(fs, args)
 	conn, ctx, err := cf.dial()
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	client := mediav1.NewAssetServiceClient(conn)
-	switch {
-	case positional[0] == "upload" && len(positional) == 2:
-		resp, err := upload(ctx, client, positional[1], &mediav1.AssetUpload{Type: *typ, Name: *name, Category: *category, Scope: *scope})
+	switch verb {
+	case "upload":
+		resp, err := upload(ctx, client, arg, &mediav1.AssetUpload{Type: *typ, Name: *name, Category: *category, Scope: *scope})
 		if err != nil {
 			return err
 		}
 		return printJSON(os.Stdout, resp)
-	case positional[0] == "list" && len(positional) == 1:
+	case "list":
 		resp, err := client.ListAssets(ctx, &mediav1.ListAssetsRequest{Type: *typ, Scope: *scope, Category: *category, Limit: *limit, Offset: *offset})
 		if err != nil {
 			return clientError(err)
 		}
 		return printJSON(os.Stdout, resp)
 	}
-	fs.Usage()
-	os.Exit(2)
+	usageExit(fs)
 	return nil
 }
 

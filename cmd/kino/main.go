@@ -15,12 +15,20 @@ Usage:
   kino render get ID                 print a render job's status record
   kino render cancel ID              cancel a render job
   kino render watch ID               follow a render job's progress until it ends
+  kino render list [--status S]      list render jobs, newest first
+  kino job create FILE [--watch]     create the media job in FILE (JSON, as POST /jobs)
+  kino job get|cancel|watch ID       print, cancel or follow a media job
+  kino job list [--status S]         list media jobs, newest first
   kino assets upload FILE --type T   upload an image, PSD template or font
   kino assets list                   list assets
-  kino pipelines run FILE --watch    create and run a pipeline, following every node
+  kino pipeline create FILE          create the pipeline in FILE (JSON, as POST /pipelines)
+  kino pipeline list                 list pipelines
+  kino pipeline runs ID              list a pipeline's runs, newest first
+  kino pipeline run FILE|ID --watch  run a pipeline (created from FILE first), following every node
 
-Run 'kino serve -h' or 'kino render -h' for flags. Every flag can also be
-set with an environment variable: --http-addr is KINO_HTTP_ADDR, and so on.
+Run 'kino serve -h', 'kino render -h', 'kino job -h' or 'kino pipeline -h'
+for flags. Every flag can also be set with an environment variable:
+--http-addr is KINO_HTTP_ADDR, and so on.
 `
 
 func main() {
@@ -36,7 +44,9 @@ func main() {
 		err = renderCmd(os.Args[2:])
 	case "assets":
 		err = assetsCmd(os.Args[2:])
-	case "pipelines":
+	case "job", "jobs":
+		err = jobCmd(os.Args[2:])
+	case "pipeline", "pipelines":
 		err = pipelinesCmd(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)

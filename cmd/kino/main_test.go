@@ -44,7 +44,9 @@ type process struct {
 	cmd  *exec.Cmd
 	base string
 	grpc string
-	logs *syncBuffer
+	// metrics is the address of /metrics, empty when off.
+	metrics string
+	logs    *syncBuffer
 }
 
 // syncBuffer is a log buffer the reading goroutine and the test share.
@@ -102,6 +104,7 @@ func serveKinoIn(t *testing.T, dir, dataDir, dbURL string, extra ...string) *pro
 			if json.Unmarshal([]byte(line), &m) == nil && m["msg"] == "kino serving" {
 				p.base = "http://" + m["http"].(string)
 				p.grpc = m["grpc"].(string)
+				p.metrics, _ = m["metrics"].(string)
 				close(ready)
 			}
 		}
@@ -171,7 +174,7 @@ func TestKillAndRestartRecoversTheJob(t *testing.T) {
 			return job["status"] == "completed"
 		}, 90*time.Second, 100*time.Millisecond, "the killed job is re-queued and rendered")
 		assert.Equal(t, 100.0, job["progress"])
-		assert.Contains(t, second.logs.String(), "recovered render jobs")
+		assert.Contains(t, second.logs.String(), "rescued jobs whose worker was lost")
 	})
 }
 
@@ -208,7 +211,7 @@ func TestSIGTERMReleasesUnfinishedRenders(t *testing.T) {
 	case <-time.After(15 * time.Second):
 		t.Fatal("kino did not stop within 15 s of SIGTERM")
 	}
-	assert.Contains(t, first.logs.String(), "render released")
+	assert.Contains(t, first.logs.String(), "job handed back for another worker")
 
 	second := serveKino(t, dataDir, "")
 	require.Eventually(t, func() bool { return second.getJob(t, id)["status"] == "completed" }, 90*time.Second, 100*time.Millisecond)

@@ -2,25 +2,27 @@ package main
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 	"time"
 
-	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 )
 
 const pipelinesUsage = `Usage:
-  kino pipelines run FILE [--input NODE.FIELD=URL ...] [--watch]
+  kino pipeline create FILE
+  kino pipeline list [--limit N] [--offset N]
+  kino pipeline runs ID [--limit N] [--offset N]
+  kino pipeline run FILE|ID [--input NODE.FIELD=URL ...] [--watch]
 
 FILE holds a pipeline as POST /pipelines takes it ("-" reads standard input).
-It is created, then run with the inputs no edge feeds; --watch follows every
-node until the run ends.
+run with a FILE creates the pipeline, then runs it; with the id of a pipeline
+(pl_…) it runs that one. The run gets the inputs no edge feeds; --watch
+follows every node until the run ends. "kino pipelines" is the same command.
 
 Flags (before or after the arguments):
 `
@@ -44,37 +46,56 @@ func (f inputFlag) Set(v string) error {
 }
 
 func pipelinesCmd(args []string) error {
-	fs := flag.NewFlagSet("kino pipelines", flag.ExitOnError)
-	cf := addClientFlags(fs)
+	fs, cf := newClientCommand("kino pipelines", pipelinesUsage)
 	inputs := inputFlag{}
 	fs.Var(inputs, "input", "an input no edge feeds, NODE.FIELD=URL or asset id (repeatable)")
-	watch := fs.Bool("watch", false, "follow the run until it ends")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), pipelinesUsage)
-		fs.PrintDefaults()
-	}
-	positional := parseClient(fs, args, 2, 2)
-	if positional[0] != "run" {
-		fs.Usage()
-		os.Exit(2)
-	}
-	b, err := readFile(positional[1])
-	if err != nil {
-		return err
-	}
-	req := &mediav1.CreatePipelineRequest{}
-	if err := protojson.Unmarshal(b, req); err != nil {
-		return fmt.Errorf("%s is not a pipeline: %w", positional[1], err)
-	}
+	watch := fs.Bool("watch", false, "with run: follow the run until it ends")
+	limit, offset := addPageFlags(fs, "with list and runs")
+	verb, arg := parseVerb(fs, args)
 	conn, ctx, err := cf.dial()
 	if err != nil {
 		return err
 	}
 	defer conn.Close()
 	client := mediav1.NewPipelineServiceClient(conn)
-	created, err := client.CreatePipeline(ctx, req)
-	if err != nil {
-		return clientError(err)
+	switch verb {
+	case "create":
+		req, err := readPipeline(arg)
+		if err != nil {
+			return err
+		}
+		created, err := client.CreatePipeline(ctx, req)
+		if err != nil {
+			return clientError(err)
+		}
+		return printJSON(os.Stdout, created)
+	case "list":
+		resp, err := client.ListPipelines(ctx, &mediav1.ListPipelinesRequest{Limit: *limit, Offset: *offset})
+		if err != nil {
+			return clientError(err)
+		}
+		return printJSON(os.Stdout, resp)
+	case "runs":
+		resp, err := client.ListPipelineRuns(ctx, &mediav1.ListPipelineRunsRequest{Id: arg, Limit: *limit, Offset: *offset})
+		if err != nil {
+			return clientError(err)
+		}
+		return printJSON(os.Stdout, resp)
+	case "run":
+	default:
+		usageExit(fs)
+	}
+	pid := arg
+	if _, err := os.Stat(arg); err == nil || arg == "-" || !strings.HasPrefix(arg, "pl_") {
+		req, err := readPipeline(arg)
+		if err != nil {
+			return err
+		}
+		created, err := client.CreatePipeline(ctx, req)
+		if err != nil {
+			return clientError(err)
+		}
+		pid = created.GetData().GetId()
 	}
 	in := map[string]any{}
 	for node, fields := range inputs {
@@ -84,7 +105,6 @@ func pipelinesCmd(args []string) error {
 	if err != nil {
 		return err
 	}
-	pid := created.GetData().GetId()
 	started, err := client.RunPipeline(ctx, &mediav1.RunPipelineRequest{Id: pid, Inputs: st})
 	if err != nil {
 		return clientError(err)
@@ -134,13 +154,11 @@ func pipelinesCmd(args []string) error {
 	return nil
 }
 
-func readFile(path string) ([]byte, error) {
-	if path == "-" {
-		return io.ReadAll(os.Stdin)
+// readPipeline reads a pipeline definition, the body of POST /pipelines.
+func readPipeline(path string) (*mediav1.CreatePipelineRequest, error) {
+	req := &mediav1.CreatePipelineRequest{}
+	if err := readRequest(path, "a pipeline", req); err != nil {
+		return nil, err
 	}
-	b, err := os.ReadFile(path)
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	return b, nil
+	return req, nil
 }

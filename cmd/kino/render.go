@@ -2,13 +2,10 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
-	"time"
 
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
@@ -24,21 +21,19 @@ const renderUsage = `Usage:
   kino render get ID
   kino render cancel ID
   kino render watch ID
+  kino render list [--status S] [--limit N] [--offset N]
 
 FILE holds the body of POST /api/render as JSON ("-" reads standard input).
 Flags (before or after the arguments):
 `
 
 func renderCmd(args []string) error {
-	fs := flag.NewFlagSet("kino render", flag.ExitOnError)
-	cf := addClientFlags(fs)
+	fs, cf := newClientCommand("kino render", renderUsage)
 	watch := fs.Bool("watch", false, "with submit: follow the job until it ends")
 	key := fs.String("idempotency-key", "", "with submit: a repeat with the same key returns the first job")
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), renderUsage)
-		fs.PrintDefaults()
-	}
-	positional := parseClient(fs, args, 2, 2)
+	status := fs.String("status", "", "with list: queued, processing, completed, failed or cancelled")
+	limit, offset := addPageFlags(fs, "with list")
+	verb, arg := parseVerb(fs, args)
 	conn, ctx, err := cf.dial()
 	if err != nil {
 		return err
@@ -47,11 +42,10 @@ func renderCmd(args []string) error {
 	client := renderv1.NewRenderServiceClient(conn)
 	out := os.Stdout
 
-	verb, arg := positional[0], positional[1]
 	switch verb {
 	case "submit":
-		req, err := readSubmit(arg)
-		if err != nil {
+		req := &renderv1.SubmitRenderRequest{}
+		if err := readRequest(arg, "a render request", req); err != nil {
 			return err
 		}
 		if *key != "" {
@@ -80,47 +74,15 @@ func renderCmd(args []string) error {
 		return printJSON(out, resp)
 	case "watch":
 		return follow(ctx, client, arg, out)
-	default:
-		fs.Usage()
-		os.Exit(2)
+	case "list":
+		resp, err := client.ListRenders(ctx, &renderv1.ListRendersRequest{Status: *status, Limit: *limit, Offset: *offset})
+		if err != nil {
+			return clientError(err)
+		}
+		return printJSON(out, resp)
 	}
+	usageExit(fs)
 	return nil
-}
-
-// parseInterspersed lets flags stand after the positional arguments too.
-func parseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		args = fs.Args()
-		if len(args) == 0 {
-			return positional, nil
-		}
-		positional = append(positional, args[0])
-		args = args[1:]
-	}
-}
-
-func readSubmit(path string) (*renderv1.SubmitRenderRequest, error) {
-	var (
-		b   []byte
-		err error
-	)
-	if path == "-" {
-		b, err = io.ReadAll(os.Stdin)
-	} else {
-		b, err = os.ReadFile(path)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
-	}
-	req := &renderv1.SubmitRenderRequest{}
-	if err := protojson.Unmarshal(b, req); err != nil {
-		return nil, fmt.Errorf("%s is not a render request: %w", path, err)
-	}
-	return req, nil
 }
 
 // follow prints a job's progress until it ends: a bar on a terminal, one
@@ -130,31 +92,12 @@ func follow(ctx context.Context, client renderv1.RenderServiceClient, id string,
 	if err != nil {
 		return clientError(err)
 	}
-	tty := isTerminal(out)
-	var last *renderv1.RenderJob
-	for {
+	last, err := followProgress(out, id, func() (*renderv1.RenderJob, error) {
 		msg, err := stream.Recv()
-		if errors.Is(err, io.EOF) {
-			break
-		}
-		if err != nil {
-			if tty {
-				fmt.Fprintln(out)
-			}
-			return clientError(err)
-		}
-		last = msg.GetJob()
-		if tty {
-			fmt.Fprintf(out, "\r%s %5.1f%% %-10s", bar(last.GetProgress(), 30), last.GetProgress(), last.GetStatus())
-		} else {
-			fmt.Fprintf(out, "%s %s %.1f%%\n", time.Now().Format(time.TimeOnly), last.GetStatus(), last.GetProgress())
-		}
-	}
-	if tty {
-		fmt.Fprintln(out)
-	}
-	if last == nil {
-		return fmt.Errorf("job %s: the stream ended without a record", id)
+		return msg.GetJob(), err
+	})
+	if err != nil {
+		return err
 	}
 	switch last.GetStatus() {
 	case "completed":

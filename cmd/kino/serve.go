@@ -16,6 +16,7 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/tracing"
 )
 
 func serve(args []string) error {
@@ -30,11 +31,12 @@ func serve(args []string) error {
 	)
 	fs.StringVar(&cfg.HTTPAddr, "http-addr", "127.0.0.1:8080", "address of the REST gateway")
 	fs.StringVar(&cfg.GRPCAddr, "grpc-addr", "127.0.0.1:9090", "address of the gRPC server")
+	fs.StringVar(&cfg.MetricsAddr, "metrics-addr", "", "serve Prometheus metrics at http://<addr>/metrics, apart from the gateway (127.0.0.1:9464, say); default off")
 	fs.StringVar(&cfg.DataDir, "data-dir", "./data", "folder of the embedded database, local outputs and working files")
 	fs.StringVar(&cfg.DatabaseURL, "database-url", "", "postgres://… to share one queue between many nodes; default SQLite in --data-dir")
 	fs.StringVar(&cfg.StorageURL, "storage-url", "", "gocloud.dev bucket URL for outputs (s3://bucket?region=…, file:///path); default a folder in --data-dir")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of outputUrls served by the gateway; default http://<http-addr>")
-	fs.IntVar(&cfg.Workers, "workers", app.DefaultWorkers(), "renders that run at once; further jobs wait as queued (0: an API-only node that renders nothing)")
+	fs.IntVar(&cfg.Workers, "workers", app.DefaultWorkers(), "jobs that run at once, renders and media jobs together (so ffmpeg processes); further jobs wait (0: an API-only node that runs nothing)")
 	fs.BoolVar(&cfg.AllowPrivateNetworks, "allow-private-networks", false, "let asset downloads and webhooks reach private, loopback and link-local addresses")
 	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "sign webhooks with this Standard Webhooks secret (whsec_… or any string)")
 	fs.IntVar(&cfg.WebhookMaxAttempts, "webhook-attempts", 8, "delivery attempts of a webhook before it is given up")
@@ -50,7 +52,7 @@ func serve(args []string) error {
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")
-	fs.DurationVar(&cfg.JobRetryDelay, "job-retry-delay", 2*time.Second, "wait before a media job's first retry after a transient failure; each later one waits 4 times longer (±20%, at most 10m)")
+	fs.DurationVar(&cfg.JobRetryDelay, "job-retry-delay", 2*time.Second, "wait before a job's first retry after a transient failure; each later one waits 4 times longer (±20%, at most 10m)")
 	fs.IntVar(&limits.MaxWidth, "max-width", limits.MaxWidth, "largest output width in pixels")
 	fs.IntVar(&limits.MaxHeight, "max-height", limits.MaxHeight, "largest output height in pixels")
 	fs.IntVar(&limits.MaxFPS, "max-fps", limits.MaxFPS, "highest output frame rate")
@@ -114,6 +116,23 @@ func serve(args []string) error {
 
 	ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGINT, syscall.SIGTERM)
 	defer stop()
+	tp, err := tracing.FromEnv(ctx)
+	if err != nil {
+		return err
+	}
+	if tp != nil {
+		cfg.TracerProvider = tp
+		cfg.Log.Info("exporting traces over OTLP")
+		defer func() {
+			// Send the spans still buffered, without waiting on an
+			// unreachable collector for long.
+			ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+			defer cancel()
+			if err := tp.Shutdown(ctx); err != nil {
+				cfg.Log.Warn("send the last traces", "err", err)
+			}
+		}()
+	}
 	a, err := app.Start(ctx, cfg)
 	if err != nil {
 		return err

@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/store"
 )
@@ -116,10 +117,10 @@ func seedJobs(ctx context.Context, st *store.Store, n int) error {
 			builders = append(builders, tx.Job.Create().
 				SetID(fmt.Sprintf("job_seed%09d", i)).
 				SetOrgID("default").
+				SetKind(media.Kind).
 				SetType(types[i%len(types)]).
-				SetStatus(jobStatus(media.Statuses[rand.IntN(len(media.Statuses))])).
-				SetInputs(`{"source":"https://cdn.example/v.mp4"}`).
-				SetParams(`{}`).
+				SetState(states[rand.IntN(len(states))]).
+				SetArgs([]byte(`{"inputs":{"source":"https://cdn.example/v.mp4"},"params":{}}`)).
 				SetCreatedAt(created).
 				SetUpdatedAt(created))
 		}
@@ -134,4 +135,5 @@ func seedJobs(ctx context.Context, st *store.Store, n int) error {
 	return nil
 }
 
-func jobStatus(s string) job.Status { return job.Status(s) }
+// states are the job core's states, each as likely as the others.
+var states = []job.State{jobs.Pending, jobs.Available, jobs.Running, jobs.Completed, jobs.Failed, jobs.Cancelled}

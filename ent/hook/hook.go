@@ -45,16 +45,16 @@ func (f PipelineFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.PipelineMutation", m)
 }
 
-// The RenderJobFunc type is an adapter to allow the use of ordinary
-// function as RenderJob mutator.
-type RenderJobFunc func(context.Context, *ent.RenderJobMutation) (ent.Value, error)
+// The TemplateFunc type is an adapter to allow the use of ordinary
+// function as Template mutator.
+type TemplateFunc func(context.Context, *ent.TemplateMutation) (ent.Value, error)
 
 // Mutate calls f(ctx, m).
-func (f RenderJobFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
-	if mv, ok := m.(*ent.RenderJobMutation); ok {
+func (f TemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.TemplateMutation); ok {
 		return f(ctx, mv)
 	}
-	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.RenderJobMutation", m)
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TemplateMutation", m)
 }
 
 // The WebhookDeliveryFunc type is an adapter to allow the use of ordinary

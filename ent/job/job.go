@@ -13,106 +13,62 @@ const (
 	Label = "job"
 	// FieldID holds the string denoting the id field in the database.
 	FieldID = "id"
-	// FieldOrgID holds the string denoting the org_id field in the database.
-	FieldOrgID = "org_id"
-	// FieldUserID holds the string denoting the user_id field in the database.
-	FieldUserID = "user_id"
-	// FieldBatchID holds the string denoting the batch_id field in the database.
-	FieldBatchID = "batch_id"
+	// FieldKind holds the string denoting the kind field in the database.
+	FieldKind = "kind"
 	// FieldType holds the string denoting the type field in the database.
 	FieldType = "type"
-	// FieldStatus holds the string denoting the status field in the database.
-	FieldStatus = "status"
-	// FieldProviderID holds the string denoting the provider_id field in the database.
-	FieldProviderID = "provider_id"
-	// FieldProviderType holds the string denoting the provider_type field in the database.
-	FieldProviderType = "provider_type"
-	// FieldProviderRunID holds the string denoting the provider_run_id field in the database.
-	FieldProviderRunID = "provider_run_id"
-	// FieldAiPattern holds the string denoting the ai_pattern field in the database.
-	FieldAiPattern = "ai_pattern"
-	// FieldInputs holds the string denoting the inputs field in the database.
-	FieldInputs = "inputs"
-	// FieldParams holds the string denoting the params field in the database.
-	FieldParams = "params"
-	// FieldOutputRef holds the string denoting the output_ref field in the database.
-	FieldOutputRef = "output_ref"
-	// FieldOutputMeta holds the string denoting the output_meta field in the database.
-	FieldOutputMeta = "output_meta"
+	// FieldOrgID holds the string denoting the org_id field in the database.
+	FieldOrgID = "org_id"
+	// FieldState holds the string denoting the state field in the database.
+	FieldState = "state"
+	// FieldArgs holds the string denoting the args field in the database.
+	FieldArgs = "args"
+	// FieldMetadata holds the string denoting the metadata field in the database.
+	FieldMetadata = "metadata"
+	// FieldInputKeys holds the string denoting the input_keys field in the database.
+	FieldInputKeys = "input_keys"
+	// FieldOutputs holds the string denoting the outputs field in the database.
+	FieldOutputs = "outputs"
+	// FieldDependants holds the string denoting the dependants field in the database.
+	FieldDependants = "dependants"
+	// FieldPendingParents holds the string denoting the pending_parents field in the database.
+	FieldPendingParents = "pending_parents"
 	// FieldErrorCode holds the string denoting the error_code field in the database.
 	FieldErrorCode = "error_code"
 	// FieldErrorMessage holds the string denoting the error_message field in the database.
 	FieldErrorMessage = "error_message"
-	// FieldLogsRef holds the string denoting the logs_ref field in the database.
-	FieldLogsRef = "logs_ref"
-	// FieldStepsJSON holds the string denoting the steps_json field in the database.
-	FieldStepsJSON = "steps_json"
-	// FieldMediaType holds the string denoting the media_type field in the database.
-	FieldMediaType = "media_type"
-	// FieldPipelineID holds the string denoting the pipeline_id field in the database.
-	FieldPipelineID = "pipeline_id"
-	// FieldPipelineNodeID holds the string denoting the pipeline_node_id field in the database.
-	FieldPipelineNodeID = "pipeline_node_id"
-	// FieldOutputKey holds the string denoting the output_key field in the database.
-	FieldOutputKey = "output_key"
-	// FieldPendingInputs holds the string denoting the pending_inputs field in the database.
-	FieldPendingInputs = "pending_inputs"
+	// FieldProgress holds the string denoting the progress field in the database.
+	FieldProgress = "progress"
+	// FieldAttempt holds the string denoting the attempt field in the database.
+	FieldAttempt = "attempt"
+	// FieldMaxAttempts holds the string denoting the max_attempts field in the database.
+	FieldMaxAttempts = "max_attempts"
 	// FieldAvailableAt holds the string denoting the available_at field in the database.
 	FieldAvailableAt = "available_at"
 	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
 	FieldLeaseOwner = "lease_owner"
 	// FieldLeaseExpiresAt holds the string denoting the lease_expires_at field in the database.
 	FieldLeaseExpiresAt = "lease_expires_at"
-	// FieldPrice holds the string denoting the price field in the database.
-	FieldPrice = "price"
-	// FieldProviderCost holds the string denoting the provider_cost field in the database.
-	FieldProviderCost = "provider_cost"
-	// FieldInfraCost holds the string denoting the infra_cost field in the database.
-	FieldInfraCost = "infra_cost"
-	// FieldMargin holds the string denoting the margin field in the database.
-	FieldMargin = "margin"
-	// FieldEstimatedPrice holds the string denoting the estimated_price field in the database.
-	FieldEstimatedPrice = "estimated_price"
-	// FieldCreatedAt holds the string denoting the created_at field in the database.
-	FieldCreatedAt = "created_at"
-	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
-	FieldUpdatedAt = "updated_at"
-	// FieldDispatchedAt holds the string denoting the dispatched_at field in the database.
-	FieldDispatchedAt = "dispatched_at"
-	// FieldStartedAt holds the string denoting the started_at field in the database.
-	FieldStartedAt = "started_at"
-	// FieldCompletedAt holds the string denoting the completed_at field in the database.
-	FieldCompletedAt = "completed_at"
-	// FieldBillingReconciledAt holds the string denoting the billing_reconciled_at field in the database.
-	FieldBillingReconciledAt = "billing_reconciled_at"
-	// FieldRetryCount holds the string denoting the retry_count field in the database.
-	FieldRetryCount = "retry_count"
-	// FieldProgress holds the string denoting the progress field in the database.
-	FieldProgress = "progress"
-	// FieldAPITotalMs holds the string denoting the api_total_ms field in the database.
-	FieldAPITotalMs = "api_total_ms"
-	// FieldAPIPrechecksMs holds the string denoting the api_prechecks_ms field in the database.
-	FieldAPIPrechecksMs = "api_prechecks_ms"
-	// FieldAPIValidationMs holds the string denoting the api_validation_ms field in the database.
-	FieldAPIValidationMs = "api_validation_ms"
-	// FieldAPIDbInsertMs holds the string denoting the api_db_insert_ms field in the database.
-	FieldAPIDbInsertMs = "api_db_insert_ms"
-	// FieldAPIDispatchMs holds the string denoting the api_dispatch_ms field in the database.
-	FieldAPIDispatchMs = "api_dispatch_ms"
-	// FieldExecDownloadMs holds the string denoting the exec_download_ms field in the database.
-	FieldExecDownloadMs = "exec_download_ms"
-	// FieldExecExecuteMs holds the string denoting the exec_execute_ms field in the database.
-	FieldExecExecuteMs = "exec_execute_ms"
-	// FieldExecUploadMs holds the string denoting the exec_upload_ms field in the database.
-	FieldExecUploadMs = "exec_upload_ms"
-	// FieldQueueWaitMs holds the string denoting the queue_wait_ms field in the database.
-	FieldQueueWaitMs = "queue_wait_ms"
-	// FieldConsumerTotalMs holds the string denoting the consumer_total_ms field in the database.
-	FieldConsumerTotalMs = "consumer_total_ms"
+	// FieldBatchID holds the string denoting the batch_id field in the database.
+	FieldBatchID = "batch_id"
+	// FieldPipelineID holds the string denoting the pipeline_id field in the database.
+	FieldPipelineID = "pipeline_id"
+	// FieldNodeID holds the string denoting the node_id field in the database.
+	FieldNodeID = "node_id"
 	// FieldIdempotencyKey holds the string denoting the idempotency_key field in the database.
 	FieldIdempotencyKey = "idempotency_key"
 	// FieldRequestHash holds the string denoting the request_hash field in the database.
 	FieldRequestHash = "request_hash"
+	// FieldCreatedAt holds the string denoting the created_at field in the database.
+	FieldCreatedAt = "created_at"
+	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
+	FieldUpdatedAt = "updated_at"
+	// FieldClaimedAt holds the string denoting the claimed_at field in the database.
+	FieldClaimedAt = "claimed_at"
+	// FieldStartedAt holds the string denoting the started_at field in the database.
+	FieldStartedAt = "started_at"
+	// FieldFinishedAt holds the string denoting the finished_at field in the database.
+	FieldFinishedAt = "finished_at"
 	// Table holds the table name of the job in the database.
 	Table = "jobs"
 )
@@ -120,56 +76,34 @@ const (
 // Columns holds all SQL columns for job fields.
 var Columns = []string{
 	FieldID,
-	FieldOrgID,
-	FieldUserID,
-	FieldBatchID,
+	FieldKind,
 	FieldType,
-	FieldStatus,
-	FieldProviderID,
-	FieldProviderType,
-	FieldProviderRunID,
-	FieldAiPattern,
-	FieldInputs,
-	FieldParams,
-	FieldOutputRef,
-	FieldOutputMeta,
+	FieldOrgID,
+	FieldState,
+	FieldArgs,
+	FieldMetadata,
+	FieldInputKeys,
+	FieldOutputs,
+	FieldDependants,
+	FieldPendingParents,
 	FieldErrorCode,
 	FieldErrorMessage,
-	FieldLogsRef,
-	FieldStepsJSON,
-	FieldMediaType,
-	FieldPipelineID,
-	FieldPipelineNodeID,
-	FieldOutputKey,
-	FieldPendingInputs,
+	FieldProgress,
+	FieldAttempt,
+	FieldMaxAttempts,
 	FieldAvailableAt,
 	FieldLeaseOwner,
 	FieldLeaseExpiresAt,
-	FieldPrice,
-	FieldProviderCost,
-	FieldInfraCost,
-	FieldMargin,
-	FieldEstimatedPrice,
-	FieldCreatedAt,
-	FieldUpdatedAt,
-	FieldDispatchedAt,
-	FieldStartedAt,
-	FieldCompletedAt,
-	FieldBillingReconciledAt,
-	FieldRetryCount,
-	FieldProgress,
-	FieldAPITotalMs,
-	FieldAPIPrechecksMs,
-	FieldAPIValidationMs,
-	FieldAPIDbInsertMs,
-	FieldAPIDispatchMs,
-	FieldExecDownloadMs,
-	FieldExecExecuteMs,
-	FieldExecUploadMs,
-	FieldQueueWaitMs,
-	FieldConsumerTotalMs,
+	FieldBatchID,
+	FieldPipelineID,
+	FieldNodeID,
 	FieldIdempotencyKey,
 	FieldRequestHash,
+	FieldCreatedAt,
+	FieldUpdatedAt,
+	FieldClaimedAt,
+	FieldStartedAt,
+	FieldFinishedAt,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -183,45 +117,47 @@ func ValidColumn(column string) bool {
 }
 
 var (
-	// DefaultPendingInputs holds the default value on creation for the "pending_inputs" field.
-	DefaultPendingInputs int
-	// DefaultAvailableAt holds the default value on creation for the "available_at" field.
-	DefaultAvailableAt int64
-	// DefaultRetryCount holds the default value on creation for the "retry_count" field.
-	DefaultRetryCount int
+	// DefaultPendingParents holds the default value on creation for the "pending_parents" field.
+	DefaultPendingParents int
 	// DefaultProgress holds the default value on creation for the "progress" field.
 	DefaultProgress float64
+	// DefaultAttempt holds the default value on creation for the "attempt" field.
+	DefaultAttempt int
+	// DefaultMaxAttempts holds the default value on creation for the "max_attempts" field.
+	DefaultMaxAttempts int
+	// DefaultAvailableAt holds the default value on creation for the "available_at" field.
+	DefaultAvailableAt int64
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
 
-// Status defines the type for the "status" enum field.
-type Status string
+// State defines the type for the "state" enum field.
+type State string
 
-// StatusWaiting is the default value of the Status enum.
-const DefaultStatus = StatusWaiting
+// StateAvailable is the default value of the State enum.
+const DefaultState = StateAvailable
 
-// Status values.
+// State values.
 const (
-	StatusWaiting    Status = "waiting"
-	StatusDispatched Status = "dispatched"
-	StatusRunning    Status = "running"
-	StatusComplete   Status = "complete"
-	StatusFailed     Status = "failed"
-	StatusCancelled  Status = "cancelled"
+	StatePending   State = "pending"
+	StateAvailable State = "available"
+	StateRunning   State = "running"
+	StateCompleted State = "completed"
+	StateFailed    State = "failed"
+	StateCancelled State = "cancelled"
 )
 
-func (s Status) String() string {
+func (s State) String() string {
 	return string(s)
 }
 
-// StatusValidator is a validator for the "status" field enum values. It is called by the builders before save.
-func StatusValidator(s Status) error {
+// StateValidator is a validator for the "state" field enum values. It is called by the builders before save.
+func StateValidator(s State) error {
 	switch s {
-	case StatusWaiting, StatusDispatched, StatusRunning, StatusComplete, StatusFailed, StatusCancelled:
+	case StatePending, StateAvailable, StateRunning, StateCompleted, StateFailed, StateCancelled:
 		return nil
 	default:
-		return fmt.Errorf("job: invalid enum value for status field: %q", s)
+		return fmt.Errorf("job: invalid enum value for state field: %q", s)
 	}
 }
 
@@ -233,19 +169,9 @@ func ByID(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldID, opts...).ToFunc()
 }
 
-// ByOrgID orders the results by the org_id field.
-func ByOrgID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldOrgID, opts...).ToFunc()
-}
-
-// ByUserID orders the results by the user_id field.
-func ByUserID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldUserID, opts...).ToFunc()
-}
-
-// ByBatchID orders the results by the batch_id field.
-func ByBatchID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldBatchID, opts...).ToFunc()
+// ByKind orders the results by the kind field.
+func ByKind(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldKind, opts...).ToFunc()
 }
 
 // ByType orders the results by the type field.
@@ -253,49 +179,19 @@ func ByType(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldType, opts...).ToFunc()
 }
 
-// ByStatus orders the results by the status field.
-func ByStatus(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldStatus, opts...).ToFunc()
+// ByOrgID orders the results by the org_id field.
+func ByOrgID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldOrgID, opts...).ToFunc()
 }
 
-// ByProviderID orders the results by the provider_id field.
-func ByProviderID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldProviderID, opts...).ToFunc()
+// ByState orders the results by the state field.
+func ByState(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldState, opts...).ToFunc()
 }
 
-// ByProviderType orders the results by the provider_type field.
-func ByProviderType(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldProviderType, opts...).ToFunc()
-}
-
-// ByProviderRunID orders the results by the provider_run_id field.
-func ByProviderRunID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldProviderRunID, opts...).ToFunc()
-}
-
-// ByAiPattern orders the results by the ai_pattern field.
-func ByAiPattern(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldAiPattern, opts...).ToFunc()
-}
-
-// ByInputs orders the results by the inputs field.
-func ByInputs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldInputs, opts...).ToFunc()
-}
-
-// ByParams orders the results by the params field.
-func ByParams(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldParams, opts...).ToFunc()
-}
-
-// ByOutputRef orders the results by the output_ref field.
-func ByOutputRef(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldOutputRef, opts...).ToFunc()
-}
-
-// ByOutputMeta orders the results by the output_meta field.
-func ByOutputMeta(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldOutputMeta, opts...).ToFunc()
+// ByPendingParents orders the results by the pending_parents field.
+func ByPendingParents(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPendingParents, opts...).ToFunc()
 }
 
 // ByErrorCode orders the results by the error_code field.
@@ -308,39 +204,19 @@ func ByErrorMessage(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldErrorMessage, opts...).ToFunc()
 }
 
-// ByLogsRef orders the results by the logs_ref field.
-func ByLogsRef(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldLogsRef, opts...).ToFunc()
+// ByProgress orders the results by the progress field.
+func ByProgress(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldProgress, opts...).ToFunc()
 }
 
-// ByStepsJSON orders the results by the steps_json field.
-func ByStepsJSON(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldStepsJSON, opts...).ToFunc()
+// ByAttempt orders the results by the attempt field.
+func ByAttempt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldAttempt, opts...).ToFunc()
 }
 
-// ByMediaType orders the results by the media_type field.
-func ByMediaType(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldMediaType, opts...).ToFunc()
-}
-
-// ByPipelineID orders the results by the pipeline_id field.
-func ByPipelineID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldPipelineID, opts...).ToFunc()
-}
-
-// ByPipelineNodeID orders the results by the pipeline_node_id field.
-func ByPipelineNodeID(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldPipelineNodeID, opts...).ToFunc()
-}
-
-// ByOutputKey orders the results by the output_key field.
-func ByOutputKey(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldOutputKey, opts...).ToFunc()
-}
-
-// ByPendingInputs orders the results by the pending_inputs field.
-func ByPendingInputs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldPendingInputs, opts...).ToFunc()
+// ByMaxAttempts orders the results by the max_attempts field.
+func ByMaxAttempts(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldMaxAttempts, opts...).ToFunc()
 }
 
 // ByAvailableAt orders the results by the available_at field.
@@ -358,29 +234,29 @@ func ByLeaseExpiresAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldLeaseExpiresAt, opts...).ToFunc()
 }
 
-// ByPrice orders the results by the price field.
-func ByPrice(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldPrice, opts...).ToFunc()
+// ByBatchID orders the results by the batch_id field.
+func ByBatchID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldBatchID, opts...).ToFunc()
 }
 
-// ByProviderCost orders the results by the provider_cost field.
-func ByProviderCost(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldProviderCost, opts...).ToFunc()
+// ByPipelineID orders the results by the pipeline_id field.
+func ByPipelineID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPipelineID, opts...).ToFunc()
 }
 
-// ByInfraCost orders the results by the infra_cost field.
-func ByInfraCost(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldInfraCost, opts...).ToFunc()
+// ByNodeID orders the results by the node_id field.
+func ByNodeID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldNodeID, opts...).ToFunc()
 }
 
-// ByMargin orders the results by the margin field.
-func ByMargin(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldMargin, opts...).ToFunc()
+// ByIdempotencyKey orders the results by the idempotency_key field.
+func ByIdempotencyKey(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldIdempotencyKey, opts...).ToFunc()
 }
 
-// ByEstimatedPrice orders the results by the estimated_price field.
-func ByEstimatedPrice(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldEstimatedPrice, opts...).ToFunc()
+// ByRequestHash orders the results by the request_hash field.
+func ByRequestHash(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRequestHash, opts...).ToFunc()
 }
 
 // ByCreatedAt orders the results by the created_at field.
@@ -393,9 +269,9 @@ func ByUpdatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUpdatedAt, opts...).ToFunc()
 }
 
-// ByDispatchedAt orders the results by the dispatched_at field.
-func ByDispatchedAt(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldDispatchedAt, opts...).ToFunc()
+// ByClaimedAt orders the results by the claimed_at field.
+func ByClaimedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldClaimedAt, opts...).ToFunc()
 }
 
 // ByStartedAt orders the results by the started_at field.
@@ -403,82 +279,7 @@ func ByStartedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldStartedAt, opts...).ToFunc()
 }
 
-// ByCompletedAt orders the results by the completed_at field.
-func ByCompletedAt(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldCompletedAt, opts...).ToFunc()
-}
-
-// ByBillingReconciledAt orders the results by the billing_reconciled_at field.
-func ByBillingReconciledAt(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldBillingReconciledAt, opts...).ToFunc()
-}
-
-// ByRetryCount orders the results by the retry_count field.
-func ByRetryCount(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldRetryCount, opts...).ToFunc()
-}
-
-// ByProgress orders the results by the progress field.
-func ByProgress(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldProgress, opts...).ToFunc()
-}
-
-// ByAPITotalMs orders the results by the api_total_ms field.
-func ByAPITotalMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldAPITotalMs, opts...).ToFunc()
-}
-
-// ByAPIPrechecksMs orders the results by the api_prechecks_ms field.
-func ByAPIPrechecksMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldAPIPrechecksMs, opts...).ToFunc()
-}
-
-// ByAPIValidationMs orders the results by the api_validation_ms field.
-func ByAPIValidationMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldAPIValidationMs, opts...).ToFunc()
-}
-
-// ByAPIDbInsertMs orders the results by the api_db_insert_ms field.
-func ByAPIDbInsertMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldAPIDbInsertMs, opts...).ToFunc()
-}
-
-// ByAPIDispatchMs orders the results by the api_dispatch_ms field.
-func ByAPIDispatchMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldAPIDispatchMs, opts...).ToFunc()
-}
-
-// ByExecDownloadMs orders the results by the exec_download_ms field.
-func ByExecDownloadMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldExecDownloadMs, opts...).ToFunc()
-}
-
-// ByExecExecuteMs orders the results by the exec_execute_ms field.
-func ByExecExecuteMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldExecExecuteMs, opts...).ToFunc()
-}
-
-// ByExecUploadMs orders the results by the exec_upload_ms field.
-func ByExecUploadMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldExecUploadMs, opts...).ToFunc()
-}
-
-// ByQueueWaitMs orders the results by the queue_wait_ms field.
-func ByQueueWaitMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldQueueWaitMs, opts...).ToFunc()
-}
-
-// ByConsumerTotalMs orders the results by the consumer_total_ms field.
-func ByConsumerTotalMs(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldConsumerTotalMs, opts...).ToFunc()
-}
-
-// ByIdempotencyKey orders the results by the idempotency_key field.
-func ByIdempotencyKey(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldIdempotencyKey, opts...).ToFunc()
-}
-
-// ByRequestHash orders the results by the request_hash field.
-func ByRequestHash(opts ...sql.OrderTermOption) OrderOption {
-	return sql.OrderByField(FieldRequestHash, opts...).ToFunc()
+// ByFinishedAt orders the results by the finished_at field.
+func ByFinishedAt(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldFinishedAt, opts...).ToFunc()
 }

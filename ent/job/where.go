@@ -62,19 +62,9 @@ func IDContainsFold(id string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldID, id))
 }
 
-// OrgID applies equality check predicate on the "org_id" field. It's identical to OrgIDEQ.
-func OrgID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOrgID, v))
-}
-
-// UserID applies equality check predicate on the "user_id" field. It's identical to UserIDEQ.
-func UserID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldUserID, v))
-}
-
-// BatchID applies equality check predicate on the "batch_id" field. It's identical to BatchIDEQ.
-func BatchID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldBatchID, v))
+// Kind applies equality check predicate on the "kind" field. It's identical to KindEQ.
+func Kind(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldKind, v))
 }
 
 // Type applies equality check predicate on the "type" field. It's identical to TypeEQ.
@@ -82,44 +72,19 @@ func Type(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldType, v))
 }
 
-// ProviderID applies equality check predicate on the "provider_id" field. It's identical to ProviderIDEQ.
-func ProviderID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderID, v))
+// OrgID applies equality check predicate on the "org_id" field. It's identical to OrgIDEQ.
+func OrgID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldOrgID, v))
 }
 
-// ProviderType applies equality check predicate on the "provider_type" field. It's identical to ProviderTypeEQ.
-func ProviderType(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderType, v))
+// Args applies equality check predicate on the "args" field. It's identical to ArgsEQ.
+func Args(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldArgs, v))
 }
 
-// ProviderRunID applies equality check predicate on the "provider_run_id" field. It's identical to ProviderRunIDEQ.
-func ProviderRunID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderRunID, v))
-}
-
-// AiPattern applies equality check predicate on the "ai_pattern" field. It's identical to AiPatternEQ.
-func AiPattern(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAiPattern, v))
-}
-
-// Inputs applies equality check predicate on the "inputs" field. It's identical to InputsEQ.
-func Inputs(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldInputs, v))
-}
-
-// Params applies equality check predicate on the "params" field. It's identical to ParamsEQ.
-func Params(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldParams, v))
-}
-
-// OutputRef applies equality check predicate on the "output_ref" field. It's identical to OutputRefEQ.
-func OutputRef(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOutputRef, v))
-}
-
-// OutputMeta applies equality check predicate on the "output_meta" field. It's identical to OutputMetaEQ.
-func OutputMeta(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOutputMeta, v))
+// PendingParents applies equality check predicate on the "pending_parents" field. It's identical to PendingParentsEQ.
+func PendingParents(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPendingParents, v))
 }
 
 // ErrorCode applies equality check predicate on the "error_code" field. It's identical to ErrorCodeEQ.
@@ -132,39 +97,19 @@ func ErrorMessage(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldErrorMessage, v))
 }
 
-// LogsRef applies equality check predicate on the "logs_ref" field. It's identical to LogsRefEQ.
-func LogsRef(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldLogsRef, v))
+// Progress applies equality check predicate on the "progress" field. It's identical to ProgressEQ.
+func Progress(v float64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldProgress, v))
 }
 
-// StepsJSON applies equality check predicate on the "steps_json" field. It's identical to StepsJSONEQ.
-func StepsJSON(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldStepsJSON, v))
+// Attempt applies equality check predicate on the "attempt" field. It's identical to AttemptEQ.
+func Attempt(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldAttempt, v))
 }
 
-// MediaType applies equality check predicate on the "media_type" field. It's identical to MediaTypeEQ.
-func MediaType(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldMediaType, v))
-}
-
-// PipelineID applies equality check predicate on the "pipeline_id" field. It's identical to PipelineIDEQ.
-func PipelineID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPipelineID, v))
-}
-
-// PipelineNodeID applies equality check predicate on the "pipeline_node_id" field. It's identical to PipelineNodeIDEQ.
-func PipelineNodeID(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPipelineNodeID, v))
-}
-
-// OutputKey applies equality check predicate on the "output_key" field. It's identical to OutputKeyEQ.
-func OutputKey(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOutputKey, v))
-}
-
-// PendingInputs applies equality check predicate on the "pending_inputs" field. It's identical to PendingInputsEQ.
-func PendingInputs(v int) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPendingInputs, v))
+// MaxAttempts applies equality check predicate on the "max_attempts" field. It's identical to MaxAttemptsEQ.
+func MaxAttempts(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldMaxAttempts, v))
 }
 
 // AvailableAt applies equality check predicate on the "available_at" field. It's identical to AvailableAtEQ.
@@ -182,119 +127,19 @@ func LeaseExpiresAt(v int64) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldLeaseExpiresAt, v))
 }
 
-// Price applies equality check predicate on the "price" field. It's identical to PriceEQ.
-func Price(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPrice, v))
+// BatchID applies equality check predicate on the "batch_id" field. It's identical to BatchIDEQ.
+func BatchID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldBatchID, v))
 }
 
-// ProviderCost applies equality check predicate on the "provider_cost" field. It's identical to ProviderCostEQ.
-func ProviderCost(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderCost, v))
+// PipelineID applies equality check predicate on the "pipeline_id" field. It's identical to PipelineIDEQ.
+func PipelineID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPipelineID, v))
 }
 
-// InfraCost applies equality check predicate on the "infra_cost" field. It's identical to InfraCostEQ.
-func InfraCost(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldInfraCost, v))
-}
-
-// Margin applies equality check predicate on the "margin" field. It's identical to MarginEQ.
-func Margin(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldMargin, v))
-}
-
-// EstimatedPrice applies equality check predicate on the "estimated_price" field. It's identical to EstimatedPriceEQ.
-func EstimatedPrice(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldEstimatedPrice, v))
-}
-
-// CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
-func CreatedAt(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldCreatedAt, v))
-}
-
-// UpdatedAt applies equality check predicate on the "updated_at" field. It's identical to UpdatedAtEQ.
-func UpdatedAt(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldUpdatedAt, v))
-}
-
-// DispatchedAt applies equality check predicate on the "dispatched_at" field. It's identical to DispatchedAtEQ.
-func DispatchedAt(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldDispatchedAt, v))
-}
-
-// StartedAt applies equality check predicate on the "started_at" field. It's identical to StartedAtEQ.
-func StartedAt(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldStartedAt, v))
-}
-
-// CompletedAt applies equality check predicate on the "completed_at" field. It's identical to CompletedAtEQ.
-func CompletedAt(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldCompletedAt, v))
-}
-
-// BillingReconciledAt applies equality check predicate on the "billing_reconciled_at" field. It's identical to BillingReconciledAtEQ.
-func BillingReconciledAt(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldBillingReconciledAt, v))
-}
-
-// RetryCount applies equality check predicate on the "retry_count" field. It's identical to RetryCountEQ.
-func RetryCount(v int) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldRetryCount, v))
-}
-
-// Progress applies equality check predicate on the "progress" field. It's identical to ProgressEQ.
-func Progress(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProgress, v))
-}
-
-// APITotalMs applies equality check predicate on the "api_total_ms" field. It's identical to APITotalMsEQ.
-func APITotalMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPITotalMs, v))
-}
-
-// APIPrechecksMs applies equality check predicate on the "api_prechecks_ms" field. It's identical to APIPrechecksMsEQ.
-func APIPrechecksMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIPrechecksMs, v))
-}
-
-// APIValidationMs applies equality check predicate on the "api_validation_ms" field. It's identical to APIValidationMsEQ.
-func APIValidationMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIValidationMs, v))
-}
-
-// APIDbInsertMs applies equality check predicate on the "api_db_insert_ms" field. It's identical to APIDbInsertMsEQ.
-func APIDbInsertMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIDbInsertMs, v))
-}
-
-// APIDispatchMs applies equality check predicate on the "api_dispatch_ms" field. It's identical to APIDispatchMsEQ.
-func APIDispatchMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIDispatchMs, v))
-}
-
-// ExecDownloadMs applies equality check predicate on the "exec_download_ms" field. It's identical to ExecDownloadMsEQ.
-func ExecDownloadMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldExecDownloadMs, v))
-}
-
-// ExecExecuteMs applies equality check predicate on the "exec_execute_ms" field. It's identical to ExecExecuteMsEQ.
-func ExecExecuteMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldExecExecuteMs, v))
-}
-
-// ExecUploadMs applies equality check predicate on the "exec_upload_ms" field. It's identical to ExecUploadMsEQ.
-func ExecUploadMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldExecUploadMs, v))
-}
-
-// QueueWaitMs applies equality check predicate on the "queue_wait_ms" field. It's identical to QueueWaitMsEQ.
-func QueueWaitMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldQueueWaitMs, v))
-}
-
-// ConsumerTotalMs applies equality check predicate on the "consumer_total_ms" field. It's identical to ConsumerTotalMsEQ.
-func ConsumerTotalMs(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldConsumerTotalMs, v))
+// NodeID applies equality check predicate on the "node_id" field. It's identical to NodeIDEQ.
+func NodeID(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldNodeID, v))
 }
 
 // IdempotencyKey applies equality check predicate on the "idempotency_key" field. It's identical to IdempotencyKeyEQ.
@@ -307,219 +152,94 @@ func RequestHash(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldRequestHash, v))
 }
 
-// OrgIDEQ applies the EQ predicate on the "org_id" field.
-func OrgIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOrgID, v))
+// CreatedAt applies equality check predicate on the "created_at" field. It's identical to CreatedAtEQ.
+func CreatedAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldCreatedAt, v))
 }
 
-// OrgIDNEQ applies the NEQ predicate on the "org_id" field.
-func OrgIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldOrgID, v))
+// UpdatedAt applies equality check predicate on the "updated_at" field. It's identical to UpdatedAtEQ.
+func UpdatedAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldUpdatedAt, v))
 }
 
-// OrgIDIn applies the In predicate on the "org_id" field.
-func OrgIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldOrgID, vs...))
+// ClaimedAt applies equality check predicate on the "claimed_at" field. It's identical to ClaimedAtEQ.
+func ClaimedAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldClaimedAt, v))
 }
 
-// OrgIDNotIn applies the NotIn predicate on the "org_id" field.
-func OrgIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldOrgID, vs...))
+// StartedAt applies equality check predicate on the "started_at" field. It's identical to StartedAtEQ.
+func StartedAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldStartedAt, v))
 }
 
-// OrgIDGT applies the GT predicate on the "org_id" field.
-func OrgIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldOrgID, v))
+// FinishedAt applies equality check predicate on the "finished_at" field. It's identical to FinishedAtEQ.
+func FinishedAt(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldFinishedAt, v))
 }
 
-// OrgIDGTE applies the GTE predicate on the "org_id" field.
-func OrgIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldOrgID, v))
+// KindEQ applies the EQ predicate on the "kind" field.
+func KindEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldKind, v))
 }
 
-// OrgIDLT applies the LT predicate on the "org_id" field.
-func OrgIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldOrgID, v))
+// KindNEQ applies the NEQ predicate on the "kind" field.
+func KindNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldKind, v))
 }
 
-// OrgIDLTE applies the LTE predicate on the "org_id" field.
-func OrgIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldOrgID, v))
+// KindIn applies the In predicate on the "kind" field.
+func KindIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldKind, vs...))
 }
 
-// OrgIDContains applies the Contains predicate on the "org_id" field.
-func OrgIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldOrgID, v))
+// KindNotIn applies the NotIn predicate on the "kind" field.
+func KindNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldKind, vs...))
 }
 
-// OrgIDHasPrefix applies the HasPrefix predicate on the "org_id" field.
-func OrgIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldOrgID, v))
+// KindGT applies the GT predicate on the "kind" field.
+func KindGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldKind, v))
 }
 
-// OrgIDHasSuffix applies the HasSuffix predicate on the "org_id" field.
-func OrgIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldOrgID, v))
+// KindGTE applies the GTE predicate on the "kind" field.
+func KindGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldKind, v))
 }
 
-// OrgIDEqualFold applies the EqualFold predicate on the "org_id" field.
-func OrgIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldOrgID, v))
+// KindLT applies the LT predicate on the "kind" field.
+func KindLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldKind, v))
 }
 
-// OrgIDContainsFold applies the ContainsFold predicate on the "org_id" field.
-func OrgIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldOrgID, v))
+// KindLTE applies the LTE predicate on the "kind" field.
+func KindLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldKind, v))
 }
 
-// UserIDEQ applies the EQ predicate on the "user_id" field.
-func UserIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldUserID, v))
+// KindContains applies the Contains predicate on the "kind" field.
+func KindContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldKind, v))
 }
 
-// UserIDNEQ applies the NEQ predicate on the "user_id" field.
-func UserIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldUserID, v))
+// KindHasPrefix applies the HasPrefix predicate on the "kind" field.
+func KindHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldKind, v))
 }
 
-// UserIDIn applies the In predicate on the "user_id" field.
-func UserIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldUserID, vs...))
+// KindHasSuffix applies the HasSuffix predicate on the "kind" field.
+func KindHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldKind, v))
 }
 
-// UserIDNotIn applies the NotIn predicate on the "user_id" field.
-func UserIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldUserID, vs...))
+// KindEqualFold applies the EqualFold predicate on the "kind" field.
+func KindEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldKind, v))
 }
 
-// UserIDGT applies the GT predicate on the "user_id" field.
-func UserIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldUserID, v))
-}
-
-// UserIDGTE applies the GTE predicate on the "user_id" field.
-func UserIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldUserID, v))
-}
-
-// UserIDLT applies the LT predicate on the "user_id" field.
-func UserIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldUserID, v))
-}
-
-// UserIDLTE applies the LTE predicate on the "user_id" field.
-func UserIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldUserID, v))
-}
-
-// UserIDContains applies the Contains predicate on the "user_id" field.
-func UserIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldUserID, v))
-}
-
-// UserIDHasPrefix applies the HasPrefix predicate on the "user_id" field.
-func UserIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldUserID, v))
-}
-
-// UserIDHasSuffix applies the HasSuffix predicate on the "user_id" field.
-func UserIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldUserID, v))
-}
-
-// UserIDIsNil applies the IsNil predicate on the "user_id" field.
-func UserIDIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldUserID))
-}
-
-// UserIDNotNil applies the NotNil predicate on the "user_id" field.
-func UserIDNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldUserID))
-}
-
-// UserIDEqualFold applies the EqualFold predicate on the "user_id" field.
-func UserIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldUserID, v))
-}
-
-// UserIDContainsFold applies the ContainsFold predicate on the "user_id" field.
-func UserIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldUserID, v))
-}
-
-// BatchIDEQ applies the EQ predicate on the "batch_id" field.
-func BatchIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldBatchID, v))
-}
-
-// BatchIDNEQ applies the NEQ predicate on the "batch_id" field.
-func BatchIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldBatchID, v))
-}
-
-// BatchIDIn applies the In predicate on the "batch_id" field.
-func BatchIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldBatchID, vs...))
-}
-
-// BatchIDNotIn applies the NotIn predicate on the "batch_id" field.
-func BatchIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldBatchID, vs...))
-}
-
-// BatchIDGT applies the GT predicate on the "batch_id" field.
-func BatchIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldBatchID, v))
-}
-
-// BatchIDGTE applies the GTE predicate on the "batch_id" field.
-func BatchIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldBatchID, v))
-}
-
-// BatchIDLT applies the LT predicate on the "batch_id" field.
-func BatchIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldBatchID, v))
-}
-
-// BatchIDLTE applies the LTE predicate on the "batch_id" field.
-func BatchIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldBatchID, v))
-}
-
-// BatchIDContains applies the Contains predicate on the "batch_id" field.
-func BatchIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldBatchID, v))
-}
-
-// BatchIDHasPrefix applies the HasPrefix predicate on the "batch_id" field.
-func BatchIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldBatchID, v))
-}
-
-// BatchIDHasSuffix applies the HasSuffix predicate on the "batch_id" field.
-func BatchIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldBatchID, v))
-}
-
-// BatchIDIsNil applies the IsNil predicate on the "batch_id" field.
-func BatchIDIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldBatchID))
-}
-
-// BatchIDNotNil applies the NotNil predicate on the "batch_id" field.
-func BatchIDNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldBatchID))
-}
-
-// BatchIDEqualFold applies the EqualFold predicate on the "batch_id" field.
-func BatchIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldBatchID, v))
-}
-
-// BatchIDContainsFold applies the ContainsFold predicate on the "batch_id" field.
-func BatchIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldBatchID, v))
+// KindContainsFold applies the ContainsFold predicate on the "kind" field.
+func KindContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldKind, v))
 }
 
 // TypeEQ applies the EQ predicate on the "type" field.
@@ -587,604 +307,209 @@ func TypeContainsFold(v string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldType, v))
 }
 
-// StatusEQ applies the EQ predicate on the "status" field.
-func StatusEQ(v Status) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldStatus, v))
+// OrgIDEQ applies the EQ predicate on the "org_id" field.
+func OrgIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldOrgID, v))
 }
 
-// StatusNEQ applies the NEQ predicate on the "status" field.
-func StatusNEQ(v Status) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldStatus, v))
+// OrgIDNEQ applies the NEQ predicate on the "org_id" field.
+func OrgIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldOrgID, v))
 }
 
-// StatusIn applies the In predicate on the "status" field.
-func StatusIn(vs ...Status) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldStatus, vs...))
+// OrgIDIn applies the In predicate on the "org_id" field.
+func OrgIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldOrgID, vs...))
 }
 
-// StatusNotIn applies the NotIn predicate on the "status" field.
-func StatusNotIn(vs ...Status) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldStatus, vs...))
+// OrgIDNotIn applies the NotIn predicate on the "org_id" field.
+func OrgIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldOrgID, vs...))
 }
 
-// ProviderIDEQ applies the EQ predicate on the "provider_id" field.
-func ProviderIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderID, v))
+// OrgIDGT applies the GT predicate on the "org_id" field.
+func OrgIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldOrgID, v))
 }
 
-// ProviderIDNEQ applies the NEQ predicate on the "provider_id" field.
-func ProviderIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldProviderID, v))
+// OrgIDGTE applies the GTE predicate on the "org_id" field.
+func OrgIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldOrgID, v))
 }
 
-// ProviderIDIn applies the In predicate on the "provider_id" field.
-func ProviderIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldProviderID, vs...))
+// OrgIDLT applies the LT predicate on the "org_id" field.
+func OrgIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldOrgID, v))
 }
 
-// ProviderIDNotIn applies the NotIn predicate on the "provider_id" field.
-func ProviderIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldProviderID, vs...))
+// OrgIDLTE applies the LTE predicate on the "org_id" field.
+func OrgIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldOrgID, v))
 }
 
-// ProviderIDGT applies the GT predicate on the "provider_id" field.
-func ProviderIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldProviderID, v))
+// OrgIDContains applies the Contains predicate on the "org_id" field.
+func OrgIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldOrgID, v))
 }
 
-// ProviderIDGTE applies the GTE predicate on the "provider_id" field.
-func ProviderIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldProviderID, v))
+// OrgIDHasPrefix applies the HasPrefix predicate on the "org_id" field.
+func OrgIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldOrgID, v))
 }
 
-// ProviderIDLT applies the LT predicate on the "provider_id" field.
-func ProviderIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldProviderID, v))
+// OrgIDHasSuffix applies the HasSuffix predicate on the "org_id" field.
+func OrgIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldOrgID, v))
 }
 
-// ProviderIDLTE applies the LTE predicate on the "provider_id" field.
-func ProviderIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldProviderID, v))
+// OrgIDEqualFold applies the EqualFold predicate on the "org_id" field.
+func OrgIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldOrgID, v))
 }
 
-// ProviderIDContains applies the Contains predicate on the "provider_id" field.
-func ProviderIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldProviderID, v))
+// OrgIDContainsFold applies the ContainsFold predicate on the "org_id" field.
+func OrgIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldOrgID, v))
 }
 
-// ProviderIDHasPrefix applies the HasPrefix predicate on the "provider_id" field.
-func ProviderIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldProviderID, v))
+// StateEQ applies the EQ predicate on the "state" field.
+func StateEQ(v State) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldState, v))
 }
 
-// ProviderIDHasSuffix applies the HasSuffix predicate on the "provider_id" field.
-func ProviderIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldProviderID, v))
+// StateNEQ applies the NEQ predicate on the "state" field.
+func StateNEQ(v State) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldState, v))
 }
 
-// ProviderIDIsNil applies the IsNil predicate on the "provider_id" field.
-func ProviderIDIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldProviderID))
+// StateIn applies the In predicate on the "state" field.
+func StateIn(vs ...State) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldState, vs...))
 }
 
-// ProviderIDNotNil applies the NotNil predicate on the "provider_id" field.
-func ProviderIDNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldProviderID))
+// StateNotIn applies the NotIn predicate on the "state" field.
+func StateNotIn(vs ...State) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldState, vs...))
 }
 
-// ProviderIDEqualFold applies the EqualFold predicate on the "provider_id" field.
-func ProviderIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldProviderID, v))
+// ArgsEQ applies the EQ predicate on the "args" field.
+func ArgsEQ(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldArgs, v))
 }
 
-// ProviderIDContainsFold applies the ContainsFold predicate on the "provider_id" field.
-func ProviderIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldProviderID, v))
+// ArgsNEQ applies the NEQ predicate on the "args" field.
+func ArgsNEQ(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldArgs, v))
 }
 
-// ProviderTypeEQ applies the EQ predicate on the "provider_type" field.
-func ProviderTypeEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderType, v))
+// ArgsIn applies the In predicate on the "args" field.
+func ArgsIn(vs ...[]byte) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldArgs, vs...))
 }
 
-// ProviderTypeNEQ applies the NEQ predicate on the "provider_type" field.
-func ProviderTypeNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldProviderType, v))
+// ArgsNotIn applies the NotIn predicate on the "args" field.
+func ArgsNotIn(vs ...[]byte) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldArgs, vs...))
 }
 
-// ProviderTypeIn applies the In predicate on the "provider_type" field.
-func ProviderTypeIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldProviderType, vs...))
+// ArgsGT applies the GT predicate on the "args" field.
+func ArgsGT(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldArgs, v))
 }
 
-// ProviderTypeNotIn applies the NotIn predicate on the "provider_type" field.
-func ProviderTypeNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldProviderType, vs...))
+// ArgsGTE applies the GTE predicate on the "args" field.
+func ArgsGTE(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldArgs, v))
 }
 
-// ProviderTypeGT applies the GT predicate on the "provider_type" field.
-func ProviderTypeGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldProviderType, v))
+// ArgsLT applies the LT predicate on the "args" field.
+func ArgsLT(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldArgs, v))
 }
 
-// ProviderTypeGTE applies the GTE predicate on the "provider_type" field.
-func ProviderTypeGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldProviderType, v))
+// ArgsLTE applies the LTE predicate on the "args" field.
+func ArgsLTE(v []byte) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldArgs, v))
 }
 
-// ProviderTypeLT applies the LT predicate on the "provider_type" field.
-func ProviderTypeLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldProviderType, v))
+// MetadataIsNil applies the IsNil predicate on the "metadata" field.
+func MetadataIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldMetadata))
 }
 
-// ProviderTypeLTE applies the LTE predicate on the "provider_type" field.
-func ProviderTypeLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldProviderType, v))
+// MetadataNotNil applies the NotNil predicate on the "metadata" field.
+func MetadataNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldMetadata))
 }
 
-// ProviderTypeContains applies the Contains predicate on the "provider_type" field.
-func ProviderTypeContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldProviderType, v))
+// InputKeysIsNil applies the IsNil predicate on the "input_keys" field.
+func InputKeysIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldInputKeys))
 }
 
-// ProviderTypeHasPrefix applies the HasPrefix predicate on the "provider_type" field.
-func ProviderTypeHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldProviderType, v))
+// InputKeysNotNil applies the NotNil predicate on the "input_keys" field.
+func InputKeysNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldInputKeys))
 }
 
-// ProviderTypeHasSuffix applies the HasSuffix predicate on the "provider_type" field.
-func ProviderTypeHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldProviderType, v))
+// OutputsIsNil applies the IsNil predicate on the "outputs" field.
+func OutputsIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldOutputs))
 }
 
-// ProviderTypeIsNil applies the IsNil predicate on the "provider_type" field.
-func ProviderTypeIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldProviderType))
+// OutputsNotNil applies the NotNil predicate on the "outputs" field.
+func OutputsNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldOutputs))
 }
 
-// ProviderTypeNotNil applies the NotNil predicate on the "provider_type" field.
-func ProviderTypeNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldProviderType))
+// DependantsIsNil applies the IsNil predicate on the "dependants" field.
+func DependantsIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldDependants))
 }
 
-// ProviderTypeEqualFold applies the EqualFold predicate on the "provider_type" field.
-func ProviderTypeEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldProviderType, v))
+// DependantsNotNil applies the NotNil predicate on the "dependants" field.
+func DependantsNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldDependants))
 }
 
-// ProviderTypeContainsFold applies the ContainsFold predicate on the "provider_type" field.
-func ProviderTypeContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldProviderType, v))
+// PendingParentsEQ applies the EQ predicate on the "pending_parents" field.
+func PendingParentsEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPendingParents, v))
 }
 
-// ProviderRunIDEQ applies the EQ predicate on the "provider_run_id" field.
-func ProviderRunIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderRunID, v))
+// PendingParentsNEQ applies the NEQ predicate on the "pending_parents" field.
+func PendingParentsNEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldPendingParents, v))
 }
 
-// ProviderRunIDNEQ applies the NEQ predicate on the "provider_run_id" field.
-func ProviderRunIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldProviderRunID, v))
+// PendingParentsIn applies the In predicate on the "pending_parents" field.
+func PendingParentsIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldPendingParents, vs...))
 }
 
-// ProviderRunIDIn applies the In predicate on the "provider_run_id" field.
-func ProviderRunIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldProviderRunID, vs...))
+// PendingParentsNotIn applies the NotIn predicate on the "pending_parents" field.
+func PendingParentsNotIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldPendingParents, vs...))
 }
 
-// ProviderRunIDNotIn applies the NotIn predicate on the "provider_run_id" field.
-func ProviderRunIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldProviderRunID, vs...))
+// PendingParentsGT applies the GT predicate on the "pending_parents" field.
+func PendingParentsGT(v int) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldPendingParents, v))
 }
 
-// ProviderRunIDGT applies the GT predicate on the "provider_run_id" field.
-func ProviderRunIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldProviderRunID, v))
+// PendingParentsGTE applies the GTE predicate on the "pending_parents" field.
+func PendingParentsGTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldPendingParents, v))
 }
 
-// ProviderRunIDGTE applies the GTE predicate on the "provider_run_id" field.
-func ProviderRunIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldProviderRunID, v))
+// PendingParentsLT applies the LT predicate on the "pending_parents" field.
+func PendingParentsLT(v int) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldPendingParents, v))
 }
 
-// ProviderRunIDLT applies the LT predicate on the "provider_run_id" field.
-func ProviderRunIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldProviderRunID, v))
-}
-
-// ProviderRunIDLTE applies the LTE predicate on the "provider_run_id" field.
-func ProviderRunIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldProviderRunID, v))
-}
-
-// ProviderRunIDContains applies the Contains predicate on the "provider_run_id" field.
-func ProviderRunIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldProviderRunID, v))
-}
-
-// ProviderRunIDHasPrefix applies the HasPrefix predicate on the "provider_run_id" field.
-func ProviderRunIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldProviderRunID, v))
-}
-
-// ProviderRunIDHasSuffix applies the HasSuffix predicate on the "provider_run_id" field.
-func ProviderRunIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldProviderRunID, v))
-}
-
-// ProviderRunIDIsNil applies the IsNil predicate on the "provider_run_id" field.
-func ProviderRunIDIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldProviderRunID))
-}
-
-// ProviderRunIDNotNil applies the NotNil predicate on the "provider_run_id" field.
-func ProviderRunIDNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldProviderRunID))
-}
-
-// ProviderRunIDEqualFold applies the EqualFold predicate on the "provider_run_id" field.
-func ProviderRunIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldProviderRunID, v))
-}
-
-// ProviderRunIDContainsFold applies the ContainsFold predicate on the "provider_run_id" field.
-func ProviderRunIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldProviderRunID, v))
-}
-
-// AiPatternEQ applies the EQ predicate on the "ai_pattern" field.
-func AiPatternEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAiPattern, v))
-}
-
-// AiPatternNEQ applies the NEQ predicate on the "ai_pattern" field.
-func AiPatternNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldAiPattern, v))
-}
-
-// AiPatternIn applies the In predicate on the "ai_pattern" field.
-func AiPatternIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldAiPattern, vs...))
-}
-
-// AiPatternNotIn applies the NotIn predicate on the "ai_pattern" field.
-func AiPatternNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldAiPattern, vs...))
-}
-
-// AiPatternGT applies the GT predicate on the "ai_pattern" field.
-func AiPatternGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldAiPattern, v))
-}
-
-// AiPatternGTE applies the GTE predicate on the "ai_pattern" field.
-func AiPatternGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldAiPattern, v))
-}
-
-// AiPatternLT applies the LT predicate on the "ai_pattern" field.
-func AiPatternLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldAiPattern, v))
-}
-
-// AiPatternLTE applies the LTE predicate on the "ai_pattern" field.
-func AiPatternLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldAiPattern, v))
-}
-
-// AiPatternContains applies the Contains predicate on the "ai_pattern" field.
-func AiPatternContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldAiPattern, v))
-}
-
-// AiPatternHasPrefix applies the HasPrefix predicate on the "ai_pattern" field.
-func AiPatternHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldAiPattern, v))
-}
-
-// AiPatternHasSuffix applies the HasSuffix predicate on the "ai_pattern" field.
-func AiPatternHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldAiPattern, v))
-}
-
-// AiPatternIsNil applies the IsNil predicate on the "ai_pattern" field.
-func AiPatternIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldAiPattern))
-}
-
-// AiPatternNotNil applies the NotNil predicate on the "ai_pattern" field.
-func AiPatternNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldAiPattern))
-}
-
-// AiPatternEqualFold applies the EqualFold predicate on the "ai_pattern" field.
-func AiPatternEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldAiPattern, v))
-}
-
-// AiPatternContainsFold applies the ContainsFold predicate on the "ai_pattern" field.
-func AiPatternContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldAiPattern, v))
-}
-
-// InputsEQ applies the EQ predicate on the "inputs" field.
-func InputsEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldInputs, v))
-}
-
-// InputsNEQ applies the NEQ predicate on the "inputs" field.
-func InputsNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldInputs, v))
-}
-
-// InputsIn applies the In predicate on the "inputs" field.
-func InputsIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldInputs, vs...))
-}
-
-// InputsNotIn applies the NotIn predicate on the "inputs" field.
-func InputsNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldInputs, vs...))
-}
-
-// InputsGT applies the GT predicate on the "inputs" field.
-func InputsGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldInputs, v))
-}
-
-// InputsGTE applies the GTE predicate on the "inputs" field.
-func InputsGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldInputs, v))
-}
-
-// InputsLT applies the LT predicate on the "inputs" field.
-func InputsLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldInputs, v))
-}
-
-// InputsLTE applies the LTE predicate on the "inputs" field.
-func InputsLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldInputs, v))
-}
-
-// InputsContains applies the Contains predicate on the "inputs" field.
-func InputsContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldInputs, v))
-}
-
-// InputsHasPrefix applies the HasPrefix predicate on the "inputs" field.
-func InputsHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldInputs, v))
-}
-
-// InputsHasSuffix applies the HasSuffix predicate on the "inputs" field.
-func InputsHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldInputs, v))
-}
-
-// InputsEqualFold applies the EqualFold predicate on the "inputs" field.
-func InputsEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldInputs, v))
-}
-
-// InputsContainsFold applies the ContainsFold predicate on the "inputs" field.
-func InputsContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldInputs, v))
-}
-
-// ParamsEQ applies the EQ predicate on the "params" field.
-func ParamsEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldParams, v))
-}
-
-// ParamsNEQ applies the NEQ predicate on the "params" field.
-func ParamsNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldParams, v))
-}
-
-// ParamsIn applies the In predicate on the "params" field.
-func ParamsIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldParams, vs...))
-}
-
-// ParamsNotIn applies the NotIn predicate on the "params" field.
-func ParamsNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldParams, vs...))
-}
-
-// ParamsGT applies the GT predicate on the "params" field.
-func ParamsGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldParams, v))
-}
-
-// ParamsGTE applies the GTE predicate on the "params" field.
-func ParamsGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldParams, v))
-}
-
-// ParamsLT applies the LT predicate on the "params" field.
-func ParamsLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldParams, v))
-}
-
-// ParamsLTE applies the LTE predicate on the "params" field.
-func ParamsLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldParams, v))
-}
-
-// ParamsContains applies the Contains predicate on the "params" field.
-func ParamsContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldParams, v))
-}
-
-// ParamsHasPrefix applies the HasPrefix predicate on the "params" field.
-func ParamsHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldParams, v))
-}
-
-// ParamsHasSuffix applies the HasSuffix predicate on the "params" field.
-func ParamsHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldParams, v))
-}
-
-// ParamsEqualFold applies the EqualFold predicate on the "params" field.
-func ParamsEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldParams, v))
-}
-
-// ParamsContainsFold applies the ContainsFold predicate on the "params" field.
-func ParamsContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldParams, v))
-}
-
-// OutputRefEQ applies the EQ predicate on the "output_ref" field.
-func OutputRefEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOutputRef, v))
-}
-
-// OutputRefNEQ applies the NEQ predicate on the "output_ref" field.
-func OutputRefNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldOutputRef, v))
-}
-
-// OutputRefIn applies the In predicate on the "output_ref" field.
-func OutputRefIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldOutputRef, vs...))
-}
-
-// OutputRefNotIn applies the NotIn predicate on the "output_ref" field.
-func OutputRefNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldOutputRef, vs...))
-}
-
-// OutputRefGT applies the GT predicate on the "output_ref" field.
-func OutputRefGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldOutputRef, v))
-}
-
-// OutputRefGTE applies the GTE predicate on the "output_ref" field.
-func OutputRefGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldOutputRef, v))
-}
-
-// OutputRefLT applies the LT predicate on the "output_ref" field.
-func OutputRefLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldOutputRef, v))
-}
-
-// OutputRefLTE applies the LTE predicate on the "output_ref" field.
-func OutputRefLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldOutputRef, v))
-}
-
-// OutputRefContains applies the Contains predicate on the "output_ref" field.
-func OutputRefContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldOutputRef, v))
-}
-
-// OutputRefHasPrefix applies the HasPrefix predicate on the "output_ref" field.
-func OutputRefHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldOutputRef, v))
-}
-
-// OutputRefHasSuffix applies the HasSuffix predicate on the "output_ref" field.
-func OutputRefHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldOutputRef, v))
-}
-
-// OutputRefIsNil applies the IsNil predicate on the "output_ref" field.
-func OutputRefIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldOutputRef))
-}
-
-// OutputRefNotNil applies the NotNil predicate on the "output_ref" field.
-func OutputRefNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldOutputRef))
-}
-
-// OutputRefEqualFold applies the EqualFold predicate on the "output_ref" field.
-func OutputRefEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldOutputRef, v))
-}
-
-// OutputRefContainsFold applies the ContainsFold predicate on the "output_ref" field.
-func OutputRefContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldOutputRef, v))
-}
-
-// OutputMetaEQ applies the EQ predicate on the "output_meta" field.
-func OutputMetaEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOutputMeta, v))
-}
-
-// OutputMetaNEQ applies the NEQ predicate on the "output_meta" field.
-func OutputMetaNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldOutputMeta, v))
-}
-
-// OutputMetaIn applies the In predicate on the "output_meta" field.
-func OutputMetaIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldOutputMeta, vs...))
-}
-
-// OutputMetaNotIn applies the NotIn predicate on the "output_meta" field.
-func OutputMetaNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldOutputMeta, vs...))
-}
-
-// OutputMetaGT applies the GT predicate on the "output_meta" field.
-func OutputMetaGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldOutputMeta, v))
-}
-
-// OutputMetaGTE applies the GTE predicate on the "output_meta" field.
-func OutputMetaGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldOutputMeta, v))
-}
-
-// OutputMetaLT applies the LT predicate on the "output_meta" field.
-func OutputMetaLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldOutputMeta, v))
-}
-
-// OutputMetaLTE applies the LTE predicate on the "output_meta" field.
-func OutputMetaLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldOutputMeta, v))
-}
-
-// OutputMetaContains applies the Contains predicate on the "output_meta" field.
-func OutputMetaContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldOutputMeta, v))
-}
-
-// OutputMetaHasPrefix applies the HasPrefix predicate on the "output_meta" field.
-func OutputMetaHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldOutputMeta, v))
-}
-
-// OutputMetaHasSuffix applies the HasSuffix predicate on the "output_meta" field.
-func OutputMetaHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldOutputMeta, v))
-}
-
-// OutputMetaIsNil applies the IsNil predicate on the "output_meta" field.
-func OutputMetaIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldOutputMeta))
-}
-
-// OutputMetaNotNil applies the NotNil predicate on the "output_meta" field.
-func OutputMetaNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldOutputMeta))
-}
-
-// OutputMetaEqualFold applies the EqualFold predicate on the "output_meta" field.
-func OutputMetaEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldOutputMeta, v))
-}
-
-// OutputMetaContainsFold applies the ContainsFold predicate on the "output_meta" field.
-func OutputMetaContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldOutputMeta, v))
+// PendingParentsLTE applies the LTE predicate on the "pending_parents" field.
+func PendingParentsLTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldPendingParents, v))
 }
 
 // ErrorCodeEQ applies the EQ predicate on the "error_code" field.
@@ -1337,494 +662,124 @@ func ErrorMessageContainsFold(v string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldErrorMessage, v))
 }
 
-// LogsRefEQ applies the EQ predicate on the "logs_ref" field.
-func LogsRefEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldLogsRef, v))
+// ProgressEQ applies the EQ predicate on the "progress" field.
+func ProgressEQ(v float64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldProgress, v))
 }
 
-// LogsRefNEQ applies the NEQ predicate on the "logs_ref" field.
-func LogsRefNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldLogsRef, v))
+// ProgressNEQ applies the NEQ predicate on the "progress" field.
+func ProgressNEQ(v float64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldProgress, v))
 }
 
-// LogsRefIn applies the In predicate on the "logs_ref" field.
-func LogsRefIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldLogsRef, vs...))
+// ProgressIn applies the In predicate on the "progress" field.
+func ProgressIn(vs ...float64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldProgress, vs...))
 }
 
-// LogsRefNotIn applies the NotIn predicate on the "logs_ref" field.
-func LogsRefNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldLogsRef, vs...))
+// ProgressNotIn applies the NotIn predicate on the "progress" field.
+func ProgressNotIn(vs ...float64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldProgress, vs...))
 }
 
-// LogsRefGT applies the GT predicate on the "logs_ref" field.
-func LogsRefGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldLogsRef, v))
+// ProgressGT applies the GT predicate on the "progress" field.
+func ProgressGT(v float64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldProgress, v))
 }
 
-// LogsRefGTE applies the GTE predicate on the "logs_ref" field.
-func LogsRefGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldLogsRef, v))
+// ProgressGTE applies the GTE predicate on the "progress" field.
+func ProgressGTE(v float64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldProgress, v))
 }
 
-// LogsRefLT applies the LT predicate on the "logs_ref" field.
-func LogsRefLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldLogsRef, v))
+// ProgressLT applies the LT predicate on the "progress" field.
+func ProgressLT(v float64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldProgress, v))
 }
 
-// LogsRefLTE applies the LTE predicate on the "logs_ref" field.
-func LogsRefLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldLogsRef, v))
+// ProgressLTE applies the LTE predicate on the "progress" field.
+func ProgressLTE(v float64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldProgress, v))
 }
 
-// LogsRefContains applies the Contains predicate on the "logs_ref" field.
-func LogsRefContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldLogsRef, v))
+// AttemptEQ applies the EQ predicate on the "attempt" field.
+func AttemptEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldAttempt, v))
 }
 
-// LogsRefHasPrefix applies the HasPrefix predicate on the "logs_ref" field.
-func LogsRefHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldLogsRef, v))
+// AttemptNEQ applies the NEQ predicate on the "attempt" field.
+func AttemptNEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldAttempt, v))
 }
 
-// LogsRefHasSuffix applies the HasSuffix predicate on the "logs_ref" field.
-func LogsRefHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldLogsRef, v))
+// AttemptIn applies the In predicate on the "attempt" field.
+func AttemptIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldAttempt, vs...))
 }
 
-// LogsRefIsNil applies the IsNil predicate on the "logs_ref" field.
-func LogsRefIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldLogsRef))
+// AttemptNotIn applies the NotIn predicate on the "attempt" field.
+func AttemptNotIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldAttempt, vs...))
 }
 
-// LogsRefNotNil applies the NotNil predicate on the "logs_ref" field.
-func LogsRefNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldLogsRef))
+// AttemptGT applies the GT predicate on the "attempt" field.
+func AttemptGT(v int) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldAttempt, v))
 }
 
-// LogsRefEqualFold applies the EqualFold predicate on the "logs_ref" field.
-func LogsRefEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldLogsRef, v))
+// AttemptGTE applies the GTE predicate on the "attempt" field.
+func AttemptGTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldAttempt, v))
 }
 
-// LogsRefContainsFold applies the ContainsFold predicate on the "logs_ref" field.
-func LogsRefContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldLogsRef, v))
+// AttemptLT applies the LT predicate on the "attempt" field.
+func AttemptLT(v int) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldAttempt, v))
 }
 
-// StepsJSONEQ applies the EQ predicate on the "steps_json" field.
-func StepsJSONEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldStepsJSON, v))
+// AttemptLTE applies the LTE predicate on the "attempt" field.
+func AttemptLTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldAttempt, v))
 }
 
-// StepsJSONNEQ applies the NEQ predicate on the "steps_json" field.
-func StepsJSONNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldStepsJSON, v))
+// MaxAttemptsEQ applies the EQ predicate on the "max_attempts" field.
+func MaxAttemptsEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldMaxAttempts, v))
 }
 
-// StepsJSONIn applies the In predicate on the "steps_json" field.
-func StepsJSONIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldStepsJSON, vs...))
+// MaxAttemptsNEQ applies the NEQ predicate on the "max_attempts" field.
+func MaxAttemptsNEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldMaxAttempts, v))
 }
 
-// StepsJSONNotIn applies the NotIn predicate on the "steps_json" field.
-func StepsJSONNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldStepsJSON, vs...))
+// MaxAttemptsIn applies the In predicate on the "max_attempts" field.
+func MaxAttemptsIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldMaxAttempts, vs...))
 }
 
-// StepsJSONGT applies the GT predicate on the "steps_json" field.
-func StepsJSONGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldStepsJSON, v))
+// MaxAttemptsNotIn applies the NotIn predicate on the "max_attempts" field.
+func MaxAttemptsNotIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldMaxAttempts, vs...))
 }
 
-// StepsJSONGTE applies the GTE predicate on the "steps_json" field.
-func StepsJSONGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldStepsJSON, v))
+// MaxAttemptsGT applies the GT predicate on the "max_attempts" field.
+func MaxAttemptsGT(v int) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldMaxAttempts, v))
 }
 
-// StepsJSONLT applies the LT predicate on the "steps_json" field.
-func StepsJSONLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldStepsJSON, v))
+// MaxAttemptsGTE applies the GTE predicate on the "max_attempts" field.
+func MaxAttemptsGTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldMaxAttempts, v))
 }
 
-// StepsJSONLTE applies the LTE predicate on the "steps_json" field.
-func StepsJSONLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldStepsJSON, v))
+// MaxAttemptsLT applies the LT predicate on the "max_attempts" field.
+func MaxAttemptsLT(v int) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldMaxAttempts, v))
 }
 
-// StepsJSONContains applies the Contains predicate on the "steps_json" field.
-func StepsJSONContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldStepsJSON, v))
-}
-
-// StepsJSONHasPrefix applies the HasPrefix predicate on the "steps_json" field.
-func StepsJSONHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldStepsJSON, v))
-}
-
-// StepsJSONHasSuffix applies the HasSuffix predicate on the "steps_json" field.
-func StepsJSONHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldStepsJSON, v))
-}
-
-// StepsJSONIsNil applies the IsNil predicate on the "steps_json" field.
-func StepsJSONIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldStepsJSON))
-}
-
-// StepsJSONNotNil applies the NotNil predicate on the "steps_json" field.
-func StepsJSONNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldStepsJSON))
-}
-
-// StepsJSONEqualFold applies the EqualFold predicate on the "steps_json" field.
-func StepsJSONEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldStepsJSON, v))
-}
-
-// StepsJSONContainsFold applies the ContainsFold predicate on the "steps_json" field.
-func StepsJSONContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldStepsJSON, v))
-}
-
-// MediaTypeEQ applies the EQ predicate on the "media_type" field.
-func MediaTypeEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldMediaType, v))
-}
-
-// MediaTypeNEQ applies the NEQ predicate on the "media_type" field.
-func MediaTypeNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldMediaType, v))
-}
-
-// MediaTypeIn applies the In predicate on the "media_type" field.
-func MediaTypeIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldMediaType, vs...))
-}
-
-// MediaTypeNotIn applies the NotIn predicate on the "media_type" field.
-func MediaTypeNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldMediaType, vs...))
-}
-
-// MediaTypeGT applies the GT predicate on the "media_type" field.
-func MediaTypeGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldMediaType, v))
-}
-
-// MediaTypeGTE applies the GTE predicate on the "media_type" field.
-func MediaTypeGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldMediaType, v))
-}
-
-// MediaTypeLT applies the LT predicate on the "media_type" field.
-func MediaTypeLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldMediaType, v))
-}
-
-// MediaTypeLTE applies the LTE predicate on the "media_type" field.
-func MediaTypeLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldMediaType, v))
-}
-
-// MediaTypeContains applies the Contains predicate on the "media_type" field.
-func MediaTypeContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldMediaType, v))
-}
-
-// MediaTypeHasPrefix applies the HasPrefix predicate on the "media_type" field.
-func MediaTypeHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldMediaType, v))
-}
-
-// MediaTypeHasSuffix applies the HasSuffix predicate on the "media_type" field.
-func MediaTypeHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldMediaType, v))
-}
-
-// MediaTypeIsNil applies the IsNil predicate on the "media_type" field.
-func MediaTypeIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldMediaType))
-}
-
-// MediaTypeNotNil applies the NotNil predicate on the "media_type" field.
-func MediaTypeNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldMediaType))
-}
-
-// MediaTypeEqualFold applies the EqualFold predicate on the "media_type" field.
-func MediaTypeEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldMediaType, v))
-}
-
-// MediaTypeContainsFold applies the ContainsFold predicate on the "media_type" field.
-func MediaTypeContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldMediaType, v))
-}
-
-// PipelineIDEQ applies the EQ predicate on the "pipeline_id" field.
-func PipelineIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPipelineID, v))
-}
-
-// PipelineIDNEQ applies the NEQ predicate on the "pipeline_id" field.
-func PipelineIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldPipelineID, v))
-}
-
-// PipelineIDIn applies the In predicate on the "pipeline_id" field.
-func PipelineIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldPipelineID, vs...))
-}
-
-// PipelineIDNotIn applies the NotIn predicate on the "pipeline_id" field.
-func PipelineIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldPipelineID, vs...))
-}
-
-// PipelineIDGT applies the GT predicate on the "pipeline_id" field.
-func PipelineIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldPipelineID, v))
-}
-
-// PipelineIDGTE applies the GTE predicate on the "pipeline_id" field.
-func PipelineIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldPipelineID, v))
-}
-
-// PipelineIDLT applies the LT predicate on the "pipeline_id" field.
-func PipelineIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldPipelineID, v))
-}
-
-// PipelineIDLTE applies the LTE predicate on the "pipeline_id" field.
-func PipelineIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldPipelineID, v))
-}
-
-// PipelineIDContains applies the Contains predicate on the "pipeline_id" field.
-func PipelineIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldPipelineID, v))
-}
-
-// PipelineIDHasPrefix applies the HasPrefix predicate on the "pipeline_id" field.
-func PipelineIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldPipelineID, v))
-}
-
-// PipelineIDHasSuffix applies the HasSuffix predicate on the "pipeline_id" field.
-func PipelineIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldPipelineID, v))
-}
-
-// PipelineIDIsNil applies the IsNil predicate on the "pipeline_id" field.
-func PipelineIDIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldPipelineID))
-}
-
-// PipelineIDNotNil applies the NotNil predicate on the "pipeline_id" field.
-func PipelineIDNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldPipelineID))
-}
-
-// PipelineIDEqualFold applies the EqualFold predicate on the "pipeline_id" field.
-func PipelineIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldPipelineID, v))
-}
-
-// PipelineIDContainsFold applies the ContainsFold predicate on the "pipeline_id" field.
-func PipelineIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldPipelineID, v))
-}
-
-// PipelineNodeIDEQ applies the EQ predicate on the "pipeline_node_id" field.
-func PipelineNodeIDEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDNEQ applies the NEQ predicate on the "pipeline_node_id" field.
-func PipelineNodeIDNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDIn applies the In predicate on the "pipeline_node_id" field.
-func PipelineNodeIDIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldPipelineNodeID, vs...))
-}
-
-// PipelineNodeIDNotIn applies the NotIn predicate on the "pipeline_node_id" field.
-func PipelineNodeIDNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldPipelineNodeID, vs...))
-}
-
-// PipelineNodeIDGT applies the GT predicate on the "pipeline_node_id" field.
-func PipelineNodeIDGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDGTE applies the GTE predicate on the "pipeline_node_id" field.
-func PipelineNodeIDGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDLT applies the LT predicate on the "pipeline_node_id" field.
-func PipelineNodeIDLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDLTE applies the LTE predicate on the "pipeline_node_id" field.
-func PipelineNodeIDLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDContains applies the Contains predicate on the "pipeline_node_id" field.
-func PipelineNodeIDContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDHasPrefix applies the HasPrefix predicate on the "pipeline_node_id" field.
-func PipelineNodeIDHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDHasSuffix applies the HasSuffix predicate on the "pipeline_node_id" field.
-func PipelineNodeIDHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDIsNil applies the IsNil predicate on the "pipeline_node_id" field.
-func PipelineNodeIDIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldPipelineNodeID))
-}
-
-// PipelineNodeIDNotNil applies the NotNil predicate on the "pipeline_node_id" field.
-func PipelineNodeIDNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldPipelineNodeID))
-}
-
-// PipelineNodeIDEqualFold applies the EqualFold predicate on the "pipeline_node_id" field.
-func PipelineNodeIDEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldPipelineNodeID, v))
-}
-
-// PipelineNodeIDContainsFold applies the ContainsFold predicate on the "pipeline_node_id" field.
-func PipelineNodeIDContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldPipelineNodeID, v))
-}
-
-// OutputKeyEQ applies the EQ predicate on the "output_key" field.
-func OutputKeyEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldOutputKey, v))
-}
-
-// OutputKeyNEQ applies the NEQ predicate on the "output_key" field.
-func OutputKeyNEQ(v string) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldOutputKey, v))
-}
-
-// OutputKeyIn applies the In predicate on the "output_key" field.
-func OutputKeyIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldOutputKey, vs...))
-}
-
-// OutputKeyNotIn applies the NotIn predicate on the "output_key" field.
-func OutputKeyNotIn(vs ...string) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldOutputKey, vs...))
-}
-
-// OutputKeyGT applies the GT predicate on the "output_key" field.
-func OutputKeyGT(v string) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldOutputKey, v))
-}
-
-// OutputKeyGTE applies the GTE predicate on the "output_key" field.
-func OutputKeyGTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldOutputKey, v))
-}
-
-// OutputKeyLT applies the LT predicate on the "output_key" field.
-func OutputKeyLT(v string) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldOutputKey, v))
-}
-
-// OutputKeyLTE applies the LTE predicate on the "output_key" field.
-func OutputKeyLTE(v string) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldOutputKey, v))
-}
-
-// OutputKeyContains applies the Contains predicate on the "output_key" field.
-func OutputKeyContains(v string) predicate.Job {
-	return predicate.Job(sql.FieldContains(FieldOutputKey, v))
-}
-
-// OutputKeyHasPrefix applies the HasPrefix predicate on the "output_key" field.
-func OutputKeyHasPrefix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasPrefix(FieldOutputKey, v))
-}
-
-// OutputKeyHasSuffix applies the HasSuffix predicate on the "output_key" field.
-func OutputKeyHasSuffix(v string) predicate.Job {
-	return predicate.Job(sql.FieldHasSuffix(FieldOutputKey, v))
-}
-
-// OutputKeyIsNil applies the IsNil predicate on the "output_key" field.
-func OutputKeyIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldOutputKey))
-}
-
-// OutputKeyNotNil applies the NotNil predicate on the "output_key" field.
-func OutputKeyNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldOutputKey))
-}
-
-// OutputKeyEqualFold applies the EqualFold predicate on the "output_key" field.
-func OutputKeyEqualFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldEqualFold(FieldOutputKey, v))
-}
-
-// OutputKeyContainsFold applies the ContainsFold predicate on the "output_key" field.
-func OutputKeyContainsFold(v string) predicate.Job {
-	return predicate.Job(sql.FieldContainsFold(FieldOutputKey, v))
-}
-
-// PendingInputsEQ applies the EQ predicate on the "pending_inputs" field.
-func PendingInputsEQ(v int) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPendingInputs, v))
-}
-
-// PendingInputsNEQ applies the NEQ predicate on the "pending_inputs" field.
-func PendingInputsNEQ(v int) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldPendingInputs, v))
-}
-
-// PendingInputsIn applies the In predicate on the "pending_inputs" field.
-func PendingInputsIn(vs ...int) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldPendingInputs, vs...))
-}
-
-// PendingInputsNotIn applies the NotIn predicate on the "pending_inputs" field.
-func PendingInputsNotIn(vs ...int) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldPendingInputs, vs...))
-}
-
-// PendingInputsGT applies the GT predicate on the "pending_inputs" field.
-func PendingInputsGT(v int) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldPendingInputs, v))
-}
-
-// PendingInputsGTE applies the GTE predicate on the "pending_inputs" field.
-func PendingInputsGTE(v int) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldPendingInputs, v))
-}
-
-// PendingInputsLT applies the LT predicate on the "pending_inputs" field.
-func PendingInputsLT(v int) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldPendingInputs, v))
-}
-
-// PendingInputsLTE applies the LTE predicate on the "pending_inputs" field.
-func PendingInputsLTE(v int) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldPendingInputs, v))
+// MaxAttemptsLTE applies the LTE predicate on the "max_attempts" field.
+func MaxAttemptsLTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldMaxAttempts, v))
 }
 
 // AvailableAtEQ applies the EQ predicate on the "available_at" field.
@@ -1992,1114 +947,229 @@ func LeaseExpiresAtNotNil() predicate.Job {
 	return predicate.Job(sql.FieldNotNull(FieldLeaseExpiresAt))
 }
 
-// PriceEQ applies the EQ predicate on the "price" field.
-func PriceEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldPrice, v))
+// BatchIDEQ applies the EQ predicate on the "batch_id" field.
+func BatchIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldBatchID, v))
 }
 
-// PriceNEQ applies the NEQ predicate on the "price" field.
-func PriceNEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldPrice, v))
+// BatchIDNEQ applies the NEQ predicate on the "batch_id" field.
+func BatchIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldBatchID, v))
 }
 
-// PriceIn applies the In predicate on the "price" field.
-func PriceIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldPrice, vs...))
+// BatchIDIn applies the In predicate on the "batch_id" field.
+func BatchIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldBatchID, vs...))
 }
 
-// PriceNotIn applies the NotIn predicate on the "price" field.
-func PriceNotIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldPrice, vs...))
+// BatchIDNotIn applies the NotIn predicate on the "batch_id" field.
+func BatchIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldBatchID, vs...))
 }
 
-// PriceGT applies the GT predicate on the "price" field.
-func PriceGT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldPrice, v))
+// BatchIDGT applies the GT predicate on the "batch_id" field.
+func BatchIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldBatchID, v))
 }
 
-// PriceGTE applies the GTE predicate on the "price" field.
-func PriceGTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldPrice, v))
+// BatchIDGTE applies the GTE predicate on the "batch_id" field.
+func BatchIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldBatchID, v))
 }
 
-// PriceLT applies the LT predicate on the "price" field.
-func PriceLT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldPrice, v))
+// BatchIDLT applies the LT predicate on the "batch_id" field.
+func BatchIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldBatchID, v))
 }
 
-// PriceLTE applies the LTE predicate on the "price" field.
-func PriceLTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldPrice, v))
+// BatchIDLTE applies the LTE predicate on the "batch_id" field.
+func BatchIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldBatchID, v))
 }
 
-// PriceIsNil applies the IsNil predicate on the "price" field.
-func PriceIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldPrice))
+// BatchIDContains applies the Contains predicate on the "batch_id" field.
+func BatchIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldBatchID, v))
 }
 
-// PriceNotNil applies the NotNil predicate on the "price" field.
-func PriceNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldPrice))
+// BatchIDHasPrefix applies the HasPrefix predicate on the "batch_id" field.
+func BatchIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldBatchID, v))
 }
 
-// ProviderCostEQ applies the EQ predicate on the "provider_cost" field.
-func ProviderCostEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProviderCost, v))
+// BatchIDHasSuffix applies the HasSuffix predicate on the "batch_id" field.
+func BatchIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldBatchID, v))
 }
 
-// ProviderCostNEQ applies the NEQ predicate on the "provider_cost" field.
-func ProviderCostNEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldProviderCost, v))
+// BatchIDIsNil applies the IsNil predicate on the "batch_id" field.
+func BatchIDIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldBatchID))
 }
 
-// ProviderCostIn applies the In predicate on the "provider_cost" field.
-func ProviderCostIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldProviderCost, vs...))
+// BatchIDNotNil applies the NotNil predicate on the "batch_id" field.
+func BatchIDNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldBatchID))
 }
 
-// ProviderCostNotIn applies the NotIn predicate on the "provider_cost" field.
-func ProviderCostNotIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldProviderCost, vs...))
+// BatchIDEqualFold applies the EqualFold predicate on the "batch_id" field.
+func BatchIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldBatchID, v))
 }
 
-// ProviderCostGT applies the GT predicate on the "provider_cost" field.
-func ProviderCostGT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldProviderCost, v))
+// BatchIDContainsFold applies the ContainsFold predicate on the "batch_id" field.
+func BatchIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldBatchID, v))
 }
 
-// ProviderCostGTE applies the GTE predicate on the "provider_cost" field.
-func ProviderCostGTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldProviderCost, v))
+// PipelineIDEQ applies the EQ predicate on the "pipeline_id" field.
+func PipelineIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPipelineID, v))
 }
 
-// ProviderCostLT applies the LT predicate on the "provider_cost" field.
-func ProviderCostLT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldProviderCost, v))
+// PipelineIDNEQ applies the NEQ predicate on the "pipeline_id" field.
+func PipelineIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldPipelineID, v))
 }
 
-// ProviderCostLTE applies the LTE predicate on the "provider_cost" field.
-func ProviderCostLTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldProviderCost, v))
+// PipelineIDIn applies the In predicate on the "pipeline_id" field.
+func PipelineIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldPipelineID, vs...))
 }
 
-// ProviderCostIsNil applies the IsNil predicate on the "provider_cost" field.
-func ProviderCostIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldProviderCost))
+// PipelineIDNotIn applies the NotIn predicate on the "pipeline_id" field.
+func PipelineIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldPipelineID, vs...))
 }
 
-// ProviderCostNotNil applies the NotNil predicate on the "provider_cost" field.
-func ProviderCostNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldProviderCost))
+// PipelineIDGT applies the GT predicate on the "pipeline_id" field.
+func PipelineIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldPipelineID, v))
 }
 
-// InfraCostEQ applies the EQ predicate on the "infra_cost" field.
-func InfraCostEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldInfraCost, v))
+// PipelineIDGTE applies the GTE predicate on the "pipeline_id" field.
+func PipelineIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldPipelineID, v))
 }
 
-// InfraCostNEQ applies the NEQ predicate on the "infra_cost" field.
-func InfraCostNEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldInfraCost, v))
+// PipelineIDLT applies the LT predicate on the "pipeline_id" field.
+func PipelineIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldPipelineID, v))
 }
 
-// InfraCostIn applies the In predicate on the "infra_cost" field.
-func InfraCostIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldInfraCost, vs...))
+// PipelineIDLTE applies the LTE predicate on the "pipeline_id" field.
+func PipelineIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldPipelineID, v))
 }
 
-// InfraCostNotIn applies the NotIn predicate on the "infra_cost" field.
-func InfraCostNotIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldInfraCost, vs...))
+// PipelineIDContains applies the Contains predicate on the "pipeline_id" field.
+func PipelineIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldPipelineID, v))
 }
 
-// InfraCostGT applies the GT predicate on the "infra_cost" field.
-func InfraCostGT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldInfraCost, v))
+// PipelineIDHasPrefix applies the HasPrefix predicate on the "pipeline_id" field.
+func PipelineIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldPipelineID, v))
 }
 
-// InfraCostGTE applies the GTE predicate on the "infra_cost" field.
-func InfraCostGTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldInfraCost, v))
+// PipelineIDHasSuffix applies the HasSuffix predicate on the "pipeline_id" field.
+func PipelineIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldPipelineID, v))
 }
 
-// InfraCostLT applies the LT predicate on the "infra_cost" field.
-func InfraCostLT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldInfraCost, v))
+// PipelineIDIsNil applies the IsNil predicate on the "pipeline_id" field.
+func PipelineIDIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldPipelineID))
 }
 
-// InfraCostLTE applies the LTE predicate on the "infra_cost" field.
-func InfraCostLTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldInfraCost, v))
+// PipelineIDNotNil applies the NotNil predicate on the "pipeline_id" field.
+func PipelineIDNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldPipelineID))
 }
 
-// InfraCostIsNil applies the IsNil predicate on the "infra_cost" field.
-func InfraCostIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldInfraCost))
+// PipelineIDEqualFold applies the EqualFold predicate on the "pipeline_id" field.
+func PipelineIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldPipelineID, v))
 }
 
-// InfraCostNotNil applies the NotNil predicate on the "infra_cost" field.
-func InfraCostNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldInfraCost))
+// PipelineIDContainsFold applies the ContainsFold predicate on the "pipeline_id" field.
+func PipelineIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldPipelineID, v))
 }
 
-// MarginEQ applies the EQ predicate on the "margin" field.
-func MarginEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldMargin, v))
+// NodeIDEQ applies the EQ predicate on the "node_id" field.
+func NodeIDEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldNodeID, v))
 }
 
-// MarginNEQ applies the NEQ predicate on the "margin" field.
-func MarginNEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldMargin, v))
+// NodeIDNEQ applies the NEQ predicate on the "node_id" field.
+func NodeIDNEQ(v string) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldNodeID, v))
 }
 
-// MarginIn applies the In predicate on the "margin" field.
-func MarginIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldMargin, vs...))
+// NodeIDIn applies the In predicate on the "node_id" field.
+func NodeIDIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldNodeID, vs...))
 }
 
-// MarginNotIn applies the NotIn predicate on the "margin" field.
-func MarginNotIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldMargin, vs...))
+// NodeIDNotIn applies the NotIn predicate on the "node_id" field.
+func NodeIDNotIn(vs ...string) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldNodeID, vs...))
 }
 
-// MarginGT applies the GT predicate on the "margin" field.
-func MarginGT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldMargin, v))
+// NodeIDGT applies the GT predicate on the "node_id" field.
+func NodeIDGT(v string) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldNodeID, v))
 }
 
-// MarginGTE applies the GTE predicate on the "margin" field.
-func MarginGTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldMargin, v))
+// NodeIDGTE applies the GTE predicate on the "node_id" field.
+func NodeIDGTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldNodeID, v))
 }
 
-// MarginLT applies the LT predicate on the "margin" field.
-func MarginLT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldMargin, v))
+// NodeIDLT applies the LT predicate on the "node_id" field.
+func NodeIDLT(v string) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldNodeID, v))
 }
 
-// MarginLTE applies the LTE predicate on the "margin" field.
-func MarginLTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldMargin, v))
+// NodeIDLTE applies the LTE predicate on the "node_id" field.
+func NodeIDLTE(v string) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldNodeID, v))
 }
 
-// MarginIsNil applies the IsNil predicate on the "margin" field.
-func MarginIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldMargin))
+// NodeIDContains applies the Contains predicate on the "node_id" field.
+func NodeIDContains(v string) predicate.Job {
+	return predicate.Job(sql.FieldContains(FieldNodeID, v))
 }
 
-// MarginNotNil applies the NotNil predicate on the "margin" field.
-func MarginNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldMargin))
+// NodeIDHasPrefix applies the HasPrefix predicate on the "node_id" field.
+func NodeIDHasPrefix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasPrefix(FieldNodeID, v))
 }
 
-// EstimatedPriceEQ applies the EQ predicate on the "estimated_price" field.
-func EstimatedPriceEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldEstimatedPrice, v))
+// NodeIDHasSuffix applies the HasSuffix predicate on the "node_id" field.
+func NodeIDHasSuffix(v string) predicate.Job {
+	return predicate.Job(sql.FieldHasSuffix(FieldNodeID, v))
 }
 
-// EstimatedPriceNEQ applies the NEQ predicate on the "estimated_price" field.
-func EstimatedPriceNEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldEstimatedPrice, v))
+// NodeIDIsNil applies the IsNil predicate on the "node_id" field.
+func NodeIDIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldNodeID))
 }
 
-// EstimatedPriceIn applies the In predicate on the "estimated_price" field.
-func EstimatedPriceIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldEstimatedPrice, vs...))
+// NodeIDNotNil applies the NotNil predicate on the "node_id" field.
+func NodeIDNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldNodeID))
 }
 
-// EstimatedPriceNotIn applies the NotIn predicate on the "estimated_price" field.
-func EstimatedPriceNotIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldEstimatedPrice, vs...))
+// NodeIDEqualFold applies the EqualFold predicate on the "node_id" field.
+func NodeIDEqualFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldEqualFold(FieldNodeID, v))
 }
 
-// EstimatedPriceGT applies the GT predicate on the "estimated_price" field.
-func EstimatedPriceGT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldEstimatedPrice, v))
-}
-
-// EstimatedPriceGTE applies the GTE predicate on the "estimated_price" field.
-func EstimatedPriceGTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldEstimatedPrice, v))
-}
-
-// EstimatedPriceLT applies the LT predicate on the "estimated_price" field.
-func EstimatedPriceLT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldEstimatedPrice, v))
-}
-
-// EstimatedPriceLTE applies the LTE predicate on the "estimated_price" field.
-func EstimatedPriceLTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldEstimatedPrice, v))
-}
-
-// EstimatedPriceIsNil applies the IsNil predicate on the "estimated_price" field.
-func EstimatedPriceIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldEstimatedPrice))
-}
-
-// EstimatedPriceNotNil applies the NotNil predicate on the "estimated_price" field.
-func EstimatedPriceNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldEstimatedPrice))
-}
-
-// CreatedAtEQ applies the EQ predicate on the "created_at" field.
-func CreatedAtEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldCreatedAt, v))
-}
-
-// CreatedAtNEQ applies the NEQ predicate on the "created_at" field.
-func CreatedAtNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldCreatedAt, v))
-}
-
-// CreatedAtIn applies the In predicate on the "created_at" field.
-func CreatedAtIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldCreatedAt, vs...))
-}
-
-// CreatedAtNotIn applies the NotIn predicate on the "created_at" field.
-func CreatedAtNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldCreatedAt, vs...))
-}
-
-// CreatedAtGT applies the GT predicate on the "created_at" field.
-func CreatedAtGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldCreatedAt, v))
-}
-
-// CreatedAtGTE applies the GTE predicate on the "created_at" field.
-func CreatedAtGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldCreatedAt, v))
-}
-
-// CreatedAtLT applies the LT predicate on the "created_at" field.
-func CreatedAtLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldCreatedAt, v))
-}
-
-// CreatedAtLTE applies the LTE predicate on the "created_at" field.
-func CreatedAtLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldCreatedAt, v))
-}
-
-// UpdatedAtEQ applies the EQ predicate on the "updated_at" field.
-func UpdatedAtEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldUpdatedAt, v))
-}
-
-// UpdatedAtNEQ applies the NEQ predicate on the "updated_at" field.
-func UpdatedAtNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldUpdatedAt, v))
-}
-
-// UpdatedAtIn applies the In predicate on the "updated_at" field.
-func UpdatedAtIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldUpdatedAt, vs...))
-}
-
-// UpdatedAtNotIn applies the NotIn predicate on the "updated_at" field.
-func UpdatedAtNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldUpdatedAt, vs...))
-}
-
-// UpdatedAtGT applies the GT predicate on the "updated_at" field.
-func UpdatedAtGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldUpdatedAt, v))
-}
-
-// UpdatedAtGTE applies the GTE predicate on the "updated_at" field.
-func UpdatedAtGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldUpdatedAt, v))
-}
-
-// UpdatedAtLT applies the LT predicate on the "updated_at" field.
-func UpdatedAtLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldUpdatedAt, v))
-}
-
-// UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
-func UpdatedAtLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldUpdatedAt, v))
-}
-
-// DispatchedAtEQ applies the EQ predicate on the "dispatched_at" field.
-func DispatchedAtEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldDispatchedAt, v))
-}
-
-// DispatchedAtNEQ applies the NEQ predicate on the "dispatched_at" field.
-func DispatchedAtNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldDispatchedAt, v))
-}
-
-// DispatchedAtIn applies the In predicate on the "dispatched_at" field.
-func DispatchedAtIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldDispatchedAt, vs...))
-}
-
-// DispatchedAtNotIn applies the NotIn predicate on the "dispatched_at" field.
-func DispatchedAtNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldDispatchedAt, vs...))
-}
-
-// DispatchedAtGT applies the GT predicate on the "dispatched_at" field.
-func DispatchedAtGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldDispatchedAt, v))
-}
-
-// DispatchedAtGTE applies the GTE predicate on the "dispatched_at" field.
-func DispatchedAtGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldDispatchedAt, v))
-}
-
-// DispatchedAtLT applies the LT predicate on the "dispatched_at" field.
-func DispatchedAtLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldDispatchedAt, v))
-}
-
-// DispatchedAtLTE applies the LTE predicate on the "dispatched_at" field.
-func DispatchedAtLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldDispatchedAt, v))
-}
-
-// DispatchedAtIsNil applies the IsNil predicate on the "dispatched_at" field.
-func DispatchedAtIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldDispatchedAt))
-}
-
-// DispatchedAtNotNil applies the NotNil predicate on the "dispatched_at" field.
-func DispatchedAtNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldDispatchedAt))
-}
-
-// StartedAtEQ applies the EQ predicate on the "started_at" field.
-func StartedAtEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldStartedAt, v))
-}
-
-// StartedAtNEQ applies the NEQ predicate on the "started_at" field.
-func StartedAtNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldStartedAt, v))
-}
-
-// StartedAtIn applies the In predicate on the "started_at" field.
-func StartedAtIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldStartedAt, vs...))
-}
-
-// StartedAtNotIn applies the NotIn predicate on the "started_at" field.
-func StartedAtNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldStartedAt, vs...))
-}
-
-// StartedAtGT applies the GT predicate on the "started_at" field.
-func StartedAtGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldStartedAt, v))
-}
-
-// StartedAtGTE applies the GTE predicate on the "started_at" field.
-func StartedAtGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldStartedAt, v))
-}
-
-// StartedAtLT applies the LT predicate on the "started_at" field.
-func StartedAtLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldStartedAt, v))
-}
-
-// StartedAtLTE applies the LTE predicate on the "started_at" field.
-func StartedAtLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldStartedAt, v))
-}
-
-// StartedAtIsNil applies the IsNil predicate on the "started_at" field.
-func StartedAtIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldStartedAt))
-}
-
-// StartedAtNotNil applies the NotNil predicate on the "started_at" field.
-func StartedAtNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldStartedAt))
-}
-
-// CompletedAtEQ applies the EQ predicate on the "completed_at" field.
-func CompletedAtEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldCompletedAt, v))
-}
-
-// CompletedAtNEQ applies the NEQ predicate on the "completed_at" field.
-func CompletedAtNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldCompletedAt, v))
-}
-
-// CompletedAtIn applies the In predicate on the "completed_at" field.
-func CompletedAtIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldCompletedAt, vs...))
-}
-
-// CompletedAtNotIn applies the NotIn predicate on the "completed_at" field.
-func CompletedAtNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldCompletedAt, vs...))
-}
-
-// CompletedAtGT applies the GT predicate on the "completed_at" field.
-func CompletedAtGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldCompletedAt, v))
-}
-
-// CompletedAtGTE applies the GTE predicate on the "completed_at" field.
-func CompletedAtGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldCompletedAt, v))
-}
-
-// CompletedAtLT applies the LT predicate on the "completed_at" field.
-func CompletedAtLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldCompletedAt, v))
-}
-
-// CompletedAtLTE applies the LTE predicate on the "completed_at" field.
-func CompletedAtLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldCompletedAt, v))
-}
-
-// CompletedAtIsNil applies the IsNil predicate on the "completed_at" field.
-func CompletedAtIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldCompletedAt))
-}
-
-// CompletedAtNotNil applies the NotNil predicate on the "completed_at" field.
-func CompletedAtNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldCompletedAt))
-}
-
-// BillingReconciledAtEQ applies the EQ predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldBillingReconciledAt, v))
-}
-
-// BillingReconciledAtNEQ applies the NEQ predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldBillingReconciledAt, v))
-}
-
-// BillingReconciledAtIn applies the In predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldBillingReconciledAt, vs...))
-}
-
-// BillingReconciledAtNotIn applies the NotIn predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldBillingReconciledAt, vs...))
-}
-
-// BillingReconciledAtGT applies the GT predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldBillingReconciledAt, v))
-}
-
-// BillingReconciledAtGTE applies the GTE predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldBillingReconciledAt, v))
-}
-
-// BillingReconciledAtLT applies the LT predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldBillingReconciledAt, v))
-}
-
-// BillingReconciledAtLTE applies the LTE predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldBillingReconciledAt, v))
-}
-
-// BillingReconciledAtIsNil applies the IsNil predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldBillingReconciledAt))
-}
-
-// BillingReconciledAtNotNil applies the NotNil predicate on the "billing_reconciled_at" field.
-func BillingReconciledAtNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldBillingReconciledAt))
-}
-
-// RetryCountEQ applies the EQ predicate on the "retry_count" field.
-func RetryCountEQ(v int) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldRetryCount, v))
-}
-
-// RetryCountNEQ applies the NEQ predicate on the "retry_count" field.
-func RetryCountNEQ(v int) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldRetryCount, v))
-}
-
-// RetryCountIn applies the In predicate on the "retry_count" field.
-func RetryCountIn(vs ...int) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldRetryCount, vs...))
-}
-
-// RetryCountNotIn applies the NotIn predicate on the "retry_count" field.
-func RetryCountNotIn(vs ...int) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldRetryCount, vs...))
-}
-
-// RetryCountGT applies the GT predicate on the "retry_count" field.
-func RetryCountGT(v int) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldRetryCount, v))
-}
-
-// RetryCountGTE applies the GTE predicate on the "retry_count" field.
-func RetryCountGTE(v int) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldRetryCount, v))
-}
-
-// RetryCountLT applies the LT predicate on the "retry_count" field.
-func RetryCountLT(v int) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldRetryCount, v))
-}
-
-// RetryCountLTE applies the LTE predicate on the "retry_count" field.
-func RetryCountLTE(v int) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldRetryCount, v))
-}
-
-// ProgressEQ applies the EQ predicate on the "progress" field.
-func ProgressEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldProgress, v))
-}
-
-// ProgressNEQ applies the NEQ predicate on the "progress" field.
-func ProgressNEQ(v float64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldProgress, v))
-}
-
-// ProgressIn applies the In predicate on the "progress" field.
-func ProgressIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldProgress, vs...))
-}
-
-// ProgressNotIn applies the NotIn predicate on the "progress" field.
-func ProgressNotIn(vs ...float64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldProgress, vs...))
-}
-
-// ProgressGT applies the GT predicate on the "progress" field.
-func ProgressGT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldProgress, v))
-}
-
-// ProgressGTE applies the GTE predicate on the "progress" field.
-func ProgressGTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldProgress, v))
-}
-
-// ProgressLT applies the LT predicate on the "progress" field.
-func ProgressLT(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldProgress, v))
-}
-
-// ProgressLTE applies the LTE predicate on the "progress" field.
-func ProgressLTE(v float64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldProgress, v))
-}
-
-// APITotalMsEQ applies the EQ predicate on the "api_total_ms" field.
-func APITotalMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPITotalMs, v))
-}
-
-// APITotalMsNEQ applies the NEQ predicate on the "api_total_ms" field.
-func APITotalMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldAPITotalMs, v))
-}
-
-// APITotalMsIn applies the In predicate on the "api_total_ms" field.
-func APITotalMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldAPITotalMs, vs...))
-}
-
-// APITotalMsNotIn applies the NotIn predicate on the "api_total_ms" field.
-func APITotalMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldAPITotalMs, vs...))
-}
-
-// APITotalMsGT applies the GT predicate on the "api_total_ms" field.
-func APITotalMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldAPITotalMs, v))
-}
-
-// APITotalMsGTE applies the GTE predicate on the "api_total_ms" field.
-func APITotalMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldAPITotalMs, v))
-}
-
-// APITotalMsLT applies the LT predicate on the "api_total_ms" field.
-func APITotalMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldAPITotalMs, v))
-}
-
-// APITotalMsLTE applies the LTE predicate on the "api_total_ms" field.
-func APITotalMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldAPITotalMs, v))
-}
-
-// APITotalMsIsNil applies the IsNil predicate on the "api_total_ms" field.
-func APITotalMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldAPITotalMs))
-}
-
-// APITotalMsNotNil applies the NotNil predicate on the "api_total_ms" field.
-func APITotalMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldAPITotalMs))
-}
-
-// APIPrechecksMsEQ applies the EQ predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIPrechecksMs, v))
-}
-
-// APIPrechecksMsNEQ applies the NEQ predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldAPIPrechecksMs, v))
-}
-
-// APIPrechecksMsIn applies the In predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldAPIPrechecksMs, vs...))
-}
-
-// APIPrechecksMsNotIn applies the NotIn predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldAPIPrechecksMs, vs...))
-}
-
-// APIPrechecksMsGT applies the GT predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldAPIPrechecksMs, v))
-}
-
-// APIPrechecksMsGTE applies the GTE predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldAPIPrechecksMs, v))
-}
-
-// APIPrechecksMsLT applies the LT predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldAPIPrechecksMs, v))
-}
-
-// APIPrechecksMsLTE applies the LTE predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldAPIPrechecksMs, v))
-}
-
-// APIPrechecksMsIsNil applies the IsNil predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldAPIPrechecksMs))
-}
-
-// APIPrechecksMsNotNil applies the NotNil predicate on the "api_prechecks_ms" field.
-func APIPrechecksMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldAPIPrechecksMs))
-}
-
-// APIValidationMsEQ applies the EQ predicate on the "api_validation_ms" field.
-func APIValidationMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIValidationMs, v))
-}
-
-// APIValidationMsNEQ applies the NEQ predicate on the "api_validation_ms" field.
-func APIValidationMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldAPIValidationMs, v))
-}
-
-// APIValidationMsIn applies the In predicate on the "api_validation_ms" field.
-func APIValidationMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldAPIValidationMs, vs...))
-}
-
-// APIValidationMsNotIn applies the NotIn predicate on the "api_validation_ms" field.
-func APIValidationMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldAPIValidationMs, vs...))
-}
-
-// APIValidationMsGT applies the GT predicate on the "api_validation_ms" field.
-func APIValidationMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldAPIValidationMs, v))
-}
-
-// APIValidationMsGTE applies the GTE predicate on the "api_validation_ms" field.
-func APIValidationMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldAPIValidationMs, v))
-}
-
-// APIValidationMsLT applies the LT predicate on the "api_validation_ms" field.
-func APIValidationMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldAPIValidationMs, v))
-}
-
-// APIValidationMsLTE applies the LTE predicate on the "api_validation_ms" field.
-func APIValidationMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldAPIValidationMs, v))
-}
-
-// APIValidationMsIsNil applies the IsNil predicate on the "api_validation_ms" field.
-func APIValidationMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldAPIValidationMs))
-}
-
-// APIValidationMsNotNil applies the NotNil predicate on the "api_validation_ms" field.
-func APIValidationMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldAPIValidationMs))
-}
-
-// APIDbInsertMsEQ applies the EQ predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIDbInsertMs, v))
-}
-
-// APIDbInsertMsNEQ applies the NEQ predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldAPIDbInsertMs, v))
-}
-
-// APIDbInsertMsIn applies the In predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldAPIDbInsertMs, vs...))
-}
-
-// APIDbInsertMsNotIn applies the NotIn predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldAPIDbInsertMs, vs...))
-}
-
-// APIDbInsertMsGT applies the GT predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldAPIDbInsertMs, v))
-}
-
-// APIDbInsertMsGTE applies the GTE predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldAPIDbInsertMs, v))
-}
-
-// APIDbInsertMsLT applies the LT predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldAPIDbInsertMs, v))
-}
-
-// APIDbInsertMsLTE applies the LTE predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldAPIDbInsertMs, v))
-}
-
-// APIDbInsertMsIsNil applies the IsNil predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldAPIDbInsertMs))
-}
-
-// APIDbInsertMsNotNil applies the NotNil predicate on the "api_db_insert_ms" field.
-func APIDbInsertMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldAPIDbInsertMs))
-}
-
-// APIDispatchMsEQ applies the EQ predicate on the "api_dispatch_ms" field.
-func APIDispatchMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldAPIDispatchMs, v))
-}
-
-// APIDispatchMsNEQ applies the NEQ predicate on the "api_dispatch_ms" field.
-func APIDispatchMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldAPIDispatchMs, v))
-}
-
-// APIDispatchMsIn applies the In predicate on the "api_dispatch_ms" field.
-func APIDispatchMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldAPIDispatchMs, vs...))
-}
-
-// APIDispatchMsNotIn applies the NotIn predicate on the "api_dispatch_ms" field.
-func APIDispatchMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldAPIDispatchMs, vs...))
-}
-
-// APIDispatchMsGT applies the GT predicate on the "api_dispatch_ms" field.
-func APIDispatchMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldAPIDispatchMs, v))
-}
-
-// APIDispatchMsGTE applies the GTE predicate on the "api_dispatch_ms" field.
-func APIDispatchMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldAPIDispatchMs, v))
-}
-
-// APIDispatchMsLT applies the LT predicate on the "api_dispatch_ms" field.
-func APIDispatchMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldAPIDispatchMs, v))
-}
-
-// APIDispatchMsLTE applies the LTE predicate on the "api_dispatch_ms" field.
-func APIDispatchMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldAPIDispatchMs, v))
-}
-
-// APIDispatchMsIsNil applies the IsNil predicate on the "api_dispatch_ms" field.
-func APIDispatchMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldAPIDispatchMs))
-}
-
-// APIDispatchMsNotNil applies the NotNil predicate on the "api_dispatch_ms" field.
-func APIDispatchMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldAPIDispatchMs))
-}
-
-// ExecDownloadMsEQ applies the EQ predicate on the "exec_download_ms" field.
-func ExecDownloadMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldExecDownloadMs, v))
-}
-
-// ExecDownloadMsNEQ applies the NEQ predicate on the "exec_download_ms" field.
-func ExecDownloadMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldExecDownloadMs, v))
-}
-
-// ExecDownloadMsIn applies the In predicate on the "exec_download_ms" field.
-func ExecDownloadMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldExecDownloadMs, vs...))
-}
-
-// ExecDownloadMsNotIn applies the NotIn predicate on the "exec_download_ms" field.
-func ExecDownloadMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldExecDownloadMs, vs...))
-}
-
-// ExecDownloadMsGT applies the GT predicate on the "exec_download_ms" field.
-func ExecDownloadMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldExecDownloadMs, v))
-}
-
-// ExecDownloadMsGTE applies the GTE predicate on the "exec_download_ms" field.
-func ExecDownloadMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldExecDownloadMs, v))
-}
-
-// ExecDownloadMsLT applies the LT predicate on the "exec_download_ms" field.
-func ExecDownloadMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldExecDownloadMs, v))
-}
-
-// ExecDownloadMsLTE applies the LTE predicate on the "exec_download_ms" field.
-func ExecDownloadMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldExecDownloadMs, v))
-}
-
-// ExecDownloadMsIsNil applies the IsNil predicate on the "exec_download_ms" field.
-func ExecDownloadMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldExecDownloadMs))
-}
-
-// ExecDownloadMsNotNil applies the NotNil predicate on the "exec_download_ms" field.
-func ExecDownloadMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldExecDownloadMs))
-}
-
-// ExecExecuteMsEQ applies the EQ predicate on the "exec_execute_ms" field.
-func ExecExecuteMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldExecExecuteMs, v))
-}
-
-// ExecExecuteMsNEQ applies the NEQ predicate on the "exec_execute_ms" field.
-func ExecExecuteMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldExecExecuteMs, v))
-}
-
-// ExecExecuteMsIn applies the In predicate on the "exec_execute_ms" field.
-func ExecExecuteMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldExecExecuteMs, vs...))
-}
-
-// ExecExecuteMsNotIn applies the NotIn predicate on the "exec_execute_ms" field.
-func ExecExecuteMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldExecExecuteMs, vs...))
-}
-
-// ExecExecuteMsGT applies the GT predicate on the "exec_execute_ms" field.
-func ExecExecuteMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldExecExecuteMs, v))
-}
-
-// ExecExecuteMsGTE applies the GTE predicate on the "exec_execute_ms" field.
-func ExecExecuteMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldExecExecuteMs, v))
-}
-
-// ExecExecuteMsLT applies the LT predicate on the "exec_execute_ms" field.
-func ExecExecuteMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldExecExecuteMs, v))
-}
-
-// ExecExecuteMsLTE applies the LTE predicate on the "exec_execute_ms" field.
-func ExecExecuteMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldExecExecuteMs, v))
-}
-
-// ExecExecuteMsIsNil applies the IsNil predicate on the "exec_execute_ms" field.
-func ExecExecuteMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldExecExecuteMs))
-}
-
-// ExecExecuteMsNotNil applies the NotNil predicate on the "exec_execute_ms" field.
-func ExecExecuteMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldExecExecuteMs))
-}
-
-// ExecUploadMsEQ applies the EQ predicate on the "exec_upload_ms" field.
-func ExecUploadMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldExecUploadMs, v))
-}
-
-// ExecUploadMsNEQ applies the NEQ predicate on the "exec_upload_ms" field.
-func ExecUploadMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldExecUploadMs, v))
-}
-
-// ExecUploadMsIn applies the In predicate on the "exec_upload_ms" field.
-func ExecUploadMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldExecUploadMs, vs...))
-}
-
-// ExecUploadMsNotIn applies the NotIn predicate on the "exec_upload_ms" field.
-func ExecUploadMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldExecUploadMs, vs...))
-}
-
-// ExecUploadMsGT applies the GT predicate on the "exec_upload_ms" field.
-func ExecUploadMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldExecUploadMs, v))
-}
-
-// ExecUploadMsGTE applies the GTE predicate on the "exec_upload_ms" field.
-func ExecUploadMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldExecUploadMs, v))
-}
-
-// ExecUploadMsLT applies the LT predicate on the "exec_upload_ms" field.
-func ExecUploadMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldExecUploadMs, v))
-}
-
-// ExecUploadMsLTE applies the LTE predicate on the "exec_upload_ms" field.
-func ExecUploadMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldExecUploadMs, v))
-}
-
-// ExecUploadMsIsNil applies the IsNil predicate on the "exec_upload_ms" field.
-func ExecUploadMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldExecUploadMs))
-}
-
-// ExecUploadMsNotNil applies the NotNil predicate on the "exec_upload_ms" field.
-func ExecUploadMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldExecUploadMs))
-}
-
-// QueueWaitMsEQ applies the EQ predicate on the "queue_wait_ms" field.
-func QueueWaitMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldQueueWaitMs, v))
-}
-
-// QueueWaitMsNEQ applies the NEQ predicate on the "queue_wait_ms" field.
-func QueueWaitMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldQueueWaitMs, v))
-}
-
-// QueueWaitMsIn applies the In predicate on the "queue_wait_ms" field.
-func QueueWaitMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldQueueWaitMs, vs...))
-}
-
-// QueueWaitMsNotIn applies the NotIn predicate on the "queue_wait_ms" field.
-func QueueWaitMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldQueueWaitMs, vs...))
-}
-
-// QueueWaitMsGT applies the GT predicate on the "queue_wait_ms" field.
-func QueueWaitMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldQueueWaitMs, v))
-}
-
-// QueueWaitMsGTE applies the GTE predicate on the "queue_wait_ms" field.
-func QueueWaitMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldQueueWaitMs, v))
-}
-
-// QueueWaitMsLT applies the LT predicate on the "queue_wait_ms" field.
-func QueueWaitMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldQueueWaitMs, v))
-}
-
-// QueueWaitMsLTE applies the LTE predicate on the "queue_wait_ms" field.
-func QueueWaitMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldQueueWaitMs, v))
-}
-
-// QueueWaitMsIsNil applies the IsNil predicate on the "queue_wait_ms" field.
-func QueueWaitMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldQueueWaitMs))
-}
-
-// QueueWaitMsNotNil applies the NotNil predicate on the "queue_wait_ms" field.
-func QueueWaitMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldQueueWaitMs))
-}
-
-// ConsumerTotalMsEQ applies the EQ predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldEQ(FieldConsumerTotalMs, v))
-}
-
-// ConsumerTotalMsNEQ applies the NEQ predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsNEQ(v int64) predicate.Job {
-	return predicate.Job(sql.FieldNEQ(FieldConsumerTotalMs, v))
-}
-
-// ConsumerTotalMsIn applies the In predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldIn(FieldConsumerTotalMs, vs...))
-}
-
-// ConsumerTotalMsNotIn applies the NotIn predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsNotIn(vs ...int64) predicate.Job {
-	return predicate.Job(sql.FieldNotIn(FieldConsumerTotalMs, vs...))
-}
-
-// ConsumerTotalMsGT applies the GT predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsGT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGT(FieldConsumerTotalMs, v))
-}
-
-// ConsumerTotalMsGTE applies the GTE predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsGTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldGTE(FieldConsumerTotalMs, v))
-}
-
-// ConsumerTotalMsLT applies the LT predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsLT(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLT(FieldConsumerTotalMs, v))
-}
-
-// ConsumerTotalMsLTE applies the LTE predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsLTE(v int64) predicate.Job {
-	return predicate.Job(sql.FieldLTE(FieldConsumerTotalMs, v))
-}
-
-// ConsumerTotalMsIsNil applies the IsNil predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsIsNil() predicate.Job {
-	return predicate.Job(sql.FieldIsNull(FieldConsumerTotalMs))
-}
-
-// ConsumerTotalMsNotNil applies the NotNil predicate on the "consumer_total_ms" field.
-func ConsumerTotalMsNotNil() predicate.Job {
-	return predicate.Job(sql.FieldNotNull(FieldConsumerTotalMs))
+// NodeIDContainsFold applies the ContainsFold predicate on the "node_id" field.
+func NodeIDContainsFold(v string) predicate.Job {
+	return predicate.Job(sql.FieldContainsFold(FieldNodeID, v))
 }
 
 // IdempotencyKeyEQ applies the EQ predicate on the "idempotency_key" field.
@@ -3250,6 +1320,236 @@ func RequestHashEqualFold(v string) predicate.Job {
 // RequestHashContainsFold applies the ContainsFold predicate on the "request_hash" field.
 func RequestHashContainsFold(v string) predicate.Job {
 	return predicate.Job(sql.FieldContainsFold(FieldRequestHash, v))
+}
+
+// CreatedAtEQ applies the EQ predicate on the "created_at" field.
+func CreatedAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldCreatedAt, v))
+}
+
+// CreatedAtNEQ applies the NEQ predicate on the "created_at" field.
+func CreatedAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldCreatedAt, v))
+}
+
+// CreatedAtIn applies the In predicate on the "created_at" field.
+func CreatedAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldCreatedAt, vs...))
+}
+
+// CreatedAtNotIn applies the NotIn predicate on the "created_at" field.
+func CreatedAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldCreatedAt, vs...))
+}
+
+// CreatedAtGT applies the GT predicate on the "created_at" field.
+func CreatedAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldCreatedAt, v))
+}
+
+// CreatedAtGTE applies the GTE predicate on the "created_at" field.
+func CreatedAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldCreatedAt, v))
+}
+
+// CreatedAtLT applies the LT predicate on the "created_at" field.
+func CreatedAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldCreatedAt, v))
+}
+
+// CreatedAtLTE applies the LTE predicate on the "created_at" field.
+func CreatedAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldCreatedAt, v))
+}
+
+// UpdatedAtEQ applies the EQ predicate on the "updated_at" field.
+func UpdatedAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldUpdatedAt, v))
+}
+
+// UpdatedAtNEQ applies the NEQ predicate on the "updated_at" field.
+func UpdatedAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldUpdatedAt, v))
+}
+
+// UpdatedAtIn applies the In predicate on the "updated_at" field.
+func UpdatedAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldUpdatedAt, vs...))
+}
+
+// UpdatedAtNotIn applies the NotIn predicate on the "updated_at" field.
+func UpdatedAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldUpdatedAt, vs...))
+}
+
+// UpdatedAtGT applies the GT predicate on the "updated_at" field.
+func UpdatedAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldUpdatedAt, v))
+}
+
+// UpdatedAtGTE applies the GTE predicate on the "updated_at" field.
+func UpdatedAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldUpdatedAt, v))
+}
+
+// UpdatedAtLT applies the LT predicate on the "updated_at" field.
+func UpdatedAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldUpdatedAt, v))
+}
+
+// UpdatedAtLTE applies the LTE predicate on the "updated_at" field.
+func UpdatedAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldUpdatedAt, v))
+}
+
+// ClaimedAtEQ applies the EQ predicate on the "claimed_at" field.
+func ClaimedAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldClaimedAt, v))
+}
+
+// ClaimedAtNEQ applies the NEQ predicate on the "claimed_at" field.
+func ClaimedAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldClaimedAt, v))
+}
+
+// ClaimedAtIn applies the In predicate on the "claimed_at" field.
+func ClaimedAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldClaimedAt, vs...))
+}
+
+// ClaimedAtNotIn applies the NotIn predicate on the "claimed_at" field.
+func ClaimedAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldClaimedAt, vs...))
+}
+
+// ClaimedAtGT applies the GT predicate on the "claimed_at" field.
+func ClaimedAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldClaimedAt, v))
+}
+
+// ClaimedAtGTE applies the GTE predicate on the "claimed_at" field.
+func ClaimedAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldClaimedAt, v))
+}
+
+// ClaimedAtLT applies the LT predicate on the "claimed_at" field.
+func ClaimedAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldClaimedAt, v))
+}
+
+// ClaimedAtLTE applies the LTE predicate on the "claimed_at" field.
+func ClaimedAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldClaimedAt, v))
+}
+
+// ClaimedAtIsNil applies the IsNil predicate on the "claimed_at" field.
+func ClaimedAtIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldClaimedAt))
+}
+
+// ClaimedAtNotNil applies the NotNil predicate on the "claimed_at" field.
+func ClaimedAtNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldClaimedAt))
+}
+
+// StartedAtEQ applies the EQ predicate on the "started_at" field.
+func StartedAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldStartedAt, v))
+}
+
+// StartedAtNEQ applies the NEQ predicate on the "started_at" field.
+func StartedAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldStartedAt, v))
+}
+
+// StartedAtIn applies the In predicate on the "started_at" field.
+func StartedAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldStartedAt, vs...))
+}
+
+// StartedAtNotIn applies the NotIn predicate on the "started_at" field.
+func StartedAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldStartedAt, vs...))
+}
+
+// StartedAtGT applies the GT predicate on the "started_at" field.
+func StartedAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldStartedAt, v))
+}
+
+// StartedAtGTE applies the GTE predicate on the "started_at" field.
+func StartedAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldStartedAt, v))
+}
+
+// StartedAtLT applies the LT predicate on the "started_at" field.
+func StartedAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldStartedAt, v))
+}
+
+// StartedAtLTE applies the LTE predicate on the "started_at" field.
+func StartedAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldStartedAt, v))
+}
+
+// StartedAtIsNil applies the IsNil predicate on the "started_at" field.
+func StartedAtIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldStartedAt))
+}
+
+// StartedAtNotNil applies the NotNil predicate on the "started_at" field.
+func StartedAtNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldStartedAt))
+}
+
+// FinishedAtEQ applies the EQ predicate on the "finished_at" field.
+func FinishedAtEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldFinishedAt, v))
+}
+
+// FinishedAtNEQ applies the NEQ predicate on the "finished_at" field.
+func FinishedAtNEQ(v int64) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldFinishedAt, v))
+}
+
+// FinishedAtIn applies the In predicate on the "finished_at" field.
+func FinishedAtIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldFinishedAt, vs...))
+}
+
+// FinishedAtNotIn applies the NotIn predicate on the "finished_at" field.
+func FinishedAtNotIn(vs ...int64) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldFinishedAt, vs...))
+}
+
+// FinishedAtGT applies the GT predicate on the "finished_at" field.
+func FinishedAtGT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldFinishedAt, v))
+}
+
+// FinishedAtGTE applies the GTE predicate on the "finished_at" field.
+func FinishedAtGTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldFinishedAt, v))
+}
+
+// FinishedAtLT applies the LT predicate on the "finished_at" field.
+func FinishedAtLT(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldFinishedAt, v))
+}
+
+// FinishedAtLTE applies the LTE predicate on the "finished_at" field.
+func FinishedAtLTE(v int64) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldFinishedAt, v))
+}
+
+// FinishedAtIsNil applies the IsNil predicate on the "finished_at" field.
+func FinishedAtIsNil() predicate.Job {
+	return predicate.Job(sql.FieldIsNull(FieldFinishedAt))
+}
+
+// FinishedAtNotNil applies the NotNil predicate on the "finished_at" field.
+func FinishedAtNotNil() predicate.Job {
+	return predicate.Job(sql.FieldNotNull(FieldFinishedAt))
 }
 
 // And groups predicates with the AND operator between them.

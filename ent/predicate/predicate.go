@@ -15,8 +15,8 @@ type Job func(*sql.Selector)
 // Pipeline is the predicate function for pipeline builders.
 type Pipeline func(*sql.Selector)
 
-// RenderJob is the predicate function for renderjob builders.
-type RenderJob func(*sql.Selector)
+// Template is the predicate function for template builders.
+type Template func(*sql.Selector)
 
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)

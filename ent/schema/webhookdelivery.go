@@ -27,6 +27,10 @@ func (WebhookDelivery) Fields() []ent.Field {
 		field.String("last_error").Optional(),
 		field.Time("created_at").Immutable().Default(now),
 		field.Time("updated_at").Default(now),
+		// The W3C trace context (traceparent, tracestate) that its attempts
+		// continue: the trace of the job it reports. Last, as a column that
+		// migrations add to an existing table goes at the end.
+		field.JSON("trace_context", map[string]string{}).Optional().Immutable(),
 	}
 }
 

@@ -34,6 +34,8 @@ const (
 	FieldCreatedAt = "created_at"
 	// FieldUpdatedAt holds the string denoting the updated_at field in the database.
 	FieldUpdatedAt = "updated_at"
+	// FieldTraceContext holds the string denoting the trace_context field in the database.
+	FieldTraceContext = "trace_context"
 	// Table holds the table name of the webhookdelivery in the database.
 	Table = "webhook_deliveries"
 )
@@ -51,6 +53,7 @@ var Columns = []string{
 	FieldLastError,
 	FieldCreatedAt,
 	FieldUpdatedAt,
+	FieldTraceContext,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

@@ -584,6 +584,16 @@ func UpdatedAtLTE(v time.Time) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldLTE(FieldUpdatedAt, v))
 }
 
+// TraceContextIsNil applies the IsNil predicate on the "trace_context" field.
+func TraceContextIsNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIsNull(FieldTraceContext))
+}
+
+// TraceContextNotNil applies the NotNil predicate on the "trace_context" field.
+func TraceContextNotNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotNull(FieldTraceContext))
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.WebhookDelivery) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.AndPredicates(predicates...))

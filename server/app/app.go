@@ -17,7 +17,9 @@ import (
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/credentials/insecure"
 	"google.golang.org/grpc/health"
@@ -26,7 +28,6 @@ import (
 	"google.golang.org/grpc/reflection"
 	"google.golang.org/grpc/test/bufconn"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/gateway"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
@@ -37,8 +38,9 @@ import (
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobrun"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
-	"github.com/kinohq/kino/server/queue"
+	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
@@ -56,8 +58,9 @@ type Config struct {
 	StorageURL  string
 	// PublicURL is the base of outputUrls; default http://HTTPAddr.
 	PublicURL string
-	// Workers is how many renders run at once; 0 makes an API-only node
-	// that queues jobs for other nodes to render.
+	// Workers is how many jobs (renders and media jobs together, so
+	// ffmpeg processes) run at once; 0 makes an API-only node that queues
+	// jobs for other nodes to run.
 	Workers              int
 	AllowPrivateNetworks bool
 	WebhookSecret        string
@@ -113,27 +116,40 @@ type Config struct {
 	// DefaultFont is the font of text layers that name none; found with
 	// fontconfig when empty.
 	DefaultFont string
+	// TracerProvider records traces: requests over REST and gRPC, and
+	// each job's claim, attempts and steps and its webhook, in the trace
+	// of the request that submitted it. nil, tracing off, records none and
+	// costs nothing; kino serve sets it from the OTEL_* variables.
+	TracerProvider trace.TracerProvider
+	// MetricsAddr serves Prometheus metrics at /metrics; empty: no
+	// metrics are served, nor measured.
+	MetricsAddr string
 	Log         *slog.Logger
 }
 
 // App is a running kino.
 type App struct {
-	// HTTPAddr and GRPCAddr are where it listens (ports resolved).
-	HTTPAddr string
-	GRPCAddr string
+	// HTTPAddr and GRPCAddr are where it listens (ports resolved);
+	// MetricsAddr too, empty when metrics are off.
+	HTTPAddr    string
+	GRPCAddr    string
+	MetricsAddr string
 
 	cfg        Config
 	log        *slog.Logger
 	store      *store.Store
 	storage    *storage.Storage
-	workers    *render.Workers
-	jobs       *jobrun.Runner
+	bus        events.Bus
+	pool       *jobs.Pool
 	grpcServer *grpc.Server
 	httpServer *http.Server
 	gwConn     *grpc.ClientConn
 	scratch    *scratch.Dir
 	cancelBG   context.CancelFunc
 	bg         sync.WaitGroup
+
+	// metricsServer serves /metrics; nil when metrics are off.
+	metricsServer *http.Server
 }
 
 // Start opens everything and begins serving.
@@ -166,6 +182,23 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if a.store, err = store.Open(ctx, dbURL); err != nil {
 		return nil, err
 	}
+	// On PostgreSQL other nodes change jobs too; their signals arrive
+	// through the database, so watchers never poll and idle workers on
+	// every node hear of new work.
+	if a.store.Dialect == dialect.Postgres {
+		if a.bus, err = events.NewPostgres(ctx, dbURL, cfg.Log); err != nil {
+			return nil, err
+		}
+	} else {
+		a.bus = events.NewLocal()
+	}
+
+	var m *metrics.Metrics
+	if cfg.MetricsAddr != "" {
+		if m, err = newMetrics(a.store, cfg.Log); err != nil {
+			return nil, err
+		}
+	}
 
 	httpLis, err := net.Listen("tcp", cfg.HTTPAddr)
 	if err != nil {
@@ -186,31 +219,28 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		grpcLis.Close()
 		return nil, err
 	}
+	a.storage.CountBytes(m)
 
 	fetcher := fetch.New(fetch.Options{
 		AllowPrivate: cfg.AllowPrivateNetworks,
 		MaxBytes:     cfg.MaxAssetBytes,
 		Timeout:      cfg.FetchTimeout,
 		UserAgent:    "kino/1",
+		// Downloads and webhooks are spans, and carry their trace context.
+		TracerProvider: cfg.TracerProvider,
+		Metrics:        m,
 	})
-	broker := events.New()
 	hooks := webhook.New(a.store.Client, fetcher.NoRedirectClient(), webhook.Config{
-		Secret:      cfg.WebhookSecret,
-		MaxAttempts: cfg.WebhookMaxAttempts,
-		BaseDelay:   cfg.WebhookBaseDelay,
+		Secret:         cfg.WebhookSecret,
+		MaxAttempts:    cfg.WebhookMaxAttempts,
+		BaseDelay:      cfg.WebhookBaseDelay,
+		TracerProvider: cfg.TracerProvider,
+		Metrics:        m,
 	}, cfg.Log)
 	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
-	q := queue.New(a.store, queue.Config{Owner: owner, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts}, queue.Hooks{
-		OnTerminal: func(ctx context.Context, tx *ent.Tx, job *ent.RenderJob) error {
-			return enqueueWebhook(ctx, tx, hooks, a.storage, job)
-		},
-		Changed: func(job *ent.RenderJob) {
-			broker.Publish(job.ID)
-			if job.WebhookURL != "" && queue.Terminal(job.Status) {
-				hooks.Notify()
-			}
-		},
-	})
+	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay})
+	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
+	core.OnFinal(nil, countEnded(m))
 	// Working files go in this process's own folder; what a killed
 	// process left behind is removed first.
 	work, removed, err := scratch.Open(filepath.Join(cfg.DataDir, "tmp"))
@@ -222,23 +252,28 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.scratch = work
 	tmp := work.Path
-	a.workers = render.NewWorkers(render.WorkersConfig{
-		Queue:         q,
-		Storage:       a.storage,
-		Fetch:         fetcher,
-		Limits:        cfg.Limits,
-		Count:         cfg.Workers,
-		TempDir:       tmp,
-		DefaultFont:   cfg.DefaultFont,
-		RenderTimeout: cfg.RenderTimeout,
-		Log:           cfg.Log,
+	a.pool = jobs.NewPool(core, jobs.PoolConfig{
+		Owner: owner,
+		Slots: cfg.Workers,
+		Handlers: map[string]jobs.Handler{
+			render.Kind: render.NewHandler(render.HandlerConfig{
+				Store: a.store, Storage: a.storage, Fetch: fetcher, Limits: cfg.Limits, TempDir: tmp,
+				DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
+			}),
+			media.Kind: jobrun.New(jobrun.Config{
+				Store: a.store, Storage: a.storage, Fetch: fetcher, TempDir: tmp, Timeout: cfg.JobTimeout,
+				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
+			}),
+		},
+		TracerProvider: cfg.TracerProvider,
+		Metrics:        m,
+		Log:            cfg.Log,
 	})
 	svc := render.NewService(render.ServiceConfig{
 		Store:    a.store,
-		Queue:    q,
-		Broker:   broker,
+		Jobs:     core,
+		Bus:      a.bus,
 		Storage:  a.storage,
-		Workers:  a.workers,
 		Limits:   cfg.Limits,
 		CheckURL: fetcher.CheckHost,
 		Log:      cfg.Log,
@@ -248,20 +283,19 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
 	}
-	a.grpcServer = rpc.NewServer(cfg.Log, authn, rpc.WatchLimit(cfg.MaxWatchStreams),
+	serverOpts := []grpc.ServerOption{rpc.WatchLimit(cfg.MaxWatchStreams),
 		// A client that vanished without closing its connection (a
 		// laptop lid, a dropped NAT entry) would hold its watch streams
 		// forever; pings find it within Time + Timeout.
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}))
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second})}
+	if cfg.TracerProvider != nil {
+		serverOpts = append(serverOpts, rpc.ServerTraces(cfg.TracerProvider))
+	}
+	a.grpcServer = rpc.NewServer(cfg.Log, authn, m, serverOpts...)
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
-	a.jobs = jobrun.New(jobrun.Config{
-		Store: a.store, Storage: a.storage, Fetch: fetcher, Broker: broker, Owner: owner,
-		Count: cfg.Workers, Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay, Timeout: cfg.JobTimeout,
-		TempDir: tmp, Font: cfg.DefaultFont, Log: cfg.Log,
-		Transcriber: cfg.Transcriber,
-	})
-	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
-	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(a.store, a.storage, broker, cfg.Log, a.jobs.Wake, a.jobs.Abort))
+	renderv1.RegisterTemplateServiceServer(a.grpcServer, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
+	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, cfg.Log))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
 	}, cfg.Log))
@@ -272,10 +306,16 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 
 	// The gateway reaches the same gRPC server in memory, through its interceptors.
 	inproc := bufconn.Listen(1 << 20)
-	a.gwConn, err = grpc.NewClient("passthrough:///kino-inprocess",
+	gwOpts := []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
-	)
+	}
+	if cfg.TracerProvider != nil {
+		// Its calls are spans too, and carry the REST request's trace
+		// context to the server: one trace from REST to gRPC.
+		gwOpts = append(gwOpts, rpc.ClientTraces(cfg.TracerProvider))
+	}
+	a.gwConn, err = grpc.NewClient("passthrough:///kino-inprocess", gwOpts...)
 	if err != nil {
 		return nil, fmt.Errorf("connect gateway to gRPC server: %w", err)
 	}
@@ -289,7 +329,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 			BodyRateWindow: cfg.BodyRateWindow,
 			WriteTimeout:   cfg.HTTPWriteTimeout,
 		},
-		Log: cfg.Log,
+		TracerProvider: cfg.TracerProvider,
+		Metrics:        m,
+		Log:            cfg.Log,
 	})
 	if err != nil {
 		return nil, err
@@ -298,6 +340,16 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	// responses, cutting long uploads and every watch stream; the gateway
 	// bounds their rates instead (gateway.Deadlines).
 	a.httpServer = &http.Server{Handler: handler, ReadHeaderTimeout: cfg.HTTPHeaderTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
+	if m != nil {
+		lis, err := net.Listen("tcp", cfg.MetricsAddr)
+		if err != nil {
+			httpLis.Close()
+			grpcLis.Close()
+			return nil, fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsAddr, err)
+		}
+		a.MetricsAddr = lis.Addr().String()
+		a.metricsServer = serveMetrics(lis, m, cfg)
+	}
 
 	bgCtx, cancel := context.WithCancel(context.Background())
 	a.cancelBG = cancel
@@ -324,19 +376,18 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		}
 	}()
 	if cfg.Workers > 0 {
-		a.workers.Start(bgCtx)
-		a.jobs.Start(bgCtx)
+		a.pool.Start(bgCtx)
 	}
 
-	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "database", a.store.Dialect,
+	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "metrics", a.MetricsAddr, "database", a.store.Dialect,
 		"storage", storageName(cfg), "workers", cfg.Workers, "public_url", publicURL,
 		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
 	ok = true
 	return a, nil
 }
 
-// Shutdown stops accepting requests, lets running renders finish until the
-// grace period ends, hands the rest back to the queue and closes everything.
+// Shutdown stops accepting requests, lets running jobs finish until the
+// grace period ends, hands the rest back uncounted and closes everything.
 func (a *App) Shutdown(ctx context.Context) error {
 	a.log.Info("kino shutting down", "grace", a.cfg.ShutdownGrace)
 	httpCtx, cancel := context.WithTimeout(ctx, 5*time.Second)
@@ -356,8 +407,7 @@ func (a *App) Shutdown(ctx context.Context) error {
 	}
 	graceCtx, cancelGrace := context.WithTimeout(ctx, a.cfg.ShutdownGrace)
 	defer cancelGrace()
-	a.workers.Stop(graceCtx)
-	a.jobs.Stop()
+	a.pool.Stop(graceCtx)
 	a.closeAll()
 	a.log.Info("kino stopped")
 	return nil
@@ -366,6 +416,9 @@ func (a *App) Shutdown(ctx context.Context) error {
 func (a *App) closeAll() {
 	if a.cancelBG != nil {
 		a.cancelBG()
+	}
+	if a.metricsServer != nil {
+		a.metricsServer.Close()
 	}
 	if a.grpcServer != nil {
 		a.grpcServer.Stop()
@@ -376,6 +429,9 @@ func (a *App) closeAll() {
 	}
 	if a.storage != nil {
 		a.storage.Close()
+	}
+	if a.bus != nil {
+		a.bus.Close()
 	}
 	if a.store != nil {
 		a.store.Close()

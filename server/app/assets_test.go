@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -153,7 +154,11 @@ func TestAssets(t *testing.T) {
 
 		// Assets as job inputs: the media kind must fit, and only visible assets count.
 		r = k.as(t, keyA, http.MethodPost, "/jobs", map[string]any{"type": "image.resize", "inputs": map[string]any{"source": img["id"]}, "params": map[string]any{"width": 32}})
-		assert.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+		require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+		resized := r.json(t)["data"].(map[string]any)["id"].(string)
+		require.Eventually(t, func() bool { // the worker copies the asset from storage
+			return k.as(t, keyA, http.MethodGet, "/jobs/"+resized, nil).json(t)["data"].(map[string]any)["status"] == "complete"
+		}, time.Minute, 50*time.Millisecond)
 		r = k.as(t, keyA, http.MethodPost, "/jobs", map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": img["id"]}})
 		assert.Equal(t, http.StatusBadRequest, r.status)
 		assert.Contains(t, string(r.body), "is image media; source takes video or audio")

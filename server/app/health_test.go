@@ -50,7 +50,7 @@ func TestHealthHidesDatabaseDetails(t *testing.T) {
 }
 
 // TestHealthReadsTheStore: a SQLite file whose job table pages are corrupt
-// still answers a ping; health reads the job tables, so it answers 503
+// still answers a ping; health reads the job table, so it answers 503
 // naming the store instead of "healthy" while every request fails.
 func TestHealthReadsTheStore(t *testing.T) {
 	t.Parallel()
@@ -66,7 +66,7 @@ func TestHealthReadsTheStore(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	require.NoError(t, first.app.Shutdown(ctx))
-	corruptTable(t, dbPath, "render_jobs")
+	corruptTable(t, dbPath, "jobs")
 
 	k := start(t, db, useDir)
 	r := k.do(t, http.MethodGet, "/api/render/x", nil)

@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -177,9 +178,9 @@ func TestUploadProcessingTimeout(t *testing.T) {
 	assert.Contains(t, meta["error"], "took longer than the limit of 1ns")
 }
 
-// ffmpegChildren counts the ffmpeg and ffprobe processes this test binary
-// started: kino runs in it.
-func ffmpegChildren() int {
+// children counts the running processes of these names (ffmpeg, ffprobe)
+// whose parent is this test binary: kino runs in it and starts them itself.
+func children(names ...string) int {
 	self := strconv.Itoa(os.Getpid())
 	dirs, _ := os.ReadDir("/proc")
 	n := 0
@@ -194,7 +195,8 @@ func ffmpegChildren() int {
 			continue
 		}
 		comm, rest := string(stat[open+1:end]), strings.Fields(string(stat[end+1:]))
-		if (comm == "ffmpeg" || comm == "ffprobe") && len(rest) > 1 && rest[1] == self {
+		// A zombie (state Z) has ended; only its exit status is left to read.
+		if slices.Contains(names, comm) && len(rest) > 1 && rest[0] != "Z" && rest[1] == self {
 			n++
 		}
 	}
@@ -232,7 +234,7 @@ func TestUploadWorkersBoundProcessing(t *testing.T) {
 				return
 			default:
 			}
-			if n := int32(ffmpegChildren()); n > peak.Load() {
+			if n := int32(children("ffmpeg", "ffprobe")); n > peak.Load() {
 				peak.Store(n)
 			}
 		}

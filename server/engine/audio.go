@@ -11,20 +11,26 @@ func (p *planner) audio(i int, l Layer) (string, error) {
 	if !m.HasAudio {
 		return "", &MediaError{Field: l.SourceField, Message: "the file has no sound; an audio layer needs an audio or video file with an audio track"}
 	}
-	in := p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration))
+	if !p.s.HasSound() {
+		// A GIF or a still is silent; the layer is only checked.
+		return "", nil
+	}
+	in := p.input(m, sourceOptions(l, l.Duration)...)
 	return p.audioChain(i, l, in), nil
 }
 
-// audioChain brings input in's sound to the mix: one format, cut to the
-// layer, at the layer's volume and fades, delayed to its start.
+// audioChain brings input in's sound to the mix: one format, at the
+// layer's speed, cut to the layer, at its volume and fades, delayed to its
+// start.
 func (p *planner) audioChain(i int, l Layer, in int) string {
 	lbl := fmt.Sprintf("a%d", i)
 	chain := join(
 		fmt.Sprintf("[%d:a]aresample=%d", in, audioRate),
 		"aformat=sample_fmts=fltp:channel_layouts=stereo",
 		"asetpts=PTS-STARTPTS",
+		tempo(l),
 		"atrim=end="+f(l.Duration),
-		"volume="+f(l.Volume),
+		volume(l),
 	)
 	if l.FadeIn > 0 {
 		chain = join(chain, fmt.Sprintf("afade=t=in:st=0:d=%s", f(l.FadeIn)))
@@ -36,4 +42,26 @@ func (p *planner) audioChain(i int, l Layer, in int) string {
 	chain = join(chain, fmt.Sprintf("adelay=delays=%dS:all=1", int64(l.Start*audioRate+0.5)))
 	p.graph = append(p.graph, chain+"["+lbl+"]")
 	return lbl
+}
+
+// gainBlock is the samples of a block whose gain is evaluated once, when
+// the gain changes: 5 ms, short enough that a ramp has no audible steps
+// (decoders give blocks of 1024 samples and more).
+const gainBlock = audioRate / 200
+
+// volume is a layer's gain: a number, or, when it changes, an expression
+// of the time from the layer's start evaluated on every block of
+// gainBlock samples, at the block's middle.
+func volume(l Layer) string {
+	m := l.motion()
+	k := clock{t: fmt.Sprintf("(t+%s)", f(gainBlock/2.0/audioRate))}
+	v := f(l.Volume)
+	if m.Volume != nil {
+		v = "(" + m.Volume.expr(k) + ")"
+	}
+	fade := l.fading(k)
+	if m.Volume == nil && fade == "" {
+		return "volume=" + v
+	}
+	return join(fmt.Sprintf("asetnsamples=n=%d:p=0", gainBlock), "volume=volume="+escapeGraph(product(v, fade))+":eval=frame")
 }

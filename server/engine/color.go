@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"image/color"
 	"regexp"
+	"strconv"
 	"strings"
 )
 
@@ -34,4 +36,11 @@ func parseColor(s string) (string, bool) {
 		h += "FF"
 	}
 	return "0x" + h, true
+}
+
+// nrgba is an ffmpeg colour (0xRRGGBBAA) as a Go colour, for the pictures
+// kino draws.
+func nrgba(c string) color.NRGBA {
+	v, _ := strconv.ParseUint(c[2:], 16, 32)
+	return color.NRGBA{R: uint8(v >> 24), G: uint8(v >> 16), B: uint8(v >> 8), A: uint8(v)}
 }

@@ -66,8 +66,8 @@ func checkAssetURLs(assets map[string]string, lim Limits) error {
 		if k == "" || len(k) > 128 {
 			return &ValidationError{Field: "assetUrls", Message: "keys must be 1 to 128 characters"}
 		}
-		if !validURL(assets[k]) {
-			return &ValidationError{Field: "assetUrls." + k, Message: "must be an absolute http or https URL"}
+		if !validURL(assets[k]) && !IsAssetID(assets[k]) {
+			return &ValidationError{Field: "assetUrls." + k, Message: "must be an absolute http or https URL, or the id of an uploaded asset"}
 		}
 	}
 	return nil
@@ -83,6 +83,11 @@ type compiler struct {
 	explicit float64
 	// durationField is where explicit came from, for messages.
 	durationField string
+	// keys counts the keyframes read so far.
+	keys int
+	// fpsField, formatField and frameTimeField name the output's fields,
+	// for messages about the output as a whole.
+	fpsField, formatField, frameTimeField string
 }
 
 // output reads the output settings shared by both formats.
@@ -91,13 +96,19 @@ func (c *compiler) output(o *object) {
 	s.Width = c.dimension(o, "width", c.lim.MaxWidth)
 	s.Height = c.dimension(o, "height", c.lim.MaxHeight)
 	s.FPS = o.requiredInteger("fps", 1, c.lim.MaxFPS)
+	c.fpsField = o.field("fps")
 	c.explicit = o.number("duration", 0, 0, c.lim.MaxDuration)
 	c.durationField = o.field("duration")
 	if o.has("duration") && c.explicit == 0 && c.r.err == nil {
 		c.r.fail(c.durationField, "must be more than 0")
 	}
 	s.Background = o.color("background", "0x000000FF")
-	s.Format = o.enum("format", "mp4", "mp4", "webm")
+	s.Format = o.enum("format", "mp4", formatNames...)
+	c.formatField = o.field("format")
+	if c.r.err == nil {
+		c.outputExtras(o)
+	}
+	c.loudness(o)
 }
 
 func (c *compiler) dimension(o *object, key string, max int) int {
@@ -137,12 +148,28 @@ func (c *compiler) timing(o *object, lengthKey string, l *Layer) {
 // hold the fields (the layer itself in provider_a, the clip's position and
 // size objects in unified).
 func (c *compiler) placement(pos, size *object, l *Layer) {
-	l.X = pos.pos("x", maxCoordinate)
-	l.Y = pos.pos("y", maxCoordinate)
+	// Keyframed positions start where their first keyframe is.
+	if l.Motion.X, _ = c.curve(pos, "x", l, -maxCoordinate, maxCoordinate, true); l.Motion.X != nil {
+		l.X = Pos{Px: int(l.Motion.X[0].Value)}
+	} else {
+		l.X = pos.pos("x", maxCoordinate)
+	}
+	if l.Motion.Y, _ = c.curve(pos, "y", l, -maxCoordinate, maxCoordinate, true); l.Motion.Y != nil {
+		l.Y = Pos{Px: int(l.Motion.Y[0].Value)}
+	} else {
+		l.Y = pos.pos("y", maxCoordinate)
+	}
 	// Twice the largest output: enough for a zoom or a slide, and a bound
 	// on the memory of one frame of the layer.
 	l.Width = size.integer("width", 0, 1, 2*c.lim.MaxWidth)
 	l.Height = size.integer("height", 0, 1, 2*c.lim.MaxHeight)
+}
+
+// opacity reads a visual layer's opacity: a number or keyframes.
+func (c *compiler) opacity(o *object, l *Layer) {
+	if l.Motion.Opacity, _ = c.curve(o, "opacity", l, 0, 1, false); l.Motion.Opacity == nil {
+		l.Opacity = o.number("opacity", 1, 0, 1)
+	}
 }
 
 // fades reads fadeIn and fadeOut, which must fit in the layer.
@@ -154,7 +181,8 @@ func (c *compiler) fades(o *object, l *Layer) {
 	}
 }
 
-// source resolves a src: a key of assetUrls, or an http(s) URL.
+// source resolves a src: a key of assetUrls, an http(s) URL, or the id of
+// an uploaded asset (which the caller checks: the engine reads no store).
 func (c *compiler) source(o *object, key string, font bool) (string, string) {
 	field := o.field(key)
 	s, ok := o.str(key)
@@ -167,15 +195,16 @@ func (c *compiler) source(o *object, key string, font bool) (string, string) {
 	if u, isKey := c.assets[s]; isKey {
 		return c.scene.addSource(u, font, field), field
 	}
-	if validURL(s) {
+	if validURL(s) || IsAssetID(s) {
 		return c.scene.addSource(s, font, field), field
 	}
-	c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL", s)
+	c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL or an asset id", s)
 	return "", field
 }
 
 // finish checks the scene as a whole and settles its duration.
 func (c *compiler) finish() {
+	c.resolveDucks()
 	s := c.scene
 	end := 0.0
 	for _, l := range s.Layers {
@@ -194,5 +223,7 @@ func (c *compiler) finish() {
 		c.r.fail("composition", "lasts %s s, shorter than one frame at %d fps", num(s.Duration), s.FPS)
 	case len(s.sources) > c.lim.MaxAssets:
 		c.r.fail("composition", "uses %d distinct assets; at most %d are allowed", len(s.sources), c.lim.MaxAssets)
+	default:
+		c.checkExtras()
 	}
 }

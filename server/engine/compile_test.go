@@ -301,5 +301,5 @@ func TestValidationErrorMessage(t *testing.T) {
 	t.Parallel()
 	_, err := Compile("provider_a", []byte(`{"width":16,"height":16,"fps":1,"layers":[{"type":"color","color":"red","duration":1},
 		{"type":"color","color":"red","duration":1},{"type":"image","src":"logo","duration":1}]}`), map[string]string{}, DefaultLimits())
-	require.EqualError(t, err, `composition.layers[2].src: no such asset key "logo" in assetUrls, and not an http or https URL`)
+	require.EqualError(t, err, `composition.layers[2].src: no such asset key "logo" in assetUrls, and not an http or https URL or an asset id`)
 }

@@ -3,6 +3,7 @@ package engine
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -105,7 +106,9 @@ func parseGraph(g string) ([]parsedFilter, error) {
 // plannedFilters are the filters Plan writes; anything else in a graph
 // was smuggled in.
 var plannedFilters = []string{"color", "anullsrc", "atrim", "format", "setpts", "fps", "scale", "loop", "settb", "fade",
-	"lut", "overlay", "drawtext", "aresample", "aformat", "asetpts", "volume", "afade", "adelay", "amix"}
+	"lut", "overlay", "drawtext", "aresample", "asetnsamples", "aformat", "asetpts", "volume", "afade", "adelay", "amix",
+	"split", "trim", "palettegen", "paletteuse", "gblur", "crop", "zoompan", "rotate", "geq", "blend",
+	"hflip", "vflip", "pad", "colorchannelmixer", "lutrgb", "atempo", "asplit", "apad", "sidechaincompress", "loudnorm"}
 
 // safeArgs is every character the options of a filter other than drawtext
 // may hold once the graph level is unescaped: numbers, names, expressions.
@@ -146,7 +149,7 @@ func checkGraph(graph, workDir string, fonts ...string) ([]parsedFilter, error) 
 		delete(opts, "fontfile")
 		delete(opts, "textfile")
 		for k, v := range opts {
-			if !slices.Contains([]string{"expansion", "fontsize", "fontcolor", "x", "y", "alpha", "enable"}, k) || !safeArgs.MatchString(v) {
+			if !slices.Contains([]string{"expansion", "fontsize", "fontcolor", "borderw", "bordercolor", "x", "y", "alpha", "enable"}, k) || !safeArgs.MatchString(v) {
 				return nil, fmt.Errorf("drawtext option %q=%q", k, v)
 			}
 		}
@@ -219,8 +222,37 @@ func FuzzCompile(f *testing.F) {
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24},"tracks":[{"clips":[{"asset":{"type":"color","color":"#fff"},"length":1,"position":{"x":1,"y":2}}]}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm"},"tracks":[{"clips":[{"asset":{"type":"text","text":"]; drawtext=text=x","font":"logo"},"length":1}]}]}`, uint8(1))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"duration":3},"tracks":[{"clips":[{"asset":{"type":"video","src":"logo","trim":1,"volume":0.5},"start":1,"size":{"height":9}}]},{"clips":[{"asset":{"type":"audio","src":"logo"},"length":2,"fadeIn":1,"fadeOut":1}]}]}`, uint8(2))
+	f.Add("provider_a", `{"width":32,"height":32,"fps":10,"format":"gif","background":"transparent","thumbnail":{"capture":0.5,"scale":0.3},"layers":[{"type":"image","src":"logo","duration":1},{"type":"audio","src":"logo","duration":1}]}`, uint8(1))
+	f.Add("provider_a", `{"width":32,"height":32,"fps":10,"format":"png","frameTime":0.35,"layers":[{"type":"video","src":"logo","duration":1,"volume":1},{"type":"text","text":"x","duration":1}]}`, uint8(0))
+	f.Add("provider_a", `{"width":32,"height":32,"fps":10,"format":"mp4","poster":{"capture":0.9},"thumbnail":{},"layers":[{"type":"video","src":"logo","duration":1}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"mp3"},"tracks":[{"clips":[{"asset":{"type":"video","src":"logo","volume":2},"length":1},{"asset":{"type":"text","text":"x"},"length":1}]}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"mov","background":"#00000000","poster":{"capture":0.2}},"tracks":[{"clips":[{"asset":{"type":"color","color":"red"},"length":1}]}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"jpg","duration":2,"frameTime":1.99},"tracks":[{"clips":[{"asset":{"type":"audio","src":"logo"},"length":1}]}]}`, uint8(0))
+	f.Add("provider_a", `{"width":160,"height":90,"fps":10,"duration":1,"layers":[{"type":"text","text":"a'b:c %{pts} [x] long words wrap","width":60,"x":-20,"y":"center","align":"right","lineHeight":1.5,"backgroundColor":"#00000080","paddingX":4,"paddingY":2,"borderRadius":9,"strokeWidth":2,"shadowColor":"red","shadowX":-3,"shadowBlur":5,"fadeIn":0.5},{"type":"rectangle","borderRadius":6,"x":150,"y":-5,"width":30,"height":20,"gradient":{"angle":45,"stops":[{"offset":0,"color":"red"},{"offset":1,"color":"#00f8"}]}},{"type":"ellipse","strokeWidth":3,"opacity":0.4}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"duration":1},"tracks":[{"clips":[{"asset":{"type":"text","text":"]; drawtext=text=x\nline","font":"logo","align":"center","verticalAlign":"bottom"},"size":{"width":50,"height":60}},{"asset":{"type":"ellipse","gradient":{"type":"radial","stops":[{"offset":0,"color":"white"},{"offset":1,"color":"transparent"}]}},"start":0.5}]},{"clips":[{"asset":{"type":"rectangle","color":"blue"},"size":{"width":10}}]}]}`, uint8(0))
+	f.Add("provider_a", `{"width":64,"height":64,"fps":10,"duration":2,"layers":[{"type":"color","color":"red","x":[{"time":0,"value":-9},{"time":1,"value":40,"easing":"ease-out"}],"opacity":[{"time":0,"value":0},{"time":2,"value":1}],"rotation":30,"enter":{"type":"slide","side":"left"}},{"type":"text","text":"t","scale":[{"time":0,"value":0},{"time":1,"value":2}],"exit":{"type":"fade"}}]}`, uint8(0))
+	f.Add("provider_a", `{"width":64,"height":64,"fps":10,"duration":2,"layers":[{"type":"image","src":"logo","kenBurns":"panLeft","enter":{"type":"zoom","duration":1,"easing":"ease-in-out"}},{"type":"video","src":"logo","zoom":2,"scale":0.5,"volume":[{"time":0,"value":0},{"time":2,"value":2}]}]}`, uint8(1))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"duration":2},"tracks":[{"clips":[{"asset":{"type":"video","src":"logo","volume":[{"time":0,"value":1}]},"position":{"y":[{"time":0,"value":0},{"time":1,"value":9}]},"rotation":[{"time":0,"value":0},{"time":2,"value":-720}],"exit":{"type":"slide","side":"bottom"}}]}]}`, uint8(0))
+	// Motion on shapes and laid-out text.
+	f.Add("provider_a", `{"width":160,"height":90,"fps":10,"duration":2,"layers":[{"type":"ellipse","color":"red","width":40,"height":30,"x":[{"time":0,"value":-50},{"time":2,"value":170,"easing":"ease-in"}],"rotation":[{"time":0,"value":0},{"time":2,"value":200}],"opacity":[{"time":0,"value":0},{"time":1,"value":1}]},{"type":"rectangle","borderRadius":5,"strokeWidth":2,"color":"#00ff0080","scale":3,"rotation":30,"exit":{"type":"zoom"}},{"type":"rectangle","color":"blue","x":3,"y":3,"width":9,"height":9,"opacity":[{"time":0,"value":1},{"time":2,"value":0}]},{"type":"rectangle","color":"blue","width":9,"height":9,"enter":{"type":"slide","side":"top"}}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"duration":2,"format":"webm","background":"transparent"},"tracks":[{"clips":[{"asset":{"type":"text","text":"a'b:c %{pts} [x]\nwrap","backgroundColor":"#00000080","borderRadius":4,"shadowColor":"red","shadowBlur":3,"strokeWidth":1,"align":"center"},"size":{"width":40},"position":{"y":[{"time":0,"value":70},{"time":1,"value":5}]},"rotation":[{"time":0,"value":-10},{"time":2,"value":10}],"scale":0.5,"enter":{"type":"fade"},"exit":{"type":"zoom","duration":0.5}},{"asset":{"type":"text","text":"x","align":"right"},"size":{"width":30,"height":20},"opacity":[{"time":0,"value":0},{"time":2,"value":1}]}]}]}`, uint8(0))
+	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"loudness":{"target":-20},"layers":[{"type":"video","src":"logo","fit":"contain-blur","crop":{"left":0.1,"top":0.2},"flip":"both","filters":{"blur":2,"sepia":0.5,"invert":1},"speed":2,"loop":true,"id":"v"},{"type":"audio","src":"https://a.test/m.mp3","speed":0.3,"duck":{"under":["v","a"]}},{"type":"audio","id":"a","src":"logo","duck":{}}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"loudness":{}},"tracks":[{"clips":[{"asset":{"type":"image","src":"logo","crop":{"right":0.5}},"length":1,"fit":"contain","flip":"horizontal","filters":{"greyscale":1,"contrast":1.5}}]},{"clips":[{"asset":{"type":"audio","src":"logo","loop":true,"duck":{"level":0}},"length":2},{"asset":{"type":"video","src":"logo","volume":2},"id":"x","length":1,"fit":"cover"}]}]}`, uint8(1))
 	assets := map[string]string{"logo": "https://cdn.test/logo.png"}
-	const workDir, font = `/w/it's [a],b;c:d\e=f`, `/f/de:fault's [font].ttf`
+	const workDir = `/w/it's [a],b;c:d\e=f`
+	// Styled text is measured with its font, so the fonts are real files,
+	// under names that need escaping.
+	fontDir := f.TempDir()
+	font := filepath.Join(fontDir, `de:fault's [font].ttf`)
+	if err := os.Symlink(testFont, font); err != nil {
+		f.Fatal(err)
+	}
+	for i := 0; i < DefaultLimits().MaxAssets; i++ {
+		if err := os.Symlink(testFont, fuzzFont(fontDir, fmt.Sprintf("s%d", i))); err != nil {
+			f.Fatal(err)
+		}
+	}
+	picture := regexp.MustCompile(`^file:` + regexp.QuoteMeta(workDir) + `/(shape|box)-[0-9]+\.png$`)
 	f.Fuzz(func(t *testing.T, provider, composition string, kind uint8) {
 		s, err := Compile(provider, []byte(composition), assets, DefaultLimits())
 		if err != nil {
@@ -238,10 +270,20 @@ func FuzzCompile(f *testing.F) {
 		media := map[string]Media{}
 		for i, src := range s.Sources() {
 			m := Media{Path: "/m/" + src.Key + `'[x]:y`, Format: "mov", HasVideo: true, HasAudio: true, Font: src.Font, Duration: 10, Width: 64, Height: 64}
+			if src.Font {
+				m.Path = fuzzFont(fontDir, src.Key)
+			}
 			m.Still = kind>>i&1 == 1
 			media[src.Key] = m
 		}
 		cmd, err := Plan(s, media, workDir, "/w/out", font)
+		var ve *ValidationError
+		if errors.As(err, &ve) && strings.HasSuffix(ve.Field, ".text") &&
+			(strings.Contains(ve.Message, "a render draws at most") || strings.Contains(ve.Message, "a text box that moves is drawn whole")) {
+			// Only the font tells how many lines a text wraps to, and how
+			// large a text box is.
+			return
+		}
 		if err != nil {
 			t.Fatalf("a composition that compiled did not plan: %v", err)
 		}
@@ -257,9 +299,27 @@ func FuzzCompile(f *testing.F) {
 
 		// The graph is exactly the chains Plan means to write: nothing a
 		// user sent added a separator or a label.
-		outputs := 4 // base video, base audio, output format, audio mix
+		out := formats[s.Format]
+		outputs := 0
+		if out.picture {
+			outputs += 2 // base video, output format
+		}
+		if out.sound {
+			outputs += 2 // base audio, audio mix
+		}
+		if s.Format == "gif" {
+			outputs += 4 // two copies, the palette, the frames that use it
+		}
+		for _, c := range []*Capture{s.Poster, s.Thumbnail} {
+			if c != nil {
+				outputs += 2 // a branch of the split, its one frame
+			}
+		}
 		p := &planner{s: s}
 		under, _ := p.cover()
+		if !out.picture {
+			under = len(s.Layers) - 1 // nothing is drawn
+		}
 		for i, l := range s.Layers {
 			hidden := i <= under // under a full-frame colour: not drawn
 			switch l.Kind {
@@ -267,22 +327,68 @@ func FuzzCompile(f *testing.F) {
 				c, r := p.colorRect(l)
 				if !hidden && r.w > 0 && r.h > 0 && frameWindow(l, s.FPS).frames() > 0 && colorAlpha(c) > 0 {
 					outputs += 2 // the layer's chain and its overlay
+					if l.ramped() {
+						outputs++ // the ramp of its opacity
+					}
 				}
 			case KindImage, KindVideo:
 				if !hidden {
 					outputs += 2
+					if l.ramped() {
+						outputs++
+					}
 				}
-				if l.Kind == KindVideo && l.Volume > 0 && !media[l.Source].Still {
+				if l.Kind == KindVideo && l.Volume > 0 && !media[l.Source].Still && out.sound {
 					outputs++ // its sound
 				}
 			case KindText:
-				if !hidden {
+				switch {
+				case hidden:
+				case !l.styled():
 					outputs++
+				default:
+					// Each part (box, shadow, glyphs) and each overlay
+					// of one on another, when anything shows.
+					if lay, _ := styledLayout(p, l, media, font); frameWindow(l, s.FPS).frames() > 0 && lay.canvas.w > 0 {
+						parts := 1
+						if l.Style.Background != "" {
+							parts++
+						}
+						if l.Style.Shadow.Color != "" {
+							parts++
+						}
+						outputs += 2 * parts
+						if l.ramped() {
+							outputs++
+						}
+					}
+				}
+			case KindRectangle, KindEllipse:
+				if hidden {
+					break
+				}
+				drawn := false
+				if p.plainRect(l) {
+					c, r := p.colorRect(l)
+					drawn = r.w > 0 && r.h > 0 && frameWindow(l, s.FPS).frames() > 0 && colorAlpha(c) > 0
+				} else {
+					// A moving shape is painted whole, wherever it is.
+					_, r := p.shapeRect(l)
+					drawn = (l.moves() || r.w > 0 && r.h > 0) && frameWindow(l, s.FPS).frames() > 0
+				}
+				if drawn {
+					outputs += 2
+					if l.ramped() {
+						outputs++
+					}
 				}
 			default:
-				outputs++
+				if out.sound {
+					outputs++
+				}
 			}
 		}
+		outputs += pictureAndSoundOutputs(s, media, under)
 		labelled := 0
 		for _, pf := range filters {
 			labelled += len(pf.out)
@@ -290,12 +396,41 @@ func FuzzCompile(f *testing.F) {
 		if labelled != outputs {
 			t.Fatalf("graph has %d outputs, want %d:\n%s", labelled, outputs, graph)
 		}
-		for _, l := range s.Layers {
-			if l.Kind == KindText && len(l.Text) >= 8 && strings.Contains(graph, l.Text) {
+		for i, l := range s.Layers {
+			if l.Kind != KindText {
+				continue
+			}
+			if len(l.Text) >= 8 && strings.Contains(graph, l.Text) {
 				t.Fatalf("text %q reached the filter graph", l.Text)
 			}
-			if l.Kind == KindText && string(cmd.Files[fmt.Sprintf("text-%d.txt", slices.Index(s.Layers, l))]) != l.Text {
-				t.Fatalf("the text file of %s does not hold its text", l.Field)
+			if !l.styled() {
+				// Text that is not drawn (under a cover, or in a sound-only
+				// output) needs no file.
+				if i > under && string(cmd.Files[fmt.Sprintf("text-%d.txt", i)]) != l.Text {
+					t.Fatalf("the text file of %s does not hold its text", l.Field)
+				}
+				continue
+			}
+			// A styled layer's lines hold its text but the spaces where
+			// lines break; each line shown is in its own file.
+			lay, err := styledLayout(p, l, media, font)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all []string
+			for n, ln := range lay.lines {
+				all = append(all, ln.text)
+				file, written := cmd.Files[fmt.Sprintf("text-%d-%d.txt", i, n)]
+				if written && string(file) != ln.text {
+					t.Fatalf("the file of line %d of %s holds %q, not %q", n, l.Field, file, ln.text)
+				}
+				if len(ln.text) >= 8 && strings.Contains(graph, ln.text) {
+					t.Fatalf("text %q reached the filter graph", ln.text)
+				}
+			}
+			squeeze := func(s string) string { return strings.Join(strings.FieldsFunc(s, unicode.IsSpace), "") }
+			if squeeze(strings.Join(all, "")) != squeeze(l.Text) {
+				t.Fatalf("the lines of %s lose text: %q", l.Field, all)
 			}
 		}
 		// Every other argument is a flag, a number, a label, a codec
@@ -307,7 +442,29 @@ func FuzzCompile(f *testing.F) {
 			if _, err := strconv.ParseFloat(a, 64); err == nil || strings.HasPrefix(a, "file:/m/") || a == "file:/w/out" || a == "file" || a == "mov" || a == "-protocol_whitelist" || a == "-max_pixels" || safeArgs.MatchString(strings.Trim(a, "[]+")) {
 				continue
 			}
+			// The pictures of shapes and boxes, the poster and thumbnail, and
+			// a long graph, are files kino wrote in the working folder.
+			if picture.MatchString(a) || slices.ContainsFunc(cmd.Pictures, func(p Picture) bool { return a == "file:"+filepath.Join(workDir, p.Name+"."+p.Format) }) ||
+				(i > 0 && cmd.Args[i-1] == "-filter_complex_script" && a == workDir+"/"+graphFile) {
+				continue
+			}
 			t.Fatalf("argument %q", a)
 		}
 	})
+}
+
+// fuzzFont is where FuzzCompile puts the font of source key.
+func fuzzFont(dir, key string) string { return filepath.Join(dir, key+`'[x]:y`) }
+
+// styledLayout lays a styled text layer out as Plan does.
+func styledLayout(p *planner, l Layer, media map[string]Media, defaultFont string) (textLayout, error) {
+	path := defaultFont
+	if l.Font != "" {
+		path = media[l.Font].Path
+	}
+	face, err := p.face(l, path)
+	if err != nil {
+		return textLayout{}, err
+	}
+	return p.layout(l, face), nil
 }

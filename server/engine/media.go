@@ -24,7 +24,10 @@ type Media struct {
 	// Font is a TrueType, OpenType or WOFF font file.
 	Font bool
 	// Duration in seconds, 0 for a picture.
-	Duration      float64
+	Duration float64
+	// Width and Height of the picture as decoded: a video whose container
+	// asks for a quarter turn (a phone held upright) is decoded turned, so
+	// its sides are swapped here.
 	Width, Height int
 }
 
@@ -34,6 +37,9 @@ func MediaFromInfo(path string, info *ffmpeg.Info) Media {
 	m.Format, _ = info.Demuxer()
 	if v := info.Video(); v != nil {
 		m.HasVideo, m.Width, m.Height = true, v.Width, v.Height
+		if v.Rotation%180 != 0 {
+			m.Width, m.Height = v.Height, v.Width
+		}
 		// Picture demuxers are image2 (chosen by extension) or *_pipe
 		// (chosen by content, as for kino's downloads, which have no
 		// extension); a GIF of one frame is a picture too.

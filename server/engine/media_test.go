@@ -70,3 +70,15 @@ func TestFontFromFile(t *testing.T) {
 	_, err := FontFromFile(filepath.Join(dir, "missing"))
 	require.Error(t, err)
 }
+
+// TestMediaFromInfoTurned: a video stored landscape with a quarter turn
+// in its display matrix is decoded portrait, and described so.
+func TestMediaFromInfoTurned(t *testing.T) {
+	t.Parallel()
+	for rotation, want := range map[int][2]int{0: {80, 60}, 90: {60, 80}, -90: {60, 80}, -180: {80, 60}, 270: {60, 80}} {
+		info := ffmpeg.Info{FormatName: "mov,mp4,m4a,3gp,3g2,mj2", Duration: 1,
+			Streams: []ffmpeg.Stream{{CodecType: "video", Width: 80, Height: 60, Rotation: rotation, NbFrames: 10}}}
+		m := MediaFromInfo("/p", &info)
+		assert.Equal(t, want, [2]int{m.Width, m.Height}, "rotation %d", rotation)
+	}
+}

@@ -2,10 +2,12 @@ package engine
 
 import (
 	"fmt"
+	"path/filepath"
 	"strconv"
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/typeset"
 )
 
 // Command is an ffmpeg invocation and the files it reads that Plan made.
@@ -15,10 +17,32 @@ type Command struct {
 	// Files maps a file name in the working folder to its content; they
 	// must be written before ffmpeg runs.
 	Files map[string][]byte
+	// Pictures are the poster and thumbnail the command writes beside the
+	// output, in the working folder.
+	Pictures []Picture
+}
+
+// Picture is a picture a command writes beside its output.
+type Picture struct {
+	// Name is "poster" or "thumbnail".
+	Name string
+	// Format is "jpg", or "png" for a transparent video's.
+	Format string
+	// Path is where the command writes it.
+	Path string
 }
 
 // audioRate is the sample rate of every output.
 const audioRate = 48000
+
+// maxGraphArg bounds the filter graph passed as an argument: Linux refuses
+// to start a program with an argument over 128 KiB, which many lines of
+// laid-out text (one drawtext each) or many keyframes can reach. A longer
+// graph goes to graphFile, which ffmpeg reads with -filter_complex_script.
+const (
+	maxGraphArg = 64 << 10
+	graphFile   = "graph.txt"
+)
 
 // Plan builds the ffmpeg command that renders the scene to outPath, with
 // the sources downloaded and described in media (by Source.Key). workDir
@@ -26,24 +50,39 @@ const audioRate = 48000
 // there, never into the filter graph, so no user string can change the
 // graph; every other value placed in the graph is a number, a validated
 // colour, or an escaped path. defaultFont is the font file of text layers
-// that name none.
+// that name none. The poster and thumbnail asked for are written to
+// workDir by the same command (Command.Pictures). Plan reads nothing but
+// the fonts of styled text layers, whose glyphs it measures to break and
+// place lines.
 //
-// The output has exactly the scene's size, frame rate and duration, and
-// always a 48 kHz stereo audio track. Layers are placed on whole frames:
+// A video has exactly the scene's size, frame rate and duration, and,
+// but for a GIF, a 48 kHz stereo audio track; an audio format holds that
+// track alone, a still the one frame. Layers are placed on whole frames:
 // a layer covers the frames whose time t satisfies start <= t < end.
 //
-// A source that does not fit its layer is a *MediaError.
+// A source that does not fit its layer is a *MediaError. Laid-out text
+// that comes to more lines on screen than a render draws is a
+// *ValidationError naming the layer's text: only the font tells how many
+// lines a text wraps to.
 func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
 	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}}
 	// The topmost opaque colour layer that covers every pixel of every
 	// frame is the base itself: nothing below it shows, so it costs no
 	// overlay.
 	under, background := p.cover()
-	p.graph = append(p.graph,
-		fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s[base]", background, s.Width, s.Height, s.FPS, f(s.Duration)),
-		fmt.Sprintf("anullsrc=r=%d:cl=stereo,atrim=end=%s[abase]", audioRate, f(s.Duration)),
-	)
-	video, audio := "base", []string{"abase"}
+	if s.HasPicture() {
+		p.graph = append(p.graph, fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s[base]", background, s.Width, s.Height, s.FPS, f(s.Duration)))
+	} else {
+		// Nothing is drawn: every layer is only checked, and a video's
+		// sound still plays.
+		under = len(s.Layers) - 1
+	}
+	if s.HasSound() {
+		p.graph = append(p.graph, fmt.Sprintf("anullsrc=r=%d:cl=stereo,atrim=end=%s[abase]", audioRate, f(s.Duration)))
+	}
+	video := "base"
+	// The label of each layer's sound in the mix, by layer index.
+	sounds := map[int]string{}
 	for i, l := range s.Layers {
 		var (
 			a   string
@@ -63,45 +102,177 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			video, err = p.text(i, l, video, defaultFont, hidden)
 		case KindAudio:
 			a, err = p.audio(i, l)
+		case KindRectangle, KindEllipse:
+			if !hidden {
+				video = p.shape(i, l, video)
+			}
 		}
 		if err != nil {
 			return nil, err
 		}
 		if a != "" {
-			audio = append(audio, a)
+			sounds[i] = a
 		}
 	}
-	// The one format of the main chain: format negotiation carries it back
-	// through every overlay and drawtext to the base, so the frame is
-	// blended in the encoder's format and never converted.
-	p.graph = append(p.graph, fmt.Sprintf("[%s]format=yuv420p[vout]", video))
-	var mix strings.Builder
-	for _, a := range audio {
-		mix.WriteString("[" + a + "]")
+	// Only a background that is not opaque leaves pixels transparent:
+	// layers are blended over it and never lower its alpha.
+	alpha := formats[s.Format].alpha && colorAlpha(background) < 0xFF
+	if s.HasPicture() {
+		p.pictureChains(video, alpha)
 	}
-	// duration=first: the silent base sets the length; normalize=0 keeps
-	// each layer at the volume it asked for instead of dividing by the
-	// number of inputs.
-	p.graph = append(p.graph, fmt.Sprintf("%samix=inputs=%d:duration=first:normalize=0,aresample=%d[aout]", mix.String(), len(audio), audioRate))
+	if s.HasSound() {
+		p.mix(sounds)
+	}
 
-	args := append(p.inputs, "-filter_complex", strings.Join(p.graph, ";"),
-		"-map", "[vout]", "-map", "[aout]", "-t", f(s.Duration), "-r", strconv.Itoa(s.FPS))
-	args = append(args, encoderArgs(s.Format)...)
+	graph := strings.Join(p.graph, ";")
+	args := append(p.inputs, "-filter_complex", graph)
+	if len(graph) > maxGraphArg {
+		p.files[graphFile] = []byte(graph)
+		args = append(p.inputs, "-filter_complex_script", filepath.Join(workDir, graphFile))
+	}
+	if s.HasPicture() {
+		args = append(args, "-map", "[vout]")
+	}
+	if s.HasSound() {
+		args = append(args, "-map", "[aout]")
+	}
+	switch {
+	case s.Still():
+		args = append(args, "-frames:v", "1")
+	case s.HasPicture():
+		args = append(args, "-t", f(s.Duration), "-r", strconv.Itoa(s.FPS))
+	default:
+		args = append(args, "-t", f(s.Duration))
+	}
+	args = append(args, encoderArgs(s.Format, alpha)...)
 	// file: keeps ffmpeg from reading part of the path as a protocol.
 	args = append(args, "file:"+outPath)
-	return &Command{Args: args, Files: p.files}, nil
+	for _, pic := range p.pictures {
+		args = append(args, "-map", "["+pic.Name+"]", "-frames:v", "1")
+		args = append(args, encoderArgs(pic.Format, pic.Format == "png")...)
+		args = append(args, "file:"+pic.Path)
+	}
+	return &Command{Args: args, Files: p.files, Pictures: p.pictures}, nil
 }
 
 // encoderArgs are the codec settings of each format: fast presets, since a
-// render API is judged on turnaround.
-func encoderArgs(format string) []string {
-	if format == "webm" {
+// render API is judged on turnaround. alpha keeps the transparency of a
+// format that can hold it.
+func encoderArgs(format string, alpha bool) []string {
+	rate := strconv.Itoa(audioRate)
+	switch format {
+	case "webm":
+		pixFmt := "yuv420p"
+		if alpha {
+			pixFmt = "yuva420p"
+		}
 		return []string{"-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1",
-			"-b:v", "0", "-crf", "33", "-pix_fmt", "yuv420p",
-			"-c:a", "libopus", "-b:a", "96k", "-ar", strconv.Itoa(audioRate), "-f", "webm"}
+			"-b:v", "0", "-crf", "33", "-pix_fmt", pixFmt,
+			"-c:a", "libopus", "-b:a", "96k", "-ar", rate, "-f", "webm"}
+	case "mov":
+		// ProRes 4444, the editing format that carries alpha, with
+		// uncompressed sound as editors expect beside it. prores_aw
+		// takes a third of the CPU time of prores_ks for the same frames.
+		pixFmt := "yuv444p10le"
+		if alpha {
+			pixFmt = "yuva444p10le"
+		}
+		return []string{"-c:v", "prores_aw", "-profile:v", "4", "-vendor", "apl0", "-pix_fmt", pixFmt,
+			"-c:a", "pcm_s16le", "-ar", rate, "-f", "mov"}
+	case "gif":
+		// The palette filters made the frames; loop forever, as GIFs do.
+		return []string{"-c:v", "gif", "-loop", "0", "-f", "gif"}
+	case "png":
+		pixFmt := "rgb24"
+		if alpha {
+			pixFmt = "rgba"
+		}
+		return []string{"-c:v", "png", "-pix_fmt", pixFmt, "-f", "image2pipe"}
+	case "jpg":
+		return []string{"-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p", "-f", "image2pipe"}
+	case "mp3":
+		return []string{"-c:a", "libmp3lame", "-b:a", "192k", "-ar", rate, "-f", "mp3"}
+	case "wav":
+		return []string{"-c:a", "pcm_s16le", "-ar", rate, "-f", "wav"}
 	}
 	return []string{"-c:v", "libx264", "-preset", "veryfast", "-crf", "20", "-pix_fmt", "yuv420p",
-		"-c:a", "aac", "-b:a", "128k", "-ar", strconv.Itoa(audioRate), "-movflags", "+faststart", "-f", "mp4"}
+		"-c:a", "aac", "-b:a", "128k", "-ar", rate, "-movflags", "+faststart", "-f", "mp4"}
+}
+
+// pictureChains ends the main chain: the one format of every frame, then
+// what the output format needs (one frame of a still, the palette of a
+// GIF), and a branch for each picture asked for beside the video.
+func (p *planner) pictureChains(video string, alpha bool) {
+	s := p.s
+	// The one format of the main chain: format negotiation carries it back
+	// through every overlay and drawtext to the base, so the frame is
+	// blended in the encoder's format and never converted. With alpha,
+	// overlay blends the alpha plane of the base too.
+	chain := fmt.Sprintf("[%s]format=yuv420p", video)
+	if alpha {
+		chain = fmt.Sprintf("[%s]format=yuva420p", video)
+	}
+	if s.Still() {
+		chain = join(chain, trimTo(s.frameShownAt(s.FrameTime)))
+	}
+	main := "vout"
+	if s.Format == "gif" {
+		main = "gif"
+	}
+	var branches []string
+	for _, c := range []struct {
+		name    string
+		capture *Capture
+	}{{"poster", s.Poster}, {"thumbnail", s.Thumbnail}} {
+		if c.capture == nil {
+			continue
+		}
+		// A capture of a transparent video keeps its alpha, in a PNG.
+		format := "jpg"
+		if alpha {
+			format = "png"
+		}
+		p.pictures = append(p.pictures, Picture{Name: c.name, Format: format,
+			Path: filepath.Join(p.workDir, c.name+"."+format)})
+		branch := join("["+c.name+"in]"+trimTo(s.frameShownAt(c.capture.Time)), scaleTo(s, c.capture))
+		branches = append(branches, branch+"["+c.name+"]")
+	}
+	if len(branches) == 0 {
+		p.graph = append(p.graph, chain+"["+main+"]")
+	} else {
+		// The branches drop every frame but one as it passes, so the split
+		// holds no frames back.
+		labels := "[" + main + "]"
+		for _, pic := range p.pictures {
+			labels += "[" + pic.Name + "in]"
+		}
+		p.graph = append(p.graph, join(chain, fmt.Sprintf("split=%d", len(branches)+1))+labels)
+		p.graph = append(p.graph, branches...)
+	}
+	if s.Format == "gif" {
+		// One palette for the whole animation, from every frame: the
+		// colours of a video in 256, without the banding of a fixed
+		// palette. A transparent GIF keeps one entry for transparency.
+		reserve := 0
+		if alpha {
+			reserve = 1
+		}
+		p.graph = append(p.graph, "[gif]split[gifa][gifb]",
+			fmt.Sprintf("[gifa]palettegen=reserve_transparent=%d:stats_mode=full[palette]", reserve),
+			"[gifb][palette]paletteuse=dither=sierra2_4a:diff_mode=rectangle[vout]")
+	}
+}
+
+// trimTo keeps frame n alone.
+func trimTo(n int) string { return fmt.Sprintf("trim=start_frame=%d:end_frame=%d", n, n+1) }
+
+// scaleTo sizes a capture: nothing for a poster, which has the video's
+// size.
+func scaleTo(s *Scene, c *Capture) string {
+	if c.Width == 0 || (c.Width == s.Width && c.Height == s.Height) {
+		return ""
+	}
+	return fmt.Sprintf("scale=w=%d:h=%d", c.Width, c.Height)
 }
 
 // planner accumulates the inputs and filter chains of one command.
@@ -113,6 +284,14 @@ type planner struct {
 	nInputs int
 	graph   []string
 	files   map[string][]byte
+	// pictures are the captures the graph branches off to.
+	pictures []Picture
+	// fonts holds the fonts read to lay text out, by path; fontBytes is
+	// what the downloaded ones among them hold (see maxFontBytes).
+	fonts     map[string]*typeset.Font
+	fontBytes int64
+	// linesDrawn counts the lines of laid-out text drawn so far.
+	linesDrawn int
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino

@@ -176,7 +176,7 @@ func TestPlanWebM(t *testing.T) {
 	_, cmd, err := planOf(t, `{"width":16,"height":16,"fps":1,"duration":1,"format":"webm","layers":[]}`, nil)
 	require.NoError(t, err)
 	assert.Equal(t, []string{
-		"-filter_complex", "color=c=0x000000FF:s=16x16:r=1:d=1[base];anullsrc=r=48000:cl=stereo,atrim=end=1[abase];[base]format=yuv420p[vout];[abase]amix=inputs=1:duration=first:normalize=0,aresample=48000[aout]",
+		"-filter_complex", "color=c=0x000000FF:s=16x16:r=1:d=1[base];anullsrc=r=48000:cl=stereo,atrim=end=1[abase];[base]format=yuv420p[vout];[abase]amix=inputs=1:duration=first:normalize=0,aresample=48000,asetnsamples=n=960:p=0[aout]",
 		"-map", "[vout]", "-map", "[aout]", "-t", "1", "-r", "1",
 		"-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-row-mt", "1", "-b:v", "0", "-crf", "33", "-pix_fmt", "yuv420p",
 		"-c:a", "libopus", "-b:a", "96k", "-ar", "48000", "-f", "webm",

@@ -21,11 +21,11 @@ func (c *compiler) providerA(raw any) {
 }
 
 func (c *compiler) layerA(o *object) {
-	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}}
-	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio"))
+	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
+	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(o.field("type"), "is required: color, image, video, text or audio")
+			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle or ellipse")
 		}
 		return
 	}
@@ -33,10 +33,18 @@ func (c *compiler) layerA(o *object) {
 	c.fades(o, &l)
 	if l.Kind != KindAudio {
 		c.placement(o, o, &l)
-		l.Opacity = o.number("opacity", 1, 0, 1)
+		c.opacity(o, &l)
 	}
 	c.content(o, "trimStart", &l)
+	c.motion(o, &l)
+	c.picture(o, o, &l)
+	c.playback(o, "trimStart", &l)
+	c.duck(o, &l)
+	c.identity(o, &l)
 	o.done()
+	if l.Motion.none() {
+		l.Motion = nil
+	}
 	c.scene.Layers = append(c.scene.Layers, l)
 }
 
@@ -55,7 +63,13 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 	case KindVideo, KindAudio:
 		l.Source, l.SourceField = c.source(o, "src", false)
 		l.TrimStart = o.number(trimKey, 0, 0, 86400)
-		l.Volume = o.number("volume", 1, 0, 10)
+		// A keyframed volume keeps its loudest in Volume: 0 still means
+		// never heard.
+		if l.Motion.Volume, _ = c.curve(o, "volume", l, 0, 10, false); l.Motion.Volume != nil {
+			_, l.Volume = l.Motion.Volume.extent()
+		} else {
+			l.Volume = o.number("volume", 1, 0, 10)
+		}
 	case KindText:
 		l.Text = o.text("text", c.lim.MaxTextLength)
 		l.FontSize = o.integer("fontSize", 48, 1, 2000)
@@ -63,5 +77,8 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 		if o.has("font") {
 			l.Font, l.FontField = c.source(o, "font", true)
 		}
+		c.textStyle(o, l)
+	case KindRectangle, KindEllipse:
+		c.shape(o, l)
 	}
 }

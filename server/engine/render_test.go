@@ -44,6 +44,12 @@ func testMedia(t *testing.T) map[string]Media {
 			{"-f", "lavfi", "-i", "testsrc2=size=80x60:rate=24", "-f", "lavfi", "-i", "sine=frequency=220", "-t", "2",
 				"-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-f", "mp4", "clip"},
 			{"-f", "lavfi", "-i", "sine=frequency=330", "-t", "1", "-f", "wav", "-c:a", "pcm_s16le", "notes"},
+			// Grey from 0 at the left to 255 at the right: a pixel's value
+			// tells which column of the picture it shows.
+			{"-f", "lavfi", "-i", "nullsrc=size=256x64,format=gray,geq=lum=X", "-frames:v", "1", "-f", "image2", "-c:v", "png", "gradient"},
+			// A phone video held upright: stored 80x60, turned a quarter on display.
+			{"-f", "lavfi", "-i", "testsrc2=size=80x60:rate=10", "-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-f", "mp4", "upright"},
+			{"-i", "upright", "-c", "copy", "-metadata:s:v:0", "rotate=90", "-f", "mp4", "turned"},
 		} {
 			cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...)...)
 			cmd.Dir = mediaDir
@@ -80,6 +86,7 @@ func testMedia(t *testing.T) map[string]Media {
 var testAssets = map[string]string{
 	"picture": "https://x.test/picture", "thin": "https://x.test/thin", "blink": "https://x.test/blink",
 	"tone": "https://x.test/tone", "clip": "https://x.test/clip", "notes": "https://x.test/notes", "font": "https://x.test/font",
+	"gradient": "https://x.test/gradient", "turned": "https://x.test/turned",
 }
 
 const nastyText = `it's: 50% \ %{pts} %{eif\:1+1\:d} [out]; a,b 'x' "y" $(x) \n`
@@ -458,11 +465,15 @@ func rms(s []float64) float64 {
 	return math.Sqrt(sum / float64(len(s)))
 }
 
-// filterGraph is the -filter_complex argument of a command.
+// filterGraph is the -filter_complex argument of a command, or the file
+// a long graph is read from.
 func filterGraph(cmd *Command) string {
 	for i, a := range cmd.Args {
 		if a == "-filter_complex" && i+1 < len(cmd.Args) {
 			return cmd.Args[i+1]
+		}
+		if a == "-filter_complex_script" {
+			return string(cmd.Files[graphFile])
 		}
 	}
 	return ""

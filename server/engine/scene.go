@@ -1,6 +1,9 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // Kind is what a layer draws or plays.
 type Kind string
@@ -12,6 +15,10 @@ const (
 	KindVideo Kind = "video"
 	KindText  Kind = "text"
 	KindAudio Kind = "audio"
+	// KindRectangle and KindEllipse are shapes: filled with Color or
+	// Gradient, outlined by Stroke.
+	KindRectangle Kind = "rectangle"
+	KindEllipse   Kind = "ellipse"
 )
 
 // Scene is a validated composition: the output settings and the layers,
@@ -22,9 +29,17 @@ type Scene struct {
 	Duration float64
 	// Background is an ffmpeg colour (0xRRGGBBAA).
 	Background string
-	// Format is "mp4" or "webm".
+	// Format is the output format: mp4, webm, mov, gif, png, jpg, mp3 or
+	// wav.
 	Format string
-	Layers []Layer
+	// FrameTime is the time of the frame a still (png, jpg) shows.
+	FrameTime float64
+	// Poster and Thumbnail are pictures asked for beside a video; nil
+	// when not asked for.
+	Poster, Thumbnail *Capture
+	Layers            []Layer
+	// Loudness normalises the mixed sound; nil leaves it as mixed.
+	Loudness *Loudness
 
 	sources []Source
 }
@@ -43,7 +58,9 @@ type Layer struct {
 	Field    string
 	Start    float64
 	Duration float64
-	// Color of a color layer, or of a text layer's glyphs (0xRRGGBBAA).
+	// Color of a color layer, of a text layer's glyphs, or of a shape's
+	// fill (0xRRGGBBAA); empty for a shape filled with a gradient or not
+	// at all.
 	Color string
 	// Source is the key of the media (Scene.Sources) of image, video and audio layers.
 	Source string
@@ -62,15 +79,120 @@ type Layer struct {
 	FadeIn, FadeOut float64
 	TrimStart       float64
 	Volume          float64
+	// Motion is what changes over the layer's life; nil for a still layer
+	// (a pointer keeps Layer comparable).
+	Motion *Motion
+	// Style lays out and decorates a text layer; its zero value is plain
+	// text, drawn as it always was.
+	Style TextStyle
+	// Radius rounds the corners of a rectangle, or of a text layer's
+	// background box.
+	Radius int
+	// Stroke outlines a shape, or the glyphs of a text layer.
+	Stroke Stroke
+	// Gradient fills a shape instead of Color.
+	Gradient *Gradient
+	// ID names the layer for other layers' fields (duck.under); empty
+	// when it has none.
+	ID string
+	// Look is how an image or video layer's picture is cut, flipped,
+	// fitted and coloured; the zero value draws it as it is.
+	Look Look
+	// Playback is how a video or audio layer's source plays; the zero
+	// value plays it once, at its own speed.
+	Playback Playback
+	// Duck lowers the layer's sound while other layers' sound plays; nil
+	// when it does not.
+	Duck *Duck
+}
+
+// TextStyle is how a text layer is laid out in its box and decorated.
+// Zero values are the defaults: left aligned, at the top, the font's own
+// line height, no background, no padding, no shadow.
+type TextStyle struct {
+	// Align is "left", "center" or "right", or empty for left.
+	Align string
+	// VerticalAlign is "top", "middle" or "bottom", or empty for top: where
+	// the lines sit in a box given a height.
+	VerticalAlign string
+	// LineHeight is the distance between baselines as a multiple of the
+	// font size; 0 is the font's own.
+	LineHeight float64
+	// Background is the colour of the box (0xRRGGBBAA), or empty for none.
+	Background         string
+	PaddingX, PaddingY int
+	Shadow             Shadow
+}
+
+// Stroke is an outline Width pixels wide; no outline when Width is 0.
+type Stroke struct {
+	Color string
+	Width int
+}
+
+// Shadow is a copy of the glyphs (and their stroke) under them, X, Y
+// pixels away, blurred over Blur pixels; none when Color is empty.
+type Shadow struct {
+	Color      string
+	X, Y, Blur int
+}
+
+// Gradient is a linear or radial blend of colours across a shape.
+type Gradient struct {
+	Radial bool
+	// Angle of a linear gradient in degrees, as in CSS: 0 upwards, 90 to
+	// the right, 180 downwards.
+	Angle float64
+	Stops []GradientStop
+}
+
+// GradientStop is a colour (0xRRGGBBAA) at an offset from 0 to 1.
+type GradientStop struct {
+	Offset float64
+	Color  string
+}
+
+// styled reports whether a text layer is laid out by kino (wrapped,
+// aligned, boxed or decorated) rather than drawn as plain text.
+func (l Layer) styled() bool {
+	return l.Style != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
+}
+
+// IsAssetID reports whether a src names an uploaded asset (ast_ and hex
+// digits, as the asset API makes them) rather than a URL or a key.
+func IsAssetID(s string) bool {
+	rest, ok := strings.CutPrefix(s, "ast_")
+	if !ok || rest == "" || len(rest) > 64 {
+		return false
+	}
+	for _, r := range rest {
+		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
+			return false
+		}
+	}
+	return true
+}
+
+// still is the motion of a layer that does not move.
+var still Motion
+
+// motion is the layer's motion, never nil.
+func (l Layer) motion() *Motion {
+	if l.Motion == nil {
+		return &still
+	}
+	return l.Motion
 }
 
 // End is when the layer stops, in scene time.
 func (l Layer) End() float64 { return l.Start + l.Duration }
 
-// Source is one file a render downloads.
+// Source is one file a render downloads, or reads from storage.
 type Source struct {
 	// Key names the source in the media map given to Plan.
 	Key string
+	// URL is where it is downloaded from, or an uploaded asset's id
+	// (IsAssetID), which the render reads from storage.
 	URL string
 	// Font marks a font file (not probed as media).
 	Font bool

@@ -32,12 +32,23 @@ func (w window) startTime() float64 { return float64(w.first) / float64(w.fps) }
 // enable is the timeline option true on exactly the window's frames. Its
 // bounds lie half a frame before the first frame and before the end, so no
 // rounding of a frame's time t moves a frame in or out.
-func (w window) enable() string {
+func (w window) enable() string { return "enable='" + w.during() + "'" }
+
+// during is the expression of enable: true on the window's frames.
+func (w window) during() string {
 	fps := float64(w.fps)
-	return fmt.Sprintf("enable='between(t,%s,%s)'", f((float64(w.first)-0.5)/fps), f((float64(w.end)-0.5)/fps))
+	return fmt.Sprintf("between(t,%s,%s)", f((float64(w.first)-0.5)/fps), f((float64(w.end)-0.5)/fps))
 }
 
 // shift moves a chain of frames numbered from 0 at 1/fps (a color source,
 // or the output of the fps filter) to the window's first frame. Counting
 // frames (N) instead of scaling times keeps the move exact.
 func (w window) shift() string { return fmt.Sprintf("setpts=N+%d", w.first) }
+
+// repeat makes one picture the window's frames: the loop filter holds the
+// one frame (it works for every picture format, where the demuxer's
+// -loop exists for some only, not GIF), numbered from 0 at 1/fps for
+// shift.
+func (w window) repeat() string {
+	return fmt.Sprintf("loop=loop=%d:size=1:start=0,settb=expr=1/%d", max(w.frames(), 1)-1, w.fps)
+}

@@ -5,7 +5,8 @@ import "fmt"
 // unified reads kino's provider-neutral timeline:
 //
 //	{"output": {width, height, fps, format?, background?, duration?},
-//	 "tracks": [{"clips": [{asset, start, length, position?, size?, opacity?, fadeIn?, fadeOut?}]}]}
+//	 "tracks": [{"clips": [{asset, start, length, position?, size?, opacity?, fadeIn?, fadeOut?,
+//	                        scale?, rotation?, zoom?, panX?, panY?, kenBurns?, enter?, exit?}]}]}
 //
 // As in Shotstack and Creatomate's UI, the first track is on top: tracks
 // are drawn from the last to the first, and clips of one track in order.
@@ -59,12 +60,12 @@ func mustGet(o *object, key string) any {
 }
 
 func (c *compiler) clip(o *object) {
-	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}}
+	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
 	a := c.r.object(o.field("asset"), mustGet(o, "asset"))
-	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio"))
+	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(a.field("type"), "is required: color, image, video, text or audio")
+			c.r.fail(a.field("type"), "is required: color, image, video, text, audio, rectangle or ellipse")
 		}
 		return
 	}
@@ -75,10 +76,18 @@ func (c *compiler) clip(o *object) {
 		c.placement(pos, size, &l)
 		pos.done()
 		size.done()
-		l.Opacity = o.number("opacity", 1, 0, 1)
+		c.opacity(o, &l)
 	}
 	c.content(a, "trim", &l)
+	c.motion(o, &l)
+	c.picture(o, a, &l)
+	c.playback(a, "trim", &l)
+	c.duck(a, &l)
+	c.identity(o, &l)
 	a.done()
 	o.done()
+	if l.Motion.none() {
+		l.Motion = nil
+	}
 	c.scene.Layers = append(c.scene.Layers, l)
 }

@@ -22,21 +22,39 @@ func (p *planner) color(i int, l Layer, video string) string {
 	if r.w <= 0 || r.h <= 0 || win.frames() == 0 || colorAlpha(c) == 0 {
 		return video
 	}
+	if l.moves() {
+		return p.movingColor(i, l, video, c, r, win)
+	}
 	lbl := fmt.Sprintf("l%d", i)
 	// One frame longer than the layer: the enable window, not the source,
 	// decides the last frame. The source draws its frame once and repeats
 	// it.
 	src := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", c, r.w, r.h, p.s.FPS, f(float64(win.frames()+1)/float64(p.s.FPS)))
-	p.graph = append(p.graph, join(src, "format=yuva420p", win.shift(), fades(l, win))+"["+lbl+"]")
-	return p.overlay(i, win, video, lbl, strconv.Itoa(r.x), strconv.Itoa(r.y))
+	p.graph = append(p.graph, join(src, "format=yuva420p", win.shift(), fades(l, win), p.ramp(i, l, win, r.w, r.h))+"["+lbl+"]")
+	return p.overlay(i, win.enable(), video, lbl, strconv.Itoa(r.x), strconv.Itoa(r.y))
 }
 
 // rect is a rectangle of the frame in pixels.
 type rect struct{ x, y, w, h int }
 
 // colorRect is a color layer's colour with its opacity folded into the
-// alpha, and the part of the frame it covers.
+// alpha, and the part of the frame it covers; for a layer that moves,
+// its whole size as drawn.
 func (p *planner) colorRect(l Layer) (string, rect) {
+	w, h := p.filled(l)
+	if l.moves() {
+		dw, dh := drawn(l, w, h)
+		return withOpacity(l.Color, l.Opacity), rect{w: dw, h: dh}
+	}
+	x, y := placed(l.X, p.s.Width, w), placed(l.Y, p.s.Height, h)
+	x0, y0 := max(x, 0), max(y, 0)
+	x1, y1 := min(x+w, p.s.Width), min(y+h, p.s.Height)
+	return withOpacity(l.Color, l.Opacity), rect{x: x0, y: y0, w: x1 - x0, h: y1 - y0}
+}
+
+// filled is the size of a layer that fills the frame by default (a
+// colour or a shape): its width and height, the frame's where not given.
+func (p *planner) filled(l Layer) (int, int) {
 	w, h := l.Width, l.Height
 	if w == 0 {
 		w = p.s.Width
@@ -44,10 +62,7 @@ func (p *planner) colorRect(l Layer) (string, rect) {
 	if h == 0 {
 		h = p.s.Height
 	}
-	x, y := placed(l.X, p.s.Width, w), placed(l.Y, p.s.Height, h)
-	x0, y0 := max(x, 0), max(y, 0)
-	x1, y1 := min(x+w, p.s.Width), min(y+h, p.s.Height)
-	return withOpacity(l.Color, l.Opacity), rect{x: x0, y: y0, w: x1 - x0, h: y1 - y0}
+	return w, h
 }
 
 // placed is where overlay puts the near edge of a layer size pixels long
@@ -70,7 +85,7 @@ func (p *planner) cover() (int, string) {
 	all := frameAt(p.s.Duration, p.s.FPS)
 	for i := len(p.s.Layers) - 1; i >= 0; i-- {
 		l := p.s.Layers[i]
-		if l.Kind != KindColor || l.FadeIn > 0 || l.FadeOut > 0 {
+		if l.Kind != KindColor || l.FadeIn > 0 || l.FadeOut > 0 || l.Motion != nil {
 			continue
 		}
 		c, r := p.colorRect(l)
@@ -93,55 +108,80 @@ func (p *planner) visual(i int, l Layer, video string, hidden bool) (string, str
 	if !m.HasVideo {
 		return "", "", &MediaError{Field: l.SourceField, Message: fmt.Sprintf("the file has no picture; a %s layer needs an image or a video", l.Kind)}
 	}
-	sound := l.Kind == KindVideo && m.HasAudio && !m.Still && l.Volume > 0
+	sound := l.Kind == KindVideo && m.HasAudio && !m.Still && l.Volume > 0 && p.s.HasSound()
 	if hidden {
 		if sound {
-			in := p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration))
+			in := p.input(m, sourceOptions(l, l.Duration)...)
 			return video, p.audioChain(i, l, in), nil
 		}
 		return video, "", nil
 	}
-	win := frameWindow(l, p.s.FPS)
-	fps := strconv.Itoa(p.s.FPS)
+	if l.Motion != nil && (m.Width <= 0 || m.Height <= 0) {
+		return "", "", &MediaError{Field: l.SourceField, Message: "the picture's size is unknown, and a moving layer needs it"}
+	}
 	lbl := fmt.Sprintf("l%d", i)
-	var in int
-	var chain string
-	// Layers are converted once to YUV 4:2:0 with alpha, the format
-	// overlay blends, and faded on their alpha plane alone.
-	if m.Still {
-		// Scaled, converted and made translucent once, then repeated:
-		// the loop filter holds one frame and works for every picture
-		// format, where the demuxer's -loop exists for some only (not GIF).
-		in = p.input(m)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, join(scale(l), "format=yuva420p", opacity(l))),
-			fmt.Sprintf("loop=loop=%d:size=1:start=0", max(win.frames(), 1)-1),
-			"settb=expr=1/"+fps, win.shift(), fades(l, win))
-	} else {
-		// A frame more than the layer, so the fps filter cannot come up
-		// one short; the enable window cuts the rest.
-		in = p.input(m, "-ss", f(l.TrimStart), "-t", f(l.Duration+1/float64(p.s.FPS)))
-		chain = join(fmt.Sprintf("[%d:v]setpts=PTS-STARTPTS", in), "fps="+fps, scale(l), "format=yuva420p", win.shift(),
-			fades(l, win), opacity(l))
-	}
-	p.graph = append(p.graph, chain+"["+lbl+"]")
-	x, y := "(W-w)/2", "(H-h)/2"
-	if !l.X.Center {
-		x = strconv.Itoa(l.X.Px)
-	}
-	if !l.Y.Center {
-		y = strconv.Itoa(l.Y.Px)
-	}
-	out := p.overlay(i, win, video, lbl, x, y)
+	in, x, y, enable := p.picture(i, l, m, frameWindow(l, p.s.FPS), lbl)
+	out := p.overlay(i, enable, video, lbl, x, y)
 	if sound {
 		return out, p.audioChain(i, l, in), nil
 	}
 	return out, "", nil
 }
 
+// picture makes the chain of an image or video layer from its input,
+// labelled lbl, and returns the input and the overlay's x, y and enable.
+func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in int, x, y, enable string) {
+	fps := strconv.Itoa(p.s.FPS)
+	// The layer's look cuts, mirrors and fits the frames first (so the
+	// frames are as large as the crop leaves them), and colours them
+	// once sized.
+	before, after := p.look(i, l)
+	size, zoompan, sh := p.frame(l, l.Look.Crop.of(m), win)
+	var chain string
+	// Layers are converted once to YUV 4:2:0 with alpha, the format
+	// overlay blends, and faded on their alpha plane alone.
+	if m.Still {
+		// Scaled, converted, made translucent and turned once, then
+		// repeated (unless zoompan frames each repetition).
+		var turn string
+		if _, fixed := l.motion().Rotation.static(0); fixed && zoompan == "" {
+			turn = sh.rotate(l, clock{})
+		}
+		in = p.input(m)
+		chain = join(fmt.Sprintf("[%d:v]%s", in, join(before, size, after, "format=yuva420p", opacity(l), turn)),
+			win.repeat(), zoompan, win.shift(), fades(l, win))
+	} else {
+		// A frame more than the layer, so the fps filter cannot come up
+		// one short; the enable window cuts the rest.
+		in = p.input(m, sourceOptions(l, l.Duration+1/float64(p.s.FPS))...)
+		chain = join(fmt.Sprintf("[%d:v]%s", in, sourcePTS(l)), "fps="+fps, before, size, zoompan, after, "format=yuva420p",
+			win.shift(), fades(l, win), opacity(l))
+	}
+	if !l.moves() && zoompan == "" && !l.ramped() {
+		// Nothing changes from frame to frame.
+		p.graph = append(p.graph, chain+"["+lbl+"]")
+		return in, placedAt(l.X, "W", "w"), placedAt(l.Y, "H", "h"), win.enable()
+	}
+	tail, x, y, enable := p.transform(i, l, win, sh)
+	p.graph = append(p.graph, join(chain, tail)+"["+lbl+"]")
+	return in, x, y, enable
+}
+
+// placedAt is an overlay coordinate of a layer that holds still.
+func placedAt(pos Pos, frame, size string) string {
+	if pos.Center {
+		return fmt.Sprintf("(%s-%s)/2", frame, size)
+	}
+	return fmt.Sprint(pos.Px)
+}
+
 // scale sizes a layer: both sides given, one given (the other keeps the
 // aspect ratio of the picture as decoded, so rotated phone videos work),
 // or none (natural size).
 func scale(l Layer) string {
+	if l.Look.Fit != "" {
+		return "" // its fit sized it (look)
+	}
 	derived := func(given, of, by string) string {
 		return fmt.Sprintf("min(%d\\,max(1\\,trunc(%s*%s/%s+0.5)))", maxDerivedSide, given, of, by)
 	}
@@ -197,11 +237,12 @@ func colorAlpha(c string) int {
 	return int(a)
 }
 
-// overlay places the layer chain lbl over video at x, y during its window.
-func (p *planner) overlay(i int, win window, video, lbl, x, y string) string {
+// overlay places the layer chain lbl over video at x, y on the frames
+// enable (an enable option) allows.
+func (p *planner) overlay(i int, enable, video, lbl, x, y string) string {
 	out := fmt.Sprintf("v%d", i)
 	p.graph = append(p.graph, fmt.Sprintf("[%s][%s]overlay=x=%s:y=%s:eof_action=pass:%s[%s]",
-		video, lbl, x, y, win.enable(), out))
+		video, lbl, x, y, enable, out))
 	return out
 }
 

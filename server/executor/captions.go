@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // Transcriber turns speech into timed text. The offline one uses ffmpeg's
@@ -161,7 +162,7 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 		}
 	} else {
 		if in.Info.Audio() == nil {
-			return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has neither subtitles nor sound")
+			return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has neither subtitles nor sound")
 		}
 		tr := e.transcriber
 		if t.Transcriber != nil {
@@ -244,20 +245,20 @@ func assColour(hex, def string) (string, bool) {
 func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 	in, subs := t.Inputs["source"], t.Inputs["subtitles"]
 	if in.Info.Video() == nil {
-		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture to burn captions into")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture to burn captions into")
 	}
 	if !hasSubtitles(subs) {
-		return Result{}, permanent(CodeInputInvalid, "inputs.subtitles: the file is not WebVTT or SRT")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.subtitles: the file is not WebVTT or SRT")
 	}
 	font := str(t.Params, "font", "DejaVu Sans")
 	// Checked at submit; jobs queued before that rule are checked here.
 	if !catalog.FontFamily.MatchString(font) {
-		return Result{}, permanent(CodeInputInvalid, "params.font: use letters, digits and spaces")
+		return Result{}, permanent(jobs.CodeInputInvalid, "params.font: use letters, digits and spaces")
 	}
 	primary, ok1 := assColour(str(t.Params, "color", ""), "#FFFFFF")
 	outline, ok2 := assColour(str(t.Params, "outlineColor", ""), "#000000")
 	if !ok1 || !ok2 {
-		return Result{}, permanent(CodeInputInvalid, "params.color and params.outlineColor: must be #RRGGBB")
+		return Result{}, permanent(jobs.CodeInputInvalid, "params.color and params.outlineColor: must be #RRGGBB")
 	}
 	align := map[string]int{"bottom": 2, "middle": 5, "top": 8}[str(t.Params, "position", "bottom")]
 	// libass measures sizes in units of PlayResY: the subtitle decoders

@@ -9,6 +9,7 @@ import (
 	"io"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // Input is a downloaded input of a job.
@@ -78,12 +79,6 @@ func permanent(code, format string, args ...any) error {
 	return &PermanentError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// The error codes of failed media jobs.
-const (
-	CodeInputInvalid = "INPUT_INVALID"
-	CodeExecFailed   = "EXECUTION_FAILED"
-)
-
 var registry = map[string]Executor{
 	"audio.extract":   audioExtract{},
 	"video.trim":      videoTrim{},
@@ -121,7 +116,7 @@ func run(ctx context.Context, t Task, duration float64, args []string) error {
 	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log})
 	if err != nil && ctx.Err() == nil {
 		if fe, ok := err.(*ffmpeg.Error); ok {
-			return permanent(CodeExecFailed, "ffmpeg could not process the input: %s", fe.LastLine())
+			return permanent(jobs.CodeExecFailed, "ffmpeg could not process the input: %s", fe.LastLine())
 		}
 	}
 	return err

@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // audioExtract writes the sound of a video (or audio) file as mp3, aac or wav.
@@ -20,7 +21,7 @@ var audioFormats = map[string]struct{ codec, ext, contentType string }{
 func (audioExtract) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
 	if in.Info.Audio() == nil {
-		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no audio track")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no audio track")
 	}
 	f := audioFormats[str(t.Params, "format", "mp3")]
 	out := filepath.Join(t.Dir, "output"+f.ext)
@@ -38,7 +39,7 @@ func (videoTrim) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
 	start, dur := num(t.Params, "start", 0), num(t.Params, "duration", 0)
 	if in.Info.Duration > 0 && start >= in.Info.Duration {
-		return Result{}, permanent(CodeInputInvalid, "params.start: %gs is past the end of the source (%gs)", start, in.Info.Duration)
+		return Result{}, permanent(jobs.CodeInputInvalid, "params.start: %gs is past the end of the source (%gs)", start, in.Info.Duration)
 	}
 	args := ffmpeg.InputArgs(in.Info, in.Path, "-ss", fmt.Sprint(start), "-t", fmt.Sprint(dur))
 	out, ext, ct := filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
@@ -68,7 +69,7 @@ func (imageResize) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
 	v := in.Info.Video()
 	if v == nil {
-		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file is not a picture")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file is not a picture")
 	}
 	w, h := int(num(t.Params, "width", 0)), int(num(t.Params, "height", 0))
 	if w == 0 && h == 0 {

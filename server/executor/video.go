@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // videoThumbnail takes one frame, or a sprite sheet of frames spread over
@@ -15,7 +16,7 @@ type videoThumbnail struct{}
 func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
 	if in.Info.Video() == nil {
-		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture")
 	}
 	width := int(num(t.Params, "width", 0))
 	scale := ""
@@ -33,7 +34,7 @@ func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
 	} else {
 		at := num(t.Params, "at", 0)
 		if in.Info.Duration > 0 && at >= in.Info.Duration {
-			return Result{}, permanent(CodeInputInvalid, "params.at: %gs is past the end of the video (%gs)", at, in.Info.Duration)
+			return Result{}, permanent(jobs.CodeInputInvalid, "params.at: %gs is past the end of the video (%gs)", at, in.Info.Duration)
 		}
 		args = append(ffmpeg.InputArgs(in.Info, in.Path, "-ss", fmt.Sprint(at)), "-frames:v", "1")
 		if scale != "" {
@@ -59,7 +60,7 @@ const hlsSegmentSeconds = 4
 func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
 	if in.Info.Video() == nil {
-		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture")
 	}
 	preset := str(t.Params, "preset", "mp4")
 	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:v:0", "-map", "0:a?")
@@ -93,7 +94,7 @@ func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 			"-hls_flags", "independent_segments", "-hls_segment_type", "mpegts",
 			"-hls_segment_filename", "file:"+filepath.Join(t.Dir, "hls-%03d.ts"))
 	default:
-		return Result{}, permanent(CodeInputInvalid, "params.preset: %q is not a preset; use mp4, webm or hls", preset)
+		return Result{}, permanent(jobs.CodeInputInvalid, "params.preset: %q is not a preset; use mp4, webm or hls", preset)
 	}
 	if err := run(ctx, t, in.Info.Duration, append(args, "file:"+out)); err != nil {
 		return Result{}, err

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // watermarkApply draws image and text watermarks on a video or a picture.
@@ -38,7 +39,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 	in := t.Inputs["source"]
 	v := in.Info.Video()
 	if v == nil {
-		return Result{}, permanent(CodeInputInvalid, "inputs.source: the file has no picture to watermark")
+		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture to watermark")
 	}
 	still := in.Info.Duration == 0 || strings.HasSuffix(in.Info.FormatName, "_pipe") || in.Info.FormatName == "image2"
 	marks, _ := t.Params["watermarks"].([]any)
@@ -57,15 +58,15 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			ref := str(m, "url", str(m, "assetId", ""))
 			path := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d", i))
 			if err := t.Fetch(ctx, ref, path); err != nil {
-				return Result{}, permanent(CodeInputInvalid, "%s: %v", field, err)
+				return Result{}, permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
 			}
 			info, err := ffmpeg.ProbeFast(ctx, path)
 			var ie *ffmpeg.InputError
 			switch {
 			case errors.As(err, &ie):
-				return Result{}, permanent(CodeInputInvalid, "%s: %s", field, ie.Reason)
+				return Result{}, permanent(jobs.CodeInputInvalid, "%s: %s", field, ie.Reason)
 			case err != nil || info.Video() == nil:
-				return Result{}, permanent(CodeInputInvalid, "%s: the watermark is not a picture", field)
+				return Result{}, permanent(jobs.CodeInputInvalid, "%s: the watermark is not a picture", field)
 			}
 			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))
 			args = append(args, ffmpeg.InputArgs(info, path)...)
@@ -91,7 +92,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			}
 			color := str(m, "color", "#FFFFFF")
 			if !hexColor.MatchString(color) {
-				return Result{}, permanent(CodeInputInvalid, "%s.color: must be #RRGGBB", field)
+				return Result{}, permanent(jobs.CodeInputInvalid, "%s.color: must be #RRGGBB", field)
 			}
 			x, y := place(pos, "text_w", "text_h", "w", "h", margin)
 			graph = append(graph, fmt.Sprintf("[%s]drawtext=fontfile=%s:textfile=%s:expansion=none:fontsize=%d:fontcolor=0x%s@%g:x=%s:y=%s[%s]",
@@ -100,7 +101,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 		cur = next
 	}
 	if len(graph) == 0 {
-		return Result{}, permanent(CodeInputInvalid, "params.watermarks: nothing to draw")
+		return Result{}, permanent(jobs.CodeInputInvalid, "params.watermarks: nothing to draw")
 	}
 	out, ext, ct := filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
 	if still {

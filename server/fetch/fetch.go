@@ -16,6 +16,12 @@ import (
 	"net/url"
 	"os"
 	"time"
+
+	"go.opentelemetry.io/contrib/instrumentation/net/http/otelhttp"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/tracing"
 )
 
 // Options tune a Client. Zero values mean the defaults.
@@ -32,6 +38,12 @@ type Options struct {
 	MaxRedirects int
 	// UserAgent is sent when a request sets none; default "kino/1".
 	UserAgent string
+	// TracerProvider makes every request a client span, child of the span
+	// in its context, and sends that span's context on (traceparent); nil
+	// makes none.
+	TracerProvider trace.TracerProvider
+	// Metrics counts the bytes Download receives; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 // The defaults of Options.
@@ -92,10 +104,18 @@ func newClient(opts Options, check func(netip.AddrPort) error) *Client {
 		TLSHandshakeTimeout:   10 * time.Second,
 		ResponseHeaderTimeout: 30 * time.Second,
 	}
-	rt := &userAgent{next: transport, ua: opts.UserAgent}
+	// Both clients share the transport, and so its connections.
+	traced := func(originOnly bool) http.RoundTripper {
+		var rt http.RoundTripper = transport
+		if opts.TracerProvider != nil {
+			rt = otelhttp.NewTransport(redactSpanURL{next: transport, originOnly: originOnly},
+				otelhttp.WithTracerProvider(opts.TracerProvider), otelhttp.WithPropagators(tracing.Propagator))
+		}
+		return &userAgent{next: rt, ua: opts.UserAgent}
+	}
 	c := &Client{opts: opts}
-	c.follow = &http.Client{Transport: rt, Timeout: opts.Timeout, CheckRedirect: c.checkRedirect}
-	c.noFollow = &http.Client{Transport: rt, Timeout: opts.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
+	c.follow = &http.Client{Transport: traced(false), Timeout: opts.Timeout, CheckRedirect: c.checkRedirect}
+	c.noFollow = &http.Client{Transport: traced(true), Timeout: opts.Timeout, CheckRedirect: func(*http.Request, []*http.Request) error {
 		return http.ErrUseLastResponse
 	}}
 	return c
@@ -108,7 +128,9 @@ func (c *Client) HTTPClient() *http.Client { return c.follow }
 
 // NoRedirectClient returns the guarded client that never follows a
 // redirect: a 3xx comes back as the response. Webhooks use it, so that a
-// receiver cannot bounce a signed POST elsewhere.
+// receiver cannot bounce a signed POST elsewhere; as a webhook URL may be a
+// credential as a whole, the spans of its requests keep only the URL's
+// origin.
 func (c *Client) NoRedirectClient() *http.Client { return c.noFollow }
 
 // hops remembers the last redirect a Download followed or refused, so that
@@ -143,8 +165,18 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 // written. A non-2xx answer, a body over MaxBytes (by Content-Length or by
 // the bytes actually sent) and every other failure of the request are an
 // *Error; on any error the file is removed. Errors writing the file are not
-// an *Error.
+// an *Error. Within a trace the download is a span, "fetch".
 func (c *Client) Download(ctx context.Context, rawURL, dstPath string) (int64, error) {
+	ctx, span := tracing.Start(ctx, "fetch")
+	if span.IsRecording() {
+		span.SetAttributes(urlAttr(rawURL))
+	}
+	n, err := c.download(ctx, rawURL, dstPath)
+	endFetch(span, n, err)
+	return n, err
+}
+
+func (c *Client) download(ctx context.Context, rawURL, dstPath string) (int64, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
 		return 0, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not a valid URL")}
@@ -184,6 +216,8 @@ func (c *Client) Download(ctx context.Context, rawURL, dstPath string) (int64, e
 	}
 	w := &fileWriter{f: f}
 	n, err := io.Copy(w, io.LimitReader(resp.Body, c.opts.MaxBytes+1))
+	// Counted whatever happens next: they crossed the network.
+	c.opts.Metrics.Fetched(n)
 	cerr := f.Close()
 	switch {
 	case w.err != nil:

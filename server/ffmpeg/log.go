@@ -12,6 +12,12 @@ import (
 // frame cannot fill the disk.
 const LogKeep = 1 << 20
 
+// maxLine bounds one line of ffmpeg's log, newline included: a longer one
+// is cut to its head. ffmpeg prints a file's metadata at level info, and a
+// title of short pieces split by backspaces makes one line as long as the
+// file.
+const maxLine = 64 << 10
+
 // stderrSink reads ffmpeg's stderr, where -loglevel level+info tags each
 // message with its level ("[info] …", "[h264 @ 0x…] [error] …"; lines that
 // continue a message carry no tag). It copies every line to log and keeps
@@ -30,17 +36,27 @@ func newStderrSink(log io.Writer, onLine func(string)) *stderrSink {
 	return &stderrSink{log: log, onLine: onLine, logLeft: LogKeep, errs: &tailBuffer{max: stderrKeep}}
 }
 
+// Write reads each byte once, however long the line it belongs to, and
+// keeps at most maxLine bytes of it.
 func (s *stderrSink) Write(p []byte) (int, error) {
-	s.partial = append(s.partial, p...)
-	for {
-		i := bytes.IndexByte(s.partial, '\n')
+	n := len(p)
+	for len(p) > 0 {
+		i := bytes.IndexByte(p, '\n')
+		text := p
+		if i >= 0 {
+			text = p[:i]
+		}
+		if room := maxLine - 1 - len(s.partial); room > 0 {
+			s.partial = append(s.partial, text[:min(len(text), room)]...)
+		}
 		if i < 0 {
 			break
 		}
-		s.line(string(s.partial[:i+1]))
-		s.partial = s.partial[i+1:]
+		s.line(string(append(s.partial, '\n')))
+		s.partial = s.partial[:0]
+		p = p[i+1:]
 	}
-	return len(p), nil
+	return n, nil
 }
 
 // flush handles a last line that ended without a newline.

@@ -5,6 +5,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -83,4 +84,30 @@ func TestRunWritesTheLogAndReportsTheError(t *testing.T) {
 	require.NoError(t, Run(context.Background(), []string{"-f", "lavfi", "-i", "testsrc2=size=64x36:rate=10", "-t", "0.5",
 		"-c:v", "libx264", "-preset", "ultrafast", "ok.mp4"}, RunOptions{Dir: dir, Log: &log}))
 	assert.Contains(t, log.String(), "[info] Output #0, mp4")
+}
+
+// TestStderrSinkBoundsALine: a file's metadata may make ffmpeg print one
+// line of its whole size (a title of short pieces split by backspaces, 255
+// characters each, joined without a newline); the sink keeps a bounded
+// head of it, and reads each piece once, whatever the line's length. Not
+// parallel: it counts the process's allocations.
+func TestStderrSinkBoundsALine(t *testing.T) {
+	var got []string
+	var log bytes.Buffer
+	s := newStderrSink(&log, func(l string) { got = append(got, l) })
+	piece := []byte(strings.Repeat("A", 32<<10))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, _ = s.Write([]byte("[info]   title           : "))
+	for range 2048 { // 64 MiB
+		_, _ = s.Write(piece)
+	}
+	_, _ = s.Write([]byte("\n[info] next\n"))
+	runtime.ReadMemStats(&after)
+	require.Len(t, got, 2)
+	assert.LessOrEqual(t, len(got[0]), maxLine, "the long line, cut")
+	assert.True(t, strings.HasPrefix(got[0], "[info]   title           : AAAA"))
+	assert.Equal(t, "[info] next", got[1])
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(8<<20), "bytes allocated for a 64 MiB line")
+	assert.True(t, strings.HasSuffix(log.String(), "\n[info] next\n"), "the lines after it are whole")
 }

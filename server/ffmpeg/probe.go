@@ -1,5 +1,6 @@
 // Package ffmpeg runs the ffmpeg and ffprobe binaries: renders with progress
-// and prompt cancellation, and probes of media files.
+// and prompt cancellation, and probes of media files. Within a trace, each
+// run is a span "ffmpeg" and each probe a span "probe".
 package ffmpeg
 
 import (
@@ -31,6 +32,10 @@ type Stream struct {
 	CodecName string
 	// Width and Height of a video stream, as stored (before any rotation).
 	Width, Height int
+	// Rotation is how far, in degrees, the container asks players to turn
+	// the picture (its display matrix, as ffprobe reports it: 90, -90,
+	// 180…); ffmpeg's decoding turns it. 0 when upright.
+	Rotation int
 	// FPS is the average frame rate, or the real base rate when the
 	// average is unknown.
 	FPS float64
@@ -77,6 +82,9 @@ type probeJSON struct {
 		PixFmt       string `json:"pix_fmt"`
 		SampleRate   string `json:"sample_rate"`
 		Channels     int    `json:"channels"`
+		SideData     []struct {
+			Rotation float64 `json:"rotation"`
+		} `json:"side_data_list"`
 	} `json:"streams"`
 }
 
@@ -85,19 +93,25 @@ type probeJSON struct {
 // raw streams). A file kino will not open (a format that refers to other
 // files, an unknown one, a picture over the pixel limit) is an *InputError.
 func Probe(ctx context.Context, path string) (*Info, error) {
-	return probe(ctx, path, false)
+	ctx, span := startProbe(ctx, readerFFprobe)
+	info, err := probe(ctx, path, false)
+	return endProbe(span, info, err)
 }
 
 // ProbeFrames is Probe, with NbFrames counted by decoding the whole file:
 // exact, and as slow as a decode. For tests and diagnostics.
 func ProbeFrames(ctx context.Context, path string) (*Info, error) {
-	return probe(ctx, path, true)
+	ctx, span := startProbe(ctx, readerFFprobe)
+	info, err := probe(ctx, path, true)
+	return endProbe(span, info, err)
 }
 
 // ProbeOutput is Probe for a file kino made itself, such as an HLS
 // playlist beside its segments: any format, references followed.
 func ProbeOutput(ctx context.Context, path string) (*Info, error) {
-	return ffprobe(ctx, path, nil)
+	ctx, span := startProbe(ctx, readerFFprobe)
+	info, err := ffprobe(ctx, path, nil)
+	return endProbe(span, info, err)
 }
 
 func probe(ctx context.Context, path string, count bool) (*Info, error) {
@@ -125,14 +139,24 @@ func probe(ctx context.Context, path string, count bool) (*Info, error) {
 	return info, nil
 }
 
+// probeEntries are the fields of probeJSON, all ffprobe is asked for:
+// -show_format and -show_streams would add every tag, and a file's tags
+// are as long as the file makes them.
+const probeEntries = "format=format_name,duration" +
+	":stream=index,codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,nb_frames,nb_read_frames,duration,pix_fmt,sample_rate,channels" +
+	":stream_side_data=rotation"
+
 // ffprobe runs ffprobe on path with extra options, under the memory limit.
 func ffprobe(ctx context.Context, path string, extra []string) (*Info, error) {
 	count := slices.Contains(extra, "-count_frames")
-	args := append([]string{"-v", "error", "-print_format", "json", "-show_format", "-show_streams"}, extra...)
+	args := append([]string{"-v", "error", "-print_format", "json", "-show_entries", probeEntries}, extra...)
 	// file: keeps ffprobe from reading part of the path as a protocol.
 	cmd := exec.CommandContext(ctx, "ffprobe", append(args, "file:"+path)...)
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	var stdout bytes.Buffer
+	// Errors are kept as a run's are: the end, where ffprobe says what
+	// went wrong, however many a damaged file makes it print.
+	stderr := &tailBuffer{max: stderrKeep}
+	cmd.Stdout, cmd.Stderr = &stdout, stderr
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start ffprobe: %w", err)
 	}
@@ -158,9 +182,15 @@ func ffprobe(ctx context.Context, path string, extra []string) (*Info, error) {
 			nb, _ = strconv.Atoi(s.NbReadFrames)
 		}
 		sr, _ := strconv.Atoi(s.SampleRate)
+		rotation := 0
+		for _, sd := range s.SideData {
+			if sd.Rotation != 0 {
+				rotation = int(sd.Rotation)
+			}
+		}
 		info.Streams = append(info.Streams, Stream{
 			Index: s.Index, CodecType: s.CodecType, CodecName: s.CodecName,
-			Width: s.Width, Height: s.Height, FPS: fps, NbFrames: nb,
+			Width: s.Width, Height: s.Height, Rotation: rotation, FPS: fps, NbFrames: nb,
 			Duration: parseFloat(s.Duration), PixFmt: s.PixFmt, SampleRate: sr, Channels: s.Channels,
 		})
 	}

@@ -9,6 +9,7 @@ import (
 	_ "image/jpeg" // registers JPEG for image.DecodeConfig
 	_ "image/png"  // registers PNG for image.DecodeConfig
 	"io"
+	"math"
 	"os"
 )
 
@@ -22,13 +23,13 @@ import (
 // FormatName, Duration and, per stream, CodecType, CodecName, Width,
 // Height, NbFrames, FPS, Duration, SampleRate and Channels; not PixFmt.
 func ProbeFast(ctx context.Context, path string) (*Info, error) {
+	ctx, span := startProbe(ctx, readerKino)
 	if info, ok := readContainer(path); ok {
-		if err := info.check(); err != nil {
-			return nil, err
-		}
-		return info, nil
+		return endProbe(span, info, info.check())
 	}
-	return Probe(ctx, path)
+	span.SetAttributes(readerAttr(readerFFprobe))
+	info, err := probe(ctx, path, false)
+	return endProbe(span, info, err)
 }
 
 // readContainer reads the file's own headers; ok is false when ffprobe
@@ -191,11 +192,21 @@ type box struct {
 	payload *io.SectionReader
 }
 
+// maxBoxes bounds the boxes one level of a file may hold for boxes to list
+// them. Real files have a handful at every level the reader looks into (a
+// track per stream, and ffmpeg opens at most 1000 streams); a hostile one
+// could hold an 8-byte box for every 8 bytes of an upload, each listed in
+// kino's own memory. More go to ffprobe, which runs under its memory limit.
+const maxBoxes = 1024
+
 // boxes lists the boxes in r, in order.
 func boxes(r *io.SectionReader) ([]box, error) {
 	var out []box
 	var off int64
 	for off < r.Size() {
+		if len(out) == maxBoxes {
+			return nil, errUnsupported
+		}
 		var h [8]byte
 		if _, err := r.ReadAt(h[:], off); err != nil {
 			return nil, err
@@ -385,6 +396,9 @@ func readTrak(r *io.SectionReader) (Stream, error) {
 			return s, err
 		}
 		s.Width, s.Height = int(binary.BigEndian.Uint16(b)), int(binary.BigEndian.Uint16(b[2:]))
+		if s.Rotation, err = rotation(child(trak, "tkhd")); err != nil {
+			return s, err
+		}
 		if s.Duration > 0 {
 			s.FPS = float64(s.NbFrames) / s.Duration
 		}
@@ -415,6 +429,37 @@ func readTrak(r *io.SectionReader) (Stream, error) {
 		return s, errUnsupported
 	}
 	return s, nil
+}
+
+// rotation reads the turn of a track's display matrix (tkhd) in degrees,
+// as ffmpeg's av_display_rotation_get reckons it and ffprobe prints it.
+func rotation(tkhd *io.SectionReader) (int, error) {
+	if tkhd == nil {
+		return 0, errUnsupported
+	}
+	v, err := read(tkhd, 0, 1)
+	if err != nil {
+		return 0, err
+	}
+	// The matrix follows the times, ids and duration (wider in version 1),
+	// 8 reserved bytes, the layer, group, volume and 2 reserved bytes.
+	off := int64(40)
+	if v[0] == 1 {
+		off = 52
+	}
+	b, err := read(tkhd, off, 36)
+	if err != nil {
+		return 0, err
+	}
+	m := func(i int) float64 { return float64(int32(binary.BigEndian.Uint32(b[4*i:]))) / 65536 }
+	a, bb, c, d := m(0), m(1), m(3), m(4)
+	sx, sy := math.Hypot(a, c), math.Hypot(bb, d)
+	if sx == 0 || sy == 0 {
+		return 0, nil
+	}
+	// ffprobe truncates the angle to an integer; so does this.
+	r := -math.Atan2(bb/sy, a/sx) * 180 / math.Pi
+	return int(r), nil
 }
 
 // innerBox finds the box typ among those that follow a sample entry's

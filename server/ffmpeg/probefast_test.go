@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 
@@ -160,4 +161,53 @@ func FuzzReadContainer(f *testing.F) {
 			}
 		}
 	})
+}
+
+// TestReadContainerBoundsTheBoxesItLists: a file of nothing but tiny boxes
+// (8 bytes each, so millions in an upload) is left to ffprobe after a
+// bounded look, not listed box by box in kino's own memory. Not parallel:
+// it counts the process's allocations.
+func TestReadContainerBoundsTheBoxesItLists(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "boxes.mp4")
+	const n = 1 << 20
+	b := make([]byte, 0, 24+8*n)
+	b = append(b, "\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2"...)
+	for range n {
+		b = append(b, "\x00\x00\x00\x08free"...)
+	}
+	require.NoError(t, os.WriteFile(path, b, 0o644))
+	var ok bool
+	allocs := testing.AllocsPerRun(1, func() { _, ok = ffmpeg.ReadContainer(path) })
+	assert.False(t, ok, "no moov: ffprobe's to judge")
+	assert.Less(t, allocs, 10_000.0, "allocations to read %d empty boxes", n)
+}
+
+// TestProbeLeavesTagsOut: ffprobe describes a file's metadata too, as long
+// as the file makes it; kino asks only for what it reads, so a file of one
+// huge title costs kino's own memory nothing. Not parallel: it counts the
+// process's allocations.
+func TestProbeLeavesTagsOut(t *testing.T) {
+	dir := t.TempDir()
+	title := strings.Repeat(strings.Repeat("A", 200)+"\b", 10_000) // 2 MB
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "meta.txt"), []byte(";FFMETADATA1\ntitle="+title+"\n"), 0o644))
+	// Encoded first, then given the title: libx264 is slow to take one.
+	for _, args := range [][]string{
+		{"-f", "lavfi", "-i", "testsrc2=size=64x48:rate=5", "-t", "1", "-c:v", "libx264", "-preset", "ultrafast", "plain.mkv"},
+		{"-i", "plain.mkv", "-f", "ffmetadata", "-i", "meta.txt", "-map", "0", "-map_metadata", "1", "-c", "copy", "titled.mkv"},
+	} {
+		cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error"}, args...)...)
+		cmd.Dir = dir
+		out, err := cmd.CombinedOutput()
+		require.NoError(t, err, "%s", out)
+	}
+
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	info, err := ffmpeg.Probe(context.Background(), filepath.Join(dir, "titled.mkv"))
+	runtime.ReadMemStats(&after)
+	require.NoError(t, err)
+	require.NotNil(t, info.Video())
+	assert.Equal(t, 64, info.Video().Width)
+	assert.InDelta(t, 1, info.Duration, 0.01)
+	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(1<<20), "bytes allocated to probe it")
 }

@@ -9,6 +9,13 @@ import (
 	"os/exec"
 	"strings"
 	"syscall"
+	"time"
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/tracing"
 )
 
 // RunOptions tune one run.
@@ -27,8 +34,9 @@ type RunOptions struct {
 	// tagged with its level, at most LogKeep bytes.
 	Log io.Writer
 	// OnLogLine, when set, receives every line of ffmpeg's log at level
-	// info, tags included, newline removed, however long the log: for
-	// filters that report through the log. It is called from one goroutine
+	// info, tags included, newline removed, however long the log (a line
+	// over 64 KiB is cut to its head): for filters that report through the
+	// log. It is called from one goroutine
 	// at a time, and never after Run returns.
 	OnLogLine func(line string)
 }
@@ -43,7 +51,9 @@ var runFlags = []string{"-hide_banner", "-nostdin", "-y", "-loglevel", "level+in
 // Run runs ffmpeg with args and reports its progress. A failed run is an
 // *Error. Cancelling ctx kills ffmpeg (and anything it started) at once;
 // Run then returns an error wrapping ctx.Err().
-func Run(ctx context.Context, args []string, opts RunOptions) error {
+func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
+	ctx, span := tracing.Start(ctx, "ffmpeg", trace.WithAttributes(attribute.Float64("kino.ffmpeg.output_seconds", opts.Duration)))
+	defer func() { endRun(span, err) }()
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ffmpeg not started: %w", err)
 	}
@@ -58,6 +68,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 	}
 	stderr := newStderrSink(opts.Log, opts.OnLogLine)
 	cmd.Stderr = stderr
+	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
@@ -101,6 +112,12 @@ func Run(ctx context.Context, args []string, opts RunOptions) error {
 		return fmt.Errorf("run ffmpeg: %w", err)
 	}
 	prog.done()
+	// The speed of a run is its output time over the time it took; only
+	// runs of timed media (those given a Duration) have one: a picture's
+	// one frame says nothing of speed.
+	if opts.Duration > 0 {
+		metrics.FFmpegSpeed(ctx, prog.outTime, time.Since(started))
+	}
 	return nil
 }
 

@@ -26,6 +26,7 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -107,7 +108,7 @@ func enum(name, v string, allowed []string) error {
 
 // ListAssets lists the caller's assets, or the system's with scope=system.
 func (s *AssetService) ListAssets(ctx context.Context, req *mediav1.ListAssetsRequest) (*mediav1.ListAssetsResponse, error) {
-	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	limit, offset, err := paging.Parse(req.GetLimit(), req.GetOffset())
 	if err != nil {
 		return nil, err
 	}
@@ -137,7 +138,7 @@ func (s *AssetService) ListAssets(ctx context.Context, req *mediav1.ListAssetsRe
 
 // ListTemplates lists the system PSD templates.
 func (s *AssetService) ListTemplates(ctx context.Context, req *mediav1.ListTemplatesRequest) (*mediav1.ListTemplatesResponse, error) {
-	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	limit, offset, err := paging.Parse(req.GetLimit(), req.GetOffset())
 	if err != nil {
 		return nil, err
 	}
@@ -176,6 +177,24 @@ func (s *AssetService) list(ctx context.Context, where []predicate.Asset, limit,
 // system's. Reads, job inputs and the job runner all ask this one question.
 func VisibleTo(org string) predicate.Asset {
 	return asset.Or(asset.OrgID(org), asset.ScopeEQ(asset.ScopeSystem))
+}
+
+// CopyAsset writes the content of an asset org may use to a new file at
+// path, and returns its size: for a job, which runs after the request that
+// named the asset, so the asset may have been deleted since.
+func CopyAsset(ctx context.Context, st *store.Store, bucket *storage.Storage, org, id, path string) (int64, error) {
+	a, err := st.Asset.Query().Where(asset.ID(id), VisibleTo(org)).Only(ctx)
+	if ent.IsNotFound(err) {
+		return 0, fmt.Errorf("asset %s no longer exists", id)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("asset %s could not be read", id)
+	}
+	n, err := bucket.Download(ctx, a.StorageKey, path)
+	if err != nil {
+		return 0, fmt.Errorf("asset %s could not be read from storage", id)
+	}
+	return n, nil
 }
 
 // GetAsset reads an asset of the caller's organisation, or a system asset.

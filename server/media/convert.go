@@ -2,21 +2,16 @@ package media
 
 import (
 	"context"
+	"encoding/json"
 
 	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/job"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
+	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
 )
-
-func optMs(v *int64) *int32 {
-	if v == nil {
-		return nil
-	}
-	return proto.Int32(int32(*v))
-}
 
 func optTime(v *int64) *float64 {
 	if v == nil {
@@ -25,38 +20,126 @@ func optTime(v *int64) *float64 {
 	return proto.Float64(float64(*v))
 }
 
-// jobRecord is the wire form of a job; outputUrl only when it is complete
-// with an output.
-func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.Job, error) {
-	r := &mediav1.Job{
-		Id: j.ID, OrgId: j.OrgID, UserId: j.UserID, BatchId: j.BatchID, Type: j.Type, Status: string(j.Status),
-		ProviderId: j.ProviderID, ProviderType: j.ProviderType, ProviderRunId: j.ProviderRunID, AiPattern: j.AiPattern,
-		Inputs: j.Inputs, Params: j.Params, OutputRef: j.OutputRef, OutputMeta: j.OutputMeta,
-		ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage, StepsJson: j.StepsJSON,
-		MediaType: j.MediaType, PipelineId: j.PipelineID, PipelineNodeId: j.PipelineNodeID,
-		Price: j.Price, ProviderCost: j.ProviderCost, InfraCost: j.InfraCost, Margin: j.Margin, EstimatedPrice: j.EstimatedPrice,
-		CreatedAt: float64(j.CreatedAt), DispatchedAt: optTime(j.DispatchedAt), StartedAt: optTime(j.StartedAt),
-		CompletedAt: optTime(j.CompletedAt), BillingReconciledAt: optTime(j.BillingReconciledAt),
-		RetryCount: int32(j.RetryCount), Progress: j.Progress,
-		ApiTotalMs: optMs(j.APITotalMs), ApiPrechecksMs: optMs(j.APIPrechecksMs), ApiValidationMs: optMs(j.APIValidationMs),
-		ApiDbInsertMs: optMs(j.APIDbInsertMs), ApiDispatchMs: optMs(j.APIDispatchMs),
-		ExecDownloadMs: optMs(j.ExecDownloadMs), ExecExecuteMs: optMs(j.ExecExecuteMs), ExecUploadMs: optMs(j.ExecUploadMs),
-		QueueWaitMs: optMs(j.QueueWaitMs), ConsumerTotalMs: optMs(j.ConsumerTotalMs),
+// metaMs is a duration in ms kept in the metadata.
+func metaMs(m map[string]any, key string) *int32 {
+	if v, ok := m[key].(float64); ok {
+		return proto.Int32(int32(v))
 	}
-	// logsRef is stored as a key and handed out as a URL, like the output.
-	if j.LogsRef != nil && st != nil {
-		u, err := st.URL(ctx, *j.LogsRef)
+	return nil
+}
+
+func metaNum(m map[string]any, key string) *float64 {
+	if v, ok := m[key].(float64); ok {
+		return proto.Float64(v)
+	}
+	return nil
+}
+
+func metaStr(m map[string]any, key string) *string {
+	if v, ok := m[key].(string); ok {
+		return proto.String(v)
+	}
+	return nil
+}
+
+// jobRecord is the wire form of a job. Stored files are kept as storage
+// keys and handed out as URLs made now (signed where the bucket needs it):
+// outputUrl only when the job is complete, inputs fed by a pipeline edge,
+// the files in outputMeta, logsRef.
+func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.Job, error) {
+	args, err := ArgsOf(j)
+	if err != nil {
+		return nil, err
+	}
+	m := j.Metadata
+	r := &mediav1.Job{
+		Id: j.ID, OrgId: j.OrgID, BatchId: j.BatchID, Type: j.Type, Status: Status(j),
+		Params: string(args.Params), ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage,
+		StepsJson: metaStr(m, MetaStepsJSON), PipelineId: j.PipelineID, PipelineNodeId: j.NodeID,
+		Price: metaNum(m, MetaPrice), CreatedAt: float64(j.CreatedAt), DispatchedAt: optTime(j.ClaimedAt),
+		StartedAt: optTime(j.StartedAt), CompletedAt: optTime(j.FinishedAt),
+		RetryCount: int32(retries(j)), Progress: jobs.ShownProgress(j.Progress),
+		ApiTotalMs: metaMs(m, MetaAPITotalMs), ApiPrechecksMs: metaMs(m, MetaAPIPrechecksMs), ApiValidationMs: metaMs(m, MetaAPIValidationMs),
+		ApiDbInsertMs: metaMs(m, MetaAPIDbInsertMs), ApiDispatchMs: metaMs(m, MetaAPIDispatchMs),
+		ExecDownloadMs: metaMs(m, MetaExecDownloadMs), ExecExecuteMs: metaMs(m, MetaExecExecuteMs), ExecUploadMs: metaMs(m, MetaExecUploadMs),
+		ConsumerTotalMs: metaMs(m, MetaConsumerTotalMs),
+		// Fields kino does not compute, kept as an earlier version stored them.
+		UserId: metaStr(m, "userId"), ProviderRunId: metaStr(m, "providerRunId"), MediaType: metaStr(m, "mediaType"),
+		ProviderCost: metaNum(m, "providerCost"), InfraCost: metaNum(m, "infraCost"), Margin: metaNum(m, "margin"),
+		EstimatedPrice: metaNum(m, "estimatedPrice"), BillingReconciledAt: metaNum(m, "billingReconciledAt"),
+	}
+	if t, ok := catalog.Lookup(j.Type); ok {
+		r.ProviderId, r.ProviderType, r.AiPattern = proto.String(t.ProviderID), proto.String(t.Resource), proto.String(t.Pattern)
+	}
+	if j.ClaimedAt != nil {
+		r.QueueWaitMs = proto.Int32(int32(*j.ClaimedAt - j.CreatedAt))
+	}
+	url := func(key string) (string, error) { return st.URL(ctx, key) }
+	if r.Inputs, err = inputs(args.Inputs, j.InputKeys, url); err != nil {
+		return nil, err
+	}
+	if key, ok := j.Outputs[OutputField]; ok {
+		r.OutputRef = proto.String(key)
+	}
+	if text, ok := m[MetaOutputMeta].(string); ok {
+		meta := map[string]any{}
+		if err := json.Unmarshal([]byte(text), &meta); err != nil {
+			return nil, err
+		}
+		for field, key := range j.Outputs {
+			if meta[field], err = url(key); err != nil {
+				return nil, err
+			}
+		}
+		b, err := json.Marshal(meta)
+		if err != nil {
+			return nil, err
+		}
+		r.OutputMeta = proto.String(string(b))
+	}
+	if key, ok := m[MetaLogsKey].(string); ok {
+		u, err := url(key)
 		if err != nil {
 			return nil, err
 		}
 		r.LogsRef = proto.String(u)
 	}
-	if j.Status == job.StatusComplete && j.OutputKey != nil && st != nil {
-		u, err := st.URL(ctx, *j.OutputKey)
+	if key, ok := j.Outputs[OutputField]; ok && j.State == jobs.Completed {
+		u, err := url(key)
 		if err != nil {
 			return nil, err
 		}
 		r.OutputUrl = proto.String(u)
 	}
 	return r, nil
+}
+
+// inputs is the inputs text of a job: as submitted, with the inputs its
+// parents' outputs fed added as URLs.
+func inputs(given json.RawMessage, keys map[string]string, url func(string) (string, error)) (string, error) {
+	if len(keys) == 0 {
+		return string(given), nil
+	}
+	all := map[string]any{}
+	if err := json.Unmarshal(given, &all); err != nil {
+		return "", err
+	}
+	for field, key := range keys {
+		u, err := url(key)
+		if err != nil {
+			return "", err
+		}
+		all[field] = u
+	}
+	b, err := json.Marshal(all)
+	return string(b), err
+}
+
+// retries is how many attempts of the job were put back: a job waits
+// after each, and runs or ended in the one after the last.
+func retries(j *ent.Job) int {
+	if j.State == jobs.Pending || j.State == jobs.Available {
+		return j.Attempt
+	}
+	return max(0, j.Attempt-1)
 }

@@ -11,13 +11,13 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/idempotency"
-	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // keyed is a submit under the request's Idempotency-Key. The key lives on
 // the job the submit makes (a run's first job), under the unique index of
 // (org_id, idempotency_key); id names what the submit made from that job.
-func keyed(ctx context.Context, st *store.Store, op, noun string, req proto.Message, id func(*ent.Job) string) (idempotency.Submit, error) {
+func keyed(ctx context.Context, jc *jobs.Client, op, noun string, req proto.Message, id func(*ent.Job) string) (idempotency.Submit, error) {
 	key, err := idempotency.Key(ctx)
 	if err != nil {
 		return idempotency.Submit{}, err
@@ -29,7 +29,7 @@ func keyed(ctx context.Context, st *store.Store, op, noun string, req proto.Mess
 	org := auth.Org(ctx)
 	return idempotency.Submit{Key: key, Hash: hash, Noun: noun,
 		Find: func(ctx context.Context) (idempotency.Earlier, bool, error) {
-			j, err := st.Job.Query().Where(job.OrgID(org), job.IdempotencyKey(key)).Only(ctx)
+			j, err := jc.Store().Job.Query().Where(job.Kind(Kind), job.OrgID(org), job.IdempotencyKey(key)).Only(ctx)
 			if ent.IsNotFound(err) {
 				return idempotency.Earlier{}, false, nil
 			}
@@ -43,7 +43,7 @@ func keyed(ctx context.Context, st *store.Store, op, noun string, req proto.Mess
 			return e, true, nil
 		},
 		Free: func(ctx context.Context, _ idempotency.Earlier) error {
-			return st.Job.Update().Where(job.OrgID(org), job.IdempotencyKey(key)).ClearIdempotencyKey().Exec(ctx)
+			return jc.ForgetKey(ctx, Kind, org, key)
 		},
 	}, nil
 }

@@ -5,6 +5,7 @@ package media
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"slices"
@@ -27,36 +28,25 @@ import (
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/idempotency"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
-
-// Statuses are the job statuses, in lifecycle order.
-var Statuses = []string{"waiting", "dispatched", "running", "complete", "failed", "cancelled"}
 
 // JobService is the JobService implementation.
 type JobService struct {
 	mediav1.UnimplementedJobServiceServer
 	st      *store.Store
+	jobs    *jobs.Client
 	storage *storage.Storage
-	broker  *events.Broker
+	bus     events.Bus
 	log     *slog.Logger
-	// dispatch tells the executors that a job is waiting; abort stops a
-	// job this process runs.
-	dispatch func()
-	abort    func(id string)
 }
 
-// NewJobService returns the service; dispatch and abort may be nil on a
-// node that runs no jobs.
-func NewJobService(st *store.Store, storage *storage.Storage, broker *events.Broker, log *slog.Logger, dispatch func(), abort func(string)) *JobService {
-	if dispatch == nil {
-		dispatch = func() {}
-	}
-	if abort == nil {
-		abort = func(string) {}
-	}
-	return &JobService{st: st, storage: storage, broker: broker, log: log, dispatch: dispatch, abort: abort}
+// NewJobService returns the service.
+func NewJobService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, log *slog.Logger) *JobService {
+	return &JobService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, log: log}
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -91,36 +81,28 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
-	submit, err := keyed(ctx, s.st, "jobs.create", "job", req, func(j *ent.Job) string { return j.ID })
+	submit, err := keyed(ctx, s.jobs, "jobs.create", "job", req, func(j *ent.Job) string { return j.ID })
 	if err != nil {
 		return nil, err
 	}
 
+	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON})
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be stored")
+	}
 	inserting := time.Now()
-	created := nowMs()
 	var j *ent.Job
 	id, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
-		c := s.st.Job.Create().
-			SetID("job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
-			SetOrgID(auth.Org(ctx)).
-			SetType(t.Name).
-			SetInputs(string(inputsJSON)).
-			SetParams(string(paramsJSON)).
-			SetProviderID(t.ProviderID).
-			SetProviderType(t.Resource).
-			SetAiPattern(t.Pattern).
-			SetCreatedAt(created).
-			SetUpdatedAt(created).
-			SetAPIPrechecksMs(prechecks).
-			SetAPIValidationMs(validation)
-		if submit.Key != "" {
-			c.SetIdempotencyKey(submit.Key).SetRequestHash(submit.Hash)
-		}
-		var err error
-		j, err = c.Save(ctx)
+		inserted, err := s.jobs.Insert(ctx, jobs.NewJob{
+			ID:   "job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
+			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
+			Metadata:       map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation},
+			IdempotencyKey: submit.Key, RequestHash: submit.Hash,
+		})
 		if err != nil {
 			return "", err
 		}
+		j = inserted[0]
 		return j.ID, nil
 	})
 	if err != nil {
@@ -138,20 +120,23 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 		}
 		return &mediav1.CreateJobResponse{Data: r.GetData()}, nil
 	}
+	// The insert published the job to every idle worker: dispatching is
+	// that, and takes no time of its own.
 	insert := ms(inserting)
+	var dispatch int64
 
-	dispatching := time.Now()
-	s.dispatch()
-	s.broker.Publish(j.ID)
-	dispatch := ms(dispatching)
-
-	// The timings of the request itself, measured above, land on the row
+	// The timings of the request itself, measured above, land on the job
 	// in one more write; a failure here loses only the figures.
 	// The answer is the job as created: a worker may already hold it.
 	total := ms(start)
-	j.APIDbInsertMs, j.APIDispatchMs, j.APITotalMs = &insert, &dispatch, &total
-	if err := s.st.Job.UpdateOneID(j.ID).SetAPIDbInsertMs(insert).SetAPIDispatchMs(dispatch).SetAPITotalMs(total).Exec(ctx); err != nil {
+	timings := map[string]any{MetaAPIDbInsertMs: insert, MetaAPIDispatchMs: dispatch, MetaAPITotalMs: total}
+	if err := s.jobs.Annotate(ctx, j.ID, timings); err != nil {
 		s.log.WarnContext(ctx, "record request timings", "job_id", j.ID, "err", err)
+	}
+	j.Metadata = map[string]any{}
+	for k, v := range map[string]int64{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
+		MetaAPIDbInsertMs: insert, MetaAPIDispatchMs: dispatch, MetaAPITotalMs: total} {
+		j.Metadata[k] = float64(v)
 	}
 	s.log.InfoContext(ctx, "media job queued", "job_id", j.ID, "type", j.Type, "org", j.OrgID)
 	rec, err := jobRecord(ctx, s.storage, j)
@@ -244,7 +229,7 @@ func (s *JobService) GetJob(ctx context.Context, req *mediav1.GetJobRequest) (*m
 }
 
 func (s *JobService) get(ctx context.Context, id string) (*ent.Job, error) {
-	j, err := s.st.Job.Query().Where(job.ID(id), job.OrgID(auth.Org(ctx))).Only(ctx)
+	j, err := s.st.Job.Query().Where(job.ID(id), job.Kind(Kind), job.OrgID(auth.Org(ctx))).Only(ctx)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.JobNotFound, "no job has the id %q", id)
 	}
@@ -256,16 +241,16 @@ func (s *JobService) get(ctx context.Context, id string) (*ent.Job, error) {
 
 // ListJobs lists the caller's jobs, newest first.
 func (s *JobService) ListJobs(ctx context.Context, req *mediav1.ListJobsRequest) (*mediav1.ListJobsResponse, error) {
-	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	limit, offset, err := paging.Parse(req.GetLimit(), req.GetOffset())
 	if err != nil {
 		return nil, err
 	}
-	where := []predicate.Job{job.OrgID(auth.Org(ctx))}
+	where := []predicate.Job{job.Kind(Kind), job.OrgID(auth.Org(ctx))}
 	if st := req.GetStatus(); st != "" {
 		if !slices.Contains(Statuses, st) {
 			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
 		}
-		where = append(where, job.StatusEQ(job.Status(st)))
+		where = append(where, statusIs(st))
 	}
 	if ty := req.GetType(); ty != "" {
 		if _, ok := catalog.Lookup(ty); !ok {
@@ -273,19 +258,14 @@ func (s *JobService) ListJobs(ctx context.Context, req *mediav1.ListJobsRequest)
 		}
 		where = append(where, job.Type(ty))
 	}
-	total, err := s.st.Job.Query().Where(where...).Count(ctx)
-	if err != nil {
-		return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed; try again")
-	}
-	jobs, err := s.st.Job.Query().Where(where...).
-		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).
-		Limit(limit).Offset(offset).All(ctx)
+	// The (kind, org_id[, state][, type], created_at, id) indexes serve both reads.
+	total, jobs, err := s.jobs.List(ctx, limit, offset, where...)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed; try again")
 	}
 	resp := &mediav1.ListJobsResponse{
 		Data: make([]*mediav1.Job, 0, len(jobs)),
-		Meta: &mediav1.JobListMeta{Total: int32(total), Page: int32(page(limit, offset)), Limit: int32(limit)},
+		Meta: &mediav1.JobListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
 	}
 	for _, j := range jobs {
 		rec, err := jobRecord(ctx, s.storage, j)
@@ -303,22 +283,17 @@ func (s *JobService) CancelJob(ctx context.Context, req *mediav1.CancelJobReques
 	if err != nil {
 		return nil, err
 	}
-	now := nowMs()
-	n, err := s.st.Job.Update().
-		Where(job.ID(j.ID), job.StatusIn(job.StatusWaiting, job.StatusDispatched, job.StatusRunning)).
-		SetStatus(job.StatusCancelled).SetCompletedAt(now).SetUpdatedAt(now).
-		Save(ctx)
-	if err != nil {
+	j, err = s.jobs.Cancel(ctx, j.ID)
+	var notCancellable *jobs.NotCancellableError
+	switch {
+	case errors.As(err, &notCancellable):
+		if j, err = s.get(ctx, req.GetId()); err != nil {
+			return nil, err
+		}
+		return nil, apierr.New(apierr.JobNotCancellable, "job %s is already in a terminal state (%s) and cannot be cancelled", j.ID, Status(j))
+	case err != nil:
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be cancelled; try again")
 	}
-	if j, err = s.get(ctx, j.ID); err != nil {
-		return nil, err
-	}
-	if n == 0 {
-		return nil, apierr.New(apierr.JobNotCancellable, "job %s is already in a terminal state (%s) and cannot be cancelled", j.ID, j.Status)
-	}
-	s.abort(j.ID)
-	s.broker.Publish(j.ID)
 	rec, err := jobRecord(ctx, s.storage, j)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
@@ -329,7 +304,7 @@ func (s *JobService) CancelJob(ctx context.Context, req *mediav1.CancelJobReques
 // WatchJob streams the job until it ends.
 func (s *JobService) WatchJob(req *mediav1.WatchJobRequest, stream mediav1.JobService_WatchJobServer) error {
 	ctx := stream.Context()
-	changed, unsubscribe := s.broker.Subscribe(req.GetId())
+	changed, unsubscribe := s.bus.Subscribe(req.GetId())
 	defer unsubscribe()
 	var last *mediav1.Job
 	return events.Follow(ctx, changed, func() (bool, error) {
@@ -347,7 +322,7 @@ func (s *JobService) WatchJob(req *mediav1.WatchJobRequest, stream mediav1.JobSe
 			}
 			last = rec
 		}
-		return j.Status == job.StatusComplete || j.Status == job.StatusFailed || j.Status == job.StatusCancelled, nil
+		return jobs.Final(j.State), nil
 	})
 }
 

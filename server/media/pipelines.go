@@ -14,6 +14,8 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/pipeline"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -22,18 +24,16 @@ import (
 // PipelineService is the PipelineService implementation.
 type PipelineService struct {
 	mediav1.UnimplementedPipelineServiceServer
-	st       *store.Store
-	storage  *storage.Storage
-	broker   *events.Broker
-	log      *slog.Logger
-	dispatch func()
-	abort    func(string)
+	st      *store.Store
+	jobs    *jobs.Client
+	storage *storage.Storage
+	bus     events.Bus
+	log     *slog.Logger
 }
 
-// NewPipelineService returns the service; dispatch and abort reach the job
-// runner (nil on a node that runs no jobs).
-func NewPipelineService(st *store.Store, storage *storage.Storage, broker *events.Broker, log *slog.Logger, dispatch func(), abort func(string)) *PipelineService {
-	return &PipelineService{st: st, storage: storage, broker: broker, log: log, dispatch: dispatch, abort: abort}
+// NewPipelineService returns the service.
+func NewPipelineService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, log *slog.Logger) *PipelineService {
+	return &PipelineService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, log: log}
 }
 
 // spec turns the request into what pipeline.Validate checks.
@@ -97,7 +97,7 @@ func (s *PipelineService) GetPipeline(ctx context.Context, req *mediav1.GetPipel
 
 // ListPipelines lists the caller's pipelines, newest first.
 func (s *PipelineService) ListPipelines(ctx context.Context, req *mediav1.ListPipelinesRequest) (*mediav1.ListPipelinesResponse, error) {
-	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	limit, offset, err := paging.Parse(req.GetLimit(), req.GetOffset())
 	if err != nil {
 		return nil, err
 	}
@@ -112,7 +112,7 @@ func (s *PipelineService) ListPipelines(ctx context.Context, req *mediav1.ListPi
 	}
 	resp := &mediav1.ListPipelinesResponse{
 		Data: make([]*mediav1.Pipeline, 0, len(ps)),
-		Meta: &mediav1.PipelineListMeta{Total: int32(total), Page: int32(page(limit, offset)), Limit: int32(limit)},
+		Meta: &mediav1.PipelineListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
 	}
 	for _, p := range ps {
 		rec, err := pipelineRecord(p)

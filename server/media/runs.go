@@ -23,15 +23,9 @@ import (
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/idempotency"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/paging"
 )
-
-// Runs need the job side: waking and stopping workers.
-func (s *PipelineService) runtime() (func(), func(string)) {
-	if s.dispatch == nil {
-		return func() {}, func(string) {}
-	}
-	return s.dispatch, s.abort
-}
 
 func (s *PipelineService) load(ctx context.Context, id string) (*ent.Pipeline, *mediav1.Pipeline, error) {
 	p, err := s.st.Pipeline.Query().Where(entpipeline.ID(id), entpipeline.OrgID(auth.Org(ctx))).Only(ctx)
@@ -58,13 +52,18 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 	}
 	given := req.GetInputs().AsMap()
 	fed := map[string]map[string]bool{}
-	upstream := map[string]map[string]bool{}
+	// upstream[to][from] maps the inputs of node to that node from feeds:
+	// input field -> output field.
+	upstream := map[string]map[string]map[string]string{}
 	for _, e := range g.GetEdges() {
 		if fed[e.GetTo()] == nil {
-			fed[e.GetTo()], upstream[e.GetTo()] = map[string]bool{}, map[string]bool{}
+			fed[e.GetTo()], upstream[e.GetTo()] = map[string]bool{}, map[string]map[string]string{}
+		}
+		if upstream[e.GetTo()][e.GetFrom()] == nil {
+			upstream[e.GetTo()][e.GetFrom()] = map[string]string{}
 		}
 		fed[e.GetTo()][e.GetOutputMapping().GetTargetField()] = true
-		upstream[e.GetTo()][e.GetFrom()] = true
+		upstream[e.GetTo()][e.GetFrom()][e.GetOutputMapping().GetTargetField()] = e.GetOutputMapping().GetSourceField()
 	}
 	var problems []catalog.Problem
 	nodeInputs := map[string]map[string]any{}
@@ -114,7 +113,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 
-	submit, err := keyed(ctx, s.st, "pipelines.run", "run", req, func(j *ent.Job) string {
+	submit, err := keyed(ctx, s.jobs, "pipelines.run", "run", req, func(j *ent.Job) string {
 		if j.BatchID == nil {
 			return j.ID // a job's key, which a run's hash never matches
 		}
@@ -123,35 +122,37 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 	if err != nil {
 		return nil, err
 	}
-	runID, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
+	runID, _, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
 		runID := "run_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
-		tx, err := s.st.Tx(ctx)
-		if err != nil {
-			return "", err
+		idOf := map[string]string{}
+		for i, n := range g.GetNodes() {
+			idOf[n.GetId()] = fmt.Sprintf("job_%s%02d", strings.TrimPrefix(runID, "run_")[:30], i)
 		}
+		var batch []jobs.NewJob
 		now := nowMs()
 		for i, n := range g.GetNodes() {
 			t, _ := catalog.Lookup(n.GetJobType())
 			inJSON, _ := json.Marshal(nodeInputs[n.GetId()])
-			params := n.GetParams().AsMap()
-			pJSON, _ := json.Marshal(params)
-			c := tx.Job.Create().
-				SetID(fmt.Sprintf("job_%s%02d", strings.TrimPrefix(runID, "run_")[:30], i)).
-				SetOrgID(p.OrgID).SetType(t.Name).SetBatchID(runID).SetPipelineID(p.ID).SetPipelineNodeID(n.GetId()).
-				SetInputs(string(inJSON)).SetParams(string(pJSON)).SetProviderID(t.ProviderID).SetProviderType(t.Resource).
-				SetAiPattern(t.Pattern).SetPendingInputs(len(upstream[n.GetId()])).
-				// Node order is creation order, so a run lists its jobs as the pipeline does.
-				SetCreatedAt(now).SetUpdatedAt(now)
-			if i == 0 && submit.Key != "" {
-				// The run's key, on its first job: the unique index makes it one run.
-				c.SetIdempotencyKey(submit.Key).SetRequestHash(submit.Hash)
-			}
-			if err := c.Exec(ctx); err != nil {
-				tx.Rollback()
+			pJSON, _ := json.Marshal(n.GetParams().AsMap())
+			args, err := json.Marshal(Args{Inputs: inJSON, Params: pJSON})
+			if err != nil {
 				return "", err
 			}
+			nj := jobs.NewJob{ID: idOf[n.GetId()], Kind: Kind, Type: t.Name, Org: p.OrgID, Args: args,
+				BatchID: runID, PipelineID: p.ID, NodeID: n.GetId(),
+				// Node order is creation order, so a run lists its jobs as the pipeline does.
+				CreatedAt: now}
+			for from, inputs := range upstream[n.GetId()] {
+				nj.Parents = append(nj.Parents, jobs.Parent{ID: idOf[from], Inputs: inputs})
+			}
+			sort.Slice(nj.Parents, func(a, b int) bool { return nj.Parents[a].ID < nj.Parents[b].ID })
+			if i == 0 && submit.Key != "" {
+				// The run's key, on its first job: the unique index makes it one run.
+				nj.IdempotencyKey, nj.RequestHash = submit.Key, submit.Hash
+			}
+			batch = append(batch, nj)
 		}
-		if err := tx.Commit(); err != nil {
+		if _, err := s.jobs.Insert(ctx, batch...); err != nil {
 			return "", err
 		}
 		return runID, nil
@@ -163,10 +164,6 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
 	}
 	// A repeat answers with the run the first request started, as it is now.
-	if made {
-		dispatch, _ := s.runtime()
-		dispatch()
-	}
 	run, err := s.run(ctx, p.ID, runID)
 	if err != nil {
 		return nil, err
@@ -177,7 +174,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 // run reads a run: its jobs and the status they add up to.
 func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*mediav1.PipelineRun, error) {
 	jobs, err := s.st.Job.Query().
-		Where(job.BatchID(runID), job.PipelineID(pipelineID), job.OrgID(auth.Org(ctx))).
+		Where(job.Kind(Kind), job.BatchID(runID), job.PipelineID(pipelineID), job.OrgID(auth.Org(ctx))).
 		Order(job.ByID()).All(ctx)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read; try again")
@@ -208,11 +205,11 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 	if _, _, err := s.load(ctx, req.GetId()); err != nil {
 		return nil, err
 	}
-	limit, offset, err := paging(req.GetLimit(), req.GetOffset())
+	limit, offset, err := paging.Parse(req.GetLimit(), req.GetOffset())
 	if err != nil {
 		return nil, err
 	}
-	of := []predicate.Job{job.PipelineID(req.GetId()), job.OrgID(auth.Org(ctx)), job.BatchIDNotNil()}
+	of := []predicate.Job{job.Kind(Kind), job.PipelineID(req.GetId()), job.OrgID(auth.Org(ctx)), job.BatchIDNotNil()}
 	failed := func(err error) error {
 		return apierr.Wrap(err, apierr.Internal, "the runs could not be listed; try again")
 	}
@@ -249,7 +246,7 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 	}
 	resp := &mediav1.ListPipelineRunsResponse{
 		Data: make([]*mediav1.PipelineRun, 0, len(ids)),
-		Meta: &mediav1.PipelineListMeta{Total: int32(total), Page: int32(page(limit, offset)), Limit: int32(limit)},
+		Meta: &mediav1.PipelineListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
 	}
 	for _, id := range ids {
 		run, err := s.runRecord(ctx, req.GetId(), id, byRun[id])
@@ -264,19 +261,19 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 // RunStatus adds up the statuses of a run's jobs: failed if one failed,
 // cancelled if one was cancelled, complete when all are, running once one
 // has started, waiting before.
-func RunStatus(jobs []*ent.Job) string {
-	count := map[job.Status]int{}
-	for _, j := range jobs {
-		count[j.Status]++
+func RunStatus(js []*ent.Job) string {
+	count := map[string]int{}
+	for _, j := range js {
+		count[Status(j)]++
 	}
 	switch {
-	case count[job.StatusFailed] > 0:
+	case count["failed"] > 0:
 		return "failed"
-	case count[job.StatusCancelled] > 0:
+	case count["cancelled"] > 0:
 		return "cancelled"
-	case count[job.StatusComplete] == len(jobs):
+	case count["complete"] == len(js):
 		return "complete"
-	case count[job.StatusDispatched]+count[job.StatusRunning]+count[job.StatusComplete] > 0:
+	case count["dispatched"]+count["running"]+count["complete"] > 0:
 		return "running"
 	}
 	return "waiting"
@@ -303,19 +300,8 @@ func (s *PipelineService) CancelPipelineRun(ctx context.Context, req *mediav1.Ca
 	if err != nil {
 		return nil, err
 	}
-	now := nowMs()
-	_, abort := s.runtime()
-	for _, j := range run.GetJobs() {
-		n, err := s.st.Job.Update().
-			Where(job.ID(j.GetId()), job.StatusIn(job.StatusWaiting, job.StatusDispatched, job.StatusRunning)).
-			SetStatus(job.StatusCancelled).SetCompletedAt(now).SetUpdatedAt(now).Save(ctx)
-		if err != nil {
-			return nil, apierr.Wrap(err, apierr.Internal, "the run could not be cancelled; try again")
-		}
-		if n > 0 {
-			abort(j.GetId())
-			s.broker.Publish(j.GetId())
-		}
+	if err := s.jobs.CancelBatch(ctx, run.GetId()); err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the run could not be cancelled; try again")
 	}
 	if run, err = s.run(ctx, req.GetId(), req.GetRunId()); err != nil {
 		return nil, err
@@ -337,7 +323,7 @@ func (s *PipelineService) WatchPipelineRun(req *mediav1.WatchPipelineRunRequest,
 	for i, j := range run.GetJobs() {
 		ids[i] = j.GetId()
 	}
-	changed, unsubscribe := s.broker.Subscribe(ids...)
+	changed, unsubscribe := s.bus.Subscribe(ids...)
 	defer unsubscribe()
 	var last *mediav1.PipelineRun
 	return events.Follow(ctx, changed, func() (bool, error) {

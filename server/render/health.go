@@ -57,7 +57,7 @@ func (h *healthCheck) check(ctx context.Context) *renderv1.HealthResponse {
 	if !healthy {
 		status = "unhealthy"
 	}
-	return &renderv1.HealthResponse{Status: status, Timestamp: timestamp(time.Now()), Checks: checks}
+	return &renderv1.HealthResponse{Status: status, Timestamp: timestamp(time.Now().UnixMilli()), Checks: checks}
 }
 
 func (h *healthCheck) ffmpeg(ctx context.Context) error {

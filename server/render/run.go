@@ -14,76 +14,116 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
 )
 
-// The documented error codes of a failed render job.
-const (
-	CodeAssetFetchFailed = "ASSET_FETCH_FAILED"
-	CodeAssetInvalid     = "ASSET_INVALID"
-	CodeRenderFailed     = "RENDER_FAILED"
-	CodeRenderTimeout    = "RENDER_TIMEOUT"
-	CodeStorageFailed    = "STORAGE_FAILED"
-)
-
-// outcome is how a render ended, before it is written to the store.
-type outcome struct {
-	outputKey string
-	code      string
-	message   string
-	// transient failures are retried while the job has attempts left.
-	transient bool
+// failed is a failure that no retry mends.
+func failed(code, format string, args ...any) *jobs.Failure {
+	return &jobs.Failure{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// Error makes an outcome the error that stops an attempt's other work.
-func (o *outcome) Error() string { return o.code + ": " + o.message }
+// HandlerConfig is what rendering needs.
+type HandlerConfig struct {
+	// Store holds the uploaded assets a composition may name.
+	Store   *store.Store
+	Storage *storage.Storage
+	Fetch   *fetch.Client
+	Limits  engine.Limits
+	// TempDir holds each render's downloads and partial output.
+	TempDir string
+	// DefaultFont is the font file of text layers that name none.
+	DefaultFont string
+	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
+	RenderTimeout time.Duration
+	Log           *slog.Logger
+}
 
-func failed(code, format string, args ...any) outcome {
-	return outcome{code: code, message: fmt.Sprintf(format, args...)}
+// Handler renders render jobs for the job core's pool.
+type Handler struct{ cfg HandlerConfig }
+
+// NewHandler returns the render handler.
+func NewHandler(cfg HandlerConfig) *Handler { return &Handler{cfg: cfg} }
+
+// Types are the job types the handler runs.
+func (h *Handler) Types() []string { return []string{Kind} }
+
+// Run renders one attempt of a job.
+func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+	log := h.cfg.Log.With("job_id", j.ID)
+	args, err := ArgsOf(j)
+	if err != nil {
+		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
+	}
+	log.Info("render started", "attempt", j.Attempt)
+	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress}
+	keys, f := r.execute(ctx)
+	o := jobs.Outcome{Failure: f}
+	if len(keys) > 0 {
+		o.Discard = func(ctx context.Context) {
+			for _, key := range keys {
+				if err := h.cfg.Storage.Delete(ctx, key); err != nil {
+					log.Error("remove output of a job that is not completed", "key", key, "err", err)
+				}
+			}
+		}
+		if f == nil {
+			o.Result.Outputs = keys
+		}
+	}
+	return o
 }
 
 // renderRun is one attempt at rendering one job.
 type renderRun struct {
-	w   *Workers
-	job *ent.RenderJob
-	log *slog.Logger
+	cfg      HandlerConfig
+	job      *ent.Job
+	args     Args
+	log      *slog.Logger
+	progress func(float64)
 }
 
 // execute runs one attempt: downloads, probes, ffmpeg and the upload,
 // all under one deadline (--render-timeout), so that slow sources hold a
 // worker no longer than a slow encode may. parent ends when the job is
-// cancelled, taken over or handed back; its end is not a failure.
-func (r *renderRun) execute(parent context.Context) outcome {
-	cfg := r.w.cfg
+// cancelled, taken over or handed back; its end is not a failure. It
+// returns the keys of what it stored by output field (the output, and the
+// poster and thumbnail asked for), and how the attempt failed.
+func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Failure) {
+	cfg := r.cfg
 	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
 	defer cancel()
 	// stopped says how the attempt ended when its context did.
-	stopped := func() (outcome, bool) {
+	stopped := func() (*jobs.Failure, bool) {
 		switch {
 		case parent.Err() != nil:
-			return outcome{}, true
+			return nil, true
 		case ctx.Err() != nil:
-			return failed(CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", cfg.RenderTimeout), true
+			return failed(jobs.CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", cfg.RenderTimeout), true
 		}
-		return outcome{}, false
+		return nil, false
 	}
-	scene, err := engine.Compile(r.job.Provider, r.job.Composition, r.job.AssetUrls, cfg.Limits)
+	scene, err := engine.Compile(r.args.Provider, r.args.Composition, r.args.AssetURLs, cfg.Limits)
 	if err != nil {
 		// Validated at submit; only a change of limits between then and now gets here.
-		return failed(CodeRenderFailed, "the composition is no longer valid: %v", err)
+		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
 	}
 	dir, err := os.MkdirTemp(cfg.TempDir, "render-"+r.job.ID+"-")
 	if err != nil {
-		return outcome{code: CodeRenderFailed, message: "kino could not create a working folder", transient: true}
+		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
 	}
 	defer os.RemoveAll(dir)
 
-	media, o := r.fetchSources(ctx, dir, scene.Sources())
-	if o, ok := stopped(); ok {
-		return o
+	media, f := r.fetchSources(ctx, dir, scene.Sources())
+	if f, ok := stopped(); ok {
+		return nil, f
 	}
-	if o != nil {
-		return *o
+	if f != nil {
+		return nil, f
 	}
 
 	out := filepath.Join(dir, "output."+scene.Format)
@@ -91,54 +131,63 @@ func (r *renderRun) execute(parent context.Context) outcome {
 	if err != nil {
 		var me *engine.MediaError
 		if errors.As(err, &me) {
-			return failed(CodeAssetInvalid, "%s", err.Error())
+			return nil, failed(jobs.CodeAssetInvalid, "%s", err.Error())
 		}
-		return failed(CodeRenderFailed, "the render could not be planned: %v", err)
+		return nil, failed(jobs.CodeRenderFailed, "the render could not be planned: %v", err)
 	}
 	for name, content := range cmd.Files {
 		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
-			return outcome{code: CodeRenderFailed, message: "kino could not write a working file", transient: true}
+			return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
 		}
 	}
 
-	last := 0.0
 	t := time.Now()
-	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{
-		Dir:      dir,
-		Duration: scene.Duration,
-		OnProgress: func(p float64) {
-			// ffmpeg reports twice a second; each report that moves is
-			// written, so readers see progress at least once a second. 100
-			// is written with the completion, in the same update.
-			if p <= last || p >= 100 {
-				return
-			}
-			last = p
-			if err := cfg.Queue.SetProgress(ctx, r.job.ID, p); err != nil && ctx.Err() == nil {
-				r.log.Warn("record progress", "err", err)
-			}
-		},
-	})
-	if o, ok := stopped(); ok {
-		return o
+	// ffmpeg reports twice a second; the pool writes each report that
+	// moves, so readers see progress at least once a second.
+	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir, Duration: scene.Duration, OnProgress: r.progress})
+	if f, ok := stopped(); ok {
+		return nil, f
 	}
 	if err != nil {
 		r.log.Error("ffmpeg failed", "err", err)
-		return failed(CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
+		return nil, failed(jobs.CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
 	}
 	r.log.Info("render encoded", "ms", time.Since(t).Milliseconds())
 
-	key := fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format)
-	if err := cfg.Storage.Upload(ctx, key, out, contentType(scene.Format)); err != nil {
-		if o, ok := stopped(); ok {
-			o.outputKey = key // whatever was stored is removed
-			return o
-		}
-		r.log.Error("upload output", "err", err)
-		return outcome{code: CodeStorageFailed, message: "the output could not be stored", transient: true}
+	// Every file of the render is stored under its prefix: the output as
+	// renders/ID.FORMAT, a poster as renders/ID.poster.jpg.
+	uploads := []upload{{field: OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}}
+	for _, pic := range cmd.Pictures {
+		uploads = append(uploads, upload{field: pictureFields[pic.Name], path: pic.Path, format: pic.Format,
+			key: fmt.Sprintf("renders/%s.%s.%s", r.job.ID, pic.Name, pic.Format)})
 	}
-	return outcome{outputKey: key}
+	keys := map[string]string{}
+	for _, u := range uploads {
+		if err := cfg.Storage.Upload(ctx, u.key, u.path, contentType(u.format)); err != nil {
+			if f, ok := stopped(); ok {
+				keys[u.field] = u.key
+				return keys, f // whatever was stored is removed
+			}
+			r.log.Error("upload output", "field", u.field, "err", err)
+			for _, key := range keys {
+				if err := cfg.Storage.Delete(context.WithoutCancel(ctx), key); err != nil {
+					r.log.Error("remove output of a failed upload", "key", key, "err", err)
+				}
+			}
+			return nil, &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
+		}
+		keys[u.field] = u.key
+	}
+	return keys, nil
 }
+
+// upload is one file of a render to store.
+type upload struct {
+	field, key, path, format string
+}
+
+// pictureFields are the output fields of the pictures made beside a video.
+var pictureFields = map[string]string{"poster": PosterField, "thumbnail": ThumbnailField}
 
 // parallelFetches is how many sources of one render download at once:
 // enough to hide each server's latency, few enough to be polite to one.
@@ -147,7 +196,7 @@ const parallelFetches = 4
 // fetchSources downloads and probes every source of the scene, a few at
 // once; the first failure stops the others and is the outcome of the
 // attempt. When ctx ends first, neither is set: the caller says why.
-func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engine.Source) (map[string]engine.Media, *outcome) {
+func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engine.Source) (map[string]engine.Media, *jobs.Failure) {
 	var (
 		mu    sync.Mutex
 		media = make(map[string]engine.Media, len(sources))
@@ -156,9 +205,9 @@ func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engi
 	g.SetLimit(parallelFetches)
 	for i, src := range sources {
 		g.Go(func() error {
-			m, o := r.fetchSource(gctx, filepath.Join(dir, fmt.Sprintf("source-%d", i)), src)
-			if o != nil {
-				return o
+			m, f := r.fetchSource(gctx, filepath.Join(dir, fmt.Sprintf("source-%d", i)), src)
+			if f != nil {
+				return f
 			}
 			mu.Lock()
 			defer mu.Unlock()
@@ -166,31 +215,36 @@ func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engi
 			return gctx.Err()
 		})
 	}
-	var o *outcome
-	if errors.As(g.Wait(), &o) {
-		return nil, o
+	var f *jobs.Failure
+	if errors.As(g.Wait(), &f) {
+		return nil, f
 	}
 	return media, nil
 }
 
 // fetchSource downloads one source and describes it; nil outcome when the
 // context ended (the caller says why).
-func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Source) (engine.Media, *outcome) {
-	cfg := r.w.cfg
+func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Source) (engine.Media, *jobs.Failure) {
+	cfg := r.cfg
 	t := time.Now()
-	n, err := cfg.Fetch.Download(ctx, src.URL, path)
+	var n int64
+	var err error
+	if engine.IsAssetID(src.URL) {
+		n, err = media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
+	} else {
+		n, err = cfg.Fetch.Download(ctx, src.URL, path)
+	}
 	if ctx.Err() != nil {
 		return engine.Media{}, nil
 	}
 	if err != nil {
-		o := failed(CodeAssetFetchFailed, "%s: %v", src.Field, err)
-		return engine.Media{}, &o
+		return engine.Media{}, failed(jobs.CodeAssetFetchFailed, "%s: %v", src.Field, err)
 	}
 	r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
 	if src.Font {
 		m, err := engine.FontFromFile(path)
 		if err != nil {
-			return engine.Media{}, &outcome{code: CodeRenderFailed, message: "kino could not read a downloaded font", transient: true}
+			return engine.Media{}, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not read a downloaded font", Retry: true}
 		}
 		return m, nil
 	}
@@ -200,73 +254,32 @@ func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Sou
 	}
 	var ie *ffmpeg.InputError
 	if errors.As(err, &ie) {
-		o := failed(CodeAssetInvalid, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
-		return engine.Media{}, &o
+		return engine.Media{}, failed(jobs.CodeAssetInvalid, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
 	}
 	if err != nil {
-		o := failed(CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
-		return engine.Media{}, &o
+		return engine.Media{}, failed(jobs.CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
 	}
 	return engine.MediaFromInfo(path, info), nil
 }
 
-// finish writes the outcome of a render, unless the job stopped being this
-// worker's meanwhile (then any output is removed: a cancelled job never has one).
-func (w *Workers) finish(job *ent.RenderJob, o outcome, cause error, log *slog.Logger, took time.Duration) {
-	// The render's context may be over; these writes must still happen.
-	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-	defer cancel()
-	q := w.cfg.Queue
-	removeOutput := func() {
-		if o.outputKey == "" {
-			return
-		}
-		if err := w.cfg.Storage.Delete(ctx, o.outputKey); err != nil {
-			log.Error("remove output of a job that is not completed", "err", err)
-		}
-	}
-
-	var (
-		ok  bool
-		err error
-	)
-	switch {
-	case errors.Is(cause, errCancelled), errors.Is(cause, errLostLease):
-		log.Info("render stopped", "reason", cause.Error())
-		removeOutput()
-		return
-	case errors.Is(cause, errShutdown):
-		removeOutput()
-		ok, err = q.Release(ctx, job.ID)
-		log.Info("render released for another worker", "reason", cause.Error())
-	case o.code == "":
-		ok, err = q.Complete(ctx, job.ID, o.outputKey)
-		if err == nil && !ok {
-			removeOutput()
-		}
-		if ok {
-			log.Info("render completed", "ms", took.Milliseconds(), "output", o.outputKey)
-		}
-	case o.transient:
-		ok, err = q.Retry(ctx, job.ID, job.Attempts, o.code, o.message)
-		log.Warn("render failed, will retry while attempts remain", "code", o.code, "message", o.message)
-	default:
-		ok, err = q.Fail(ctx, job.ID, o.code, o.message)
-		log.Warn("render failed", "code", o.code, "message", o.message)
-	}
-	if err != nil {
-		// The lease will run out and recovery will take the job.
-		log.Error("record render outcome", "err", err)
-	}
-	if !ok {
-		log.Info("render outcome discarded: the job changed meanwhile")
-	}
-}
-
+// contentType is the media type a stored output is served with, by
+// format.
 func contentType(format string) string {
 	switch format {
 	case "webm":
 		return "video/webm"
+	case "mov":
+		return "video/quicktime"
+	case "gif":
+		return "image/gif"
+	case "png":
+		return "image/png"
+	case "jpg":
+		return "image/jpeg"
+	case "mp3":
+		return "audio/mpeg"
+	case "wav":
+		return "audio/wav"
 	default:
 		return "video/mp4"
 	}

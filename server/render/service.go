@@ -5,6 +5,7 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net/url"
@@ -15,7 +16,7 @@ import (
 	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/renderjob"
+	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
@@ -23,7 +24,7 @@ import (
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/idempotency"
-	"github.com/kinohq/kino/server/queue"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -35,10 +36,9 @@ type Service struct {
 	renderv1.UnimplementedRenderServiceServer
 
 	st      *store.Store
-	queue   *queue.Queue
-	broker  *events.Broker
+	jobs    *jobs.Client
+	bus     events.Bus
 	storage *storage.Storage
-	workers *Workers
 	limits  engine.Limits
 	// checkURL refuses webhooks kino may never call; nil accepts all.
 	checkURL func(string) error
@@ -49,10 +49,9 @@ type Service struct {
 // ServiceConfig is what the service needs.
 type ServiceConfig struct {
 	Store   *store.Store
-	Queue   *queue.Queue
-	Broker  *events.Broker
+	Jobs    *jobs.Client
+	Bus     events.Bus
 	Storage *storage.Storage
-	Workers *Workers
 	Limits  engine.Limits
 	// CheckURL refuses a webhook URL that kino would never be allowed to
 	// call (fetch.Client.CheckHost); nil accepts every URL.
@@ -64,10 +63,9 @@ type ServiceConfig struct {
 func NewService(cfg ServiceConfig) *Service {
 	return &Service{
 		st:       cfg.Store,
-		queue:    cfg.Queue,
-		broker:   cfg.Broker,
+		jobs:     cfg.Jobs,
+		bus:      cfg.Bus,
 		storage:  cfg.Storage,
-		workers:  cfg.Workers,
 		limits:   cfg.Limits,
 		checkURL: cfg.CheckURL,
 		health:   newHealthCheck(cfg.Store, cfg.Log),
@@ -77,16 +75,29 @@ func NewService(cfg ServiceConfig) *Service {
 
 // SubmitRender validates the composition and queues it.
 func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRequest) (*renderv1.SubmitRenderResponse, error) {
-	if req.GetComposition() == nil {
+	provider, assets := req.GetProvider(), req.GetAssetUrls()
+	var composition []byte
+	var err error
+	switch {
+	case req.GetTemplate() != "":
+		if provider, composition, assets, err = fromTemplate(ctx, s.st, req); err != nil {
+			return nil, err
+		}
+	case len(req.GetMerge()) > 0:
+		return nil, apierr.New(apierr.Validation, "merge: fills the placeholders of a template; name one in template")
+	case req.GetComposition() == nil:
 		return nil, apierr.New(apierr.Validation, "composition: is required")
+	default:
+		if composition, err = protojson.Marshal(req.GetComposition()); err != nil {
+			return nil, apierr.New(apierr.Validation, "composition: %v", err)
+		}
 	}
-	composition, err := protojson.Marshal(req.GetComposition())
-	if err != nil {
-		return nil, apierr.New(apierr.Validation, "composition: %v", err)
-	}
-	scene, err := engine.Compile(req.GetProvider(), composition, req.GetAssetUrls(), s.limits)
+	scene, err := engine.Compile(provider, composition, assets, s.limits)
 	if err != nil {
 		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	}
+	if err := checkAssets(ctx, s.st, auth.Org(ctx), scene); err != nil {
+		return nil, err
 	}
 	if err := s.validateWebhook(req.GetWebhook()); err != nil {
 		return nil, err
@@ -100,53 +111,45 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 		return nil, apierr.Wrap(err, apierr.Internal, "could not read the request")
 	}
 	org := auth.Org(ctx)
-	var first *ent.RenderJob // what Find found last
+	var first *ent.Job // what Find found last
 	submit := idempotency.Submit{Key: key, Hash: hash, Noun: "render",
 		Find: func(ctx context.Context) (idempotency.Earlier, bool, error) {
-			job, err := s.st.RenderJob.Query().Where(renderjob.OrgID(org), renderjob.IdempotencyKey(key)).Only(ctx)
+			j, err := s.st.Job.Query().Where(job.Kind(Kind), job.OrgID(org), job.IdempotencyKey(key)).Only(ctx)
 			if ent.IsNotFound(err) {
 				return idempotency.Earlier{}, false, nil
 			}
 			if err != nil {
 				return idempotency.Earlier{}, false, err
 			}
-			first = job
-			return idempotency.Earlier{ID: job.ID, Hash: job.RequestHash, CreatedAt: job.CreatedAt}, true, nil
+			first = j
+			e := idempotency.Earlier{ID: j.ID, CreatedAt: time.UnixMilli(j.CreatedAt)}
+			if j.RequestHash != nil {
+				e.Hash = *j.RequestHash
+			}
+			return e, true, nil
 		},
-		Free: func(ctx context.Context, e idempotency.Earlier) error {
-			return s.st.RenderJob.UpdateOneID(e.ID).ClearIdempotencyKey().Exec(ctx)
+		Free: func(ctx context.Context, _ idempotency.Earlier) error {
+			return s.jobs.ForgetKey(ctx, Kind, org, key)
 		},
 	}
 
-	var job *ent.RenderJob
+	args, err := json.Marshal(argsOf(provider, composition, assets, req.GetWebhook(), scene))
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "could not store the request")
+	}
+	var queued *ent.Job
 	_, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
 		id, err := uuid.NewV7()
 		if err != nil {
 			return "", err
 		}
-		t := time.Now().UTC()
-		create := s.st.RenderJob.Create().
-			SetID(id.String()).
-			SetOrgID(org).
-			SetProvider(req.GetProvider()).
-			SetComposition(composition).
-			SetAssetUrls(req.GetAssetUrls()).
-			SetWebhookURL(req.GetWebhook()).
-			SetFormat(scene.Format).
-			SetWidth(scene.Width).
-			SetHeight(scene.Height).
-			SetDuration(scene.Duration).
-			SetRequestHash(hash).
-			SetCreatedAt(t).
-			SetUpdatedAt(t)
-		if key != "" {
-			create.SetIdempotencyKey(key)
-		}
-		job, err = create.Save(ctx)
+		inserted, err := s.jobs.Insert(ctx, jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
+			IdempotencyKey: key, RequestHash: hash})
 		if err != nil {
 			return "", err
 		}
-		return job.ID, nil
+		queued = inserted[0]
+		return queued.ID, nil
 	})
 	if err != nil {
 		if _, ok := err.(*apierr.Error); ok {
@@ -159,11 +162,9 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 		// A repeat of an idempotent submit answers as the first one did.
 		return submitResponse(first), nil
 	}
-	s.log.InfoContext(ctx, "render job queued", "job_id", job.ID, "provider", job.Provider,
-		"width", job.Width, "height", job.Height, "duration", job.Duration, "format", job.Format)
-	s.broker.Publish(job.ID)
-	s.workers.Wake()
-	return submitResponse(job), nil
+	s.log.InfoContext(ctx, "render job queued", "job_id", queued.ID, "provider", provider,
+		"width", scene.Width, "height", scene.Height, "duration", scene.Duration, "format", scene.Format)
+	return submitResponse(queued), nil
 }
 
 // GetRender reads a job's status record.
@@ -187,35 +188,34 @@ func (s *Service) CancelRender(ctx context.Context, req *renderv1.CancelRenderRe
 	if _, err := s.get(ctx, id); err != nil {
 		return nil, err
 	}
-	job, err := s.queue.Cancel(ctx, id)
-	var notCancellable *queue.NotCancellableError
+	j, err := s.jobs.Cancel(ctx, id)
+	var notCancellable *jobs.NotCancellableError
 	switch {
-	case errors.Is(err, queue.ErrNotFound):
+	case errors.Is(err, jobs.ErrNotFound):
 		return nil, notFound(id)
 	case errors.As(err, &notCancellable):
 		return nil, apierr.New(apierr.JobNotCancellable,
-			"job %s is already in a terminal state (%s) and cannot be cancelled", id, notCancellable.Status)
+			"job %s is already in a terminal state (%s) and cannot be cancelled", id, Status(notCancellable.State))
 	case err != nil:
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be cancelled; try again")
 	}
-	s.workers.Abort(id)
 	s.log.InfoContext(ctx, "render job cancelled", "job_id", id)
-	return &renderv1.CancelRenderResponse{JobId: job.ID, Status: string(job.Status)}, nil
+	return &renderv1.CancelRenderResponse{JobId: j.ID, Status: Status(j.State)}, nil
 }
 
 // WatchRender streams the job record until the job ends.
 func (s *Service) WatchRender(req *renderv1.WatchRenderRequest, stream renderv1.RenderService_WatchRenderServer) error {
 	ctx := stream.Context()
 	id := req.GetJobId()
-	changed, unsubscribe := s.broker.Subscribe(id)
+	changed, unsubscribe := s.bus.Subscribe(id)
 	defer unsubscribe()
 	var last *renderv1.RenderJob
 	return events.Follow(ctx, changed, func() (bool, error) {
-		job, err := s.get(ctx, id)
+		j, err := s.get(ctx, id)
 		if err != nil {
 			return false, err
 		}
-		rec, err := s.record(ctx, job)
+		rec, err := s.record(ctx, j)
 		if err != nil {
 			return false, err
 		}
@@ -225,7 +225,7 @@ func (s *Service) WatchRender(req *renderv1.WatchRenderRequest, stream renderv1.
 			}
 			last = rec
 		}
-		return queue.Terminal(job.Status), nil
+		return jobs.Final(j.State), nil
 	})
 }
 
@@ -234,42 +234,66 @@ func (s *Service) Health(ctx context.Context, _ *renderv1.HealthRequest) (*rende
 	return s.health.check(ctx), nil
 }
 
-func (s *Service) get(ctx context.Context, id string) (*ent.RenderJob, error) {
+func (s *Service) get(ctx context.Context, id string) (*ent.Job, error) {
 	if id == "" {
 		return nil, apierr.New(apierr.Validation, "jobId: is required")
 	}
-	job, err := s.st.RenderJob.Get(ctx, id)
-	if ent.IsNotFound(err) || (err == nil && job.OrgID != auth.Org(ctx)) {
+	j, err := s.st.Job.Query().Where(job.ID(id), job.Kind(Kind), job.OrgID(auth.Org(ctx))).Only(ctx)
+	if ent.IsNotFound(err) {
 		return nil, notFound(id)
 	}
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read; try again")
 	}
-	return job, nil
+	return j, nil
+}
+
+// Status is the render interface's word for a state of the job core.
+func Status(s job.State) string {
+	switch s {
+	case jobs.Pending, jobs.Available:
+		return "queued"
+	case jobs.Running:
+		return "processing"
+	}
+	return string(s) // completed, failed, cancelled
 }
 
 // record is the wire form of a job: outputUrl only when completed, error
 // only when failed.
-func (s *Service) record(ctx context.Context, job *ent.RenderJob) (*renderv1.RenderJob, error) {
+func (s *Service) record(ctx context.Context, j *ent.Job) (*renderv1.RenderJob, error) {
 	rec := &renderv1.RenderJob{
-		JobId:     job.ID,
-		Status:    string(job.Status),
-		Progress:  proto.Float64(job.Progress),
-		CreatedAt: timestamp(job.CreatedAt),
-		UpdatedAt: timestamp(job.UpdatedAt),
+		JobId:     j.ID,
+		Status:    Status(j.State),
+		Progress:  proto.Float64(jobs.ShownProgress(j.Progress)),
+		CreatedAt: timestamp(j.CreatedAt),
+		UpdatedAt: timestamp(j.UpdatedAt),
 	}
-	switch job.Status {
-	case renderjob.StatusCompleted:
-		u, err := s.storage.URL(ctx, job.OutputKey)
-		if err != nil {
-			return nil, apierr.Wrap(err, apierr.Internal, "the output URL could not be made")
+	switch j.State {
+	case jobs.Completed:
+		for field, dst := range map[string]**string{OutputField: &rec.OutputUrl, PosterField: &rec.PosterUrl, ThumbnailField: &rec.ThumbnailUrl} {
+			key, ok := j.Outputs[field]
+			if !ok {
+				continue
+			}
+			u, err := s.storage.URL(ctx, key)
+			if err != nil {
+				return nil, apierr.Wrap(err, apierr.Internal, "the output URL could not be made")
+			}
+			*dst = proto.String(u)
 		}
-		rec.OutputUrl = proto.String(u)
-	case renderjob.StatusFailed:
-		rec.Error = &renderv1.RenderError{Code: job.ErrorCode, Message: job.ErrorMessage}
+	case jobs.Failed:
+		rec.Error = &renderv1.RenderError{Code: deref(j.ErrorCode), Message: deref(j.ErrorMessage)}
 	}
-	if job.WebhookURL != "" && queue.Terminal(job.Status) {
-		d, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobID(job.ID)).
+	if jobs.Final(j.State) {
+		args, err := ArgsOf(j)
+		if err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
+		}
+		if args.Webhook == "" {
+			return rec, nil
+		}
+		d, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobID(j.ID)).
 			Order(ent.Desc(webhookdelivery.FieldCreatedAt)).First(ctx)
 		switch {
 		case ent.IsNotFound(err):
@@ -280,6 +304,13 @@ func (s *Service) record(ctx context.Context, job *ent.RenderJob) (*renderv1.Ren
 		}
 	}
 	return rec, nil
+}
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
 }
 
 // delivery is the wire form of a webhook delivery.
@@ -294,17 +325,17 @@ func delivery(d *ent.WebhookDelivery) *renderv1.WebhookDelivery {
 	return w
 }
 
-func submitResponse(job *ent.RenderJob) *renderv1.SubmitRenderResponse {
-	return &renderv1.SubmitRenderResponse{JobId: job.ID, Status: string(renderjob.StatusQueued), CreatedAt: timestamp(job.CreatedAt)}
+func submitResponse(j *ent.Job) *renderv1.SubmitRenderResponse {
+	return &renderv1.SubmitRenderResponse{JobId: j.ID, Status: "queued", CreatedAt: timestamp(j.CreatedAt)}
 }
 
 func notFound(id string) error {
 	return apierr.New(apierr.JobNotFound, "no render job has the id %q", id)
 }
 
-// timestamp formats a time as ISO 8601 in UTC with milliseconds.
-func timestamp(t time.Time) string {
-	return t.UTC().Format("2006-01-02T15:04:05.000Z07:00")
+// timestamp formats epoch milliseconds as ISO 8601 in UTC with milliseconds.
+func timestamp(ms int64) string {
+	return time.UnixMilli(ms).UTC().Format("2006-01-02T15:04:05.000Z07:00")
 }
 
 func (s *Service) validateWebhook(raw string) error {

@@ -16,7 +16,7 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
-	"github.com/kinohq/kino/server/queue"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/store"
 )
 
@@ -25,10 +25,10 @@ func TestSubmitThatCannotBeStoredIsTriggerSubmitFailed(t *testing.T) {
 	ctx := context.Background()
 	st, err := store.Open(ctx, "sqlite://"+filepath.Join(t.TempDir(), "kino.db"))
 	require.NoError(t, err)
-	q := queue.New(st, queue.Config{Owner: "t"}, queue.Hooks{})
+	bus := events.NewLocal()
 	svc := NewService(ServiceConfig{
-		Store: st, Queue: q, Broker: events.New(), Limits: engine.DefaultLimits(),
-		Workers: NewWorkers(WorkersConfig{Queue: q}), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Store: st, Jobs: jobs.New(st, bus, jobs.Config{}), Bus: bus, Limits: engine.DefaultLimits(),
+		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	require.NoError(t, st.Close()) // the database goes away
 

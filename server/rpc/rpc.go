@@ -15,16 +15,35 @@ import (
 
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/metrics"
 )
 
-// NewServer returns a gRPC server with kino's interceptors: error
-// translation outermost, so it also covers authentication, then auth.
-func NewServer(log *slog.Logger, authn *auth.Authenticator, opts ...grpc.ServerOption) *grpc.Server {
+// NewServer returns a gRPC server with kino's interceptors: counting into
+// m outermost, so it counts every call by the code the client got; then
+// error translation, so it also covers authentication; then auth.
+func NewServer(log *slog.Logger, authn *auth.Authenticator, m *metrics.Metrics, opts ...grpc.ServerOption) *grpc.Server {
 	opts = append([]grpc.ServerOption{
-		grpc.ChainUnaryInterceptor(unary(log), authn.Unary()),
-		grpc.ChainStreamInterceptor(stream(log), authn.Stream()),
+		grpc.ChainUnaryInterceptor(countUnary(m), unary(log), authn.Unary()),
+		grpc.ChainStreamInterceptor(countStream(m), stream(log), authn.Stream()),
 	}, opts...)
 	return grpc.NewServer(opts...)
+}
+
+func countUnary(m *metrics.Metrics) grpc.UnaryServerInterceptor {
+	return func(ctx context.Context, req any, info *grpc.UnaryServerInfo, handler grpc.UnaryHandler) (any, error) {
+		resp, err := handler(ctx, req)
+		m.GRPCRequest(info.FullMethod, status.Code(err).String())
+		return resp, err
+	}
+}
+
+// countStream counts a stream when it ends, by how it ended.
+func countStream(m *metrics.Metrics) grpc.StreamServerInterceptor {
+	return func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
+		err := handler(srv, ss)
+		m.GRPCRequest(info.FullMethod, status.Code(err).String())
+		return err
+	}
 }
 
 // WatchLimit caps the server-streaming calls (watches) open at once in the

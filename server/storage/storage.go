@@ -15,6 +15,12 @@ import (
 	"gocloud.dev/blob"
 	"gocloud.dev/blob/fileblob"
 	_ "gocloud.dev/blob/s3blob" // registers s3:// URLs
+
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/tracing"
 )
 
 // FilesPath is where the gateway serves objects of a local bucket.
@@ -26,6 +32,8 @@ type Storage struct {
 	publicURL string
 	// local buckets are served by the gateway; others hand out signed URLs.
 	local bool
+	// metrics counts the bytes stored; nil counts nothing.
+	metrics *metrics.Metrics
 }
 
 // Open opens the bucket named by storageURL, or a folder under dataDir when
@@ -59,11 +67,16 @@ func Open(ctx context.Context, storageURL, dataDir, publicURL string) (*Storage,
 	return s, nil
 }
 
+// CountBytes has every byte stored from now on counted in m.
+func (s *Storage) CountBytes(m *metrics.Metrics) { s.metrics = m }
+
 // Local reports whether the gateway serves this bucket's objects.
 func (s *Storage) Local() bool { return s.local }
 
-// Upload copies the file at path to key.
-func (s *Storage) Upload(ctx context.Context, key, path, contentType string) error {
+// Upload copies the file at path to key; within a trace, as a span "upload".
+func (s *Storage) Upload(ctx context.Context, key, path, contentType string) (err error) {
+	ctx, span := tracing.Start(ctx, "upload", trace.WithAttributes(attribute.String("kino.storage.key", key)))
+	defer func() { tracing.End(span, err) }()
 	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("upload %s: %w", key, err)
@@ -73,13 +86,16 @@ func (s *Storage) Upload(ctx context.Context, key, path, contentType string) err
 	if err != nil {
 		return fmt.Errorf("upload %s: %w", key, err)
 	}
-	if _, err := io.Copy(w, f); err != nil {
+	n, err := io.Copy(w, f)
+	if err != nil {
 		w.Close()
 		return fmt.Errorf("upload %s: %w", key, err)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("upload %s: %w", key, err)
 	}
+	span.SetAttributes(attribute.Int64("kino.storage.bytes", n))
+	s.metrics.Stored(n)
 	return nil
 }
 
@@ -88,6 +104,7 @@ func (s *Storage) Write(ctx context.Context, key string, data []byte, contentTyp
 	if err := s.bucket.WriteAll(ctx, key, data, &blob.WriterOptions{ContentType: contentType}); err != nil {
 		return fmt.Errorf("write %s: %w", key, err)
 	}
+	s.metrics.Stored(int64(len(data)))
 	return nil
 }
 
@@ -106,6 +123,28 @@ func (s *Storage) URL(ctx context.Context, key string) (string, error) {
 // NewReader opens the object at key for reading.
 func (s *Storage) NewReader(ctx context.Context, key string) (*blob.Reader, error) {
 	return s.bucket.NewReader(ctx, key, nil)
+}
+
+// Download copies the object at key to a new file at path, and returns its
+// size.
+func (s *Storage) Download(ctx context.Context, key, path string) (int64, error) {
+	rd, err := s.bucket.NewReader(ctx, key, nil)
+	if err != nil {
+		return 0, fmt.Errorf("download %s: %w", key, err)
+	}
+	defer rd.Close()
+	f, err := os.Create(path)
+	if err != nil {
+		return 0, fmt.Errorf("download %s: %w", key, err)
+	}
+	n, err := io.Copy(f, rd)
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return 0, fmt.Errorf("download %s: %w", key, err)
+	}
+	return n, nil
 }
 
 // Delete removes the object at key; a missing object is not an error.

@@ -21,7 +21,6 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/renderjob"
 )
 
 var migrateMu sync.Mutex
@@ -67,6 +66,10 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", dia, err)
 	}
+	if err := setAsideLegacy(ctx, db, dia); err != nil {
+		db.Close()
+		return nil, fmt.Errorf("upgrade %s database: %w", dia, err)
+	}
 	drv := entsql.OpenDB(dia, db)
 	client := ent.NewClient(ent.Driver(drv))
 	// ent's migration fills in package-level table descriptions as it runs,
@@ -78,7 +81,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		client.Close()
 		return nil, fmt.Errorf("migrate %s schema: %w", dia, err)
 	}
-	return &Store{Client: client, Dialect: dia, db: db}, nil
+	st := &Store{Client: client, Dialect: dia, db: db}
+	if err := copyLegacy(ctx, st); err != nil {
+		client.Close()
+		return nil, fmt.Errorf("upgrade %s database: %w", dia, err)
+	}
+	return st, nil
 }
 
 func openSQLite(path string) (*sql.DB, error) {
@@ -121,9 +129,9 @@ func (s *Store) Ping(ctx context.Context) error { return s.db.PingContext(ctx) }
 // answer at all, as opposed to answering with errors.
 var ErrUnreachable = errors.New("database unreachable")
 
-// Check reports whether the database answers and its job tables read: it
-// pings, then reads the newest row of each job table through its primary
-// key, as GetRender and GetJob do. A ping alone passes on a SQLite file
+// Check reports whether the database answers and its job table reads: it
+// pings, then reads the newest job through its primary key, as GetRender
+// and GetJob do. A ping alone passes on a SQLite file
 // whose table pages are corrupt, while every request fails. Older rows are
 // not read: a full integrity check would hold SQLite's one connection for as
 // long as the file is large.
@@ -131,11 +139,8 @@ func (s *Store) Check(ctx context.Context) error {
 	if err := s.db.PingContext(ctx); err != nil {
 		return fmt.Errorf("%w: %w", ErrUnreachable, err)
 	}
-	if _, err := s.RenderJob.Query().Order(ent.Desc(renderjob.FieldID)).First(ctx); err != nil && !ent.IsNotFound(err) {
-		return fmt.Errorf("read newest render job: %w", err)
-	}
 	if _, err := s.Job.Query().Order(ent.Desc(job.FieldID)).First(ctx); err != nil && !ent.IsNotFound(err) {
-		return fmt.Errorf("read newest media job: %w", err)
+		return fmt.Errorf("read newest job: %w", err)
 	}
 	return nil
 }

@@ -13,8 +13,16 @@ import (
 	"strings"
 	"time"
 
+	"go.opentelemetry.io/otel/attribute"
+	"go.opentelemetry.io/otel/codes"
+	"go.opentelemetry.io/otel/propagation"
+	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
+	"go.opentelemetry.io/otel/trace"
+
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/tracing"
 )
 
 // userAgent names kino's webhook sender; the version changes only with the
@@ -41,9 +49,20 @@ type result struct {
 	permanent bool
 }
 
-// attempt sends a claimed delivery once and records the outcome.
+// attempt sends a claimed delivery once and records the outcome, as a span
+// in the trace the delivery was stored in.
 func (d *Dispatcher) attempt(ctx context.Context, c claimed) {
+	ctx, span := d.tracer.Start(tracing.Extract(ctx, c.del.TraceContext), "webhook.deliver", trace.WithAttributes(
+		attribute.String("kino.webhook.id", c.del.ID), attribute.String("kino.job.id", c.del.JobID),
+		attribute.Int("kino.webhook.attempt", c.attempt)))
+	defer span.End()
 	res := d.send(ctx, c)
+	if res.code != 0 {
+		span.SetAttributes(semconv.HTTPResponseStatusCode(res.code))
+	}
+	if why := describe(res); why != "" {
+		span.SetStatus(codes.Error, why)
+	}
 	if ctx.Err() != nil {
 		// Shutting down: the answer, if any, is lost with the request.
 		d.release(ctx, c)
@@ -82,6 +101,9 @@ func (d *Dispatcher) send(ctx context.Context, c claimed) result {
 	if d.key != nil {
 		req.Header.Set("webhook-signature", sign(d.key, c.del.ID, ts, c.del.Payload))
 	}
+	// The receiver may continue the trace; a traced client replaces this
+	// with the context of its own span for the request.
+	tracing.Propagator.Inject(ctx, propagation.HeaderCarrier(req.Header))
 	resp, err := d.hc.Do(req)
 	if err != nil {
 		return d.failedRequest(err)
@@ -134,9 +156,11 @@ func (d *Dispatcher) record(ctx context.Context, c claimed, res result) error {
 		log = log.With("status", res.code)
 	}
 	var logResult func()
+	outcome := metrics.WebhookFailed
 	switch {
 	case res.err == nil && res.code >= 200 && res.code <= 299:
 		u.SetStatus(webhookdelivery.StatusDelivered).ClearLastError()
+		outcome = metrics.WebhookDelivered
 		logResult = func() { log.Info("webhook delivered") }
 	case res.err == nil && res.code == http.StatusGone:
 		u.SetStatus(webhookdelivery.StatusFailed).SetLastError(reason)
@@ -150,6 +174,7 @@ func (d *Dispatcher) record(ctx context.Context, c claimed, res result) error {
 	default:
 		wait := d.cfg.backoff(c.attempt, res.retryAfter)
 		u.SetNextAttemptAt(dbTime(now.Add(wait))).SetLastError(reason)
+		outcome = metrics.WebhookRetry
 		logResult = func() { log.Warn("webhook attempt failed; will retry", "reason", reason, "retry_in", wait) }
 	}
 	n, err := u.Save(ctx)
@@ -159,6 +184,7 @@ func (d *Dispatcher) record(ctx context.Context, c claimed, res result) error {
 	if n == 0 {
 		return errLostClaim
 	}
+	d.cfg.Metrics.WebhookAttempt(outcome)
 	logResult()
 	return nil
 }

@@ -1,6 +1,13 @@
 package webhook
 
-import "time"
+import (
+	"time"
+
+	"go.opentelemetry.io/otel/trace"
+	"go.opentelemetry.io/otel/trace/noop"
+
+	"github.com/kinohq/kino/server/metrics"
+)
 
 // Config tunes deliveries. Zero values mean the defaults.
 type Config struct {
@@ -24,6 +31,12 @@ type Config struct {
 	// that came due, such as retries and deliveries stored by other
 	// processes; default 1 s.
 	PollInterval time.Duration
+	// TracerProvider records each attempt as a span "webhook.deliver" in
+	// the trace the delivery was stored in; nil records none. The request
+	// carries the attempt's trace context (traceparent) either way.
+	TracerProvider trace.TracerProvider
+	// Metrics counts attempts by outcome; nil counts nothing.
+	Metrics *metrics.Metrics
 }
 
 func (c Config) withDefaults() Config {
@@ -41,6 +54,9 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = time.Second
+	}
+	if c.TracerProvider == nil {
+		c.TracerProvider = noop.NewTracerProvider()
 	}
 	return c
 }

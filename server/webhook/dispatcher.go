@@ -15,10 +15,13 @@ import (
 	"time"
 
 	"github.com/google/uuid"
+	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/tracing"
 )
 
 // maxInFlight bounds the attempts one dispatcher makes at once: enough that
@@ -39,6 +42,7 @@ type Dispatcher struct {
 	keyErr error
 	log    *slog.Logger
 	wake   chan struct{}
+	tracer trace.Tracer
 }
 
 // New returns a dispatcher that sends with hc, which should be a guarded
@@ -52,7 +56,8 @@ func New(client *ent.Client, hc *http.Client, cfg Config, log *slog.Logger) *Dis
 	if log == nil {
 		log = slog.Default()
 	}
-	d := &Dispatcher{client: client, hc: hc, cfg: cfg.withDefaults(), log: log, wake: make(chan struct{}, 1)}
+	cfg = cfg.withDefaults()
+	d := &Dispatcher{client: client, hc: hc, cfg: cfg, log: log, wake: make(chan struct{}, 1), tracer: cfg.TracerProvider.Tracer(tracing.Scope)}
 	if cfg.Secret != "" {
 		d.key, d.keyErr = secretKey(cfg.Secret)
 	}
@@ -63,7 +68,9 @@ func New(client *ent.Client, hc *http.Client, cfg Config, log *slog.Logger) *Dis
 // id, "msg_" and 32 hex digits, sent as webhook-id on every attempt. With a
 // transaction it is stored in tx, so that it commits or rolls back with the
 // job state it reports, and the dispatcher is woken when tx commits; with a
-// nil tx it is stored on its own and the dispatcher woken at once.
+// nil tx it is stored on its own and the dispatcher woken at once. The
+// trace context of ctx, if any, is stored with it: its attempts continue
+// that trace.
 func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Tx, jobID, url string, payload []byte) (string, error) {
 	if !json.Valid(payload) {
 		return "", fmt.Errorf("store webhook of job %s: the payload is not JSON", jobID)
@@ -74,8 +81,12 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Tx, jobID, url string,
 	if tx != nil {
 		create = tx.WebhookDelivery.Create
 	}
-	err := create().SetID(id).SetJobID(jobID).SetURL(url).SetPayload(payload).
-		SetNextAttemptAt(now).SetCreatedAt(now).SetUpdatedAt(now).Exec(ctx)
+	c := create().SetID(id).SetJobID(jobID).SetURL(url).SetPayload(payload).
+		SetNextAttemptAt(now).SetCreatedAt(now).SetUpdatedAt(now)
+	if tc := tracing.Inject(ctx); tc != nil {
+		c.SetTraceContext(tc)
+	}
+	err := c.Exec(ctx)
 	if err != nil {
 		return "", fmt.Errorf("store webhook of job %s: %w", jobID, err)
 	}
@@ -238,6 +249,8 @@ func (d *Dispatcher) giveUp(ctx context.Context, del *ent.WebhookDelivery, log *
 	case err != nil && ctx.Err() == nil:
 		log.Error("give up webhook", "err", err)
 	case err == nil && n == 1:
+		// The interrupted last attempt ends here, as a failed one.
+		d.cfg.Metrics.WebhookAttempt(metrics.WebhookFailed)
 		log.Warn("webhook given up", "attempts", del.Attempts, "reason", reason)
 	}
 }

@@ -7,11 +7,17 @@ type RenderCompleted struct {
 	// Status is "completed".
 	Status    string `json:"status"`
 	OutputURL string `json:"outputUrl"`
-	// Duration of the video in seconds.
+	// Duration of the output in seconds; 0 for a still picture.
 	Duration float64 `json:"duration"`
-	// Format is the container: "mp4" or "webm".
-	Format     string     `json:"format"`
+	// Format is the output format: "mp4", "webm", "mov", "gif", "png",
+	// "jpg", "mp3" or "wav".
+	Format string `json:"format"`
+	// Resolution of the picture; 0 × 0 for an audio format.
 	Resolution Resolution `json:"resolution"`
+	// PosterURL and ThumbnailURL are kino's additions: the pictures the
+	// composition asked for beside a video, absent when it did not.
+	PosterURL    string `json:"posterUrl,omitempty"`
+	ThumbnailURL string `json:"thumbnailUrl,omitempty"`
 }
 
 // Resolution is the size of the video in pixels.

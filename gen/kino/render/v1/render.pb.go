@@ -32,7 +32,13 @@ type SubmitRenderRequest struct {
 	// Maps an asset key used in the composition to the URL it is fetched from.
 	AssetUrls map[string]string `protobuf:"bytes,3,rep,name=asset_urls,json=assetUrls,proto3" json:"asset_urls,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	// URL that receives a POST when the render completes or fails.
-	Webhook       string `protobuf:"bytes,4,opt,name=webhook,proto3" json:"webhook,omitempty"`
+	Webhook string `protobuf:"bytes,4,opt,name=webhook,proto3" json:"webhook,omitempty"`
+	// kino's own: the id of a stored template (TemplateService) to render
+	// instead of composition; provider and assetUrls then come from it
+	// (assetUrls given here are added, and win).
+	Template string `protobuf:"bytes,5,opt,name=template,proto3" json:"template,omitempty"`
+	// kino's own: the values of the template's {{NAME}} placeholders.
+	Merge         map[string]string `protobuf:"bytes,6,rep,name=merge,proto3" json:"merge,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -93,6 +99,20 @@ func (x *SubmitRenderRequest) GetWebhook() string {
 		return x.Webhook
 	}
 	return ""
+}
+
+func (x *SubmitRenderRequest) GetTemplate() string {
+	if x != nil {
+		return x.Template
+	}
+	return ""
+}
+
+func (x *SubmitRenderRequest) GetMerge() map[string]string {
+	if x != nil {
+		return x.Merge
+	}
+	return nil
 }
 
 // SubmitRenderResponse acknowledges a queued render job.
@@ -538,6 +558,186 @@ func (x *HealthResponse) GetChecks() map[string]string {
 	return nil
 }
 
+// ListRendersRequest filters and pages a list of render jobs. limit and
+// offset are digit strings, as in every list of kino.
+type ListRendersRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// One of queued, processing, completed, failed, cancelled; empty: all.
+	Status string `protobuf:"bytes,1,opt,name=status,proto3" json:"status,omitempty"`
+	// Page size, 1 to 100; default 50.
+	Limit string `protobuf:"bytes,2,opt,name=limit,proto3" json:"limit,omitempty"`
+	// How many jobs to skip; default 0.
+	Offset        string `protobuf:"bytes,3,opt,name=offset,proto3" json:"offset,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRendersRequest) Reset() {
+	*x = ListRendersRequest{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRendersRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRendersRequest) ProtoMessage() {}
+
+func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRendersRequest.ProtoReflect.Descriptor instead.
+func (*ListRendersRequest) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
+}
+
+func (x *ListRendersRequest) GetStatus() string {
+	if x != nil {
+		return x.Status
+	}
+	return ""
+}
+
+func (x *ListRendersRequest) GetLimit() string {
+	if x != nil {
+		return x.Limit
+	}
+	return ""
+}
+
+func (x *ListRendersRequest) GetOffset() string {
+	if x != nil {
+		return x.Offset
+	}
+	return ""
+}
+
+// RenderListMeta pages a render list: total matching jobs, the page the
+// first returned job is on (offset / limit + 1), and the page size.
+type RenderListMeta struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Total         int32                  `protobuf:"varint,1,opt,name=total,proto3" json:"total,omitempty"`
+	Page          int32                  `protobuf:"varint,2,opt,name=page,proto3" json:"page,omitempty"`
+	Limit         int32                  `protobuf:"varint,3,opt,name=limit,proto3" json:"limit,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderListMeta) Reset() {
+	*x = RenderListMeta{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderListMeta) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderListMeta) ProtoMessage() {}
+
+func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderListMeta.ProtoReflect.Descriptor instead.
+func (*RenderListMeta) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *RenderListMeta) GetTotal() int32 {
+	if x != nil {
+		return x.Total
+	}
+	return 0
+}
+
+func (x *RenderListMeta) GetPage() int32 {
+	if x != nil {
+		return x.Page
+	}
+	return 0
+}
+
+func (x *RenderListMeta) GetLimit() int32 {
+	if x != nil {
+		return x.Limit
+	}
+	return 0
+}
+
+// ListRendersResponse is {"data": [record], "meta": {total, page, limit}}.
+type ListRendersResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          []*RenderJob           `protobuf:"bytes,1,rep,name=data,proto3" json:"data,omitempty"`
+	Meta          *RenderListMeta        `protobuf:"bytes,2,opt,name=meta,proto3" json:"meta,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *ListRendersResponse) Reset() {
+	*x = ListRendersResponse{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *ListRendersResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*ListRendersResponse) ProtoMessage() {}
+
+func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use ListRendersResponse.ProtoReflect.Descriptor instead.
+func (*ListRendersResponse) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
+}
+
+func (x *ListRendersResponse) GetData() []*RenderJob {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *ListRendersResponse) GetMeta() *RenderListMeta {
+	if x != nil {
+		return x.Meta
+	}
+	return nil
+}
+
 // RenderJob is the status record of a render job.
 type RenderJob struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -557,13 +757,19 @@ type RenderJob struct {
 	// How the completion webhook fared; set only when the request named a
 	// webhook and the job has ended.
 	WebhookDelivery *WebhookDelivery `protobuf:"bytes,8,opt,name=webhook_delivery,json=webhookDelivery,proto3" json:"webhook_delivery,omitempty"`
-	unknownFields   protoimpl.UnknownFields
-	sizeCache       protoimpl.SizeCache
+	// Where the poster (a frame of the video at its size) can be downloaded;
+	// set only when completed and the composition asked for a poster.
+	PosterUrl *string `protobuf:"bytes,9,opt,name=poster_url,json=posterUrl,proto3,oneof" json:"poster_url,omitempty"`
+	// Where the thumbnail (a frame of the video, scaled down) can be
+	// downloaded; set only when completed and the composition asked for one.
+	ThumbnailUrl  *string `protobuf:"bytes,10,opt,name=thumbnail_url,json=thumbnailUrl,proto3,oneof" json:"thumbnail_url,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
 }
 
 func (x *RenderJob) Reset() {
 	*x = RenderJob{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -575,7 +781,7 @@ func (x *RenderJob) String() string {
 func (*RenderJob) ProtoMessage() {}
 
 func (x *RenderJob) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -588,7 +794,7 @@ func (x *RenderJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderJob.ProtoReflect.Descriptor instead.
 func (*RenderJob) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *RenderJob) GetJobId() string {
@@ -647,6 +853,20 @@ func (x *RenderJob) GetWebhookDelivery() *WebhookDelivery {
 	return nil
 }
 
+func (x *RenderJob) GetPosterUrl() string {
+	if x != nil && x.PosterUrl != nil {
+		return *x.PosterUrl
+	}
+	return ""
+}
+
+func (x *RenderJob) GetThumbnailUrl() string {
+	if x != nil && x.ThumbnailUrl != nil {
+		return *x.ThumbnailUrl
+	}
+	return ""
+}
+
 // WebhookDelivery is the state of a job's completion webhook.
 type WebhookDelivery struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -665,7 +885,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -677,7 +897,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -690,7 +910,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *WebhookDelivery) GetStatus() string {
@@ -732,7 +952,7 @@ type RenderError struct {
 
 func (x *RenderError) Reset() {
 	*x = RenderError{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -744,7 +964,7 @@ func (x *RenderError) String() string {
 func (*RenderError) ProtoMessage() {}
 
 func (x *RenderError) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -757,7 +977,7 @@ func (x *RenderError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderError.ProtoReflect.Descriptor instead.
 func (*RenderError) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RenderError) GetCode() string {
@@ -778,14 +998,20 @@ var File_kino_render_v1_render_proto protoreflect.FileDescriptor
 
 const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
-	"\x1bkino/render/v1/render.proto\x12\x0ekino.render.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x97\x02\n" +
+	"\x1bkino/render/v1/render.proto\x12\x0ekino.render.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb3\x03\n" +
 	"\x13SubmitRenderRequest\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x129\n" +
 	"\vcomposition\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcomposition\x12Q\n" +
 	"\n" +
 	"asset_urls\x18\x03 \x03(\v22.kino.render.v1.SubmitRenderRequest.AssetUrlsEntryR\tassetUrls\x12\x18\n" +
-	"\awebhook\x18\x04 \x01(\tR\awebhook\x1a<\n" +
+	"\awebhook\x18\x04 \x01(\tR\awebhook\x12\x1a\n" +
+	"\btemplate\x18\x05 \x01(\tR\btemplate\x12D\n" +
+	"\x05merge\x18\x06 \x03(\v2..kino.render.v1.SubmitRenderRequest.MergeEntryR\x05merge\x1a<\n" +
 	"\x0eAssetUrlsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
+	"\n" +
+	"MergeEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
 	"\x14SubmitRenderResponse\x12\x15\n" +
@@ -813,7 +1039,18 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\x06checks\x18\x03 \x03(\v2*.kino.render.v1.HealthResponse.ChecksEntryR\x06checks\x1a9\n" +
 	"\vChecksEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xd8\x02\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Z\n" +
+	"\x12ListRendersRequest\x12\x16\n" +
+	"\x06status\x18\x01 \x01(\tR\x06status\x12\x14\n" +
+	"\x05limit\x18\x02 \x01(\tR\x05limit\x12\x16\n" +
+	"\x06offset\x18\x03 \x01(\tR\x06offset\"P\n" +
+	"\x0eRenderListMeta\x12\x14\n" +
+	"\x05total\x18\x01 \x01(\x05R\x05total\x12\x12\n" +
+	"\x04page\x18\x02 \x01(\x05R\x04page\x12\x14\n" +
+	"\x05limit\x18\x03 \x01(\x05R\x05limit\"x\n" +
+	"\x13ListRendersResponse\x12-\n" +
+	"\x04data\x18\x01 \x03(\v2\x19.kino.render.v1.RenderJobR\x04data\x122\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1e.kino.render.v1.RenderListMetaR\x04meta\"\xc7\x03\n" +
 	"\tRenderJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1f\n" +
@@ -825,9 +1062,15 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"created_at\x18\x06 \x01(\tR\tcreatedAt\x12\x1d\n" +
 	"\n" +
 	"updated_at\x18\a \x01(\tR\tupdatedAt\x12J\n" +
-	"\x10webhook_delivery\x18\b \x01(\v2\x1f.kino.render.v1.WebhookDeliveryR\x0fwebhookDeliveryB\v\n" +
+	"\x10webhook_delivery\x18\b \x01(\v2\x1f.kino.render.v1.WebhookDeliveryR\x0fwebhookDelivery\x12\"\n" +
+	"\n" +
+	"poster_url\x18\t \x01(\tH\x02R\tposterUrl\x88\x01\x01\x12(\n" +
+	"\rthumbnail_url\x18\n" +
+	" \x01(\tH\x03R\fthumbnailUrl\x88\x01\x01B\v\n" +
 	"\t_progressB\r\n" +
-	"\v_output_url\"\xbc\x01\n" +
+	"\v_output_urlB\r\n" +
+	"\v_poster_urlB\x10\n" +
+	"\x0e_thumbnail_url\"\xbc\x01\n" +
 	"\x0fWebhookDelivery\x12\x16\n" +
 	"\x06status\x18\x01 \x01(\tR\x06status\x12\x1a\n" +
 	"\battempts\x18\x02 \x01(\x05R\battempts\x12-\n" +
@@ -838,13 +1081,14 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\v_last_error\";\n" +
 	"\vRenderError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage2\xba\x03\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage2\x92\x04\n" +
 	"\rRenderService\x12Y\n" +
 	"\fSubmitRender\x12#.kino.render.v1.SubmitRenderRequest\x1a$.kino.render.v1.SubmitRenderResponse\x12P\n" +
 	"\tGetRender\x12 .kino.render.v1.GetRenderRequest\x1a!.kino.render.v1.GetRenderResponse\x12Y\n" +
 	"\fCancelRender\x12#.kino.render.v1.CancelRenderRequest\x1a$.kino.render.v1.CancelRenderResponse\x12X\n" +
 	"\vWatchRender\x12\".kino.render.v1.WatchRenderRequest\x1a#.kino.render.v1.WatchRenderResponse0\x01\x12G\n" +
-	"\x06Health\x12\x1d.kino.render.v1.HealthRequest\x1a\x1e.kino.render.v1.HealthResponseB4Z2github.com/kinohq/kino/gen/kino/render/v1;renderv1b\x06proto3"
+	"\x06Health\x12\x1d.kino.render.v1.HealthRequest\x1a\x1e.kino.render.v1.HealthResponse\x12V\n" +
+	"\vListRenders\x12\".kino.render.v1.ListRendersRequest\x1a#.kino.render.v1.ListRendersResponseB4Z2github.com/kinohq/kino/gen/kino/render/v1;renderv1b\x06proto3"
 
 var (
 	file_kino_render_v1_render_proto_rawDescOnce sync.Once
@@ -858,7 +1102,7 @@ func file_kino_render_v1_render_proto_rawDescGZIP() []byte {
 	return file_kino_render_v1_render_proto_rawDescData
 }
 
-var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 15)
+var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
 var file_kino_render_v1_render_proto_goTypes = []any{
 	(*SubmitRenderRequest)(nil),  // 0: kino.render.v1.SubmitRenderRequest
 	(*SubmitRenderResponse)(nil), // 1: kino.render.v1.SubmitRenderResponse
@@ -870,36 +1114,45 @@ var file_kino_render_v1_render_proto_goTypes = []any{
 	(*WatchRenderResponse)(nil),  // 7: kino.render.v1.WatchRenderResponse
 	(*HealthRequest)(nil),        // 8: kino.render.v1.HealthRequest
 	(*HealthResponse)(nil),       // 9: kino.render.v1.HealthResponse
-	(*RenderJob)(nil),            // 10: kino.render.v1.RenderJob
-	(*WebhookDelivery)(nil),      // 11: kino.render.v1.WebhookDelivery
-	(*RenderError)(nil),          // 12: kino.render.v1.RenderError
-	nil,                          // 13: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	nil,                          // 14: kino.render.v1.HealthResponse.ChecksEntry
-	(*structpb.Struct)(nil),      // 15: google.protobuf.Struct
+	(*ListRendersRequest)(nil),   // 10: kino.render.v1.ListRendersRequest
+	(*RenderListMeta)(nil),       // 11: kino.render.v1.RenderListMeta
+	(*ListRendersResponse)(nil),  // 12: kino.render.v1.ListRendersResponse
+	(*RenderJob)(nil),            // 13: kino.render.v1.RenderJob
+	(*WebhookDelivery)(nil),      // 14: kino.render.v1.WebhookDelivery
+	(*RenderError)(nil),          // 15: kino.render.v1.RenderError
+	nil,                          // 16: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	nil,                          // 17: kino.render.v1.SubmitRenderRequest.MergeEntry
+	nil,                          // 18: kino.render.v1.HealthResponse.ChecksEntry
+	(*structpb.Struct)(nil),      // 19: google.protobuf.Struct
 }
 var file_kino_render_v1_render_proto_depIdxs = []int32{
-	15, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
-	13, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	10, // 2: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	10, // 3: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	14, // 4: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
-	12, // 5: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
-	11, // 6: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
-	0,  // 7: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
-	2,  // 8: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
-	4,  // 9: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
-	6,  // 10: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
-	8,  // 11: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
-	1,  // 12: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
-	3,  // 13: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
-	5,  // 14: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
-	7,  // 15: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
-	9,  // 16: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
-	12, // [12:17] is the sub-list for method output_type
-	7,  // [7:12] is the sub-list for method input_type
-	7,  // [7:7] is the sub-list for extension type_name
-	7,  // [7:7] is the sub-list for extension extendee
-	0,  // [0:7] is the sub-list for field type_name
+	19, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
+	16, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	17, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
+	13, // 3: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	13, // 4: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	18, // 5: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
+	13, // 6: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
+	11, // 7: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
+	15, // 8: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
+	14, // 9: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
+	0,  // 10: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
+	2,  // 11: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
+	4,  // 12: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
+	6,  // 13: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
+	8,  // 14: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
+	10, // 15: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
+	1,  // 16: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
+	3,  // 17: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
+	5,  // 18: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
+	7,  // 19: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
+	9,  // 20: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
+	12, // 21: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
+	16, // [16:22] is the sub-list for method output_type
+	10, // [10:16] is the sub-list for method input_type
+	10, // [10:10] is the sub-list for extension type_name
+	10, // [10:10] is the sub-list for extension extendee
+	0,  // [0:10] is the sub-list for field type_name
 }
 
 func init() { file_kino_render_v1_render_proto_init() }
@@ -907,15 +1160,15 @@ func file_kino_render_v1_render_proto_init() {
 	if File_kino_render_v1_render_proto != nil {
 		return
 	}
-	file_kino_render_v1_render_proto_msgTypes[10].OneofWrappers = []any{}
-	file_kino_render_v1_render_proto_msgTypes[11].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[13].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[14].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_render_v1_render_proto_rawDesc), len(file_kino_render_v1_render_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   15,
+			NumMessages:   19,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

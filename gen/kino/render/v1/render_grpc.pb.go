@@ -24,6 +24,7 @@ const (
 	RenderService_CancelRender_FullMethodName = "/kino.render.v1.RenderService/CancelRender"
 	RenderService_WatchRender_FullMethodName  = "/kino.render.v1.RenderService/WatchRender"
 	RenderService_Health_FullMethodName       = "/kino.render.v1.RenderService/Health"
+	RenderService_ListRenders_FullMethodName  = "/kino.render.v1.RenderService/ListRenders"
 )
 
 // RenderServiceClient is the client API for RenderService service.
@@ -44,6 +45,10 @@ type RenderServiceClient interface {
 	WatchRender(ctx context.Context, in *WatchRenderRequest, opts ...grpc.CallOption) (grpc.ServerStreamingClient[WatchRenderResponse], error)
 	// Health reports whether the store and ffmpeg are usable.
 	Health(ctx context.Context, in *HealthRequest, opts ...grpc.CallOption) (*HealthResponse, error)
+	// ListRenders lists the caller's render jobs, newest first, a page at a
+	// time, optionally only those of one status. kino's own: the render
+	// interface has no list.
+	ListRenders(ctx context.Context, in *ListRendersRequest, opts ...grpc.CallOption) (*ListRendersResponse, error)
 }
 
 type renderServiceClient struct {
@@ -113,6 +118,16 @@ func (c *renderServiceClient) Health(ctx context.Context, in *HealthRequest, opt
 	return out, nil
 }
 
+func (c *renderServiceClient) ListRenders(ctx context.Context, in *ListRendersRequest, opts ...grpc.CallOption) (*ListRendersResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(ListRendersResponse)
+	err := c.cc.Invoke(ctx, RenderService_ListRenders_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RenderServiceServer is the server API for RenderService service.
 // All implementations must embed UnimplementedRenderServiceServer
 // for forward compatibility.
@@ -131,6 +146,10 @@ type RenderServiceServer interface {
 	WatchRender(*WatchRenderRequest, grpc.ServerStreamingServer[WatchRenderResponse]) error
 	// Health reports whether the store and ffmpeg are usable.
 	Health(context.Context, *HealthRequest) (*HealthResponse, error)
+	// ListRenders lists the caller's render jobs, newest first, a page at a
+	// time, optionally only those of one status. kino's own: the render
+	// interface has no list.
+	ListRenders(context.Context, *ListRendersRequest) (*ListRendersResponse, error)
 	mustEmbedUnimplementedRenderServiceServer()
 }
 
@@ -155,6 +174,9 @@ func (UnimplementedRenderServiceServer) WatchRender(*WatchRenderRequest, grpc.Se
 }
 func (UnimplementedRenderServiceServer) Health(context.Context, *HealthRequest) (*HealthResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method Health not implemented")
+}
+func (UnimplementedRenderServiceServer) ListRenders(context.Context, *ListRendersRequest) (*ListRendersResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method ListRenders not implemented")
 }
 func (UnimplementedRenderServiceServer) mustEmbedUnimplementedRenderServiceServer() {}
 func (UnimplementedRenderServiceServer) testEmbeddedByValue()                       {}
@@ -260,6 +282,24 @@ func _RenderService_Health_Handler(srv interface{}, ctx context.Context, dec fun
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RenderService_ListRenders_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(ListRendersRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RenderServiceServer).ListRenders(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RenderService_ListRenders_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RenderServiceServer).ListRenders(ctx, req.(*ListRendersRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RenderService_ServiceDesc is the grpc.ServiceDesc for RenderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -282,6 +322,10 @@ var RenderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "Health",
 			Handler:    _RenderService_Health_Handler,
+		},
+		{
+			MethodName: "ListRenders",
+			Handler:    _RenderService_ListRenders_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,57 @@
+package app
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"net/http"
+	"time"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/store"
+)
+
+// metricsQueryTimeout caps the database reads of one scrape, well inside
+// Prometheus' default scrape timeout of 10 s.
+const metricsQueryTimeout = 5 * time.Second
+
+// newMetrics returns the process's collectors, with the database's figures
+// of every kind and type of job registered beside them.
+func newMetrics(st *store.Store, log *slog.Logger) (*metrics.Metrics, error) {
+	m := metrics.New()
+	known := []jobs.KindType{{Kind: render.Kind, Type: render.Kind}}
+	for _, t := range catalog.All() {
+		known = append(known, jobs.KindType{Kind: media.Kind, Type: t.Name})
+	}
+	for _, kt := range known {
+		m.Declare(kt.Kind, kt.Type)
+	}
+	if err := m.Register(jobs.NewCollector(st, known, metricsQueryTimeout, log)); err != nil {
+		return nil, fmt.Errorf("register job metrics: %w", err)
+	}
+	return m, nil
+}
+
+// countEnded counts each job this process ends, for jobs.Client.OnFinal.
+func countEnded(m *metrics.Metrics) func(*ent.Job) {
+	return func(j *ent.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
+}
+
+// serveMetrics serves GET /metrics on its own listener: apart from the
+// public gateway, so that it can stay on a private address.
+func serveMetrics(lis net.Listener, m *metrics.Metrics, cfg Config) *http.Server {
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", m.Handler(cfg.Log))
+	srv := &http.Server{Handler: mux, ReadHeaderTimeout: cfg.HTTPHeaderTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
+	go func() {
+		if err := srv.Serve(lis); err != nil && err != http.ErrServerClosed {
+			cfg.Log.Error("metrics server stopped", "err", err)
+		}
+	}()
+	return srv
+}

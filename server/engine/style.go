@@ -1,0 +1,123 @@
+package engine
+
+import "fmt"
+
+// Bounds of the style fields, in pixels: far beyond any sensible value,
+// close enough to keep one frame of a layer small.
+const (
+	maxPadding     = 2000
+	maxStrokeWidth = 500
+	maxShadowShift = 1000
+	maxShadowBlur  = 100
+	maxGradStops   = 16
+)
+
+// textStyle reads how a text layer is laid out and decorated, from the
+// object that holds its text. The layer's width and height, read with
+// its placement, are its box.
+func (c *compiler) textStyle(o *object, l *Layer) {
+	st := &l.Style
+	st.Align = o.enum("align", "", "left", "center", "right")
+	st.VerticalAlign = o.enum("verticalAlign", "", "top", "middle", "bottom")
+	if o.has("verticalAlign") && l.Height == 0 && c.r.err == nil {
+		c.r.fail(o.field("verticalAlign"), "places the lines in the layer's height: set a height too")
+	}
+	st.LineHeight = o.number("lineHeight", 0, 0.1, 10)
+	st.Background = o.color("backgroundColor", "")
+	st.PaddingX = o.integer("paddingX", 0, 0, maxPadding)
+	st.PaddingY = o.integer("paddingY", 0, 0, maxPadding)
+	if l.Width > 0 && l.Width <= 2*st.PaddingX && c.r.err == nil {
+		c.r.fail(o.field("paddingX"), "leaves no room for text in a width of %d", l.Width)
+	}
+	if l.Height > 0 && l.Height <= 2*st.PaddingY && c.r.err == nil {
+		c.r.fail(o.field("paddingY"), "leaves no room for text in a height of %d", l.Height)
+	}
+	l.Radius = o.integer("borderRadius", 0, 0, 2*c.lim.MaxWidth)
+	if o.has("borderRadius") && st.Background == "" && c.r.err == nil {
+		c.r.fail(o.field("borderRadius"), "rounds the background box: set backgroundColor too")
+	}
+	c.stroke(o, l)
+	st.Shadow.Color = o.color("shadowColor", "")
+	st.Shadow.X = o.integer("shadowX", 0, -maxShadowShift, maxShadowShift)
+	st.Shadow.Y = o.integer("shadowY", 0, -maxShadowShift, maxShadowShift)
+	st.Shadow.Blur = o.integer("shadowBlur", 0, 0, maxShadowBlur)
+	if st.Shadow.Color == "" {
+		for _, key := range []string{"shadowX", "shadowY", "shadowBlur"} {
+			if o.has(key) && c.r.err == nil {
+				c.r.fail(o.field(key), "shapes the shadow: set shadowColor too")
+			}
+		}
+	}
+}
+
+// stroke reads strokeWidth and strokeColor (black by default).
+func (c *compiler) stroke(o *object, l *Layer) {
+	l.Stroke.Width = o.integer("strokeWidth", 0, 0, maxStrokeWidth)
+	l.Stroke.Color = o.color("strokeColor", "0x000000FF")
+	if o.has("strokeColor") && l.Stroke.Width == 0 && c.r.err == nil {
+		c.r.fail(o.field("strokeColor"), "colours the outline: set strokeWidth too")
+	}
+	if l.Stroke.Width == 0 {
+		l.Stroke.Color = ""
+	}
+}
+
+// shape reads the fill and outline of a rectangle or an ellipse: a colour
+// or a gradient, a stroke, or both.
+func (c *compiler) shape(o *object, l *Layer) {
+	if l.Kind == KindRectangle {
+		l.Radius = o.integer("borderRadius", 0, 0, 2*c.lim.MaxWidth)
+	}
+	l.Color = o.color("color", "")
+	if o.has("gradient") {
+		if o.has("color") && c.r.err == nil {
+			c.r.fail(o.field("gradient"), "fills the shape instead of color: set one of them")
+		}
+		l.Gradient = c.gradient(o.child("gradient"))
+	}
+	c.stroke(o, l)
+	if l.Color == "" && l.Gradient == nil && l.Stroke.Width == 0 && c.r.err == nil {
+		c.r.fail(o.field("color"), "is required: a colour, or a gradient, or a strokeWidth for an outline alone")
+	}
+}
+
+// gradient reads {type, angle, stops: [{offset, color}, …]}.
+func (c *compiler) gradient(o *object) *Gradient {
+	g := &Gradient{Radial: o.enum("type", "linear", "linear", "radial") == "radial"}
+	if g.Radial {
+		if o.has("angle") && c.r.err == nil {
+			c.r.fail(o.field("angle"), "only a linear gradient has an angle")
+		}
+	} else {
+		g.Angle = o.number("angle", 180, -360, 360)
+	}
+	stops := o.array("stops", maxGradStops)
+	o.done()
+	if c.r.err != nil {
+		return g
+	}
+	if len(stops) < 2 {
+		c.r.fail(o.field("stops"), "needs at least 2 stops")
+		return g
+	}
+	for i, v := range stops {
+		s := c.r.object(fmt.Sprintf("%s[%d]", o.field("stops"), i), v)
+		stop := GradientStop{Offset: s.number("offset", -1, 0, 1)}
+		if !s.has("offset") && c.r.err == nil {
+			c.r.fail(s.field("offset"), "is required: a number from 0 to 1")
+		}
+		if !s.has("color") && c.r.err == nil {
+			c.r.fail(s.field("color"), "is required")
+		}
+		stop.Color = s.color("color", "")
+		s.done()
+		if i > 0 && stop.Offset < g.Stops[i-1].Offset && c.r.err == nil {
+			c.r.fail(s.field("offset"), "must not be less than the offset of the stop before it (%s)", num(g.Stops[i-1].Offset))
+		}
+		if c.r.err != nil {
+			return g
+		}
+		g.Stops = append(g.Stops, stop)
+	}
+	return g
+}

@@ -1,0 +1,215 @@
+package jobs_test
+
+import (
+	"context"
+	"io"
+	"log/slog"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+// busy is a handler whose jobs take a while, counting how many run at once.
+type busy struct {
+	types   []string
+	took    time.Duration
+	now     *atomic.Int32
+	peak    *atomic.Int32
+	stopped atomic.Int32
+}
+
+func (b *busy) Types() []string { return b.types }
+
+func (b *busy) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+	n := b.now.Add(1)
+	defer b.now.Add(-1)
+	for {
+		p := b.peak.Load()
+		if n <= p || b.peak.CompareAndSwap(p, n) {
+			break
+		}
+	}
+	progress(50)
+	select {
+	case <-ctx.Done():
+		b.stopped.Add(1)
+		return jobs.Outcome{Failure: &jobs.Failure{}}
+	case <-time.After(b.took):
+	}
+	return jobs.Outcome{Result: jobs.Result{Outputs: map[string]string{"out": "jobs/o/" + j.ID}}}
+}
+
+func quiet() *slog.Logger { return slog.New(slog.NewTextHandler(io.Discard, nil)) }
+
+func TestOnePoolBoundsEveryKindTogether(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		c := open(t, db, jobs.Config{})
+		ctx := context.Background()
+		var now, peak atomic.Int32
+		renders := &busy{types: []string{"render"}, took: 100 * time.Millisecond, now: &now, peak: &peak}
+		media := &busy{types: []string{"t"}, took: 100 * time.Millisecond, now: &now, peak: &peak}
+		for i, kind := range []string{"render", "test", "render", "test"} {
+			n := newJob(string(rune('p' + i)))
+			n.Kind = kind
+			if kind == "render" {
+				n.Type = "render"
+			}
+			_, err := c.Insert(ctx, n)
+			require.NoError(t, err)
+		}
+		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(),
+			Handlers: map[string]jobs.Handler{"render": renders, "test": media}})
+		p.Start(ctx)
+		defer p.Stop(ctx)
+		require.Eventually(t, func() bool {
+			n, err := c.Store().Job.Query().Count(ctx)
+			require.NoError(t, err)
+			done := 0
+			for _, id := range []string{"p", "q", "r", "s"} {
+				if get(t, c, id).State == jobs.Completed {
+					done++
+				}
+			}
+			return n == 4 && done == 4
+		}, 10*time.Second, 20*time.Millisecond)
+		assert.Equal(t, int32(1), peak.Load(), "one slot runs one job at a time, of whatever kind")
+	})
+}
+
+func TestPoolStopsACancelledJobAndHandsBackOnShutdown(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		c := open(t, db, jobs.Config{})
+		ctx := context.Background()
+		var now, peak atomic.Int32
+		h := &busy{types: []string{"t"}, took: time.Hour, now: &now, peak: &peak}
+		_, err := c.Insert(ctx, newJob("x"), newJob("y"))
+		require.NoError(t, err)
+		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(), Handlers: map[string]jobs.Handler{"test": h}})
+		p.Start(ctx)
+		require.Eventually(t, func() bool { return get(t, c, "x").StartedAt != nil }, 5*time.Second, 10*time.Millisecond)
+
+		cancelled := time.Now()
+		_, err = c.Cancel(ctx, "x")
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return h.stopped.Load() == 1 }, 2*time.Second, 5*time.Millisecond)
+		t.Logf("the handler stopped %s after the cancel", time.Since(cancelled))
+		assert.Less(t, time.Since(cancelled), time.Second, "a published cancel stops the work before the next renewal")
+
+		require.Eventually(t, func() bool { return get(t, c, "y").StartedAt != nil }, 5*time.Second, 10*time.Millisecond)
+		stop, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		p.Stop(stop)
+		y := get(t, c, "y")
+		assert.Equal(t, jobs.Available, y.State, "handed back on shutdown")
+		assert.Equal(t, 0, y.Attempt, "without counting the attempt")
+	})
+}
+
+// reporter is a handler that reports progress in steps, each once the
+// store shows the last, and sends the lease before and after; then it
+// waits to be stopped.
+type reporter struct {
+	c            *jobs.Client
+	lease, after chan int64
+}
+
+func (r *reporter) Types() []string { return []string{"t"} }
+
+func (r *reporter) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+	// Not require: this is not the test's goroutine.
+	read := func() *ent.Job {
+		cur, err := r.c.Store().Job.Get(ctx, j.ID)
+		if err != nil {
+			return &ent.Job{LeaseExpiresAt: new(int64)}
+		}
+		return cur
+	}
+	r.lease <- *read().LeaseExpiresAt
+	for p := 1; p <= 20; p++ {
+		progress(float64(p))
+		for read().Progress != float64(p) && ctx.Err() == nil {
+			time.Sleep(time.Millisecond)
+		}
+	}
+	r.after <- *read().LeaseExpiresAt
+	<-ctx.Done()
+	return jobs.Outcome{Failure: &jobs.Failure{}}
+}
+
+// The attempt's own progress is a change of its job, which the worker
+// hears of; it checks the job is still its own without renewing the lease
+// on each (a write twice a second per job). A cancel is still heard at once.
+func TestOwnProgressDoesNotRenewTheLease(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		// A long lease: the renewal ticker runs once a second.
+		c := open(t, db, jobs.Config{Lease: time.Minute})
+		ctx := context.Background()
+		h := &reporter{c: c, lease: make(chan int64, 1), after: make(chan int64, 1)}
+		_, err := c.Insert(ctx, newJob("x"))
+		require.NoError(t, err)
+		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(), Handlers: map[string]jobs.Handler{"test": h}})
+		p.Start(ctx)
+		defer p.Stop(ctx)
+		claimed := time.Now()
+		before := <-h.lease
+		after := <-h.after
+		if time.Since(claimed) > 800*time.Millisecond {
+			t.Skip("too slow to tell own progress from the ticker's renewal")
+		}
+		assert.Equal(t, before, after, "twenty progress reports renewed the lease")
+
+		cancelled := time.Now()
+		_, err = c.Cancel(ctx, "x")
+		require.NoError(t, err)
+		require.Eventually(t, func() bool { return get(t, c, "x").State == jobs.Cancelled }, time.Second, 5*time.Millisecond)
+		p.Stop(ctx)
+		assert.Less(t, time.Since(cancelled), time.Second, "a published cancel stops the work before the next renewal")
+	})
+}
+
+// stepper reports each of steps and records what the store shows after
+// each (the pool writes progress before the report returns).
+type stepper struct {
+	c     *jobs.Client
+	steps []float64
+	shown chan []float64
+}
+
+func (s *stepper) Types() []string { return []string{"t"} }
+
+func (s *stepper) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+	var shown []float64
+	for _, p := range s.steps {
+		progress(p)
+		cur, err := s.c.Store().Job.Get(ctx, j.ID)
+		if err != nil {
+			break
+		}
+		shown = append(shown, cur.Progress)
+	}
+	s.shown <- shown
+	return jobs.Outcome{}
+}
+
+func TestPoolWritesOnlyProgressThatMoves(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		c := open(t, db, jobs.Config{})
+		ctx := context.Background()
+		h := &stepper{c: c, steps: []float64{10, 5, 10, 100, 12.5}, shown: make(chan []float64, 1)}
+		_, err := c.Insert(ctx, newJob("x"))
+		require.NoError(t, err)
+		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(), Handlers: map[string]jobs.Handler{"test": h}})
+		p.Start(ctx)
+		defer p.Stop(ctx)
+		assert.Equal(t, []float64{10, 10, 10, 10, 12.5}, <-h.shown, "backwards and 100 are dropped")
+		require.Eventually(t, func() bool { return get(t, c, "x").State == jobs.Completed }, 5*time.Second, 10*time.Millisecond)
+		assert.Equal(t, float64(100), get(t, c, "x").Progress, "the completion writes 100")
+	})
+}

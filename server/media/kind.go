@@ -1,0 +1,89 @@
+package media
+
+import (
+	"encoding/json"
+	"fmt"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
+	"github.com/kinohq/kino/server/jobs"
+)
+
+// Kind is the job kind of media jobs and pipeline nodes.
+const Kind = "media"
+
+// Args is what a media job holds of its request: inputs and params as the
+// JSON text the record shows.
+type Args struct {
+	Inputs json.RawMessage `json:"inputs"`
+	Params json.RawMessage `json:"params"`
+}
+
+// ArgsOf reads a media job's args.
+func ArgsOf(j *ent.Job) (Args, error) {
+	var a Args
+	if err := json.Unmarshal(j.Args, &a); err != nil {
+		return Args{}, fmt.Errorf("read media job %s: %w", j.ID, err)
+	}
+	return a, nil
+}
+
+// The metadata keys of a media job: what its API and its runs measured
+// and produced beyond its outputs.
+const (
+	MetaAPITotalMs      = "apiTotalMs"
+	MetaAPIPrechecksMs  = "apiPrechecksMs"
+	MetaAPIValidationMs = "apiValidationMs"
+	MetaAPIDbInsertMs   = "apiDbInsertMs"
+	MetaAPIDispatchMs   = "apiDispatchMs"
+	MetaExecDownloadMs  = "execDownloadMs"
+	MetaExecExecuteMs   = "execExecuteMs"
+	MetaExecUploadMs    = "execUploadMs"
+	MetaConsumerTotalMs = "consumerTotalMs"
+	// MetaOutputMeta is the outputMeta text without the URLs of the stored
+	// outputs, which are made when the record is read.
+	MetaOutputMeta = "outputMeta"
+	MetaStepsJSON  = "stepsJson"
+	MetaPrice      = "price"
+	// MetaLogsKey is the storage key of the last attempt's ffmpeg log.
+	MetaLogsKey = "logsKey"
+)
+
+// OutputField is the primary output of a media job.
+const OutputField = "outputUrl"
+
+// Statuses are the job statuses, in lifecycle order.
+var Statuses = []string{"waiting", "dispatched", "running", "complete", "failed", "cancelled"}
+
+// Status is the media interface's word for the state of a job: a running
+// job is dispatched until its worker starts it.
+func Status(j *ent.Job) string {
+	switch j.State {
+	case jobs.Pending, jobs.Available:
+		return "waiting"
+	case jobs.Running:
+		if j.StartedAt == nil {
+			return "dispatched"
+		}
+		return "running"
+	case jobs.Completed:
+		return "complete"
+	}
+	return string(j.State) // failed, cancelled
+}
+
+// statusIs selects the jobs whose Status is s, one of Statuses.
+func statusIs(s string) predicate.Job {
+	switch s {
+	case "waiting":
+		return job.StateIn(jobs.Pending, jobs.Available)
+	case "dispatched":
+		return job.And(job.StateEQ(jobs.Running), job.StartedAtIsNil())
+	case "running":
+		return job.And(job.StateEQ(jobs.Running), job.StartedAtNotNil())
+	case "complete":
+		return job.StateEQ(jobs.Completed)
+	}
+	return job.StateEQ(job.State(s))
+}

@@ -1,0 +1,50 @@
+package render
+
+import (
+	"context"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/asset"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/store"
+)
+
+// checkAssets refuses sources that name an uploaded asset the caller cannot
+// use: another organisation's, one still processing, or one of the wrong
+// kind (a font where a picture goes). The engine reads no store, so this is
+// the render service's part of validation.
+func checkAssets(ctx context.Context, st *store.Store, org string, scene *engine.Scene) error {
+	for _, src := range scene.Sources() {
+		if !engine.IsAssetID(src.URL) {
+			continue
+		}
+		a, err := st.Asset.Query().Where(asset.ID(src.URL), media.VisibleTo(org)).Only(ctx)
+		if ent.IsNotFound(err) {
+			return apierr.New(apierr.Validation, "%s: no asset has the id %q", src.Field, src.URL)
+		}
+		if err != nil {
+			return apierr.Wrap(err, apierr.Internal, "the assets could not be read; try again")
+		}
+		switch {
+		case a.Status != asset.StatusReady:
+			return apierr.New(apierr.Validation, "%s: asset %s is %s, not ready", src.Field, a.ID, a.Status)
+		case src.Font && a.Type != asset.TypeFont:
+			return apierr.New(apierr.Validation, "%s: asset %s is %s, not a font", src.Field, a.ID, kindOf(a.Type))
+		case !src.Font && a.Type != asset.TypeImage:
+			return apierr.New(apierr.Validation, "%s: asset %s is %s; a layer takes an image asset", src.Field, a.ID, kindOf(a.Type))
+		}
+	}
+	return nil
+}
+
+func kindOf(t asset.Type) string {
+	switch t {
+	case asset.TypeImage:
+		return "an image"
+	case asset.TypePsdTemplate:
+		return "a PSD template"
+	}
+	return "a font"
+}

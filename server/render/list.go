@@ -1,0 +1,62 @@
+package render
+
+import (
+	"context"
+	"slices"
+	"strings"
+
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/paging"
+)
+
+// Statuses are the render statuses, in lifecycle order.
+var Statuses = []string{"queued", "processing", "completed", "failed", "cancelled"}
+
+// statusIs selects the jobs whose Status is s, one of Statuses.
+func statusIs(s string) predicate.Job {
+	switch s {
+	case "queued":
+		return job.StateIn(jobs.Pending, jobs.Available)
+	case "processing":
+		return job.StateEQ(jobs.Running)
+	}
+	return job.StateEQ(job.State(s))
+}
+
+// ListRenders lists the caller's render jobs, newest first (ties broken by
+// id), paged like every list of kino.
+func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequest) (*renderv1.ListRendersResponse, error) {
+	limit, offset, err := paging.Parse(req.GetLimit(), req.GetOffset())
+	if err != nil {
+		return nil, err
+	}
+	// The (kind, org_id[, state], created_at, id) indexes serve both reads.
+	where := []predicate.Job{job.Kind(Kind), job.OrgID(auth.Org(ctx))}
+	if st := req.GetStatus(); st != "" {
+		if !slices.Contains(Statuses, st) {
+			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
+		}
+		where = append(where, statusIs(st))
+	}
+	total, found, err := s.jobs.List(ctx, limit, offset, where...)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the render jobs could not be listed; try again")
+	}
+	resp := &renderv1.ListRendersResponse{
+		Data: make([]*renderv1.RenderJob, 0, len(found)),
+		Meta: &renderv1.RenderListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
+	}
+	for _, j := range found {
+		rec, err := s.record(ctx, j)
+		if err != nil {
+			return nil, err
+		}
+		resp.Data = append(resp.Data, rec)
+	}
+	return resp, nil
+}
