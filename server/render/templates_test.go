@@ -86,3 +86,26 @@ func TestMergeValuesAreNotExpandedAgain(t *testing.T) {
 	require.NoError(t, err)
 	assert.JSONEq(t, `{"a":"{{B}} and {{A}}","b":["{{A}}"]}`, string(out))
 }
+
+// The placeholders found are those of the documented form and no others.
+func TestEachPlaceholder(t *testing.T) {
+	t.Parallel()
+	long := strings.Repeat("a", 65)
+	for in, want := range map[string][]string{
+		"{{A}} and {{ b.c-d_1 }}": {"A", "b.c-d_1"},
+		"{{{{A}}}}":               {"A"},
+		"{{1A}} {{-}} {{}} {{ }}": nil,
+		"{{A B}} {{A\n}}":         {"A"},
+		"{{" + long + "}}":        nil,
+		"{{" + long[:64] + "}}":   {long[:64]},
+		"{A}} {{A} {{A}":          nil,
+		"x{{_}}y{{a.b}}z":         {"_", "a.b"},
+	} {
+		var got []string
+		eachPlaceholder(in, func(start, end int, name string) {
+			assert.Contains(t, in[start:end], name)
+			got = append(got, name)
+		})
+		assert.Equal(t, want, got, "%q", in)
+	}
+}
