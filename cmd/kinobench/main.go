@@ -24,9 +24,10 @@ func main() {
 		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only     = flag.String("only", "", "run one part: render, submit, executors or jobs")
+		only     = flag.String("only", "", "run one part: render, submit, executors, jobs or memory")
 		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries  = flag.Int("queries", 2000, "list queries of the list test")
+		streams  = flag.Int("streams", 1000, "watch streams held open by the memory test")
 		video    = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
 	)
 	flag.Parse()
@@ -47,6 +48,11 @@ func main() {
 	}
 	if run("executors") {
 		if err := benchExecutors(ctx, *runs); err != nil {
+			fail(err)
+		}
+	}
+	if run("memory") {
+		if err := benchMemory(ctx, *streams); err != nil {
 			fail(err)
 		}
 	}
