@@ -31,6 +31,10 @@ import (
 //	make doc-frames
 //
 // (KINO_WRITE_DOC_FRAMES=1 go test ./server/app -run TestCompositionExamplesRender)
+//
+// An example preceded by `<!-- waveform: img/NAME.png -->` is pictured by
+// the waveform of its render's sound instead, for what a frame cannot show
+// (ducking, loudness).
 
 const exampleMediaHost = "https://media.kino.example"
 
@@ -41,9 +45,13 @@ type docExample struct {
 	body  map[string]any
 	frame string  // docs-relative path of its picture, if any
 	at    float64 // seconds into the render of that picture
+	wave  bool    // the picture is the waveform of the sound, not a frame
 }
 
-var frameNote = regexp.MustCompile(`<!--\s*frame:\s*(\S+)\s+at\s+([0-9.]+)\s*-->`)
+var (
+	frameNote    = regexp.MustCompile(`<!--\s*frame:\s*(\S+)\s+at\s+([0-9.]+)\s*-->`)
+	waveformNote = regexp.MustCompile(`<!--\s*waveform:\s*(\S+)\s*-->`)
+)
 
 func docExamples(t *testing.T, path string) []docExample {
 	t.Helper()
@@ -78,6 +86,10 @@ func docExamples(t *testing.T, path string) []docExample {
 			if m := frameNote.FindStringSubmatch(lines[j]); m != nil {
 				ex.frame = m[1]
 				fmt.Sscan(m[2], &ex.at)
+				break
+			}
+			if m := waveformNote.FindStringSubmatch(lines[j]); m != nil {
+				ex.frame, ex.wave = m[1], true
 				break
 			}
 		}
@@ -141,6 +153,13 @@ func TestCompositionExamplesRender(t *testing.T) {
 			// One frame, at most 480 px wide: the document shows it, small.
 			cmd := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-ss", fmt.Sprint(ex.at), "-i", tmp,
 				"-frames:v", "1", "-vf", "scale='min(480,iw)':-2", out)
+			if ex.wave {
+				cmd = exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-i", tmp, "-filter_complex",
+					// The example media are tones at an eighth of full scale:
+					// drawn 8 times louder, so the picture shows their shape.
+					"aformat=channel_layouts=mono,volume=8,showwavespic=s=480x100:colors=0x2f6fdf:scale=lin,pad=480:120:0:10:white",
+					"-frames:v", "1", out)
+			}
 			if b, err := cmd.CombinedOutput(); err != nil {
 				t.Errorf("docs/compositions.md:%d: frame of the render: %v: %s", ex.line, err, b)
 			}
