@@ -1,6 +1,10 @@
 package engine
 
 import (
+	"encoding/json"
+	"os"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -235,4 +239,46 @@ func TestPlanTransitions(t *testing.T) {
 			assert.NoError(t, err, "the graph holds only what Plan writes")
 		})
 	}
+}
+
+// TestTransitionDocExamples compiles and plans every request of the
+// Transitions section of docs/compositions.md as written, and checks the
+// durations the section gives.
+func TestTransitionDocExamples(t *testing.T) {
+	t.Parallel()
+	doc, err := os.ReadFile("../../docs/compositions.md")
+	require.NoError(t, err)
+	text := string(doc)
+	start := strings.Index(text, "\n## Transitions\n")
+	require.GreaterOrEqual(t, start, 0)
+	end := strings.Index(text[start+1:], "\n## ")
+	blocks := regexp.MustCompile("(?s)```json\n(.*?)```").FindAllStringSubmatch(text[start:start+1+end], -1)
+	var durations []float64
+	for _, b := range blocks {
+		var req struct {
+			Provider    string          `json:"provider"`
+			Composition json.RawMessage `json:"composition"`
+		}
+		if !strings.HasPrefix(strings.TrimSpace(b[1]), "{\"provider\"") {
+			continue // a fragment
+		}
+		require.NoError(t, json.Unmarshal([]byte(b[1]), &req), b[1])
+		s, err := Compile(req.Provider, req.Composition, nil, DefaultLimits())
+		require.NoError(t, err, b[1])
+		media := map[string]Media{}
+		for _, src := range s.Sources() {
+			for _, l := range s.Layers {
+				if l.SourceField == src.Field {
+					media[src.Key] = map[Kind]Media{KindImage: pictureMedia, KindVideo: clipMedia, KindAudio: toneMedia}[l.Kind]
+				}
+			}
+		}
+		cmd, err := Plan(s, media, "/w", "/w/out.mp4", testFont)
+		require.NoError(t, err, b[1])
+		_, err = checkGraph(filterGraph(cmd), "/w", testFont)
+		assert.NoError(t, err, b[1])
+		durations = append(durations, s.Duration)
+	}
+	// Overlapping by their transitions, three 3 s clips make 7 s.
+	assert.Equal(t, []float64{4, 7, 7, 4, 3, 3}, durations)
 }
