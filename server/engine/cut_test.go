@@ -195,10 +195,11 @@ func TestPlanTransitions(t *testing.T) {
 		{"wipe down: one column wide", into("wipeDown", blue), []string{
 			`s=2x90:r=10:d=0.6,format=yuva420p,setpts=N+15,geq=lum=0:a=255*lte((Y+0.5)/H\,clip((T-1.5)/0.5\,0\,1))`,
 		}, nil},
-		{"circle: at half size, softened", into("circleClose", blue), []string{
-			`s=80x46:r=10:d=0.6,format=yuva420p,setpts=N+15,geq=lum=0:a=255*gte(hypot(((X+0.5)/W-0.5)*160\,((Y+0.5)/H-0.5)*90)\,93*(1-clip((T-1.5)/0.5\,0\,1))),scale=w=160:h=90:flags=bilinear[m1]`,
+		{"circle: at a quarter of each side, softened", into("circleClose", blue), []string{
+			`s=40x24:r=10:d=0.6,format=yuva420p,setpts=N+15,geq=lum=0:a=255*gte(hypot(((X+0.5)/W-0.5)*160\,((Y+0.5)/H-0.5)*90)\,93*(1-clip((T-1.5)/0.5\,0\,1))),scale=w=160:h=90:flags=bilinear[m1]`,
 		}, nil},
-		{"dissolve: grains of 2×2", into("dissolve", blue), []string{
+		{"dissolve: grains of 4×4", into("dissolve", blue), []string{
+			"s=40x24:r=10:d=0.6,",
 			`geq=lum=0:a=255*lt(mod(abs(sin(X*12.9898+Y*78.233))*43758.5453\,1)\,clip((T-1.5)/0.5\,0\,1)),scale=w=160:h=90:flags=neighbor[m1]`,
 		}, nil},
 		{"slide: the incoming layer comes in as the outgoing one goes out", into("slideRight", blue), []string{
@@ -209,7 +210,7 @@ func TestPlanTransitions(t *testing.T) {
 			`scale=w=max(1\,round(iw*clip((t-1.5)/0.5\,0\,1))):h=max(1\,round(ih*clip((t-1.5)/0.5\,0\,1))):eval=frame[l1]`,
 		}, nil},
 		{"a masked picture", into("circleOpen", `{"type":"image","src":"pic","start":1.5,"duration":2,"x":0,"y":0}`), []string{
-			"settb=expr=1/10,setpts=N+15,[m1]blend=", "s=32x24:r=10:d=0.6",
+			"settb=expr=1/10,setpts=N+15,[m1]blend=", "s=16x12:r=10:d=0.6",
 		}, nil},
 		{"plain text fades in by drawtext's alpha", into("fade", `{"type":"text","text":"hi","start":1.5,"duration":2}`), []string{
 			`alpha=1*clip((t-1.5)/0.5\,0\,1):enable=`,
