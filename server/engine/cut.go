@@ -258,9 +258,9 @@ func (l Layer) crossfading(k clock) string {
 // computed at before it is scaled to the layer: a wipe changes along one
 // axis only; a circle and a dissolve are computed at a quarter of each
 // side (a circle's edge then softened by the scale, a dissolve in grains
-// of 4×4 pixels). geq evaluates its expression for every pixel, about
-// 0.1 µs each: at half size a circle into a 1280×720 layer cost 2.4 s of
-// CPU a second of transition, at a quarter 0.3 s.
+// of 4×4 pixels). geq evaluates its expression for every pixel: the mask
+// of a 1 s circle into a 1280×720 layer took 2.4 s of CPU at half of each
+// side, 0.5 s at a quarter (docs/benchmarks.md).
 func maskSize(c *Cut, w, h int) (int, int, string) {
 	quarter := func(n int) int { return max(2, (n+7)/8*2) }
 	switch {
