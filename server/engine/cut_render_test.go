@@ -195,3 +195,35 @@ func TestRenderTransitionCrossfade(t *testing.T) {
 		}
 	}
 }
+
+// TestRenderTransitionKinds chains every kind of visual layer by
+// transitions (a colour, a picture, a text box, a shape, plain text) and
+// checks that each renders and changes the picture where it should.
+func TestRenderTransitionKinds(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	tr := func(name string) map[string]any { return map[string]any{"name": name, "duration": 0.4, "easing": "linear"} }
+	r := render(t, "provider_a", map[string]any{"width": 160, "height": 96, "fps": 10, "layers": []any{
+		map[string]any{"type": "color", "color": "navy", "duration": 1, "transition": tr("circleOpen")},
+		map[string]any{"type": "image", "src": "picture", "start": 0.6, "duration": 1, "width": 160, "height": 96, "transition": tr("wipeRight")},
+		map[string]any{"type": "text", "text": "box", "width": 160, "height": 96, "backgroundColor": "white", "color": "black",
+			"start": 1.2, "duration": 1, "transition": tr("dissolve")},
+		map[string]any{"type": "ellipse", "color": "red", "start": 1.8, "duration": 1, "transition": tr("slideLeft")},
+		map[string]any{"type": "text", "text": "end", "fontSize": 40, "color": "yellow", "start": 2.4, "duration": 1},
+	}})
+	frames := decodeRGB(t, r.out, 160, 96)
+	require.Len(t, frames, 34, "five 1 s layers overlapping by 0.4 s four times: 3.4 s")
+	for _, mid := range []int{8, 14, 20, 26} {
+		// 0.2 s into each transition; frames 0.2 s before it and after it.
+		before, after := frames[mid-4], frames[mid+4]
+		assert.NotEqual(t, before, after, "frame %d: the transition changes the picture", mid)
+		assert.NotEqual(t, before, frames[mid], "frame %d: the next layer is coming in", mid)
+		assert.NotEqual(t, after, frames[mid], "frame %d: the layer before is still there", mid)
+	}
+	// Half way through the circle, the navy shows at the corner and the
+	// picture (not navy) at the centre.
+	assert.True(t, near(meanRGB(frames[8], 160, 0, 0, 4), [3]float64{0, 0, 128}), "corner still navy")
+	assert.False(t, near(meanRGB(frames[8], 160, 76, 44, 4), [3]float64{0, 0, 128}), "centre shows the picture")
+}
