@@ -204,7 +204,9 @@ func TestRenderTransitionKinds(t *testing.T) {
 		t.Skip("renders with ffmpeg")
 	}
 	t.Parallel()
-	tr := func(name string) map[string]any { return map[string]any{"name": name, "duration": 0.4, "easing": "linear"} }
+	tr := func(name string) map[string]any {
+		return map[string]any{"name": name, "duration": 0.4, "easing": "linear"}
+	}
 	r := render(t, "provider_a", map[string]any{"width": 160, "height": 96, "fps": 10, "layers": []any{
 		map[string]any{"type": "color", "color": "navy", "duration": 1, "transition": tr("circleOpen")},
 		map[string]any{"type": "image", "src": "picture", "start": 0.6, "duration": 1, "width": 160, "height": 96, "transition": tr("wipeRight")},
