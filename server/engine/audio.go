@@ -59,7 +59,9 @@ func volume(l Layer) string {
 	if m.Volume != nil {
 		v = "(" + m.Volume.expr(k) + ")"
 	}
-	fade := l.fading(k)
+	// A layer's own enter and exit fade its sound too; transitions
+	// crossfade it.
+	fade := product(l.fadingBy(k, m.Enter, m.Exit), l.crossfading(k))
 	if m.Volume == nil && fade == "" {
 		return "volume=" + v
 	}

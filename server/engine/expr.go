@@ -95,16 +95,23 @@ func product(factors ...string) string {
 	return strings.Join(out, "*")
 }
 
-// fading is what a layer's opacity (or volume) is multiplied by over its
-// enter and exit fades on clock k, or "" when it does not fade so.
+// fading is what a layer's opacity is multiplied by over its enter and
+// exit fades (a fade transition into it among them) on clock k, or ""
+// when it does not fade so.
 func (l Layer) fading(k clock) string {
 	m := l.motion()
+	return l.fadingBy(k, m.enter(), m.exit())
+}
+
+// fadingBy is what a layer's opacity or volume is multiplied by over the
+// fades among enter and exit.
+func (l Layer) fadingBy(k clock, enter, exit *Transition) string {
 	var in, out string
-	if m.Enter.is(Fade) {
-		in = m.Enter.entering(k)
+	if enter.is(Fade) {
+		in = enter.entering(k)
 	}
-	if m.Exit.is(Fade) {
-		out = "(1-" + m.Exit.leaving(k, l.Duration) + ")"
+	if exit.is(Fade) {
+		out = "(1-" + exit.leaving(k, l.Duration) + ")"
 	}
 	return product(in, out)
 }
@@ -118,11 +125,12 @@ func (l Layer) zooming(k clock) string {
 	if _, fixed := m.Scale.static(1); !fixed {
 		keyed = "(" + m.Scale.expr(k) + ")"
 	}
-	if m.Enter.is(Zoom) {
-		in = m.Enter.entering(k)
+	enter, exit := m.enter(), m.exit()
+	if enter.is(Zoom) {
+		in = enter.entering(k)
 	}
-	if m.Exit.is(Zoom) {
-		out = "(1-" + m.Exit.leaving(k, l.Duration) + ")"
+	if exit.is(Zoom) {
+		out = "(1-" + exit.leaving(k, l.Duration) + ")"
 	}
 	return product(keyed, in, out)
 }
@@ -130,7 +138,7 @@ func (l Layer) zooming(k clock) string {
 // vanishes reports a layer whose scale reaches 0, where it is not drawn.
 func (l Layer) vanishes() bool {
 	m := l.motion()
-	if m.Enter.is(Zoom) || m.Exit.is(Zoom) {
+	if m.enter().is(Zoom) || m.exit().is(Zoom) {
 		return true
 	}
 	lo, _ := m.Scale.extent()
@@ -157,21 +165,22 @@ func (l Layer) sliding(k clock, axis, base, before, after string) string {
 		}
 		return ""
 	}
-	in, out := edge(m.Enter), edge(m.Exit)
+	enter, exit := m.enter(), m.exit()
+	in, out := edge(enter), edge(exit)
 	if in == "" && out == "" {
 		return base
 	}
 	share := []string{"(" + base + ")*("}
 	var rest string
 	if in != "" {
-		e := m.Enter.entering(k)
+		e := enter.entering(k)
 		share = append(share, e)
 		rest += fmt.Sprintf("+(%s)*(1-%s)", in, e)
 	} else {
 		share = append(share, "1")
 	}
 	if out != "" {
-		q := m.Exit.leaving(k, l.Duration)
+		q := exit.leaving(k, l.Duration)
 		share = append(share, "-"+q)
 		rest += fmt.Sprintf("+(%s)*%s", out, q)
 	}

@@ -112,12 +112,15 @@ type Motion struct {
 	Zoom, PanX, PanY Curve
 	// Enter and Exit animate the start and the end of the layer.
 	Enter, Exit *Transition
+	// Into is the transition from the layer before into this one, Out
+	// the one from this layer into the next (see cut.go).
+	Into, Out *Cut
 }
 
 // none reports a layer that does not move.
 func (m *Motion) none() bool {
 	return m.X == nil && m.Y == nil && m.Opacity == nil && m.Volume == nil && m.Scale == nil && m.Rotation == nil &&
-		m.Zoom == nil && m.PanX == nil && m.PanY == nil && m.Enter == nil && m.Exit == nil
+		m.Zoom == nil && m.PanX == nil && m.PanY == nil && m.Enter == nil && m.Exit == nil && m.Into == nil && m.Out == nil
 }
 
 // is reports whether the enter or exit transition t is of kind k.

@@ -51,15 +51,16 @@ func (l Layer) moves() bool {
 	m := l.motion()
 	s, sFixed := m.Scale.static(1)
 	r, rFixed := m.Rotation.static(0)
+	enter, exit := m.enter(), m.exit()
 	return m.X != nil || m.Y != nil || !sFixed || s != 1 || !rFixed || r != 0 ||
-		m.Enter.is(Slide) || m.Enter.is(Zoom) || m.Exit.is(Slide) || m.Exit.is(Zoom)
+		enter.is(Slide) || enter.is(Zoom) || exit.is(Slide) || exit.is(Zoom)
 }
 
-// ramped reports a layer whose opacity changes over time: its chain
-// blends with a ramp.
+// ramped reports a layer whose opacity changes over time, or that a
+// transition masks: its chain blends with a ramp or a mask.
 func (l Layer) ramped() bool {
 	m := l.motion()
-	return m.Opacity != nil || m.Enter.is(Fade) || m.Exit.is(Fade)
+	return m.Opacity != nil || m.enter().is(Fade) || m.exit().is(Fade) || masked(m.Into)
 }
 
 // staticScale is the layer's scale when it holds still, else 1: the
@@ -157,14 +158,21 @@ func (s *shape) scale(l Layer, k clock) (string, string) {
 		escapeGraph("max(1,round(iw*"+z+"))"), escapeGraph("max(1,round(ih*"+z+"))")), z
 }
 
-// ramp makes the ramp of layer i's opacity, w×h like the frames it meets,
-// and returns the blend that applies it, or "" when the opacity holds
-// still. The ramp's alpha is the opacity at the frame's time (geq on four
+// ramp makes the ramp of layer i's opacity and the mask of a transition
+// into it, w×h like the frames they meet, and returns the blends that
+// apply them, "" when there are none.
+func (p *planner) ramp(i int, l Layer, win window, w, h int) string {
+	return join(p.opacityRamp(i, l, win, w, h), p.mask(i, l, win, w, h))
+}
+
+// opacityRamp makes the ramp of layer i's opacity, w×h like the frames it
+// meets, and returns the blend that applies it, or "" when the opacity
+// holds still. The ramp's alpha is the opacity at the frame's time (geq on four
 // pixels, then scaled), and blend multiplies the layer's alpha by it and
 // keeps the layer's colour: per pixel, a multiplication and a copy, where
 // geq on the layer itself would evaluate an expression for every pixel.
-func (p *planner) ramp(i int, l Layer, win window, w, h int) string {
-	if !l.ramped() {
+func (p *planner) opacityRamp(i int, l Layer, win window, w, h int) string {
+	if m := l.motion(); m.Opacity == nil && !m.enter().is(Fade) && !m.exit().is(Fade) {
 		return ""
 	}
 	k := clock{t: "T", origin: l.Start}

@@ -18,6 +18,13 @@ func (c *compiler) providerA(raw any) {
 			return
 		}
 	}
+	// A transition leads into the next layer of the array.
+	c.link(func(i int) int {
+		if i+1 < len(c.scene.Layers) {
+			return i + 1
+		}
+		return -1
+	})
 }
 
 func (c *compiler) layerA(o *object) {
@@ -37,6 +44,7 @@ func (c *compiler) layerA(o *object) {
 	}
 	c.content(o, "trimStart", &l)
 	c.motion(o, &l)
+	c.cut(o, &l)
 	c.picture(o, o, &l)
 	c.playback(o, "trimStart", &l)
 	c.duck(o, &l)

@@ -6,7 +6,7 @@ import "fmt"
 //
 //	{"output": {width, height, fps, format?, background?, duration?},
 //	 "tracks": [{"clips": [{asset, start, length, position?, size?, opacity?, fadeIn?, fadeOut?,
-//	                        scale?, rotation?, zoom?, panX?, panY?, kenBurns?, enter?, exit?}]}]}
+//	                        scale?, rotation?, zoom?, panX?, panY?, kenBurns?, enter?, exit?, transition?}]}]}
 //
 // As in Shotstack and Creatomate's UI, the first track is on top: tracks
 // are drawn from the last to the first, and clips of one track in order.
@@ -25,6 +25,9 @@ func (c *compiler) unified(raw any) {
 		v    any
 	}
 	var order []clipAt
+	// last marks the last clip of each track, which no transition leads
+	// out of.
+	var last []bool
 	total := 0
 	for i := len(tracks) - 1; i >= 0; i-- {
 		t := c.r.object(fmt.Sprintf("composition.tracks[%d]", i), tracks[i])
@@ -40,6 +43,7 @@ func (c *compiler) unified(raw any) {
 		}
 		for j, v := range clips {
 			order = append(order, clipAt{path: fmt.Sprintf("%s.clips[%d]", t.path, j), v: v})
+			last = append(last, j == len(clips)-1)
 		}
 	}
 	for _, cl := range order {
@@ -48,6 +52,14 @@ func (c *compiler) unified(raw any) {
 			return
 		}
 	}
+	// A transition leads into the next clip of the same track, which is
+	// drawn right after it, over it.
+	c.link(func(i int) int {
+		if last[i] {
+			return -1
+		}
+		return i + 1
+	})
 }
 
 func mustGet(o *object, key string) any {
@@ -80,6 +92,7 @@ func (c *compiler) clip(o *object) {
 	}
 	c.content(a, "trim", &l)
 	c.motion(o, &l)
+	c.cut(o, &l)
 	c.picture(o, a, &l)
 	c.playback(a, "trim", &l)
 	c.duck(a, &l)
