@@ -135,10 +135,8 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 		}
 		return nil, failed(jobs.CodeRenderFailed, "the render could not be planned: %v", err)
 	}
-	for name, content := range cmd.Files {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
-			return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
-		}
+	if err := cmd.WriteFiles(dir); err != nil {
+		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
 	}
 
 	t := time.Now()

@@ -225,3 +225,15 @@ func (f *Face) fit(s string, width int) (n, w int) {
 func isBreakSpace(r rune) bool {
 	return unicode.IsSpace(r) && r != '\u00a0' && r != '\u202f' && r != '\u2007'
 }
+
+// Family is the font's family name (as libass and fontconfig match
+// fonts by it), or "" when the font names none.
+func (f *Font) Family() string {
+	var buf sfnt.Buffer
+	for _, id := range []sfnt.NameID{sfnt.NameIDFamily, sfnt.NameIDTypographicFamily} {
+		if s, err := f.f.Name(&buf, id); err == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
