@@ -14,6 +14,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -38,6 +39,9 @@ type HandlerConfig struct {
 	TempDir string
 	// DefaultFont is the font file of text layers that name none.
 	DefaultFont string
+	// Transcriber hears the sound captions layers transcribe; nil is
+	// offline pocketsphinx, as for caption.extract.
+	Transcriber executor.Transcriber
 	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
 	RenderTimeout time.Duration
 	Log           *slog.Logger
@@ -119,6 +123,14 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	defer os.RemoveAll(dir)
 
 	media, f := r.fetchSources(ctx, dir, scene.Sources())
+	if f, ok := stopped(); ok {
+		return nil, f
+	}
+	if f != nil {
+		return nil, f
+	}
+
+	f = r.readCaptions(ctx, dir, scene, media)
 	if f, ok := stopped(); ok {
 		return nil, f
 	}
@@ -239,6 +251,10 @@ func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Sou
 		return engine.Media{}, failed(jobs.CodeAssetFetchFailed, "%s: %v", src.Field, err)
 	}
 	r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
+	if src.Captions {
+		// Parsed once every source is here (readCaptions).
+		return engine.Media{Path: path}, nil
+	}
 	if src.Font {
 		m, err := engine.FontFromFile(path)
 		if err != nil {
