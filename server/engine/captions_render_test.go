@@ -47,3 +47,58 @@ func TestRenderCaptionsTiming(t *testing.T) {
 		})
 	}
 }
+
+// TestRenderCaptionsStyled checks that captions are styled as text is: at
+// the same fontSize a caption's capital letters are as tall as a text
+// layer's; a background box reaches paddingX past the glyphs; top-left
+// alignment puts the glyphs at the box's corner; the highlighted word is
+// in its colour; and in a transparent output the frame is transparent
+// but for the captions.
+func TestRenderCaptionsStyled(t *testing.T) {
+	t.Parallel()
+	srt := "1\n00:00:00,000 --> 00:00:01,000\nHH HH\n"
+	_, text := firstFrame(t, "provider_a", map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 1,
+		"layers": []any{map[string]any{"type": "text", "text": "HH HH", "fontSize": 40, "x": 20, "y": 20}}})
+	_, capt := firstFrame(t, "provider_a", map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 1,
+		"layers": []any{map[string]any{"type": "captions", "text": srt, "fontSize": 40, "x": 20, "y": 20, "width": 280, "height": 140,
+			"align": "left", "verticalAlign": "top", "highlightColor": "#ff0000"}}})
+	ti, ci := text.box(text.all(), white), capt.box(capt.all(), func(c [3]int) bool { return white(c) || red(c) })
+	require.Positive(t, ti.h)
+	require.Positive(t, ci.h)
+	assert.InDelta(t, ti.h, ci.h, 2, "capitals as tall: text %+v, captions %+v", ti, ci)
+	assert.InDelta(t, ti.w, ci.w, 4, "and as wide")
+	assert.InDelta(t, 20, ci.x, 4, "at the box's left")
+	assert.InDelta(t, 20, ci.y, 12, "and top")
+	// The first word is spoken first: red, then white.
+	redInk := capt.box(capt.all(), red)
+	assert.Positive(t, redInk.w)
+	assert.Less(t, redInk.x+redInk.w, ci.x+ci.w/2+2, "the first word is highlighted")
+
+	_, boxed := firstFrame(t, "provider_a", map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 1, "background": "#000000",
+		"layers": []any{map[string]any{"type": "captions", "text": srt, "fontSize": 30, "color": "#000000", "backgroundColor": "#00ff00",
+			"paddingX": 12, "paddingY": 4}}})
+	g := boxed.box(boxed.all(), green)
+	require.Positive(t, g.w)
+	glyphs := boxed.box(g, func(c [3]int) bool { return c[1] < 60 })
+	assert.InDelta(t, 160, g.x+g.w/2, 3, "centred")
+	// The box reaches paddingX past the glyphs' advance, and an H's ink
+	// starts a few pixels into its advance (its side bearings).
+	for _, pad := range []int{glyphs.x - g.x, g.x + g.w - (glyphs.x + glyphs.w)} {
+		assert.GreaterOrEqual(t, pad, 12, "padded")
+		assert.LessOrEqual(t, pad, 17, "padded")
+	}
+	assert.LessOrEqual(t, g.y+g.h, 171, "within the default box")
+
+	r := render(t, "provider_a", map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 1, "format": "mov", "background": "transparent",
+		"layers": []any{map[string]any{"type": "captions", "text": srt, "fontSize": 40}}})
+	frame := decodeRGBA(t, r.out, 320, 180)[0]
+	corner := meanRGBA(frame, 320, 0, 0, 100, 60)
+	assert.Zero(t, corner[3], "transparent where there is no caption")
+	opaque := 0
+	for i := 3; i < len(frame); i += 4 {
+		if frame[i] > 200 && frame[i-1] > 200 {
+			opaque++
+		}
+	}
+	assert.Greater(t, opaque, 200, "the captions are opaque and white")
+}
