@@ -34,15 +34,16 @@ func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha
 		}
 		font = m.Path
 	}
-	if err := p.captionsReady(l); err != nil {
-		return "", err
-	}
 	face, err := p.face(l, font)
 	if err != nil {
 		return "", err
 	}
 	if hidden {
+		// Never seen: its cues need not be read (nor heard).
 		return video, nil
+	}
+	if err := p.captionsReady(l); err != nil {
+		return "", err
 	}
 	family := p.fonts[font].Family()
 	data, err := os.ReadFile(font)

@@ -26,7 +26,10 @@ type Captions struct {
 	// Transcribe is the index in Scene.Layers of the video or audio layer
 	// whose sound is transcribed, -1 when none is; TranscribeField names
 	// the field, for messages.
-	Transcribe      int
+	Transcribe int
+	// TranscribeMix transcribes the composition's sound, every layer's
+	// mixed, instead of one layer's.
+	TranscribeMix   bool
 	TranscribeField string
 	transcribeID    string
 	// Highlight is the colour (0xRRGGBBAA) of the word being spoken, or
@@ -70,11 +73,11 @@ func (c *compiler) captions(o *object, l *Layer) {
 	default:
 		t := o.child("transcribe")
 		cp.TranscribeField = t.field("layer")
-		id, ok := t.str("layer")
-		if !ok && c.r.err == nil {
-			c.r.fail(cp.TranscribeField, "is required: the id of the video or audio layer whose sound is transcribed")
+		if t.has("layer") {
+			cp.transcribeID, _ = t.str("layer")
+		} else {
+			cp.TranscribeField, cp.TranscribeMix = o.field("transcribe"), true
 		}
-		cp.transcribeID = id
 		t.done()
 	}
 	cp.Highlight = o.color("highlightColor", "")
@@ -182,7 +185,7 @@ func (s *Scene) SetCues(layer int, cues []Cue) {
 var ErrNoCues = errors.New("the captions were not read before planning")
 
 func (p *planner) captionsReady(l Layer) error {
-	if l.Captions.Cues == nil && (l.Captions.Source != "" || l.Captions.Transcribe >= 0) {
+	if l.Captions.Cues == nil && (l.Captions.Source != "" || l.Captions.Transcribe >= 0 || l.Captions.TranscribeMix) {
 		return fmt.Errorf("%s: %w", l.Field, ErrNoCues)
 	}
 	return nil

@@ -118,6 +118,10 @@ func TestCompileCaptions(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Layers[1].Captions.Transcribe)
 	assert.Nil(t, s.Layers[1].Captions.Cues)
+	s, err = compileA(map[string]any{"type": "captions", "transcribe": map[string]any{}})
+	require.NoError(t, err)
+	assert.True(t, s.Layers[0].Captions.TranscribeMix, "the composition's sound")
+	assert.Equal(t, -1, s.Layers[0].Captions.Transcribe)
 
 	for _, tc := range []struct {
 		layers []any
@@ -131,7 +135,7 @@ func TestCompileCaptions(t *testing.T) {
 		{[]any{map[string]any{"type": "captions", "src": "nope"}}, "composition.layers[0].src", "no such asset key"},
 		{[]any{map[string]any{"type": "captions", "transcribe": map[string]any{"layer": "zz"}}}, "composition.layers[0].transcribe.layer", `no layer has the id "zz"`},
 		{[]any{map[string]any{"type": "color", "color": "red", "id": "c"}, map[string]any{"type": "captions", "transcribe": map[string]any{"layer": "c"}}}, "composition.layers[1].transcribe.layer", "has no sound"},
-		{[]any{map[string]any{"type": "captions", "transcribe": map[string]any{}}}, "composition.layers[0].transcribe.layer", "is required"},
+		{[]any{map[string]any{"type": "captions", "transcribe": map[string]any{"layer": 3}}}, "composition.layers[0].transcribe.layer", "must be a string"},
 		{[]any{layer(map[string]any{"maxLines": 11})}, "composition.layers[0].maxLines", "between 1 and 10"},
 		{[]any{layer(map[string]any{"highlightColor": "nope"})}, "composition.layers[0].highlightColor", "must be a colour"},
 		{[]any{layer(map[string]any{"fadeIn": 0.5})}, "composition.layers[0].fadeIn", "do not fade"},

@@ -102,3 +102,38 @@ func TestCaptionsTranscribedWithHighlight(t *testing.T) {
 	require.Positive(t, shown)
 	assert.Greater(t, len(positions), 2, "the highlight moves from word to word")
 }
+
+// TestCaptionsTranscribeMix transcribes the composition's sound (the mix
+// of its layers, as a wav output of it would be), in scene time, and in
+// the captions layer's time.
+func TestCaptionsTranscribeMix(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	speech := filepath.Join(dir, "speech.wav")
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
+		"-f", "lavfi", "-i", "flite=text='hello world. this is a test of the captions.':voice=slt", speech).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	comp, _ := json.Marshal(map[string]any{"width": 160, "height": 90, "fps": 10, "duration": 6,
+		"layers": []any{
+			map[string]any{"type": "audio", "src": "https://media.test/speech.wav", "start": 2, "volume": 0.8},
+			map[string]any{"type": "captions", "transcribe": map[string]any{}, "start": 1},
+		}})
+	scene, err := engine.Compile("provider_a", comp, nil, engine.DefaultLimits())
+	require.NoError(t, err)
+	info, err := ffmpeg.ProbeFast(context.Background(), speech)
+	require.NoError(t, err)
+	media := map[string]engine.Media{scene.Sources()[0].Key: engine.MediaFromInfo(speech, info)}
+	r := &renderRun{cfg: HandlerConfig{DefaultFont: testFont}, log: slog.New(slog.DiscardHandler)}
+	require.Nil(t, r.readCaptions(context.Background(), dir, scene, media))
+	cues := scene.Layers[1].Captions.Cues
+	require.NotEmpty(t, cues)
+	var heard []string
+	for _, c := range cues {
+		heard = append(heard, c.Text)
+		// The voice starts at 2 s in the scene, 1 s into the captions
+		// layer; pocketsphinx times an utterance's end (its start is
+		// the end of the one before), and Plan cuts cues to the layer.
+		assert.Greater(t, c.End, 1.5)
+	}
+	assert.Contains(t, strings.Join(heard, " "), "hello")
+}
