@@ -45,14 +45,14 @@ func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha
 	if err := p.captionsReady(l); err != nil {
 		return "", err
 	}
-	family := p.fonts[font].Family()
+	family := p.fonts[font].FullName()
 	data, err := os.ReadFile(font)
 	if err != nil {
 		return "", fmt.Errorf("%s: read the font: %w", l.Field, err)
 	}
-	// libass finds fonts by family name in fontsdir: a folder of this
-	// layer's font alone, so no other font (and no downloaded video)
-	// is read as one.
+	// libass finds the font by its full name in fontsdir: a folder of
+	// this layer's font alone, so no other file (a downloaded video) is
+	// read as a font.
 	dir := fmt.Sprintf("fonts-%d", i)
 	p.files[dir+"/font"+filepath.Ext(font)] = data
 

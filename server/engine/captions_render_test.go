@@ -1,10 +1,15 @@
 package engine
 
 import (
+	"context"
+	"os"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // TestRenderCaptionsTiming draws two SRT cues in white over black and finds
@@ -101,4 +106,59 @@ func TestRenderCaptionsStyled(t *testing.T) {
 		}
 	}
 	assert.Greater(t, opaque, 200, "the captions are opaque and white")
+}
+
+// TestRenderCaptionsFont draws captions in a font of their own, named
+// only by its file (no extension, as downloads are): libass finds it by
+// its full name in the layer's font folder and draws it, not the default
+// font, nor the regular face of its family among the system's fonts.
+func TestRenderCaptionsFont(t *testing.T) {
+	t.Parallel()
+	type drawn struct {
+		box    rect
+		ink    int
+		script string
+	}
+	draw := func(fontFile string) drawn {
+		layer := map[string]any{"type": "captions", "text": "1\n00:00:00,000 --> 00:00:01,000\nIIII\n", "fontSize": 40}
+		media := map[string]Media{}
+		if fontFile != "" {
+			layer["font"] = "https://x.test/font"
+			data, err := os.ReadFile(fontFile)
+			require.NoError(t, err)
+			path := filepath.Join(t.TempDir(), "source-0")
+			require.NoError(t, os.WriteFile(path, data, 0o600))
+			m, err := FontFromFile(path)
+			require.NoError(t, err)
+			media["s0"] = m
+		}
+		s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 1, "layers": []any{layer}}), nil, DefaultLimits())
+		require.NoError(t, err)
+		work := t.TempDir()
+		out := filepath.Join(work, "out.mp4")
+		cmd, err := Plan(s, media, work, out, testFont)
+		require.NoError(t, err)
+		require.NoError(t, cmd.WriteFiles(work))
+		require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}))
+		fr := frameRGB{pix: decodeRGB(t, out, 320, 180)[0], w: 320, h: 180}
+		d := drawn{box: fr.box(fr.all(), white), script: string(cmd.Files["captions-0.ass"])}
+		for y := 0; y < fr.h; y++ {
+			for x := 0; x < fr.w; x++ {
+				if white(fr.at(x, y)) {
+					d.ink++
+				}
+			}
+		}
+		return d
+	}
+	plain := draw("")
+	serif := draw("/usr/share/fonts/truetype/dejavu/DejaVuSerif.ttf")
+	bold := draw("/usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf")
+	assert.Contains(t, plain.script, "Style: Text,DejaVu Sans,")
+	assert.Contains(t, serif.script, "Style: Text,DejaVu Serif,")
+	assert.Contains(t, bold.script, "Style: Text,DejaVu Serif Bold,")
+	// Serifs make IIII far wider than in the sans font.
+	assert.Greater(t, serif.box.w, plain.box.w+10, "sans %+v, serif %+v", plain.box, serif.box)
+	// Bold strokes hold far more ink than the regular face's.
+	assert.Greater(t, float64(bold.ink), 1.3*float64(serif.ink), "serif %d pixels, bold %d", serif.ink, bold.ink)
 }
