@@ -301,10 +301,8 @@ func kinoCommand(ctx context.Context, dir, name string, body []byte, font string
 	if err != nil {
 		return nil, err
 	}
-	for name, content := range cmd.Files {
-		if err := os.WriteFile(filepath.Join(work, name), content, 0o600); err != nil {
-			return nil, err
-		}
+	if err := cmd.WriteFiles(work); err != nil {
+		return nil, err
 	}
 	return cmd, nil
 }

@@ -259,6 +259,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 			render.Kind: render.NewHandler(render.HandlerConfig{
 				Store: a.store, Storage: a.storage, Fetch: fetcher, Limits: cfg.Limits, TempDir: tmp,
 				DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
+				Transcriber: cfg.Transcriber,
 			}),
 			media.Kind: jobrun.New(jobrun.Config{
 				Store: a.store, Storage: a.storage, Fetch: fetcher, TempDir: tmp, Timeout: cfg.JobTimeout,

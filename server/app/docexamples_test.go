@@ -99,7 +99,7 @@ func docExamples(t *testing.T, path string) []docExample {
 }
 
 // exampleMedia makes the files examples may name: a video with sound, a
-// picture, a sound and a font.
+// picture, a sound, a font, a captions file and a voice.
 func exampleMedia(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -108,6 +108,7 @@ func exampleMedia(t *testing.T) string {
 			"-t", "8", "-c:v", "libx264", "-preset", "ultrafast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "video.mp4"},
 		{"-f", "lavfi", "-i", "testsrc2=size=640x360", "-frames:v", "1", "picture.png"},
 		{"-f", "lavfi", "-i", "sine=frequency=440:sample_rate=48000", "-t", "8", "music.mp3"},
+		{"-f", "lavfi", "-i", "flite=text='hello world. this is a test of the captions.':voice=slt", "speech.mp3"},
 	}
 	for _, args := range cmds {
 		cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...)...)
@@ -118,6 +119,8 @@ func exampleMedia(t *testing.T) string {
 	font, err := os.ReadFile("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "font.ttf"), font, 0o644))
+	vtt := "WEBVTT\n\n00:00.500 --> 00:02.000\nA caption from a WebVTT file\n\n00:02.000 --> 00:03.500\n<v Ann>And a second one</v>\n"
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "captions.vtt"), []byte(vtt), 0o644))
 	return dir
 }
 

@@ -205,6 +205,7 @@ func (c *compiler) source(o *object, key string, font bool) (string, string) {
 // finish checks the scene as a whole and settles its duration.
 func (c *compiler) finish() {
 	c.resolveDucks()
+	c.resolveTranscribe()
 	s := c.scene
 	end := 0.0
 	for _, l := range s.Layers {

@@ -120,9 +120,7 @@ func renderScene(t *testing.T, s *Scene) rendered {
 	out := filepath.Join(work, "out."+s.Format)
 	cmd, err := Plan(s, media, work, out, testFont)
 	require.NoError(t, err)
-	for name, content := range cmd.Files {
-		require.NoError(t, os.WriteFile(filepath.Join(work, name), content, 0o600))
-	}
+	require.NoError(t, cmd.WriteFiles(work))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}), filterGraph(cmd))
 	info, err := ffmpeg.ProbeFrames(context.Background(), out)
 	require.NoError(t, err)

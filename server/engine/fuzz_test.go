@@ -108,7 +108,7 @@ func parseGraph(g string) ([]parsedFilter, error) {
 var plannedFilters = []string{"color", "anullsrc", "atrim", "format", "setpts", "fps", "scale", "loop", "settb", "fade",
 	"lut", "overlay", "drawtext", "aresample", "asetnsamples", "aformat", "asetpts", "volume", "afade", "adelay", "amix",
 	"split", "trim", "palettegen", "paletteuse", "gblur", "crop", "zoompan", "rotate", "geq", "blend",
-	"hflip", "vflip", "pad", "colorchannelmixer", "lutrgb", "atempo", "asplit", "apad", "sidechaincompress", "loudnorm"}
+	"hflip", "vflip", "pad", "colorchannelmixer", "lutrgb", "atempo", "asplit", "apad", "sidechaincompress", "loudnorm", "ass"}
 
 // safeArgs is every character the options of a filter other than drawtext
 // may hold once the graph level is unescaped: numbers, names, expressions.
@@ -125,6 +125,33 @@ func checkGraph(graph, workDir string, fonts ...string) ([]parsedFilter, error) 
 	for _, pf := range filters {
 		if !slices.Contains(plannedFilters, pf.name) {
 			return nil, fmt.Errorf("unexpected filter %q", pf.name)
+		}
+		if pf.name == "ass" {
+			// A captions layer: its script and its font folder, kino's
+			// own files; the cue text is in the script.
+			opts := map[string]string{}
+			for rest := pf.args; rest != ""; {
+				var kv string
+				kv, rest = getToken(rest, ":")
+				rest = strings.TrimPrefix(rest, ":")
+				k, v, _ := strings.Cut(kv, "=")
+				if _, twice := opts[k]; twice {
+					return nil, fmt.Errorf("ass option %s given twice", k)
+				}
+				opts[k] = v
+			}
+			script, dir := opts["filename"], opts["fontsdir"]
+			if !strings.HasPrefix(script, filepath.Join(workDir, "captions-")) || !strings.HasSuffix(script, ".ass") || !strings.HasPrefix(dir, filepath.Join(workDir, "fonts-")) {
+				return nil, fmt.Errorf("ass reads %q and %q", script, dir)
+			}
+			delete(opts, "filename")
+			delete(opts, "fontsdir")
+			for k, v := range opts {
+				if k != "alpha" || v != "1" {
+					return nil, fmt.Errorf("ass option %q=%q", k, v)
+				}
+			}
+			continue
 		}
 		if pf.name != "drawtext" {
 			if !safeArgs.MatchString(pf.args) {
@@ -239,6 +266,8 @@ func FuzzCompile(f *testing.F) {
 	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"loudness":{"target":-20},"layers":[{"type":"video","src":"logo","fit":"contain-blur","crop":{"left":0.1,"top":0.2},"flip":"both","filters":{"blur":2,"sepia":0.5,"invert":1},"speed":2,"loop":true,"id":"v"},{"type":"audio","src":"https://a.test/m.mp3","speed":0.3,"duck":{"under":["v","a"]}},{"type":"audio","id":"a","src":"logo","duck":{}}]}`, uint8(0))
 	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"layers":[{"type":"video","src":"logo","duration":2,"transition":{"name":"circleOpen","duration":0.5}},{"type":"image","src":"logo","start":1.5,"duration":2,"rotation":10,"transition":{"name":"slideUp","easing":"linear"}},{"type":"text","text":"a'b","width":40,"start":3,"duration":1,"transition":{"name":"dissolve"}},{"type":"ellipse","color":"red","start":3.5,"duration":1}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24},"tracks":[{"clips":[{"asset":{"type":"color","color":"red"},"length":1,"transition":{"name":"wipeDown","duration":0.25}},{"asset":{"type":"text","text":"x"},"start":0.75,"length":1,"scale":2,"transition":{"name":"zoom"}},{"asset":{"type":"rectangle","color":"blue"},"start":1.25,"length":1}]},{"clips":[{"asset":{"type":"audio","src":"logo"},"length":2,"transition":{"name":"fade","duration":1}},{"asset":{"type":"audio","src":"logo"},"start":1,"length":2}]}]}`, uint8(1))
+	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"audio","src":"logo","id":"v"},{"type":"captions","transcribe":{"layer":"v"},"highlightColor":"red","maxLines":1,"backgroundColor":"#0008","paddingX":3,"strokeWidth":1,"shadowColor":"blue","shadowX":2,"align":"left","verticalAlign":"middle","width":40,"x":4,"opacity":0.5},{"type":"captions","text":"1\n00:00:00,000 --> 00:00:01,000\n{a} \\N b]; c\n","start":0.5}]}`, uint8(0))
+	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm","background":"transparent","duration":2},"tracks":[{"clips":[{"asset":{"type":"captions","src":"https://a.test/c.vtt","font":"logo","verticalAlign":"top"},"position":{"y":4}}]}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"loudness":{}},"tracks":[{"clips":[{"asset":{"type":"image","src":"logo","crop":{"right":0.5}},"length":1,"fit":"contain","flip":"horizontal","filters":{"greyscale":1,"contrast":1.5}}]},{"clips":[{"asset":{"type":"audio","src":"logo","loop":true,"duck":{"level":0}},"length":2},{"asset":{"type":"video","src":"logo","volume":2},"id":"x","length":1,"fit":"cover"}]}]}`, uint8(1))
 	assets := map[string]string{"logo": "https://cdn.test/logo.png"}
 	const workDir = `/w/it's [a],b;c:d\e=f`
@@ -277,6 +306,13 @@ func FuzzCompile(f *testing.F) {
 			}
 			m.Still = kind>>i&1 == 1
 			media[src.Key] = m
+		}
+		// The render reads captions files and transcribes before planning;
+		// here every such layer gets cues that try to escape.
+		for i, l := range s.Layers {
+			if l.Captions != nil && l.Captions.Cues == nil {
+				s.SetCues(i, []Cue{{Start: 0, End: 0.5, Text: "{\\b1}]; x\\N {y}"}, {Start: 0.25, End: 9, Text: "two words"}})
+			}
 		}
 		cmd, err := Plan(s, media, workDir, "/w/out", font)
 		var ve *ValidationError
@@ -365,6 +401,10 @@ func FuzzCompile(f *testing.F) {
 						}
 					}
 				}
+			case KindCaptions:
+				if !hidden {
+					outputs++
+				}
 			case KindRectangle, KindEllipse:
 				if hidden {
 					break
@@ -399,6 +439,17 @@ func FuzzCompile(f *testing.F) {
 			t.Fatalf("graph has %d outputs, want %d:\n%s", labelled, outputs, graph)
 		}
 		for i, l := range s.Layers {
+			if l.Kind == KindCaptions {
+				for _, c := range l.Captions.Cues {
+					if len(c.Text) >= 8 && strings.Contains(graph, c.Text) {
+						t.Fatalf("cue %q reached the filter graph", c.Text)
+					}
+				}
+				if script, ok := cmd.Files[fmt.Sprintf("captions-%d.ass", i)]; ok {
+					checkScript(t, string(script))
+				}
+				continue
+			}
 			if l.Kind != KindText {
 				continue
 			}
@@ -469,4 +520,37 @@ func styledLayout(p *planner, l Layer, media map[string]Media, defaultFont strin
 		return textLayout{}, err
 	}
 	return p.layout(l, face), nil
+}
+
+// checkScript checks a captions script: every event's text is one
+// override block of kino's, then cue text in which braces are escaped
+// (\{, \}) but for kino's own colour changes.
+func checkScript(t *testing.T, script string) {
+	t.Helper()
+	own := regexp.MustCompile(`\{\\1c&H[0-9A-F]{6}&\\1a&H[0-9A-F]{2}&\}`)
+	lead := regexp.MustCompile(`^\{\\an[1-9]\\pos\(-?[0-9]+,-?[0-9]+\)(\\xshad-?[0-9]+\\yshad-?[0-9]+)?(\\xbord[0-9]+\\ybord[0-9]+)?\}`)
+	for _, ln := range strings.Split(script, "\n") {
+		if !strings.HasPrefix(ln, "Dialogue: ") {
+			continue
+		}
+		fields := strings.SplitN(ln, ",", 10)
+		text := fields[9]
+		if !lead.MatchString(text) {
+			t.Fatalf("event does not start with kino's tags: %q", ln)
+		}
+		text = own.ReplaceAllString(lead.ReplaceAllString(text, ""), "")
+		for k := 0; k < len(text); k++ {
+			switch {
+			case text[k] == '\\' && k+1 < len(text) && strings.IndexByte("{}N", text[k+1]) >= 0:
+				// An escaped brace, or a line break between lines.
+				k++
+			case text[k] == '\\' && k+1 < len(text) && strings.IndexByte("nh", text[k+1]) >= 0,
+				text[k] == '{', text[k] == '}', text[k] == '\n':
+				t.Fatalf("cue text escapes its event: %q", ln)
+			}
+		}
+		if strings.Contains(text, "x\\N") {
+			t.Fatalf("a cue's \\N became a line break: %q", ln)
+		}
+	}
 }

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -102,6 +103,8 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			video, err = p.text(i, l, video, defaultFont, hidden)
 		case KindAudio:
 			a, err = p.audio(i, l)
+		case KindCaptions:
+			video, err = p.captionsLayer(i, l, video, defaultFont, formats[s.Format].alpha && colorAlpha(background) < 0xFF, hidden || !s.HasPicture())
 		case KindRectangle, KindEllipse:
 			if !hidden {
 				video = p.shape(i, l, video)
@@ -313,4 +316,19 @@ func (p *planner) medium(l Layer) (Media, error) {
 		return Media{}, fmt.Errorf("%s: source %s was not probed", l.SourceField, l.Source)
 	}
 	return m, nil
+}
+
+// WriteFiles writes the command's files into dir, the workDir given to
+// Plan, making the folders some are in (a captions layer's font).
+func (c *Command) WriteFiles(dir string) error {
+	for name, content := range c.Files {
+		path := filepath.Join(dir, name)
+		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, content, 0o600); err != nil {
+			return err
+		}
+	}
+	return nil
 }

@@ -29,10 +29,10 @@ func (c *compiler) providerA(raw any) {
 
 func (c *compiler) layerA(o *object) {
 	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
-	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse"))
+	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle or ellipse")
+			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse or captions")
 		}
 		return
 	}
@@ -43,8 +43,11 @@ func (c *compiler) layerA(o *object) {
 		c.opacity(o, &l)
 	}
 	c.content(o, "trimStart", &l)
-	c.motion(o, &l)
-	c.cut(o, &l)
+	if l.Kind != KindCaptions {
+		c.motion(o, &l)
+		c.cut(o, &l)
+	}
+	c.checkCaptions(o, &l)
 	c.picture(o, o, &l)
 	c.playback(o, "trimStart", &l)
 	c.duck(o, &l)
@@ -88,5 +91,7 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 		c.textStyle(o, l)
 	case KindRectangle, KindEllipse:
 		c.shape(o, l)
+	case KindCaptions:
+		c.captions(o, l)
 	}
 }

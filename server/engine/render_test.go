@@ -116,9 +116,7 @@ func render(t *testing.T, provider string, comp map[string]any) rendered {
 	out := filepath.Join(work, "out."+s.Format)
 	cmd, err := Plan(s, media, work, out, testFont)
 	require.NoError(t, err)
-	for name, content := range cmd.Files {
-		require.NoError(t, os.WriteFile(filepath.Join(work, name), content, 0o600))
-	}
+	require.NoError(t, cmd.WriteFiles(work))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}))
 	info, err := ffmpeg.ProbeFrames(context.Background(), out)
 	require.NoError(t, err)

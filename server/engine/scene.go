@@ -104,6 +104,9 @@ type Layer struct {
 	// Duck lowers the layer's sound while other layers' sound plays; nil
 	// when it does not.
 	Duck *Duck
+	// Captions are a captions layer's cues and how they show; nil on
+	// other layers.
+	Captions *Captions
 }
 
 // TextStyle is how a text layer is laid out in its box and decorated.
@@ -196,6 +199,9 @@ type Source struct {
 	URL string
 	// Font marks a font file (not probed as media).
 	Font bool
+	// Captions marks an SRT or WebVTT file, which the caller parses
+	// (ParseCues) and gives to the layers that name it (SetCues).
+	Captions bool
 	// Field is the JSON path that first named it, for messages.
 	Field string
 }
@@ -207,12 +213,16 @@ func (s *Scene) Sources() []Source { return s.sources }
 // addSource returns the key of url, registering it once: a file used by
 // several layers is downloaded once.
 func (s *Scene) addSource(url string, font bool, field string) string {
-	for _, src := range s.sources {
-		if src.URL == url && src.Font == font {
-			return src.Key
+	return s.add(Source{URL: url, Font: font, Field: field})
+}
+
+func (s *Scene) add(src Source) string {
+	for _, have := range s.sources {
+		if have.URL == src.URL && have.Font == src.Font && have.Captions == src.Captions {
+			return have.Key
 		}
 	}
-	key := fmt.Sprintf("s%d", len(s.sources))
-	s.sources = append(s.sources, Source{Key: key, URL: url, Font: font, Field: field})
-	return key
+	src.Key = fmt.Sprintf("s%d", len(s.sources))
+	s.sources = append(s.sources, src)
+	return src.Key
 }

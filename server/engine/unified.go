@@ -74,10 +74,10 @@ func mustGet(o *object, key string) any {
 func (c *compiler) clip(o *object) {
 	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
 	a := c.r.object(o.field("asset"), mustGet(o, "asset"))
-	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse"))
+	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(a.field("type"), "is required: color, image, video, text, audio, rectangle or ellipse")
+			c.r.fail(a.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse or captions")
 		}
 		return
 	}
@@ -91,8 +91,11 @@ func (c *compiler) clip(o *object) {
 		c.opacity(o, &l)
 	}
 	c.content(a, "trim", &l)
-	c.motion(o, &l)
-	c.cut(o, &l)
+	if l.Kind != KindCaptions {
+		c.motion(o, &l)
+		c.cut(o, &l)
+	}
+	c.checkCaptions(a, &l)
 	c.picture(o, a, &l)
 	c.playback(a, "trim", &l)
 	c.duck(a, &l)

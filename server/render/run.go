@@ -14,6 +14,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -38,6 +39,9 @@ type HandlerConfig struct {
 	TempDir string
 	// DefaultFont is the font file of text layers that name none.
 	DefaultFont string
+	// Transcriber hears the sound captions layers transcribe; nil is
+	// offline pocketsphinx, as for caption.extract.
+	Transcriber executor.Transcriber
 	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
 	RenderTimeout time.Duration
 	Log           *slog.Logger
@@ -126,6 +130,14 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 		return nil, f
 	}
 
+	f = r.readCaptions(ctx, dir, scene, media)
+	if f, ok := stopped(); ok {
+		return nil, f
+	}
+	if f != nil {
+		return nil, f
+	}
+
 	out := filepath.Join(dir, "output."+scene.Format)
 	cmd, err := engine.Plan(scene, media, dir, out, cfg.DefaultFont)
 	if err != nil {
@@ -135,10 +147,8 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 		}
 		return nil, failed(jobs.CodeRenderFailed, "the render could not be planned: %v", err)
 	}
-	for name, content := range cmd.Files {
-		if err := os.WriteFile(filepath.Join(dir, name), content, 0o600); err != nil {
-			return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
-		}
+	if err := cmd.WriteFiles(dir); err != nil {
+		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
 	}
 
 	t := time.Now()
@@ -241,6 +251,10 @@ func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Sou
 		return engine.Media{}, failed(jobs.CodeAssetFetchFailed, "%s: %v", src.Field, err)
 	}
 	r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
+	if src.Captions {
+		// Parsed once every source is here (readCaptions).
+		return engine.Media{Path: path}, nil
+	}
 	if src.Font {
 		m, err := engine.FontFromFile(path)
 		if err != nil {

@@ -225,3 +225,17 @@ func (f *Face) fit(s string, width int) (n, w int) {
 func isBreakSpace(r rune) bool {
 	return unicode.IsSpace(r) && r != '\u00a0' && r != '\u202f' && r != '\u2007'
 }
+
+// FullName is the font's full name ("DejaVu Serif Bold"), or its family
+// name when it has none, or "". libass selects a font by this name
+// exactly, where by the family name it picks the family's regular face
+// from the system's fonts over a bold one given to it.
+func (f *Font) FullName() string {
+	var buf sfnt.Buffer
+	for _, id := range []sfnt.NameID{sfnt.NameIDFull, sfnt.NameIDFamily} {
+		if s, err := f.f.Name(&buf, id); err == nil && s != "" {
+			return s
+		}
+	}
+	return ""
+}
