@@ -15,6 +15,7 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/kinohq/kino/gateway/console"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/idempotency"
@@ -93,6 +94,11 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	root.Handle("POST /assets", &uploadHandler{client: assets})
 	root.Handle("GET /assets/{id}/content", &contentHandler{client: assets, storage: cfg.Storage})
 	root.HandleFunc("GET /api/openapi.json", serveOpenAPI)
+	// The web console: the page at "/" only (every other path keeps its
+	// API answer, 404 included) and its files under /console/.
+	ui := console.Handler()
+	root.Handle("GET /{$}", ui)
+	root.Handle("GET "+console.Prefix, ui)
 	if cfg.Storage != nil && cfg.Storage.Local() {
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
 	}
