@@ -33,13 +33,13 @@ const Prefix = "/console/"
 const policy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src * data: blob:; media-src * blob:; " +
 	"connect-src 'self'; object-src 'none'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
 
-// Handler serves the page at "/" and its files under Prefix.
-func Handler() http.Handler {
+// Handler serves the page at "/" and its files under Prefix; notFound
+// answers any other path under Prefix (a folder included: nothing is listed).
+func Handler(notFound http.Handler) http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
 		panic(err) // the embedded tree is fixed at build time
 	}
-	files := http.StripPrefix(Prefix, http.FileServerFS(sub))
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {
 		headers(w)
@@ -50,9 +50,14 @@ func Handler() http.Handler {
 		w.Header().Set("Content-Type", "application/json")
 		_, _ = w.Write(examples)
 	})
-	mux.HandleFunc("GET "+Prefix, func(w http.ResponseWriter, r *http.Request) {
+	mux.HandleFunc("GET "+Prefix+"{file...}", func(w http.ResponseWriter, r *http.Request) {
+		name := r.PathValue("file")
+		if st, err := fs.Stat(sub, name); err != nil || st.IsDir() || name == "index.html" {
+			notFound.ServeHTTP(w, r)
+			return
+		}
 		headers(w)
-		files.ServeHTTP(w, r)
+		http.ServeFileFS(w, r, sub, name)
 	})
 	return mux
 }

@@ -220,3 +220,37 @@ func TestConsoleAPIKeys(t *testing.T) {
 	require.False(t, strings.Contains(eval[string](t, ctx, `document.body.innerHTML`), theirJob), "another organisation's job is never shown")
 	require.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll("table.jobs tr.row").length`))
 }
+
+// The console's files are served from the binary with a policy that runs
+// only their own code; the API's paths and answers are unchanged around it.
+func TestConsoleServed(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.Workers = 0 })
+
+	r := k.do(t, http.MethodGet, "/", nil)
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.header.Get("Content-Type"), "text/html")
+	require.Contains(t, r.header.Get("Content-Security-Policy"), "script-src 'self'")
+	require.Contains(t, string(r.body), `src="/console/js/app.js"`)
+
+	r = k.do(t, http.MethodGet, "/console/js/app.js", nil)
+	require.Equal(t, http.StatusOK, r.status)
+	require.Contains(t, r.header.Get("Content-Type"), "javascript")
+	require.Equal(t, "nosniff", r.header.Get("X-Content-Type-Options"))
+
+	r = k.do(t, http.MethodGet, "/console/examples.json", nil)
+	require.Equal(t, http.StatusOK, r.status)
+	var ex []map[string]any
+	require.NoError(t, json.Unmarshal(r.body, &ex))
+	require.NotEmpty(t, ex)
+
+	for _, path := range []string{"/console/js/", "/console/nope.js", "/console/index.html", "/nope"} {
+		r = k.do(t, http.MethodGet, path, nil)
+		require.Equal(t, http.StatusNotFound, r.status, path)
+		require.Equal(t, "NOT_FOUND", r.errorCode(t), path)
+	}
+	r = k.do(t, http.MethodPost, "/", "{}")
+	require.Equal(t, http.StatusNotFound, r.status, "POST / is no route: %s", r.body)
+	r = k.do(t, http.MethodGet, "/api/health", nil)
+	require.Equal(t, http.StatusOK, r.status)
+}
