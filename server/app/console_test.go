@@ -146,16 +146,19 @@ func TestConsole(t *testing.T) {
 	require.Equal(t, "completed", k.get(t, renderID)["status"])
 
 	// A pipeline run: every node's status live in the graph until all complete.
-	r := k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "two sizes", "description": "a picture, resized twice",
+	r := k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "two sizes", "description": "a picture resized, then resized again two ways",
 		"nodes": []any{
 			map[string]any{"id": "small", "jobType": "image.resize", "params": map[string]any{"width": 32}},
-			map[string]any{"id": "smaller", "jobType": "image.resize", "params": map[string]any{"width": 16}}},
-		"edges": []any{map[string]any{"from": "small", "to": "smaller", "outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}}}})
+			map[string]any{"id": "smaller", "jobType": "image.resize", "params": map[string]any{"width": 16}},
+			map[string]any{"id": "jpeg", "jobType": "image.resize", "params": map[string]any{"width": 24, "format": "jpeg"}}},
+		"edges": []any{
+			map[string]any{"from": "small", "to": "smaller", "outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}},
+			map[string]any{"from": "small", "to": "jpeg", "outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}}}})
 	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
 	pid := r.json(t)["data"].(map[string]any)["id"].(string)
 	visit(t, ctx, "#/pipelines/"+pid)
 	waitJS(t, ctx, "the run form asks for the input", `!!document.querySelector('input[name="small.source"]')`, 10*time.Second)
-	waitJS(t, ctx, "the graph is drawn", `document.querySelectorAll(".graph g.node").length === 2 && document.querySelectorAll(".graph path.edge").length === 1`, 10*time.Second)
+	waitJS(t, ctx, "the graph is drawn", `document.querySelectorAll(".graph g.node").length === 3 && document.querySelectorAll(".graph path.edge").length === 2`, 10*time.Second)
 	require.NoError(t, chromedp.Do(ctx, chromedp.SetValue(chromedp.CSS(`input[name="small.source"]`), media.URL+"/image.png"), chromedp.Click(chromedp.CSS("#startrun"))))
 	waitJS(t, ctx, "the run is listed", `document.querySelectorAll("table.runs tr[data-run]").length === 1`, 10*time.Second)
 	waitJS(t, ctx, "every node completes", `[...document.querySelectorAll(".graph g.node")].every(g => g.dataset.status === "complete") && document.querySelector("table.runs tr[data-run]").dataset.status === "complete"`, 60*time.Second)
@@ -163,10 +166,10 @@ func TestConsole(t *testing.T) {
 
 	// The jobs list holds both kinds; a media job's page has its timings, its log and its output.
 	visit(t, ctx, "#/jobs")
-	waitJS(t, ctx, "the list shows the render and both media jobs", `document.querySelectorAll("table.jobs tr.row").length === 3 && !!document.querySelector('tr[data-id="`+renderID+`"]')`, 10*time.Second)
+	waitJS(t, ctx, "the list shows the render and the run's media jobs", `document.querySelectorAll("table.jobs tr.row").length === 4 && !!document.querySelector('tr[data-id="`+renderID+`"]')`, 10*time.Second)
 	shot(t, ctx, "jobs")
 	visit(t, ctx, "#/jobs?kind=media&status=completed")
-	waitJS(t, ctx, "filters by kind and status", `document.querySelectorAll("table.jobs tr.row").length === 2 && [...document.querySelectorAll("table.jobs tr.row")].every(r => r.dataset.kind === "media")`, 10*time.Second)
+	waitJS(t, ctx, "filters by kind and status", `document.querySelectorAll("table.jobs tr.row").length === 3 && [...document.querySelectorAll("table.jobs tr.row")].every(r => r.dataset.kind === "media")`, 10*time.Second)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("table.jobs tr.row"))))
 	waitJS(t, ctx, "the job page shows the picture and the ffmpeg log", `document.querySelector(".player img")?.naturalWidth > 0 && document.querySelector("pre.log")?.textContent.length > 0`, 10*time.Second)
 	shot(t, ctx, "job")

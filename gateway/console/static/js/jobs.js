@@ -114,6 +114,7 @@ async function job(main, kind, id, signal) {
   const facts = h("dl.kv");
   const out = h("div");
   const details = h("div");
+  const logBox = h("div");
   let last = first, shownOutput = false;
 
   main.append(
@@ -121,7 +122,7 @@ async function job(main, kind, id, signal) {
       h("div", h("p.sub", h("a", { href: "#/jobs" }, "Jobs"), " / ", isRender ? "render" : first.type),
         h("h1.id", { style: "font-size:18px;color:inherit" }, id)),
       h("div.filters", status, bar, cancel)),
-    h("div.grid2", h("div", h("div.panel", h("h2", "Output"), out), details), h("div.panel", h("h2", "Timings"), facts)));
+    h("div.grid2", h("div", h("div.panel", h("h2", "Output"), out), logBox), h("div", h("div.panel", h("h2", "Timings"), facts), details)));
 
   function update(j) {
     last = j;
@@ -139,10 +140,10 @@ async function job(main, kind, id, signal) {
     } else if (!j.outputUrl) {
       out.replaceChildren(h("p.note", terminal(j.status) ? "No output." : "The output plays here when the job completes."));
     }
-    if (!isRender && terminal(j.status)) mediaDetails(details, j, signal);
+    if (!isRender && terminal(j.status)) mediaDetails(details, logBox, j, signal);
   }
   update(first);
-  if (!isRender) mediaDetails(details, first, signal);
+  if (!isRender) mediaDetails(details, logBox, first, signal);
   if (!terminal(first.status)) {
     watch(path + "/events", (j) => update(j), signal).catch((err) => {
       if (err.name !== "AbortError") main.append(errorBox(err));
@@ -169,14 +170,15 @@ function mediaFacts(j) {
 }
 
 // mediaDetails shows inputs, params, the output's description and the
-// ffmpeg log once.
-async function mediaDetails(box, j, signal) {
+// ffmpeg log, again only when the status changed.
+async function mediaDetails(box, logBox, j, signal) {
   if (box.dataset.shown === j.status) return;
   box.dataset.shown = j.status;
-  const sections = [["Inputs", j.inputs], ["Params", j.params], ["Output", j.outputMeta]].filter(([, v]) => v)
+  const sections = [["Inputs", j.inputs], ["Params", j.params], ["Output description", j.outputMeta]].filter(([, v]) => v)
     .map(([k, v]) => h("div.panel", h("h2", k), h("pre.json", pretty(v))));
   const log = h("div.panel.log", h("h2", "ffmpeg log"));
-  box.replaceChildren(...sections, log);
+  box.replaceChildren(...sections);
+  logBox.replaceChildren(log);
   if (!j.logsRef) return log.append(h("p.note", terminal(j.status) ? "No log was kept." : "The log appears when the job ends."));
   try {
     const res = await fetch(j.logsRef, { signal });
