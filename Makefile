@@ -4,7 +4,7 @@ GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames
+.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots
 
 run: deps
 	$(GO) run ./cmd/kino serve
@@ -49,6 +49,9 @@ fuzz:
 # The pictures of docs/compositions.md: a frame of each example's render.
 doc-frames:
 	KINO_WRITE_DOC_FRAMES=1 $(GO) test ./server/app -run TestCompositionExamplesRender -count=1
+
+console-shots:
+	KINO_WRITE_CONSOLE_SHOTS=1 $(GO) test ./server/app -run TestConsole -count=1
 
 bench: deps
 	$(GO) run ./cmd/kinobench

@@ -15,8 +15,10 @@ import (
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
 
+	"github.com/kinohq/kino/gateway/console"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/storage"
@@ -93,6 +95,13 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	root.Handle("POST /assets", &uploadHandler{client: assets})
 	root.Handle("GET /assets/{id}/content", &contentHandler{client: assets, storage: cfg.Storage})
 	root.HandleFunc("GET /api/openapi.json", serveOpenAPI)
+	// The web console: the page at "/" only (every other path keeps its
+	// API answer, 404 included) and its files under /console/.
+	ui := console.Handler(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		writeError(w, apierr.NotFound, fmt.Sprintf("no file at %s", r.URL.Path))
+	}))
+	root.Handle("GET /{$}", ui)
+	root.Handle("GET "+console.Prefix, ui)
 	if cfg.Storage != nil && cfg.Storage.Local() {
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
 	}

@@ -1,0 +1,105 @@
+// assets.js: uploaded assets as cards with their thumbnails, upload by
+// drag and drop, delete.
+import { get, call, qs, auth } from "./api.js";
+import { h, badge, bytes, ago, when, errorBox, toast } from "./ui.js";
+
+const LIMIT = 24;
+
+// kindOf guesses the asset type the API asks for; kino checks it against
+// the content and names the real one if the guess is wrong.
+function kindOf(file) {
+  const ext = file.name.split(".").pop().toLowerCase();
+  if (ext === "psd") return "psd_template";
+  if (["ttf", "otf", "woff", "woff2"].includes(ext) || file.type.startsWith("font/")) return "font";
+  return "image";
+}
+
+export async function render(main, route, signal) {
+  const type = route.query.get("type") || "";
+  const scope = route.query.get("scope") || "";
+  const offset = Number(route.query.get("offset")) || 0;
+  const go = (q) => {
+    const p = new URLSearchParams({ type, scope, offset: 0, ...q });
+    for (const [k, v] of [...p]) if (!v || v === "0") p.delete(k);
+    location.hash = "#/assets" + (p.toString() ? "?" + p : "");
+  };
+  const picker = h("input", { type: "file", multiple: true, hidden: true, id: "file" });
+  const status = h("div");
+  const drop = h("div.drop#drop", h("p", h("b", "Drop pictures, fonts or PSD templates here"), " or ",
+    h("button", { onclick: () => picker.click() }, "choose files")), status);
+  const cards = h("div.cards#cards");
+  const pager = h("div.pager");
+
+  main.append(
+    h("div.head", h("div", h("h1", "Assets"), h("p.sub", "Pictures, fonts and templates that renders and jobs use by id.")),
+      h("div.filters",
+        h("label", "type", h("select", { onchange: (e) => go({ type: e.target.value }) },
+          [["", "All types"], ["image", "Images"], ["font", "Fonts"], ["psd_template", "PSD templates"]].map(([v, l]) => h("option", { value: v, selected: v === type }, l)))),
+        h("label", "scope", h("select", { onchange: (e) => go({ scope: e.target.value }) },
+          [["", "Mine"], ["system", "System"]].map(([v, l]) => h("option", { value: v, selected: v === scope }, l)))))),
+    h("div.panel", drop, picker), cards, pager);
+
+  ["dragenter", "dragover"].forEach((ev) => drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add("over"); }));
+  ["dragleave", "drop"].forEach((ev) => drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.remove("over"); }));
+  drop.addEventListener("drop", (e) => upload([...e.dataTransfer.files]));
+  picker.addEventListener("change", () => upload([...picker.files]));
+
+  async function upload(files) {
+    for (const file of files) {
+      const line = h("p.note", `Uploading ${file.name} (${bytes(file.size)})…`);
+      status.append(line);
+      const form = new FormData();
+      form.append("type", kindOf(file));
+      if (scope) form.append("scope", scope);
+      form.append("file", file); // last: kino streams it and reads nothing after it
+      try {
+        await call("POST", "/assets", form);
+        line.remove();
+        toast(`Uploaded ${file.name}`);
+      } catch (err) {
+        line.replaceWith(errorBox({ code: err.code, message: `${file.name}: ${err.message}` }));
+      }
+    }
+    await list();
+  }
+
+  async function list() {
+    const r = await get("/assets" + qs({ type, scope, limit: LIMIT, offset }), signal);
+    cards.replaceChildren(...r.data.map(card));
+    if (!r.data.length) cards.append(h("p.empty", "No assets yet."));
+    pager.replaceChildren(h("span", r.meta.total ? `${offset + 1}–${offset + r.data.length} of ${r.meta.total}` : ""),
+      h("div", h("button", { disabled: offset === 0, onclick: () => go({ offset: Math.max(0, offset - LIMIT) }) }, "← Newer"),
+        h("button", { disabled: offset + r.data.length >= r.meta.total, onclick: () => go({ offset: offset + LIMIT }) }, "Older →")));
+  }
+
+  function card(a) {
+    let meta = {};
+    try { meta = JSON.parse(a.metadata || "{}"); } catch { /* shown without */ }
+    const thumb = h("div.thumb", a.type === "font" ? "Aa" : a.status === "processing" ? "…" : "—");
+    if (a.thumbnailKey) thumbnail(thumb, a);
+    const del = h("button.danger", { title: "Delete", onclick: async () => {
+      if (!confirm(`Delete ${a.name}? Its files are removed.`)) return;
+      del.disabled = true;
+      try { await call("DELETE", `/assets/${a.id}`); toast(`Deleted ${a.name}`); await list(); } catch (err) { cards.before(errorBox(err)); del.disabled = false; }
+    } }, "Delete");
+    return h("div.card", { dataset: { id: a.id, status: a.status } }, thumb,
+      h("div.body",
+        h("div.name", { title: a.name }, a.name),
+        h("div.meta", h("span", a.type.replace("_", " ") + (meta.width ? ` · ${meta.width}×${meta.height}` : "")), h("span", bytes(a.fileSize))),
+        h("div.meta", a.status === "ready" ? h("span", { title: when(a.createdAt) }, ago(a.createdAt)) : badge(a.status), a.scope === "system" ? h("span.kind", "system") : del),
+        h("div.id", a.id)));
+  }
+}
+
+// thumbnail shows the asset's thumbnail: served from kino's files when the
+// storage is its local folder, else read through the API with the key.
+function thumbnail(box, a) {
+  const img = h("img", { alt: a.name, loading: "lazy", src: "/files/" + a.thumbnailKey.split("/").map(encodeURIComponent).join("/") });
+  img.addEventListener("error", async () => {
+    if (a.type !== "image" || img.dataset.fallback) return;
+    img.dataset.fallback = "1";
+    const res = await fetch(`/assets/${a.id}/content`, { headers: auth.key ? { Authorization: "Bearer " + auth.key } : {} });
+    if (res.ok) img.src = URL.createObjectURL(await res.blob());
+  }, { once: false });
+  box.replaceChildren(img);
+}
