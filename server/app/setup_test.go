@@ -1,0 +1,46 @@
+package app_test
+
+import (
+	"testing"
+
+	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/storage/s3test"
+	"github.com/kinohq/kino/server/store/storetest"
+)
+
+// setup is the database and bucket of one run of a test.
+type setup struct {
+	db storetest.DB
+	// storageURL is empty for the local bucket, an s3:// URL for a
+	// private bucket of a test S3 server.
+	storageURL string
+	s3         *s3test.Server
+}
+
+// start starts a kino on the setup's database and bucket.
+func (s setup) start(t *testing.T, mutate func(*app.Config)) *kino {
+	t.Helper()
+	return start(t, s.db, func(c *app.Config) {
+		c.StorageURL = s.storageURL
+		if mutate != nil {
+			mutate(c)
+		}
+	})
+}
+
+// eachSetup runs fn as parallel subtests on every database with the local
+// bucket (storetest.Each) and, when an S3 server can run (s3test), on
+// SQLite with a private S3 bucket: what differs on S3 is storage, not the
+// database, so one database is enough there.
+func eachSetup(t *testing.T, fn func(t *testing.T, s setup)) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) { fn(t, setup{db: db}) })
+	if !s3test.Available() {
+		t.Log("S3 runs skipped: versitygw is not installed")
+		return
+	}
+	t.Run("s3", func(t *testing.T) {
+		t.Parallel()
+		srv := s3test.Start(t)
+		fn(t, setup{db: storetest.SQLite(t), storageURL: srv.Bucket(t), s3: srv})
+	})
+}
