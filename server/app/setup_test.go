@@ -1,7 +1,17 @@
 package app_test
 
 import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"testing"
+
+	"github.com/aws/aws-sdk-go-v2/aws"
+	"github.com/aws/aws-sdk-go-v2/service/s3"
+	s3types "github.com/aws/aws-sdk-go-v2/service/s3/types"
+	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/storage/s3test"
@@ -43,4 +53,27 @@ func eachSetup(t *testing.T, fn func(t *testing.T, s setup)) {
 		srv := s3test.Start(t)
 		fn(t, setup{db: storetest.SQLite(t), storageURL: srv.Bucket(t), s3: srv})
 	})
+}
+
+// stored reports whether the setup's bucket holds an object at key, read
+// from the bucket itself rather than through kino.
+func (k *kino) stored(t *testing.T, su setup, key string) bool {
+	t.Helper()
+	if su.s3 == nil {
+		_, err := os.Stat(filepath.Join(k.cfg.DataDir, "outputs", filepath.FromSlash(key)))
+		if errors.Is(err, fs.ErrNotExist) {
+			return false
+		}
+		require.NoError(t, err)
+		return true
+	}
+	bucket, err := s3test.BucketName(su.storageURL)
+	require.NoError(t, err)
+	_, err = su.s3.Client().HeadObject(context.Background(), &s3.HeadObjectInput{Bucket: aws.String(bucket), Key: aws.String(key)})
+	var nf *s3types.NotFound
+	if errors.As(err, &nf) {
+		return false
+	}
+	require.NoError(t, err)
+	return true
 }
