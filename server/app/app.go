@@ -70,6 +70,9 @@ type Config struct {
 	Role string
 	// Version is recorded in the node's heartbeat.
 	Version string
+	// HeartbeatEvery is the time between two heartbeats of the node;
+	// default node.HeartbeatEvery.
+	HeartbeatEvery time.Duration
 	// URLLifetime is how long each URL kino hands out stays valid: S3
 	// presigned URLs and kino's signed /files/ URLs; default 24h.
 	URLLifetime time.Duration
@@ -433,7 +436,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Workers == 0 {
 		running = nil
 	}
-	a.heartbeat = node.NewHeartbeat(a.store, node.Info{ID: owner, Role: cfg.Role, Version: cfg.Version, Workers: cfg.Workers}, running, cfg.Log)
+	a.heartbeat = node.NewHeartbeat(a.store, node.Info{ID: owner, Role: cfg.Role, Version: cfg.Version, Workers: cfg.Workers, Every: cfg.HeartbeatEvery}, running, cfg.Log)
 	if err := a.heartbeat.Start(bgCtx); err != nil {
 		// The node runs without being listed; the next heartbeat may succeed.
 		cfg.Log.Warn("first node heartbeat", "err", err)

@@ -43,6 +43,8 @@ type Info struct {
 	Role    string
 	Version string
 	Workers int
+	// Every is the time between heartbeats; default HeartbeatEvery.
+	Every time.Duration
 }
 
 // Heartbeat keeps this node's row fresh until its context ends.
@@ -70,7 +72,11 @@ func NewHeartbeat(st *store.Store, info Info, running func() []string, log *slog
 	if running == nil {
 		running = func() []string { return nil }
 	}
-	return &Heartbeat{st: st, info: info, host: host, started: time.Now(), running: running, every: HeartbeatEvery, log: log}
+	every := info.Every
+	if every <= 0 {
+		every = HeartbeatEvery
+	}
+	return &Heartbeat{st: st, info: info, host: host, started: time.Now(), running: running, every: every, log: log}
 }
 
 // Start writes the first heartbeat, so the node is listed as soon as it
