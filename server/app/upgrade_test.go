@@ -185,9 +185,9 @@ func upgradeConfig(t *testing.T, f *upgradeFixture, dataDir, dbURL string, worke
 		AdminKey:             f.Keys["system"],
 		// With keys on, file URLs are signed; a known secret lets the
 		// test sign the paths it fetches as kino would.
-		URLSecret: upgradeURLSecret,
-		ShutdownGrace:        5 * time.Second,
-		Log:                  testLogger(t),
+		URLSecret:     upgradeURLSecret,
+		ShutdownGrace: 5 * time.Second,
+		Log:           testLogger(t),
 	}
 }
 
