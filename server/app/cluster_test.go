@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"net"
 	"net/http"
@@ -109,10 +110,23 @@ func TestThreeNodes(t *testing.T) {
 		return n
 	}
 	require.Eventually(t, func() bool { return ended() >= 10 }, 2*time.Minute, 100*time.Millisecond, "no jobs ended")
+	// Node 1 is killed while its heartbeat says it runs jobs.
+	victim := fmt.Sprintf("-%d-", nodes[1].cmd.Process.Pid)
+	var running []any
+	require.Eventually(t, func() bool {
+		for _, n := range clusterGet(t, survivor+"/api/nodes")["nodes"].([]any) {
+			m := n.(map[string]any)
+			if strings.Contains(m["id"].(string), victim) {
+				running = m["runningJobs"].([]any)
+				return len(running) > 0
+			}
+		}
+		return false
+	}, time.Minute, 20*time.Millisecond, "node 1 never ran a job")
 	killedAt := ended()
 	require.NoError(t, nodes[1].cmd.Process.Signal(syscall.SIGKILL))
 	<-nodes[1].done
-	t.Logf("node 1 killed after %d of %d jobs ended", killedAt, len(jobs))
+	t.Logf("node 1 killed after %d of %d jobs ended, running %v", killedAt, len(jobs), running)
 	require.Less(t, killedAt, len(jobs), "the kill must come mid-way")
 
 	require.Eventually(t, func() bool { return ended() == len(jobs) }, 3*time.Minute, 200*time.Millisecond, "not every job ended")
@@ -147,7 +161,7 @@ func startNode(t *testing.T, bin string, i int, dbURL, bucket string) *clusterNo
 	require.NoError(t, err)
 	cmd := exec.Command(bin, "serve", "--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dir,
 		"--database-url", dbURL, "--storage-url", bucket, "--workers", "2", "--allow-private-networks",
-		"--lease", "2s", "--job-retry-delay", "200ms", "--shutdown-grace", "1s")
+		"--lease", "2s", "--job-retry-delay", "200ms", "--shutdown-grace", "1s", "--heartbeat-every", "100ms")
 	// Only the AWS credentials s3test set, none of the caller's KINO_ settings.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KINO_") {
