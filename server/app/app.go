@@ -179,6 +179,8 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	switch {
 	case cfg.Role != node.RoleAll && cfg.Role != node.RoleAPI && cfg.Role != node.RoleWorker:
 		return nil, fmt.Errorf("role %q: use all, api or worker", cfg.Role)
+	case cfg.HeartbeatEvery >= node.StaleAfter:
+		return nil, fmt.Errorf("heartbeat every %s: must be shorter than %s, after which a node is listed as stale", cfg.HeartbeatEvery, node.StaleAfter)
 	case cfg.Role == node.RoleWorker && cfg.Workers <= 0:
 		return nil, fmt.Errorf("role worker needs at least one worker slot (workers %d)", cfg.Workers)
 	}

@@ -171,3 +171,24 @@ func startWorker(t *testing.T, db storetest.DB, mutate func(*app.Config)) *app.A
 	})
 	return a
 }
+
+// TestNodeConfigRefused: a role kino does not know, a worker without
+// slots and a heartbeat too rare to tell a live node from a stale one
+// stop kino at start.
+func TestNodeConfigRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mutate func(*app.Config)
+		inErr  string
+	}{
+		{func(c *app.Config) { c.Role = "boss" }, `role "boss"`},
+		{func(c *app.Config) { c.Role = "worker"; c.Workers = 0 }, "at least one worker slot"},
+		{func(c *app.Config) { c.HeartbeatEvery = time.Minute }, "must be shorter than"},
+	} {
+		cfg := app.Config{HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", DataDir: t.TempDir(), Workers: 1, Log: testLogger(t)}
+		tc.mutate(&cfg)
+		_, err := app.Start(context.Background(), cfg)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.inErr)
+	}
+}
