@@ -141,6 +141,7 @@ func TestRenderLifecycle(t *testing.T) {
 			// A presigned URL of the private bucket, which refuses the
 			// object's bare URL.
 			assert.True(t, strings.HasPrefix(url, su.s3.Endpoint+"/"), url)
+			assert.Contains(t, url, "X-Amz-Expires=86400", "valid for the default --url-lifetime")
 			bare, _, _ := strings.Cut(url, "?")
 			r, err := http.Get(bare)
 			require.NoError(t, err)
