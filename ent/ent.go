@@ -14,7 +14,9 @@ import (
 	"entgo.io/ent/dialect/sql/sqlgraph"
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/node"
 	"github.com/kinohq/kino/ent/pipeline"
+	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
@@ -79,7 +81,9 @@ func checkColumn(t, c string) error {
 		columnCheck = sql.NewColumnCheck(map[string]func(string) bool{
 			asset.Table:           asset.ValidColumn,
 			job.Table:             job.ValidColumn,
+			node.Table:            node.ValidColumn,
 			pipeline.Table:        pipeline.ValidColumn,
+			setting.Table:         setting.ValidColumn,
 			template.Table:        template.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})

@@ -7,8 +7,10 @@ import (
 
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/node"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/schema"
+	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
@@ -53,6 +55,12 @@ func init() {
 	jobDescID := jobFields[0].Descriptor()
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	job.IDValidator = jobDescID.Validators[0].(func(string) error)
+	nodeFields := schema.Node{}.Fields()
+	_ = nodeFields
+	// nodeDescID is the schema descriptor for id field.
+	nodeDescID := nodeFields[0].Descriptor()
+	// node.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	node.IDValidator = nodeDescID.Validators[0].(func(string) error)
 	pipelineFields := schema.Pipeline{}.Fields()
 	_ = pipelineFields
 	// pipelineDescDescription is the schema descriptor for description field.
@@ -63,6 +71,12 @@ func init() {
 	pipelineDescID := pipelineFields[0].Descriptor()
 	// pipeline.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	pipeline.IDValidator = pipelineDescID.Validators[0].(func(string) error)
+	settingFields := schema.Setting{}.Fields()
+	_ = settingFields
+	// settingDescID is the schema descriptor for id field.
+	settingDescID := settingFields[0].Descriptor()
+	// setting.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	setting.IDValidator = settingDescID.Validators[0].(func(string) error)
 	templateFields := schema.Template{}.Fields()
 	_ = templateFields
 	// templateDescID is the schema descriptor for id field.

@@ -18,8 +18,12 @@ type Tx struct {
 	Asset *AssetClient
 	// Job is the client for interacting with the Job builders.
 	Job *JobClient
+	// Node is the client for interacting with the Node builders.
+	Node *NodeClient
 	// Pipeline is the client for interacting with the Pipeline builders.
 	Pipeline *PipelineClient
+	// Setting is the client for interacting with the Setting builders.
+	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -157,7 +161,9 @@ func (tx *Tx) Client() *Client {
 func (tx *Tx) init() {
 	tx.Asset = NewAssetClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
+	tx.Node = NewNodeClient(tx.config)
 	tx.Pipeline = NewPipelineClient(tx.config)
+	tx.Setting = NewSettingClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }

@@ -28,7 +28,8 @@ import (
 type Config struct {
 	// Conn reaches the gRPC server; calls go through its interceptors.
 	Conn *grpc.ClientConn
-	// Storage is served under /files/ when it is a local folder.
+	// Storage is served under /files/: all of a local folder, the HLS
+	// playlists of other buckets.
 	Storage *storage.Storage
 	// CORSOrigins may call the API from a browser; "*" allows any. Empty: CORS off.
 	CORSOrigins []string
@@ -85,6 +86,9 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	if err := mediav1.RegisterAssetServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register asset gateway: %w", err)
 	}
+	if err := renderv1.RegisterNodeServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register node gateway: %w", err)
+	}
 
 	root := http.NewServeMux()
 	root.Handle("/", mux)
@@ -102,7 +106,8 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	}))
 	root.Handle("GET /{$}", ui)
 	root.Handle("GET "+console.Prefix, ui)
-	if cfg.Storage != nil && cfg.Storage.Local() {
+	if cfg.Storage != nil {
+		// Every object of a local bucket; the HLS playlists of others.
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
 	}
 

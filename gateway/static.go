@@ -1,13 +1,16 @@
 package gateway
 
 import (
+	"bytes"
 	_ "embed"
 	"fmt"
+	"io"
 	"mime"
 	"net/http"
 	"path"
 	"slices"
 	"strings"
+	"time"
 
 	"gocloud.dev/gcerrors"
 
@@ -45,6 +48,21 @@ func (h *filesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		writeError(w, apierr.NotFound, fmt.Sprintf("no file at %s", r.URL.Path))
 		return
 	}
+	if !h.storage.ServedByKino(key) {
+		writeError(w, apierr.NotFound, fmt.Sprintf("no file at %s", r.URL.Path))
+		return
+	}
+	if h.storage.SignRequired(key) {
+		s := h.storage.Signer()
+		if s == nil {
+			writeError(w, apierr.Forbidden, "file URLs cannot be checked: no URL secret is configured")
+			return
+		}
+		if err := s.Check(key, r.URL.Query(), time.Now()); err != nil {
+			writeError(w, apierr.Forbidden, err.Error())
+			return
+		}
+	}
 	rd, err := h.storage.NewReader(r.Context(), key)
 	if err != nil {
 		if storage.IsNotFound(err) || gcerrors.Code(err) == gcerrors.InvalidArgument {
@@ -56,8 +74,33 @@ func (h *filesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	defer rd.Close()
 	userContent(w.Header(), rd.ContentType(), path.Base(key), false)
+	// A playlist whose segments need their own signature is rewritten to
+	// name each by a URL signed now; the client needs nothing but the
+	// playlist's URL.
+	if storage.IsPlaylist(key) && h.storage.SignRequired(key) {
+		if rd.Size() > maxPlaylistBytes {
+			writeError(w, apierr.Internal, "the playlist is too large to serve")
+			return
+		}
+		body, err := io.ReadAll(rd)
+		if err == nil {
+			body, err = h.storage.RewritePlaylist(r.Context(), key, body)
+		}
+		if err != nil {
+			writeError(w, apierr.Internal, "the playlist could not be read")
+			return
+		}
+		// Signed URLs expire: a cached copy would outlive them.
+		w.Header().Set("Cache-Control", "no-store")
+		http.ServeContent(w, r, path.Base(key), rd.ModTime(), bytes.NewReader(body))
+		return
+	}
 	http.ServeContent(w, r, path.Base(key), rd.ModTime(), rd)
 }
+
+// maxPlaylistBytes caps a playlist kino reads to sign its segments: a
+// few thousand segments of a long video fit in far less.
+const maxPlaylistBytes = 4 << 20
 
 // inlineTypes are the content types a browser may show in place: media it
 // plays or pictures it draws, none of which runs script. Anything else
@@ -83,4 +126,16 @@ func userContent(h http.Header, contentType, filename string, attachment bool) {
 	if attachment || !(slices.Contains(inlineTypes, mt) || strings.HasPrefix(mt, "video/") || strings.HasPrefix(mt, "audio/")) {
 		h.Set("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": filename}))
 	}
+}
+
+// HealthOnly lets through only GET /api/health: a worker-only node answers
+// its load balancer or supervisor and serves no API.
+func HealthOnly(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/api/health" {
+			writeError(w, apierr.NotFound, "this is a worker-only node: it serves no API, only GET /api/health")
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }

@@ -16,6 +16,8 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
 )
 
@@ -37,6 +39,10 @@ func serve(args []string) error {
 	fs.StringVar(&cfg.StorageURL, "storage-url", "", "gocloud.dev bucket URL for outputs (s3://bucket?region=…, file:///path); default a folder in --data-dir")
 	fs.StringVar(&cfg.PublicURL, "public-url", "", "base of outputUrls served by the gateway; default http://<http-addr>")
 	fs.IntVar(&cfg.Workers, "workers", app.DefaultWorkers(), "jobs that run at once, renders and media jobs together (so ffmpeg processes); further jobs wait (0: an API-only node that runs nothing)")
+	fs.StringVar(&cfg.Role, "role", "all", "what this node does: all (APIs and jobs), api (APIs only, runs no job; --workers is ignored) or worker (runs jobs; serves only GET /api/health on --http-addr, and metrics)")
+	fs.DurationVar(&cfg.HeartbeatEvery, "heartbeat-every", node.HeartbeatEvery, "time between two heartbeats of this node in the node list (GET /api/nodes)")
+	fs.DurationVar(&cfg.URLLifetime, "url-lifetime", storage.DefaultURLLifetime, "how long an output URL kino hands out stays valid (S3 presigned URLs and signed /files/ URLs)")
+	fs.StringVar(&cfg.URLSecret, "url-secret", "", "secret that signs /files/ URLs; every node must share it (default: a random secret created once and kept in the database)")
 	fs.BoolVar(&cfg.AllowPrivateNetworks, "allow-private-networks", false, "let asset downloads and webhooks reach private, loopback and link-local addresses")
 	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "sign webhooks with this Standard Webhooks secret (whsec_… or any string)")
 	fs.IntVar(&cfg.WebhookMaxAttempts, "webhook-attempts", 8, "delivery attempts of a webhook before it is given up")
@@ -133,6 +139,7 @@ func serve(args []string) error {
 			}
 		}()
 	}
+	cfg.Version = version()
 	a, err := app.Start(ctx, cfg)
 	if err != nil {
 		return err

@@ -128,6 +128,24 @@ var (
 			},
 		},
 	}
+	// NodesColumns holds the columns for the "nodes" table.
+	NodesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "hostname", Type: field.TypeString},
+		{Name: "version", Type: field.TypeString},
+		{Name: "role", Type: field.TypeString},
+		{Name: "workers", Type: field.TypeInt},
+		{Name: "running_jobs", Type: field.TypeJSON, Nullable: true},
+		{Name: "running_count", Type: field.TypeInt},
+		{Name: "started_at", Type: field.TypeInt64},
+		{Name: "last_seen", Type: field.TypeInt64},
+	}
+	// NodesTable holds the schema information for the "nodes" table.
+	NodesTable = &schema.Table{
+		Name:       "nodes",
+		Columns:    NodesColumns,
+		PrimaryKey: []*schema.Column{NodesColumns[0]},
+	}
 	// PipelinesColumns holds the columns for the "pipelines" table.
 	PipelinesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -150,6 +168,17 @@ var (
 				Columns: []*schema.Column{PipelinesColumns[1], PipelinesColumns[5], PipelinesColumns[0]},
 			},
 		},
+	}
+	// SettingsColumns holds the columns for the "settings" table.
+	SettingsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "value", Type: field.TypeString},
+	}
+	// SettingsTable holds the schema information for the "settings" table.
+	SettingsTable = &schema.Table{
+		Name:       "settings",
+		Columns:    SettingsColumns,
+		PrimaryKey: []*schema.Column{SettingsColumns[0]},
 	}
 	// TemplatesColumns holds the columns for the "templates" table.
 	TemplatesColumns = []*schema.Column{
@@ -212,7 +241,9 @@ var (
 	Tables = []*schema.Table{
 		AssetsTable,
 		JobsTable,
+		NodesTable,
 		PipelinesTable,
+		SettingsTable,
 		TemplatesTable,
 		WebhookDeliveriesTable,
 	}

@@ -12,8 +12,14 @@ type Asset func(*sql.Selector)
 // Job is the predicate function for job builders.
 type Job func(*sql.Selector)
 
+// Node is the predicate function for node builders.
+type Node func(*sql.Selector)
+
 // Pipeline is the predicate function for pipeline builders.
 type Pipeline func(*sql.Selector)
+
+// Setting is the predicate function for setting builders.
+type Setting func(*sql.Selector)
 
 // Template is the predicate function for template builders.
 type Template func(*sql.Selector)

@@ -34,6 +34,10 @@ const (
 	AssetNotFound        Code = "ASSET_NOT_FOUND"
 	RequestTimeout       Code = "REQUEST_TIMEOUT"
 	TooManyStreams       Code = "TOO_MANY_STREAMS"
+	// Forbidden refuses a request whose credentials are known but not
+	// enough: a file URL without a valid signature, a node list asked
+	// for without the admin key.
+	Forbidden Code = "FORBIDDEN"
 )
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
@@ -61,6 +65,7 @@ var mappings = map[Code]mapping{
 	// The limit is the process's, not the client's: 503 lets a load
 	// balancer try another node, where 429 would blame the client.
 	TooManyStreams: {codes.ResourceExhausted, http.StatusServiceUnavailable},
+	Forbidden:      {codes.PermissionDenied, http.StatusForbidden},
 }
 
 // Error is a client-facing error with a documented code.
@@ -120,6 +125,7 @@ var fallback = map[codes.Code]Code{
 	codes.NotFound:           NotFound,
 	codes.Unimplemented:      MethodNotAllowed,
 	codes.Unauthenticated:    Unauthenticated,
+	codes.PermissionDenied:   Forbidden,
 	codes.Unavailable:        Unavailable,
 }
 

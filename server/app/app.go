@@ -41,6 +41,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
@@ -61,7 +62,23 @@ type Config struct {
 	// Workers is how many jobs (renders and media jobs together, so
 	// ffmpeg processes) run at once; 0 makes an API-only node that queues
 	// jobs for other nodes to run.
-	Workers              int
+	Workers int
+	// Role is what the node does: "all" (the default) serves the APIs and
+	// runs jobs; "api" serves the APIs and runs nothing (Workers is then
+	// 0); "worker" runs jobs and serves neither gRPC nor REST, only
+	// GET /api/health on HTTPAddr and metrics.
+	Role string
+	// Version is recorded in the node's heartbeat.
+	Version string
+	// HeartbeatEvery is the time between two heartbeats of the node;
+	// default node.HeartbeatEvery.
+	HeartbeatEvery time.Duration
+	// URLLifetime is how long each URL kino hands out stays valid: S3
+	// presigned URLs and kino's signed /files/ URLs; default 24h.
+	URLLifetime time.Duration
+	// URLSecret signs the /files/ URLs; empty: a random secret kept in
+	// the database, shared by every node on it.
+	URLSecret            string
 	AllowPrivateNetworks bool
 	WebhookSecret        string
 	WebhookMaxAttempts   int
@@ -130,10 +147,13 @@ type Config struct {
 // App is a running kino.
 type App struct {
 	// HTTPAddr and GRPCAddr are where it listens (ports resolved);
-	// MetricsAddr too, empty when metrics are off.
+	// MetricsAddr too, empty when metrics are off. A worker-only node
+	// has no GRPCAddr.
 	HTTPAddr    string
 	GRPCAddr    string
 	MetricsAddr string
+	// NodeID names this process in leases and in the node list.
+	NodeID string
 
 	cfg        Config
 	log        *slog.Logger
@@ -150,11 +170,20 @@ type App struct {
 
 	// metricsServer serves /metrics; nil when metrics are off.
 	metricsServer *http.Server
+	heartbeat     *node.Heartbeat
 }
 
 // Start opens everything and begins serving.
 func Start(ctx context.Context, cfg Config) (*App, error) {
 	cfg = withDefaults(cfg)
+	switch {
+	case cfg.Role != node.RoleAll && cfg.Role != node.RoleAPI && cfg.Role != node.RoleWorker:
+		return nil, fmt.Errorf("role %q: use all, api or worker", cfg.Role)
+	case cfg.HeartbeatEvery >= node.StaleAfter:
+		return nil, fmt.Errorf("heartbeat every %s: must be shorter than %s, after which a node is listed as stale", cfg.HeartbeatEvery, node.StaleAfter)
+	case cfg.Role == node.RoleWorker && cfg.Workers <= 0:
+		return nil, fmt.Errorf("role worker needs at least one worker slot (workers %d)", cfg.Workers)
+	}
 	a := &App{cfg: cfg, log: cfg.Log}
 	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
 	ok := false
@@ -204,22 +233,42 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if err != nil {
 		return nil, fmt.Errorf("listen for HTTP on %s: %w", cfg.HTTPAddr, err)
 	}
-	grpcLis, err := net.Listen("tcp", cfg.GRPCAddr)
-	if err != nil {
-		httpLis.Close()
-		return nil, fmt.Errorf("listen for gRPC on %s: %w", cfg.GRPCAddr, err)
+	// A worker-only node takes no API calls: it has no gRPC listener.
+	var grpcLis net.Listener
+	if cfg.Role != node.RoleWorker {
+		if grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
+			httpLis.Close()
+			return nil, fmt.Errorf("listen for gRPC on %s: %w", cfg.GRPCAddr, err)
+		}
+		a.GRPCAddr = grpcLis.Addr().String()
 	}
-	a.HTTPAddr, a.GRPCAddr = httpLis.Addr().String(), grpcLis.Addr().String()
+	closeListeners := func() {
+		httpLis.Close()
+		if grpcLis != nil {
+			grpcLis.Close()
+		}
+	}
+	a.HTTPAddr = httpLis.Addr().String()
 	publicURL := cfg.PublicURL
 	if publicURL == "" {
 		publicURL = "http://" + a.HTTPAddr
 	}
 	if a.storage, err = storage.Open(ctx, cfg.StorageURL, cfg.DataDir, publicURL); err != nil {
-		httpLis.Close()
-		grpcLis.Close()
+		closeListeners()
 		return nil, err
 	}
 	a.storage.CountBytes(m)
+	secret := []byte(cfg.URLSecret)
+	if len(secret) == 0 {
+		if secret, err = a.store.SharedSecret(ctx, "url-signing"); err != nil {
+			closeListeners()
+			return nil, err
+		}
+	}
+	// With API keys on, outputs are private: a local bucket's URLs are
+	// signed like a private S3 bucket's.
+	signLocal := len(cfg.APIKeys) > 0 || cfg.AdminKey != ""
+	a.storage.SignURLs(secret, cfg.URLLifetime, signLocal)
 
 	fetcher := fetch.New(fetch.Options{
 		AllowPrivate: cfg.AllowPrivateNetworks,
@@ -238,6 +287,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Metrics:        m,
 	}, cfg.Log)
 	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
+	a.NodeID = owner
 	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay})
 	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
 	core.OnFinal(nil, countEnded(m))
@@ -297,6 +347,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	renderv1.RegisterTemplateServiceServer(a.grpcServer, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, cfg.Log))
 	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, cfg.Log))
+	renderv1.RegisterNodeServiceServer(a.grpcServer, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
 	}, cfg.Log))
@@ -340,12 +391,14 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	// No ReadTimeout or WriteTimeout: they would bound whole requests and
 	// responses, cutting long uploads and every watch stream; the gateway
 	// bounds their rates instead (gateway.Deadlines).
+	if cfg.Role == node.RoleWorker {
+		handler = gateway.HealthOnly(handler)
+	}
 	a.httpServer = &http.Server{Handler: handler, ReadHeaderTimeout: cfg.HTTPHeaderTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
 	if m != nil {
 		lis, err := net.Listen("tcp", cfg.MetricsAddr)
 		if err != nil {
-			httpLis.Close()
-			grpcLis.Close()
+			closeListeners()
 			return nil, fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsAddr, err)
 		}
 		a.MetricsAddr = lis.Addr().String()
@@ -354,17 +407,20 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 
 	bgCtx, cancel := context.WithCancel(context.Background())
 	a.cancelBG = cancel
-	a.bg.Add(3)
+	a.bg.Add(2)
 	go func() {
 		defer a.bg.Done()
 		if err := hooks.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
 			cfg.Log.Error("webhook dispatcher stopped", "err", err)
 		}
 	}()
-	go func() {
-		defer a.bg.Done()
-		_ = a.grpcServer.Serve(grpcLis)
-	}()
+	if grpcLis != nil {
+		a.bg.Add(1)
+		go func() {
+			defer a.bg.Done()
+			_ = a.grpcServer.Serve(grpcLis)
+		}()
+	}
 	go func() {
 		defer a.bg.Done()
 		_ = a.grpcServer.Serve(inproc)
@@ -379,9 +435,18 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.Workers > 0 {
 		a.pool.Start(bgCtx)
 	}
+	running := a.pool.Running
+	if cfg.Workers == 0 {
+		running = nil
+	}
+	a.heartbeat = node.NewHeartbeat(a.store, node.Info{ID: owner, Role: cfg.Role, Version: cfg.Version, Workers: cfg.Workers, Every: cfg.HeartbeatEvery}, running, cfg.Log)
+	if err := a.heartbeat.Start(bgCtx); err != nil {
+		// The node runs without being listed; the next heartbeat may succeed.
+		cfg.Log.Warn("first node heartbeat", "err", err)
+	}
 
 	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "metrics", a.MetricsAddr, "database", a.store.Dialect,
-		"storage", storageName(cfg), "workers", cfg.Workers, "public_url", publicURL,
+		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", publicURL,
 		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
 	ok = true
 	return a, nil
@@ -409,6 +474,11 @@ func (a *App) Shutdown(ctx context.Context) error {
 	graceCtx, cancelGrace := context.WithTimeout(ctx, a.cfg.ShutdownGrace)
 	defer cancelGrace()
 	a.pool.Stop(graceCtx)
+	if a.heartbeat != nil {
+		hbCtx, cancelHB := context.WithTimeout(context.Background(), 2*time.Second)
+		a.heartbeat.Stop(hbCtx)
+		cancelHB()
+	}
 	a.closeAll()
 	a.log.Info("kino stopped")
 	return nil
@@ -450,6 +520,12 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.DataDir == "" {
 		cfg.DataDir = "data"
+	}
+	if cfg.Role == "" {
+		cfg.Role = node.RoleAll
+	}
+	if cfg.Role == node.RoleAPI {
+		cfg.Workers = 0
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20

@@ -16,7 +16,6 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/app"
-	"github.com/kinohq/kino/server/store/storetest"
 )
 
 const adminKey = "admin-key-0123456789abcdef"
@@ -70,8 +69,8 @@ func (k *kino) upload(t *testing.T, key string, fields [][2]string, filename str
 
 func TestAssets(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		k := start(t, db, func(c *app.Config) {
+	eachSetup(t, func(t *testing.T, su setup) {
+		k := su.start(t, func(c *app.Config) {
 			withKeys(c)
 			c.AdminKey = adminKey
 			c.MaxUploadBytes = 2 << 20
@@ -185,8 +184,15 @@ func TestAssets(t *testing.T) {
 		assert.Equal(t, http.StatusNotFound, r.status, "but only the admin deletes them")
 		r = k.as(t, keyB, http.MethodDelete, "/assets/"+id, nil)
 		assert.Equal(t, http.StatusNotFound, r.status)
+		keys := []string{img["storageKey"].(string), img["thumbnailKey"].(string)}
+		for _, key := range keys {
+			require.True(t, k.stored(t, su, key), key)
+		}
 		r = k.as(t, keyA, http.MethodDelete, "/assets/"+id, nil)
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		for _, key := range keys {
+			assert.False(t, k.stored(t, su, key), "deleting the asset deletes %s", key)
+		}
 		r = k.as(t, keyA, http.MethodGet, "/assets/"+id, nil)
 		assert.Equal(t, http.StatusNotFound, r.status)
 		r = k.as(t, adminKey, http.MethodDelete, "/assets/"+tpl["id"].(string), nil)

@@ -46,9 +46,9 @@ func (k *kino) createJob(t *testing.T, body map[string]any) string {
 
 func TestMediaJobsRun(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+	eachSetup(t, func(t *testing.T, su setup) {
 		media := serveMedia(t)
-		k := start(t, db, nil)
+		k := su.start(t, nil)
 
 		cases := []struct {
 			body          map[string]any

@@ -3,6 +3,7 @@ package app_test
 import (
 	"bufio"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"os/exec"
 	"path/filepath"
@@ -13,6 +14,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kinohq/kino/server/storage/s3test"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -24,14 +26,29 @@ func TestTranscodeToHLS(t *testing.T) {
 		"-pix_fmt", "yuv420p", "-c:a", "aac", filepath.Join(dir, "nine.mp4")).CombinedOutput()
 	require.NoError(t, err, "%s", out)
 	src := serveDir(t, http.FileServer(http.Dir(dir)))
-	k := start(t, storetest.SQLite(t), nil)
+	// On S3 the bucket is private: the playlist kino hands out must name
+	// every segment by a URL the player can fetch with nothing else.
+	for _, s := range []string{"local", "s3"} {
+		t.Run(s, func(t *testing.T) {
+			t.Parallel()
+			su := setup{db: storetest.SQLite(t)}
+			if s == "s3" {
+				srv := s3test.Start(t)
+				su.storageURL, su.s3 = srv.Bucket(t), srv
+			}
+			transcodeToHLS(t, su.start(t, nil), src, s == "s3")
+		})
+	}
+}
+
+func transcodeToHLS(t *testing.T, k *kino, src string, private bool) {
 
 	id := k.createJob(t, map[string]any{"type": "video.transcode", "inputs": map[string]any{"source": src + "/nine.mp4"},
 		"params": map[string]any{"preset": "hls", "width": 64}})
 	j := k.waitJob(t, id)
 	require.Equal(t, "complete", j["status"], "%v", j)
 	playlist := j["outputUrl"].(string)
-	require.True(t, strings.HasSuffix(playlist, "/outputUrl.m3u8"), playlist)
+	require.True(t, strings.HasSuffix(strings.Split(playlist, "?")[0], "/outputUrl.m3u8"), playlist)
 	var meta map[string]any
 	require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
 	assert.Equal(t, "application/vnd.apple.mpegurl", meta["contentType"])
@@ -64,10 +81,40 @@ func TestTranscodeToHLS(t *testing.T) {
 	}
 	assert.Contains(t, lines, "#EXT-X-PLAYLIST-TYPE:VOD")
 	assert.Contains(t, lines, "#EXT-X-ENDLIST")
-	assert.Equal(t, []string{"hls-000.ts", "hls-001.ts", "hls-002.ts"}, segments)
 	assert.InDelta(t, 9, total, 0.1)
 	base := playlist[:strings.LastIndex(playlist, "/")+1]
+	if private {
+		// Each segment is named by its own signed URL; the object's bare
+		// URL is refused by the private bucket.
+		require.Len(t, segments, 3)
+		for i, s := range segments {
+			assert.Contains(t, s, fmt.Sprintf("/hls-%03d.ts?", i))
+			assert.Contains(t, s, "X-Amz-Signature=")
+			bare, _, _ := strings.Cut(s, "?")
+			r, err := http.Get(bare)
+			require.NoError(t, err)
+			r.Body.Close()
+			assert.Equal(t, http.StatusForbidden, r.StatusCode, "unsigned %s", bare)
+		}
+		// And the playlist itself is refused without kino's signature.
+		bare, _, _ := strings.Cut(playlist, "?")
+		r, err := http.Get(bare)
+		require.NoError(t, err)
+		r.Body.Close()
+		assert.Equal(t, http.StatusForbidden, r.StatusCode)
+		base = ""
+	} else {
+		assert.Equal(t, []string{"hls-000.ts", "hls-001.ts", "hls-002.ts"}, segments)
+	}
 	for _, s := range segments {
+		if private {
+			// A presigned URL is signed for GET only.
+			r, err := http.Get(s)
+			require.NoError(t, err)
+			r.Body.Close()
+			assert.Equal(t, http.StatusOK, r.StatusCode, s)
+			continue
+		}
 		r, err := http.Head(base + s)
 		require.NoError(t, err)
 		r.Body.Close()

@@ -3,6 +3,7 @@ package app_test
 import (
 	"context"
 	"io"
+	"net/http"
 	"slices"
 	"testing"
 	"time"
@@ -84,4 +85,110 @@ func TestWatchSeesAnotherNodesRender(t *testing.T) {
 	rest := follow(stream)
 	require.NotEmpty(t, rest)
 	assert.Equal(t, "completed", rest[len(rest)-1])
+}
+
+// TestNodeRolesAndList: an API node and a worker-only node share one
+// database; the worker serves nothing but its health, and an operator
+// with the admin key lists both, with what each runs.
+func TestNodeRolesAndList(t *testing.T) {
+	t.Parallel()
+	db := storetest.Postgres(t)
+	keys := func(c *app.Config) {
+		withKeys(c)
+		c.AdminKey = adminKey
+		c.HeartbeatEvery = 100 * time.Millisecond
+		c.Version = "v-test"
+	}
+	api := start(t, db, func(c *app.Config) { keys(c); c.Role = "api"; c.Workers = 4 })
+	worker := startWorker(t, db, func(c *app.Config) { keys(c); c.Role = "worker"; c.Workers = 1 })
+	require.Empty(t, worker.GRPCAddr, "a worker-only node has no gRPC listener")
+	wbase := "http://" + worker.HTTPAddr
+	resp, err := http.Get(wbase + "/api/health")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	for _, path := range []string{"/api/render", "/jobs", "/api/nodes", "/files/x"} {
+		resp, err := http.Get(wbase + path)
+		require.NoError(t, err)
+		resp.Body.Close()
+		assert.Equal(t, http.StatusNotFound, resp.StatusCode, path)
+	}
+
+	list := func() []any {
+		r := api.as(t, adminKey, http.MethodGet, "/api/nodes", nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		return r.json(t)["nodes"].([]any)
+	}
+	nodes := list()
+	require.Len(t, nodes, 2)
+	roles := map[string]map[string]any{}
+	for _, n := range nodes {
+		m := n.(map[string]any)
+		roles[m["role"].(string)] = m
+		assert.Equal(t, "v-test", m["version"])
+		assert.Equal(t, false, m["stale"])
+		_, err := time.Parse(time.RFC3339, m["lastSeen"].(string))
+		assert.NoError(t, err)
+	}
+	assert.Equal(t, 0.0, roles["api"]["workers"], "an API node runs nothing whatever --workers says")
+	assert.Equal(t, 1.0, roles["worker"]["workers"])
+	assert.Equal(t, worker.NodeID, roles["worker"]["id"])
+
+	// A slow render shows on the worker's row while it runs.
+	r := api.as(t, keyA, http.MethodPost, "/api/render", longComposition())
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	id := r.json(t)["jobId"].(string)
+	require.Eventually(t, func() bool {
+		for _, n := range list() {
+			m := n.(map[string]any)
+			if m["role"] == "worker" && len(m["runningJobs"].([]any)) == 1 {
+				return m["runningJobs"].([]any)[0] == id && m["runningCount"] == 1.0
+			}
+		}
+		return false
+	}, 30*time.Second, 50*time.Millisecond)
+	r = api.as(t, keyA, http.MethodDelete, "/api/render/"+id, nil)
+	assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
+
+	// Nodes are the operator's: an organisation's key may not list them.
+	r = api.as(t, keyA, http.MethodGet, "/api/nodes", nil)
+	assert.Equal(t, http.StatusForbidden, r.status)
+	assert.Equal(t, "FORBIDDEN", r.errorCode(t))
+}
+
+// startWorker starts a kino with no API, so none of start's clients.
+func startWorker(t *testing.T, db storetest.DB, mutate func(*app.Config)) *app.App {
+	t.Helper()
+	cfg := app.Config{HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", DataDir: t.TempDir(), DatabaseURL: db.URL,
+		AllowPrivateNetworks: true, Lease: 2 * time.Second, ShutdownGrace: 2 * time.Second, Log: testLogger(t)}
+	mutate(&cfg)
+	a, err := app.Start(context.Background(), cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		_ = a.Shutdown(ctx)
+	})
+	return a
+}
+
+// TestNodeConfigRefused: a role kino does not know, a worker without
+// slots and a heartbeat too rare to tell a live node from a stale one
+// stop kino at start.
+func TestNodeConfigRefused(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		mutate func(*app.Config)
+		inErr  string
+	}{
+		{func(c *app.Config) { c.Role = "boss" }, `role "boss"`},
+		{func(c *app.Config) { c.Role = "worker"; c.Workers = 0 }, "at least one worker slot"},
+		{func(c *app.Config) { c.HeartbeatEvery = time.Minute }, "must be shorter than"},
+	} {
+		cfg := app.Config{HTTPAddr: "127.0.0.1:0", GRPCAddr: "127.0.0.1:0", DataDir: t.TempDir(), Workers: 1, Log: testLogger(t)}
+		tc.mutate(&cfg)
+		_, err := app.Start(context.Background(), cfg)
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), tc.inErr)
+	}
 }

@@ -89,10 +89,10 @@ func download(t *testing.T, url string) *ffmpeg.Info {
 
 func TestRenderLifecycle(t *testing.T) {
 	t.Parallel()
-	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+	eachSetup(t, func(t *testing.T, su setup) {
 		media := serveMedia(t)
 		hooks := receiveHooks(t, 1)
-		k := start(t, db, func(c *app.Config) { c.WebhookSecret = testSecret })
+		k := su.start(t, func(c *app.Config) { c.WebhookSecret = testSecret })
 
 		body := smallComposition(media)
 		body["webhook"] = hooks.URL + "/done"
@@ -135,7 +135,19 @@ func TestRenderLifecycle(t *testing.T) {
 		assert.Equal(t, 100.0, job["progress"])
 		assert.NotContains(t, job, "error")
 		url := job["outputUrl"].(string)
-		assert.True(t, strings.HasPrefix(url, k.base+"/files/"), url)
+		if su.s3 == nil {
+			assert.True(t, strings.HasPrefix(url, k.base+"/files/"), url)
+		} else {
+			// A presigned URL of the private bucket, which refuses the
+			// object's bare URL.
+			assert.True(t, strings.HasPrefix(url, su.s3.Endpoint+"/"), url)
+			assert.Contains(t, url, "X-Amz-Expires=86400", "valid for the default --url-lifetime")
+			bare, _, _ := strings.Cut(url, "?")
+			r, err := http.Get(bare)
+			require.NoError(t, err)
+			r.Body.Close()
+			assert.Equal(t, http.StatusForbidden, r.StatusCode)
+		}
 
 		info := download(t, url)
 		v, a := info.Video(), info.Audio()

@@ -46,7 +46,16 @@ func TestPipelineRuns(t *testing.T) {
 	speechVideo(t, dir)
 	media := serveMedia(t)
 	src := serveDir(t, http.FileServer(http.Dir(dir)))
-	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.Workers = 2 })
+	eachSetup(t, func(t *testing.T, su setup) {
+		if su.db.Name == "postgres" {
+			t.Skip("the pipeline core is the same on PostgreSQL (TestPipelineBranchRuns)")
+		}
+		pipelineRuns(t, su, media, src)
+	})
+}
+
+func pipelineRuns(t *testing.T, su setup, media *mediaServer, src string) {
+	k := su.start(t, func(c *app.Config) { c.Workers = 2 })
 
 	spec := specPipeline()
 	spec["nodes"].([]any)[2].(map[string]any)["params"] = map[string]any{"watermarks": []any{
@@ -79,7 +88,11 @@ func TestPipelineRuns(t *testing.T) {
 	done := k.waitRun(t, pid, rid)
 	require.Equal(t, "complete", done["status"], "%v", statuses(done))
 	last := done["jobs"].([]any)[2].(map[string]any)
-	assert.Contains(t, last["inputs"], "/files/jobs/", "brand's source is burn's output")
+	if su.s3 == nil {
+		assert.Contains(t, last["inputs"], "/files/jobs/", "brand's source is burn's output")
+	} else {
+		assert.Contains(t, last["inputs"], su.s3.Endpoint+"/", "brand's source is burn's output")
+	}
 	info := download(t, last["outputUrl"].(string))
 	require.NotNil(t, info.Video())
 	assert.Equal(t, 160, info.Video().Width)

@@ -96,6 +96,17 @@ func NewPool(c *Client, cfg PoolConfig) *Pool {
 	return &Pool{c: c, cfg: cfg, types: types, tracer: tp.Tracer(tracing.Scope), running: map[string]context.CancelCauseFunc{}}
 }
 
+// Running returns the ids of the jobs this pool runs now.
+func (p *Pool) Running() []string {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	ids := make([]string, 0, len(p.running))
+	for id := range p.running {
+		ids = append(ids, id)
+	}
+	return ids
+}
+
 // Why an attempt's context ended, when it did not end by itself.
 var (
 	errStopped   = errors.New("the job was cancelled or taken over")

@@ -86,6 +86,17 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.J
 		if err := json.Unmarshal([]byte(text), &meta); err != nil {
 			return nil, err
 		}
+		// URLs an earlier kino stored in the meta itself are made again,
+		// so they carry a signature where the bucket now needs one.
+		for field, v := range meta {
+			if s, ok := v.(string); ok {
+				if key, ok := st.KeyOf(s); ok {
+					if meta[field], err = url(key); err != nil {
+						return nil, err
+					}
+				}
+			}
+		}
 		for field, key := range j.Outputs {
 			if meta[field], err = url(key); err != nil {
 				return nil, err

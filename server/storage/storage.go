@@ -34,12 +34,23 @@ type Storage struct {
 	local bool
 	// metrics counts the bytes stored; nil counts nothing.
 	metrics *metrics.Metrics
+	// lifetime is how long a URL handed out stays valid: S3 presigned
+	// URLs, and kino's own signed /files/ URLs.
+	lifetime time.Duration
+	// signer signs /files/ URLs; signLocal makes those of a local bucket
+	// carry a signature (with API keys on: outputs are not public).
+	signer    *Signer
+	signLocal bool
 }
+
+// DefaultURLLifetime is how long a URL kino hands out stays valid unless
+// configured otherwise.
+const DefaultURLLifetime = 24 * time.Hour
 
 // Open opens the bucket named by storageURL, or a folder under dataDir when
 // it is empty. publicURL is the base of the URLs of a local bucket's objects.
 func Open(ctx context.Context, storageURL, dataDir, publicURL string) (*Storage, error) {
-	s := &Storage{publicURL: strings.TrimRight(publicURL, "/")}
+	s := &Storage{publicURL: strings.TrimRight(publicURL, "/"), lifetime: DefaultURLLifetime}
 	if storageURL == "" {
 		dir := filepath.Join(dataDir, "outputs")
 		if err := os.MkdirAll(dir, 0o755); err != nil {
@@ -69,6 +80,42 @@ func Open(ctx context.Context, storageURL, dataDir, publicURL string) (*Storage,
 
 // CountBytes has every byte stored from now on counted in m.
 func (s *Storage) CountBytes(m *metrics.Metrics) { s.metrics = m }
+
+// SignURLs sets how URLs are signed: each is valid for lifetime (the
+// default when 0); secret signs the URLs that kino itself serves under
+// /files/ (the objects of a local bucket, and HLS playlists of any
+// bucket); signLocal makes a local bucket's URLs carry a signature, which
+// the gateway then requires.
+func (s *Storage) SignURLs(secret []byte, lifetime time.Duration, signLocal bool) {
+	if lifetime > 0 {
+		s.lifetime = lifetime
+	}
+	s.signer = NewSigner(secret)
+	s.signLocal = signLocal && len(secret) > 0
+}
+
+// URLLifetime is how long a URL handed out stays valid.
+func (s *Storage) URLLifetime() time.Duration { return s.lifetime }
+
+// Signer signs and checks /files/ URLs; nil when no secret was set.
+func (s *Storage) Signer() *Signer { return s.signer }
+
+// SignRequired reports whether the gateway refuses a /files/ request for
+// key without a valid signature: on a local bucket with signing on, and
+// for a playlist of a private (S3) bucket, which kino serves itself.
+func (s *Storage) SignRequired(key string) bool {
+	if s.local {
+		return s.signLocal
+	}
+	return true
+}
+
+// ServedByKino reports whether the object at key is served under /files/
+// by kino: every object of a local bucket, and the HLS playlists of other
+// buckets, whose segment URIs kino signs one by one as it serves them.
+func (s *Storage) ServedByKino(key string) bool {
+	return s.local || IsPlaylist(key)
+}
 
 // Local reports whether the gateway serves this bucket's objects.
 func (s *Storage) Local() bool { return s.local }
@@ -109,11 +156,25 @@ func (s *Storage) Write(ctx context.Context, key string, data []byte, contentTyp
 }
 
 // URL is where a client downloads the object at key.
+// Playlists are served by kino on every bucket: a player resolves their
+// segment URIs against the playlist's URL, which on a private bucket
+// would carry no signature of the segment's own.
 func (s *Storage) URL(ctx context.Context, key string) (string, error) {
-	if s.local {
-		return s.publicURL + FilesPath + escapeKey(key), nil
+	if s.ServedByKino(key) {
+		u := s.publicURL + FilesPath + escapeKey(key)
+		if s.SignRequired(key) {
+			if s.signer == nil {
+				return "", fmt.Errorf("sign URL of %s: no URL secret configured", key)
+			}
+			u += "?" + s.signer.Query(key, time.Now().Add(s.lifetime))
+		}
+		return u, nil
 	}
-	u, err := s.bucket.SignedURL(ctx, key, &blob.SignedURLOptions{Expiry: 24 * time.Hour})
+	return s.bucketURL(ctx, key)
+}
+
+func (s *Storage) bucketURL(ctx context.Context, key string) (string, error) {
+	u, err := s.bucket.SignedURL(ctx, key, &blob.SignedURLOptions{Expiry: s.lifetime})
 	if err != nil {
 		return "", fmt.Errorf("sign URL of %s: %w", key, err)
 	}
@@ -190,6 +251,8 @@ func (s *Storage) KeyOf(rawURL string) (string, bool) {
 		return "", false
 	}
 	rest, ok := strings.CutPrefix(rawURL, s.publicURL+FilesPath)
+	// A signed URL's query is its signature, not part of the key.
+	rest, _, _ = strings.Cut(rest, "?")
 	if !ok || rest == "" {
 		return "", false
 	}
