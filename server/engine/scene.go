@@ -42,6 +42,9 @@ type Scene struct {
 	Loudness *Loudness
 
 	sources []Source
+	// lead is how many frames of a part's timeline (Part) come before
+	// its first frame; they are drawn by no one and not encoded.
+	lead int
 }
 
 // Pos is a coordinate in pixels, or centred.
@@ -104,6 +107,10 @@ type Layer struct {
 	// Duck lowers the layer's sound while other layers' sound plays; nil
 	// when it does not.
 	Duck *Duck
+	// SkipFrames are the frames of a video layer that a part of a split
+	// render (Scene.Part) does not show: the layer was cut to start with
+	// the part, and its source still plays from its trim.
+	SkipFrames int
 }
 
 // TextStyle is how a text layer is laid out in its box and decorated.
