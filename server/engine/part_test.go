@@ -52,7 +52,7 @@ func TestPartCutsAndLeads(t *testing.T) {
 	assert.Equal(t, 0.0, p.Layers[1].Start)
 	assert.Equal(t, 0.5, p.Layers[0].Start, "the cut video starts with the part")
 	assert.InDelta(t, 1.5, p.Duration, 1e-9)
-	assert.InDelta(t, 1.0, p.shown(), 1e-9)
+	assert.InDelta(t, 1.0, p.Shown(), 1e-9)
 }
 
 // TestRenderSplitEqualsWhole renders a composition whole and in three
@@ -107,7 +107,7 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 		cmd, err := PlanPart(p, media, work, out, testFont)
 		require.NoError(t, err)
 		require.NotContains(t, cmd.Args, "[aout]", "parts have no sound")
-		run(cmd, p.shown())
+		run(cmd, p.Shown())
 		parts = append(parts, out)
 	}
 	sound := filepath.Join(work, "sound.mp4")

@@ -100,7 +100,7 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	// overlay.
 	under, background := p.cover()
 	if picture {
-		base := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", background, s.Width, s.Height, s.FPS, f(s.shown()))
+		base := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", background, s.Width, s.Height, s.FPS, f(s.Shown()))
 		if s.lead > 0 {
 			// A part's frames start where its timeline's lead ends: the
 			// frames before are never drawn, only the layers' clocks run.
@@ -178,7 +178,7 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	case s.Still():
 		args = append(args, "-frames:v", "1")
 	case picture:
-		args = append(args, "-t", f(s.shown()), "-r", strconv.Itoa(s.FPS))
+		args = append(args, "-t", f(s.Shown()), "-r", strconv.Itoa(s.FPS))
 	default:
 		args = append(args, "-t", f(s.Duration))
 	}
@@ -219,9 +219,9 @@ func partContainer(enc []string) []string {
 // sound reports whether the command mixes the scene's sound.
 func (p *planner) sound() bool { return p.s.HasSound() && p.mode != pictureOnly }
 
-// shown is how long the encoded frames last: a part's timeline less its
+// Shown is how long the encoded frames last: a part's timeline less its
 // lead.
-func (s *Scene) shown() float64 { return s.Duration - float64(s.lead)/float64(s.FPS) }
+func (s *Scene) Shown() float64 { return s.Duration - float64(s.lead)/float64(s.FPS) }
 
 // encoderArgs are the codec settings of each format: fast presets, since a
 // render API is judged on turnaround. alpha keeps the transparency of a
