@@ -182,7 +182,16 @@ func runSplit(dir string, s *engine.Scene, media map[string]engine.Media, font s
 	var parts []string
 	for i, rg := range ranges {
 		out := filepath.Join(dir, fmt.Sprintf("part-%03d.ts", i))
-		cmd, err := engine.PlanPart(s.Part(rg, i == len(ranges)-1), media, dir, out, font)
+		part := s.Part(rg, i == len(ranges)-1)
+		for _, l := range part.SeekLayers() {
+			m := media[part.Layers[l].Source]
+			first, err := ffmpeg.FirstFrameAfter(context.Background(), m.Path, m.Format, part.Layers[l].TrimStart)
+			if err != nil {
+				return r, err
+			}
+			part.Layers[l].FirstFrame, part.Layers[l].Seek = first, true
+		}
+		cmd, err := engine.PlanPart(part, media, dir, out, font)
 		if err != nil {
 			return r, err
 		}

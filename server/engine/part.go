@@ -125,6 +125,26 @@ func cutLayer(l Layer, w window, first int) (Layer, bool) {
 	return l, true
 }
 
+// seekMargin is how far before its part a cut video starts reading its
+// source when it seeks (Layer.Seek): frames the fps filter may hold back
+// over a gap in the source come from before the part.
+const seekMargin = 1.0
+
+// SeekLayers are the layers of a part that seek their source near the part
+// once their Layer.FirstFrame is known: videos cut to the part, played at
+// their own speed. The worker probes each (ffmpeg.FirstFrameAfter at its
+// TrimStart) and sets FirstFrame and Seek; unprobed, a layer plays from its
+// trim and drops the frames before the part, which costs decoding only.
+func (s *Scene) SeekLayers() []int {
+	var out []int
+	for i, l := range s.Layers {
+		if l.Kind == KindVideo && l.SkipFrames > 0 && l.Playback.rate() == 1 && !l.Playback.Loop {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
 // captureIn is c moved into a part from start to end when its frame is
 // among the part's, else nil.
 func captureIn(c *Capture, start, end float64) *Capture {

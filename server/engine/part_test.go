@@ -85,7 +85,7 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 		media[src.Key] = files[filepath.Base(src.URL)]
 	}
 	work := t.TempDir()
-	lossless := false
+	lossless, seek := false, false
 	run := func(cmd *Command, dur float64) {
 		t.Helper()
 		if lossless {
@@ -113,6 +113,12 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 		var parts []string
 		for i, r := range ranges {
 			p := s.Part(r, i == len(ranges)-1)
+			for _, l := range p.SeekLayers() {
+				src := media[p.Layers[l].Source]
+				first, err := ffmpeg.FirstFrameAfter(context.Background(), src.Path, src.Format, p.Layers[l].TrimStart)
+				require.NoError(t, err)
+				p.Layers[l].FirstFrame, p.Layers[l].Seek = first, seek
+			}
 			out := filepath.Join(work, fmt.Sprintf("%spart-%03d.ts", prefix, i))
 			cmd, err := PlanPart(p, media, work, out, testFont)
 			require.NoError(t, err)
@@ -129,13 +135,16 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 
 		return whole, joined
 	}
-	// Before encoding, the frames are the same, pixel for pixel.
+	// Before encoding, the frames are the same, pixel for pixel, whether a
+	// cut video seeks near its part or plays from its trim.
 	lossless = true
-	exactWhole, exactJoined := renderBoth("exact-")
-	for _, n := range []int{0, 24, 25, 26, 49, 50, 51, 72} {
-		assert.True(t, math.IsInf(psnrAt(t, exactWhole, exactJoined, n), 1), "frame %d the same before encoding", n)
+	for _, seek = range []bool{false, true} {
+		exactWhole, exactJoined := renderBoth(fmt.Sprintf("exact-%v-", seek))
+		for _, n := range []int{0, 24, 25, 26, 49, 50, 51, 72} {
+			assert.True(t, math.IsInf(psnrAt(t, exactWhole, exactJoined, n), 1), "frame %d the same before encoding (seek %v)", n, seek)
+		}
 	}
-	lossless = false
+	lossless, seek = false, true
 	whole, joined := renderBoth("")
 
 	a, err := ffmpeg.ProbeFrames(context.Background(), whole)

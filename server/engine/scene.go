@@ -111,6 +111,12 @@ type Layer struct {
 	// render (Scene.Part) does not show: the layer was cut to start with
 	// the part, and its source still plays from its trim.
 	SkipFrames int
+	// FirstFrame is how far past its trim the first frame of the source
+	// that the whole render shows lies (ffmpeg.FirstFrameAfter), known
+	// when Seek is set: a cut video then seeks near its part instead of
+	// decoding from its trim (see SeekLayers).
+	FirstFrame float64
+	Seek       bool
 }
 
 // TextStyle is how a text layer is laid out in its box and decorated.

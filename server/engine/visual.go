@@ -157,12 +157,24 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 		// same point as the whole render and drops the frames before the
 		// part: the frames a source offers after a seek depend on where
 		// it seeks, so a seek to the part's start could pick other ones.
-		skip := ""
+		skip, pts := "", sourcePTS(l)
+		opts := sourceOptions(l, l.Duration+float64(l.SkipFrames+1)/float64(p.s.FPS))
 		if l.SkipFrames > 0 {
 			skip = fmt.Sprintf("trim=start_frame=%d", l.SkipFrames)
 		}
-		in = p.input(m, sourceOptions(l, l.Duration+float64(l.SkipFrames+1)/float64(p.s.FPS))...)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, sourcePTS(l)), "fps="+fps, skip, before, size, zoompan, after, "format=yuva420p",
+		if l.SkipFrames > 0 && l.Seek {
+			// Seek near the part, and time the frames from the first one
+			// the whole render shows, as it does (PTS-STARTPTS there): the
+			// fps filter then picks the same frames from the part on.
+			moved := max(0, float64(l.SkipFrames)/float64(p.s.FPS)-seekMargin)
+			sought := l
+			sought.TrimStart = micro(l.TrimStart + moved)
+			opts = sourceOptions(sought, l.Duration+float64(l.SkipFrames+1)/float64(p.s.FPS)-moved)
+			pts = fmt.Sprintf("setpts=PTS+(%s)/TB", f(moved-l.FirstFrame))
+			skip = fmt.Sprintf("trim=start_pts=%d", l.SkipFrames)
+		}
+		in = p.input(m, opts...)
+		chain = join(fmt.Sprintf("[%d:v]%s", in, pts), "fps="+fps, skip, before, size, zoompan, after, "format=yuva420p",
 			win.shift(), fades(l, win), opacity(l))
 	}
 	if !l.moves() && zoompan == "" && !l.ramped() {

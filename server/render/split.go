@@ -173,13 +173,24 @@ func (h *PartHandler) Run(ctx context.Context, j *ent.Job, progress func(float64
 
 // part renders a part of r's render: the frames pa names, or its sound.
 func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[string]string, *jobs.Failure) {
-	plan := func(scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
+	plan := func(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
 		if typ == PartSound {
 			out := filepath.Join(dir, "sound.mp4")
 			cmd, err := engine.PlanSound(scene, media, dir, out)
 			return cmd, out, scene.Duration, err
 		}
 		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
+		for _, i := range p.SeekLayers() {
+			l := &p.Layers[i]
+			m := media[l.Source]
+			first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
+			if err != nil {
+				// It plays from its trim instead: slower, the same frames.
+				r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
+				continue
+			}
+			l.FirstFrame, l.Seek = first, true
+		}
 		out := filepath.Join(dir, "part.ts")
 		cmd, err := engine.PlanPart(p, media, dir, out, r.cfg.DefaultFont)
 		return cmd, out, p.Shown(), err
@@ -211,7 +222,7 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 	// rest, never moving it back.
 	progress := r.progress
 	r.progress = func(p float64) { progress(jobs.PartsShare*100 + p*(1-jobs.PartsShare)) }
-	plan := func(scene *engine.Scene, _ map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
+	plan := func(ctx context.Context, scene *engine.Scene, _ map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
 		var parts []string
 		for _, name := range names {
 			parts = append(parts, filepath.Join(dir, name+".ts"))
@@ -256,7 +267,7 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 // planFunc plans a step of a split render in dir from the scene and the
 // downloaded sources: the command, the file it writes, and how long that
 // lasts (for progress).
-type planFunc func(scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error)
+type planFunc func(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error)
 
 // run is one step of a split render that downloads its sources.
 func (r *renderRun) run(parent context.Context, sources func(*engine.Scene) []engine.Source, plan planFunc, key, contentType string) (map[string]string, *jobs.Failure) {
@@ -303,7 +314,7 @@ func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) 
 	if f != nil {
 		return nil, f
 	}
-	cmd, out, dur, err := plan(scene, media, dir)
+	cmd, out, dur, err := plan(ctx, scene, media, dir)
 	if err != nil {
 		var me *engine.MediaError
 		if errors.As(err, &me) {
