@@ -272,9 +272,10 @@ func Status(s job.State) string {
 }
 
 // shownStatus is a job's status in its record: a split render whose parts
-// have started is processing, though the core has it wait for them.
+// have started is processing, though the core has it wait for them, and
+// then wait for a worker to join them.
 func shownStatus(j *ent.Job) string {
-	if j.State == jobs.Pending && j.StartedAt != nil && jobs.IsWhole(j) {
+	if (j.State == jobs.Pending || j.State == jobs.Available) && j.StartedAt != nil && jobs.IsWhole(j) {
 		return "processing"
 	}
 	return Status(j.State)
