@@ -147,8 +147,8 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 type Parent struct {
 	ID     string
 	Inputs map[string]string
-	// Whole makes the job a whole of which the parent is a part (see
-	// Parts).
+	// Whole makes the job a whole of which the parent is a part: its
+	// progress is its parts', and it fails with a part's error (parts.go).
 	Whole bool
 }
 
