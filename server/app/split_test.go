@@ -24,7 +24,9 @@ import (
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
@@ -266,4 +268,45 @@ func largestStep(s []float64) float64 {
 		m = math.Max(m, math.Abs(s[i]-s[i-1]))
 	}
 	return m
+}
+
+// TestSplitRenderPartOfDeadWorkerRunsAgainAlone: a part whose worker died
+// (its lease lapsed) is run again by another worker, alone; the other parts
+// run once, and the render completes.
+func TestSplitRenderPartOfDeadWorkerRunsAgainAlone(t *testing.T) {
+	t.Parallel()
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		media := serveMedia(t)
+		// An API-only node takes the render; nothing runs its parts yet.
+		api := start(t, db, func(c *app.Config) {
+			splitEverySecond(c)
+			c.Workers = 0
+		})
+		id := api.submit(t, splitComposition(media, ""))
+
+		// A worker claims a part, then dies: its lease lapses unrenewed.
+		st, err := store.Open(context.Background(), db.URL)
+		require.NoError(t, err)
+		defer st.Close()
+		dead, err := jobs.New(st, events.NewLocal(), jobs.Config{Lease: 50 * time.Millisecond}).
+			Claim(context.Background(), "dead-worker", []string{render.PartFrames})
+		require.NoError(t, err)
+		require.NotNil(t, dead)
+		time.Sleep(100 * time.Millisecond) // past the lease
+
+		// A worker node starts, rescues the part and runs every part.
+		worker := start(t, db, splitEverySecond)
+		rec := worker.waitStatus(t, id, "completed", 90*time.Second)
+		for _, p := range partsOf(t, db, id) {
+			want := 1
+			if p.ID == dead.ID {
+				want = 2 // its lost claim and the one that ran it
+			}
+			assert.Equal(t, want, p.Attempt, "claims of part %s", p.ID)
+			assert.Equal(t, job.StateCompleted, p.State)
+		}
+		info, err := ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "out.mp4"))
+		require.NoError(t, err)
+		assert.Equal(t, 73, info.Video().NbFrames)
+	})
 }
