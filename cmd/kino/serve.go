@@ -17,6 +17,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
 )
@@ -51,6 +52,8 @@ func serve(args []string) error {
 	fs.Var(&assetLimit, "max-asset-bytes", "largest asset a render downloads")
 	fs.DurationVar(&cfg.FetchTimeout, "fetch-timeout", 2*time.Minute, "time limit of one asset download")
 	fs.DurationVar(&cfg.RenderTimeout, "render-timeout", 30*time.Minute, "time limit of one render attempt: downloads, encoding and upload")
+	fs.DurationVar(&cfg.Split.After, "split-after", render.DefaultSplit.After, "split an MP4 render longer than this into parts that any worker may render, joined without encoding again (0: never split; docs/split.md)")
+	fs.DurationVar(&cfg.Split.Part, "split-part", render.DefaultSplit.Part, "length of each part of a split render but the last")
 	fs.DurationVar(&cfg.JobTimeout, "job-timeout", 30*time.Minute, "time limit of one media job attempt: downloads, processing and uploads")
 	fs.Int64Var(&cfg.MaxImagePixels, "max-image-pixels", ffmpeg.DefaultMaxPixels, "largest picture or video frame kino opens, in pixels (width × height, read from the file's header before any decode)")
 	ffmpegMemory := sizeFlag(ffmpeg.DefaultMaxMemory)

@@ -13,6 +13,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strconv"
+	"strings"
 	"time"
 
 	"github.com/kinohq/kino/server/app"
@@ -24,7 +26,8 @@ func main() {
 		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only     = flag.String("only", "", "run one part: render, submit, executors, jobs or memory")
+		only     = flag.String("only", "", "run one part: render, split, submit, executors, jobs or memory")
+		parts    = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
 		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries  = flag.Int("queries", 2000, "list queries of the list test")
 		streams  = flag.Int("streams", 1000, "watch streams held open by the memory test")
@@ -38,6 +41,19 @@ func main() {
 	run := func(part string) bool { return *only == "" || *only == part }
 	if run("render") {
 		if err := benchRender(ctx, *runs, *video); err != nil {
+			fail(err)
+		}
+	}
+	if run("split") {
+		var per []float64
+		for _, p := range strings.Split(*parts, ",") {
+			v, err := strconv.ParseFloat(strings.TrimSpace(p), 64)
+			if err != nil || v <= 0 {
+				fail(fmt.Errorf("-split-parts: %q is not a length in seconds", p))
+			}
+			per = append(per, v)
+		}
+		if err := benchSplit(*runs, per); err != nil {
 			fail(err)
 		}
 	}

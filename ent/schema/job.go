@@ -20,6 +20,9 @@ type Job struct {
 type Dependant struct {
 	ID     string            `json:"id"`
 	Inputs map[string]string `json:"inputs,omitempty"`
+	// Whole marks the job this one is a part of (a split render): it
+	// fails with this job's own error, and its progress is its parts'.
+	Whole bool `json:"whole,omitempty"`
 }
 
 // Fields of the Job.

@@ -88,6 +88,9 @@ type Config struct {
 	MaxAssetBytes        int64
 	FetchTimeout         time.Duration
 	RenderTimeout        time.Duration
+	// Split says which renders are split across workers (docs/split.md);
+	// the zero value splits none.
+	Split render.SplitConfig
 	// JobTimeout caps one attempt of a media job, as RenderTimeout does
 	// one of a render: downloads, probes, ffmpeg and uploads.
 	JobTimeout time.Duration
@@ -290,6 +293,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	a.NodeID = owner
 	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay})
 	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
+	core.OnFinal(nil, render.CleanParts(a.storage, a.store, cfg.Log))
 	core.OnFinal(nil, countEnded(m))
 	// Working files go in this process's own folder; what a killed
 	// process left behind is removed first.
@@ -302,15 +306,17 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.scratch = work
 	tmp := work.Path
+	renderCfg := render.HandlerConfig{
+		Store: a.store, Storage: a.storage, Fetch: fetcher, Limits: cfg.Limits, TempDir: tmp,
+		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
+		Transcriber: cfg.Transcriber,
+	}
 	a.pool = jobs.NewPool(core, jobs.PoolConfig{
 		Owner: owner,
 		Slots: cfg.Workers,
 		Handlers: map[string]jobs.Handler{
-			render.Kind: render.NewHandler(render.HandlerConfig{
-				Store: a.store, Storage: a.storage, Fetch: fetcher, Limits: cfg.Limits, TempDir: tmp,
-				DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
-				Transcriber: cfg.Transcriber,
-			}),
+			render.Kind:     render.NewHandler(renderCfg),
+			render.PartKind: render.NewPartHandler(renderCfg, core),
 			media.Kind: jobrun.New(jobrun.Config{
 				Store: a.store, Storage: a.storage, Fetch: fetcher, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
@@ -327,6 +333,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Storage:  a.storage,
 		Limits:   cfg.Limits,
 		CheckURL: fetcher.CheckHost,
+		Split:    cfg.Split,
 		Log:      cfg.Log,
 	})
 
@@ -529,6 +536,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	if cfg.Split.Part <= 0 {
+		cfg.Split.Part = render.DefaultSplit.Part
 	}
 	if cfg.RenderTimeout <= 0 {
 		cfg.RenderTimeout = 30 * time.Minute

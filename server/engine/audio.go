@@ -11,7 +11,7 @@ func (p *planner) audio(i int, l Layer) (string, error) {
 	if !m.HasAudio {
 		return "", &MediaError{Field: l.SourceField, Message: "the file has no sound; an audio layer needs an audio or video file with an audio track"}
 	}
-	if !p.s.HasSound() {
+	if !p.sound() {
 		// A GIF or a still is silent; the layer is only checked.
 		return "", nil
 	}

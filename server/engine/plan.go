@@ -66,19 +66,54 @@ const (
 // *ValidationError naming the layer's text: only the font tells how many
 // lines a text wraps to.
 func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}}
+	return plan(s, media, workDir, outPath, defaultFont, whole)
+}
+
+// PlanPart plans a part of a split render (Scene.Part): its frames alone,
+// no sound, with the encoder settings of the whole, in a container whose
+// parts join without encoding again (MPEG-TS for H.264: no edit list, so
+// no frame is lost or repeated where two parts meet).
+func PlanPart(part *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
+	return plan(part, media, workDir, outPath, defaultFont, pictureOnly)
+}
+
+// PlanSound plans the sound of a split render: the whole timeline's mix,
+// encoded once as the unsplit render encodes it, so that no encoder
+// priming or padding falls between parts.
+func PlanSound(s *Scene, media map[string]Media, workDir, outPath string) (*Command, error) {
+	return plan(s, media, workDir, outPath, "", soundOnly)
+}
+
+// planMode is what of the output a command makes.
+type planMode int
+
+const (
+	whole planMode = iota
+	pictureOnly
+	soundOnly
+)
+
+func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
+	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
 	// The topmost opaque colour layer that covers every pixel of every
 	// frame is the base itself: nothing below it shows, so it costs no
 	// overlay.
 	under, background := p.cover()
-	if s.HasPicture() {
-		p.graph = append(p.graph, fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s[base]", background, s.Width, s.Height, s.FPS, f(s.Duration)))
+	if picture {
+		base := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", background, s.Width, s.Height, s.FPS, f(s.Shown()))
+		if s.lead > 0 {
+			// A part's frames start where its timeline's lead ends: the
+			// frames before are never drawn, only the layers' clocks run.
+			base = join(base, fmt.Sprintf("setpts=N+%d", s.lead))
+		}
+		p.graph = append(p.graph, base+"[base]")
 	} else {
 		// Nothing is drawn: every layer is only checked, and a video's
 		// sound still plays.
 		under = len(s.Layers) - 1
 	}
-	if s.HasSound() {
+	if sound {
 		p.graph = append(p.graph, fmt.Sprintf("anullsrc=r=%d:cl=stereo,atrim=end=%s[abase]", audioRate, f(s.Duration)))
 	}
 	video := "base"
@@ -92,6 +127,9 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 		// Layers under the cover are never seen, but are still checked,
 		// and a video's sound still plays.
 		hidden := i <= under
+		if mode == soundOnly && l.Kind != KindVideo && l.Kind != KindAudio {
+			continue // silent: nothing to check that the whole render did not
+		}
 		switch l.Kind {
 		case KindColor:
 			if !hidden {
@@ -120,10 +158,10 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	// Only a background that is not opaque leaves pixels transparent:
 	// layers are blended over it and never lower its alpha.
 	alpha := formats[s.Format].alpha && colorAlpha(background) < 0xFF
-	if s.HasPicture() {
+	if picture {
 		p.pictureChains(video, alpha)
 	}
-	if s.HasSound() {
+	if sound {
 		p.mix(sounds)
 	}
 
@@ -133,21 +171,25 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 		p.files[graphFile] = []byte(graph)
 		args = append(p.inputs, "-filter_complex_script", filepath.Join(workDir, graphFile))
 	}
-	if s.HasPicture() {
+	if picture {
 		args = append(args, "-map", "[vout]")
 	}
-	if s.HasSound() {
+	if sound {
 		args = append(args, "-map", "[aout]")
 	}
 	switch {
 	case s.Still():
 		args = append(args, "-frames:v", "1")
-	case s.HasPicture():
-		args = append(args, "-t", f(s.Duration), "-r", strconv.Itoa(s.FPS))
+	case picture:
+		args = append(args, "-t", f(s.Shown()), "-r", strconv.Itoa(s.FPS))
 	default:
 		args = append(args, "-t", f(s.Duration))
 	}
-	args = append(args, encoderArgs(s.Format, alpha)...)
+	enc := encoderArgs(s.Format, alpha)
+	if mode == pictureOnly {
+		enc = partContainer(enc)
+	}
+	args = append(args, enc...)
 	// file: keeps ffmpeg from reading part of the path as a protocol.
 	args = append(args, "file:"+outPath)
 	for _, pic := range p.pictures {
@@ -157,6 +199,32 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	}
 	return &Command{Args: args, Files: p.files, Pictures: p.pictures}, nil
 }
+
+// partContainer changes the container of a part's encoder settings to
+// MPEG-TS, whose parts the concat demuxer joins end to end, and drops what
+// only MP4 takes. The codec settings stay those of the whole render.
+func partContainer(enc []string) []string {
+	var out []string
+	for i := 0; i < len(enc); i++ {
+		switch enc[i] {
+		case "-movflags":
+			i++
+		case "-f":
+			out = append(out, "-f", "mpegts")
+			i++
+		default:
+			out = append(out, enc[i])
+		}
+	}
+	return out
+}
+
+// sound reports whether the command mixes the scene's sound.
+func (p *planner) sound() bool { return p.s.HasSound() && p.mode != pictureOnly }
+
+// Shown is how long the encoded frames last: a part's timeline less its
+// lead.
+func (s *Scene) Shown() float64 { return s.Duration - float64(s.lead)/float64(s.FPS) }
 
 // encoderArgs are the codec settings of each format: fast presets, since a
 // render API is judged on turnaround. alpha keeps the transparency of a
@@ -214,6 +282,9 @@ func (p *planner) pictureChains(video string, alpha bool) {
 	chain := fmt.Sprintf("[%s]format=yuv420p", video)
 	if alpha {
 		chain = fmt.Sprintf("[%s]format=yuva420p", video)
+	}
+	if s.lead > 0 {
+		chain = join(chain, "setpts=PTS-STARTPTS") // the part's first frame is its frame 0
 	}
 	if s.Still() {
 		chain = join(chain, trimTo(s.frameShownAt(s.FrameTime)))
@@ -295,6 +366,7 @@ type planner struct {
 	fontBytes int64
 	// linesDrawn counts the lines of laid-out text drawn so far.
 	linesDrawn int
+	mode       planMode
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino

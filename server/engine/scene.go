@@ -42,6 +42,9 @@ type Scene struct {
 	Loudness *Loudness
 
 	sources []Source
+	// lead is how many frames of a part's timeline (Part) come before
+	// its first frame; they are drawn by no one and not encoded.
+	lead int
 }
 
 // Pos is a coordinate in pixels, or centred.
@@ -107,6 +110,16 @@ type Layer struct {
 	// Captions are a captions layer's cues and how they show; nil on
 	// other layers.
 	Captions *Captions
+	// SkipFrames are the frames of a video layer that a part of a split
+	// render (Scene.Part) does not show: the layer was cut to start with
+	// the part, and its source still plays from its trim.
+	SkipFrames int
+	// FirstFrame is how far past its trim the first frame of the source
+	// that the whole render shows lies (ffmpeg.FirstFrameAfter), known
+	// when Seek is set: a cut video then seeks near its part instead of
+	// decoding from its trim (see SeekLayers).
+	FirstFrame float64
+	Seek       bool
 }
 
 // TextStyle is how a text layer is laid out in its box and decorated.

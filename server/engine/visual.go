@@ -108,7 +108,7 @@ func (p *planner) visual(i int, l Layer, video string, hidden bool) (string, str
 	if !m.HasVideo {
 		return "", "", &MediaError{Field: l.SourceField, Message: fmt.Sprintf("the file has no picture; a %s layer needs an image or a video", l.Kind)}
 	}
-	sound := l.Kind == KindVideo && m.HasAudio && !m.Still && l.Volume > 0 && p.s.HasSound()
+	sound := l.Kind == KindVideo && m.HasAudio && !m.Still && l.Volume > 0 && p.sound()
 	if hidden {
 		if sound {
 			in := p.input(m, sourceOptions(l, l.Duration)...)
@@ -153,8 +153,28 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 	} else {
 		// A frame more than the layer, so the fps filter cannot come up
 		// one short; the enable window cuts the rest.
-		in = p.input(m, sourceOptions(l, l.Duration+1/float64(p.s.FPS))...)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, sourcePTS(l)), "fps="+fps, before, size, zoompan, after, "format=yuva420p",
+		// A layer cut to a part (Scene.Part) reads its source from the
+		// same point as the whole render and drops the frames before the
+		// part: the frames a source offers after a seek depend on where
+		// it seeks, so a seek to the part's start could pick other ones.
+		skip, pts := "", sourcePTS(l)
+		opts := sourceOptions(l, l.Duration+float64(l.SkipFrames+1)/float64(p.s.FPS))
+		if l.SkipFrames > 0 {
+			skip = fmt.Sprintf("trim=start_frame=%d", l.SkipFrames)
+		}
+		if l.SkipFrames > 0 && l.Seek {
+			// Seek near the part, and time the frames from the first one
+			// the whole render shows, as it does (PTS-STARTPTS there): the
+			// fps filter then picks the same frames from the part on.
+			moved := max(0, float64(l.SkipFrames)/float64(p.s.FPS)-seekMargin)
+			sought := l
+			sought.TrimStart = micro(l.TrimStart + moved)
+			opts = sourceOptions(sought, l.Duration+float64(l.SkipFrames+1)/float64(p.s.FPS)-moved)
+			pts = fmt.Sprintf("setpts=PTS+(%s)/TB", f(moved-l.FirstFrame))
+			skip = fmt.Sprintf("trim=start_pts=%d", l.SkipFrames)
+		}
+		in = p.input(m, opts...)
+		chain = join(fmt.Sprintf("[%d:v]%s", in, pts), "fps="+fps, skip, before, size, zoompan, after, "format=yuva420p",
 			win.shift(), fades(l, win), opacity(l))
 	}
 	if !l.moves() && zoompan == "" && !l.ramped() {

@@ -147,6 +147,9 @@ func nowMs() int64 { return time.Now().UnixMilli() }
 type Parent struct {
 	ID     string
 	Inputs map[string]string
+	// Whole makes the job a whole of which the parent is a part: its
+	// progress is its parts', and it fails with a part's error (parts.go).
+	Whole bool
 }
 
 // NewJob is a job to insert.
@@ -172,7 +175,7 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 	dependants := map[string][]schema.Dependant{}
 	for _, n := range jobs {
 		for _, p := range n.Parents {
-			dependants[p.ID] = append(dependants[p.ID], schema.Dependant{ID: n.ID, Inputs: p.Inputs})
+			dependants[p.ID] = append(dependants[p.ID], schema.Dependant{ID: n.ID, Inputs: p.Inputs, Whole: p.Whole})
 		}
 	}
 	now := nowMs()
@@ -296,11 +299,14 @@ func (c *Client) Claim(ctx context.Context, owner string, types []string) (*ent.
 		if err != nil {
 			return fmt.Errorf("find available job: %w", err)
 		}
-		claimed, err = tx.Job.UpdateOne(j).Where(job.StateEQ(Available)).
-			SetState(Running).AddAttempt(1).SetProgress(0).
+		u := tx.Job.UpdateOne(j).Where(job.StateEQ(Available)).
+			SetState(Running).AddAttempt(1).
 			SetLeaseOwner(owner).SetLeaseExpiresAt(now + c.cfg.Lease.Milliseconds()).
-			SetClaimedAt(now).ClearStartedAt().SetUpdatedAt(now).
-			Save(ctx)
+			SetClaimedAt(now).ClearStartedAt().SetUpdatedAt(now)
+		if !IsWhole(j) {
+			u.SetProgress(0)
+		}
+		claimed, err = u.Save(ctx)
 		if err != nil {
 			return fmt.Errorf("claim job %s: %w", j.ID, err)
 		}
@@ -419,6 +425,11 @@ func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string,
 	}
 	ch.ids = append(ch.ids, id)
 	ch.final = append(ch.final, j)
+	if IsWhole(j) && j.State != Completed {
+		if err := c.cancelParts(ctx, tx, ch, j); err != nil {
+			return nil, err
+		}
+	}
 	return j, nil
 }
 
@@ -475,6 +486,11 @@ func (c *Client) handOn(ctx context.Context, tx *ent.Tx, ch *changes, parent *en
 			u.SetState(Available).SetAvailableAt(now)
 			ch.work = true
 		}
+		if d.Whole { // while it still waits
+			if err := c.rollUp(ctx, tx, child.ID); err != nil {
+				return err
+			}
+		}
 		if err := u.Exec(ctx); err != nil {
 			return fmt.Errorf("hand outputs of job %s to %s: %w", parent.ID, d.ID, err)
 		}
@@ -498,10 +514,14 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 		if f.Retry && cur.Attempt < cur.MaxAttempts {
 			now := nowMs()
 			delay := backoff(c.cfg.RetryDelay, cur.Attempt-1)
-			n, err := tx.Job.Update().Where(owned(id, owner)...).
+			u := tx.Job.Update().Where(owned(id, owner)...).
 				SetState(Available).SetAvailableAt(now + delay.Milliseconds()).
-				SetProgress(0).SetMetadata(merged(cur.Metadata, meta)).ClearLeaseOwner().ClearLeaseExpiresAt().
-				SetUpdatedAt(now).Save(ctx)
+				SetMetadata(merged(cur.Metadata, meta)).ClearLeaseOwner().ClearLeaseExpiresAt().
+				SetUpdatedAt(now)
+			if !IsWhole(cur) {
+				u.SetProgress(0)
+			}
+			n, err := u.Save(ctx)
 			if err != nil {
 				return fmt.Errorf("put job %s back: %w", id, err)
 			}
@@ -545,8 +565,17 @@ func (c *Client) cancelDependants(ctx context.Context, tx *ent.Tx, ch *changes, 
 			continue
 		}
 		seen[d.ID] = true
+		state, code, message := Cancelled, why.Code, why.Message
+		if d.Whole && parent.State == Failed && parent.ErrorCode != nil {
+			// A whole fails as its part did: a split render reads as
+			// the render would have failed unsplit.
+			state, code = Failed, *parent.ErrorCode
+			if parent.ErrorMessage != nil {
+				message = *parent.ErrorMessage
+			}
+		}
 		j, err := c.finish(ctx, tx, ch, d.ID, []predicate.Job{job.ID(d.ID), job.StateIn(unfinished...)}, func(u *ent.JobUpdate) {
-			u.SetState(Cancelled).SetErrorCode(why.Code).SetErrorMessage(why.Message)
+			u.SetState(state).SetErrorCode(code).SetErrorMessage(message)
 		})
 		if err != nil {
 			return err
@@ -660,8 +689,12 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 				moved++
 				return c.cancelDependants(ctx, tx, ch, j, upstream(j, CodeUpstreamFailed, "failed"))
 			}
-			n, err := tx.Job.Update().Where(where...).SetState(Available).SetAvailableAt(now).SetProgress(0).
-				ClearLeaseOwner().ClearLeaseExpiresAt().SetUpdatedAt(now).Save(ctx)
+			u := tx.Job.Update().Where(where...).SetState(Available).SetAvailableAt(now).
+				ClearLeaseOwner().ClearLeaseExpiresAt().SetUpdatedAt(now)
+			if !IsWhole(l) {
+				u.SetProgress(0)
+			}
+			n, err := u.Save(ctx)
 			if err != nil {
 				return err
 			}

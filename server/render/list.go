@@ -20,10 +20,12 @@ var Statuses = []string{"queued", "processing", "completed", "failed", "cancelle
 // statusIs selects the jobs whose Status is s, one of Statuses.
 func statusIs(s string) predicate.Job {
 	switch s {
+	// Only a split render waits (pending) as a render: for its parts,
+	// queued until one has started, then processing (shownStatus).
 	case "queued":
-		return job.StateIn(jobs.Pending, jobs.Available)
+		return job.Or(job.StateEQ(jobs.Available), job.And(job.StateEQ(jobs.Pending), job.StartedAtIsNil()))
 	case "processing":
-		return job.StateEQ(jobs.Running)
+		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateEQ(jobs.Pending), job.StartedAtNotNil()))
 	}
 	return job.StateEQ(job.State(s))
 }

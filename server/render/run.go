@@ -65,7 +65,12 @@ func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) j
 	}
 	log.Info("render started", "attempt", j.Attempt)
 	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress}
-	keys, f := r.execute(ctx)
+	execute := r.execute
+	if jobs.IsWhole(j) {
+		// Its parts are rendered: what is left is to join them.
+		execute = r.join
+	}
+	keys, f := execute(ctx)
 	o := jobs.Outcome{Failure: f}
 	if len(keys) > 0 {
 		o.Discard = func(ctx context.Context) {

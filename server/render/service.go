@@ -42,6 +42,7 @@ type Service struct {
 	limits  engine.Limits
 	// checkURL refuses webhooks kino may never call; nil accepts all.
 	checkURL func(string) error
+	split    SplitConfig
 	health   *healthCheck
 	log      *slog.Logger
 }
@@ -56,7 +57,9 @@ type ServiceConfig struct {
 	// CheckURL refuses a webhook URL that kino would never be allowed to
 	// call (fetch.Client.CheckHost); nil accepts every URL.
 	CheckURL func(string) error
-	Log      *slog.Logger
+	// Split says which renders are split across workers.
+	Split SplitConfig
+	Log   *slog.Logger
 }
 
 // NewService returns the service.
@@ -68,6 +71,7 @@ func NewService(cfg ServiceConfig) *Service {
 		storage:  cfg.Storage,
 		limits:   cfg.Limits,
 		checkURL: cfg.CheckURL,
+		split:    cfg.Split,
 		health:   newHealthCheck(cfg.Store, cfg.Log),
 		log:      cfg.Log,
 	}
@@ -143,8 +147,16 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 		if err != nil {
 			return "", err
 		}
-		inserted, err := s.jobs.Insert(ctx, jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
-			IdempotencyKey: key, RequestHash: hash})
+		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
+			IdempotencyKey: key, RequestHash: hash}
+		all, err := splitJobs(s.split, whole, scene)
+		if err != nil {
+			return "", err
+		}
+		if all == nil {
+			all = []jobs.NewJob{whole}
+		}
+		inserted, err := s.jobs.Insert(ctx, all...)
 		if err != nil {
 			return "", err
 		}
@@ -259,12 +271,22 @@ func Status(s job.State) string {
 	return string(s) // completed, failed, cancelled
 }
 
+// shownStatus is a job's status in its record: a split render whose parts
+// have started is processing, though the core has it wait for them, and
+// then wait for a worker to join them.
+func shownStatus(j *ent.Job) string {
+	if (j.State == jobs.Pending || j.State == jobs.Available) && j.StartedAt != nil && jobs.IsWhole(j) {
+		return "processing"
+	}
+	return Status(j.State)
+}
+
 // record is the wire form of a job: outputUrl only when completed, error
 // only when failed.
 func (s *Service) record(ctx context.Context, j *ent.Job) (*renderv1.RenderJob, error) {
 	rec := &renderv1.RenderJob{
 		JobId:     j.ID,
-		Status:    Status(j.State),
+		Status:    shownStatus(j),
 		Progress:  proto.Float64(jobs.ShownProgress(j.Progress)),
 		CreatedAt: timestamp(j.CreatedAt),
 		UpdatedAt: timestamp(j.UpdatedAt),

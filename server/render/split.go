@@ -1,0 +1,402 @@
+package render
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/google/uuid"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
+)
+
+// A render longer than SplitConfig.After is split (docs/split.md): its
+// frames in parts of SplitConfig.Part that any worker on any node may run,
+// its sound once for the whole timeline, then the render itself joins
+// them, copying both. The parts are jobs of their own kind, so that the
+// render interface never lists them; the render is the whole the core
+// knows (jobs.MetaParts), and its record reads as an unsplit render's.
+
+// PartKind is the job kind of the parts of split renders.
+const PartKind = "render-part"
+
+// The job types of parts: a run of frames, or the sound of the whole.
+const (
+	PartFrames = "render-part"
+	PartSound  = "render-sound"
+)
+
+// SplitConfig says which renders are split, and how.
+type SplitConfig struct {
+	// After is the length past which a render is split; 0 never splits.
+	After time.Duration
+	// Part is the length of each part but the last.
+	Part time.Duration
+}
+
+// DefaultSplit is the default: renders over a minute, in parts of 30 s.
+// Each part costs a fixed overhead (its downloads, an ffmpeg start, an
+// encoder warming up, a keyframe) of about a second of a worker's time,
+// and the join a few seconds more; under a minute a render takes one
+// worker so little time that the overhead would cost more than it saves.
+var DefaultSplit = SplitConfig{After: time.Minute, Part: 30 * time.Second}
+
+// PartArgs are what a part holds: the render it is part of (whose args it
+// reads) and its frames; a sound part has none.
+type PartArgs struct {
+	Render string `json:"render"`
+	Index  int    `json:"index"`
+	First  int    `json:"first,omitempty"`
+	Count  int    `json:"count,omitempty"`
+	Last   bool   `json:"last,omitempty"`
+}
+
+// soundInput is the input of a split render that its sound part fills;
+// the frames parts fill partInput(i).
+const soundInput = "sound"
+
+func partInput(i int) string { return fmt.Sprintf("part-%03d", i) }
+
+// soundWeight is the sound part's share of a split render's work against
+// its frames: mixing and encoding sound costs a few percent of encoding
+// the picture.
+const soundWeight = 0.05
+
+// splitJobs are the jobs of a render of scene to split, with the render
+// (the whole) first; nil when it is not split.
+func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.NewJob, error) {
+	if cfg.After <= 0 || !scene.Splittable() || scene.Duration <= cfg.After.Seconds() {
+		return nil, nil
+	}
+	per := int(cfg.Part.Seconds() * float64(scene.FPS))
+	ranges := scene.Ranges(max(per, 1))
+	if len(ranges) < 2 {
+		return nil, nil
+	}
+	var parts []jobs.NewJob
+	add := func(typ string, a PartArgs, weight float64, inputs map[string]string) error {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return err
+		}
+		args, err := json.Marshal(a)
+		if err != nil {
+			return err
+		}
+		parts = append(parts, jobs.NewJob{ID: id.String(), Kind: PartKind, Type: typ, Org: whole.Org, Args: args,
+			BatchID: whole.ID, Metadata: map[string]any{jobs.MetaWeight: weight}})
+		whole.Parents = append(whole.Parents, jobs.Parent{ID: id.String(), Inputs: inputs, Whole: true})
+		return nil
+	}
+	for i, r := range ranges {
+		// The part that holds the poster's or thumbnail's frame makes it.
+		inputs := map[string]string{partInput(i): OutputField, PosterField: PosterField, ThumbnailField: ThumbnailField}
+		if err := add(PartFrames, PartArgs{Render: whole.ID, Index: i, First: r.First, Count: r.Count, Last: i == len(ranges)-1},
+			float64(r.Count), inputs); err != nil {
+			return nil, err
+		}
+	}
+	if scene.HasSound() {
+		if err := add(PartSound, PartArgs{Render: whole.ID, Index: len(ranges)}, soundWeight*float64(scene.Frames()),
+			map[string]string{soundInput: OutputField}); err != nil {
+			return nil, err
+		}
+	}
+	whole.Metadata = map[string]any{jobs.MetaParts: len(parts)}
+	return append([]jobs.NewJob{whole}, parts...), nil
+}
+
+// PartHandler runs the parts of split renders for the job core's pool.
+type PartHandler struct {
+	cfg  HandlerConfig
+	jobs *jobs.Client
+}
+
+// NewPartHandler returns the handler of parts; core records their
+// progress into their render's.
+func NewPartHandler(cfg HandlerConfig, core *jobs.Client) *PartHandler {
+	return &PartHandler{cfg: cfg, jobs: core}
+}
+
+// Types are the job types the handler runs.
+func (h *PartHandler) Types() []string { return []string{PartFrames, PartSound} }
+
+// Run renders one attempt of a part: its frames or the whole's sound,
+// stored under the render's prefix for the join to read.
+func (h *PartHandler) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+	log := h.cfg.Log.With("job_id", j.ID)
+	var pa PartArgs
+	if err := json.Unmarshal(j.Args, &pa); err != nil {
+		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
+	}
+	whole, err := h.cfg.Store.Job.Query().Where(job.ID(pa.Render), job.Kind(Kind)).Only(ctx)
+	if err != nil {
+		if ctx.Err() != nil {
+			return jobs.Outcome{}
+		}
+		return jobs.Outcome{Failure: &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "the render could not be read", Retry: true}}
+	}
+	args, err := ArgsOf(whole)
+	if err != nil {
+		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
+	}
+	log = log.With("render_id", whole.ID, "part", pa.Index)
+	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: func(p float64) {
+		progress(p)
+		if err := h.jobs.PartsProgress(ctx, whole.ID); err != nil && ctx.Err() == nil {
+			log.Warn("record progress of the render", "err", err)
+		}
+	}}
+	keys, f := r.part(ctx, j.Type, pa)
+	o := jobs.Outcome{Failure: f}
+	if len(keys) > 0 {
+		o.Discard = func(ctx context.Context) { deleteKeys(ctx, h.cfg.Storage, keys, log) }
+		if f == nil {
+			o.Result.Outputs = keys
+		}
+	}
+	return o
+}
+
+// part renders a part of r's render: the frames pa names, or its sound.
+func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[string]string, *jobs.Failure) {
+	plan := func(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
+		if typ == PartSound {
+			out := filepath.Join(dir, "sound.mp4")
+			cmd, err := engine.PlanSound(scene, media, dir, out)
+			return cmd, out, scene.Duration, err
+		}
+		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
+		for _, i := range p.SeekLayers() {
+			l := &p.Layers[i]
+			m := media[l.Source]
+			first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
+			if err != nil {
+				// It plays from its trim instead: slower, the same frames.
+				r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
+				continue
+			}
+			l.FirstFrame, l.Seek = first, true
+		}
+		out := filepath.Join(dir, "part.ts")
+		cmd, err := engine.PlanPart(p, media, dir, out, r.cfg.DefaultFont)
+		return cmd, out, p.Shown(), err
+	}
+	sources := func(scene *engine.Scene) []engine.Source {
+		if typ == PartSound {
+			return scene.SoundSources()
+		}
+		return scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last).Sources()
+	}
+	key := fmt.Sprintf("renders/%s.%s.ts", r.job.ID, partInput(pa.Index))
+	if typ == PartSound {
+		key = fmt.Sprintf("renders/%s.sound.mp4", r.job.ID)
+	}
+	return r.run(parent, sources, plan, key, "video/mp2t")
+}
+
+// join is the last step of a split render: its parts, stored by their
+// workers, downloaded and joined with its sound into its output.
+func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failure) {
+	var names []string
+	for input := range r.job.InputKeys {
+		if strings.HasPrefix(input, "part-") {
+			names = append(names, input)
+		}
+	}
+	slices.Sort(names)
+	// The parts made the progress up to PartsShare; the join makes the
+	// rest, never moving it back.
+	progress := r.progress
+	r.progress = func(p float64) { progress(jobs.PartsShare*100 + p*(1-jobs.PartsShare)) }
+	plan := func(ctx context.Context, scene *engine.Scene, _ map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
+		var parts []string
+		for _, name := range names {
+			parts = append(parts, filepath.Join(dir, name+".ts"))
+		}
+		sound := ""
+		if _, ok := r.job.InputKeys[soundInput]; ok {
+			sound = filepath.Join(dir, "sound.mp4")
+		}
+		out := filepath.Join(dir, "output."+scene.Format)
+		return engine.PlanJoin(scene, parts, sound, dir, out), out, scene.Duration, nil
+	}
+	fetch := func(ctx context.Context, dir string) *jobs.Failure {
+		for input, key := range r.job.InputKeys {
+			name := input + ".ts"
+			switch {
+			case input == soundInput:
+				name = "sound.mp4"
+			case !strings.HasPrefix(input, "part-"):
+				continue // a poster or thumbnail, stored already
+			}
+			if _, err := r.cfg.Storage.Download(ctx, key, filepath.Join(dir, name)); err != nil {
+				if ctx.Err() != nil {
+					return nil
+				}
+				return &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "a part of the render could not be read back", Retry: true}
+			}
+		}
+		return nil
+	}
+	keys, f := r.runWith(parent, nil, fetch, plan, fmt.Sprintf("renders/%s.mp4", r.job.ID), contentType("mp4"))
+	if f != nil {
+		return nil, f
+	}
+	for _, field := range []string{PosterField, ThumbnailField} {
+		if key, ok := r.job.InputKeys[field]; ok {
+			keys[field] = key
+		}
+	}
+	return keys, nil
+}
+
+// planFunc plans a step of a split render in dir from the scene and the
+// downloaded sources: the command, the file it writes, and how long that
+// lasts (for progress).
+type planFunc func(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error)
+
+// run is one step of a split render that downloads its sources.
+func (r *renderRun) run(parent context.Context, sources func(*engine.Scene) []engine.Source, plan planFunc, key, contentType string) (map[string]string, *jobs.Failure) {
+	return r.runWith(parent, sources, nil, plan, key, contentType)
+}
+
+// runWith is a step of a split render under one deadline, as an unsplit
+// render's attempt is: its downloads (sources of the scene, or what fetch
+// reads), ffmpeg, and the upload of its output to key and of the
+// pictures it made beside it to the render's own keys.
+func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) []engine.Source,
+	fetch func(context.Context, string) *jobs.Failure, plan planFunc, key, ctype string) (map[string]string, *jobs.Failure) {
+	cfg := r.cfg
+	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
+	defer cancel()
+	stopped := func() (*jobs.Failure, bool) {
+		switch {
+		case parent.Err() != nil:
+			return nil, true
+		case ctx.Err() != nil:
+			return failed(jobs.CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", cfg.RenderTimeout), true
+		}
+		return nil, false
+	}
+	scene, err := engine.Compile(r.args.Provider, r.args.Composition, r.args.AssetURLs, cfg.Limits)
+	if err != nil {
+		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
+	}
+	dir, err := os.MkdirTemp(cfg.TempDir, "render-"+r.job.ID+"-")
+	if err != nil {
+		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
+	}
+	defer os.RemoveAll(dir)
+	var media map[string]engine.Media
+	var f *jobs.Failure
+	if sources != nil {
+		media, f = r.fetchSources(ctx, dir, sources(scene))
+	} else {
+		f = fetch(ctx, dir)
+	}
+	if f, ok := stopped(); ok {
+		return nil, f
+	}
+	if f != nil {
+		return nil, f
+	}
+	cmd, out, dur, err := plan(ctx, scene, media, dir)
+	if err != nil {
+		var me *engine.MediaError
+		if errors.As(err, &me) {
+			return nil, failed(jobs.CodeAssetInvalid, "%s", err.Error())
+		}
+		return nil, failed(jobs.CodeRenderFailed, "the render could not be planned: %v", err)
+	}
+	if err := cmd.WriteFiles(dir); err != nil {
+		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
+	}
+	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir, Duration: dur, OnProgress: r.progress})
+	if f, ok := stopped(); ok {
+		return nil, f
+	}
+	if err != nil {
+		r.log.Error("ffmpeg failed", "err", err)
+		return nil, failed(jobs.CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
+	}
+	uploads := []upload{{field: OutputField, key: key, path: out}}
+	for _, pic := range cmd.Pictures {
+		uploads = append(uploads, upload{field: pictureFields[pic.Name], path: pic.Path, format: pic.Format,
+			key: fmt.Sprintf("renders/%s.%s.%s", r.job.ID, pic.Name, pic.Format)})
+	}
+	keys := map[string]string{}
+	for _, u := range uploads {
+		t := ctype
+		if u.format != "" {
+			t = contentType(u.format)
+		}
+		if err := cfg.Storage.Upload(ctx, u.key, u.path, t); err != nil {
+			keys[u.field] = u.key
+			if f, ok := stopped(); ok {
+				return keys, f
+			}
+			r.log.Error("upload output", "field", u.field, "err", err)
+			deleteKeys(context.WithoutCancel(ctx), cfg.Storage, keys, r.log)
+			return nil, &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
+		}
+		keys[u.field] = u.key
+	}
+	return keys, nil
+}
+
+// deleteKeys removes stored files of an attempt whose outcome is not kept.
+func deleteKeys(ctx context.Context, st *storage.Storage, keys map[string]string, log *slog.Logger) {
+	for _, key := range keys {
+		if err := st.Delete(ctx, key); err != nil {
+			log.Error("remove output of a job that is not completed", "key", key, "err", err)
+		}
+	}
+}
+
+// CleanParts removes what the parts of a split render stored, once the
+// render has ended (a jobs after-hook): the parts and the sound always,
+// the poster and thumbnail unless the render completed with them.
+func CleanParts(st *storage.Storage, db *store.Store, log *slog.Logger) func(*ent.Job) {
+	return func(j *ent.Job) {
+		if j.Kind != Kind || !jobs.IsWhole(j) {
+			return
+		}
+		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+		defer cancel()
+		parts, err := db.Job.Query().Where(job.BatchID(j.ID), job.Kind(PartKind)).All(ctx)
+		if err != nil {
+			log.Error("find parts of a split render to remove", "job_id", j.ID, "err", err)
+			return
+		}
+		keep := map[string]bool{}
+		if j.State == jobs.Completed {
+			for _, key := range j.Outputs {
+				keep[key] = true
+			}
+		}
+		for _, p := range parts {
+			for _, key := range p.Outputs {
+				if keep[key] {
+					continue
+				}
+				if err := st.Delete(ctx, key); err != nil {
+					log.Error("remove part of a split render", "key", key, "err", err)
+				}
+			}
+		}
+	}
+}
