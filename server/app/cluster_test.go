@@ -17,7 +17,10 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	entjob "github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/storage/s3test"
+	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -66,7 +69,47 @@ func TestThreeNodes(t *testing.T) {
 		render bool
 	}
 	var jobs []submitted
-	for i := 0; i < 50; i++ {
+
+	// One render longer than the nodes' --split-after, submitted first
+	// so that its parts are the first work every node's workers claim.
+	// Who holds each part's lease is watched in the shared database
+	// while it runs (the lease is cleared when a part ends).
+	split := clusterPost(t, nodes[2].base+"/api/render", map[string]any{"provider": "provider_a", "composition": map[string]any{
+		"width": 320, "height": 180, "fps": 25, "duration": 6, "background": "#102030",
+		"layers": []any{map[string]any{"type": "video", "src": media.URL + "/clip.mp4", "duration": 6, "loop": true, "fit": "cover"}},
+	}}, "jobId")
+	jobs = append(jobs, submitted{split, true})
+	st, err := store.Open(context.Background(), db.URL)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	// Cleanups run last first: the watcher stops before the store closes.
+	partOwners := map[string]bool{}
+	watchDone := make(chan struct{})
+	watchCtx, stopWatch := context.WithTimeout(context.Background(), 3*time.Minute)
+	t.Cleanup(func() { stopWatch(); <-watchDone })
+	go func() {
+		defer close(watchDone)
+		for ; watchCtx.Err() == nil; time.Sleep(10 * time.Millisecond) {
+			parts, err := st.Job.Query().Where(entjob.BatchID(split), entjob.Kind(render.PartKind)).All(watchCtx)
+			if err != nil {
+				continue
+			}
+			left := 0
+			for _, p := range parts {
+				if p.LeaseOwner != nil {
+					partOwners[*p.LeaseOwner] = true
+				}
+				if p.State != entjob.StateCompleted {
+					left++
+				}
+			}
+			if len(parts) > 0 && left == 0 {
+				return
+			}
+		}
+	}()
+
+	for i := 1; i < 50; i++ {
 		n := nodes[i%3]
 		switch i % 4 {
 		case 0:
@@ -146,10 +189,16 @@ func TestThreeNodes(t *testing.T) {
 		require.Positive(t, n, "output of %s", j.id)
 	}
 
-	// TODO(split): when split renders land, submit one render longer
-	// than the split threshold here and check that its parts ran on at
-	// least two nodes (the parts' owners, or the nodes' runningJobs seen
-	// while it ran) and that its output is readable like the rest.
+	// The split render completed above like every job; its parts ran on
+	// more than one node. A lease owner is "HOST-PID-RANDOM", one per
+	// process.
+	<-watchDone
+	procs := map[string]bool{}
+	for owner := range partOwners {
+		procs[owner[:strings.LastIndex(owner, "-")]] = true
+	}
+	t.Logf("split render %s: parts held by %d processes: %v", split, len(procs), partOwners)
+	require.GreaterOrEqual(t, len(procs), 2, "the split render's parts ran on one node only")
 }
 
 func startNode(t *testing.T, bin string, i int, dbURL, bucket string) *clusterNode {
@@ -161,7 +210,8 @@ func startNode(t *testing.T, bin string, i int, dbURL, bucket string) *clusterNo
 	require.NoError(t, err)
 	cmd := exec.Command(bin, "serve", "--http-addr", httpAddr, "--grpc-addr", grpcAddr, "--data-dir", dir,
 		"--database-url", dbURL, "--storage-url", bucket, "--workers", "2", "--allow-private-networks",
-		"--lease", "2s", "--job-retry-delay", "200ms", "--shutdown-grace", "1s", "--heartbeat-every", "100ms")
+		"--lease", "2s", "--job-retry-delay", "200ms", "--shutdown-grace", "1s", "--heartbeat-every", "100ms",
+		"--split-after", "3s", "--split-part", "1s")
 	// Only the AWS credentials s3test set, none of the caller's KINO_ settings.
 	for _, kv := range os.Environ() {
 		if !strings.HasPrefix(kv, "KINO_") {
