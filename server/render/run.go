@@ -103,19 +103,53 @@ type renderRun struct {
 // returns the keys of what it stored by output field (the output, and the
 // poster and thumbnail asked for), and how the attempt failed.
 func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Failure) {
-	cfg := r.cfg
-	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
-	defer cancel()
-	// stopped says how the attempt ended when its context did.
-	stopped := func() (*jobs.Failure, bool) {
-		switch {
-		case parent.Err() != nil:
-			return nil, true
-		case ctx.Err() != nil:
-			return failed(jobs.CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", cfg.RenderTimeout), true
-		}
-		return nil, false
+	a, f := r.begin(parent)
+	if f != nil {
+		return nil, f
 	}
+	defer a.end()
+	cfg, ctx, scene, dir := r.cfg, a.ctx, a.scene, a.dir
+
+	media, f := r.fetchSources(ctx, dir, scene.Sources())
+	if f, ok := a.stopped(); ok {
+		return nil, f
+	}
+	if f != nil {
+		return nil, f
+	}
+
+	f = r.readCaptions(ctx, dir, scene, media)
+	if f, ok := a.stopped(); ok {
+		return nil, f
+	}
+	if f != nil {
+		return nil, f
+	}
+
+	out := filepath.Join(dir, "output."+scene.Format)
+	cmd, err := engine.Plan(scene, media, dir, out, cfg.DefaultFont)
+	if f, ok := r.encode(a, cmd, err, scene.Duration); !ok {
+		return nil, f
+	}
+	// Every file of the render is stored under its prefix: the output as
+	// renders/ID.FORMAT, a poster as renders/ID.poster.jpg.
+	return r.store(a, upload{field: OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}, cmd)
+}
+
+// attempt is one attempt at a render, or at a step of a split one: its
+// downloads, ffmpeg and uploads under one deadline (--render-timeout), so
+// that slow sources hold a worker no longer than a slow encode may, with
+// the composition compiled and a working folder of its own.
+type attempt struct {
+	parent, ctx context.Context
+	cancel      context.CancelFunc
+	timeout     time.Duration
+	scene       *engine.Scene
+	dir         string
+}
+
+func (r *renderRun) begin(parent context.Context) (*attempt, *jobs.Failure) {
+	cfg := r.cfg
 	scene, err := engine.Compile(r.args.Provider, r.args.Composition, r.args.AssetURLs, cfg.Limits)
 	if err != nil {
 		// Validated at submit; only a change of limits between then and now gets here.
@@ -125,70 +159,78 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	if err != nil {
 		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
 	}
-	defer os.RemoveAll(dir)
+	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
+	return &attempt{parent: parent, ctx: ctx, cancel: cancel, timeout: cfg.RenderTimeout, scene: scene, dir: dir}, nil
+}
 
-	media, f := r.fetchSources(ctx, dir, scene.Sources())
-	if f, ok := stopped(); ok {
-		return nil, f
-	}
-	if f != nil {
-		return nil, f
-	}
+func (a *attempt) end() {
+	a.cancel()
+	os.RemoveAll(a.dir)
+}
 
-	f = r.readCaptions(ctx, dir, scene, media)
-	if f, ok := stopped(); ok {
-		return nil, f
+// stopped says how the attempt ended when its context did: the job's own
+// end (cancelled, taken over, handed back) is not a failure; the deadline is.
+func (a *attempt) stopped() (*jobs.Failure, bool) {
+	switch {
+	case a.parent.Err() != nil:
+		return nil, true
+	case a.ctx.Err() != nil:
+		return failed(jobs.CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", a.timeout), true
 	}
-	if f != nil {
-		return nil, f
-	}
+	return nil, false
+}
 
-	out := filepath.Join(dir, "output."+scene.Format)
-	cmd, err := engine.Plan(scene, media, dir, out, cfg.DefaultFont)
-	if err != nil {
+// encode runs a planned ffmpeg command (planErr is how planning failed)
+// in the attempt's folder. It reports whether the attempt goes on; when
+// not, the failure, nil if the attempt was stopped rather than failed.
+func (r *renderRun) encode(a *attempt, cmd *engine.Command, planErr error, duration float64) (*jobs.Failure, bool) {
+	if planErr != nil {
 		var me *engine.MediaError
-		if errors.As(err, &me) {
-			return nil, failed(jobs.CodeAssetInvalid, "%s", err.Error())
+		if errors.As(planErr, &me) {
+			return failed(jobs.CodeAssetInvalid, "%s", planErr.Error()), false
 		}
-		return nil, failed(jobs.CodeRenderFailed, "the render could not be planned: %v", err)
+		return failed(jobs.CodeRenderFailed, "the render could not be planned: %v", planErr), false
 	}
-	if err := cmd.WriteFiles(dir); err != nil {
-		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
+	if err := cmd.WriteFiles(a.dir); err != nil {
+		return &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}, false
 	}
-
 	t := time.Now()
 	// ffmpeg reports twice a second; the pool writes each report that
 	// moves, so readers see progress at least once a second.
-	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir, Duration: scene.Duration, OnProgress: r.progress})
-	if f, ok := stopped(); ok {
-		return nil, f
+	err := ffmpeg.Run(a.ctx, cmd.Args, ffmpeg.RunOptions{Dir: a.dir, Duration: duration, OnProgress: r.progress})
+	if f, ok := a.stopped(); ok {
+		return f, false
 	}
 	if err != nil {
 		r.log.Error("ffmpeg failed", "err", err)
-		return nil, failed(jobs.CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
+		return failed(jobs.CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err)), false
 	}
 	r.log.Info("render encoded", "ms", time.Since(t).Milliseconds())
+	return nil, true
+}
 
-	// Every file of the render is stored under its prefix: the output as
-	// renders/ID.FORMAT, a poster as renders/ID.poster.jpg.
-	uploads := []upload{{field: OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}}
+// store uploads the output and the pictures cmd made beside it (stored as
+// renders/ID.NAME.FORMAT), and returns their keys by output field. What it
+// stored before an upload failed is removed.
+func (r *renderRun) store(a *attempt, output upload, cmd *engine.Command) (map[string]string, *jobs.Failure) {
+	uploads := []upload{output}
 	for _, pic := range cmd.Pictures {
 		uploads = append(uploads, upload{field: pictureFields[pic.Name], path: pic.Path, format: pic.Format,
 			key: fmt.Sprintf("renders/%s.%s.%s", r.job.ID, pic.Name, pic.Format)})
 	}
 	keys := map[string]string{}
 	for _, u := range uploads {
-		if err := cfg.Storage.Upload(ctx, u.key, u.path, contentType(u.format)); err != nil {
-			if f, ok := stopped(); ok {
+		ctype := u.contentType
+		if u.format != "" {
+			ctype = contentType(u.format)
+		}
+		if err := r.cfg.Storage.Upload(a.ctx, u.key, u.path, ctype); err != nil {
+			if f, ok := a.stopped(); ok {
 				keys[u.field] = u.key
 				return keys, f // whatever was stored is removed
 			}
 			r.log.Error("upload output", "field", u.field, "err", err)
-			for _, key := range keys {
-				if err := cfg.Storage.Delete(context.WithoutCancel(ctx), key); err != nil {
-					r.log.Error("remove output of a failed upload", "key", key, "err", err)
-				}
-			}
+			deleteKeys(context.WithoutCancel(a.ctx), r.cfg.Storage, keys, r.log)
 			return nil, &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
 		}
 		keys[u.field] = u.key
@@ -199,6 +241,7 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 // upload is one file of a render to store.
 type upload struct {
 	field, key, path, format string
+	contentType              string // when format does not say it
 }
 
 // pictureFields are the output fields of the pictures made beside a video.

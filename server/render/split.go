@@ -3,10 +3,8 @@ package render
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -280,82 +278,28 @@ func (r *renderRun) run(parent context.Context, sources func(*engine.Scene) []en
 // pictures it made beside it to the render's own keys.
 func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) []engine.Source,
 	fetch func(context.Context, string) *jobs.Failure, plan planFunc, key, ctype string) (map[string]string, *jobs.Failure) {
-	cfg := r.cfg
-	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
-	defer cancel()
-	stopped := func() (*jobs.Failure, bool) {
-		switch {
-		case parent.Err() != nil:
-			return nil, true
-		case ctx.Err() != nil:
-			return failed(jobs.CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", cfg.RenderTimeout), true
-		}
-		return nil, false
+	a, f := r.begin(parent)
+	if f != nil {
+		return nil, f
 	}
-	scene, err := engine.Compile(r.args.Provider, r.args.Composition, r.args.AssetURLs, cfg.Limits)
-	if err != nil {
-		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
-	}
-	dir, err := os.MkdirTemp(cfg.TempDir, "render-"+r.job.ID+"-")
-	if err != nil {
-		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
-	}
-	defer os.RemoveAll(dir)
+	defer a.end()
 	var media map[string]engine.Media
-	var f *jobs.Failure
 	if sources != nil {
-		media, f = r.fetchSources(ctx, dir, sources(scene))
+		media, f = r.fetchSources(a.ctx, a.dir, sources(a.scene))
 	} else {
-		f = fetch(ctx, dir)
+		f = fetch(a.ctx, a.dir)
 	}
-	if f, ok := stopped(); ok {
+	if f, ok := a.stopped(); ok {
 		return nil, f
 	}
 	if f != nil {
 		return nil, f
 	}
-	cmd, out, dur, err := plan(ctx, scene, media, dir)
-	if err != nil {
-		var me *engine.MediaError
-		if errors.As(err, &me) {
-			return nil, failed(jobs.CodeAssetInvalid, "%s", err.Error())
-		}
-		return nil, failed(jobs.CodeRenderFailed, "the render could not be planned: %v", err)
-	}
-	if err := cmd.WriteFiles(dir); err != nil {
-		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
-	}
-	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir, Duration: dur, OnProgress: r.progress})
-	if f, ok := stopped(); ok {
+	cmd, out, dur, err := plan(a.ctx, a.scene, media, a.dir)
+	if f, ok := r.encode(a, cmd, err, dur); !ok {
 		return nil, f
 	}
-	if err != nil {
-		r.log.Error("ffmpeg failed", "err", err)
-		return nil, failed(jobs.CodeRenderFailed, "ffmpeg could not render the composition: %s", lastLine(err))
-	}
-	uploads := []upload{{field: OutputField, key: key, path: out}}
-	for _, pic := range cmd.Pictures {
-		uploads = append(uploads, upload{field: pictureFields[pic.Name], path: pic.Path, format: pic.Format,
-			key: fmt.Sprintf("renders/%s.%s.%s", r.job.ID, pic.Name, pic.Format)})
-	}
-	keys := map[string]string{}
-	for _, u := range uploads {
-		t := ctype
-		if u.format != "" {
-			t = contentType(u.format)
-		}
-		if err := cfg.Storage.Upload(ctx, u.key, u.path, t); err != nil {
-			keys[u.field] = u.key
-			if f, ok := stopped(); ok {
-				return keys, f
-			}
-			r.log.Error("upload output", "field", u.field, "err", err)
-			deleteKeys(context.WithoutCancel(ctx), cfg.Storage, keys, r.log)
-			return nil, &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
-		}
-		keys[u.field] = u.key
-	}
-	return keys, nil
+	return r.store(a, upload{field: OutputField, key: key, path: out, contentType: ctype}, cmd)
 }
 
 // deleteKeys removes stored files of an attempt whose outcome is not kept.
