@@ -12,7 +12,7 @@ import (
 )
 
 const assetsUsage = `Usage:
-  kino assets upload FILE --type image|psd_template|font [--name N] [--category C] [--scope org|system]
+  kino assets upload FILE --type image|psd_template|font|captions [--name N] [--category C] [--scope org|system]
   kino assets list [--type T] [--scope org|system] [--category C] [--limit N] [--offset N]
 
 Flags (before or after the arguments):
@@ -20,7 +20,7 @@ Flags (before or after the arguments):
 
 func assetsCmd(args []string) error {
 	fs, cf := newClientCommand("kino assets", assetsUsage)
-	typ := fs.String("type", "", "asset type: image, psd_template or font")
+	typ := fs.String("type", "", "asset type: image, psd_template, font or captions (SRT or WebVTT)")
 	name := fs.String("name", "", "with upload: a name (default the file name)")
 	category := fs.String("category", "", "apparel, drinkware, devices or print")
 	scope := fs.String("scope", "", "org or system (system: the admin key)")

@@ -86,6 +86,7 @@ const (
 	TypePsdTemplate Type = "psd_template"
 	TypeImage       Type = "image"
 	TypeFont        Type = "font"
+	TypeCaptions    Type = "captions"
 )
 
 func (_type Type) String() string {
@@ -95,7 +96,7 @@ func (_type Type) String() string {
 // TypeValidator is a validator for the "type" field enum values. It is called by the builders before save.
 func TypeValidator(_type Type) error {
 	switch _type {
-	case TypePsdTemplate, TypeImage, TypeFont:
+	case TypePsdTemplate, TypeImage, TypeFont, TypeCaptions:
 		return nil
 	default:
 		return fmt.Errorf("asset: invalid enum value for type field: %q", _type)

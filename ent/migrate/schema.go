@@ -12,7 +12,7 @@ var (
 	AssetsColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
 		{Name: "org_id", Type: field.TypeString},
-		{Name: "type", Type: field.TypeEnum, Enums: []string{"psd_template", "image", "font"}},
+		{Name: "type", Type: field.TypeEnum, Enums: []string{"psd_template", "image", "font", "captions"}},
 		{Name: "name", Type: field.TypeString},
 		{Name: "filename", Type: field.TypeString},
 		{Name: "storage_key", Type: field.TypeString},

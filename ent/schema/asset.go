@@ -18,7 +18,8 @@ func (Asset) Fields() []ent.Field {
 		field.String("id").Immutable().NotEmpty(),
 		// The owner; system assets belong to the organisation of the admin key.
 		field.String("org_id").Immutable(),
-		field.Enum("type").Values("psd_template", "image", "font").Immutable(),
+		// captions (SRT or WebVTT) is kino's own, beside the interface's three.
+		field.Enum("type").Values("psd_template", "image", "font", "captions").Immutable(),
 		field.String("name"),
 		field.String("filename").Immutable(),
 		field.String("storage_key").Immutable(),

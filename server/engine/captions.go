@@ -106,20 +106,17 @@ func (c *compiler) captions(o *object, l *Layer) {
 	}
 }
 
-// captionSource resolves a captions src: a key of assetUrls or a URL. An
-// uploaded asset holds a picture or a font, never captions.
+// captionSource resolves a captions src: a key of assetUrls, a URL or the
+// id of an uploaded captions asset (whose type the caller checks: the
+// engine reads no store).
 func (c *compiler) captionSource(o *object) (string, string) {
 	field := o.field("src")
 	s, _ := o.str("src")
 	if u, isKey := c.assets[s]; isKey {
 		s = u
 	}
-	if IsAssetID(s) {
-		c.r.fail(field, "uploaded assets are pictures and fonts; give an SRT or WebVTT file by URL, or inline in text")
-		return "", field
-	}
-	if !validURL(s) {
-		c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL", s)
+	if !validURL(s) && !IsAssetID(s) {
+		c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL or an asset id", s)
 		return "", field
 	}
 	return c.scene.add(Source{URL: s, Captions: true, Field: field}), field

@@ -114,6 +114,14 @@ func TestCompileCaptions(t *testing.T) {
 	assert.True(t, u.Sources()[0].Captions)
 	assert.Equal(t, u.Sources()[0].Key, u.Layers[0].Captions.Source)
 
+	// An uploaded asset's id is a captions source like a URL; the render
+	// service checks the asset is captions.
+	s, err = compileA(map[string]any{"type": "captions", "src": "ast_0123"})
+	require.NoError(t, err)
+	require.Len(t, s.Sources(), 1)
+	assert.Equal(t, Source{Key: "s0", URL: "ast_0123", Captions: true, Field: "composition.layers[0].src"}, s.Sources()[0])
+	assert.Equal(t, "s0", s.Layers[0].Captions.Source)
+
 	s, err = compileA(map[string]any{"type": "audio", "id": "v", "src": "https://x.test/a.mp3"}, map[string]any{"type": "captions", "transcribe": map[string]any{"layer": "v"}})
 	require.NoError(t, err)
 	assert.Equal(t, 0, s.Layers[1].Captions.Transcribe)
@@ -131,7 +139,7 @@ func TestCompileCaptions(t *testing.T) {
 		{[]any{map[string]any{"type": "captions"}}, "composition.layers[0].src", "exactly one of src"},
 		{[]any{layer(map[string]any{"src": "subs"})}, "composition.layers[0].src", "exactly one of src"},
 		{[]any{layer(map[string]any{"text": "1\n00:00:01,000 --> 00:00:00,500\nx\n"})}, "composition.layers[0].text", "line 2: the cue ends at or before it starts"},
-		{[]any{map[string]any{"type": "captions", "src": "ast_0123"}}, "composition.layers[0].src", "uploaded assets are pictures and fonts"},
+		{[]any{map[string]any{"type": "captions", "src": "ast_XYZ"}}, "composition.layers[0].src", "not an http or https URL or an asset id"},
 		{[]any{map[string]any{"type": "captions", "src": "nope"}}, "composition.layers[0].src", "no such asset key"},
 		{[]any{map[string]any{"type": "captions", "transcribe": map[string]any{"layer": "zz"}}}, "composition.layers[0].transcribe.layer", `no layer has the id "zz"`},
 		{[]any{map[string]any{"type": "color", "color": "red", "id": "c"}, map[string]any{"type": "captions", "transcribe": map[string]any{"layer": "c"}}}, "composition.layers[1].transcribe.layer", "has no sound"},

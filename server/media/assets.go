@@ -25,6 +25,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/storage"
@@ -33,7 +34,9 @@ import (
 
 // The enums of the asset interface.
 var (
-	AssetTypes = []string{"psd_template", "image", "font"}
+	// AssetTypes are the interface's three and kino's own captions (SRT
+	// or WebVTT files, for a render's captions layer).
+	AssetTypes = []string{"psd_template", "image", "font", "captions"}
 	Scopes     = []string{"org", "system"}
 	Categories = []string{"apparel", "drinkware", "devices", "print"}
 )
@@ -250,7 +253,8 @@ func deref(s *string) string {
 
 // UploadAsset spools the file to disk (never whole in memory), checks its
 // content against the declared type, stores it, and makes a thumbnail of
-// images and templates. A refused upload leaves nothing in storage.
+// images and templates; captions are parsed instead. A refused upload
+// leaves nothing in storage.
 func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer) error {
 	ctx := stream.Context()
 	first, err := stream.Recv()
@@ -295,7 +299,13 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "file")
-	size, head, err := s.spool(stream, path)
+	// A file declared as captions is cut at their limit, not the upload's:
+	// whatever it really is, it cannot make a captions asset past it.
+	limit, what := s.opts.MaxBytes, "the upload limit"
+	if info.GetType() == "captions" && limit > engine.MaxCaptionBytes {
+		limit, what = engine.MaxCaptionBytes, "the captions limit"
+	}
+	size, head, err := s.spool(stream, path, limit, what)
 	if err != nil {
 		return err
 	}
@@ -304,7 +314,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	}
 	kind, ok := sniff(head)
 	if !ok {
-		return apierr.New(apierr.Validation, "file: is not a PSD, PNG, JPEG, WebP, TTF, OTF or WOFF2 file")
+		return apierr.New(apierr.Validation, "file: is not a PSD, PNG, JPEG, WebP, TTF, OTF, WOFF2, SRT or WebVTT file")
 	}
 	if kind.Type != info.GetType() {
 		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
@@ -315,7 +325,15 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
 	status := asset.StatusReady
 	var thumb string
-	if kind.Type != "font" {
+	switch kind.Type {
+	case "font":
+	case "captions":
+		n, err := checkCaptions(path, size)
+		if err != nil {
+			return err
+		}
+		meta["cues"] = n
+	default:
 		w, h, t, err := s.picture(ctx, path, dir)
 		var refused *ffmpeg.InputError
 		switch {
@@ -378,6 +396,27 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: assetRecord(a)})
 }
 
+// checkCaptions parses an SRT or WebVTT upload as a render will, so that a
+// captions asset a render names always reads, and returns its cue count.
+// The size limit is the captions layer's.
+func checkCaptions(path string, size int64) (int, error) {
+	if size > engine.MaxCaptionBytes {
+		return 0, apierr.New(apierr.Validation, "file: is %d bytes; a captions file is at most %d", size, engine.MaxCaptionBytes)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return 0, apierr.Wrap(err, apierr.Internal, "the upload could not be read")
+	}
+	cues, err := engine.ParseCues(data)
+	if err != nil {
+		return 0, apierr.New(apierr.Validation, "file: %s", err.Error())
+	}
+	if len(cues) == 0 {
+		return 0, apierr.New(apierr.Validation, "file: has no cue with text to show")
+	}
+	return len(cues), nil
+}
+
 // checkFilename refuses the file names storage cannot hold as the last
 // element of a key, with a message naming the field. The name is already
 // one path element (no slash).
@@ -408,9 +447,9 @@ func (s *AssetService) remove(ctx context.Context, id string, keys []string) {
 	}
 }
 
-// spool writes the chunks to path, up to the limit, and returns the size
-// and the first bytes.
-func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path string) (int64, []byte, error) {
+// spool writes the chunks to path, up to limit bytes (what names the
+// limit), and returns the size and the first bytes.
+func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path string, limit int64, what string) (int64, []byte, error) {
 	f, err := os.Create(path)
 	if err != nil {
 		return 0, nil, apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
@@ -430,11 +469,11 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 		}
 		chunk := msg.GetChunk()
 		size += int64(len(chunk))
-		if size > s.opts.MaxBytes {
-			return 0, nil, apierr.New(apierr.Validation, "file: is larger than the upload limit of %d bytes", s.opts.MaxBytes)
+		if size > limit {
+			return 0, nil, apierr.New(apierr.Validation, "file: is larger than %s of %d bytes", what, limit)
 		}
-		if len(head) < 16 {
-			head = append(head, chunk[:min(len(chunk), 16-len(head))]...)
+		if len(head) < sniffLen {
+			head = append(head, chunk[:min(len(chunk), sniffLen-len(head))]...)
 		}
 		if _, err := f.Write(chunk); err != nil {
 			return 0, nil, apierr.Wrap(err, apierr.Internal, "the upload could not be stored")

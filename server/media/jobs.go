@@ -156,6 +156,8 @@ func (s *JobService) assetMedia(ctx context.Context) func(id string) (string, bo
 		switch a.Type {
 		case asset.TypeImage, asset.TypePsdTemplate:
 			return catalog.Image, true
+		case asset.TypeCaptions:
+			return catalog.Subtitles, true
 		}
 		return "font", true
 	}

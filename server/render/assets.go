@@ -13,7 +13,7 @@ import (
 
 // checkAssets refuses sources that name an uploaded asset the caller cannot
 // use: another organisation's, one still processing, or one of the wrong
-// kind (a font where a picture goes). The engine reads no store, so this is
+// kind (a font where a picture goes, a picture where captions go). The engine reads no store, so this is
 // the render service's part of validation.
 func checkAssets(ctx context.Context, st *store.Store, org string, scene *engine.Scene) error {
 	for _, src := range scene.Sources() {
@@ -32,7 +32,9 @@ func checkAssets(ctx context.Context, st *store.Store, org string, scene *engine
 			return apierr.New(apierr.Validation, "%s: asset %s is %s, not ready", src.Field, a.ID, a.Status)
 		case src.Font && a.Type != asset.TypeFont:
 			return apierr.New(apierr.Validation, "%s: asset %s is %s, not a font", src.Field, a.ID, kindOf(a.Type))
-		case !src.Font && a.Type != asset.TypeImage:
+		case src.Captions && a.Type != asset.TypeCaptions:
+			return apierr.New(apierr.Validation, "%s: asset %s is %s; a captions layer takes a captions asset (SRT or WebVTT)", src.Field, a.ID, kindOf(a.Type))
+		case !src.Font && !src.Captions && a.Type != asset.TypeImage:
 			return apierr.New(apierr.Validation, "%s: asset %s is %s; a layer takes an image asset", src.Field, a.ID, kindOf(a.Type))
 		}
 	}
@@ -45,6 +47,8 @@ func kindOf(t asset.Type) string {
 		return "an image"
 	case asset.TypePsdTemplate:
 		return "a PSD template"
+	case asset.TypeCaptions:
+		return "captions"
 	}
 	return "a font"
 }

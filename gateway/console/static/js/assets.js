@@ -11,6 +11,7 @@ function kindOf(file) {
   const ext = file.name.split(".").pop().toLowerCase();
   if (ext === "psd") return "psd_template";
   if (["ttf", "otf", "woff", "woff2"].includes(ext) || file.type.startsWith("font/")) return "font";
+  if (["srt", "vtt"].includes(ext)) return "captions";
   return "image";
 }
 
@@ -25,16 +26,16 @@ export async function render(main, route, signal) {
   };
   const picker = h("input", { type: "file", multiple: true, hidden: true, id: "file" });
   const status = h("div");
-  const drop = h("div.drop#drop", h("p", h("b", "Drop pictures, fonts or PSD templates here"), " or ",
+  const drop = h("div.drop#drop", h("p", h("b", "Drop pictures, fonts, PSD templates or captions (SRT, WebVTT) here"), " or ",
     h("button", { onclick: () => picker.click() }, "choose files")), status);
   const cards = h("div.cards#cards");
   const pager = h("div.pager");
 
   main.append(
-    h("div.head", h("div", h("h1", "Assets"), h("p.sub", "Pictures, fonts and templates that renders and jobs use by id.")),
+    h("div.head", h("div", h("h1", "Assets"), h("p.sub", "Pictures, fonts, templates and captions that renders and jobs use by id.")),
       h("div.filters",
         h("label", "type", h("select", { onchange: (e) => go({ type: e.target.value }) },
-          [["", "All types"], ["image", "Images"], ["font", "Fonts"], ["psd_template", "PSD templates"]].map(([v, l]) => h("option", { value: v, selected: v === type }, l)))),
+          [["", "All types"], ["image", "Images"], ["font", "Fonts"], ["psd_template", "PSD templates"], ["captions", "Captions"]].map(([v, l]) => h("option", { value: v, selected: v === type }, l)))),
         h("label", "scope", h("select", { onchange: (e) => go({ scope: e.target.value }) },
           [["", "Mine"], ["system", "System"]].map(([v, l]) => h("option", { value: v, selected: v === scope }, l)))))),
     h("div.panel", drop, picker), cards, pager);
@@ -75,7 +76,7 @@ export async function render(main, route, signal) {
   function card(a) {
     let meta = {};
     try { meta = JSON.parse(a.metadata || "{}"); } catch { /* shown without */ }
-    const thumb = h("div.thumb", a.type === "font" ? "Aa" : a.status === "processing" ? "…" : "—");
+    const thumb = h("div.thumb", a.type === "font" ? "Aa" : a.type === "captions" ? "CC" : a.status === "processing" ? "…" : "—");
     if (a.thumbnailKey) thumbnail(thumb, a);
     const del = h("button.danger", { title: "Delete", onclick: async () => {
       if (!confirm(`Delete ${a.name}? Its files are removed.`)) return;
@@ -85,7 +86,7 @@ export async function render(main, route, signal) {
     return h("div.card", { dataset: { id: a.id, status: a.status } }, thumb,
       h("div.body",
         h("div.name", { title: a.name }, a.name),
-        h("div.meta", h("span", a.type.replace("_", " ") + (meta.width ? ` · ${meta.width}×${meta.height}` : "")), h("span", bytes(a.fileSize))),
+        h("div.meta", h("span", a.type.replace("_", " ") + (meta.width ? ` · ${meta.width}×${meta.height}` : meta.cues ? ` · ${meta.cues} cues` : "")), h("span", bytes(a.fileSize))),
         h("div.meta", a.status === "ready" ? h("span", { title: when(a.createdAt) }, ago(a.createdAt)) : badge(a.status), a.scope === "system" ? h("span.kind", "system") : del),
         h("div.id", a.id)));
   }

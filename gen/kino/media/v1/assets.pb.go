@@ -26,7 +26,7 @@ type Asset struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
 	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
 	OrgId string                 `protobuf:"bytes,2,opt,name=org_id,json=orgId,proto3" json:"org_id,omitempty"`
-	// psd_template, image or font.
+	// psd_template, image or font; captions (SRT or WebVTT) is kino's own.
 	Type     string `protobuf:"bytes,3,opt,name=type,proto3" json:"type,omitempty"`
 	Name     string `protobuf:"bytes,4,opt,name=name,proto3" json:"name,omitempty"`
 	Filename string `protobuf:"bytes,5,opt,name=filename,proto3" json:"filename,omitempty"`
@@ -750,7 +750,7 @@ func (*UploadAssetRequest_Chunk) isUploadAssetRequest_Part() {}
 // AssetUpload describes a file being uploaded.
 type AssetUpload struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
-	// psd_template, image or font: checked against the content.
+	// psd_template, image, font or captions: checked against the content.
 	Type     string `protobuf:"bytes,1,opt,name=type,proto3" json:"type,omitempty"`
 	Name     string `protobuf:"bytes,2,opt,name=name,proto3" json:"name,omitempty"`
 	Filename string `protobuf:"bytes,3,opt,name=filename,proto3" json:"filename,omitempty"`
