@@ -91,6 +91,14 @@ func TestAssets(t *testing.T) {
 		assert.Equal(t, "print", img["category"])
 		assert.Equal(t, float64(len(png)), img["fileSize"])
 		assert.NotEmpty(t, img["thumbnailKey"])
+		// Its thumbnail loads from the URL in the record as it is, signed
+		// (keys are on here, and a private bucket needs it too).
+		thumb, err := http.Get(img["thumbnailUrl"].(string))
+		require.NoError(t, err)
+		thumbBody, _ := io.ReadAll(thumb.Body)
+		thumb.Body.Close()
+		require.Equal(t, http.StatusOK, thumb.StatusCode, "%s", thumbBody)
+		assert.True(t, bytes.HasPrefix(thumbBody, []byte("\x89PNG")), "a PNG thumbnail")
 		var meta map[string]any
 		require.NoError(t, json.Unmarshal([]byte(img["metadata"].(string)), &meta))
 		assert.Equal(t, map[string]any{"format": "png", "contentType": "image/png", "width": 64.0, "height": 48.0}, meta)
@@ -106,6 +114,7 @@ func TestAssets(t *testing.T) {
 		r = k.upload(t, keyA, [][2]string{{"type", "font"}}, "DejaVuSans.ttf", font)
 		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
 		assert.Equal(t, "DejaVuSans.ttf", r.json(t)["data"].(map[string]any)["name"], "name defaults to the file name")
+		assert.NotContains(t, r.json(t)["data"], "thumbnailUrl", "a font has no thumbnail")
 
 		// Content is checked, not trusted.
 		for _, tc := range []struct {
@@ -190,6 +199,7 @@ func TestAssets(t *testing.T) {
 		}
 		r = k.as(t, keyA, http.MethodDelete, "/assets/"+id, nil)
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		assert.NotContains(t, r.json(t)["data"], "thumbnailUrl", "a deleted asset's thumbnail is gone")
 		for _, key := range keys {
 			assert.False(t, k.stored(t, su, key), "deleting the asset deletes %s", key)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -222,6 +223,20 @@ func TestConsoleAPIKeys(t *testing.T) {
 	require.Equal(t, mine, eval[string](t, ctx, `sessionStorage.getItem("kino.apiKey")`), "the key is kept for the tab")
 	require.False(t, strings.Contains(eval[string](t, ctx, `document.body.innerHTML`), theirJob), "another organisation's job is never shown")
 	require.Equal(t, 1, eval[int](t, ctx, `document.querySelectorAll("table.jobs tr.row").length`))
+
+	// A template's thumbnail shows from its signed URL: a bare /files/ URL
+	// is refused with keys on, and a template has no content to fall back on.
+	up := k.upload(t, mine, [][2]string{{"type", "psd_template"}, {"name", "Card"}}, "card.psd", minimalPSD(64, 48))
+	require.Equal(t, http.StatusCreated, up.status, "%s", up.body)
+	rec := up.json(t)["data"].(map[string]any)
+	require.Equal(t, "ready", rec["status"], "%s", up.body)
+	bare := k.do(t, http.MethodGet, storage.FilesPath+rec["thumbnailKey"].(string), nil)
+	require.Equal(t, http.StatusForbidden, bare.status, "unsigned: %s", bare.body)
+	visit(t, ctx, "#/assets")
+	waitJS(t, ctx, "the template's thumbnail loads from its signed URL", `(() => {
+		const img = document.querySelector('.card[data-id="`+rec["id"].(string)+`"] .thumb img');
+		return !!img && img.complete && img.naturalWidth === 64 && img.src.includes("signature=") })()`, 10*time.Second)
+	require.Equal(t, rec["thumbnailUrl"], eval[string](t, ctx, `document.querySelector('.card[data-id="`+rec["id"].(string)+`"] .thumb img').src`))
 }
 
 // The console's files are served from the binary with a policy that runs

@@ -310,3 +310,73 @@ func TestSplitRenderPartOfDeadWorkerRunsAgainAlone(t *testing.T) {
 		assert.Equal(t, 73, info.Video().NbFrames)
 	})
 }
+
+// TestSplitPerRequest: a request's split overrides the server's rule both
+// ways: a 2.9 s render is split on a server that splits only past a minute,
+// and kept in one piece on a server that splits past a second.
+func TestSplitPerRequest(t *testing.T) {
+	t.Parallel()
+	media := serveMedia(t)
+	db := storetest.SQLite(t)
+	k := start(t, db, func(c *app.Config) {
+		c.Workers = 2
+		c.Split = render.DefaultSplit
+	})
+
+	body := splitComposition(media, "")
+	body["split"] = map[string]any{"part": 1}
+	id := k.submit(t, body)
+	rec := k.waitStatus(t, id, "completed", 60*time.Second)
+	require.Len(t, partsOf(t, db, id), 4, "three runs of frames and the sound, by the request alone")
+	info, err := ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "split.mp4"))
+	require.NoError(t, err)
+	assert.Equal(t, 73, info.Video().NbFrames)
+
+	// Without split, the server's rule keeps this short render whole.
+	plain := k.submit(t, splitComposition(media, ""))
+	k.waitStatus(t, plain, "completed", 60*time.Second)
+	assert.Empty(t, partsOf(t, db, plain), "the server's rule alone does not split it")
+
+	eagerDB := storetest.SQLite(t)
+	eager := start(t, eagerDB, splitEverySecond)
+	body = splitComposition(media, "")
+	body["split"] = map[string]any{"enabled": false}
+	whole := eager.submit(t, body)
+	rec = eager.waitStatus(t, whole, "completed", 60*time.Second)
+	assert.Empty(t, partsOf(t, eagerDB, whole), "kept in one piece by the request")
+	info, err = ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "whole.mp4"))
+	require.NoError(t, err)
+	assert.Equal(t, 73, info.Video().NbFrames)
+
+	// And without split, that server splits the same render.
+	again := eager.submit(t, splitComposition(media, ""))
+	eager.waitStatus(t, again, "completed", 60*time.Second)
+	assert.Len(t, partsOf(t, eagerDB, again), 4, "the server's rule alone splits it")
+}
+
+func TestSplitPerRequestRefusesBadValues(t *testing.T) {
+	t.Parallel()
+	media := serveMedia(t)
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.Workers = 0 })
+	for _, tc := range []struct {
+		split any
+		want  string
+	}{
+		{map[string]any{"part": 0.5}, "split.part: must be a number of seconds from 1 to 600"},
+		{map[string]any{"part": -3}, "split.part: must be a number of seconds from 1 to 600"},
+		{map[string]any{"part": 601}, "split.part: must be a number of seconds from 1 to 600"},
+		{map[string]any{"part": "NaN"}, "split.part: must be a number of seconds from 1 to 600"},
+		{map[string]any{"enabled": false, "part": 5}, "split.part: a render kept in one piece"},
+		// Decoding errors are the gateway's, as for every field.
+		{map[string]any{"after": 5}, `unknown field "after"`},
+		{false, "unexpected token false"},
+	} {
+		body := splitComposition(media, "")
+		body["split"] = tc.split
+		r := k.do(t, http.MethodPost, "/api/render", body)
+		require.Equal(t, http.StatusBadRequest, r.status, "%v: %s", tc.split, r.body)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+		msg := r.json(t)["error"].(map[string]any)["message"].(string)
+		assert.Contains(t, msg, tc.want, "%v", tc.split)
+	}
+}

@@ -171,7 +171,11 @@ func (s *AssetService) list(ctx context.Context, where []predicate.Asset, limit,
 	}
 	out := make([]*mediav1.Asset, 0, len(rows))
 	for _, a := range rows {
-		out = append(out, assetRecord(a))
+		r, err := s.record(ctx, a)
+		if err != nil {
+			return nil, 0, err
+		}
+		out = append(out, r)
 	}
 	return out, total, nil
 }
@@ -206,7 +210,11 @@ func (s *AssetService) GetAsset(ctx context.Context, req *mediav1.GetAssetReques
 	if err != nil {
 		return nil, err
 	}
-	return &mediav1.GetAssetResponse{Data: assetRecord(a)}, nil
+	r, err := s.record(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return &mediav1.GetAssetResponse{Data: r}, nil
 }
 
 func (s *AssetService) visible(ctx context.Context, id string) (*ent.Asset, error) {
@@ -393,7 +401,11 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	}
 	done = true
 	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "status", a.Status, "bytes", size)
-	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: assetRecord(a)})
+	r, err := s.record(ctx, a)
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
 }
 
 // checkCaptions parses an SRT or WebVTT upload as a render will, so that a
@@ -538,6 +550,22 @@ func thumbnail(ctx context.Context, path, dir string) (int, int, string, error) 
 	return info.Video().Width, info.Video().Height, thumb, nil
 }
 
+// record is the wire form of an asset, with its thumbnail's URL made
+// now, signed where storage needs it.
+func (s *AssetService) record(ctx context.Context, a *ent.Asset) (*mediav1.Asset, error) {
+	r := assetRecord(a)
+	if a.ThumbnailKey != nil {
+		u, err := s.storage.URL(ctx, *a.ThumbnailKey)
+		if err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the thumbnail URL could not be made")
+		}
+		r.ThumbnailUrl = proto.String(u)
+	}
+	return r, nil
+}
+
+// assetRecord is the wire form of an asset without URLs: the thumbnail of
+// a deleted asset has gone with it.
 func assetRecord(a *ent.Asset) *mediav1.Asset {
 	r := &mediav1.Asset{
 		Id: a.ID, OrgId: a.OrgID, Type: string(a.Type), Name: a.Name, Filename: a.Filename, StorageKey: a.StorageKey,

@@ -106,6 +106,10 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	if err := s.validateWebhook(req.GetWebhook()); err != nil {
 		return nil, err
 	}
+	split, err := s.split.ForRequest(req.GetSplit(), s.limits.MaxDuration)
+	if err != nil {
+		return nil, err
+	}
 	key, err := idempotency.Key(ctx)
 	if err != nil {
 		return nil, err
@@ -149,7 +153,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 		}
 		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
 			IdempotencyKey: key, RequestHash: hash}
-		all, err := splitJobs(s.split, whole, scene)
+		all, err := splitJobs(split, whole, scene)
 		if err != nil {
 			return "", err
 		}

@@ -14,6 +14,8 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -43,6 +45,42 @@ type SplitConfig struct {
 	After time.Duration
 	// Part is the length of each part but the last.
 	Part time.Duration
+	// Always splits at any length, ignoring After: the request asked.
+	Always bool
+}
+
+// minPart is the shortest part a request may ask for: shorter parts
+// would cost more in their fixed overhead (about a second of a worker's
+// time each) than they could save.
+const minPart = 1.0
+
+// ForRequest is the rule for one render: cfg, unless the request's split
+// overrides it. A request that gives split asks for a split at any length
+// (its part, else cfg's), or, with enabled false, for one piece. maxPart
+// bounds the part, in seconds (a longer part than any render is one piece).
+func (cfg SplitConfig) ForRequest(req *renderv1.RenderSplit, maxPart float64) (SplitConfig, error) {
+	if req == nil {
+		return cfg, nil
+	}
+	if req.Enabled != nil && !req.GetEnabled() {
+		if req.Part != nil {
+			return cfg, apierr.New(apierr.Validation, "split.part: a render kept in one piece (split.enabled false) has no parts; remove one of them")
+		}
+		return SplitConfig{}, nil
+	}
+	out := SplitConfig{Part: cfg.Part, Always: true}
+	if req.Part != nil {
+		part := req.GetPart()
+		// NaN fails both comparisons, so it is refused too.
+		if !(part >= minPart && part <= maxPart) {
+			return cfg, apierr.New(apierr.Validation, "split.part: must be a number of seconds from %g to %g", minPart, maxPart)
+		}
+		out.Part = time.Duration(part * float64(time.Second))
+	}
+	if out.Part <= 0 {
+		out.Part = DefaultSplit.Part
+	}
+	return out, nil
 }
 
 // DefaultSplit is the default: renders over a minute, in parts of 30 s.
@@ -76,7 +114,7 @@ const soundWeight = 0.05
 // splitJobs are the jobs of a render of scene to split, with the render
 // (the whole) first; nil when it is not split.
 func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.NewJob, error) {
-	if cfg.After <= 0 || !scene.Splittable() || scene.Duration <= cfg.After.Seconds() {
+	if !scene.Splittable() || (!cfg.Always && (cfg.After <= 0 || scene.Duration <= cfg.After.Seconds())) {
 		return nil, nil
 	}
 	per := int(cfg.Part.Seconds() * float64(scene.FPS))

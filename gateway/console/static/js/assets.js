@@ -44,6 +44,7 @@ export async function render(main, route, signal) {
   ["dragleave", "drop"].forEach((ev) => drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.remove("over"); }));
   drop.addEventListener("drop", (e) => upload([...e.dataTransfer.files]));
   picker.addEventListener("change", () => upload([...picker.files]));
+  await list();
 
   async function upload(files) {
     for (const file of files) {
@@ -77,7 +78,7 @@ export async function render(main, route, signal) {
     let meta = {};
     try { meta = JSON.parse(a.metadata || "{}"); } catch { /* shown without */ }
     const thumb = h("div.thumb", a.type === "font" ? "Aa" : a.type === "captions" ? "CC" : a.status === "processing" ? "…" : "—");
-    if (a.thumbnailKey) thumbnail(thumb, a);
+    if (a.thumbnailUrl) thumbnail(thumb, a);
     const del = h("button.danger", { title: "Delete", onclick: async () => {
       if (!confirm(`Delete ${a.name}? Its files are removed.`)) return;
       del.disabled = true;
@@ -92,10 +93,12 @@ export async function render(main, route, signal) {
   }
 }
 
-// thumbnail shows the asset's thumbnail: served from kino's files when the
-// storage is its local folder, else read through the API with the key.
+// thumbnail shows the asset's thumbnail from the URL kino made for it,
+// signed where storage needs it (API keys on, or a private bucket); a
+// picture whose thumbnail will not load shows its content, read through
+// the API with the key.
 function thumbnail(box, a) {
-  const img = h("img", { alt: a.name, loading: "lazy", src: "/files/" + a.thumbnailKey.split("/").map(encodeURIComponent).join("/") });
+  const img = h("img", { alt: a.name, loading: "lazy", src: a.thumbnailUrl });
   img.addEventListener("error", async () => {
     if (a.type !== "image" || img.dataset.fallback) return;
     img.dataset.fallback = "1";

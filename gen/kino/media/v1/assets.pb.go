@@ -45,8 +45,12 @@ type Asset struct {
 	Category     *string `protobuf:"bytes,11,opt,name=category,proto3,oneof" json:"category,omitempty"`
 	ThumbnailKey *string `protobuf:"bytes,12,opt,name=thumbnail_key,json=thumbnailKey,proto3,oneof" json:"thumbnail_key,omitempty"`
 	// Epoch milliseconds.
-	CreatedAt     float64 `protobuf:"fixed64,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
-	UpdatedAt     float64 `protobuf:"fixed64,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	CreatedAt float64 `protobuf:"fixed64,13,opt,name=created_at,json=createdAt,proto3" json:"created_at,omitempty"`
+	UpdatedAt float64 `protobuf:"fixed64,14,opt,name=updated_at,json=updatedAt,proto3" json:"updated_at,omitempty"`
+	// kino's own: where the thumbnail can be downloaded, made when the record
+	// is read (signed where storage needs it, as a job's outputUrl); absent
+	// when there is no thumbnail, and in the answer to a delete.
+	ThumbnailUrl  *string `protobuf:"bytes,15,opt,name=thumbnail_url,json=thumbnailUrl,proto3,oneof" json:"thumbnail_url,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -177,6 +181,13 @@ func (x *Asset) GetUpdatedAt() float64 {
 		return x.UpdatedAt
 	}
 	return 0
+}
+
+func (x *Asset) GetThumbnailUrl() string {
+	if x != nil && x.ThumbnailUrl != nil {
+		return *x.ThumbnailUrl
+	}
+	return ""
 }
 
 // ListAssetsRequest filters and pages assets; limit and offset are digit strings.
@@ -875,7 +886,7 @@ var File_kino_media_v1_assets_proto protoreflect.FileDescriptor
 
 const file_kino_media_v1_assets_proto_rawDesc = "" +
 	"\n" +
-	"\x1akino/media/v1/assets.proto\x12\rkino.media.v1\"\xa2\x03\n" +
+	"\x1akino/media/v1/assets.proto\x12\rkino.media.v1\"\xde\x03\n" +
 	"\x05Asset\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x12\n" +
@@ -894,9 +905,11 @@ const file_kino_media_v1_assets_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\r \x01(\x01R\tcreatedAt\x12\x1d\n" +
 	"\n" +
-	"updated_at\x18\x0e \x01(\x01R\tupdatedAtB\v\n" +
+	"updated_at\x18\x0e \x01(\x01R\tupdatedAt\x12(\n" +
+	"\rthumbnail_url\x18\x0f \x01(\tH\x02R\fthumbnailUrl\x88\x01\x01B\v\n" +
 	"\t_categoryB\x10\n" +
-	"\x0e_thumbnail_key\"\x87\x01\n" +
+	"\x0e_thumbnail_keyB\x10\n" +
+	"\x0e_thumbnail_url\"\x87\x01\n" +
 	"\x11ListAssetsRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12\x14\n" +
 	"\x05scope\x18\x02 \x01(\tR\x05scope\x12\x1a\n" +

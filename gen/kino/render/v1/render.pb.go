@@ -38,7 +38,11 @@ type SubmitRenderRequest struct {
 	// (assetUrls given here are added, and win).
 	Template string `protobuf:"bytes,5,opt,name=template,proto3" json:"template,omitempty"`
 	// kino's own: the values of the template's {{NAME}} placeholders.
-	Merge         map[string]string `protobuf:"bytes,6,rep,name=merge,proto3" json:"merge,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Merge map[string]string `protobuf:"bytes,6,rep,name=merge,proto3" json:"merge,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// kino's own: whether and how this render is split across workers
+	// (docs/split.md); absent, the server's --split-after and --split-part
+	// decide.
+	Split         *RenderSplit `protobuf:"bytes,7,opt,name=split,proto3" json:"split,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -115,6 +119,72 @@ func (x *SubmitRenderRequest) GetMerge() map[string]string {
 	return nil
 }
 
+func (x *SubmitRenderRequest) GetSplit() *RenderSplit {
+	if x != nil {
+		return x.Split
+	}
+	return nil
+}
+
+// RenderSplit overrides, for one render, the server's rule for splitting
+// renders into parts that any worker may render.
+type RenderSplit struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// false renders in one piece whatever the length; true (the default
+	// when split is given) splits the render whatever its length, when it
+	// is longer than one part and of a kind that can be split.
+	Enabled *bool `protobuf:"varint,1,opt,name=enabled,proto3,oneof" json:"enabled,omitempty"`
+	// The length in seconds of each part but the last, at least 1; absent,
+	// the server's --split-part.
+	Part          *float64 `protobuf:"fixed64,2,opt,name=part,proto3,oneof" json:"part,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderSplit) Reset() {
+	*x = RenderSplit{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderSplit) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderSplit) ProtoMessage() {}
+
+func (x *RenderSplit) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderSplit.ProtoReflect.Descriptor instead.
+func (*RenderSplit) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *RenderSplit) GetEnabled() bool {
+	if x != nil && x.Enabled != nil {
+		return *x.Enabled
+	}
+	return false
+}
+
+func (x *RenderSplit) GetPart() float64 {
+	if x != nil && x.Part != nil {
+		return *x.Part
+	}
+	return 0
+}
+
 // SubmitRenderResponse acknowledges a queued render job.
 type SubmitRenderResponse struct {
 	state protoimpl.MessageState `protogen:"open.v1"`
@@ -129,7 +199,7 @@ type SubmitRenderResponse struct {
 
 func (x *SubmitRenderResponse) Reset() {
 	*x = SubmitRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	mi := &file_kino_render_v1_render_proto_msgTypes[2]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -141,7 +211,7 @@ func (x *SubmitRenderResponse) String() string {
 func (*SubmitRenderResponse) ProtoMessage() {}
 
 func (x *SubmitRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	mi := &file_kino_render_v1_render_proto_msgTypes[2]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -154,7 +224,7 @@ func (x *SubmitRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitRenderResponse.ProtoReflect.Descriptor instead.
 func (*SubmitRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{1}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{2}
 }
 
 func (x *SubmitRenderResponse) GetJobId() string {
@@ -188,7 +258,7 @@ type GetRenderRequest struct {
 
 func (x *GetRenderRequest) Reset() {
 	*x = GetRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[2]
+	mi := &file_kino_render_v1_render_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -200,7 +270,7 @@ func (x *GetRenderRequest) String() string {
 func (*GetRenderRequest) ProtoMessage() {}
 
 func (x *GetRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[2]
+	mi := &file_kino_render_v1_render_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -213,7 +283,7 @@ func (x *GetRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenderRequest.ProtoReflect.Descriptor instead.
 func (*GetRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{2}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *GetRenderRequest) GetJobId() string {
@@ -233,7 +303,7 @@ type GetRenderResponse struct {
 
 func (x *GetRenderResponse) Reset() {
 	*x = GetRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[3]
+	mi := &file_kino_render_v1_render_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -245,7 +315,7 @@ func (x *GetRenderResponse) String() string {
 func (*GetRenderResponse) ProtoMessage() {}
 
 func (x *GetRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[3]
+	mi := &file_kino_render_v1_render_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -258,7 +328,7 @@ func (x *GetRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenderResponse.ProtoReflect.Descriptor instead.
 func (*GetRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{3}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *GetRenderResponse) GetJob() *RenderJob {
@@ -278,7 +348,7 @@ type CancelRenderRequest struct {
 
 func (x *CancelRenderRequest) Reset() {
 	*x = CancelRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	mi := &file_kino_render_v1_render_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -290,7 +360,7 @@ func (x *CancelRenderRequest) String() string {
 func (*CancelRenderRequest) ProtoMessage() {}
 
 func (x *CancelRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	mi := &file_kino_render_v1_render_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -303,7 +373,7 @@ func (x *CancelRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRenderRequest.ProtoReflect.Descriptor instead.
 func (*CancelRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{4}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *CancelRenderRequest) GetJobId() string {
@@ -325,7 +395,7 @@ type CancelRenderResponse struct {
 
 func (x *CancelRenderResponse) Reset() {
 	*x = CancelRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	mi := &file_kino_render_v1_render_proto_msgTypes[6]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -337,7 +407,7 @@ func (x *CancelRenderResponse) String() string {
 func (*CancelRenderResponse) ProtoMessage() {}
 
 func (x *CancelRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	mi := &file_kino_render_v1_render_proto_msgTypes[6]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -350,7 +420,7 @@ func (x *CancelRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRenderResponse.ProtoReflect.Descriptor instead.
 func (*CancelRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{5}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{6}
 }
 
 func (x *CancelRenderResponse) GetJobId() string {
@@ -377,7 +447,7 @@ type WatchRenderRequest struct {
 
 func (x *WatchRenderRequest) Reset() {
 	*x = WatchRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	mi := &file_kino_render_v1_render_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -389,7 +459,7 @@ func (x *WatchRenderRequest) String() string {
 func (*WatchRenderRequest) ProtoMessage() {}
 
 func (x *WatchRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	mi := &file_kino_render_v1_render_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -402,7 +472,7 @@ func (x *WatchRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRenderRequest.ProtoReflect.Descriptor instead.
 func (*WatchRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{6}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *WatchRenderRequest) GetJobId() string {
@@ -422,7 +492,7 @@ type WatchRenderResponse struct {
 
 func (x *WatchRenderResponse) Reset() {
 	*x = WatchRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	mi := &file_kino_render_v1_render_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -434,7 +504,7 @@ func (x *WatchRenderResponse) String() string {
 func (*WatchRenderResponse) ProtoMessage() {}
 
 func (x *WatchRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	mi := &file_kino_render_v1_render_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -447,7 +517,7 @@ func (x *WatchRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRenderResponse.ProtoReflect.Descriptor instead.
 func (*WatchRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *WatchRenderResponse) GetJob() *RenderJob {
@@ -466,7 +536,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	mi := &file_kino_render_v1_render_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -478,7 +548,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	mi := &file_kino_render_v1_render_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -491,7 +561,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{8}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{9}
 }
 
 // HealthResponse reports the service's health.
@@ -509,7 +579,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[9]
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -521,7 +591,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[9]
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -534,7 +604,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{9}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *HealthResponse) GetStatus() string {
@@ -574,7 +644,7 @@ type ListRendersRequest struct {
 
 func (x *ListRendersRequest) Reset() {
 	*x = ListRendersRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -586,7 +656,7 @@ func (x *ListRendersRequest) String() string {
 func (*ListRendersRequest) ProtoMessage() {}
 
 func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -599,7 +669,7 @@ func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRendersRequest.ProtoReflect.Descriptor instead.
 func (*ListRendersRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *ListRendersRequest) GetStatus() string {
@@ -636,7 +706,7 @@ type RenderListMeta struct {
 
 func (x *RenderListMeta) Reset() {
 	*x = RenderListMeta{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -648,7 +718,7 @@ func (x *RenderListMeta) String() string {
 func (*RenderListMeta) ProtoMessage() {}
 
 func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -661,7 +731,7 @@ func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderListMeta.ProtoReflect.Descriptor instead.
 func (*RenderListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *RenderListMeta) GetTotal() int32 {
@@ -696,7 +766,7 @@ type ListRendersResponse struct {
 
 func (x *ListRendersResponse) Reset() {
 	*x = ListRendersResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -708,7 +778,7 @@ func (x *ListRendersResponse) String() string {
 func (*ListRendersResponse) ProtoMessage() {}
 
 func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -721,7 +791,7 @@ func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRendersResponse.ProtoReflect.Descriptor instead.
 func (*ListRendersResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *ListRendersResponse) GetData() []*RenderJob {
@@ -769,7 +839,7 @@ type RenderJob struct {
 
 func (x *RenderJob) Reset() {
 	*x = RenderJob{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[13]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -781,7 +851,7 @@ func (x *RenderJob) String() string {
 func (*RenderJob) ProtoMessage() {}
 
 func (x *RenderJob) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[13]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -794,7 +864,7 @@ func (x *RenderJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderJob.ProtoReflect.Descriptor instead.
 func (*RenderJob) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *RenderJob) GetJobId() string {
@@ -885,7 +955,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[14]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -897,7 +967,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[14]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -910,7 +980,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *WebhookDelivery) GetStatus() string {
@@ -952,7 +1022,7 @@ type RenderError struct {
 
 func (x *RenderError) Reset() {
 	*x = RenderError{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[15]
+	mi := &file_kino_render_v1_render_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -964,7 +1034,7 @@ func (x *RenderError) String() string {
 func (*RenderError) ProtoMessage() {}
 
 func (x *RenderError) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[15]
+	mi := &file_kino_render_v1_render_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -977,7 +1047,7 @@ func (x *RenderError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderError.ProtoReflect.Descriptor instead.
 func (*RenderError) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *RenderError) GetCode() string {
@@ -998,7 +1068,7 @@ var File_kino_render_v1_render_proto protoreflect.FileDescriptor
 
 const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
-	"\x1bkino/render/v1/render.proto\x12\x0ekino.render.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xb3\x03\n" +
+	"\x1bkino/render/v1/render.proto\x12\x0ekino.render.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xe6\x03\n" +
 	"\x13SubmitRenderRequest\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x129\n" +
 	"\vcomposition\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcomposition\x12Q\n" +
@@ -1006,14 +1076,21 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"asset_urls\x18\x03 \x03(\v22.kino.render.v1.SubmitRenderRequest.AssetUrlsEntryR\tassetUrls\x12\x18\n" +
 	"\awebhook\x18\x04 \x01(\tR\awebhook\x12\x1a\n" +
 	"\btemplate\x18\x05 \x01(\tR\btemplate\x12D\n" +
-	"\x05merge\x18\x06 \x03(\v2..kino.render.v1.SubmitRenderRequest.MergeEntryR\x05merge\x1a<\n" +
+	"\x05merge\x18\x06 \x03(\v2..kino.render.v1.SubmitRenderRequest.MergeEntryR\x05merge\x121\n" +
+	"\x05split\x18\a \x01(\v2\x1b.kino.render.v1.RenderSplitR\x05split\x1a<\n" +
 	"\x0eAssetUrlsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
 	"\n" +
 	"MergeEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"d\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Z\n" +
+	"\vRenderSplit\x12\x1d\n" +
+	"\aenabled\x18\x01 \x01(\bH\x00R\aenabled\x88\x01\x01\x12\x17\n" +
+	"\x04part\x18\x02 \x01(\x01H\x01R\x04part\x88\x01\x01B\n" +
+	"\n" +
+	"\b_enabledB\a\n" +
+	"\x05_part\"d\n" +
 	"\x14SubmitRenderResponse\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1d\n" +
@@ -1102,57 +1179,59 @@ func file_kino_render_v1_render_proto_rawDescGZIP() []byte {
 	return file_kino_render_v1_render_proto_rawDescData
 }
 
-var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 19)
+var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
 var file_kino_render_v1_render_proto_goTypes = []any{
 	(*SubmitRenderRequest)(nil),  // 0: kino.render.v1.SubmitRenderRequest
-	(*SubmitRenderResponse)(nil), // 1: kino.render.v1.SubmitRenderResponse
-	(*GetRenderRequest)(nil),     // 2: kino.render.v1.GetRenderRequest
-	(*GetRenderResponse)(nil),    // 3: kino.render.v1.GetRenderResponse
-	(*CancelRenderRequest)(nil),  // 4: kino.render.v1.CancelRenderRequest
-	(*CancelRenderResponse)(nil), // 5: kino.render.v1.CancelRenderResponse
-	(*WatchRenderRequest)(nil),   // 6: kino.render.v1.WatchRenderRequest
-	(*WatchRenderResponse)(nil),  // 7: kino.render.v1.WatchRenderResponse
-	(*HealthRequest)(nil),        // 8: kino.render.v1.HealthRequest
-	(*HealthResponse)(nil),       // 9: kino.render.v1.HealthResponse
-	(*ListRendersRequest)(nil),   // 10: kino.render.v1.ListRendersRequest
-	(*RenderListMeta)(nil),       // 11: kino.render.v1.RenderListMeta
-	(*ListRendersResponse)(nil),  // 12: kino.render.v1.ListRendersResponse
-	(*RenderJob)(nil),            // 13: kino.render.v1.RenderJob
-	(*WebhookDelivery)(nil),      // 14: kino.render.v1.WebhookDelivery
-	(*RenderError)(nil),          // 15: kino.render.v1.RenderError
-	nil,                          // 16: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	nil,                          // 17: kino.render.v1.SubmitRenderRequest.MergeEntry
-	nil,                          // 18: kino.render.v1.HealthResponse.ChecksEntry
-	(*structpb.Struct)(nil),      // 19: google.protobuf.Struct
+	(*RenderSplit)(nil),          // 1: kino.render.v1.RenderSplit
+	(*SubmitRenderResponse)(nil), // 2: kino.render.v1.SubmitRenderResponse
+	(*GetRenderRequest)(nil),     // 3: kino.render.v1.GetRenderRequest
+	(*GetRenderResponse)(nil),    // 4: kino.render.v1.GetRenderResponse
+	(*CancelRenderRequest)(nil),  // 5: kino.render.v1.CancelRenderRequest
+	(*CancelRenderResponse)(nil), // 6: kino.render.v1.CancelRenderResponse
+	(*WatchRenderRequest)(nil),   // 7: kino.render.v1.WatchRenderRequest
+	(*WatchRenderResponse)(nil),  // 8: kino.render.v1.WatchRenderResponse
+	(*HealthRequest)(nil),        // 9: kino.render.v1.HealthRequest
+	(*HealthResponse)(nil),       // 10: kino.render.v1.HealthResponse
+	(*ListRendersRequest)(nil),   // 11: kino.render.v1.ListRendersRequest
+	(*RenderListMeta)(nil),       // 12: kino.render.v1.RenderListMeta
+	(*ListRendersResponse)(nil),  // 13: kino.render.v1.ListRendersResponse
+	(*RenderJob)(nil),            // 14: kino.render.v1.RenderJob
+	(*WebhookDelivery)(nil),      // 15: kino.render.v1.WebhookDelivery
+	(*RenderError)(nil),          // 16: kino.render.v1.RenderError
+	nil,                          // 17: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	nil,                          // 18: kino.render.v1.SubmitRenderRequest.MergeEntry
+	nil,                          // 19: kino.render.v1.HealthResponse.ChecksEntry
+	(*structpb.Struct)(nil),      // 20: google.protobuf.Struct
 }
 var file_kino_render_v1_render_proto_depIdxs = []int32{
-	19, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
-	16, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	17, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
-	13, // 3: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	13, // 4: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	18, // 5: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
-	13, // 6: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
-	11, // 7: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
-	15, // 8: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
-	14, // 9: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
-	0,  // 10: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
-	2,  // 11: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
-	4,  // 12: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
-	6,  // 13: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
-	8,  // 14: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
-	10, // 15: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
-	1,  // 16: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
-	3,  // 17: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
-	5,  // 18: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
-	7,  // 19: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
-	9,  // 20: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
-	12, // 21: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
-	16, // [16:22] is the sub-list for method output_type
-	10, // [10:16] is the sub-list for method input_type
-	10, // [10:10] is the sub-list for extension type_name
-	10, // [10:10] is the sub-list for extension extendee
-	0,  // [0:10] is the sub-list for field type_name
+	20, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
+	17, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	18, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
+	1,  // 3: kino.render.v1.SubmitRenderRequest.split:type_name -> kino.render.v1.RenderSplit
+	14, // 4: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	14, // 5: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	19, // 6: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
+	14, // 7: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
+	12, // 8: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
+	16, // 9: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
+	15, // 10: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
+	0,  // 11: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
+	3,  // 12: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
+	5,  // 13: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
+	7,  // 14: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
+	9,  // 15: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
+	11, // 16: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
+	2,  // 17: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
+	4,  // 18: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
+	6,  // 19: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
+	8,  // 20: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
+	10, // 21: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
+	13, // 22: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
+	17, // [17:23] is the sub-list for method output_type
+	11, // [11:17] is the sub-list for method input_type
+	11, // [11:11] is the sub-list for extension type_name
+	11, // [11:11] is the sub-list for extension extendee
+	0,  // [0:11] is the sub-list for field type_name
 }
 
 func init() { file_kino_render_v1_render_proto_init() }
@@ -1160,15 +1239,16 @@ func file_kino_render_v1_render_proto_init() {
 	if File_kino_render_v1_render_proto != nil {
 		return
 	}
-	file_kino_render_v1_render_proto_msgTypes[13].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[1].OneofWrappers = []any{}
 	file_kino_render_v1_render_proto_msgTypes[14].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[15].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_render_v1_render_proto_rawDesc), len(file_kino_render_v1_render_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   19,
+			NumMessages:   20,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
