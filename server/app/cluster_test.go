@@ -49,9 +49,14 @@ func TestThreeNodes(t *testing.T) {
 	out, err := build.CombinedOutput()
 	require.NoError(t, err, "build kino: %s", out)
 
+	// All three start at once on the fresh schema, as operators start
+	// them: they take turns to migrate it.
 	nodes := make([]*clusterNode, 3)
 	for i := range nodes {
 		nodes[i] = startNode(t, bin, i, db.URL, bucket)
+	}
+	for i, n := range nodes {
+		n.waitHealthy(t, i)
 	}
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -236,10 +241,16 @@ func startNode(t *testing.T, bin string, i int, dbURL, bucket string) *clusterNo
 			<-n.done
 		}
 	})
+	return n
+}
+
+// waitHealthy waits for node i to answer its health check.
+func (n *clusterNode) waitHealthy(t *testing.T, i int) {
+	t.Helper()
 	require.Eventually(t, func() bool {
 		select {
 		case <-n.done:
-			b, _ := os.ReadFile(logPath)
+			b, _ := os.ReadFile(n.log)
 			t.Fatalf("node %d exited: %s", i, tailLines(string(b), 20))
 		default:
 		}
@@ -250,7 +261,6 @@ func startNode(t *testing.T, bin string, i int, dbURL, bucket string) *clusterNo
 		resp.Body.Close()
 		return resp.StatusCode == http.StatusOK
 	}, 30*time.Second, 50*time.Millisecond, "node %d did not start", i)
-	return n
 }
 
 func freeAddr(t *testing.T) string {

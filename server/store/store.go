@@ -5,6 +5,7 @@ package store
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
 	"net/url"
@@ -66,6 +67,12 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		db.Close()
 		return nil, fmt.Errorf("connect to %s database: %w", dia, err)
 	}
+	unlock, err := lockMigration(ctx, db, dia)
+	if err != nil {
+		db.Close()
+		return nil, fmt.Errorf("wait for other nodes to migrate the %s schema: %w", dia, err)
+	}
+	defer unlock()
 	if err := setAsideLegacy(ctx, db, dia); err != nil {
 		db.Close()
 		return nil, fmt.Errorf("upgrade %s database: %w", dia, err)
@@ -87,6 +94,37 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		return nil, fmt.Errorf("upgrade %s database: %w", dia, err)
 	}
 	return st, nil
+}
+
+// lockMigration makes nodes that start at once on one PostgreSQL schema
+// upgrade and migrate it one after the other: two CREATE TABLEs of one name
+// at once fail on PostgreSQL's catalogue (pg_type_typname_nsp_index)
+// instead of waiting, and the loser exits. The lock is per schema, so
+// schemas of one server do not wait for each other. SQLite needs none: one
+// process owns its file.
+func lockMigration(ctx context.Context, db *sql.DB, dia string) (unlock func(), err error) {
+	if dia != dialect.Postgres {
+		return func() {}, nil
+	}
+	const key = `hashtext('kino migrate ' || coalesce(current_schema(), ''))`
+	// A session lock, so one connection holds it throughout; it goes back
+	// to the pool unlocked.
+	conn, err := db.Conn(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := conn.ExecContext(ctx, `SELECT pg_advisory_lock(`+key+`)`); err != nil {
+		conn.Close()
+		return nil, err
+	}
+	return func() {
+		if _, err := conn.ExecContext(context.WithoutCancel(ctx), `SELECT pg_advisory_unlock(`+key+`)`); err != nil {
+			// The session is broken, and its locks went with it; keep
+			// it out of the pool.
+			_ = conn.Raw(func(any) error { return driver.ErrBadConn })
+		}
+		conn.Close()
+	}, nil
 }
 
 func openSQLite(path string) (*sql.DB, error) {
