@@ -519,7 +519,9 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 				SetMetadata(merged(cur.Metadata, meta)).ClearLeaseOwner().ClearLeaseExpiresAt().
 				SetUpdatedAt(now)
 			if !IsWhole(cur) {
-				u.SetProgress(0)
+				// The next claim starts it again; until then it has
+				// not started (a whole keeps its parts' start).
+				u.SetProgress(0).ClearStartedAt()
 			}
 			n, err := u.Save(ctx)
 			if err != nil {
@@ -692,7 +694,7 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 			u := tx.Job.Update().Where(where...).SetState(Available).SetAvailableAt(now).
 				ClearLeaseOwner().ClearLeaseExpiresAt().SetUpdatedAt(now)
 			if !IsWhole(l) {
-				u.SetProgress(0)
+				u.SetProgress(0).ClearStartedAt()
 			}
 			n, err := u.Save(ctx)
 			if err != nil {

@@ -266,3 +266,39 @@ func TestRescueLeavesRenewedLeases(t *testing.T) {
 		assert.False(t, ok)
 	})
 }
+
+// A job put back after an attempt that started (a retry, a rescue) has not
+// started until its next claim: lists select a waiting job that has started
+// as a split render joining its parts.
+func TestPutBackJobHasNotStarted(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		c := open(t, db, jobs.Config{MaxAttempts: 3, RetryDelay: time.Millisecond, Lease: 100 * time.Millisecond})
+		ctx := context.Background()
+		_, err := c.Insert(ctx, newJob("s"))
+		require.NoError(t, err)
+		startClaimed := func(owner string) {
+			t.Helper()
+			var j *ent.Job
+			require.Eventually(t, func() bool { j = claim(t, c, owner); return j != nil }, 2*time.Second, 10*time.Millisecond)
+			ok, err := c.Start(ctx, j.ID, owner)
+			require.NoError(t, err)
+			require.True(t, ok)
+			require.NotNil(t, get(t, c, "s").StartedAt)
+		}
+
+		startClaimed("w")
+		ok, err := c.Fail(ctx, "s", "w", jobs.Failure{Code: "STORAGE_FAILED", Message: "try again", Retry: true}, nil)
+		require.NoError(t, err)
+		require.True(t, ok)
+		assert.Nil(t, get(t, c, "s").StartedAt, "after a retry")
+
+		startClaimed("dead")
+		time.Sleep(150 * time.Millisecond)
+		n, err := c.Rescue(ctx)
+		require.NoError(t, err)
+		require.Equal(t, 1, n)
+		j := get(t, c, "s")
+		assert.Equal(t, jobs.Available, j.State)
+		assert.Nil(t, j.StartedAt, "after a rescue")
+	})
+}

@@ -20,12 +20,14 @@ var Statuses = []string{"queued", "processing", "completed", "failed", "cancelle
 // statusIs selects the jobs whose Status is s, one of Statuses.
 func statusIs(s string) predicate.Job {
 	switch s {
-	// Only a split render waits (pending) as a render: for its parts,
-	// queued until one has started, then processing (shownStatus).
+	// A waiting render is queued until it has started: only a split
+	// render can have, with its parts, and it stays processing while it
+	// waits for them and then for a worker to join them (shownStatus).
+	// The core clears the start of any other job it puts back.
 	case "queued":
-		return job.Or(job.StateEQ(jobs.Available), job.And(job.StateEQ(jobs.Pending), job.StartedAtIsNil()))
+		return job.And(job.StateIn(jobs.Pending, jobs.Available), job.StartedAtIsNil())
 	case "processing":
-		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateEQ(jobs.Pending), job.StartedAtNotNil()))
+		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateIn(jobs.Pending, jobs.Available), job.StartedAtNotNil()))
 	}
 	return job.StateEQ(job.State(s))
 }
