@@ -316,7 +316,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Slots: cfg.Workers,
 		Handlers: map[string]jobs.Handler{
 			render.Kind:     render.NewHandler(renderCfg),
-			render.PartKind: render.NewPartHandler(renderCfg, core),
+			render.PartKind: render.NewPartHandler(renderCfg),
 			media.Kind: jobrun.New(jobrun.Config{
 				Store: a.store, Storage: a.storage, Fetch: fetcher, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,

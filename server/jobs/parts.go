@@ -32,9 +32,19 @@ const PartsShare = 0.98
 // IsWhole reports whether a job is made of parts.
 func IsWhole(j *ent.Job) bool { return j.Metadata[MetaParts] != nil }
 
+// wholeOf is the id of the whole j is a part of, or "".
+func wholeOf(j *ent.Job) string {
+	for _, d := range j.Dependants {
+		if d.Whole {
+			return d.ID
+		}
+	}
+	return ""
+}
+
 // PartsProgress records a whole's progress from its parts' while it waits
-// for them; it never moves it back. A part's worker calls it after each
-// report of its own.
+// for them; it never moves it back. The pool calls it after each report of
+// a part that it recorded.
 func (c *Client) PartsProgress(ctx context.Context, wholeID string) error {
 	return c.transition(ctx, func(tx *ent.Tx, ch *changes) error {
 		if err := c.rollUp(ctx, tx, wholeID); err != nil {

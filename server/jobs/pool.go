@@ -265,6 +265,7 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 		mu   sync.Mutex
 		last float64
 	)
+	whole := wholeOf(j)
 	o := h.Run(ctx, j, func(percent float64) {
 		mu.Lock()
 		defer mu.Unlock()
@@ -272,8 +273,18 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 			return
 		}
 		last = percent
-		if err := p.c.Progress(ctx, j.ID, p.cfg.Owner, percent); err != nil && ctx.Err() == nil {
-			log.Warn("record progress", "err", err)
+		if err := p.c.Progress(ctx, j.ID, p.cfg.Owner, percent); err != nil {
+			if ctx.Err() == nil {
+				log.Warn("record progress", "err", err)
+			}
+			return
+		}
+		// A part's report moves its whole (parts.go); only a report that
+		// moved the part can.
+		if whole != "" {
+			if err := p.c.PartsProgress(ctx, whole); err != nil && ctx.Err() == nil {
+				log.Warn("record progress of the whole", "whole_id", whole, "err", err)
+			}
 		}
 	})
 	p.finish(ctx, j, o, log, time.Since(started))

@@ -213,3 +213,45 @@ func TestPoolWritesOnlyProgressThatMoves(t *testing.T) {
 		assert.Equal(t, float64(100), get(t, c, "x").Progress, "the completion writes 100")
 	})
 }
+
+// partsAt reports progress once, then waits to be let go.
+type partsAt struct {
+	types   []string
+	percent float64
+	hold    chan struct{}
+}
+
+func (r *partsAt) Types() []string { return r.types }
+
+func (r *partsAt) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+	progress(r.percent)
+	select {
+	case <-ctx.Done():
+		return jobs.Outcome{Failure: &jobs.Failure{}}
+	case <-r.hold:
+	}
+	return jobs.Outcome{Result: jobs.Result{Outputs: map[string]string{"out": "jobs/o/" + j.ID}}}
+}
+
+// The pool moves a whole with each report of its parts, with no help from
+// the parts' handler.
+func TestPoolRollsPartsProgressIntoTheWhole(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		c := open(t, db, jobs.Config{})
+		ctx := context.Background()
+		split(t, c)
+		parts := &partsAt{types: []string{"part"}, percent: 40, hold: make(chan struct{})}
+		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 2, Log: quiet(),
+			Handlers: map[string]jobs.Handler{"test": parts}})
+		p.Start(ctx)
+		defer p.Stop(ctx)
+		defer close(parts.hold)
+		require.Eventually(t, func() bool {
+			w := get(t, c, "whole")
+			return w.StartedAt != nil && w.Progress > 40*jobs.PartsShare-1e-9
+		}, 5*time.Second, 10*time.Millisecond, "both parts at 40%% make the whole 40%% of its parts' share")
+		w := get(t, c, "whole")
+		assert.Equal(t, jobs.Pending, w.State)
+		assert.InDelta(t, 40*jobs.PartsShare, w.Progress, 1e-9)
+	})
+}

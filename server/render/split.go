@@ -157,14 +157,13 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 
 // PartHandler runs the parts of split renders for the job core's pool.
 type PartHandler struct {
-	cfg  HandlerConfig
-	jobs *jobs.Client
+	cfg HandlerConfig
 }
 
-// NewPartHandler returns the handler of parts; core records their
+// NewPartHandler returns the handler of parts; the pool records their
 // progress into their render's.
-func NewPartHandler(cfg HandlerConfig, core *jobs.Client) *PartHandler {
-	return &PartHandler{cfg: cfg, jobs: core}
+func NewPartHandler(cfg HandlerConfig) *PartHandler {
+	return &PartHandler{cfg: cfg}
 }
 
 // Types are the job types the handler runs.
@@ -190,12 +189,7 @@ func (h *PartHandler) Run(ctx context.Context, j *ent.Job, progress func(float64
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
 	log = log.With("render_id", whole.ID, "part", pa.Index)
-	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: func(p float64) {
-		progress(p)
-		if err := h.jobs.PartsProgress(ctx, whole.ID); err != nil && ctx.Err() == nil {
-			log.Warn("record progress of the render", "err", err)
-		}
-	}}
+	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress}
 	keys, f := r.part(ctx, j.Type, pa)
 	o := jobs.Outcome{Failure: f}
 	if len(keys) > 0 {
