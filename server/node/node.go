@@ -80,11 +80,11 @@ func NewHeartbeat(st *store.Store, info Info, running func() []string, log *slog
 }
 
 // Start writes the first heartbeat, so the node is listed as soon as it
-// serves, then keeps writing in the background.
+// serves, then keeps writing in the background. An error is the first
+// heartbeat's: the later ones go on regardless, so the node is listed once
+// the database answers again.
 func (h *Heartbeat) Start(ctx context.Context) error {
-	if err := h.beat(ctx); err != nil {
-		return err
-	}
+	first := h.beat(ctx)
 	ctx, h.stop = context.WithCancel(ctx)
 	h.wg.Add(1)
 	go func() {
@@ -102,7 +102,7 @@ func (h *Heartbeat) Start(ctx context.Context) error {
 			}
 		}
 	}()
-	return nil
+	return first
 }
 
 // Stop ends the heartbeats and removes the node's row: a node that shut

@@ -2,8 +2,10 @@ package node_test
 
 import (
 	"context"
+	"database/sql"
 	"io"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
@@ -65,4 +67,36 @@ func TestStaleAndPrunedNodes(t *testing.T) {
 		require.Len(t, list.GetNodes(), 1)
 		assert.Equal(t, "stale", list.GetNodes()[0].GetId())
 	})
+}
+
+// TestHeartbeatGoesOnAfterAFailedFirstBeat: a node whose first heartbeat
+// failed (the database was busy at start) is listed once a later one
+// succeeds.
+func TestHeartbeatGoesOnAfterAFailedFirstBeat(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	db := storetest.SQLite(t)
+	st, err := store.Open(ctx, db.URL)
+	require.NoError(t, err)
+	t.Cleanup(func() { st.Close() })
+	// A second connection to the file refuses the first heartbeat's write.
+	raw, err := sql.Open("sqlite", "file:"+strings.TrimPrefix(db.URL, "sqlite://"))
+	require.NoError(t, err)
+	t.Cleanup(func() { raw.Close() })
+	_, err = raw.ExecContext(ctx, `CREATE TRIGGER refuse BEFORE INSERT ON nodes BEGIN SELECT RAISE(ABORT, 'refused'); END`)
+	require.NoError(t, err)
+
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	hb := node.NewHeartbeat(st, node.Info{ID: "late", Role: node.RoleAll, Version: "test", Every: 20 * time.Millisecond}, nil, log)
+	require.Error(t, hb.Start(ctx))
+	t.Cleanup(func() { hb.Stop(ctx) })
+	_, err = raw.ExecContext(ctx, `DROP TRIGGER refuse`)
+	require.NoError(t, err)
+
+	svc := node.NewService(st, log)
+	require.Eventually(t, func() bool {
+		list, err := svc.ListNodes(auth.WithAdmin(ctx), &renderv1.ListNodesRequest{})
+		require.NoError(t, err)
+		return len(list.GetNodes()) == 1 && list.GetNodes()[0].GetId() == "late"
+	}, 5*time.Second, 20*time.Millisecond)
 }
