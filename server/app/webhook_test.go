@@ -64,5 +64,15 @@ func TestWebhookDeliveryIsShownOnTheJob(t *testing.T) {
 				assert.Equal(t, 204.0, d["lastStatusCode"])
 			}
 		}
+		// A list shows each job's own delivery, read for the page at once.
+		r := k.do(t, http.MethodGet, "/api/render", nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		listed := map[string]string{}
+		for _, d := range r.json(t)["data"].([]any) {
+			rec := d.(map[string]any)
+			wd, _ := rec["webhookDelivery"].(map[string]any)
+			listed[rec["jobId"].(string)], _ = wd["status"].(string)
+		}
+		assert.Equal(t, map[string]string{ids["delivered"]: "delivered", ids["failed"]: "failed"}, listed)
 	})
 }

@@ -55,8 +55,13 @@ func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequ
 		Data: make([]*renderv1.RenderJob, 0, len(found)),
 		Meta: &renderv1.RenderListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
 	}
+	// One read of the webhook deliveries for the page, not one a job.
+	deliveries, err := s.deliveries(ctx, found...)
+	if err != nil {
+		return nil, err
+	}
 	for _, j := range found {
-		rec, err := s.record(ctx, j)
+		rec, err := s.recordWith(ctx, j, deliveries)
 		if err != nil {
 			return nil, err
 		}

@@ -288,6 +288,58 @@ func shownStatus(j *ent.Job) string {
 // record is the wire form of a job: outputUrl only when completed, error
 // only when failed.
 func (s *Service) record(ctx context.Context, j *ent.Job) (*renderv1.RenderJob, error) {
+	deliveries, err := s.deliveries(ctx, j)
+	if err != nil {
+		return nil, err
+	}
+	return s.recordWith(ctx, j, deliveries)
+}
+
+// hooked reports whether a job ended and has a webhook, so that its record
+// shows the delivery.
+func hooked(j *ent.Job) (bool, error) {
+	if !jobs.Final(j.State) {
+		return false, nil
+	}
+	args, err := ArgsOf(j)
+	if err != nil {
+		return false, apierr.Wrap(err, apierr.Internal, "the job could not be read")
+	}
+	return args.Webhook != "", nil
+}
+
+// deliveries reads the latest webhook delivery of each of the jobs that
+// ended with a webhook, in one query, by job id.
+func (s *Service) deliveries(ctx context.Context, js ...*ent.Job) (map[string]*ent.WebhookDelivery, error) {
+	var ids []string
+	for _, j := range js {
+		ok, err := hooked(j)
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			ids = append(ids, j.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil, nil
+	}
+	rows, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobIDIn(ids...)).
+		Order(ent.Desc(webhookdelivery.FieldCreatedAt)).All(ctx)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job's webhook could not be read; try again")
+	}
+	out := make(map[string]*ent.WebhookDelivery, len(ids))
+	for _, d := range rows {
+		if _, ok := out[d.JobID]; !ok { // newest first
+			out[d.JobID] = d
+		}
+	}
+	return out, nil
+}
+
+// recordWith is record with the latest webhook deliveries already read.
+func (s *Service) recordWith(ctx context.Context, j *ent.Job, deliveries map[string]*ent.WebhookDelivery) (*renderv1.RenderJob, error) {
 	rec := &renderv1.RenderJob{
 		JobId:     j.ID,
 		Status:    shownStatus(j),
@@ -311,23 +363,8 @@ func (s *Service) record(ctx context.Context, j *ent.Job) (*renderv1.RenderJob, 
 	case jobs.Failed:
 		rec.Error = &renderv1.RenderError{Code: deref(j.ErrorCode), Message: deref(j.ErrorMessage)}
 	}
-	if jobs.Final(j.State) {
-		args, err := ArgsOf(j)
-		if err != nil {
-			return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
-		}
-		if args.Webhook == "" {
-			return rec, nil
-		}
-		d, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobID(j.ID)).
-			Order(ent.Desc(webhookdelivery.FieldCreatedAt)).First(ctx)
-		switch {
-		case ent.IsNotFound(err):
-		case err != nil:
-			return nil, apierr.Wrap(err, apierr.Internal, "the job's webhook could not be read; try again")
-		default:
-			rec.WebhookDelivery = delivery(d)
-		}
+	if d, ok := deliveries[j.ID]; ok {
+		rec.WebhookDelivery = delivery(d)
 	}
 	return rec, nil
 }
