@@ -81,7 +81,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
-	submit, err := keyed(ctx, s.jobs, "jobs.create", "job", req, func(j *ent.Job) string { return j.ID })
+	submit, err := s.jobs.Keyed(ctx, Kind, "jobs.create", "job", req, func(j *ent.Job) string { return j.ID })
 	if err != nil {
 		return nil, err
 	}

@@ -113,7 +113,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 
-	submit, err := keyed(ctx, s.jobs, "pipelines.run", "run", req, func(j *ent.Job) string {
+	submit, err := s.jobs.Keyed(ctx, Kind, "pipelines.run", "run", req, func(j *ent.Job) string {
 		if j.BatchID == nil {
 			return j.ID // a job's key, which a run's hash never matches
 		}

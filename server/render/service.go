@@ -110,35 +110,14 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	if err != nil {
 		return nil, err
 	}
-	key, err := idempotency.Key(ctx)
-	if err != nil {
-		return nil, err
-	}
-	hash, err := idempotency.Hash("", req)
-	if err != nil {
-		return nil, apierr.Wrap(err, apierr.Internal, "could not read the request")
-	}
 	org := auth.Org(ctx)
 	var first *ent.Job // what Find found last
-	submit := idempotency.Submit{Key: key, Hash: hash, Noun: "render",
-		Find: func(ctx context.Context) (idempotency.Earlier, bool, error) {
-			j, err := s.st.Job.Query().Where(job.Kind(Kind), job.OrgID(org), job.IdempotencyKey(key)).Only(ctx)
-			if ent.IsNotFound(err) {
-				return idempotency.Earlier{}, false, nil
-			}
-			if err != nil {
-				return idempotency.Earlier{}, false, err
-			}
-			first = j
-			e := idempotency.Earlier{ID: j.ID, CreatedAt: time.UnixMilli(j.CreatedAt)}
-			if j.RequestHash != nil {
-				e.Hash = *j.RequestHash
-			}
-			return e, true, nil
-		},
-		Free: func(ctx context.Context, _ idempotency.Earlier) error {
-			return s.jobs.ForgetKey(ctx, Kind, org, key)
-		},
+	submit, err := s.jobs.Keyed(ctx, Kind, "", "render", req, func(j *ent.Job) string {
+		first = j
+		return j.ID
+	})
+	if err != nil {
+		return nil, err
 	}
 
 	args, err := json.Marshal(argsOf(provider, composition, assets, req.GetWebhook(), scene))
@@ -152,7 +131,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 			return "", err
 		}
 		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
-			IdempotencyKey: key, RequestHash: hash}
+			IdempotencyKey: submit.Key, RequestHash: submit.Hash}
 		all, err := splitJobs(split, whole, scene)
 		if err != nil {
 			return "", err

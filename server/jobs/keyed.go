@@ -1,4 +1,4 @@
-package media
+package jobs
 
 import (
 	"context"
@@ -11,13 +11,13 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/idempotency"
-	"github.com/kinohq/kino/server/jobs"
 )
 
-// keyed is a submit under the request's Idempotency-Key. The key lives on
-// the job the submit makes (a run's first job), under the unique index of
+// Keyed is a submit of jobs of kind under the request's Idempotency-Key,
+// its request hashed under op. The key lives on the job the submit makes
+// (a render's whole, a run's first job), under the unique index of
 // (org_id, idempotency_key); id names what the submit made from that job.
-func keyed(ctx context.Context, jc *jobs.Client, op, noun string, req proto.Message, id func(*ent.Job) string) (idempotency.Submit, error) {
+func (c *Client) Keyed(ctx context.Context, kind, op, noun string, req proto.Message, id func(*ent.Job) string) (idempotency.Submit, error) {
 	key, err := idempotency.Key(ctx)
 	if err != nil {
 		return idempotency.Submit{}, err
@@ -29,7 +29,7 @@ func keyed(ctx context.Context, jc *jobs.Client, op, noun string, req proto.Mess
 	org := auth.Org(ctx)
 	return idempotency.Submit{Key: key, Hash: hash, Noun: noun,
 		Find: func(ctx context.Context) (idempotency.Earlier, bool, error) {
-			j, err := jc.Store().Job.Query().Where(job.Kind(Kind), job.OrgID(org), job.IdempotencyKey(key)).Only(ctx)
+			j, err := c.st.Job.Query().Where(job.Kind(kind), job.OrgID(org), job.IdempotencyKey(key)).Only(ctx)
 			if ent.IsNotFound(err) {
 				return idempotency.Earlier{}, false, nil
 			}
@@ -43,7 +43,7 @@ func keyed(ctx context.Context, jc *jobs.Client, op, noun string, req proto.Mess
 			return e, true, nil
 		},
 		Free: func(ctx context.Context, _ idempotency.Earlier) error {
-			return jc.ForgetKey(ctx, Kind, org, key)
+			return c.ForgetKey(ctx, kind, org, key)
 		},
 	}, nil
 }
