@@ -505,7 +505,10 @@ func (c *Client) handOn(ctx context.Context, tx *ent.Tx, ch *changes, parent *en
 // cancelled in the same transaction. meta is merged into the metadata
 // either way (the attempt's log, say).
 func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map[string]any) (bool, error) {
-	var done bool
+	var (
+		done, retried bool
+		retryIn       time.Duration
+	)
 	err := c.transition(ctx, func(tx *ent.Tx, ch *changes) error {
 		cur, err := c.lockedOwned(ctx, tx, id, owner)
 		if err != nil || cur == nil {
@@ -530,8 +533,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 			done = n == 1
 			if done {
 				ch.ids = append(ch.ids, id)
-				// Idle workers hear of it when the backoff ends, not before.
-				time.AfterFunc(delay, func() { c.bus.Publish(events.Work) })
+				retried, retryIn = true, delay
 			}
 			return nil
 		}
@@ -544,6 +546,11 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 		done = true
 		return c.cancelDependants(ctx, tx, ch, j, upstream(j, CodeUpstreamFailed, "failed"))
 	})
+	if err == nil && retried {
+		// Idle workers hear of it when the backoff ends, not before, and
+		// only once the put-back committed.
+		time.AfterFunc(retryIn, func() { c.bus.Publish(events.Work) })
+	}
 	return done, err
 }
 
