@@ -3,6 +3,8 @@ package media
 import (
 	"context"
 	"encoding/json"
+	"fmt"
+	"strings"
 
 	"google.golang.org/protobuf/proto"
 
@@ -87,10 +89,14 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.J
 			return nil, err
 		}
 		// URLs an earlier kino stored in the meta itself are made again,
-		// so they carry a signature where the bucket now needs one.
+		// so they carry a signature where the bucket now needs one. Only
+		// the job's own files: other values (a transcript read from the
+		// input's subtitles) are the user's text, and signing whatever
+		// key they name would hand out any object of the bucket.
+		own := fmt.Sprintf("jobs/%s/%s/", j.OrgID, j.ID)
 		for field, v := range meta {
 			if s, ok := v.(string); ok {
-				if key, ok := st.KeyOf(s); ok {
+				if key, ok := st.KeyOf(s); ok && strings.HasPrefix(key, own) {
 					if meta[field], err = url(key); err != nil {
 						return nil, err
 					}
