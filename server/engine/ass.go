@@ -178,8 +178,10 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 	// (and the text layers) by its em: the same fontSize draws the same
 	// glyphs.
 	size := f(math.Round(emHeight*100) / 100)
-	// A comma would end the style's font field.
-	family = strings.NewReplacer(",", " ", "\n", " ").Replace(family)
+	// A comma would end the style's font field, and a line break (libass
+	// ends a line at \r as at \n) or NUL the style: the name is the font
+	// file's, whoever made it.
+	family = strings.NewReplacer(",", " ", "\n", " ", "\r", " ", "\x00", " ").Replace(family)
 	shadowColour, shadow := "&HFF000000", 0
 	if st.Shadow.Color != "" {
 		shadowColour, shadow = assColour(st.Shadow.Color, l.Opacity), 1

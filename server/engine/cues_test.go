@@ -208,3 +208,16 @@ func TestPlanCaptions(t *testing.T) {
 	assert.Positive(t, stacked, "overlapping cues share events")
 	assert.Contains(t, box[0], `\xbord3\ybord0}say`)
 }
+
+// TestWriteASSFontName: the family is the font file's own name, which its
+// maker chose; no byte of it ends the style line or starts another.
+func TestWriteASSFontName(t *testing.T) {
+	t.Parallel()
+	l := Layer{Color: "0xFFFFFFFF", Opacity: 1, Captions: &Captions{}}
+	script, err := writeASS(l, &Scene{Width: 32, Height: 18}, "Evil,1\r[Events]\rDialogue: 0\n\x00x", 10, rect{w: 32, h: 18}, nil)
+	require.NoError(t, err)
+	assert.NotContains(t, script, "\r")
+	assert.NotContains(t, script, "\x00")
+	assert.Contains(t, script, "Style: Text,Evil 1 [Events] Dialogue: 0  x,")
+	assert.Equal(t, 1, strings.Count(script, "[Events]\n"))
+}
