@@ -221,3 +221,29 @@ func TestWriteASSFontName(t *testing.T) {
 	assert.Contains(t, script, "Style: Text,Evil 1 [Events] Dialogue: 0  x,")
 	assert.Equal(t, 1, strings.Count(script, "[Events]\n"))
 }
+
+// TestCleanCueTextUnclosed: a '<' or "{\" whose end is missing, far away
+// or on another line is text, and the tags around it still go.
+func TestCleanCueTextUnclosed(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "a < b bold", cleanCueText("a < b <b>bold</b>", true))
+	assert.Equal(t, "<b\nx> y", cleanCueText("<b\nx> y<i>", true))
+	long := "<v " + strings.Repeat("n", maxTagLen) + ">hi"
+	assert.Equal(t, long, cleanCueText(long, true), "longer than any tag: text")
+	assert.Equal(t, "hi", cleanCueText("<v "+strings.Repeat("n", maxTagLen-2)+">hi", true))
+	assert.Equal(t, `x {\b1 y`, cleanCueText(`x {\b1 y`, false))
+	assert.Equal(t, "x y z", cleanCueText(`x {\b1}y{\b0} z`, false))
+}
+
+// BenchmarkParseCuesUnclosed is a captions file of one long cue of '<'
+// and "{\" that never close: read once (linear), not once for each.
+func BenchmarkParseCuesUnclosed(b *testing.B) {
+	for _, body := range []string{"<", "<a", `{\`} {
+		data := []byte("1\n00:00:00,000 --> 00:00:01,000\n" + strings.Repeat(body, (MaxCaptionBytes-64)/len(body)) + "\n")
+		b.Run(body, func(b *testing.B) {
+			for b.Loop() {
+				_, _ = ParseCues(data)
+			}
+		})
+	}
+}
