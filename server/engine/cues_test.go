@@ -247,3 +247,20 @@ func BenchmarkParseCuesUnclosed(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkWriteASSWords is the script of a highlighted captions layer
+// of 20,000 words (a shown cue each, one after another): each span looks
+// at the cues it shows, not at all 20,000.
+func BenchmarkWriteASSWords(b *testing.B) {
+	l := Layer{Color: "0xFFFFFFFF", Opacity: 1, Captions: &Captions{Highlight: "0xFFFF00FF"}}
+	line := []string{"one two three four five six seven eight nine ten"}
+	cues := make([]shownCue, 20000)
+	for i := range cues {
+		cues[i] = shownCue{start: float64(i) * 0.1, end: float64(i+1) * 0.1, lines: line, word: i % 10}
+	}
+	for b.Loop() {
+		if _, err := writeASS(l, &Scene{Width: 320, Height: 180}, "DejaVu Sans", 10, rect{w: 320, h: 180}, cues); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
