@@ -178,8 +178,10 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 	// (and the text layers) by its em: the same fontSize draws the same
 	// glyphs.
 	size := f(math.Round(emHeight*100) / 100)
-	// A comma would end the style's font field.
-	family = strings.NewReplacer(",", " ", "\n", " ").Replace(family)
+	// A comma would end the style's font field, and a line break (libass
+	// ends a line at \r as at \n) or NUL the style: the name is the font
+	// file's, whoever made it.
+	family = strings.NewReplacer(",", " ", "\n", " ", "\r", " ", "\x00", " ").Replace(family)
 	shadowColour, shadow := "&HFF000000", 0
 	if st.Shadow.Color != "" {
 		shadowColour, shadow = assColour(st.Shadow.Color, l.Opacity), 1
@@ -218,18 +220,41 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 		cuts = append(cuts, c.start, c.end)
 	}
 	sort.Float64s(cuts)
+	// The cues on screen in a span, swept along: a cue joins once the
+	// spans reach its start and leaves once they pass its end, so each
+	// span looks at the cues it shows, not at every cue (with a highlight,
+	// a cue a word: hundreds of thousands).
+	byStart := make([]int, len(cues))
+	for i := range byStart {
+		byStart[i] = i
+	}
+	sort.SliceStable(byStart, func(a, b int) bool { return cues[byStart[a]].start < cues[byStart[b]].start })
+	var active []int
+	next := 0
 	events := 0
 	for k := 0; k+1 < len(cuts); k++ {
 		from, to := cuts[k], cuts[k+1]
 		if to-from < 1e-9 {
 			continue
 		}
-		var shown, plain []string
-		for _, c := range cues {
-			if c.start <= from+1e-9 && c.end >= to-1e-9 {
-				shown = append(shown, cueLines(c, on, off))
-				plain = append(plain, cueLines(shownCue{lines: c.lines, word: -1}, "", ""))
+		for next < len(byStart) && cues[byStart[next]].start <= from+1e-9 {
+			active = append(active, byStart[next])
+			next++
+		}
+		kept := active[:0]
+		for _, i := range active {
+			if cues[i].end >= to-1e-9 {
+				kept = append(kept, i)
 			}
+		}
+		active = kept
+		// In the cues' own order: the earlier on top.
+		sort.Ints(active)
+		var shown, plain []string
+		for _, i := range active {
+			c := cues[i]
+			shown = append(shown, cueLines(c, on, off))
+			plain = append(plain, cueLines(shownCue{lines: c.lines, word: -1}, "", ""))
 		}
 		if len(shown) == 0 {
 			continue

@@ -242,16 +242,31 @@ func parseStamp(s string) (float64, bool) {
 // decodes entities. Line breaks are kept.
 func cleanCueText(s string, vtt bool) string {
 	var b strings.Builder
+	// Where the next '>', '\n' and '}' are, from i on: found again only
+	// once i passes them, so a text of a million '<' (or "{\") with no
+	// end is read once, not once for each of them.
+	next := func(at *int, i int, c byte) int {
+		if *at < i {
+			*at = len(s)
+			if k := strings.IndexByte(s[i:], c); k >= 0 {
+				*at = i + k
+			}
+		}
+		return *at
+	}
+	closeAt, lineEnd, braceAt := -1, -1, -1
 	for i := 0; i < len(s); {
 		switch {
 		case s[i] == '<':
-			if j := strings.IndexByte(s[i:], '>'); j > 0 && !strings.ContainsAny(s[i:i+j], "\n") && isTag(s[i+1:i+j]) {
-				i += j + 1
+			// A tag ends on its own line, and is short: its inside is
+			// read only when it could be one.
+			if j := next(&closeAt, i, '>'); j < len(s) && j < next(&lineEnd, i, '\n') && j-i-1 <= maxTagLen && isTag(s[i+1:j]) {
+				i = j + 1
 				continue
 			}
 		case s[i] == '{' && !vtt && i+1 < len(s) && s[i+1] == '\\':
-			if j := strings.IndexByte(s[i:], '}'); j > 0 {
-				i += j + 1
+			if j := next(&braceAt, i, '}'); j < len(s) {
+				i = j + 1
 				continue
 			}
 		}
@@ -268,6 +283,10 @@ func cleanCueText(s string, vtt bool) string {
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n"))
 }
+
+// maxTagLen bounds the inside of a styling tag: a voice's name, classes,
+// a font's attributes fit in far less.
+const maxTagLen = 256
 
 // isTag reports whether the inside of <…> is a caption styling tag, not
 // text such as "a < b > c".

@@ -208,3 +208,59 @@ func TestPlanCaptions(t *testing.T) {
 	assert.Positive(t, stacked, "overlapping cues share events")
 	assert.Contains(t, box[0], `\xbord3\ybord0}say`)
 }
+
+// TestWriteASSFontName: the family is the font file's own name, which its
+// maker chose; no byte of it ends the style line or starts another.
+func TestWriteASSFontName(t *testing.T) {
+	t.Parallel()
+	l := Layer{Color: "0xFFFFFFFF", Opacity: 1, Captions: &Captions{}}
+	script, err := writeASS(l, &Scene{Width: 32, Height: 18}, "Evil,1\r[Events]\rDialogue: 0\n\x00x", 10, rect{w: 32, h: 18}, nil)
+	require.NoError(t, err)
+	assert.NotContains(t, script, "\r")
+	assert.NotContains(t, script, "\x00")
+	assert.Contains(t, script, "Style: Text,Evil 1 [Events] Dialogue: 0  x,")
+	assert.Equal(t, 1, strings.Count(script, "[Events]\n"))
+}
+
+// TestCleanCueTextUnclosed: a '<' or "{\" whose end is missing, far away
+// or on another line is text, and the tags around it still go.
+func TestCleanCueTextUnclosed(t *testing.T) {
+	t.Parallel()
+	assert.Equal(t, "a < b bold", cleanCueText("a < b <b>bold</b>", true))
+	assert.Equal(t, "<b\nx> y", cleanCueText("<b\nx> y<i>", true))
+	long := "<v " + strings.Repeat("n", maxTagLen) + ">hi"
+	assert.Equal(t, long, cleanCueText(long, true), "longer than any tag: text")
+	assert.Equal(t, "hi", cleanCueText("<v "+strings.Repeat("n", maxTagLen-2)+">hi", true))
+	assert.Equal(t, `x {\b1 y`, cleanCueText(`x {\b1 y`, false))
+	assert.Equal(t, "x y z", cleanCueText(`x {\b1}y{\b0} z`, false))
+}
+
+// BenchmarkParseCuesUnclosed is a captions file of one long cue of '<'
+// and "{\" that never close: read once (linear), not once for each.
+func BenchmarkParseCuesUnclosed(b *testing.B) {
+	for _, body := range []string{"<", "<a", `{\`} {
+		data := []byte("1\n00:00:00,000 --> 00:00:01,000\n" + strings.Repeat(body, (MaxCaptionBytes-64)/len(body)) + "\n")
+		b.Run(body, func(b *testing.B) {
+			for b.Loop() {
+				_, _ = ParseCues(data)
+			}
+		})
+	}
+}
+
+// BenchmarkWriteASSWords is the script of a highlighted captions layer
+// of 20,000 words (a shown cue each, one after another): each span looks
+// at the cues it shows, not at all 20,000.
+func BenchmarkWriteASSWords(b *testing.B) {
+	l := Layer{Color: "0xFFFFFFFF", Opacity: 1, Captions: &Captions{Highlight: "0xFFFF00FF"}}
+	line := []string{"one two three four five six seven eight nine ten"}
+	cues := make([]shownCue, 20000)
+	for i := range cues {
+		cues[i] = shownCue{start: float64(i) * 0.1, end: float64(i+1) * 0.1, lines: line, word: i % 10}
+	}
+	for b.Loop() {
+		if _, err := writeASS(l, &Scene{Width: 320, Height: 180}, "DejaVu Sans", 10, rect{w: 320, h: 180}, cues); err != nil {
+			b.Fatal(err)
+		}
+	}
+}

@@ -49,6 +49,10 @@ type SplitConfig struct {
 	Always bool
 }
 
+// MaxParts bounds the runs of frames one render is split into: a render
+// that its part length would cut into more gets longer parts.
+const MaxParts = 100
+
 // minPart is the shortest part a request may ask for: shorter parts
 // would cost more in their fixed overhead (about a second of a worker's
 // time each) than they could save.
@@ -118,7 +122,11 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 		return nil, nil
 	}
 	per := int(cfg.Part.Seconds() * float64(scene.FPS))
-	ranges := scene.Ranges(max(per, 1))
+	// Every part downloads the sources it shows (a background video, all
+	// of it, each time) and is a job of its own: a request's one-second
+	// parts of a ten-minute render would make 600 of each.
+	per = max(per, 1, (scene.Frames()+MaxParts-1)/MaxParts)
+	ranges := scene.Ranges(per)
 	if len(ranges) < 2 {
 		return nil, nil
 	}
