@@ -3,7 +3,6 @@ package engine
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -45,11 +44,9 @@ func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha
 	if err := p.captionsReady(l); err != nil {
 		return "", err
 	}
-	family := p.fonts[font].FullName()
-	data, err := os.ReadFile(font)
-	if err != nil {
-		return "", fmt.Errorf("%s: read the font: %w", l.Field, err)
-	}
+	// The font p.face read, not read again.
+	read := p.fonts[font]
+	family, data := read.FullName(), read.file
 	// libass finds the font by its full name in fontsdir: a folder of
 	// this layer's font alone, so no other file (a downloaded video) is
 	// read as a font.

@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/typeset"
 )
 
 // Command is an ffmpeg invocation and the files it reads that Plan made.
@@ -362,7 +361,7 @@ type planner struct {
 	pictures []Picture
 	// fonts holds the fonts read to lay text out, by path; fontBytes is
 	// what the downloaded ones among them hold (see maxFontBytes).
-	fonts     map[string]*typeset.Font
+	fonts     map[string]readFont
 	fontBytes int64
 	// linesDrawn counts the lines of laid-out text drawn so far.
 	linesDrawn int
