@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -12,6 +13,11 @@ import (
 // maxCaptionEvents bounds the subtitle events one captions layer writes:
 // a highlighted cue is one event a word.
 const maxCaptionEvents = 50000
+
+// maxCaptionScript bounds the subtitle script of one captions layer, held
+// in memory and read by libass: cues on screen together are written into
+// every event while they show, so overlapping cues multiply its size.
+const maxCaptionScript = 32 << 20
 
 // captionsLayer draws a captions layer with libass (ffmpeg's ass filter),
 // from a subtitle script kino writes to a file. One filter draws every cue
@@ -209,25 +215,46 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 		on, off = colourTags(assColour(l.Captions.Highlight, l.Opacity)), colourTags(text)
 	}
 
-	// The spans in which the cues on screen do not change.
+	// The spans in which the cues on screen do not change, swept in time
+	// order: a cue joins the cues on screen at the span it starts and
+	// leaves after the last it covers, so each span costs what it shows
+	// (a layer may hold millions of word-long cues).
 	var cuts []float64
 	for _, c := range cues {
 		cuts = append(cuts, c.start, c.end)
 	}
 	sort.Float64s(cuts)
+	byStart := make([]int, len(cues))
+	for k := range byStart {
+		byStart[k] = k
+	}
+	sort.SliceStable(byStart, func(a, z int) bool { return cues[byStart[a]].start < cues[byStart[z]].start })
+	// showing are the cues that may be on screen, in their order in cues (the
+	// earlier on top).
+	var showing []int
+	next := 0
 	events := 0
 	for k := 0; k+1 < len(cuts); k++ {
 		from, to := cuts[k], cuts[k+1]
 		if to-from < 1e-9 {
 			continue
 		}
-		var shown, plain []string
-		for _, c := range cues {
-			if c.start <= from+1e-9 && c.end >= to-1e-9 {
-				shown = append(shown, cueLines(c, on, off))
-				plain = append(plain, cueLines(shownCue{lines: c.lines, word: -1}, "", ""))
-			}
+		for ; next < len(byStart) && cues[byStart[next]].start <= from+1e-9; next++ {
+			at := sort.SearchInts(showing, byStart[next])
+			showing = slices.Insert(showing, at, byStart[next])
 		}
+		var shown, plain []string
+		kept := showing[:0]
+		for _, n := range showing {
+			c := cues[n]
+			if c.end < to-1e-9 {
+				continue // ended before this span, as every later one starts
+			}
+			kept = append(kept, n)
+			shown = append(shown, cueLines(c, on, off))
+			plain = append(plain, cueLines(shownCue{lines: c.lines, word: -1}, "", ""))
+		}
+		showing = kept
 		if len(shown) == 0 {
 			continue
 		}
@@ -241,6 +268,12 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 			fmt.Fprintf(&b, "Dialogue: 0,%s,Box,,0,0,0,,{%s\\xbord%d\\ybord%d}%s\n", when, place, st.PaddingX, st.PaddingY, strings.Join(plain, `\N`))
 		}
 		fmt.Fprintf(&b, "Dialogue: 1,%s,Text,,0,0,0,,{%s}%s\n", when, place, strings.Join(shown, `\N`))
+		// Cues on screen together repeat their text in every event until
+		// the last of them ends.
+		if b.Len() > maxCaptionScript {
+			return "", &ValidationError{Field: l.Field, Message: fmt.Sprintf(
+				"makes a subtitle script of more than %d MiB (many cues on screen at once, each repeated in every event while it shows); use fewer overlapping cues or no highlight", maxCaptionScript>>20)}
+		}
 	}
 	return b.String(), nil
 }
