@@ -3,8 +3,8 @@ package engine
 import (
 	"fmt"
 	"math"
-	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -13,6 +13,11 @@ import (
 // maxCaptionEvents bounds the subtitle events one captions layer writes:
 // a highlighted cue is one event a word.
 const maxCaptionEvents = 50000
+
+// maxCaptionScript bounds the subtitle script of one captions layer, held
+// in memory and read by libass: cues on screen together are written into
+// every event while they show, so overlapping cues multiply its size.
+const maxCaptionScript = 32 << 20
 
 // captionsLayer draws a captions layer with libass (ffmpeg's ass filter),
 // from a subtitle script kino writes to a file. One filter draws every cue
@@ -45,11 +50,9 @@ func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha
 	if err := p.captionsReady(l); err != nil {
 		return "", err
 	}
-	family := p.fonts[font].FullName()
-	data, err := os.ReadFile(font)
-	if err != nil {
-		return "", fmt.Errorf("%s: read the font: %w", l.Field, err)
-	}
+	// The font p.face read, not read again.
+	read := p.fonts[font]
+	family, data := read.FullName(), read.file
 	// libass finds the font by its full name in fontsdir: a folder of
 	// this layer's font alone, so no other file (a downloaded video) is
 	// read as a font.
@@ -214,22 +217,23 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 		on, off = colourTags(assColour(l.Captions.Highlight, l.Opacity)), colourTags(text)
 	}
 
-	// The spans in which the cues on screen do not change.
+	// The spans in which the cues on screen do not change, swept in time
+	// order: a cue joins the cues on screen at the span it starts and
+	// leaves after the last it covers, so each span costs what it shows
+	// (a layer may hold millions of word-long cues).
 	var cuts []float64
 	for _, c := range cues {
 		cuts = append(cuts, c.start, c.end)
 	}
 	sort.Float64s(cuts)
-	// The cues on screen in a span, swept along: a cue joins once the
-	// spans reach its start and leaves once they pass its end, so each
-	// span looks at the cues it shows, not at every cue (with a highlight,
-	// a cue a word: hundreds of thousands).
 	byStart := make([]int, len(cues))
-	for i := range byStart {
-		byStart[i] = i
+	for k := range byStart {
+		byStart[k] = k
 	}
-	sort.SliceStable(byStart, func(a, b int) bool { return cues[byStart[a]].start < cues[byStart[b]].start })
-	var active []int
+	sort.SliceStable(byStart, func(a, z int) bool { return cues[byStart[a]].start < cues[byStart[z]].start })
+	// showing are the cues that may be on screen, in their order in cues (the
+	// earlier on top).
+	var showing []int
 	next := 0
 	events := 0
 	for k := 0; k+1 < len(cuts); k++ {
@@ -237,25 +241,22 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 		if to-from < 1e-9 {
 			continue
 		}
-		for next < len(byStart) && cues[byStart[next]].start <= from+1e-9 {
-			active = append(active, byStart[next])
-			next++
+		for ; next < len(byStart) && cues[byStart[next]].start <= from+1e-9; next++ {
+			at := sort.SearchInts(showing, byStart[next])
+			showing = slices.Insert(showing, at, byStart[next])
 		}
-		kept := active[:0]
-		for _, i := range active {
-			if cues[i].end >= to-1e-9 {
-				kept = append(kept, i)
-			}
-		}
-		active = kept
-		// In the cues' own order: the earlier on top.
-		sort.Ints(active)
 		var shown, plain []string
-		for _, i := range active {
-			c := cues[i]
+		kept := showing[:0]
+		for _, n := range showing {
+			c := cues[n]
+			if c.end < to-1e-9 {
+				continue // ended before this span, as every later one starts
+			}
+			kept = append(kept, n)
 			shown = append(shown, cueLines(c, on, off))
 			plain = append(plain, cueLines(shownCue{lines: c.lines, word: -1}, "", ""))
 		}
+		showing = kept
 		if len(shown) == 0 {
 			continue
 		}
@@ -269,6 +270,12 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 			fmt.Fprintf(&b, "Dialogue: 0,%s,Box,,0,0,0,,{%s\\xbord%d\\ybord%d}%s\n", when, place, st.PaddingX, st.PaddingY, strings.Join(plain, `\N`))
 		}
 		fmt.Fprintf(&b, "Dialogue: 1,%s,Text,,0,0,0,,{%s}%s\n", when, place, strings.Join(shown, `\N`))
+		// Cues on screen together repeat their text in every event until
+		// the last of them ends.
+		if b.Len() > maxCaptionScript {
+			return "", &ValidationError{Field: l.Field, Message: fmt.Sprintf(
+				"makes a subtitle script of more than %d MiB (many cues on screen at once, each repeated in every event while it shows); use fewer overlapping cues or no highlight", maxCaptionScript>>20)}
+		}
 	}
 	return b.String(), nil
 }

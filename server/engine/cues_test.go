@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -263,4 +264,24 @@ func BenchmarkWriteASSWords(b *testing.B) {
 			b.Fatal(err)
 		}
 	}
+}
+
+// TestPlanCaptionsOverlapBounded: cues on screen together are written into
+// every event while they show, so a hundred long highlighted cues that
+// overlap would make a script of gigabytes (and planning took minutes);
+// the script is bounded, and the layer refused naming it.
+func TestPlanCaptionsOverlapBounded(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 100 {
+		fmt.Fprintf(&b, "%d\n00:00:00,%03d --> 00:00:50,000\n%s\n\n", i+1, i, strings.Repeat("a ", 450))
+	}
+	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 60,
+		"layers": []any{map[string]any{"type": "captions", "text": b.String(), "highlightColor": "yellow", "backgroundColor": "black"}}}), nil, DefaultLimits())
+	require.NoError(t, err)
+	_, err = Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, "composition.layers[0]", ve.Field)
+	assert.Contains(t, ve.Message, "subtitle script of more than 32 MiB")
 }

@@ -21,16 +21,9 @@ const maxFontBytes = 128 << 20
 // downloaded font that cannot be measured, or that brings the fonts read
 // past maxFontBytes, is a *MediaError naming the layer's font.
 func (p *planner) face(l Layer, path string) (*typeset.Face, error) {
-	font, ok := p.fonts[path]
-	if !ok {
-		var err error
-		if font, err = p.readFont(l, path); err != nil {
-			return nil, err
-		}
-		if p.fonts == nil {
-			p.fonts = map[string]*typeset.Font{}
-		}
-		p.fonts[path] = font
+	font, err := p.font(l, path)
+	if err != nil {
+		return nil, err
 	}
 	face, err := font.Face(l.FontSize)
 	if err != nil {
@@ -39,18 +32,41 @@ func (p *planner) face(l Layer, path string) (*typeset.Face, error) {
 	return face, nil
 }
 
+// readFont is the font at path, read and parsed once a render, and the
+// bytes of its file (which a captions layer hands to libass as they are).
+type readFont struct {
+	*typeset.Font
+	file []byte
+}
+
+// font is the font at path, read on first use.
+func (p *planner) font(l Layer, path string) (readFont, error) {
+	if font, ok := p.fonts[path]; ok {
+		return font, nil
+	}
+	font, data, err := p.readFont(l, path)
+	if err != nil {
+		return readFont{}, err
+	}
+	if p.fonts == nil {
+		p.fonts = map[string]readFont{}
+	}
+	p.fonts[path] = readFont{font, data}
+	return p.fonts[path], nil
+}
+
 // readFont reads and parses the font at path, counting a downloaded one
 // in p.fontBytes: before reading, by its size on disk, and once parsed,
 // by the size it holds.
-func (p *planner) readFont(l Layer, path string) (*typeset.Font, error) {
+func (p *planner) readFont(l Layer, path string) (*typeset.Font, []byte, error) {
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
+		return nil, nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
 	}
 	defer file.Close()
 	st, err := file.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
+		return nil, nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
 	}
 	count := func(size int64) error {
 		if l.Font == "" || p.fontBytes+size <= maxFontBytes {
@@ -61,29 +77,29 @@ func (p *planner) readFont(l Layer, path string) (*typeset.Font, error) {
 			(p.fontBytes+size+1<<20-1)>>20, maxFontBytes>>20)}
 	}
 	if err := count(st.Size()); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	data := make([]byte, st.Size())
 	if _, err := io.ReadFull(file, data); err != nil {
-		return nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
+		return nil, nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
 	}
 	font, err := typeset.Parse(data)
 	if err != nil {
 		if l.Font == "" {
-			return nil, fmt.Errorf("%s: the default font %s cannot be measured: %w", l.Field, path, err)
+			return nil, nil, fmt.Errorf("%s: the default font %s cannot be measured: %w", l.Field, path, err)
 		}
 		msg := "the font cannot be measured to lay the text out: it is not a readable TrueType, OpenType or WOFF font"
 		if errors.Is(err, typeset.ErrWOFF2) {
 			msg = "the font is WOFF2, which kino cannot measure to lay the text out; use a TrueType, OpenType or WOFF font"
 		}
-		return nil, &MediaError{Field: l.FontField, Message: msg}
+		return nil, nil, &MediaError{Field: l.FontField, Message: msg}
 	}
 	size := max(st.Size(), int64(font.Size()))
 	if err := count(size); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if l.Font != "" {
 		p.fontBytes += size
 	}
-	return font, nil
+	return font, data, nil
 }

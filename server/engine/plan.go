@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/typeset"
 )
 
 // Command is an ffmpeg invocation and the files it reads that Plan made.
@@ -116,6 +115,9 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	if sound {
 		p.graph = append(p.graph, fmt.Sprintf("anullsrc=r=%d:cl=stereo,atrim=end=%s[abase]", audioRate, f(s.Duration)))
 	}
+	// Only a background that is not opaque leaves pixels transparent:
+	// layers are blended over it and never lower its alpha.
+	alpha := formats[s.Format].alpha && colorAlpha(background) < 0xFF
 	video := "base"
 	// The label of each layer's sound in the mix, by layer index.
 	sounds := map[int]string{}
@@ -142,7 +144,7 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 		case KindAudio:
 			a, err = p.audio(i, l)
 		case KindCaptions:
-			video, err = p.captionsLayer(i, l, video, defaultFont, formats[s.Format].alpha && colorAlpha(background) < 0xFF, hidden || !s.HasPicture())
+			video, err = p.captionsLayer(i, l, video, defaultFont, alpha, hidden || !s.HasPicture())
 		case KindRectangle, KindEllipse:
 			if !hidden {
 				video = p.shape(i, l, video)
@@ -155,9 +157,6 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			sounds[i] = a
 		}
 	}
-	// Only a background that is not opaque leaves pixels transparent:
-	// layers are blended over it and never lower its alpha.
-	alpha := formats[s.Format].alpha && colorAlpha(background) < 0xFF
 	if picture {
 		p.pictureChains(video, alpha)
 	}
@@ -362,7 +361,7 @@ type planner struct {
 	pictures []Picture
 	// fonts holds the fonts read to lay text out, by path; fontBytes is
 	// what the downloaded ones among them hold (see maxFontBytes).
-	fonts     map[string]*typeset.Font
+	fonts     map[string]readFont
 	fontBytes int64
 	// linesDrawn counts the lines of laid-out text drawn so far.
 	linesDrawn int

@@ -365,7 +365,7 @@ func TestPlanTextBoxFontPanics(t *testing.T) {
 	s, err := Compile("provider_a", []byte(`{"width":16,"height":16,"fps":1,"layers":[{"type":"text","text":"a","font":"f","strokeWidth":1,"duration":1}]}`),
 		map[string]string{"f": "https://a.test/f"}, DefaultLimits())
 	require.NoError(t, err)
-	p := &planner{s: s, files: map[string][]byte{}, fonts: map[string]*typeset.Font{"/m/f": {}}}
+	p := &planner{s: s, files: map[string][]byte{}, fonts: map[string]readFont{"/m/f": {Font: &typeset.Font{}}}}
 	require.Panics(t, func() { _, _ = (&typeset.Font{}).Face(10) })
 	for _, hidden := range []bool{false, true} {
 		var err error
