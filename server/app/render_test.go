@@ -168,7 +168,17 @@ func TestRenderLifecycle(t *testing.T) {
 		require.NoError(t, json.Unmarshal(calls[1].body, &payload))
 		assert.Equal(t, id, payload["jobId"])
 		assert.Equal(t, "completed", payload["status"])
-		assert.Equal(t, url, payload["outputUrl"])
+		if su.s3 == nil {
+			assert.Equal(t, url, payload["outputUrl"])
+		} else {
+			// Presigned when each was made (the webhook at the job's end,
+			// the record when read): the same object, both signed, their
+			// X-Amz-Date a second apart when the clock ticked between.
+			hooked, _ := payload["outputUrl"].(string)
+			object, _, _ := strings.Cut(url, "?")
+			assert.True(t, strings.HasPrefix(hooked, object+"?"), hooked)
+			assert.Contains(t, hooked, "X-Amz-Signature=")
+		}
 		assert.Equal(t, 2.0, payload["duration"])
 		assert.Equal(t, "mp4", payload["format"])
 		assert.Equal(t, map[string]any{"width": 160.0, "height": 90.0}, payload["resolution"])
