@@ -42,6 +42,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
@@ -525,6 +526,9 @@ func withDefaults(cfg Config) Config {
 	if cfg.Log == nil {
 		cfg.Log = slog.Default()
 	}
+	// Errors and messages quote the URLs clients gave, and a URL may be a
+	// credential: no log line keeps one whole, whichever code wrote it.
+	cfg.Log = slog.New(redact.NewHandler(cfg.Log.Handler()))
 	if cfg.DataDir == "" {
 		cfg.DataDir = "data"
 	}

@@ -1,11 +1,17 @@
 package app_test
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
 	"net/http"
+	"os"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -260,19 +266,61 @@ func TestTraceOfARender(t *testing.T) {
 // TestTraceOfAFailedRenderKeepsItsSecrets: the URLs a client gives may be
 // credentials, a signed asset URL in its query, a webhook URL in its path
 // (as Slack's and Discord's are); a render that fails on such an asset,
-// and the webhook that reports it, leave neither in any span.
+// and the webhook that reports it, leave neither in any span, log line or
+// metric. The failure cancels the render's other downloads, one while its
+// body streams and one before its answer, with the failure as the cause;
+// the asset server answers the 404 only once both are under way, so every
+// run takes both paths.
 func TestTraceOfAFailedRenderKeepsItsSecrets(t *testing.T) {
 	t.Parallel()
 	media := serveMedia(t)
+	tone, err := os.ReadFile(filepath.Join(media.dir, "tone.wav"))
+	require.NoError(t, err)
+	streaming, waiting := make(chan struct{}), make(chan struct{})
+	var streamingOnce, waitingOnce sync.Once
+	mux := http.NewServeMux()
+	mux.HandleFunc("/tone.wav", func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", strconv.Itoa(len(tone)))
+		_, _ = w.Write(tone[:len(tone)/2])
+		w.(http.Flusher).Flush()
+		streamingOnce.Do(func() { close(streaming) })
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("/music.wav", func(w http.ResponseWriter, r *http.Request) {
+		waitingOnce.Do(func() { close(waiting) })
+		<-r.Context().Done()
+	})
+	mux.HandleFunc("/missing.png", func(w http.ResponseWriter, r *http.Request) {
+		for _, c := range []chan struct{}{streaming, waiting} {
+			select {
+			case <-c:
+			case <-r.Context().Done():
+				return
+			}
+		}
+		http.NotFound(w, r)
+	})
+	assets := serveDir(t, mux)
 	hooks := receiveHooks(t, 0)
-	k := startTraced(t, storetest.SQLite(t), nil)
+	var logs lockedBuffer
+	k := startTraced(t, storetest.SQLite(t), func(c *app.Config) {
+		c.Log = slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
+		c.MetricsAddr = "127.0.0.1:0"
+	})
 
 	body := smallComposition(media)
-	body["assetUrls"].(map[string]any)["logo"] = media.URL + "/missing.png?token=s3cr3t"
+	layers := body["composition"].(map[string]any)["layers"].([]any)
+	body["composition"].(map[string]any)["layers"] = append(layers,
+		map[string]any{"type": "audio", "src": "music", "start": 0, "duration": 2})
+	body["assetUrls"] = map[string]any{
+		"logo":  assets + "/missing.png?token=s3cr3t",
+		"tone":  assets + "/tone.wav?token=s3cr3t",
+		"music": assets + "/music.wav?token=s3cr3t",
+	}
 	body["webhook"] = hooks.URL + "/services/T0/B0/s3cr3t"
 	id := k.submit(t, body)
 	rec := k.waitStatus(t, id, "failed", 60*time.Second)
-	require.Contains(t, fmt.Sprint(rec["error"]), "s3cr3t", "the client is told which URL failed")
+	require.Contains(t, fmt.Sprint(rec["error"]), "missing.png?token=s3cr3t", "the client is told which URL failed")
 	hooks.waitCalls(t, 1)
 
 	spans := k.waitSpan(t, "webhook.deliver", func(s tracetest.SpanStub) bool { return s.Name == "POST /api/render" })
@@ -282,7 +330,50 @@ func TestTraceOfAFailedRenderKeepsItsSecrets(t *testing.T) {
 	post := spans.childrenOf(spans.one(t, "webhook.deliver"))
 	require.Len(t, post, 1)
 	assert.Equal(t, hooks.URL+"/REDACTED", attr(post[0], "url.full"), "the receiver's origin only")
+	// The three downloads ended: one failed, two were cancelled by it.
+	fetches := spans.named("fetch")
+	require.Len(t, fetches, 3, "%v", spans.names())
+	var gets spanSet
+	for _, f := range fetches {
+		gets = append(gets, spans.childrenOf(f)...)
+	}
+	require.Len(t, gets, 3, "the HTTP requests of the downloads")
+	var statuses []string
+	for _, g := range gets {
+		statuses = append(statuses, g.Status.Description)
+	}
+	assert.Contains(t, statuses, "request cancelled", "a download cancelled while its body was read")
 	noSecrets(t, spans, "s3cr3t")
+
+	// The log tells the operator what failed, with the URL redacted.
+	assert.Contains(t, logs.String(), "missing.png?token=REDACTED")
+	assert.NotContains(t, logs.String(), "s3cr3t")
+	r, err := http.Get("http://" + k.app.MetricsAddr + "/metrics")
+	require.NoError(t, err)
+	metrics, err := io.ReadAll(r.Body)
+	r.Body.Close()
+	require.NoError(t, err)
+	assert.Contains(t, string(metrics), "kino_")
+	assert.NotContains(t, string(metrics), "s3cr3t")
+}
+
+// lockedBuffer is a bytes.Buffer that a logger may write to from many
+// goroutines while a test reads it.
+type lockedBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuffer) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuffer) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
 }
 
 // TestTraceOfACancelledRenderWebhook: a render that ends by a cancel, a

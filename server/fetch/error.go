@@ -113,10 +113,12 @@ func classify(ctx context.Context, rawURL string, err error, limit time.Duration
 	var fe *Error
 	var ne net.Error
 	switch {
+	case errors.Is(ctx.Err(), context.Canceled):
+		// First: the error may be the cancel's cause, another download's
+		// *Error, which is not this request's failure.
+		out.Err = cancelled{err}
 	case errors.As(err, &fe):
 		out.Kind, out.StatusCode, out.Err = fe.Kind, fe.StatusCode, fe.Err
-	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		out.Err = fmt.Errorf("request cancelled: %w", context.Canceled)
 	case errors.Is(err, context.DeadlineExceeded), errors.As(err, &ne) && ne.Timeout():
 		out.Kind = Timeout
 		out.Err = fmt.Errorf("no complete answer within %s: %w", limit, context.DeadlineExceeded)

@@ -1,7 +1,9 @@
 package fetch
 
 import (
+	"context"
 	"errors"
+	"io"
 	"net/http"
 	"net/url"
 
@@ -9,45 +11,28 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kinohq/kino/server/redact"
 )
 
-// redacted is rawURL as traces may keep it: see redactURL.
-func redacted(rawURL string) string {
-	u, err := url.Parse(rawURL)
-	if err != nil {
-		return "(not a valid URL)"
-	}
-	return redactURL(u, false)
-}
-
-// redactURL is u as traces may keep it: without user info or fragment, and
-// with every query value replaced, since signed URLs carry their
-// credentials there. With originOnly the path goes too, for URLs that are
-// credentials as a whole: webhook URLs (Slack's and Discord's carry their
-// token in the path).
+// redactURL is u as traces may keep it (see package redact): with its
+// query values replaced, or with originOnly its origin alone, for URLs that
+// are credentials as a whole: webhook URLs (Slack's and Discord's carry
+// their token in the path).
 func redactURL(u *url.URL, originOnly bool) string {
 	if originOnly {
-		return (&url.URL{Scheme: u.Scheme, Host: u.Host, Path: "/REDACTED"}).String()
+		return redact.Origin(u)
 	}
-	r := *u
-	r.User = nil
-	r.Fragment, r.RawFragment = "", ""
-	if r.RawQuery != "" {
-		q := r.Query()
-		for k := range q {
-			q[k] = []string{"REDACTED"}
-		}
-		r.RawQuery = q.Encode()
-	}
-	return r.String()
+	return redact.URL(u)
 }
 
-func urlAttr(rawURL string) attribute.KeyValue { return semconv.URLFull(redacted(rawURL)) }
+func urlAttr(rawURL string) attribute.KeyValue { return semconv.URLFull(redact.RawURL(rawURL)) }
 
 // redactSpanURL keeps secrets out of the HTTP client span it runs inside:
 // it replaces the url.full the span records with its redacted form, and the
 // error of a cancelled request, which the span records too, with one that
-// says only that.
+// says only that: before the answer came, and while its body is read (the
+// span records a failed read of the body as its status).
 type redactSpanURL struct {
 	next       http.RoundTripper
 	originOnly bool
@@ -64,15 +49,36 @@ func (t redactSpanURL) RoundTrip(req *http.Request) (*http.Response, error) {
 		// given and all.
 		err = cancelled{err}
 	}
+	if resp != nil && resp.Body != nil {
+		resp.Body = cancellableBody{ReadCloser: resp.Body, ctx: req.Context()}
+	}
 	return resp, err
 }
 
+// cancellableBody words the error of a read that fails because the
+// request was cancelled as cancelled does: net/http fails the read with the
+// context's cause, the failure of another download of the same job.
+type cancellableBody struct {
+	io.ReadCloser
+	ctx context.Context
+}
+
+func (b cancellableBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && err != io.EOF && b.ctx.Err() != nil {
+		err = cancelled{err}
+	}
+	return n, err
+}
+
 // cancelled is the error of a cancelled request, worded without its cause;
-// errors.Is and errors.As still reach the cause.
+// errors.Is and errors.As still reach the cause, and it is a
+// context.Canceled whatever the cause.
 type cancelled struct{ cause error }
 
-func (cancelled) Error() string   { return "request cancelled" }
-func (c cancelled) Unwrap() error { return c.cause }
+func (cancelled) Error() string        { return "request cancelled" }
+func (c cancelled) Unwrap() error      { return c.cause }
+func (cancelled) Is(target error) bool { return target == context.Canceled }
 
 // endFetch ends the span of a download. Its status names the kind of
 // failure, not the message, which holds the URL as given.

@@ -9,6 +9,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/tracing"
 )
 
@@ -43,7 +44,9 @@ func endRun(span trace.Span, err error) {
 	var fe *Error
 	if errors.As(err, &fe) {
 		span.SetAttributes(semconv.ProcessExitCode(fe.ExitCode))
-		span.SetStatus(codes.Error, fe.LastLine())
+		// ffmpeg names its inputs in its errors; kino's are local files,
+		// but a line is redacted like every other error a span keeps.
+		span.SetStatus(codes.Error, redact.Text(fe.LastLine()))
 		span.End()
 		return
 	}

@@ -10,6 +10,8 @@ import (
 	"go.opentelemetry.io/otel/codes"
 	"go.opentelemetry.io/otel/propagation"
 	"go.opentelemetry.io/otel/trace"
+
+	"github.com/kinohq/kino/server/redact"
 )
 
 // Scope names kino's own spans, as the instrumentation scope.
@@ -28,9 +30,12 @@ func Start(ctx context.Context, name string, opts ...trace.SpanStartOption) (con
 	return trace.SpanFromContext(ctx).TracerProvider().Tracer(Scope).Start(ctx, name, opts...)
 }
 
-// End ends span, marking it failed with err when err is not nil.
+// End ends span, marking it failed with err when err is not nil. The
+// error's message is recorded with the URLs in it redacted: an error quotes
+// the URL it is about, and a URL may be a credential.
 func End(span trace.Span, err error) {
 	if err != nil {
+		err = redact.Error(err)
 		span.RecordError(err)
 		span.SetStatus(codes.Error, err.Error())
 	}
