@@ -113,6 +113,7 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 
 	h := routed(root)
 	h = limitBody(h, cfg.MaxBodyBytes)
+	h = utf8URL(h)
 	h = withDeadlines(h, cfg.Deadlines)
 	h = cors(h, cfg.CORSOrigins)
 	h = recoverPanics(h, cfg.Log)

@@ -3,14 +3,17 @@ package gateway
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"mime"
 	"net/http"
+	"net/url"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/kinohq/kino/server/apierr"
 )
@@ -79,8 +82,8 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 			writeError(w, apierr.Validation, "the request body is empty; send a JSON object")
 			return
 		}
-		if trailingData(body) {
-			writeError(w, apierr.Validation, "the request is not valid: the body has data after the JSON value; send exactly one JSON object")
+		if problem := jsonProblem(body); problem != "" {
+			writeError(w, apierr.Validation, "the request is not valid: "+problem)
 			return
 		}
 		r.Body = io.NopCloser(bytes.NewReader(body))
@@ -89,17 +92,67 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 	})
 }
 
-// trailingData reports whether body holds one well-formed JSON value followed
-// by anything but white space. grpc-gateway's decoder stops after the first
-// value and would silently ignore the rest; a malformed first value is left
-// to it, so its message stays the one clients know.
-func trailingData(body []byte) bool {
+// jsonProblem says what is wrong with body as one JSON value, and where;
+// "" when it is one well-formed value and nothing after it but white space.
+// grpc-gateway's decoder says "unexpected EOF" with no place for a body cut
+// short, and stops after the first value, silently ignoring the rest.
+func jsonProblem(body []byte) string {
 	dec := json.NewDecoder(bytes.NewReader(body))
 	var v json.RawMessage
-	if err := dec.Decode(&v); err != nil {
-		return false
+	err := dec.Decode(&v)
+	var syntax *json.SyntaxError
+	switch {
+	case errors.Is(err, io.ErrUnexpectedEOF):
+		return fmt.Sprintf("the body ends before the JSON value does (after byte %d, %s); send the whole JSON object",
+			len(body), place(body, int64(len(body))))
+	case errors.As(err, &syntax):
+		return fmt.Sprintf("%s at %s", syntax.Error(), place(body, syntax.Offset))
+	case err != nil:
+		// Other decoding errors are left to grpc-gateway.
+		return ""
 	}
-	return len(bytes.TrimSpace(body[dec.InputOffset():])) > 0
+	if len(bytes.TrimSpace(body[dec.InputOffset():])) > 0 {
+		return "the body has data after the JSON value; send exactly one JSON object"
+	}
+	return ""
+}
+
+// place is the line and column of the offset-th byte of body (from 1), as
+// editors count them.
+func place(body []byte, offset int64) string {
+	offset = min(max(offset, 1), int64(len(body)))
+	before := body[:offset-1]
+	line := bytes.Count(before, []byte("\n")) + 1
+	column := offset - int64(bytes.LastIndexByte(before, '\n')+1)
+	return fmt.Sprintf("line %d, column %d", line, column)
+}
+
+// utf8URL refuses a request whose path or query decodes to bytes that are
+// not UTF-8 (%ff): ids and filters are proto strings, which must be UTF-8,
+// and such a request would otherwise fail inside the gRPC call as an
+// internal error.
+func utf8URL(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if !utf8.ValidString(r.URL.Path) {
+			writeError(w, apierr.Validation, "the request path is not valid: it decodes to bytes that are not UTF-8; percent-encode UTF-8 text only")
+			return
+		}
+		// A query that does not parse is left to the handlers, which say so.
+		q, _ := url.ParseQuery(r.URL.RawQuery)
+		for k, vs := range q {
+			if !utf8.ValidString(k) {
+				writeError(w, apierr.Validation, "the query is not valid: a parameter name decodes to bytes that are not UTF-8; percent-encode UTF-8 text only")
+				return
+			}
+			for _, v := range vs {
+				if !utf8.ValidString(v) {
+					writeError(w, apierr.Validation, fmt.Sprintf("the query is not valid: %s decodes to bytes that are not UTF-8; percent-encode UTF-8 text only", k))
+					return
+				}
+			}
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // cors lets the configured origins call the API from a browser.

@@ -296,3 +296,48 @@ func TestSlowReaderIsCut(t *testing.T) {
 	require.Error(t, err, "the download was cut")
 	assert.Less(t, n, int64(size))
 }
+
+// TestNotUTF8InTheURLIsRefused: a path or query that decodes to bytes that
+// are not UTF-8 (%ff) is the client's mistake, 400 VALIDATION_ERROR on
+// every API, never a 500 from a message that cannot be encoded.
+func TestNotUTF8InTheURLIsRefused(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), nil)
+	for _, path := range []string{
+		"/jobs/%ff", "/api/render/%ff", "/assets?type=%ff", "/api/render/%ff/events", "/jobs/%ff/events",
+		"/jobs?status=%ff", "/api/render?status=%C3%28", "/pipelines/%ff", "/assets/%ff/content", "/templates/%ff",
+		"/jobs/a%ffb/cancel", "/files/renders/%ff.mp4",
+	} {
+		method := http.MethodGet
+		if strings.HasSuffix(path, "/cancel") {
+			method = http.MethodPost
+		}
+		r := k.do(t, method, path, nil)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%s: %s", path, r.body)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t), path)
+		assert.Contains(t, string(r.body), "UTF-8", path)
+	}
+	// Valid UTF-8 that is not ASCII is an ordinary id: not found.
+	r := k.do(t, http.MethodGet, "/jobs/%C3%A9", nil)
+	assert.Equal(t, http.StatusNotFound, r.status, "%s", r.body)
+}
+
+// TestTruncatedJSONSaysWhere: a body cut short or malformed is refused with
+// the place where it stopped making sense, not a bare "unexpected EOF".
+func TestTruncatedJSONSaysWhere(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), nil)
+	for _, tc := range []struct{ path, body, inMessage string }{
+		{"/api/render", `{"provider":"provider_a","composition":{"width":160`, "the body ends before the JSON value does (after byte 51"},
+		{"/jobs", `{"type":"audio.extract","inputs":`, "the body ends before the JSON value does (after byte 33"},
+		{"/api/render", `{"provider":"provider_a",}`, "line 1, column 26"},
+		{"/pipelines", "{\n  \"name\": \"p\",\n  \"nodes\": [}\n", "line 3, column 13"},
+	} {
+		r := k.do(t, http.MethodPost, tc.path, tc.body)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+		msg := r.json(t)["error"].(map[string]any)["message"].(string)
+		assert.Contains(t, msg, tc.inMessage)
+		assert.NotEqual(t, "the request is not valid: unexpected EOF", msg)
+	}
+}

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -30,10 +32,12 @@ type stderrSink struct {
 	errs    *tailBuffer
 	partial []byte
 	isErr   bool
+	// dir is the run's working folder, which the log names as "".
+	dir string
 }
 
-func newStderrSink(log io.Writer, onLine func(string)) *stderrSink {
-	return &stderrSink{log: log, onLine: onLine, logLeft: LogKeep, errs: &tailBuffer{max: stderrKeep}}
+func newStderrSink(log io.Writer, onLine func(string), dir string) *stderrSink {
+	return &stderrSink{log: log, onLine: onLine, logLeft: LogKeep, errs: &tailBuffer{max: stderrKeep}, dir: dir}
 }
 
 // Write reads each byte once, however long the line it belongs to, and
@@ -69,9 +73,17 @@ func (s *stderrSink) flush() {
 
 var errorTags = []string{"[error] ", "[fatal] ", "[panic] "}
 
-func (s *stderrSink) line(l string) {
+func (s *stderrSink) line(raw string) {
 	if s.onLine != nil {
-		s.onLine(strings.TrimSuffix(l, "\n"))
+		s.onLine(strings.TrimSuffix(raw, "\n"))
+	}
+	tag, at := levelTag(raw)
+	if at >= 0 {
+		s.isErr = slices.Contains(errorTags, tag)
+	}
+	l, keep := s.clean(raw)
+	if !keep {
+		return
 	}
 	if s.log != nil && s.logLeft > 0 {
 		if len(l) > s.logLeft {
@@ -82,18 +94,39 @@ func (s *stderrSink) line(l string) {
 			s.logLeft -= len(l)
 		}
 	}
-	if tag, at := levelTag(l); at >= 0 {
-		s.isErr = false
-		for _, e := range errorTags {
-			if tag == e {
-				s.isErr = true
-				l = l[:at] + l[at+len(tag):]
-			}
-		}
-	}
 	if s.isErr {
+		if at >= 0 {
+			l, _ = s.clean(raw[:at] + raw[at+len(tag):])
+		}
 		_, _ = s.errs.Write([]byte(l))
 	}
+}
+
+// The log and the errors of a run are the client's to read (a media job's
+// logsRef, a failure's message): they say what happened to the client's
+// files, not what the server is. So the lines that describe the server are
+// dropped (ffmpeg's and its libraries' builds, the CPU's features), memory
+// addresses are removed, and paths lose their folders: the run's working
+// folder is written as nothing ("file:input-source"), any other folder
+// (a font's) is dropped, keeping the file's name.
+var (
+	serverLines = regexp.MustCompile(`(?i)cpu capabilities|\b264 - core \d|configuration:|built with |ffmpeg version |build info|\] \[info\] v?\d+\.\d+(\.\d+)?\s*$`)
+	addresses   = regexp.MustCompile(` @ 0x[0-9a-f]+\]`)
+	folders     = regexp.MustCompile(`(^|[\s'"=:(\[])/(?:[^\s'"/]+/)+`)
+)
+
+// clean is line as the client may read it; keep is false for a line that
+// describes only the server. The line's level tag stays where levelTag
+// finds it.
+func (s *stderrSink) clean(line string) (l string, keep bool) {
+	if serverLines.MatchString(line) {
+		return "", false
+	}
+	l = addresses.ReplaceAllString(line, "]")
+	if s.dir != "" {
+		l = strings.ReplaceAll(l, strings.TrimSuffix(s.dir, "/")+"/", "")
+	}
+	return folders.ReplaceAllString(l, "$1"), true
 }
 
 // levelTag finds the level tag of a line: at its start, or after one

@@ -66,7 +66,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 	if err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
-	stderr := newStderrSink(opts.Log, opts.OnLogLine)
+	stderr := newStderrSink(opts.Log, opts.OnLogLine, opts.Dir)
 	cmd.Stderr = stderr
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
