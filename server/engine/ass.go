@@ -27,7 +27,10 @@ const maxCaptionScript = 32 << 20
 // (the highlighted word) natively. The cue text is escaped for the
 // script (see assText), and only the script's path reaches the filter
 // graph.
-func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha, hidden bool) (string, error) {
+func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha, hidden bool) (_ string, err error) {
+	// The font is parsed, sized, measured to break lines and named for
+	// libass: each may panic on a hostile font, as laid-out text's may.
+	defer recoverFont(l, "place the captions", &err)
 	font := defaultFont
 	if l.Font != "" {
 		m, ok := p.media[l.Font]

@@ -7,6 +7,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/typeset"
 )
 
 func TestParseCuesSRT(t *testing.T) {
@@ -284,4 +286,27 @@ func TestPlanCaptionsOverlapBounded(t *testing.T) {
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "composition.layers[0]", ve.Field)
 	assert.Contains(t, ve.Message, "subtitle script of more than 32 MiB")
+}
+
+// TestPlanCaptionsFontPanics: a captions layer's font goes through the
+// same reader as laid-out text's, and a panic while it reads a downloaded
+// font fails the render naming the font, as it does for text, instead of
+// ending kino's process. (A font with no parsed data stands in for a font
+// that makes sfnt panic.)
+func TestPlanCaptionsFontPanics(t *testing.T) {
+	t.Parallel()
+	s, err := Compile("provider_a", []byte(`{"width":64,"height":36,"fps":1,"layers":[{"type":"captions","text":"1\n00:00:00,000 --> 00:00:01,000\nhi\n","font":"f","duration":1}]}`),
+		map[string]string{"f": "https://a.test/f"}, DefaultLimits())
+	require.NoError(t, err)
+	require.Panics(t, func() { _, _ = (&typeset.Font{}).Face(10) })
+	for _, hidden := range []bool{false, true} {
+		p := &planner{s: s, files: map[string][]byte{}, media: map[string]Media{s.Layers[0].Font: {Path: "/m/f", Font: true}},
+			fonts: map[string]readFont{"/m/f": {Font: &typeset.Font{}}}}
+		var err error
+		require.NotPanics(t, func() { _, err = p.captionsLayer(0, s.Layers[0], "base", "", false, hidden) })
+		var me *MediaError
+		require.ErrorAs(t, err, &me)
+		assert.Equal(t, "composition.layers[0].font", me.Field)
+		assert.Contains(t, me.Message, "cannot be measured to place the captions")
+	}
 }

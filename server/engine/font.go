@@ -15,6 +15,24 @@ import (
 // far larger (--max-asset-bytes).
 const maxFontBytes = 128 << 20
 
+// recoverFont, deferred by every planner step that reads a layer's font
+// (parsing it, sizing it, measuring its glyphs, reading its names), turns a
+// panic while it reads a downloaded font into a *MediaError naming the
+// layer's font field: sfnt, which reads fonts, is not hardened against
+// hostile files, and a panic would end kino's process and every job it
+// runs. A panic on the default font, the operator's, is kino's bug and goes
+// on. what says what the font was read for.
+func recoverFont(l Layer, what string, err *error) {
+	v := recover()
+	if v == nil {
+		return
+	}
+	if l.Font == "" {
+		panic(v)
+	}
+	*err = &MediaError{Field: l.FontField, Message: "the font cannot be measured to " + what + ": it is damaged"}
+}
+
 // face is the font at path, at the layer's size, to measure a styled text
 // layer. Reading it is the one thing Plan reads from disk: the glyphs'
 // widths decide where lines break. Each font is read once a render. A

@@ -135,18 +135,9 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 
 // measure reads the layer's font (even for a layer never seen: the font
 // is checked) and lays the layer out with it. sfnt, which reads fonts, is
-// not hardened against hostile files: a panic while it reads a downloaded
-// font fails the render as a *MediaError naming that font, instead of
-// ending kino's process and every job it runs.
+// not hardened against hostile files: see recoverFont.
 func (p *planner) measure(l Layer, font string) (lay textLayout, err error) {
-	defer func() {
-		if v := recover(); v != nil {
-			if l.Font == "" {
-				panic(v)
-			}
-			err = &MediaError{Field: l.FontField, Message: "the font cannot be measured to lay the text out: it is damaged"}
-		}
-	}()
+	defer recoverFont(l, "lay the text out", &err)
 	face, err := p.face(l, font)
 	if err != nil {
 		return textLayout{}, err

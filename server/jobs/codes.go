@@ -26,4 +26,7 @@ const (
 	CodeUpstreamFailed = "UPSTREAM_FAILED"
 	// A job this one waits for was cancelled (this one is too).
 	CodeUpstreamCancelled = "UPSTREAM_CANCELLED"
+	// The attempt ended in a panic of kino's own code: a bug, retried
+	// while attempts remain; the stack is logged, never sent.
+	CodeInternal = "INTERNAL_ERROR"
 )

@@ -3,7 +3,9 @@ package jobs
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"slices"
 	"sync"
 	"time"
@@ -266,7 +268,7 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 		last float64
 	)
 	whole := wholeOf(j)
-	o := h.Run(ctx, j, func(percent float64) {
+	o := runHandler(ctx, h, j, log, func(percent float64) {
 		mu.Lock()
 		defer mu.Unlock()
 		if percent <= last || percent >= 100 {
@@ -288,6 +290,23 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 		}
 	})
 	p.finish(ctx, j, o, log, time.Since(started))
+}
+
+// runHandler runs one attempt of j with h. A panic of the handler (a bug,
+// or an input that trips one) fails the attempt with CodeInternal instead
+// of ending the process and every job it runs, then those of the nodes
+// that rescue the job in turn: the attempt counts, so a job that panics
+// every time ends failed after its attempts. The stack goes to the log,
+// never to the client. Only the handler's own goroutine is covered.
+func runHandler(ctx context.Context, h Handler, j *ent.Job, log *slog.Logger, progress func(float64)) (o Outcome) {
+	defer func() {
+		if v := recover(); v != nil {
+			log.Error("job handler panicked", "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			o = Outcome{Failure: &Failure{Code: CodeInternal, Retry: true,
+				Message: "kino failed unexpectedly while running the job (its operators have the details); it is retried while attempts remain"}}
+		}
+	}()
+	return h.Run(ctx, j, progress)
 }
 
 // watch keeps the lease and stops the attempt when the job stops being this

@@ -1,9 +1,12 @@
 package jobs_test
 
 import (
+	"bytes"
 	"context"
 	"io"
 	"log/slog"
+	"strings"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -262,3 +265,59 @@ func TestPoolRollsPartsProgressIntoTheWhole(t *testing.T) {
 		assert.InDelta(t, 40*jobs.PartsShare, w.Progress, 1e-9)
 	})
 }
+
+// panicky is a handler that panics on the jobs whose id is in bad, and
+// completes the others.
+type panicky struct{ bad map[string]bool }
+
+func (panicky) Types() []string { return []string{"t"} }
+
+func (h panicky) Run(_ context.Context, j *ent.Job, _ func(float64)) jobs.Outcome {
+	if h.bad[j.ID] {
+		panic("a bug met input " + j.ID)
+	}
+	return jobs.Outcome{Result: jobs.Result{Outputs: map[string]string{"out": "jobs/o/" + j.ID}}}
+}
+
+// TestPoolSurvivesAPanickingHandler: a handler that panics fails its
+// attempt with INTERNAL_ERROR, the stack in the log and not in the job;
+// the attempt counts, so a job that panics every time ends failed after
+// its attempts, and the pool goes on running other jobs.
+func TestPoolSurvivesAPanickingHandler(t *testing.T) {
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		c := open(t, db, jobs.Config{MaxAttempts: 2, RetryDelay: time.Millisecond})
+		ctx := context.Background()
+		_, err := c.Insert(ctx, newJob("bad"), newJob("good"))
+		require.NoError(t, err)
+		var logs bytes.Buffer
+		var mu sync.Mutex
+		log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {
+			mu.Lock()
+			defer mu.Unlock()
+			return logs.Write(p)
+		}), nil))
+		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: log, PollEvery: 10 * time.Millisecond,
+			Handlers: map[string]jobs.Handler{"test": panicky{bad: map[string]bool{"bad": true}}}})
+		p.Start(ctx)
+		defer p.Stop(ctx)
+		require.Eventually(t, func() bool {
+			return get(t, c, "bad").State == jobs.Failed && get(t, c, "good").State == jobs.Completed
+		}, 10*time.Second, 10*time.Millisecond)
+		bad := get(t, c, "bad")
+		assert.Equal(t, 2, bad.Attempt, "every attempt panicked, and counted")
+		require.NotNil(t, bad.ErrorCode)
+		assert.Equal(t, jobs.CodeInternal, *bad.ErrorCode)
+		require.NotNil(t, bad.ErrorMessage)
+		assert.NotContains(t, *bad.ErrorMessage, "a bug met", "the panic stays in the log")
+		assert.NotContains(t, *bad.ErrorMessage, "goroutine")
+		mu.Lock()
+		defer mu.Unlock()
+		assert.Equal(t, 2, strings.Count(logs.String(), "job handler panicked"))
+		assert.Contains(t, logs.String(), "a bug met input bad")
+		assert.Contains(t, logs.String(), "pool.go", "the stack")
+	})
+}
+
+type writerFunc func([]byte) (int, error)
+
+func (f writerFunc) Write(p []byte) (int, error) { return f(p) }
