@@ -118,6 +118,7 @@ func renderScene(t *testing.T, s *Scene) rendered {
 	}
 	work := t.TempDir()
 	out := filepath.Join(work, "out."+s.Format)
+	require.NoError(t, MeasureLoudness(context.Background(), s, media, work))
 	cmd, err := Plan(s, media, work, out, testFont)
 	require.NoError(t, err)
 	require.NoError(t, cmd.WriteFiles(work))

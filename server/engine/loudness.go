@@ -1,6 +1,17 @@
 package engine
 
-import "fmt"
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/kinohq/kino/server/ffmpeg"
+)
 
 // Loudness is the loudness the output's sound is normalised to, measured
 // as EBU R 128 does.
@@ -9,11 +20,34 @@ type Loudness struct {
 	Target float64
 	// TruePeak is the highest true peak in dBTP, −9 to 0.
 	TruePeak float64
+	// Measured is the mix as the first pass measured it (MeasureLoudness);
+	// nil until then.
+	Measured *LoudnessMeasure
+	// measuring makes the mix measure itself instead of being normalised:
+	// the first pass.
+	measuring bool
 }
 
-// loudnessRange is the loudness range (LU) loudnorm keeps to: wide enough
-// that speech over music is not squeezed flat.
+// LoudnessMeasure is what loudnorm measured of a mix, before any gain.
+type LoudnessMeasure struct {
+	// Integrated loudness in LUFS; −Inf for silence.
+	Integrated float64
+	// TruePeak in dBTP.
+	TruePeak float64
+	// Range is the loudness range in LU.
+	Range float64
+	// Threshold is the relative gate in LUFS.
+	Threshold float64
+}
+
+// loudnessRange is the loudness range (LU) loudnorm keeps to when it
+// normalises in one pass (a mix that was not measured): wide enough that
+// speech over music is not squeezed flat.
 const loudnessRange = 11
+
+// silentBelow is the integrated loudness (LUFS) under which a mix is
+// silence, left as it is: EBU R 128's absolute gate.
+const silentBelow = -70
 
 // loudness reads the output's loudness, in both formats an output field.
 func (c *compiler) loudness(o *object) {
@@ -29,14 +63,124 @@ func (c *compiler) loudness(o *object) {
 	lo.done()
 }
 
-// normalize is loudnorm in one pass: it measures as it goes (with three
-// seconds of look-ahead) and adjusts the gain smoothly, limiting peaks.
-// It works at 192 kHz; the mix resamples to the output's rate after it.
-// loudnorm leaves its output's channel layout open, which the resampler
-// after it cannot settle alone: aformat names it.
+// normalize is the chain that brings the mix to the loudness asked for.
+//
+// Measured (the second pass), it is one gain, the target less the measured
+// loudness, for the whole mix: quiet music stays as much quieter than the
+// voice over it as the composition made it, and lands where the target
+// says. Only true peaks the gain would push over the ceiling are limited,
+// by a limiter with look-ahead that acts on the peaks alone, at four times
+// the rate (192 kHz) so that it sees the peaks between samples. This is
+// loudnorm's linear mode, done by kino: loudnorm itself falls back to its
+// dynamic mode whenever the gain would push a peak over the ceiling, and
+// that is the mode that pumps.
+//
+// Measuring (the first pass), it is loudnorm printing its measurement of
+// the mix. Neither (a mix planned without its first pass), it is loudnorm
+// in one pass, adjusting the gain as it goes.
+//
+// loudnorm and the resampler leave the channel layout open, which the
+// resampler after the chain cannot settle alone: aformat names it.
 func normalize(lo *Loudness) string {
 	if lo == nil {
 		return ""
 	}
-	return fmt.Sprintf("loudnorm=I=%s:TP=%s:LRA=%d,aformat=channel_layouts=stereo", f(lo.Target), f(lo.TruePeak), loudnessRange)
+	stereo := "aformat=channel_layouts=stereo"
+	if lo.measuring {
+		return join(fmt.Sprintf("loudnorm=I=%s:TP=%s:LRA=%d:print_format=json", f(lo.Target), f(lo.TruePeak), loudnessRange), stereo)
+	}
+	m := lo.Measured
+	if m == nil {
+		return join(fmt.Sprintf("loudnorm=I=%s:TP=%s:LRA=%d", f(lo.Target), f(lo.TruePeak), loudnessRange), stereo)
+	}
+	if math.IsInf(m.Integrated, 0) || math.IsNaN(m.Integrated) || m.Integrated < silentBelow {
+		return "" // silence stays silence
+	}
+	gain := lo.Target - m.Integrated
+	chain := fmt.Sprintf("volume=volume=%sdB:precision=double", f(round2(gain)))
+	if m.TruePeak+gain <= lo.TruePeak {
+		return chain // no peak reaches the ceiling: the gain alone
+	}
+	limit := math.Pow(10, lo.TruePeak/20)
+	return join(chain, "aresample=192000",
+		fmt.Sprintf("alimiter=limit=%s:attack=5:release=50:level=0:latency=1", f(round4(limit))), stereo)
+}
+
+func round2(v float64) float64 { return math.Round(v*100) / 100 }
+func round4(v float64) float64 { return math.Round(v*10000) / 10000 }
+
+// MeasureLoudness is the first pass of a render with loudness: it mixes
+// the scene's sound as the render will, has loudnorm measure it, and keeps
+// the measure in s.Loudness.Measured for Plan and PlanSound, which then
+// apply one gain. It does nothing for a scene without loudness or without
+// sound to mix. A split render's sound is mixed once for the whole
+// timeline (PlanSound), so its one measure is the whole's too.
+func MeasureLoudness(ctx context.Context, s *Scene, media map[string]Media, workDir string) error {
+	if s.Loudness == nil || s.Loudness.Measured != nil || !s.HasSound() {
+		return nil
+	}
+	lo := *s.Loudness
+	lo.measuring = true
+	m := *s
+	// The mix alone, into nothing: the format's encoder does not change
+	// what is measured, and WAV costs nothing to encode.
+	m.Loudness, m.Format, m.Poster, m.Thumbnail = &lo, "wav", nil, nil
+	cmd, err := plan(&m, media, workDir, os.DevNull, "", soundOnly)
+	if err != nil {
+		return err
+	}
+	if !strings.Contains(strings.Join(cmd.Args, " "), "print_format=json") {
+		return nil // nothing mixed: silence, left as it is
+	}
+	if err := cmd.WriteFiles(workDir); err != nil {
+		return err
+	}
+	var lines []string
+	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: workDir, OnLogLine: func(l string) {
+		if len(lines) > 0 || strings.TrimSpace(l) == "{" {
+			lines = append(lines, l)
+		}
+	}})
+	if err != nil {
+		return fmt.Errorf("measure the loudness of the sound: %w", err)
+	}
+	measured, err := parseLoudnorm(lines)
+	if err != nil {
+		return fmt.Errorf("measure the loudness of the sound: %w", err)
+	}
+	s.Loudness.Measured = measured
+	return nil
+}
+
+// parseLoudnorm reads the JSON loudnorm prints (print_format=json) from
+// the lines of ffmpeg's log that start at its opening brace.
+func parseLoudnorm(lines []string) (*LoudnessMeasure, error) {
+	var end int
+	for end < len(lines) && strings.TrimSpace(lines[end]) != "}" {
+		end++
+	}
+	if end == len(lines) {
+		return nil, errors.New("loudnorm printed no measurement")
+	}
+	var v struct {
+		I      string `json:"input_i"`
+		TP     string `json:"input_tp"`
+		LRA    string `json:"input_lra"`
+		Thresh string `json:"input_thresh"`
+	}
+	if err := json.Unmarshal([]byte(strings.Join(lines[:end+1], "\n")), &v); err != nil {
+		return nil, fmt.Errorf("read loudnorm's measurement: %w", err)
+	}
+	var m LoudnessMeasure
+	for _, fv := range []struct {
+		s   string
+		dst *float64
+	}{{v.I, &m.Integrated}, {v.TP, &m.TruePeak}, {v.LRA, &m.Range}, {v.Thresh, &m.Threshold}} {
+		x, err := strconv.ParseFloat(strings.TrimSpace(fv.s), 64)
+		if err != nil {
+			return nil, fmt.Errorf("read loudnorm's measurement %q: %w", fv.s, err)
+		}
+		*fv.dst = x
+	}
+	return &m, nil
 }

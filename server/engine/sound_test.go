@@ -378,3 +378,106 @@ func TestPlanLoudnessOfSilence(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, filterGraph(cmd), "[abase]amix=inputs=1:duration=first:normalize=0,aresample=48000[aout]", "nothing to normalise")
 }
+
+// TestRenderLoudnessKeepsTheBalance: music alone, then a voice-over, then
+// the music alone again. Normalised, the whole lands within 1 LU of the
+// target, and the music plays at one level before and after the voice, as
+// it does without loudness: one gain for the whole mix, not one that
+// follows the voice in and out.
+func TestRenderLoudnessKeepsTheBalance(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	music, voice := fixtureURL("music"), fixtureURL("voice")
+	comp := func(loudness map[string]any) map[string]any {
+		c := map[string]any{"width": 16, "height": 16, "fps": 5, "duration": 16, "layers": []any{
+			map[string]any{"type": "audio", "src": music, "volume": 0.02, "loop": true},
+			map[string]any{"type": "audio", "src": voice, "volume": 1, "start": 5, "duration": 5, "loop": true},
+		}}
+		if loudness != nil {
+			c["loudness"] = loudness
+		}
+		return c
+	}
+	plain := decodeMono(t, renderFixtures(t, "provider_a", comp(nil)).out)
+	plainBefore, plainAfter := toneLevel(plain, 440, 1, 4.5), toneLevel(plain, 440, 11, 15.5)
+	t.Logf("without loudness: music %.1f dB before the voice, %.1f dB after", plainBefore, plainAfter)
+	for _, lo := range []map[string]any{{}, {"target": -23, "truePeak": -3}} {
+		r := renderFixtures(t, "provider_a", comp(lo))
+		target := r.scene.Loudness.Target
+		require.NotNil(t, r.scene.Loudness.Measured, "measured first")
+		assert.NotContains(t, filterGraph(r.cmd), "loudnorm", "the second pass applies a gain, it does not measure again")
+		integrated, peak := loudnessOf(t, r.out)
+		samples := decodeMono(t, r.out)
+		before, after := toneLevel(samples, 440, 1, 4.5), toneLevel(samples, 440, 11, 15.5)
+		voiceLevel := toneLevel(samples, 330, 6, 9)
+		t.Logf("loudness %v: %.2f LUFS (target %v), true peak %.2f dBTP; music %.1f dB before the voice, %.1f dB after; voice %.1f dB",
+			lo, integrated, target, peak, before, after, voiceLevel)
+		assert.InDelta(t, target, integrated, 1, "integrated loudness")
+		assert.Less(t, peak, r.scene.Loudness.TruePeak+0.5, "true peak")
+		assert.InDelta(t, before, after, 1, "the music's level before and after the voice")
+		// The balance of the mix is kept: the voice over the music by as
+		// much as without loudness.
+		assert.InDelta(t, toneLevel(plain, 330, 6, 9)-plainBefore, voiceLevel-before, 1, "the voice over the music")
+	}
+}
+
+// TestPlanLoudnessMeasured pins the second pass: one gain, the target less
+// the measure; a true-peak limiter, at four times the rate, only when the
+// gain would push a peak over the ceiling; nothing for silence.
+func TestPlanLoudnessMeasured(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		measured LoudnessMeasure
+		want     string
+	}{
+		{LoudnessMeasure{Integrated: -30, TruePeak: -20, Range: 3, Threshold: -40},
+			"normalize=0,volume=volume=14dB:precision=double,aresample=48000[aout]"},
+		{LoudnessMeasure{Integrated: -30, TruePeak: -10, Range: 3, Threshold: -40},
+			"normalize=0,volume=volume=14dB:precision=double,aresample=192000,alimiter=limit=0.8414:attack=5:release=50:level=0:latency=1,aformat=channel_layouts=stereo,aresample=48000[aout]"},
+		{LoudnessMeasure{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Threshold: -70},
+			"normalize=0,aresample=48000[aout]"},
+	} {
+		s, cmd, err := planOf(t, `{"width":16,"height":16,"fps":1,"duration":1,"loudness":{},"layers":[{"type":"audio","src":"tone"}]}`,
+			map[string]Media{"tone": toneMedia})
+		require.NoError(t, err)
+		assert.Contains(t, filterGraph(cmd), "loudnorm=I=-16:TP=-1.5:LRA=11,", "not measured: one pass")
+		m := tc.measured
+		s.Loudness.Measured = &m
+		cmd, err = Plan(s, map[string]Media{s.Sources()[0].Key: toneMedia}, "/w", "/w/out.mp4", testFont)
+		require.NoError(t, err)
+		assert.Contains(t, filterGraph(cmd), tc.want)
+	}
+}
+
+func TestParseLoudnorm(t *testing.T) {
+	t.Parallel()
+	m, err := parseLoudnorm(strings.Split("{\n\t\"input_i\" : \"-27.61\",\n\t\"input_tp\" : \"-4.47\",\n\t\"input_lra\" : \"18.06\",\n\t\"input_thresh\" : \"-39.20\",\n"+
+		"\t\"output_i\" : \"-16.58\",\n\t\"output_tp\" : \"-1.50\",\n\t\"output_lra\" : \"14.78\",\n\t\"output_thresh\" : \"-27.71\",\n\t\"normalization_type\" : \"dynamic\",\n\t\"target_offset\" : \"0.58\"\n}\n[info] after", "\n"))
+	require.NoError(t, err)
+	assert.Equal(t, LoudnessMeasure{Integrated: -27.61, TruePeak: -4.47, Range: 18.06, Threshold: -39.2}, *m)
+	m, err = parseLoudnorm([]string{"{", `"input_i" : "-inf",`, `"input_tp" : "-inf",`, `"input_lra" : "0.00",`, `"input_thresh" : "-70.00"`, "}"})
+	require.NoError(t, err)
+	assert.True(t, math.IsInf(m.Integrated, -1))
+	_, err = parseLoudnorm([]string{"{", `"input_i" : "-2`})
+	assert.Error(t, err)
+}
+
+// TestRenderLoudnessLimitsTruePeaks: a gain that would push the peaks
+// over the ceiling is held there by the limiter, which takes off only the
+// peaks: the loudness stays within 1 LU of the target.
+func TestRenderLoudnessLimitsTruePeaks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	r := renderFixtures(t, "provider_a", map[string]any{"width": 16, "height": 16, "fps": 5, "duration": 6, "loudness": map[string]any{"target": -10, "truePeak": -8},
+		"layers": []any{map[string]any{"type": "audio", "src": fixtureURL("music"), "volume": 0.05, "loop": true},
+			map[string]any{"type": "audio", "src": fixtureURL("voice"), "volume": 0.5, "start": 2, "duration": 2, "loop": true}}})
+	integrated, peak := loudnessOf(t, r.out)
+	t.Logf("%.2f LUFS, %.2f dBTP, measured first %+v", integrated, peak, *r.scene.Loudness.Measured)
+	require.Contains(t, filterGraph(r.cmd), "alimiter=", "the gain alone would pass the ceiling")
+	assert.InDelta(t, -10, integrated, 1)
+	assert.Less(t, peak, -8+0.5)
+}

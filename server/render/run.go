@@ -127,7 +127,12 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	}
 
 	out := filepath.Join(dir, "output."+scene.Format)
-	cmd, err := engine.Plan(scene, media, dir, out, cfg.DefaultFont)
+	// Loudness is two passes: the mix measured, then one gain (engine.MeasureLoudness).
+	err := engine.MeasureLoudness(ctx, scene, media, dir)
+	var cmd *engine.Command
+	if err == nil {
+		cmd, err = engine.Plan(scene, media, dir, out, cfg.DefaultFont)
+	}
 	if f, ok := r.encode(a, cmd, err, scene.Duration); !ok {
 		return nil, f
 	}
@@ -185,6 +190,11 @@ func (a *attempt) stopped() (*jobs.Failure, bool) {
 // not, the failure, nil if the attempt was stopped rather than failed.
 func (r *renderRun) encode(a *attempt, cmd *engine.Command, planErr error, duration float64) (*jobs.Failure, bool) {
 	if planErr != nil {
+		// Planning may run ffmpeg (the loudness's first pass): its end by
+		// the attempt's is not a failure of the plan.
+		if f, ok := a.stopped(); ok {
+			return f, false
+		}
 		var me *engine.MediaError
 		if errors.As(planErr, &me) {
 			return failed(jobs.CodeAssetInvalid, "%s", planErr.Error()), false

@@ -214,6 +214,11 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 	plan := func(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
 		if typ == PartSound {
 			out := filepath.Join(dir, "sound.mp4")
+			// The sound is mixed once for the whole timeline, so its
+			// loudness is measured here, over the whole, as unsplit.
+			if err := engine.MeasureLoudness(ctx, scene, media, dir); err != nil {
+				return nil, out, scene.Duration, err
+			}
 			cmd, err := engine.PlanSound(scene, media, dir, out)
 			return cmd, out, scene.Duration, err
 		}
