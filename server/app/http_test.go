@@ -341,3 +341,37 @@ func TestTruncatedJSONSaysWhere(t *testing.T) {
 		assert.NotEqual(t, "the request is not valid: unexpected EOF", msg)
 	}
 }
+
+// TestErrorsSayHowToFix: the mistakes people make coming from other tools
+// are refused with what to send instead.
+func TestErrorsSayHowToFix(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), nil)
+	text := func(extra string, v any) map[string]any {
+		layer := map[string]any{"type": "text", "text": "hi", "start": 0, "duration": 1}
+		layer[extra] = v
+		return map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 64, "height": 36, "fps": 10, "layers": []any{layer}}}
+	}
+	unified := map[string]any{"output": map[string]any{"width": 64, "height": 36, "fps": 10},
+		"tracks": []any{map[string]any{"clips": []any{map[string]any{"asset": map[string]any{"type": "color", "color": "red"}, "length": 1}}}}}
+	for _, tc := range []struct {
+		name      string
+		body      map[string]any
+		inMessage []string
+	}{
+		{"fontWeight", text("fontWeight", "bold"), []string{"composition.layers[0].fontWeight: unknown field", `bold is a bold font file, given in "font"`}},
+		{"fontFamily", text("fontFamily", "Arial"), []string{"composition.layers[0].fontFamily: unknown field", `give the font file in "font"`}},
+		{"unified sent as provider_a", map[string]any{"provider": "provider_a", "composition": unified},
+			[]string{`composition: looks like a "unified" composition`, `"provider": "unified"`}},
+		{"provider_a sent as unified", map[string]any{"provider": "unified", "composition": text("x", 1)["composition"]},
+			[]string{`composition: looks like a "provider_a" composition`, `"provider": "provider_a"`}},
+	} {
+		r := k.do(t, http.MethodPost, "/api/render", tc.body)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%s: %s", tc.name, r.body)
+		assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+		msg := r.json(t)["error"].(map[string]any)["message"].(string)
+		for _, want := range tc.inMessage {
+			assert.Contains(t, msg, want, tc.name)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func (o *object) done() {
 	}
 	if len(unknown) > 0 {
 		sort.Strings(unknown)
-		o.r.fail(o.field(unknown[0]), "unknown field")
+		o.r.fail(o.field(unknown[0]), "%s", unknownField(unknown[0]))
 	}
 }
 

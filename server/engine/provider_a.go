@@ -6,6 +6,9 @@ import "fmt"
 // layers: […]}; layers stack in array order, the first at the bottom.
 func (c *compiler) providerA(raw any) {
 	o := c.r.object("composition", raw)
+	if c.wrongProvider(o, "provider_a", []string{"output", "tracks"}, []string{"width", "height", "layers"}) {
+		return
+	}
 	c.output(o)
 	layers := o.array("layers", c.lim.MaxLayers)
 	o.done()

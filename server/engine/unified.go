@@ -12,6 +12,9 @@ import "fmt"
 // are drawn from the last to the first, and clips of one track in order.
 func (c *compiler) unified(raw any) {
 	o := c.r.object("composition", raw)
+	if c.wrongProvider(o, "unified", []string{"width", "height", "layers"}, []string{"output", "tracks"}) {
+		return
+	}
 	out := c.r.object("composition.output", mustGet(o, "output"))
 	c.output(out)
 	out.done()
