@@ -148,10 +148,25 @@ func TestPipelineSubcommands(t *testing.T) {
 	assert.Equal(t, "16x12", probeSize(t, strings.TrimSpace(strings.SplitN(out3[i+len("smaller: "):], "\n", 2)[0])))
 	assert.Equal(t, 1.0, jsonOut(t, p.kinoCmd(t, "pipeline", "list"))["meta"].(map[string]any)["total"])
 
+	// run with the file runs the stored pipeline of that definition, every
+	// time, instead of a new copy a run; another definition is another
+	// pipeline.
+	for range 3 {
+		out := p.kinoCmd(t, "pipeline", "run", def, "--input", "small.source="+files.URL+"/pic.png")
+		assert.Contains(t, out, "pipeline "+pid+", run ")
+	}
+	assert.Equal(t, 1.0, jsonOut(t, p.kinoCmd(t, "pipeline", "list"))["meta"].(map[string]any)["total"])
+	other := writeFile(t, dir, "other.json", `{"name":"resize twice","nodes":[
+	  {"id":"small","jobType":"image.resize","params":{"width":40}},
+	  {"id":"smaller","jobType":"image.resize","params":{"width":16}}],
+	 "edges":[{"from":"small","to":"smaller","outputMapping":{"sourceField":"outputUrl","targetField":"source"}}]}`)
+	assert.NotContains(t, p.kinoCmd(t, "pipeline", "run", other, "--input", "small.source="+files.URL+"/pic.png"), "pipeline "+pid+",")
+	assert.Equal(t, 2.0, jsonOut(t, p.kinoCmd(t, "pipeline", "list"))["meta"].(map[string]any)["total"])
+
 	runs := jsonOut(t, p.kinoCmd(t, "pipeline", "runs", pid))
 	data := runs["data"].([]any)
-	require.Len(t, data, 1)
-	assert.Equal(t, "complete", data[0].(map[string]any)["status"])
+	require.Len(t, data, 4)
+	assert.Equal(t, "complete", data[len(data)-1].(map[string]any)["status"])
 	assert.Contains(t, p.kinoFails(t, "pipeline", "runs", "pl_nope"), "PIPELINE_NOT_FOUND")
 }
 

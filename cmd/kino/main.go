@@ -24,7 +24,7 @@ Usage:
   kino pipeline create FILE          create the pipeline in FILE (JSON, as POST /pipelines)
   kino pipeline list                 list pipelines
   kino pipeline runs ID              list a pipeline's runs, newest first
-  kino pipeline run FILE|ID --watch  run a pipeline (created from FILE first), following every node
+  kino pipeline run FILE|ID --watch  run a pipeline (FILE's stored pipeline, created the first time), following every node
 
 Run 'kino serve -h', 'kino render -h', 'kino job -h' or 'kino pipeline -h'
 for flags. Every flag can also be set with an environment variable:

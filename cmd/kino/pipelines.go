@@ -1,16 +1,20 @@
 package main
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
+	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
+	"github.com/kinohq/kino/server/paging"
 )
 
 const pipelinesUsage = `Usage:
@@ -20,8 +24,9 @@ const pipelinesUsage = `Usage:
   kino pipeline run FILE|ID [--input NODE.FIELD=URL ...] [--watch]
 
 FILE holds a pipeline as POST /pipelines takes it ("-" reads standard input).
-run with a FILE creates the pipeline, then runs it; with the id of a pipeline
-(pl_…) it runs that one. The run gets the inputs no edge feeds; --watch
+run with a FILE runs the stored pipeline with the same definition (name,
+description, nodes, edges), creating it the first time; with the id of a
+pipeline (pl_…) it runs that one. The run gets the inputs no edge feeds; --watch
 follows every node until the run ends. "kino pipelines" is the same command.
 
 Flags (before or after the arguments):
@@ -91,11 +96,9 @@ func pipelinesCmd(args []string) error {
 		if err != nil {
 			return err
 		}
-		created, err := client.CreatePipeline(ctx, req)
-		if err != nil {
-			return clientError(err)
+		if pid, err = storedPipeline(ctx, client, req); err != nil {
+			return err
 		}
-		pid = created.GetData().GetId()
 	}
 	in := map[string]any{}
 	for node, fields := range inputs {
@@ -161,4 +164,45 @@ func readPipeline(path string) (*mediav1.CreatePipelineRequest, error) {
 		return nil, err
 	}
 	return req, nil
+}
+
+// storedPipeline is the id of the pipeline defined as req: a stored one
+// with the same definition (name, description, nodes and edges), or one
+// created now. So running the same file again runs the same pipeline, and
+// its runs gather under one id, instead of a copy a run.
+func storedPipeline(ctx context.Context, client mediav1.PipelineServiceClient, req *mediav1.CreatePipelineRequest) (string, error) {
+	limit := strconv.Itoa(paging.MaxLimit)
+	for offset := 0; ; offset += paging.MaxLimit {
+		page, err := client.ListPipelines(ctx, &mediav1.ListPipelinesRequest{Limit: limit, Offset: strconv.Itoa(offset)})
+		if err != nil {
+			return "", clientError(err)
+		}
+		for _, p := range page.GetData() {
+			stored := &mediav1.CreatePipelineRequest{Name: p.GetName(), Description: p.GetDescription(), Nodes: p.GetNodes(), Edges: p.GetEdges()}
+			if proto.Equal(definition(stored), definition(req)) {
+				fmt.Fprintf(os.Stderr, "pipeline %s has this definition; running it\n", p.GetId())
+				return p.GetId(), nil
+			}
+		}
+		if len(page.GetData()) < paging.MaxLimit {
+			break
+		}
+	}
+	created, err := client.CreatePipeline(ctx, req)
+	if err != nil {
+		return "", clientError(err)
+	}
+	return created.GetData().GetId(), nil
+}
+
+// definition is req with what means nothing taken out, for comparing two
+// definitions: empty params are the same as none.
+func definition(req *mediav1.CreatePipelineRequest) *mediav1.CreatePipelineRequest {
+	d := proto.Clone(req).(*mediav1.CreatePipelineRequest)
+	for _, n := range d.GetNodes() {
+		if len(n.GetParams().GetFields()) == 0 {
+			n.Params = nil
+		}
+	}
+	return d
 }
