@@ -45,6 +45,16 @@ func TestSpansKeepNoSecrets(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, Network, fe.Kind)
 	assert.ErrorIs(t, err, cause, "the cause is still there for errors.Is")
+
+	// Cancelled while the body streams: net/http fails the read with the
+	// cause, which the client span would record as its status.
+	bctx, bcancel := context.WithCancelCause(ctx)
+	time.AfterFunc(100*time.Millisecond, func() { bcancel(cause) })
+	_, err = c.Download(bctx, o.URL+"/slow-body", filepath.Join(t.TempDir(), "body"))
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, Network, fe.Kind, "cancelled, not the cause's 404")
+	assert.Equal(t, "fetch "+o.URL+"/slow-body: request cancelled", err.Error())
+	assert.ErrorIs(t, err, context.Canceled)
 	root.End()
 
 	var urls []string
