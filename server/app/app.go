@@ -45,6 +45,7 @@ import (
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/webhook"
@@ -105,9 +106,12 @@ type Config struct {
 	// (--min-free-disk). Zero takes the defaults.
 	MaxOutputBytes int64
 	MinFreeDisk    int64
-	Limits         engine.Limits
-	Lease          time.Duration
-	MaxAttempts    int
+	// SourceCacheBytes bounds the node's cache of downloaded render
+	// sources (--source-cache-size); zero takes the default.
+	SourceCacheBytes int64
+	Limits           engine.Limits
+	Lease            time.Duration
+	MaxAttempts      int
 	// JobRetryDelay is the wait before a media job's first retry.
 	JobRetryDelay time.Duration
 	ShutdownGrace time.Duration
@@ -312,8 +316,14 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.scratch = work
 	tmp := work.Path
+	// In the process's own working folder: a process that dies leaves no
+	// cache behind, and two processes on one data folder keep apart.
+	sources, err := sourcecache.New(filepath.Join(tmp, "sources"), cfg.SourceCacheBytes, fetcher)
+	if err != nil {
+		return nil, err
+	}
 	renderCfg := render.HandlerConfig{
-		Store: a.store, Storage: a.storage, Fetch: fetcher, Limits: cfg.Limits, TempDir: tmp,
+		Store: a.store, Storage: a.storage, Fetch: fetcher, Sources: sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 	}
@@ -561,6 +571,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MinFreeDisk <= 0 {
 		cfg.MinFreeDisk = DefaultMinFreeDisk
+	}
+	if cfg.SourceCacheBytes <= 0 {
+		cfg.SourceCacheBytes = sourcecache.DefaultMaxBytes
 	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()

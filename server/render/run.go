@@ -20,6 +20,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -35,6 +36,10 @@ type HandlerConfig struct {
 	Store   *store.Store
 	Storage *storage.Storage
 	Fetch   *fetch.Client
+	// Sources, when set, downloads URL sources through the node's cache,
+	// so that the parts of a split render on this node share one download
+	// of each.
+	Sources *sourcecache.Cache
 	Limits  engine.Limits
 	// TempDir holds each render's downloads and partial output.
 	TempDir string
@@ -332,6 +337,9 @@ func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Sou
 	var err error
 	if engine.IsAssetID(src.URL) {
 		n, err = media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
+	} else if cfg.Sources != nil {
+		// Scoped to the render, which its parts share.
+		n, err = cfg.Sources.Download(ctx, r.job.ID, src.URL, path)
 	} else {
 		n, err = cfg.Fetch.Download(ctx, src.URL, path)
 	}

@@ -53,6 +53,34 @@ type SplitConfig struct {
 // that its part length would cut into more gets longer parts.
 const MaxParts = 100
 
+// MaxSplitFetches bounds the downloads of URL sources that the parts of
+// one split render would make if no two ran on one node: each part
+// fetches the sources it shows, the sound part those it hears. A render
+// whose parts would fetch more gets longer parts, or is not split.
+const MaxSplitFetches = 100
+
+// splitFetches counts the URL sources that the parts of ranges and the
+// sound part would download, each its own.
+func splitFetches(scene *engine.Scene, ranges []engine.PartRange) int {
+	count := func(sources []engine.Source) int {
+		n := 0
+		for _, src := range sources {
+			if !engine.IsAssetID(src.URL) {
+				n++
+			}
+		}
+		return n
+	}
+	n := 0
+	if scene.HasSound() {
+		n = count(scene.SoundSources())
+	}
+	for i, r := range ranges {
+		n += count(scene.Part(r, i == len(ranges)-1).Sources())
+	}
+	return n
+}
+
 // minPart is the shortest part a request may ask for: shorter parts
 // would cost more in their fixed overhead (about a second of a worker's
 // time each) than they could save.
@@ -127,6 +155,14 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 	// parts of a ten-minute render would make 600 of each.
 	per = max(per, 1, (scene.Frames()+MaxParts-1)/MaxParts)
 	ranges := scene.Ranges(per)
+	// What the parts will download is counted before the split: parts on
+	// one node share one download of each source (the node's cache), but
+	// parts spread over many nodes each fetch what they show, from hosts
+	// that are not kino's. Longer parts fetch less.
+	for len(ranges) >= 2 && splitFetches(scene, ranges) > MaxSplitFetches {
+		per = per*5/4 + 1
+		ranges = scene.Ranges(per)
+	}
 	if len(ranges) < 2 {
 		return nil, nil
 	}
