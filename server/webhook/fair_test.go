@@ -98,3 +98,23 @@ func slowReceiversOfOneOrganisation(t *testing.T, b *bundle) {
 	require.Len(t, quick.got(), 1)
 	assert.Equal(t, 4, slow.calls(), "organisation A holds its own share of the slots, no more, while its receivers hang")
 }
+
+// Deliveries whose job is gone count as one organisation of their own,
+// which holds its share like any other.
+func TestDeliveriesOfJobsThatAreGoneHoldOneShare(t *testing.T) {
+	t.Parallel()
+	b := setup(t)
+	slow := newBlockingReceiver(t)
+	quick := newReceiver(t)
+	cfg := fast
+	cfg.AttemptTimeout = 10 * time.Minute
+	d := b.start(t, cfg)
+	for i := range 10 {
+		b.enqueue(t, d, fmt.Sprintf("gone-%d", i), slow.URL)
+	}
+	require.Eventually(t, func() bool { return slow.calls() >= 4 }, 10*time.Second, 5*time.Millisecond)
+	addJob(t, b.client, "b-1", "org-b")
+	id := b.enqueue(t, d, "b-1", quick.URL)
+	waitFor(t, b.client, id, webhookdelivery.StatusDelivered)
+	assert.Equal(t, 4, slow.calls())
+}
