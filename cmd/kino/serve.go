@@ -18,6 +18,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
 )
@@ -58,6 +59,12 @@ func serve(args []string) error {
 	fs.Int64Var(&cfg.MaxImagePixels, "max-image-pixels", ffmpeg.DefaultMaxPixels, "largest picture or video frame kino opens, in pixels (width × height, read from the file's header before any decode)")
 	ffmpegMemory := sizeFlag(ffmpeg.DefaultMaxMemory)
 	fs.Var(&ffmpegMemory, "ffmpeg-max-memory", "address space of each ffmpeg and ffprobe process")
+	maxOutput := sizeFlag(ffmpeg.DefaultMaxOutputBytes)
+	fs.Var(&maxOutput, "max-output-size", "largest output of one render or media job attempt, all files ffmpeg writes together; a larger one fails OUTPUT_TOO_LARGE")
+	minFreeDisk := sizeFlag(app.DefaultMinFreeDisk)
+	fs.Var(&minFreeDisk, "min-free-disk", "free disk the working folder must keep beside --max-output-size for an attempt to start; else the job is retried later (NO_DISK_SPACE)")
+	sourceCache := sizeFlag(sourcecache.DefaultMaxBytes)
+	fs.Var(&sourceCache, "source-cache-size", "disk the node's cache of downloaded render sources may take; the parts of a split render on a node share one download of each source")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")
@@ -100,6 +107,9 @@ func serve(args []string) error {
 	cfg.Limits = limits
 	cfg.MaxUploadBytes = int64(uploadLimit)
 	cfg.MaxFFmpegMemory = int64(ffmpegMemory)
+	cfg.MaxOutputBytes = int64(maxOutput)
+	cfg.MinFreeDisk = int64(minFreeDisk)
+	cfg.SourceCacheBytes = int64(sourceCache)
 	cfg.BodyMinRate = int64(bodyMinRate)
 	if whisper.URL != "" {
 		cfg.Transcriber = whisper

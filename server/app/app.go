@@ -46,6 +46,7 @@ import (
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/webhook"
@@ -100,9 +101,18 @@ type Config struct {
 	// each ffmpeg and ffprobe process. Both apply to the whole process.
 	MaxImagePixels  int64
 	MaxFFmpegMemory int64
-	Limits          engine.Limits
-	Lease           time.Duration
-	MaxAttempts     int
+	// MaxOutputBytes bounds what ffmpeg writes in one attempt of a render
+	// or media job (--max-output-size); MinFreeDisk is the free space the
+	// working folder's disk must have beside it for an attempt to start
+	// (--min-free-disk). Zero takes the defaults.
+	MaxOutputBytes int64
+	MinFreeDisk    int64
+	// SourceCacheBytes bounds the node's cache of downloaded render
+	// sources (--source-cache-size); zero takes the default.
+	SourceCacheBytes int64
+	Limits           engine.Limits
+	Lease            time.Duration
+	MaxAttempts      int
 	// JobRetryDelay is the wait before a media job's first retry.
 	JobRetryDelay time.Duration
 	ShutdownGrace time.Duration
@@ -307,10 +317,16 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a.scratch = work
 	tmp := work.Path
+	// In the process's own working folder: a process that dies leaves no
+	// cache behind, and two processes on one data folder keep apart.
+	sources, err := sourcecache.New(filepath.Join(tmp, "sources"), cfg.SourceCacheBytes, fetcher)
+	if err != nil {
+		return nil, err
+	}
 	renderCfg := render.HandlerConfig{
-		Store: a.store, Storage: a.storage, Fetch: fetcher, Limits: cfg.Limits, TempDir: tmp,
+		Store: a.store, Storage: a.storage, Fetch: fetcher, Sources: sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
-		Transcriber: cfg.Transcriber,
+		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 	}
 	a.pool = jobs.NewPool(core, jobs.PoolConfig{
 		Owner: owner,
@@ -321,6 +337,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 			media.Kind: jobrun.New(jobrun.Config{
 				Store: a.store, Storage: a.storage, Fetch: fetcher, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
+				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 			}),
 		},
 		TracerProvider: cfg.TracerProvider,
@@ -553,6 +570,15 @@ func withDefaults(cfg Config) Config {
 	if cfg.Limits == (engine.Limits{}) {
 		cfg.Limits = engine.DefaultLimits()
 	}
+	if cfg.MaxOutputBytes <= 0 {
+		cfg.MaxOutputBytes = ffmpeg.DefaultMaxOutputBytes
+	}
+	if cfg.MinFreeDisk <= 0 {
+		cfg.MinFreeDisk = DefaultMinFreeDisk
+	}
+	if cfg.SourceCacheBytes <= 0 {
+		cfg.SourceCacheBytes = sourcecache.DefaultMaxBytes
+	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()
 	}
@@ -577,6 +603,11 @@ func withDefaults(cfg Config) Config {
 	}
 	return cfg
 }
+
+// DefaultMinFreeDisk is the free space an attempt leaves on the working
+// folder's disk beside its largest output (--min-free-disk): room for its
+// downloads and for the database and logs that often share the disk.
+const DefaultMinFreeDisk = 1 << 30
 
 // DefaultHTTPLimits is a Config holding only the defaults of the HTTP
 // server's limits, for kino serve's flags.

@@ -2,6 +2,8 @@ package app_test
 
 import (
 	"net/http"
+	"net/http/httptest"
+	"sync"
 	"testing"
 	"time"
 
@@ -75,4 +77,81 @@ func TestWebhookDeliveryIsShownOnTheJob(t *testing.T) {
 		}
 		assert.Equal(t, map[string]string{ids["delivered"]: "delivered", ids["failed"]: "failed"}, listed)
 	})
+}
+
+// TestSlowWebhooksOfOneOrganisationDoNotDelayAnother: organisation A's
+// receiver hangs on every callback of its nine renders; organisation B's
+// callback still goes out while they hang, A holding only its own share of
+// kino's webhook slots (all eight of them before, so B's callback waited
+// for A's receivers to answer or time out).
+func TestSlowWebhooksOfOneOrganisationDoNotDelayAnother(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), func(c *app.Config) {
+		withKeys(c)
+		c.Workers = 2
+	})
+	var (
+		mu             sync.Mutex
+		aCalls, aAtB   int
+		bCalled        = make(chan struct{})
+		release        = make(chan struct{})
+		bCalledAlready bool
+	)
+	slow := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		aCalls++
+		mu.Unlock()
+		select {
+		case <-release:
+		case <-r.Context().Done():
+		}
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(slow.Close)
+	t.Cleanup(func() { close(release) }) // before Close, which waits for the handlers
+	quick := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		mu.Lock()
+		if !bCalledAlready {
+			bCalledAlready, aAtB = true, aCalls
+			close(bCalled)
+		}
+		mu.Unlock()
+		w.WriteHeader(http.StatusNoContent)
+	}))
+	t.Cleanup(quick.Close)
+
+	tiny := func(hook string) map[string]any {
+		return map[string]any{"provider": "provider_a", "webhook": hook,
+			"composition": map[string]any{"width": 16, "height": 16, "fps": 1, "duration": 1,
+				"layers": []any{map[string]any{"type": "color", "color": "#ff0000", "start": 0, "duration": 1}}}}
+	}
+	var aJobs []string
+	for range 9 {
+		r := k.as(t, keyA, http.MethodPost, "/api/render", tiny(slow.URL))
+		require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+		aJobs = append(aJobs, r.json(t)["jobId"].(string))
+	}
+	for _, id := range aJobs {
+		require.Eventually(t, func() bool {
+			r := k.as(t, keyA, http.MethodGet, "/api/render/"+id, nil)
+			return r.json(t)["status"] == "completed"
+		}, 60*time.Second, 20*time.Millisecond)
+	}
+	// Every slot A may hold is held by a hanging receiver.
+	require.Eventually(t, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		return aCalls >= 4
+	}, 20*time.Second, 10*time.Millisecond)
+
+	r := k.as(t, keyB, http.MethodPost, "/api/render", tiny(quick.URL))
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	select {
+	case <-bCalled:
+	case <-time.After(60 * time.Second):
+		t.Fatal("organisation B's webhook was never sent")
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	assert.LessOrEqual(t, aAtB, 4, "B's callback went out while A held only its share, its first attempts all hanging")
 }

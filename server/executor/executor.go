@@ -52,6 +52,9 @@ type Task struct {
 	Transcriber Transcriber
 	// Log receives the log of every ffmpeg run of the job.
 	Log io.Writer
+	// MaxOutputBytes bounds what each ffmpeg run writes in Dir
+	// (--max-output-size); 0 bounds nothing.
+	MaxOutputBytes int64
 }
 
 // Result is what a job produced: files by output field, and other output
@@ -113,8 +116,11 @@ func num(p map[string]any, key string, def float64) float64 {
 // run runs ffmpeg, turning its failure into a permanent error with the
 // telling last line: inputs were checked, so a failure is the media's.
 func run(ctx context.Context, t Task, duration float64, args []string) error {
-	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log})
+	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log, MaxOutputBytes: t.MaxOutputBytes})
 	if err != nil && ctx.Err() == nil {
+		if tl, ok := err.(*ffmpeg.OutputTooLargeError); ok {
+			return permanent(jobs.CodeOutputTooLarge, "the output grew past the limit of %s (--max-output-size); lower the size, frame rate or quality the params ask for, or cut the input shorter", ffmpeg.FormatBytes(tl.Limit))
+		}
 		if fe, ok := err.(*ffmpeg.Error); ok {
 			return permanent(jobs.CodeExecFailed, "ffmpeg could not process the input: %s", fe.LastLine())
 		}

@@ -167,22 +167,49 @@ func (c *Client) checkRedirect(req *http.Request, via []*http.Request) error {
 // *Error; on any error the file is removed. Errors writing the file are not
 // an *Error. Within a trace the download is a span, "fetch".
 func (c *Client) Download(ctx context.Context, rawURL, dstPath string) (int64, error) {
+	n, _, err := c.DownloadIfChanged(ctx, rawURL, dstPath, Validators{})
+	return n, err
+}
+
+// Validators are what a server said identifies one version of a file, for
+// asking later whether it changed (a conditional GET).
+type Validators struct {
+	ETag         string
+	LastModified string
+}
+
+// IsZero reports whether the server gave no validator.
+func (v Validators) IsZero() bool { return v == Validators{} }
+
+// ErrNotModified is DownloadIfChanged's answer when the server says the
+// file is still the version of the validators given; nothing is written.
+var ErrNotModified = errors.New("not modified")
+
+// DownloadIfChanged is Download with a conditional GET: given validators
+// of a copy the caller holds, a server that answers 304 Not Modified makes
+// it return ErrNotModified and write nothing. It returns the validators of
+// what it downloaded.
+func (c *Client) DownloadIfChanged(ctx context.Context, rawURL, dstPath string, have Validators) (int64, Validators, error) {
 	ctx, span := tracing.Start(ctx, "fetch")
 	if span.IsRecording() {
 		span.SetAttributes(urlAttr(rawURL))
 	}
-	n, err := c.download(ctx, rawURL, dstPath)
-	endFetch(span, n, err)
-	return n, err
+	n, got, err := c.download(ctx, rawURL, dstPath, have)
+	if errors.Is(err, ErrNotModified) {
+		endFetch(span, 0, nil)
+	} else {
+		endFetch(span, n, err)
+	}
+	return n, got, err
 }
 
-func (c *Client) download(ctx context.Context, rawURL, dstPath string) (int64, error) {
+func (c *Client) download(ctx context.Context, rawURL, dstPath string, have Validators) (int64, Validators, error) {
 	u, err := url.Parse(rawURL)
 	if err != nil {
-		return 0, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not a valid URL")}
+		return 0, Validators{}, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not a valid URL")}
 	}
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return 0, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not an absolute http or https URL")}
+		return 0, Validators{}, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not an absolute http or https URL")}
 	}
 	limit := c.opts.Timeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
@@ -191,28 +218,37 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string) (int64, e
 	var h hops
 	req, err := http.NewRequestWithContext(context.WithValue(ctx, hopsKey{}, &h), http.MethodGet, rawURL, nil)
 	if err != nil {
-		return 0, &Error{Kind: BadURL, URL: rawURL, Err: err}
+		return 0, Validators{}, &Error{Kind: BadURL, URL: rawURL, Err: err}
+	}
+	if have.ETag != "" {
+		req.Header.Set("If-None-Match", have.ETag)
+	}
+	if have.LastModified != "" {
+		req.Header.Set("If-Modified-Since", have.LastModified)
 	}
 	resp, err := c.follow.Do(req)
 	if err != nil {
-		return 0, classify(ctx, rawURL, err, limit, h.last)
+		return 0, Validators{}, classify(ctx, rawURL, err, limit, h.last)
 	}
 	defer resp.Body.Close()
+	if resp.StatusCode == http.StatusNotModified && !have.IsZero() {
+		return 0, have, ErrNotModified
+	}
 	if resp.StatusCode < 200 || resp.StatusCode > 299 {
 		e := &Error{Kind: Status, StatusCode: resp.StatusCode, URL: rawURL}
 		if h.last != "" {
 			e.Err = fmt.Errorf("redirected to %s: the server answered %d %s", h.last, resp.StatusCode, http.StatusText(resp.StatusCode))
 		}
-		return 0, e
+		return 0, Validators{}, e
 	}
 	// Content-Length is checked first to refuse early, but a server may
 	// send no length (chunked) or a wrong one, so the bytes are counted too.
 	if resp.ContentLength > c.opts.MaxBytes {
-		return 0, c.tooLarge(rawURL)
+		return 0, Validators{}, c.tooLarge(rawURL)
 	}
 	f, err := os.Create(dstPath)
 	if err != nil {
-		return 0, fmt.Errorf("create %s: %w", dstPath, err)
+		return 0, Validators{}, fmt.Errorf("create %s: %w", dstPath, err)
 	}
 	w := &fileWriter{f: f}
 	n, err := io.Copy(w, io.LimitReader(resp.Body, c.opts.MaxBytes+1))
@@ -231,9 +267,9 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string) (int64, e
 	}
 	if err != nil {
 		os.Remove(dstPath)
-		return 0, err
+		return 0, Validators{}, err
 	}
-	return n, nil
+	return n, Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}, nil
 }
 
 func (c *Client) tooLarge(rawURL string) error {

@@ -39,6 +39,11 @@ type RunOptions struct {
 	// log. It is called from one goroutine
 	// at a time, and never after Run returns.
 	OnLogLine func(line string)
+	// MaxOutputBytes, when over 0, bounds what the run writes in Dir:
+	// each file, and all the files it adds together. A run that reaches
+	// it is stopped and fails with an *OutputTooLargeError. Dir must be
+	// the run's own folder.
+	MaxOutputBytes int64
 }
 
 // runFlags come before the caller's arguments: no banner, no prompt, no
@@ -68,12 +73,25 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 	}
 	stderr := newStderrSink(opts.Log, opts.OnLogLine, opts.Dir)
 	cmd.Stderr = stderr
+	var base int64
+	watchOutput := opts.MaxOutputBytes > 0 && opts.Dir != ""
+	if watchOutput {
+		base = folderBytes(opts.Dir)
+	}
 	started := time.Now()
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
 	if err := limit(cmd); err != nil {
 		return err
+	}
+	var watch *outputWatch
+	if watchOutput {
+		if watch, err = startOutputWatch(cmd, opts.MaxOutputBytes, opts.Dir, base); err != nil {
+			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+			_ = cmd.Wait()
+			return err
+		}
 	}
 
 	// exec.CommandContext would kill ffmpeg alone; the group kill also
@@ -103,6 +121,9 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 	case <-killed:
 		return fmt.Errorf("ffmpeg stopped: %w", ctx.Err())
 	default:
+	}
+	if watch != nil && watch.end(err) {
+		return &OutputTooLargeError{Limit: opts.MaxOutputBytes}
 	}
 	if err != nil {
 		var exit *exec.ExitError

@@ -25,6 +25,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -41,6 +42,12 @@ type Config struct {
 	Font string
 	// Transcriber, when set, replaces the offline transcriber.
 	Transcriber executor.Transcriber
+	// MaxOutputBytes bounds what each ffmpeg run of an attempt writes
+	// (--max-output-size); 0 bounds nothing.
+	MaxOutputBytes int64
+	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
+	// disk must have for an attempt to start (--min-free-disk).
+	MinFreeDisk int64
 	Log         *slog.Logger
 }
 
@@ -91,6 +98,15 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 	if err != nil {
 		return jobs.Outcome{Failure: &failure{Code: jobs.CodeExecFailed, Message: "the job could not be read"}}
 	}
+	if need := r.cfg.MaxOutputBytes + r.cfg.MinFreeDisk; need > 0 {
+		// A full disk fails the attempt here, cleanly, to be tried again
+		// later, rather than part way through a download or an encode.
+		if err := scratch.Room(r.cfg.TempDir, need); err != nil {
+			log.Warn("too little free disk to start a media job; handed back", "err", err)
+			return jobs.Outcome{Failure: &failure{Code: jobs.CodeNoDiskSpace, Retry: true,
+				Message: "the node had too little free disk space to start the job (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}}
+		}
+	}
 	dir, err := os.MkdirTemp(r.cfg.TempDir, "job-")
 	if err != nil {
 		return jobs.Outcome{Failure: &failure{Code: jobs.CodeStorageFailed, Message: "kino could not create a working folder", Retry: true}}
@@ -122,7 +138,7 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 			_ = json.Unmarshal(args.Params, &params)
 			var err error
 			res, err = ex.Run(actx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
-				Log: &ffmpegLog, OnProgress: progress(report),
+				Log: &ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes,
 				Fetch: func(ctx context.Context, ref, dst string) error {
 					return r.fetch(ctx, j.OrgID, ref, "", dst)
 				}})

@@ -22,6 +22,11 @@ const (
 	CodeInputInvalid = "INPUT_INVALID"
 	// ffmpeg failed on a media job.
 	CodeExecFailed = "EXECUTION_FAILED"
+	// What ffmpeg wrote grew past --max-output-size; not retried.
+	CodeOutputTooLarge = "OUTPUT_TOO_LARGE"
+	// The disk of the working folder had less room than an attempt may
+	// need (--max-output-size and --min-free-disk); retried later.
+	CodeNoDiskSpace = "NO_DISK_SPACE"
 	// A job this one waits for failed (this one is cancelled).
 	CodeUpstreamFailed = "UPSTREAM_FAILED"
 	// A job this one waits for was cancelled (this one is too).

@@ -19,6 +19,8 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -34,6 +36,10 @@ type HandlerConfig struct {
 	Store   *store.Store
 	Storage *storage.Storage
 	Fetch   *fetch.Client
+	// Sources, when set, downloads URL sources through the node's cache,
+	// so that the parts of a split render on this node share one download
+	// of each.
+	Sources *sourcecache.Cache
 	Limits  engine.Limits
 	// TempDir holds each render's downloads and partial output.
 	TempDir string
@@ -44,7 +50,14 @@ type HandlerConfig struct {
 	Transcriber executor.Transcriber
 	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
 	RenderTimeout time.Duration
-	Log           *slog.Logger
+	// MaxOutputBytes bounds what ffmpeg writes in one attempt
+	// (--max-output-size); 0 bounds nothing.
+	MaxOutputBytes int64
+	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
+	// disk must have for an attempt to start (--min-free-disk): room for
+	// the downloads, and for everything else on that disk.
+	MinFreeDisk int64
+	Log         *slog.Logger
 }
 
 // Handler renders render jobs for the job core's pool.
@@ -64,7 +77,7 @@ func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) j
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
 	log.Info("render started", "attempt", j.Attempt)
-	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress}
+	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress, maxOutput: h.cfg.MaxOutputBytes}
 	execute := r.execute
 	if jobs.IsWhole(j) {
 		// Its parts are rendered: what is left is to join them.
@@ -94,6 +107,9 @@ type renderRun struct {
 	args     Args
 	log      *slog.Logger
 	progress func(float64)
+	// maxOutput bounds what ffmpeg writes in this attempt: the
+	// configured MaxOutputBytes, or a part's share of it.
+	maxOutput int64
 }
 
 // execute runs one attempt: downloads, probes, ffmpeg and the upload,
@@ -160,12 +176,33 @@ func (r *renderRun) begin(parent context.Context) (*attempt, *jobs.Failure) {
 		// Validated at submit; only a change of limits between then and now gets here.
 		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
 	}
+	if f := r.checkRoom(); f != nil {
+		return nil, f
+	}
 	dir, err := os.MkdirTemp(cfg.TempDir, "render-"+r.job.ID+"-")
 	if err != nil {
 		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
 	}
 	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
 	return &attempt{parent: parent, ctx: ctx, cancel: cancel, timeout: cfg.RenderTimeout, scene: scene, dir: dir}, nil
+}
+
+// checkRoom fails an attempt, to be tried again later (on this node or
+// another), when the working folder's disk has less free space than the
+// attempt may fill: its output and downloads would otherwise fill the disk
+// part way through, for this job and every other on the node.
+func (r *renderRun) checkRoom() *jobs.Failure {
+	need := r.cfg.MaxOutputBytes + r.cfg.MinFreeDisk
+	if need <= 0 {
+		return nil
+	}
+	err := scratch.Room(r.cfg.TempDir, need)
+	if err == nil {
+		return nil
+	}
+	r.log.Warn("too little free disk to start a render; handed back", "err", err)
+	return &jobs.Failure{Code: jobs.CodeNoDiskSpace, Retry: true,
+		Message: "the node had too little free disk space to start the render (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}
 }
 
 func (a *attempt) end() {
@@ -207,9 +244,14 @@ func (r *renderRun) encode(a *attempt, cmd *engine.Command, planErr error, durat
 	t := time.Now()
 	// ffmpeg reports twice a second; the pool writes each report that
 	// moves, so readers see progress at least once a second.
-	err := ffmpeg.Run(a.ctx, cmd.Args, ffmpeg.RunOptions{Dir: a.dir, Duration: duration, OnProgress: r.progress})
+	err := ffmpeg.Run(a.ctx, cmd.Args, ffmpeg.RunOptions{Dir: a.dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
 	if f, ok := a.stopped(); ok {
 		return f, false
+	}
+	var tooLarge *ffmpeg.OutputTooLargeError
+	if errors.As(err, &tooLarge) {
+		r.log.Warn("render stopped at the output size limit", "limit", tooLarge.Limit)
+		return tooLargeFailure(tooLarge.Limit), false
 	}
 	if err != nil {
 		r.log.Error("ffmpeg failed", "err", err)
@@ -217,6 +259,12 @@ func (r *renderRun) encode(a *attempt, cmd *engine.Command, planErr error, durat
 	}
 	r.log.Info("render encoded", "ms", time.Since(t).Milliseconds())
 	return nil, true
+}
+
+// tooLargeFailure is a render whose output grew past limit: permanent, as
+// the same composition writes as much again.
+func tooLargeFailure(limit int64) *jobs.Failure {
+	return failed(jobs.CodeOutputTooLarge, "the output grew past the limit of %s (--max-output-size); lower the composition's size, frame rate, length or quality, or choose a format that compresses more, such as mp4", ffmpeg.FormatBytes(limit))
 }
 
 // store uploads the output and the pictures cmd made beside it (stored as
@@ -299,6 +347,9 @@ func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Sou
 	var err error
 	if engine.IsAssetID(src.URL) {
 		n, err = media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
+	} else if cfg.Sources != nil {
+		// Scoped to the render, which its parts share.
+		n, err = cfg.Sources.Download(ctx, r.job.ID, src.URL, path)
 	} else {
 		n, err = cfg.Fetch.Download(ctx, src.URL, path)
 	}

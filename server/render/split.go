@@ -53,6 +53,34 @@ type SplitConfig struct {
 // that its part length would cut into more gets longer parts.
 const MaxParts = 100
 
+// MaxSplitFetches bounds the downloads of URL sources that the parts of
+// one split render would make if no two ran on one node: each part
+// fetches the sources it shows, the sound part those it hears. A render
+// whose parts would fetch more gets longer parts, or is not split.
+const MaxSplitFetches = 100
+
+// splitFetches counts the URL sources that the parts of ranges and the
+// sound part would download, each its own.
+func splitFetches(scene *engine.Scene, ranges []engine.PartRange) int {
+	count := func(sources []engine.Source) int {
+		n := 0
+		for _, src := range sources {
+			if !engine.IsAssetID(src.URL) {
+				n++
+			}
+		}
+		return n
+	}
+	n := 0
+	if scene.HasSound() {
+		n = count(scene.SoundSources())
+	}
+	for i, r := range ranges {
+		n += count(scene.Part(r, i == len(ranges)-1).Sources())
+	}
+	return n
+}
+
 // minPart is the shortest part a request may ask for: shorter parts
 // would cost more in their fixed overhead (about a second of a worker's
 // time each) than they could save.
@@ -127,6 +155,14 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 	// parts of a ten-minute render would make 600 of each.
 	per = max(per, 1, (scene.Frames()+MaxParts-1)/MaxParts)
 	ranges := scene.Ranges(per)
+	// What the parts will download is counted before the split: parts on
+	// one node share one download of each source (the node's cache), but
+	// parts spread over many nodes each fetch what they show, from hosts
+	// that are not kino's. Longer parts fetch less.
+	for len(ranges) >= 2 && splitFetches(scene, ranges) > MaxSplitFetches {
+		per = per*5/4 + 1
+		ranges = scene.Ranges(per)
+	}
 	if len(ranges) < 2 {
 		return nil, nil
 	}
@@ -197,7 +233,7 @@ func (h *PartHandler) Run(ctx context.Context, j *ent.Job, progress func(float64
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
 	log = log.With("render_id", whole.ID, "part", pa.Index)
-	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress}
+	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress, maxOutput: h.cfg.MaxOutputBytes}
 	keys, f := r.part(ctx, j.Type, pa)
 	o := jobs.Outcome{Failure: f}
 	if len(keys) > 0 {
@@ -223,6 +259,7 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 			return cmd, out, scene.Duration, err
 		}
 		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
+		r.maxOutput = partShare(r.cfg.MaxOutputBytes, pa.Count, scene.Frames())
 		for _, i := range p.SeekLayers() {
 			l := &p.Layers[i]
 			m := media[l.Source]
@@ -249,6 +286,16 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 		key = fmt.Sprintf("renders/%s.sound.mp4", r.job.ID)
 	}
 	return r.run(parent, sources, plan, key, "video/mp2t")
+}
+
+// partShare bounds the output of a part of count frames of a render of
+// frames: twice its share of limit, as frames differ in cost, and never
+// more than limit. The join refuses parts that together pass limit.
+func partShare(limit int64, count, frames int) int64 {
+	if limit <= 0 || frames <= 0 {
+		return limit
+	}
+	return min(limit, 2*int64(float64(limit)*float64(count)/float64(frames)))
 }
 
 // join is the last step of a split render: its parts, stored by their
@@ -278,6 +325,10 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 		return engine.PlanJoin(scene, parts, sound, dir, out), out, scene.Duration, nil
 	}
 	fetch := func(ctx context.Context, dir string) *jobs.Failure {
+		// The joined output is about as large as its parts together: parts
+		// past the limit are not downloaded to be joined into a file that
+		// would be refused.
+		var total int64
 		for input, key := range r.job.InputKeys {
 			name := input + ".ts"
 			switch {
@@ -286,11 +337,15 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 			case !strings.HasPrefix(input, "part-"):
 				continue // a poster or thumbnail, stored already
 			}
-			if _, err := r.cfg.Storage.Download(ctx, key, filepath.Join(dir, name)); err != nil {
+			n, err := r.cfg.Storage.Download(ctx, key, filepath.Join(dir, name))
+			if err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
 				return &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "a part of the render could not be read back", Retry: true}
+			}
+			if total += n; r.cfg.MaxOutputBytes > 0 && total > r.cfg.MaxOutputBytes {
+				return tooLargeFailure(r.cfg.MaxOutputBytes)
 			}
 		}
 		return nil

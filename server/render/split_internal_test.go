@@ -50,3 +50,50 @@ func TestSplitJobsBoundsTheParts(t *testing.T) {
 
 	assert.Equal(t, 60, len(runs(10)), "ten-second parts of ten minutes are under the bound")
 }
+
+// TestSplitJobsCountsTheirDownloads: a looped video under ten minutes in
+// one-second parts would be fetched by each of 100 parts and the sound
+// part (101 downloads, at any host, with the parts on many nodes); the
+// split is counted first and gets longer parts, so that its parts fetch
+// at most MaxSplitFetches sources in all.
+func TestSplitJobsCountsTheirDownloads(t *testing.T) {
+	t.Parallel()
+	comp, err := json.Marshal(map[string]any{"width": 32, "height": 18, "fps": 10, "duration": 600,
+		"layers": []any{
+			map[string]any{"type": "video", "src": "clip", "start": 0, "duration": 600},
+			map[string]any{"type": "image", "src": "logo", "start": 0, "duration": 600},
+		}})
+	require.NoError(t, err)
+	scene, err := engine.Compile("provider_a", comp, map[string]string{"clip": "https://cdn.example/clip.mp4", "logo": "https://cdn.example/logo.png"}, engine.DefaultLimits())
+	require.NoError(t, err)
+	part := 1.0
+	cfg, err := DefaultSplit.ForRequest(&renderv1.RenderSplit{Part: &part}, 600)
+	require.NoError(t, err)
+	all, err := splitJobs(cfg, jobs.NewJob{ID: "whole", Org: "org"}, scene)
+	require.NoError(t, err)
+	require.NotEmpty(t, all, "still split")
+	fetches, frames := 0, 0
+	for _, j := range all[1:] {
+		var pa PartArgs
+		require.NoError(t, json.Unmarshal(j.Args, &pa))
+		if j.Type == PartSound {
+			fetches += len(scene.SoundSources())
+			continue
+		}
+		fetches += len(scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last).Sources())
+		frames += pa.Count
+	}
+	assert.Equal(t, scene.Frames(), frames, "every frame is in a part")
+	assert.LessOrEqual(t, fetches, MaxSplitFetches)
+	assert.Greater(t, fetches, MaxSplitFetches/2, "parts no longer than the bound needs")
+	t.Logf("%d jobs, %d downloads", len(all)-1, fetches)
+}
+
+// TestPartShare: a part may write twice its share of --max-output-size,
+// never more than the whole limit; without a limit, none.
+func TestPartShare(t *testing.T) {
+	t.Parallel()
+	assert.EqualValues(t, 200, partShare(1000, 10, 100))
+	assert.EqualValues(t, 1000, partShare(1000, 90, 100))
+	assert.EqualValues(t, 0, partShare(0, 10, 100))
+}

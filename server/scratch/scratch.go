@@ -110,3 +110,29 @@ func abandoned(path string) bool {
 	// owner is gone, so nobody else wants it.
 	return true
 }
+
+// RoomError is a disk with less free space than an attempt needs.
+type RoomError struct {
+	// Free and Need are the free bytes found and those asked for.
+	Free, Need int64
+}
+
+func (e *RoomError) Error() string {
+	return fmt.Sprintf("the working folder's disk has %d bytes free, under the %d an attempt needs", e.Free, e.Need)
+}
+
+// Room checks that the disk holding path has at least need bytes free for
+// an unprivileged writer, and returns a *RoomError when not. It is asked
+// before an attempt starts, so that a full disk fails the attempt cleanly
+// instead of in the middle of a download or an encode.
+func Room(path string, need int64) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return fmt.Errorf("measure free disk of the working folder: %w", err)
+	}
+	free := int64(st.Bavail) * int64(st.Bsize)
+	if free < need {
+		return &RoomError{Free: free, Need: need}
+	}
+	return nil
+}

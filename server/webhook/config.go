@@ -35,6 +35,16 @@ type Config struct {
 	// the trace the delivery was stored in; nil records none. The request
 	// carries the attempt's trace context (traceparent) either way.
 	TracerProvider trace.TracerProvider
+	// MaxInFlight bounds the attempts one dispatcher makes at once: enough
+	// that receivers which hang until AttemptTimeout do not hold back
+	// everyone else's callbacks, few enough that a burst of finished jobs
+	// does not open hundreds of connections. Default 32.
+	MaxInFlight int
+	// MaxInFlightPerOrg bounds the attempts of one organisation's
+	// deliveries at once, so that its slow receivers take only its own
+	// share of MaxInFlight and never delay another organisation's
+	// callbacks. Default 4.
+	MaxInFlightPerOrg int
 	// Metrics counts attempts by outcome; nil counts nothing.
 	Metrics *metrics.Metrics
 }
@@ -54,6 +64,12 @@ func (c Config) withDefaults() Config {
 	}
 	if c.PollInterval <= 0 {
 		c.PollInterval = time.Second
+	}
+	if c.MaxInFlight <= 0 {
+		c.MaxInFlight = 32
+	}
+	if c.MaxInFlightPerOrg <= 0 {
+		c.MaxInFlightPerOrg = 4
 	}
 	if c.TracerProvider == nil {
 		c.TracerProvider = noop.NewTracerProvider()

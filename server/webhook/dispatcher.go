@@ -10,25 +10,23 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"slices"
 	"strings"
 	"sync"
 	"time"
 
+	"entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"go.opentelemetry.io/otel/trace"
 
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/ent/job"
+	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/tracing"
 )
-
-// maxInFlight bounds the attempts one dispatcher makes at once: enough that
-// a receiver which hangs until AttemptTimeout does not hold back everyone
-// else's callbacks, few enough that a burst of finished jobs does not open
-// hundreds of connections.
-const maxInFlight = 8
 
 // Dispatcher sends stored deliveries. Run one per process; any number of
 // processes may share a database, and each attempt is made by one of them.
@@ -43,6 +41,10 @@ type Dispatcher struct {
 	log    *slog.Logger
 	wake   chan struct{}
 	tracer trace.Tracer
+
+	// mu guards inFlight, the attempts under way by organisation.
+	mu       sync.Mutex
+	inFlight map[string]int
 }
 
 // New returns a dispatcher that sends with hc, which should be a guarded
@@ -57,7 +59,8 @@ func New(client *ent.Client, hc *http.Client, cfg Config, log *slog.Logger) *Dis
 		log = slog.Default()
 	}
 	cfg = cfg.withDefaults()
-	d := &Dispatcher{client: client, hc: hc, cfg: cfg, log: log, wake: make(chan struct{}, 1), tracer: cfg.TracerProvider.Tracer(tracing.Scope)}
+	d := &Dispatcher{client: client, hc: hc, cfg: cfg, log: log, wake: make(chan struct{}, 1),
+		tracer: cfg.TracerProvider.Tracer(tracing.Scope), inFlight: map[string]int{}}
 	if cfg.Secret != "" {
 		d.key, d.keyErr = secretKey(cfg.Secret)
 	}
@@ -125,11 +128,10 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 	}
 	var inFlight sync.WaitGroup
 	defer inFlight.Wait()
-	slots := make(chan struct{}, maxInFlight)
 	tick := time.NewTicker(d.cfg.PollInterval)
 	defer tick.Stop()
 	for {
-		d.startDue(ctx, slots, &inFlight)
+		d.startDue(ctx, &inFlight)
 		select {
 		case <-ctx.Done():
 			return ctx.Err()
@@ -140,42 +142,181 @@ func (d *Dispatcher) Run(ctx context.Context) error {
 }
 
 // startDue claims due deliveries while there are free slots and starts an
-// attempt of each.
-func (d *Dispatcher) startDue(ctx context.Context, slots chan struct{}, inFlight *sync.WaitGroup) {
+// attempt of each. Slots are shared fairly among organisations: one
+// organisation holds at most MaxInFlightPerOrg of them, so its slow
+// receivers only ever wait in its own share, and free slots go round the
+// organisations with due deliveries, fewest attempts under way first.
+func (d *Dispatcher) startDue(ctx context.Context, inFlight *sync.WaitGroup) {
 	for ctx.Err() == nil {
-		free := cap(slots) - len(slots)
+		free, full := d.room()
 		if free == 0 {
 			return
 		}
-		due, err := d.client.WebhookDelivery.Query().
-			Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(dbTime(time.Now()))).
-			Order(webhookdelivery.ByNextAttemptAt()).
-			Limit(free).
-			All(ctx)
-		if err != nil {
-			if ctx.Err() == nil {
-				d.log.Error("find due webhooks", "err", err)
-			}
-			return
+		// A window wider than the free slots, so that one organisation's
+		// burst of due deliveries does not hide another's.
+		window := min(free*d.cfg.MaxInFlightPerOrg, maxWindow)
+		q := d.client.WebhookDelivery.Query().
+			Where(webhookdelivery.StatusEQ(webhookdelivery.StatusPending), webhookdelivery.NextAttemptAtLTE(dbTime(time.Now())))
+		if len(full) > 0 {
+			q.Where(notOfOrgs(full))
 		}
-		for _, del := range due {
-			c, ok := d.claim(ctx, del)
-			if !ok {
+		due, err := q.Order(webhookdelivery.ByNextAttemptAt()).Limit(window).All(ctx)
+		if err == nil {
+			var orgs map[string]string
+			orgs, err = d.orgsOf(ctx, due)
+			if err == nil {
+				started := 0
+				for _, p := range d.fairOrder(due, orgs, free) {
+					c, ok := d.claim(ctx, p.del)
+					if !ok {
+						continue
+					}
+					started++
+					d.startAttempt(ctx, inFlight, p.org, c)
+				}
+				if started == 0 || len(due) < window {
+					return
+				}
 				continue
 			}
-			slots <- struct{}{}
-			inFlight.Go(func() {
-				defer func() {
-					<-slots
-					// A slot is free: look again rather than wait a tick.
-					d.Notify()
-				}()
-				d.attempt(ctx, c)
-			})
 		}
-		if len(due) < free {
-			return
+		if ctx.Err() == nil {
+			d.log.Error("find due webhooks", "err", err)
 		}
+		return
+	}
+}
+
+// maxWindow bounds the due deliveries read at once.
+const maxWindow = 256
+
+// room returns how many attempts may start now, and the organisations
+// that already hold their whole share.
+func (d *Dispatcher) room() (free int, full []string) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	total := 0
+	for org, n := range d.inFlight {
+		total += n
+		if n >= d.cfg.MaxInFlightPerOrg {
+			full = append(full, org)
+		}
+	}
+	return max(d.cfg.MaxInFlight-total, 0), full
+}
+
+// startAttempt makes the attempt of c in its own goroutine, counted
+// against org's share until it ends.
+func (d *Dispatcher) startAttempt(ctx context.Context, inFlight *sync.WaitGroup, org string, c claimed) {
+	d.mu.Lock()
+	d.inFlight[org]++
+	d.mu.Unlock()
+	inFlight.Go(func() {
+		defer func() {
+			d.mu.Lock()
+			if d.inFlight[org]--; d.inFlight[org] <= 0 {
+				delete(d.inFlight, org)
+			}
+			d.mu.Unlock()
+			// A slot is free: look again rather than wait a tick.
+			d.Notify()
+		}()
+		d.attempt(ctx, c)
+	})
+}
+
+// pick is a due delivery chosen for an attempt, with its organisation.
+type pick struct {
+	del *ent.WebhookDelivery
+	org string
+}
+
+// fairOrder chooses at most free of the due deliveries (in the order they
+// came due) in rounds: each round takes the next delivery of every
+// organisation that has one and room in its share, organisations with
+// fewer attempts under way first, then the one whose delivery came due
+// first.
+func (d *Dispatcher) fairOrder(due []*ent.WebhookDelivery, orgOf map[string]string, free int) []pick {
+	byOrg := map[string][]*ent.WebhookDelivery{}
+	var orgs []string
+	for _, del := range due {
+		org := orgOf[del.JobID]
+		if _, seen := byOrg[org]; !seen {
+			orgs = append(orgs, org)
+		}
+		byOrg[org] = append(byOrg[org], del)
+	}
+	d.mu.Lock()
+	busy := make(map[string]int, len(orgs))
+	for _, org := range orgs {
+		busy[org] = d.inFlight[org]
+	}
+	d.mu.Unlock()
+	// Stable, so that ties keep the order in which deliveries came due.
+	slices.SortStableFunc(orgs, func(a, b string) int { return busy[a] - busy[b] })
+	var picks []pick
+	for round := 0; len(picks) < free; round++ {
+		took := false
+		for _, org := range orgs {
+			if len(picks) == free {
+				break
+			}
+			if round >= len(byOrg[org]) || busy[org] >= d.cfg.MaxInFlightPerOrg {
+				continue
+			}
+			picks = append(picks, pick{del: byOrg[org][round], org: org})
+			busy[org]++
+			took = true
+		}
+		if !took {
+			break
+		}
+	}
+	return picks
+}
+
+// orgsOf maps the jobs of deliveries to their organisations. A delivery
+// whose job is gone counts as organisation "".
+func (d *Dispatcher) orgsOf(ctx context.Context, due []*ent.WebhookDelivery) (map[string]string, error) {
+	ids := make([]string, 0, len(due))
+	for _, del := range due {
+		ids = append(ids, del.JobID)
+	}
+	out := make(map[string]string, len(ids))
+	if len(ids) == 0 {
+		return out, nil
+	}
+	jobs, err := d.client.Job.Query().Where(job.IDIn(ids...)).Select(job.FieldID, job.FieldOrgID).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("find organisations of webhooks: %w", err)
+	}
+	for _, j := range jobs {
+		out[j.ID] = j.OrgID
+	}
+	return out, nil
+}
+
+// notOfOrgs leaves out deliveries of jobs of the organisations orgs ("" for
+// deliveries whose job is gone), so that the window of due deliveries read
+// holds only ones that may start.
+func notOfOrgs(orgs []string) predicate.WebhookDelivery {
+	return func(s *sql.Selector) {
+		args := make([]any, 0, len(orgs))
+		orphans := false
+		for _, org := range orgs {
+			if org == "" {
+				orphans = true
+			}
+			args = append(args, org)
+		}
+		jobs := sql.Table(job.Table)
+		ofJob := sql.ColumnsEQ(jobs.C(job.FieldID), s.C(webhookdelivery.FieldJobID))
+		excluded := sql.Exists(sql.Select(jobs.C(job.FieldID)).From(jobs).
+			Where(sql.And(ofJob, sql.In(jobs.C(job.FieldOrgID), args...))))
+		if orphans {
+			excluded = sql.Or(excluded, sql.NotExists(sql.Select(jobs.C(job.FieldID)).From(jobs).Where(ofJob)))
+		}
+		s.Where(sql.Not(excluded))
 	}
 }
 
