@@ -84,6 +84,7 @@ var registry = map[string]Executor{
 	"video.trim":      videoTrim{},
 	"image.resize":    imageResize{},
 	"watermark.apply": watermarkApply{},
+	"mockup.render":   mockupRender{},
 	"caption.extract": captionExtract{transcriber: Pocketsphinx{}},
 	"caption.burn":    captionBurn{},
 	"video.thumbnail": videoThumbnail{},

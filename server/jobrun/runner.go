@@ -329,6 +329,12 @@ func (r *Runner) fetchInput(ctx context.Context, j *ent.Job, path, field, v, key
 		var fe *fetch.Error
 		return executor.Input{}, &failure{Code: jobs.CodeAssetFetchFailed, Message: fmt.Sprintf("inputs.%s: %v", field, err), Retry: errors.As(err, &fe) && fe.Temporary()}
 	}
+	if t, ok := catalog.Lookup(j.Type); ok {
+		if f, ok := t.Input(field); ok && f.Unprobed {
+			// The executor reads it with kino's own decoder, which checks it.
+			return executor.Input{Path: path, Info: &ffmpeg.Info{}}, nil
+		}
+	}
 	info, err := ffmpeg.ProbeFast(ctx, path)
 	var ie *ffmpeg.InputError
 	switch {
