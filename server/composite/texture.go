@@ -1,0 +1,154 @@
+package composite
+
+import (
+	"image"
+	"image/draw"
+	"math"
+)
+
+// Texture is a picture made ready to be warped: premultiplied, with its
+// mip levels (each half the one before, averaged 2×2, down to 1×1), made
+// once so that several warps of the same design pay for them once.
+type Texture struct {
+	levels []level
+}
+
+// level is one mip level: premultiplied RGBA, 4 bytes a pixel.
+type level struct {
+	w, h int
+	pix  []uint8
+}
+
+// NewTexture prepares src for Warp.
+func NewTexture(src image.Image) *Texture {
+	b := src.Bounds()
+	l0 := level{w: b.Dx(), h: b.Dy(), pix: make([]uint8, 4*b.Dx()*b.Dy())}
+	switch s := src.(type) {
+	case *image.NRGBA:
+		rows(image.Rect(0, 0, l0.w, l0.h), func(y0, y1 int) {
+			for y := y0; y < y1; y++ {
+				in := s.Pix[s.PixOffset(b.Min.X, b.Min.Y+y):][:4*l0.w]
+				out := l0.pix[4*l0.w*y:][:4*l0.w]
+				for i := 0; i < len(in); i += 4 {
+					a := uint32(in[i+3])
+					switch a {
+					case 255:
+						out[i], out[i+1], out[i+2], out[i+3] = in[i], in[i+1], in[i+2], 255
+					case 0:
+					default:
+						out[i] = uint8((uint32(in[i])*a + 127) / 255)
+						out[i+1] = uint8((uint32(in[i+1])*a + 127) / 255)
+						out[i+2] = uint8((uint32(in[i+2])*a + 127) / 255)
+						out[i+3] = uint8(a)
+					}
+				}
+			}
+		})
+	default:
+		rgba := &image.RGBA{Pix: l0.pix, Stride: 4 * l0.w, Rect: image.Rect(0, 0, l0.w, l0.h)}
+		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
+	}
+	t := &Texture{levels: []level{l0}}
+	for l := l0; l.w > 1 || l.h > 1; {
+		l = l.half()
+		t.levels = append(t.levels, l)
+	}
+	return t
+}
+
+// half averages 2×2 blocks; an odd last row or column is averaged with
+// itself.
+func (l level) half() level {
+	n := level{w: (l.w + 1) / 2, h: (l.h + 1) / 2}
+	n.pix = make([]uint8, 4*n.w*n.h)
+	rows(image.Rect(0, 0, n.w, n.h), func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			r0 := l.pix[4*l.w*(2*y):]
+			r1 := r0
+			if 2*y+1 < l.h {
+				r1 = l.pix[4*l.w*(2*y+1):]
+			}
+			out := n.pix[4*n.w*y:]
+			for x := 0; x < n.w; x++ {
+				i0 := 8 * x
+				i1 := i0 + 4
+				if 2*x+1 >= l.w {
+					i1 = i0
+				}
+				for c := 0; c < 4; c++ {
+					out[4*x+c] = uint8((uint32(r0[i0+c]) + uint32(r0[i1+c]) + uint32(r1[i0+c]) + uint32(r1[i1+c]) + 2) / 4)
+				}
+			}
+		}
+	})
+	return n
+}
+
+// sample is the texture at u, v of its unit square, premultiplied,
+// filtered for a footprint of rho source pixels per canvas pixel:
+// bilinear where the design grows (rho ≤ 1), trilinear between the two
+// mip levels around rho where it shrinks.
+func (t *Texture) sample(u, v, rho float64) [4]float32 {
+	if rho <= 1 {
+		return t.levels[0].bilinear(u, v)
+	}
+	lod := math.Log2(rho)
+	i := int(lod)
+	if i >= len(t.levels)-1 {
+		return t.levels[len(t.levels)-1].bilinear(u, v)
+	}
+	f := float32(lod - float64(i))
+	a := t.levels[i].bilinear(u, v)
+	b := t.levels[i+1].bilinear(u, v)
+	for c := range a {
+		a[c] += (b[c] - a[c]) * f
+	}
+	return a
+}
+
+// bilinear interpolates the four texels around u, v, clamped at the edges.
+func (l *level) bilinear(u, v float64) [4]float32 {
+	fx := u*float64(l.w) - 0.5
+	fy := v*float64(l.h) - 0.5
+	x0 := int(math.Floor(fx))
+	y0 := int(math.Floor(fy))
+	ax := float32(fx - float64(x0))
+	ay := float32(fy - float64(y0))
+	x1, y1 := x0+1, y0+1
+	if x0 < 0 {
+		x0 = 0
+		if x1 < 0 {
+			x1 = 0
+		}
+	}
+	if y0 < 0 {
+		y0 = 0
+		if y1 < 0 {
+			y1 = 0
+		}
+	}
+	if x1 > l.w-1 {
+		x1 = l.w - 1
+		if x0 > x1 {
+			x0 = x1
+		}
+	}
+	if y1 > l.h-1 {
+		y1 = l.h - 1
+		if y0 > y1 {
+			y0 = y1
+		}
+	}
+	s := 4 * l.w
+	p00 := l.pix[y0*s+4*x0:][:4:4]
+	p01 := l.pix[y0*s+4*x1:][:4:4]
+	p10 := l.pix[y1*s+4*x0:][:4:4]
+	p11 := l.pix[y1*s+4*x1:][:4:4]
+	var out [4]float32
+	for c := 0; c < 4; c++ {
+		top := float32(p00[c]) + (float32(p01[c])-float32(p00[c]))*ax
+		bot := float32(p10[c]) + (float32(p11[c])-float32(p10[c]))*ax
+		out[c] = top + (bot-top)*ay
+	}
+	return out
+}

@@ -1,0 +1,301 @@
+package psd
+
+import (
+	"compress/zlib"
+	"encoding/binary"
+	"image"
+	"io"
+)
+
+// Channel compressions.
+const (
+	compRaw        = 0
+	compRLE        = 1
+	compZIP        = 2
+	compZIPPredict = 3
+)
+
+// Image decodes the layer's pixels: Rect-sized (Bounds() is Rect),
+// non-premultiplied, opaque where the layer has no transparency channel.
+// A group or an empty layer gives an empty image.
+func (l *Layer) Image() (*image.NRGBA, error) {
+	img := image.NewNRGBA(l.Rect)
+	w, h := l.Rect.Dx(), l.Rect.Dy()
+	if w == 0 || h == 0 || l.Kind == KindGroup {
+		return img, nil
+	}
+	grey := l.f.Mode == Grayscale
+	alpha := false
+	for i := range l.channels {
+		ch := &l.channels[i]
+		var dst int // byte offset in each pixel
+		switch {
+		case ch.id == -1:
+			dst = 3
+			alpha = true
+		case ch.id >= 0 && ch.id < 3 && !grey:
+			dst = int(ch.id)
+		case ch.id == 0 && grey:
+			dst = 0
+		default:
+			continue // masks and extra channels
+		}
+		if err := l.f.channel(ch, w, h, img.Pix, dst, 4); err != nil {
+			return nil, l.errorf("channel %d: %v", ch.id, err)
+		}
+	}
+	if grey || !alpha {
+		for i := 0; i < len(img.Pix); i += 4 {
+			if grey {
+				img.Pix[i+1], img.Pix[i+2] = img.Pix[i], img.Pix[i]
+			}
+			if !alpha {
+				img.Pix[i+3] = 255
+			}
+		}
+	}
+	return img, nil
+}
+
+// Image decodes the mask: Rect-sized; outside Rect its value is
+// DefaultColor.
+func (m *Mask) Image() (*image.Gray, error) {
+	img := image.NewGray(m.Rect)
+	if m.Rect.Empty() {
+		return img, nil
+	}
+	ch := &m.l.channels[m.ch]
+	if err := m.l.f.channel(ch, m.Rect.Dx(), m.Rect.Dy(), img.Pix, 0, 1); err != nil {
+		return nil, m.l.errorf("mask channel %d: %v", ch.id, err)
+	}
+	return img, nil
+}
+
+// channel decodes one layer channel of w x h into dst, one byte every
+// stride bytes from offset at.
+func (f *File) channel(ch *channelInfo, w, h int, dst []byte, at, stride int) error {
+	c := newCursor(f.r.r, ch.off, ch.off+ch.length, "channel data")
+	comp := c.u16()
+	if c.err != nil {
+		return c.err
+	}
+	return f.plane(c, comp, nil, w, h, dst, at, stride)
+}
+
+// plane decodes one w x h plane compressed as comp from c, into dst. For
+// RLE, counts holds the rows' byte counts when they were read already (the
+// merged image keeps them all in front); otherwise they are read from c.
+func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []byte, at, stride int) error {
+	bpc := f.Depth / 8
+	rowBytes := w * bpc
+	switch comp {
+	case compRaw:
+		if int64(rowBytes)*int64(h) > c.left() {
+			return errorf("raw data of %d bytes needs %d", c.left(), int64(rowBytes)*int64(h))
+		}
+		row := make([]byte, rowBytes)
+		for y := 0; y < h; y++ {
+			if _, err := f.r.r.ReadAt(row, c.pos); err != nil {
+				return errorf("raw data: %v", err)
+			}
+			c.pos += int64(rowBytes)
+			put(row, bpc, dst[(y*w)*stride+at:], stride)
+		}
+		return nil
+	case compRLE:
+		if counts == nil {
+			var err error
+			if counts, err = f.rowCounts(c, h); err != nil {
+				return err
+			}
+		}
+		var total int64
+		for _, n := range counts {
+			total += int64(n)
+		}
+		if total > c.left() {
+			return errorf("RLE data runs past the layer's data (%d bytes counted, %d there)", total, c.left())
+		}
+		packed := make([]byte, total)
+		if _, err := f.r.r.ReadAt(packed, c.pos); err != nil {
+			return errorf("RLE data: %v", err)
+		}
+		c.pos += total
+		row := make([]byte, rowBytes)
+		for y, n := range counts {
+			src := packed[:n]
+			packed = packed[n:]
+			if err := unpackBits(src, row); err != nil {
+				return errorf("row %d: %v", y, err)
+			}
+			put(row, bpc, dst[(y*w)*stride+at:], stride)
+		}
+		return nil
+	case compZIP, compZIPPredict:
+		zr, err := zlib.NewReader(io.NewSectionReader(f.r.r, c.pos, c.left()))
+		if err != nil {
+			return errorf("ZIP data: %v", err)
+		}
+		defer zr.Close()
+		// Read exactly the plane's size and no more: a stream that would
+		// inflate further is never asked for it.
+		row := make([]byte, rowBytes)
+		for y := 0; y < h; y++ {
+			if _, err := io.ReadFull(zr, row); err != nil {
+				return errorf("ZIP data ends at row %d of %d: %v", y, h, err)
+			}
+			if comp == compZIPPredict {
+				unpredict(row, bpc)
+			}
+			put(row, bpc, dst[(y*w)*stride+at:], stride)
+		}
+		return nil
+	}
+	return errorf("unknown compression %d", comp)
+}
+
+func (f *File) rowCounts(c *cursor, h int) ([]uint32, error) {
+	size := int64(2)
+	if f.PSB {
+		size = 4
+	}
+	if int64(h)*size > c.left() {
+		return nil, errorf("RLE row counts run past the data (%d rows, %d bytes)", h, c.left())
+	}
+	raw := c.bytes(int64(h) * size)
+	if c.err != nil {
+		return nil, c.err
+	}
+	counts := make([]uint32, h)
+	for i := range counts {
+		if f.PSB {
+			counts[i] = binary.BigEndian.Uint32(raw[4*i:])
+		} else {
+			counts[i] = uint32(binary.BigEndian.Uint16(raw[2*i:]))
+		}
+	}
+	return counts, nil
+}
+
+// put writes a row of samples, converting 16 bits to 8 with rounding.
+func put(row []byte, bpc int, dst []byte, stride int) {
+	if bpc == 1 {
+		for i, v := range row {
+			dst[i*stride] = v
+		}
+		return
+	}
+	for i := 0; i < len(row)/2; i++ {
+		v := uint32(row[2*i])<<8 | uint32(row[2*i+1])
+		dst[i*stride] = uint8((v*255 + 32767) / 65535)
+	}
+}
+
+// unpredict undoes ZIP prediction: each sample is stored as its difference
+// from the one before it on the row (16-bit samples as 16-bit differences).
+func unpredict(row []byte, bpc int) {
+	if bpc == 1 {
+		for i := 1; i < len(row); i++ {
+			row[i] += row[i-1]
+		}
+		return
+	}
+	for i := 2; i+1 < len(row); i += 2 {
+		prev := binary.BigEndian.Uint16(row[i-2:])
+		cur := binary.BigEndian.Uint16(row[i:])
+		binary.BigEndian.PutUint16(row[i:], prev+cur)
+	}
+}
+
+// unpackBits decodes one PackBits row into row, which it must fill
+// exactly.
+func unpackBits(src, row []byte) error {
+	o := 0
+	for i := 0; i < len(src); {
+		n := int(int8(src[i]))
+		i++
+		switch {
+		case n >= 0:
+			cnt := n + 1
+			if i+cnt > len(src) || o+cnt > len(row) {
+				return errRLE
+			}
+			copy(row[o:], src[i:i+cnt])
+			i += cnt
+			o += cnt
+		case n > -128:
+			cnt := 1 - n
+			if i >= len(src) || o+cnt > len(row) {
+				return errRLE
+			}
+			b := src[i]
+			i++
+			for k := 0; k < cnt; k++ {
+				row[o+k] = b
+			}
+			o += cnt
+		}
+	}
+	if o != len(row) {
+		return errorf("RLE row decodes to %d bytes, %d expected", o, len(row))
+	}
+	return nil
+}
+
+var errRLE = errorf("RLE row runs past its length")
+
+// Composite decodes the merged image Photoshop saved with the file
+// ("maximize compatibility"); it is canvas-sized.
+func (f *File) Composite() (*image.NRGBA, error) {
+	w, h := f.Width, f.Height
+	c := newCursor(f.r.r, f.merged, f.r.size, "merged image")
+	comp := c.u16()
+	if c.err != nil {
+		return nil, c.err
+	}
+	base := f.baseChannels()
+	n := base
+	if f.channels > base {
+		n = base + 1 // the transparency channel, when there is one
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	var counts []uint32
+	if comp == compRLE {
+		// The row counts of every channel come first.
+		all, err := f.rowCounts(c, h*f.channels)
+		if err != nil {
+			return nil, errorf("merged image: %v", err)
+		}
+		counts = all
+	}
+	bpc := int64(f.Depth / 8)
+	for i := 0; i < n; i++ {
+		dst := i
+		if f.Mode == Grayscale && i == 1 {
+			dst = 3
+		}
+		var rows []uint32
+		if counts != nil {
+			rows = counts[i*h : (i+1)*h]
+		}
+		if comp == compZIP || comp == compZIPPredict {
+			// One stream holds every channel; planes after the first are
+			// rare in merged images (Photoshop writes RLE or raw).
+			return nil, &UnsupportedError{Feature: "ZIP-compressed merged image"}
+		}
+		if err := f.plane(c, comp, rows, w, h, img.Pix, dst, 4); err != nil {
+			return nil, errorf("merged image: channel %d: %v", i, err)
+		}
+		_ = bpc
+	}
+	hasAlpha := n > base
+	for i := 0; i < len(img.Pix); i += 4 {
+		if f.Mode == Grayscale {
+			img.Pix[i+1], img.Pix[i+2] = img.Pix[i], img.Pix[i]
+		}
+		if !hasAlpha {
+			img.Pix[i+3] = 255
+		}
+	}
+	return img, nil
+}

@@ -1,0 +1,339 @@
+// Package psd reads Adobe Photoshop documents (PSD, and PSB, the large
+// document format) far enough to re-render a mockup template: the canvas,
+// the layer tree with blend modes, opacity, masks and clipping, placed
+// (smart object) layers with their transform and warp, solid-colour fills,
+// text layers' text and the merged image. It is pure Go and treats every
+// file as hostile.
+//
+// # Memory
+//
+// Decode reads the header, the image resources it needs and the layer
+// records, and keeps only those records (names, rectangles, channel
+// offsets, parsed descriptors of placed layers) plus the embedded files of
+// linked smart objects (bounded by Limits.MaxEmbeddedBytes). Pixels stay in
+// the io.ReaderAt: Layer.Image, Mask.Image and File.Composite decode one
+// layer or the merged image when called, holding at most that picture (4
+// bytes a pixel, width*height <= Limits.MaxPixels) plus one channel's
+// compressed bytes and one decoded channel at a time (2 bytes a pixel at 16
+// bits). Every declared size is checked against Limits.MaxPixels and every
+// length against the file and the section holding it before anything is
+// allocated; zlib streams are read no further than the channel's expected
+// size, so a ZIP bomb costs no more than an honest channel.
+//
+// # Placed layers
+//
+// Photoshop maps a smart object's content to the canvas in two steps: the
+// warp (Placed.Warp) first moves each content point inside the content's
+// bounds (Warp.Bounds, content pixels) through a grid of bicubic Bezier
+// patches whose control points are in content pixels; the result is then
+// mapped by the perspective transform that takes the content rectangle
+// (0,0)-(Width,Height) to the quad Placed.NonAffine (canvas pixels,
+// top-left, top-right, bottom-right, bottom-left). Without a warp the
+// content rectangle maps straight onto the quad. Placed.Transform is
+// Photoshop's affine approximation (Trnf) and equals NonAffine unless a
+// perspective was applied.
+package psd
+
+import (
+	"fmt"
+	"image"
+	"image/color"
+)
+
+// Limits bound what a hostile file can cost; Decode refuses anything over
+// them before allocating.
+type Limits struct {
+	// MaxPixels bounds the canvas and every layer, mask and channel:
+	// width*height (kino's --max-image-pixels).
+	MaxPixels int64
+	// MaxLayers bounds the number of layer records, group dividers included.
+	MaxLayers int
+	// MaxDescriptorDepth bounds the nesting of action descriptors (and
+	// lists) in placed-layer, text and other records.
+	MaxDescriptorDepth int
+	// MaxEmbeddedBytes bounds the embedded files of linked smart objects,
+	// in all.
+	MaxEmbeddedBytes int64
+}
+
+// DefaultLimits are the bounds used when a Limits field is zero.
+var DefaultLimits = Limits{
+	MaxPixels:          100_000_000,
+	MaxLayers:          2000,
+	MaxDescriptorDepth: 32,
+	MaxEmbeddedBytes:   256 << 20,
+}
+
+// maxDescriptorItems bounds the items of one descriptor or list, and
+// maxDescriptorTotal the items of one descriptor tree, so a list of
+// millions of empty items cannot cost more than the file's size in memory
+// many times over.
+const (
+	maxDescriptorItems = 1 << 20
+	maxDescriptorTotal = 1 << 21
+)
+
+// ColorMode is the document's colour mode, as the header stores it.
+type ColorMode int
+
+// The colour modes of the header. Only RGB and Grayscale are decoded.
+const (
+	Bitmap       ColorMode = 0
+	Grayscale    ColorMode = 1
+	Indexed      ColorMode = 2
+	RGB          ColorMode = 3
+	CMYK         ColorMode = 4
+	Multichannel ColorMode = 7
+	Duotone      ColorMode = 8
+	Lab          ColorMode = 9
+)
+
+// String names the mode as Photoshop's menu does.
+func (m ColorMode) String() string {
+	switch m {
+	case Bitmap:
+		return "bitmap"
+	case Grayscale:
+		return "greyscale"
+	case Indexed:
+		return "indexed"
+	case RGB:
+		return "RGB"
+	case CMYK:
+		return "CMYK"
+	case Multichannel:
+		return "multichannel"
+	case Duotone:
+		return "duotone"
+	case Lab:
+		return "Lab"
+	}
+	return fmt.Sprintf("colour mode %d", int(m))
+}
+
+// UnsupportedError says that a file uses a feature this package does not
+// decode, by name: "CMYK colour mode", "32-bit depth".
+type UnsupportedError struct{ Feature string }
+
+func (e *UnsupportedError) Error() string { return "psd: unsupported: " + e.Feature }
+
+// FormatError says that a file is malformed or exceeds a Limit, and where.
+type FormatError struct{ Msg string }
+
+func (e *FormatError) Error() string { return "psd: " + e.Msg }
+
+func errorf(format string, args ...any) error {
+	return &FormatError{Msg: fmt.Sprintf(format, args...)}
+}
+
+// File is a decoded document: its records; pixels are read on demand from
+// the io.ReaderAt given to Decode, which must stay readable.
+type File struct {
+	Width, Height int
+	// Depth is the file's bits per channel, 8 or 16; pictures are always
+	// returned at 8 bits.
+	Depth int
+	// Mode is RGB or Grayscale; others are refused by name.
+	Mode ColorMode
+	// PSB is true for the large document format (version 2).
+	PSB bool
+	// Layers are the top-level layers, bottom to top (the order Photoshop
+	// stores).
+	Layers []*Layer
+	// Linked holds the files embedded for smart objects, by unique id
+	// (lnk2, lnk3, lnkD, lnkE); a Placed.ID names one.
+	Linked map[string]*LinkedFile
+
+	r        readerAt
+	lim      Limits
+	channels int   // channels of the merged image
+	merged   int64 // offset of the merged image section
+}
+
+// Kind says what a layer is.
+type Kind int
+
+// The kinds of layer.
+const (
+	KindPixel Kind = iota
+	KindGroup
+	KindSmartObject
+	KindFill
+	KindText
+	KindAdjustment
+	KindShape
+)
+
+// String names the kind.
+func (k Kind) String() string {
+	switch k {
+	case KindPixel:
+		return "pixel"
+	case KindGroup:
+		return "group"
+	case KindSmartObject:
+		return "smart object"
+	case KindFill:
+		return "fill"
+	case KindText:
+		return "text"
+	case KindAdjustment:
+		return "adjustment"
+	case KindShape:
+		return "shape"
+	}
+	return fmt.Sprintf("kind %d", int(k))
+}
+
+// BlendMode is a Photoshop blend mode by name: "normal", "dissolve",
+// "darken", "multiply", "color burn", "linear burn", "darker color",
+// "lighten", "screen", "color dodge", "linear dodge", "lighter color",
+// "overlay", "soft light", "hard light", "vivid light", "linear light",
+// "pin light", "hard mix", "difference", "exclusion", "subtract",
+// "divide", "hue", "saturation", "color", "luminosity", "pass through".
+// An unknown key is kept as "key:XXXX".
+type BlendMode string
+
+// Layer is one layer record (or a group, built from its section dividers).
+type Layer struct {
+	// Name is the Unicode name (luni) when present, else the Pascal name.
+	Name string
+	// Path joins the names of the enclosing groups and the layer's with '/'.
+	Path string
+	Kind Kind
+	// Rect is the canvas rectangle of its pixels (empty for a group).
+	Rect    image.Rectangle
+	Visible bool
+	Opacity uint8
+	// FillOpacity is iOpa: it scales the pixels but not the effects; 255
+	// when absent.
+	FillOpacity uint8
+	Blend       BlendMode
+	// Clipped is true when the layer is clipped to the nearest non-clipped
+	// layer below it.
+	Clipped bool
+	// Mask is the user mask, nil when none.
+	Mask *Mask
+	// Children are a group's layers, bottom to top.
+	Children []*Layer
+	// Placed describes a smart object, nil for other kinds.
+	Placed *Placed
+	// FillColor is a solid-colour fill's colour (SoCo).
+	FillColor *color.NRGBA
+	// Text holds a text layer's text (TySh).
+	Text *Text
+	// Unsupported names features present but not drawn by a re-render:
+	// "layer effects", "smart filters", "adjustment: curves", ...
+	Unsupported []string
+
+	// Index is the layer's position among all records, bottom first, as
+	// error messages count them.
+	Index int
+
+	f        *File
+	channels []channelInfo
+	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
+}
+
+// Mask is a layer's user mask.
+type Mask struct {
+	// Rect is the canvas rectangle of its pixels.
+	Rect image.Rectangle
+	// DefaultColor is the mask's value outside Rect.
+	DefaultColor uint8
+	// Disabled is true when the mask is switched off.
+	Disabled bool
+	// Relative is true when the mask's position is relative to the layer
+	// (it moves with it); Rect is in canvas coordinates either way.
+	Relative bool
+
+	l    *Layer
+	ch   int  // index in l.channels
+	real bool // the real user mask (channel -3)
+}
+
+// Point is a position in pixels.
+type Point struct{ X, Y float64 }
+
+// Placed is a placed (smart object) layer's geometry.
+type Placed struct {
+	// ID is the unique id of its LinkedFile in File.Linked.
+	ID string
+	// Transform is the canvas corners of the content (Trnf): top-left,
+	// top-right, bottom-right, bottom-left.
+	Transform [4]Point
+	// NonAffine is the perspective quad (nonAffineTransform); it equals
+	// Transform when the transform is affine.
+	NonAffine [4]Point
+	// Width and Height are the content's size (Sz).
+	Width, Height float64
+	// Crop is the content's crop when the file records one.
+	Crop *image.Rectangle
+	// Warp is nil when the layer has no warp (warpNone, or an identity
+	// custom warp).
+	Warp *Warp
+}
+
+// Warp is a smart object's warp: a grid of bicubic Bezier patches over
+// Bounds, in content pixels.
+type Warp struct {
+	// Style is the warp style: "warpCustom", "warpArc", ...; for a quilt
+	// warp (Quilt true) it is the style of the quilt descriptor.
+	Style string
+	// Quilt is true for a quilt warp (a grid of several patches).
+	Quilt bool
+	// Bounds is the warped area: top, left, bottom, right in content
+	// pixels.
+	Bounds [4]float64
+	// Rows and Cols count the patches; a plain custom warp is 1x1.
+	Rows, Cols int
+	// Points are the (3*Rows+1)*(3*Cols+1) Bezier control points, row
+	// major, in content pixels. Empty for a preset style (warpArc, ...)
+	// whose mesh Photoshop did not store.
+	Points []Point
+	// SlicesX and SlicesY are a quilt's slice positions (content pixels).
+	SlicesX, SlicesY []float64
+}
+
+// LinkedFile is a file embedded for a smart object.
+type LinkedFile struct {
+	ID   string
+	Name string
+	// Type is the file type Photoshop records ("png ", "JPEG", "8BPS", ...).
+	Type string
+	// Data is the embedded file; nil for a file linked outside the PSD.
+	Data []byte
+}
+
+// Text is a text layer's content.
+type Text struct{ Value string }
+
+// Walk calls fn for every layer, depth first, bottom to top, a group
+// before its children. It stops at the first error.
+func (f *File) Walk(fn func(*Layer) error) error { return walk(f.Layers, fn) }
+
+func walk(ls []*Layer, fn func(*Layer) error) error {
+	for _, l := range ls {
+		if err := fn(l); err != nil {
+			return err
+		}
+		if err := walk(l.Children, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Find returns the layer with this path ("name", or "group/name" inside
+// groups), or nil. When paths repeat, the topmost layer wins, as Photoshop's
+// layer panel shows it first.
+func (f *File) Find(path string) *Layer {
+	var found *Layer
+	f.Walk(func(l *Layer) error {
+		if l.Path == path {
+			found = l
+		}
+		return nil
+	})
+	return found
+}
