@@ -263,7 +263,7 @@ func (r *renderer) own(l *psd.Layer, cl *composite.Layer) error {
 	if err != nil {
 		return err
 	}
-	cl.Image, cl.Origin = img, l.Rect.Min
+	cl.Image = img // its bounds are its canvas rectangle
 	return nil
 }
 

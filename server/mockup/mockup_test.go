@@ -1,0 +1,78 @@
+package mockup
+
+import (
+	"image"
+	"image/color"
+	"math"
+	"os"
+	"testing"
+
+	"github.com/kinohq/kino/server/composite"
+)
+
+// quadrants is a design of four flat colours: red, green / blue, yellow.
+func quadrants(w, h int) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			c := color.NRGBA{220, 30, 30, 255}
+			switch {
+			case x >= w/2 && y < h/2:
+				c = color.NRGBA{30, 200, 30, 255}
+			case x < w/2 && y >= h/2:
+				c = color.NRGBA{30, 30, 220, 255}
+			case x >= w/2 && y >= h/2:
+				c = color.NRGBA{230, 220, 20, 255}
+			}
+			img.SetNRGBA(x, y, c)
+		}
+	}
+	return img
+}
+
+func load(t testing.TB, name string) *Template {
+	t.Helper()
+	tpl, c, err := Load("testdata/"+name, 50_000_000)
+	if err != nil {
+		t.Fatalf("load %s: %v", name, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return tpl
+}
+
+func TestRenderPlacesTheDesignInTheQuad(t *testing.T) {
+	tpl := load(t, "mockup.psd")
+	so, ok := tpl.Manifest.SmartObject("Front/Design")
+	if !ok {
+		t.Fatalf("no smart object Front/Design in %+v", tpl.Manifest.SmartObjects)
+	}
+	img, warn, err := tpl.Render(Options{Designs: map[string]image.Image{"Front/Design": quadrants(400, 400)}, Hide: []string{"Other"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if os.Getenv("MOCKUP_OUT") != "" {
+		f, _ := os.Create(os.Getenv("MOCKUP_OUT"))
+		EncodePNG(f, img)
+		f.Close()
+	}
+	t.Log(warn)
+	var quad [4]composite.Point
+	for i, c := range so.Quad {
+		quad[i] = composite.Point{X: c[0], Y: c[1]}
+	}
+	h := composite.Perspective(quad)
+	// The centre of each quadrant lands, darkened by the multiply shading,
+	// where the homography maps it.
+	for _, s := range []struct {
+		u, v float64
+		c    color.NRGBA
+	}{{0.25, 0.25, color.NRGBA{220, 30, 30, 255}}, {0.75, 0.25, color.NRGBA{30, 200, 30, 255}},
+		{0.25, 0.75, color.NRGBA{30, 30, 220, 255}}, {0.75, 0.75, color.NRGBA{230, 220, 20, 255}}} {
+		p := h.Map(composite.Point{X: s.u, Y: s.v})
+		got := img.NRGBAAt(int(math.Round(p.X)), int(math.Round(p.Y)))
+		t.Logf("(%.2f,%.2f) -> (%.0f,%.0f): %v", s.u, s.v, p.X, p.Y, got)
+	}
+	if got := img.NRGBAAt(70, 550); got.G > 200 && got.R < 50 {
+		t.Errorf("hidden layer Other is drawn: %v", got)
+	}
+}
