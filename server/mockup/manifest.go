@@ -25,6 +25,7 @@ type Manifest struct {
 // LayerInfo is one layer of the tree.
 type LayerInfo struct {
 	Path    string  `json:"path"`
+	Name    string  `json:"name"`
 	Kind    string  `json:"kind"`
 	Visible bool    `json:"visible"`
 	Blend   string  `json:"blend"`
@@ -69,8 +70,13 @@ type Feature struct {
 	Action  string `json:"action"`
 }
 
-// SmartObject returns the smart object at path.
+// SmartObject returns the smart object a request names (see Layer).
 func (m *Manifest) SmartObject(path string) (SmartObject, bool) {
+	l, ok := m.Layer(path)
+	if !ok {
+		return SmartObject{}, false
+	}
+	path = l.Path
 	for _, s := range m.SmartObjects {
 		if s.Path == path {
 			return s, true
@@ -79,12 +85,26 @@ func (m *Manifest) SmartObject(path string) (SmartObject, bool) {
 	return SmartObject{}, false
 }
 
-// Layer returns the layer at path.
+// Layer returns the layer a request names: by its path ("group/name"),
+// or by its name alone when one layer only has it. Where paths repeat,
+// the topmost layer wins, as in Photoshop's layers panel.
 func (m *Manifest) Layer(path string) (LayerInfo, bool) {
+	var found, named LayerInfo
+	names := 0
 	for _, l := range m.Layers {
 		if l.Path == path {
-			return l, true
+			found = l
 		}
+		if l.Name == path {
+			named = l
+			names++
+		}
+	}
+	switch {
+	case found.Path != "":
+		return found, true
+	case names == 1:
+		return named, true
 	}
 	return LayerInfo{}, false
 }
@@ -147,7 +167,7 @@ func manifest(f *psd.File) Manifest {
 	var visit func(ls []*psd.Layer, groupHasSO bool)
 	visit = func(ls []*psd.Layer, groupHasSO bool) {
 		for i, l := range ls {
-			m.Layers = append(m.Layers, LayerInfo{Path: l.Path, Kind: kindName(l.Kind), Visible: l.Visible,
+			m.Layers = append(m.Layers, LayerInfo{Path: l.Path, Name: l.Name, Kind: kindName(l.Kind), Visible: l.Visible,
 				Blend: string(l.Blend), Opacity: round3(float64(l.Opacity) / 255), Clipped: l.Clipped})
 			near := false
 			if l.Clipped {

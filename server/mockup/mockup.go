@@ -50,7 +50,12 @@ type PathError struct {
 	Problem string
 }
 
-func (e *PathError) Error() string { return fmt.Sprintf("%s: %q %s", e.Param, e.Path, e.Problem) }
+func (e *PathError) Error() string {
+	if e.Path == "" {
+		return e.Param + ": " + e.Problem
+	}
+	return fmt.Sprintf("%s: %q %s", e.Param, e.Path, e.Problem)
+}
 
 // Template is a decoded template, ready to be rendered many times (a
 // batch), from several goroutines: the pixels of its layers are decoded
@@ -110,7 +115,7 @@ func Check(m *Manifest, smartObjects []string, hide, show []string, colors []str
 		switch {
 		case !ok:
 			return &PathError{"colors", p, "is not a layer of the template"}
-		case !slices.ContainsFunc(m.Fills, func(f Fill) bool { return f.Path == p }):
+		case !slices.ContainsFunc(m.Fills, func(f Fill) bool { return f.Path == l.Path }):
 			return &PathError{"colors", p, fmt.Sprintf("is a %s layer, not a solid-colour fill", l.Kind)}
 		}
 	}
@@ -165,20 +170,39 @@ func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
 	if err := Check(&t.Manifest, so, opts.Hide, opts.Show, colors); err != nil {
 		return nil, nil, err
 	}
-	r := &renderer{t: t, opts: opts, hide: set(opts.Hide), show: set(opts.Show)}
+	if len(t.File.Layers) == 0 {
+		// A flat file: its merged image is all there is.
+		img, err := t.File.Composite()
+		return img, nil, err
+	}
+	// Paths as the request gave them (a name alone, say) become the
+	// layers' own.
+	canon := func(p string) string {
+		l, _ := t.Manifest.Layer(p)
+		return l.Path
+	}
+	designs := map[string]image.Image{}
+	for p, d := range opts.Designs {
+		designs[canon(p)] = d
+	}
+	cols := map[string]color.NRGBA{}
+	for p, c := range opts.Colors {
+		cols[canon(p)] = c
+	}
+	opts.Designs, opts.Colors = designs, cols
+	hide, show := map[string]bool{}, map[string]bool{}
+	for _, p := range opts.Hide {
+		hide[canon(p)] = true
+	}
+	for _, p := range opts.Show {
+		show[canon(p)] = true
+	}
+	r := &renderer{t: t, opts: opts, hide: hide, show: show}
 	layers, err := r.layers(t.File.Layers)
 	if err != nil {
 		return nil, nil, err
 	}
 	return composite.Flatten(t.File.Width, t.File.Height, layers), r.warnings, nil
-}
-
-func set(s []string) map[string]bool {
-	m := map[string]bool{}
-	for _, v := range s {
-		m[v] = true
-	}
-	return m
 }
 
 type renderer struct {
