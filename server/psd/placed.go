@@ -1,6 +1,9 @@
 package psd
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // placed reads SoLd / SoLE: "soLD", a version, then a descriptor.
 func (d *decoder) placed(l *Layer, c *cursor) error {
@@ -230,7 +233,7 @@ func (d *decoder) linkedFiles(c *cursor) error {
 		kind := rc.sig() // liFD data, liFE external, liFA alias
 		version := rc.u32()
 		lf := &LinkedFile{ID: rc.pascal(1), Name: rc.unicode()}
-		lf.Type = rc.sig()
+		lf.Type = strings.TrimRight(rc.sig(), " \x00")
 		rc.sig() // creator
 		size := rc.length(true)
 		if rc.u8() != 0 {

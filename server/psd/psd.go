@@ -299,7 +299,8 @@ type Warp struct {
 type LinkedFile struct {
 	ID   string
 	Name string
-	// Type is the file type Photoshop records ("png ", "JPEG", "8BPS", ...).
+	// Type is the file type Photoshop records, trailing spaces trimmed
+	// ("png", "JPEG", "8BPS", ...); empty when the writer left it blank.
 	Type string
 	// Data is the embedded file; nil for a file linked outside the PSD.
 	Data []byte
