@@ -173,7 +173,7 @@ const files = {
   'template.psb': [template(), { psb: true }],
   'warp-custom.psd': [warped('custom', { customEnvelopeWarp: { meshPoints: grid(1, 1, bulge) } }), {}],
   'warp-quilt.psd': [warped('custom', {
-    deformNumRows: 2, deformNumCols: 2,
+    deformNumRows: 7, deformNumCols: 7, // control points a way: 3 * 2 patches + 1, as Photoshop counts
     customEnvelopeWarp: { quiltSliceX: [0, 100, 200], quiltSliceY: [0, 100, 200], meshPoints: grid(2, 2, bulge) },
   }), {}],
 };
