@@ -4,7 +4,7 @@ GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots mockup-fixtures mockup-pictures
+.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures
 
 run: deps
 	$(GO) run ./cmd/kino serve
@@ -45,6 +45,13 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./server/ffmpeg -run '^$$' -fuzz '^FuzzReadContainer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./server/psd -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+
+# The PSD reader's fixtures, written by the npm package ag-psd (pinned in
+# server/psd/testdata/gen/package-lock.json) and a small writer beside it;
+# the files are committed, so tests need neither Node nor the network.
+psd-fixtures:
+	cd server/psd/testdata/gen && npm ci --no-audit --no-fund && node make.js
 
 # The pictures of docs/compositions.md: a frame of each example's render.
 doc-frames:

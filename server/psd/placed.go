@@ -1,6 +1,9 @@
 package psd
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+)
 
 // placed reads SoLd / SoLE: "soLD", a version, then a descriptor.
 func (d *decoder) placed(l *Layer, c *cursor) error {
@@ -137,13 +140,16 @@ func parseWarp(w *descriptor) (*Warp, error) {
 	}
 	_, hasRows := w.get("deformNumRows").(int32)
 	if hasRows || wp.SlicesX != nil || wp.SlicesY != nil {
+		// A quilt has n+1 slice positions for n patches a way, and
+		// deformNumRows/Cols count control points: 3n+1 (Photoshop writes
+		// 13 for a 4x4 grid).
 		wp.Quilt = true
 		rows, cols := len(wp.SlicesY)-1, len(wp.SlicesX)-1
 		if r, ok := w.get("deformNumRows").(int32); ok && rows < 1 {
-			rows = int(r)
+			rows = (int(r) - 1) / 3
 		}
 		if c, ok := w.get("deformNumCols").(int32); ok && cols < 1 {
-			cols = int(c)
+			cols = (int(c) - 1) / 3
 		}
 		if rows < 1 || cols < 1 || rows > maxWarpPatches || cols > maxWarpPatches {
 			return nil, fmt.Errorf("quilt warp of %dx%d patches (1 to %d each way)", rows, cols, maxWarpPatches)
@@ -230,7 +236,7 @@ func (d *decoder) linkedFiles(c *cursor) error {
 		kind := rc.sig() // liFD data, liFE external, liFA alias
 		version := rc.u32()
 		lf := &LinkedFile{ID: rc.pascal(1), Name: rc.unicode()}
-		lf.Type = rc.sig()
+		lf.Type = strings.TrimRight(rc.sig(), " \x00")
 		rc.sig() // creator
 		size := rc.length(true)
 		if rc.u8() != 0 {

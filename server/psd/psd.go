@@ -29,9 +29,10 @@
 // mapped by the perspective transform that takes the content rectangle
 // (0,0)-(Width,Height) to the quad Placed.NonAffine (canvas pixels,
 // top-left, top-right, bottom-right, bottom-left). Without a warp the
-// content rectangle maps straight onto the quad. Placed.Transform is
-// Photoshop's affine approximation (Trnf) and equals NonAffine unless a
-// perspective was applied.
+// content rectangle maps straight onto the quad. Warp points may lie
+// outside Bounds (a bulge upwards has negative y); the quad then maps
+// them outside itself, as Photoshop draws them. Placed.Transform (Trnf)
+// is only the affine part: draw with NonAffine.
 package psd
 
 import (
@@ -259,11 +260,15 @@ type Point struct{ X, Y float64 }
 type Placed struct {
 	// ID is the unique id of its LinkedFile in File.Linked.
 	ID string
-	// Transform is the canvas corners of the content (Trnf): top-left,
-	// top-right, bottom-right, bottom-left.
+	// Transform is Trnf: canvas corners top-left, top-right,
+	// bottom-right, bottom-left of the affine part of the transform. Once
+	// a perspective or distortion is applied it no longer bounds the layer
+	// (in testdata/photoshop/ag-placed-transform.psd it reaches y=1283 on
+	// a layer that ends at 986): draw with NonAffine.
 	Transform [4]Point
-	// NonAffine is the perspective quad (nonAffineTransform); it equals
-	// Transform when the transform is affine.
+	// NonAffine is the quad the content is drawn into
+	// (nonAffineTransform), same corner order; it equals Transform when
+	// the transform is affine or when the file has no nonAffineTransform.
 	NonAffine [4]Point
 	// Width and Height are the content's size (Sz).
 	Width, Height float64
@@ -299,7 +304,8 @@ type Warp struct {
 type LinkedFile struct {
 	ID   string
 	Name string
-	// Type is the file type Photoshop records ("png ", "JPEG", "8BPS", ...).
+	// Type is the file type Photoshop records, trailing spaces trimmed
+	// ("png", "JPEG", "8BPS", ...); empty when the writer left it blank.
 	Type string
 	// Data is the embedded file; nil for a file linked outside the PSD.
 	Data []byte

@@ -1,0 +1,122 @@
+package psd
+
+import (
+	"bytes"
+	"fmt"
+	"image"
+	"image/draw"
+	_ "image/jpeg"
+	"image/png"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// samePicture compares a decoded picture with a PNG that ag-psd's tests
+// pin. Those PNGs went through a premultiplied canvas, so colours of
+// partly transparent pixels may differ by what premultiplying loses;
+// alpha and opaque colours must be equal.
+func samePicture(got *image.NRGBA, pngPath string) error {
+	fh, err := os.Open(pngPath)
+	if err != nil {
+		return err
+	}
+	defer fh.Close()
+	src, err := png.Decode(fh)
+	if err != nil {
+		return err
+	}
+	if got.Rect.Dx() != src.Bounds().Dx() || got.Rect.Dy() != src.Bounds().Dy() {
+		return fmt.Errorf("size %v, expected %v", got.Rect.Size(), src.Bounds().Size())
+	}
+	want := image.NewNRGBA(image.Rectangle{Max: src.Bounds().Size()})
+	draw.Draw(want, want.Rect, src, src.Bounds().Min, draw.Src)
+	for i := 0; i < len(want.Pix); i += 4 {
+		a := int(want.Pix[i+3])
+		if int(got.Pix[i+3]) != a {
+			return fmt.Errorf("pixel %d: alpha %d, expected %d", i/4, got.Pix[i+3], a)
+		}
+		if a == 0 {
+			continue
+		}
+		tol := 255/a + 1
+		for c := 0; c < 3; c++ {
+			if d := int(got.Pix[i+c]) - int(want.Pix[i+c]); d > tol || d < -tol {
+				return fmt.Errorf("pixel %d (alpha %d): %v, expected %v", i/4, a, got.Pix[i:i+4], want.Pix[i:i+4])
+			}
+		}
+	}
+	return nil
+}
+
+// TestPhotoshopFiles decodes files Photoshop wrote (testdata/photoshop,
+// see its README): the merged image and every layer equal what ag-psd's
+// own tests pin for them, and every embedded smart-object file decodes.
+func TestPhotoshopFiles(t *testing.T) {
+	files, _ := filepath.Glob("testdata/photoshop/*.psd")
+	if len(files) == 0 {
+		t.Fatal("no files")
+	}
+	for _, path := range files {
+		t.Run(filepath.Base(path), func(t *testing.T) {
+			f := open(t, path)
+			dir := path[:len(path)-len(".psd")]
+			c, err := f.Composite()
+			if err != nil {
+				t.Fatalf("composite: %v", err)
+			}
+			if _, err := os.Stat(filepath.Join(dir, "canvas.png")); err == nil {
+				if err := samePicture(c, filepath.Join(dir, "canvas.png")); err != nil {
+					t.Errorf("composite: %v", err)
+				}
+			}
+			// ag-psd numbers the layers that are not groups, bottom first.
+			i, compared := 0, 0
+			f.Walk(func(l *Layer) error {
+				img, err := l.Image()
+				if err != nil {
+					t.Errorf("%s: %v", l.Path, err)
+				}
+				if l.Mask != nil {
+					if _, err := l.Mask.Image(); err != nil {
+						t.Errorf("%s: mask: %v", l.Path, err)
+					}
+				}
+				if l.Kind == KindGroup {
+					return nil
+				}
+				want := filepath.Join(dir, fmt.Sprintf("layer-%d.png", i))
+				i++
+				if _, err := os.Stat(want); err != nil || img == nil {
+					return nil
+				}
+				compared++
+				if err := samePicture(img, want); err != nil {
+					t.Errorf("%s: %v", l.Path, err)
+				}
+				return nil
+			})
+			if pngs, _ := filepath.Glob(filepath.Join(dir, "layer-*.png")); compared != len(pngs) {
+				t.Errorf("%d layer pictures compared, %d there", compared, len(pngs))
+			}
+			for id, lf := range f.Linked {
+				if lf.Data == nil {
+					continue
+				}
+				if lf.Type == "8BPS" || lf.Type == "8BPB" {
+					inner, err := Decode(bytes.NewReader(lf.Data), int64(len(lf.Data)), Limits{})
+					if err == nil {
+						_, err = inner.Composite()
+					}
+					if err != nil {
+						t.Errorf("linked %s %q: %v", id, lf.Name, err)
+					}
+					continue
+				}
+				if _, _, err := image.Decode(bytes.NewReader(lf.Data)); err != nil {
+					t.Errorf("linked %s %q (%q): %v", id, lf.Name, lf.Type, err)
+				}
+			}
+		})
+	}
+}
