@@ -149,6 +149,12 @@ func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []by
 			}
 			put(row, bpc, dst[(y*w)*stride+at:], stride)
 		}
+		// One byte more tells a stream that inflates past its plane (a
+		// ZIP bomb) from an honest one, without inflating the rest.
+		var one [1]byte
+		if n, _ := zr.Read(one[:]); n > 0 {
+			return errorf("ZIP data inflates past the %dx%d plane it encodes (a ZIP bomb or a damaged file)", w, h)
+		}
 		return nil
 	}
 	return errorf("unknown compression %d", comp)
