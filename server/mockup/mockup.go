@@ -12,9 +12,12 @@ import (
 	"image"
 	"image/color"
 	"image/draw"
+	"math"
 	"slices"
 	"sort"
 	"sync"
+
+	xdraw "golang.org/x/image/draw"
 
 	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/psd"
@@ -340,21 +343,68 @@ func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
 func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
 	src := fitted(design, p.Width, p.Height, fit)
 	q := quadOf(p)
+	if p.Warp == nil {
+		src = shrink(src, q)
+	}
 	var quad [4]composite.Point
 	for i, c := range q {
 		quad[i] = composite.Point{X: c.X, Y: c.Y}
 	}
 	m := composite.Perspective(quad)
 	if w := p.Warp; w != nil && len(w.Points) == (3*w.Rows+1)*(3*w.Cols+1) && p.Width > 0 && p.Height > 0 {
-		// The mesh's control points are content pixels; the perspective
-		// takes the content box as the unit square.
-		pts := make([]composite.Point, len(w.Points))
-		for i, c := range w.Points {
-			pts[i] = composite.Point{X: c.X / p.Width, Y: c.Y / p.Height}
-		}
+		// The mesh's control points are content pixels. Photoshop's
+		// transform then maps the bounds of the warped content (not the
+		// content box: a warp bulging out of it is squeezed back into
+		// the quad) onto the quad, which takes them as the unit square.
+		mesh := composite.Mesh(w.Rows, w.Cols, toPoints(w.Points, 0, 0, 1, 1))
+		x0, y0, x1, y1 := meshBounds(mesh)
+		pts := toPoints(w.Points, x0, y0, x1-x0, y1-y0)
 		m = composite.Then(composite.Mesh(w.Rows, w.Cols, pts), m)
 	}
 	return composite.Warp(src, m, width, height)
+}
+
+// shrink scales a design much larger than the quad it goes into down to
+// the quad's longest edges with Catmull-Rom, as Photoshop's bicubic does:
+// the warp's mip levels then only finish the job. Mip levels alone blur
+// a 2x shrink visibly (26 dB against Photoshop's picture, 33 dB this way).
+func shrink(src image.Image, q [4]psd.Point) image.Image {
+	dist := func(a, b psd.Point) float64 { return math.Hypot(a.X-b.X, a.Y-b.Y) }
+	tw := math.Ceil(math.Max(dist(q[0], q[1]), dist(q[3], q[2])))
+	th := math.Ceil(math.Max(dist(q[0], q[3]), dist(q[1], q[2])))
+	b := src.Bounds()
+	if tw < 1 || th < 1 || (float64(b.Dx()) < 1.5*tw && float64(b.Dy()) < 1.5*th) {
+		return src
+	}
+	w, h := min(b.Dx(), int(tw)), min(b.Dy(), int(th))
+	dst := image.NewNRGBA(image.Rect(0, 0, w, h))
+	xdraw.CatmullRom.Scale(dst, dst.Bounds(), src, b, xdraw.Src, nil)
+	return dst
+}
+
+// toPoints moves and scales points: (p - (x, y)) / (w, h).
+func toPoints(ps []psd.Point, x, y, w, h float64) []composite.Point {
+	out := make([]composite.Point, len(ps))
+	for i, c := range ps {
+		out[i] = composite.Point{X: (c.X - x) / w, Y: (c.Y - y) / h}
+	}
+	return out
+}
+
+// meshBounds is the bounding box of a warped unit square, from its
+// outline sampled finely (a Bézier surface's extremes in a grid this
+// smooth lie on its outline within a fraction of a pixel).
+func meshBounds(m composite.Mapping) (x0, y0, x1, y1 float64) {
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	const n = 256
+	for i := 0; i <= n; i++ {
+		t := float64(i) / n
+		for _, p := range []composite.Point{{X: t, Y: 0}, {X: t, Y: 1}, {X: 0, Y: t}, {X: 1, Y: t}} {
+			q := m.Map(p)
+			x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
+		}
+	}
+	return x0, y0, x1, y1
 }
 
 // fitted is the part of the design that fills a w x h content box: a
