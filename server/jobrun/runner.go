@@ -237,6 +237,12 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
 	}
+	if out.Described != nil {
+		for k, v := range out.Described {
+			d[k] = v
+		}
+		return d
+	}
 	probe := ffmpeg.ProbeFast
 	if len(out.Parts) > 0 {
 		probe = ffmpeg.ProbeOutput // a playlist of kino's own segments

@@ -3,9 +3,7 @@ package mockup
 import (
 	"image"
 	"image/jpeg"
-	"image/png"
 	"io"
-	"sync"
 
 	xdraw "golang.org/x/image/draw"
 )
@@ -24,28 +22,11 @@ func Resize(img *image.NRGBA, width int) *image.NRGBA {
 	return dst
 }
 
-// pngBuffers keeps the encoder's buffers between pictures of a batch.
-type pngBuffers struct{ p sync.Pool }
-
-func (b *pngBuffers) Get() *png.EncoderBuffer {
-	if v, ok := b.p.Get().(*png.EncoderBuffer); ok {
-		return v
-	}
-	return nil
-}
-
-func (b *pngBuffers) Put(e *png.EncoderBuffer) { b.p.Put(e) }
-
-var pngEncoder = png.Encoder{CompressionLevel: png.BestSpeed, BufferPool: &pngBuffers{}}
-
-// EncodePNG writes a PNG at zlib's fastest level: on a 3000x3000 mockup
-// Go's default level takes several times as long for files about 10%
-// smaller (docs/benchmarks.md). An opaque picture is written as RGB.
+// EncodePNG writes a PNG with every core at zlib's fastest level, as RGB
+// when the picture is opaque: on a 3000x3000 mockup Go's encoder at its
+// default level takes several times as long (docs/benchmarks.md).
 func EncodePNG(w io.Writer, img *image.NRGBA) error {
-	if opaque(img) {
-		return pngEncoder.Encode(w, rgb(img))
-	}
-	return pngEncoder.Encode(w, img)
+	return encodePNGParallel(w, img, !opaque(img))
 }
 
 // EncodeJPEG writes a JPEG, transparent parts on white.

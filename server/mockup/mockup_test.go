@@ -1,8 +1,10 @@
 package mockup
 
 import (
+	"bytes"
 	"image"
 	"image/color"
+	"image/png"
 	"math"
 	"os"
 	"testing"
@@ -74,5 +76,36 @@ func TestRenderPlacesTheDesignInTheQuad(t *testing.T) {
 	}
 	if got := img.NRGBAAt(70, 550); got.G > 200 && got.R < 50 {
 		t.Errorf("hidden layer Other is drawn: %v", got)
+	}
+}
+
+// TestEncodePNG: the parallel encoder's files decode, by Go's decoder, to
+// the very pixels given, opaque (RGB) and not (RGBA), at odd sizes.
+func TestEncodePNG(t *testing.T) {
+	for _, size := range []image.Point{{1, 1}, {3, 2}, {257, 131}} {
+		for _, alpha := range []bool{false, true} {
+			img := quadrants(size.X, size.Y)
+			for i := range img.Pix {
+				img.Pix[i] ^= uint8(i * 7)
+				if i%4 == 3 && !alpha {
+					img.Pix[i] = 255
+				}
+			}
+			var b bytes.Buffer
+			if err := EncodePNG(&b, img); err != nil {
+				t.Fatal(err)
+			}
+			got, err := png.Decode(&b)
+			if err != nil {
+				t.Fatalf("%v alpha %v: %v", size, alpha, err)
+			}
+			for y := 0; y < size.Y; y++ {
+				for x := 0; x < size.X; x++ {
+					if c := color.NRGBAModel.Convert(got.At(x, y)); c != img.NRGBAAt(x, y) {
+						t.Fatalf("%v alpha %v: pixel %d,%d is %v, want %v", size, alpha, x, y, c, img.NRGBAAt(x, y))
+					}
+				}
+			}
+		}
 	}
 }
