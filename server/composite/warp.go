@@ -45,9 +45,12 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 			return image.NewNRGBA(image.Rectangle{})
 		}
 	}
-	nu, nv := 1, 1
+	nu, nv := 2, 2
 	if pre != nil {
 		nu, nv = cells(pre)
+		// Even, so that the diagonals below leave each corner of the
+		// outline to one triangle.
+		nu, nv = nu+nu%2, nv+nv%2
 	}
 	// The grid's vertices: in the design (uv), after the warp (q) and on
 	// the canvas (d).
@@ -78,17 +81,72 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	if bounds.Empty() {
 		return out
 	}
+	// The outline's segments, each oriented with the inside of its cell
+	// positive, listed by the grid vertices they end at.
+	at := func(i, j int) int { return i*(nu+1) + j }
+	outline := map[int][]segment{}
+	addSegment := func(v0, v1, c0, c1, c2, c3 int) {
+		p0, p1 := grid[v0].d, grid[v1].d
+		nx, ny := -(p1.Y - p0.Y), p1.X-p0.X
+		l := math.Hypot(nx, ny)
+		if l == 0 {
+			return
+		}
+		nx, ny = nx/l, ny/l
+		cx := (grid[c0].d.X + grid[c1].d.X + grid[c2].d.X + grid[c3].d.X) / 4
+		cy := (grid[c0].d.Y + grid[c1].d.Y + grid[c2].d.Y + grid[c3].d.Y) / 4
+		if nx*(cx-p0.X)+ny*(cy-p0.Y) < 0 {
+			nx, ny = -nx, -ny
+		}
+		sg := segment{v0: v0, v1: v1, line: [3]float64{nx, ny, -(nx*p0.X + ny*p0.Y)}}
+		outline[v0] = append(outline[v0], sg)
+		outline[v1] = append(outline[v1], sg)
+	}
+	for j := 0; j < nu; j++ {
+		addSegment(at(0, j), at(0, j+1), at(0, j), at(0, j+1), at(1, j+1), at(1, j))
+		addSegment(at(nv, j), at(nv, j+1), at(nv-1, j), at(nv-1, j+1), at(nv, j+1), at(nv, j))
+	}
+	for i := 0; i < nv; i++ {
+		addSegment(at(i, 0), at(i+1, 0), at(i, 0), at(i, 1), at(i+1, 1), at(i+1, 0))
+		addSegment(at(i, nu), at(i+1, nu), at(i, nu-1), at(i, nu), at(i+1, nu), at(i+1, nu-1))
+	}
 	tris := make([]triangle, 0, 2*nu*nv)
 	for i := 0; i < nv; i++ {
 		for j := 0; j < nu; j++ {
-			a := grid[i*(nu+1)+j]
-			b := grid[i*(nu+1)+j+1]
-			c := grid[(i+1)*(nu+1)+j+1]
-			d := grid[(i+1)*(nu+1)+j]
-			for _, v := range [2][3]vertex{{a, b, c}, {a, c, d}} {
-				if tr, ok := newTriangle([3]Point{v[0].uv, v[1].uv, v[2].uv}, [3]Point{v[0].q, v[1].q, v[2].q}, [3]Point{v[0].d, v[1].d, v[2].d}, bounds); ok {
-					tris = append(tris, tr)
+			a, b, c, d := at(i, j), at(i, j+1), at(i+1, j+1), at(i+1, j)
+			// Alternate the diagonals: each corner of the design is then
+			// the corner of one triangle holding both its outline edges,
+			// whose coverages multiply.
+			halves := [2][3]int{{a, b, c}, {a, c, d}}
+			if (i+j)%2 == 0 {
+				halves = [2][3]int{{a, b, d}, {b, c, d}}
+			}
+			for _, h := range halves {
+				v := [3]vertex{grid[h[0]], grid[h[1]], grid[h[2]]}
+				tr, ok := newTriangle([3]Point{v[0].uv, v[1].uv, v[2].uv}, [3]Point{v[0].q, v[1].q, v[2].q}, [3]Point{v[0].d, v[1].d, v[2].d}, bounds)
+				if !ok {
+					continue
 				}
+				// A triangle touching the outline at a vertex only still
+				// has pixels within half a pixel of it there: the outline
+				// segments at that vertex cut their coverage too.
+				for k, vi := range h {
+					for _, sg := range outline[vi] {
+						own := false
+						for e := 0; e < 3; e++ {
+							x, y := h[e], h[(e+1)%3]
+							own = own || (x == sg.v0 && y == sg.v1) || (x == sg.v1 && y == sg.v0)
+						}
+						dup := false
+						for _, n := range tr.near {
+							dup = dup || n.line == sg.line
+						}
+						if !own && !dup {
+							tr.near = append(tr.near, nearLine{line: sg.line, at: v[k].d})
+						}
+					}
+				}
+				tris = append(tris, tr)
 			}
 		}
 	}
@@ -112,15 +170,7 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 				for x := xa; x < xb; x++ {
 					cx := float64(x) + 0.5
 					i := x - bounds.Min.X
-					cov := 1.0
-					for e := 0; e < 3; e++ {
-						if tr.boundary[e] {
-							d := tr.edge[e][0]*cx + tr.edge[e][1]*cy + tr.edge[e][2] + 0.5
-							if d < 1 {
-								cov *= d
-							}
-						}
-					}
+					cov := tr.coverage(cx, cy)
 					if cov <= 0 {
 						continue
 					}
@@ -200,6 +250,63 @@ type triangle struct {
 	aff     [4]float64
 	q0, uv0 Point
 	y0, y1  int
+	// near holds outline segments meeting the triangle at a vertex only.
+	near []nearLine
+}
+
+// coverage is how much of the pixel centred at cx, cy lies inside the
+// design's outline: each outline line within half a pixel covers
+// 0.5 + its distance. Lines at an angle (a corner) multiply; lines
+// nearly parallel (neighbouring pieces of one curve) count once, the
+// smallest.
+func (tr *triangle) coverage(cx, cy float64) float64 {
+	var parts [6]struct{ nx, ny, f float64 }
+	n := 0
+	add := func(l [3]float64) {
+		d := l[0]*cx + l[1]*cy + l[2] + 0.5
+		if d >= 1 {
+			return
+		}
+		d = math.Max(d, 0)
+		for k := 0; k < n; k++ {
+			if parts[k].nx*l[0]+parts[k].ny*l[1] > 0.9 {
+				parts[k].f = math.Min(parts[k].f, d)
+				return
+			}
+		}
+		if n < len(parts) {
+			parts[n].nx, parts[n].ny, parts[n].f = l[0], l[1], d
+			n++
+		}
+	}
+	for e := 0; e < 3; e++ {
+		if tr.boundary[e] {
+			add(tr.edge[e])
+		}
+	}
+	for _, l := range tr.near {
+		if dx, dy := cx-l.at.X, cy-l.at.Y; dx*dx+dy*dy < 2.25 {
+			add(l.line)
+		}
+	}
+	cov := 1.0
+	for k := 0; k < n; k++ {
+		cov *= parts[k].f
+	}
+	return cov
+}
+
+// segment is a piece of the outline between grid vertices v0 and v1.
+type segment struct {
+	v0, v1 int
+	line   [3]float64
+}
+
+// nearLine is an outline segment's line, applied to pixels within 1.5
+// pixels of the vertex at.
+type nearLine struct {
+	line [3]float64
+	at   Point
 }
 
 func newTriangle(uv, q, d [3]Point, clip image.Rectangle) (triangle, bool) {
