@@ -163,28 +163,36 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 			ya, yb := max(tr.y0, y0), min(tr.y1, y1)
 			for y := ya; y < yb; y++ {
 				cy := float64(y) + 0.5
-				xa, xb := tr.span(cy)
+				xa, xb := tr.span(cy, 0)
 				xa, xb = max(xa, bounds.Min.X), min(xb, bounds.Max.X)
+				// Inside [ia, ib) every pixel is wholly inside the
+				// outline: no coverage to work out.
+				ia, ib := tr.span(cy, 1)
+				if tr.nearRow(cy) {
+					ia, ib = 0, 0
+				}
 				row := out.Pix[out.PixOffset(bounds.Min.X, y):]
 				crow := cover[(y-bounds.Min.Y)*bounds.Dx():]
 				for x := xa; x < xb; x++ {
 					cx := float64(x) + 0.5
 					i := x - bounds.Min.X
-					cov := tr.coverage(cx, cy)
-					if cov <= 0 {
-						continue
+					c8 := uint8(255)
+					cov := uint64(256)
+					if x < ia || x >= ib {
+						f := tr.coverage(cx, cy)
+						c8 = uint8(f*255 + 0.5)
+						cov = uint64(f * 256)
 					}
-					c8 := uint8(cov*255 + 0.5)
 					if c8 == 0 || c8 <= crow[i] {
 						continue
 					}
 					// Back to the warped unit square, exactly through the
 					// perspective, with its derivatives for the footprint.
-					w := inv[6]*cx + inv[7]*cy + inv[8]
-					qx := (inv[0]*cx + inv[1]*cy + inv[2]) / w
-					qy := (inv[3]*cx + inv[4]*cy + inv[5]) / w
-					qxx, qxy := (inv[0]-qx*inv[6])/w, (inv[1]-qx*inv[7])/w
-					qyx, qyy := (inv[3]-qy*inv[6])/w, (inv[4]-qy*inv[7])/w
+					iw := 1 / (inv[6]*cx + inv[7]*cy + inv[8])
+					qx := (inv[0]*cx + inv[1]*cy + inv[2]) * iw
+					qy := (inv[3]*cx + inv[4]*cy + inv[5]) * iw
+					qxx, qxy := (inv[0]-qx*inv[6])*iw, (inv[1]-qx*inv[7])*iw
+					qyx, qyy := (inv[3]-qy*inv[6])*iw, (inv[4]-qy*inv[7])*iw
 					a := &tr.aff
 					dx, dy := qx-tr.q0.X, qy-tr.q0.Y
 					u := a[0]*dx + a[1]*dy + tr.uv0.X
@@ -193,19 +201,23 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 					uy := (a[0]*qxy + a[1]*qyy) * sw
 					vx := (a[2]*qxx + a[3]*qyx) * sh
 					vy := (a[2]*qxy + a[3]*qyy) * sh
-					rho2 := math.Max(ux*ux+vx*vx, uy*uy+vy*vy)
-					s := t.sample(clamp01(u), clamp01(v), math.Sqrt(rho2))
-					alpha := s[3] * float32(cov)
-					if alpha < 0.5 {
+					s := t.sample(clamp01(u), clamp01(v), max(ux*ux+vx*vx, uy*uy+vy*vy))
+					sa := s >> 48
+					alpha := (sa*cov + 128) >> 8
+					if alpha == 0 {
 						continue
 					}
 					crow[i] = c8
 					p := row[4*i : 4*i+4 : 4*i+4]
-					k := 255 / s[3]
-					p[0] = uint8(min(s[0]*k+0.5, 255))
-					p[1] = uint8(min(s[1]*k+0.5, 255))
-					p[2] = uint8(min(s[2]*k+0.5, 255))
-					p[3] = uint8(alpha + 0.5)
+					if sa == 255 {
+						p[0], p[1], p[2], p[3] = uint8(s), uint8(s>>16), uint8(s>>32), uint8(alpha)
+						continue
+					}
+					r := recip[sa]
+					p[0] = uint8(min((s&0xff*r+1<<15)>>16, 255))
+					p[1] = uint8(min((s>>16&0xff*r+1<<15)>>16, 255))
+					p[2] = uint8(min((s>>32&0xff*r+1<<15)>>16, 255))
+					p[3] = uint8(alpha)
 				}
 			}
 		}
@@ -296,6 +308,17 @@ func (tr *triangle) coverage(cx, cy float64) float64 {
 	return cov
 }
 
+// nearRow reports whether the row at cy passes near a vertex whose outline
+// segments cut coverage.
+func (tr *triangle) nearRow(cy float64) bool {
+	for _, l := range tr.near {
+		if math.Abs(cy-l.at.Y) < 1.5 {
+			return true
+		}
+	}
+	return false
+}
+
 // segment is a piece of the outline between grid vertices v0 and v1.
 type segment struct {
 	v0, v1 int
@@ -348,14 +371,15 @@ func newTriangle(uv, q, d [3]Point, clip image.Rectangle) (triangle, bool) {
 
 // span is the pixels [xa, xb) of the row whose centres lie at cy that the
 // triangle may cover: inside its inner edges, and within half a pixel
-// outside its outline edges.
-func (tr *triangle) span(cy float64) (int, int) {
+// outside its outline edges; moved by in pixels inwards from the outline
+// edges (in = 1: the pixels they do not touch).
+func (tr *triangle) span(cy, in float64) (int, int) {
 	lo, hi := math.Inf(-1), math.Inf(1)
 	for e := 0; e < 3; e++ {
 		a, b, c := tr.edge[e][0], tr.edge[e][1], tr.edge[e][2]
 		thr := -1e-9
 		if tr.boundary[e] {
-			thr = -0.5
+			thr = in - 0.5
 		}
 		r := thr - b*cy - c
 		switch {
