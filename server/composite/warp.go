@@ -24,6 +24,9 @@ func Warp(src image.Image, m Mapping, width, height int) *image.NRGBA {
 // levels (trilinear, by the local Jacobian) where it shrinks; the
 // outline is antialiased by the coverage of each pixel.
 func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
+	if t.levels[0].w == 0 || t.levels[0].h == 0 {
+		return image.NewNRGBA(image.Rectangle{})
+	}
 	var pre Mapping
 	var persp *homography
 	switch mm := m.(type) {

@@ -227,6 +227,9 @@ func TestWarpEdgeCases(t *testing.T) {
 	// A quad off the canvas gives an empty picture.
 	out = Warp(src, Perspective([4]Point{{-50, -50}, {-40, -50}, {-40, -40}, {-50, -40}}), 20, 20)
 	assert.True(t, out.Rect.Empty())
+	// An empty design draws nothing.
+	out = Warp(image.NewNRGBA(image.Rect(0, 0, 0, 7)), Perspective([4]Point{{0, 0}, {10, 0}, {10, 10}, {0, 10}}), 10, 10)
+	assert.True(t, out.Rect.Empty())
 	// A picture whose bounds do not start at 0,0 and of another type.
 	sub := checkerboard(20, 20, 5, red, blue).SubImage(image.Rect(5, 5, 15, 15))
 	out = Warp(sub, Perspective([4]Point{{0, 0}, {10, 0}, {10, 10}, {0, 10}}), 10, 10)
