@@ -55,6 +55,14 @@ func BenchmarkWarp(b *testing.B) {
 	loop(b, func() { Warp(src, m, 3000, 3000) })
 }
 
+// BenchmarkWarpLarge warps a design over twice its place's size, which is
+// first shrunk by Catmull-Rom.
+func BenchmarkWarpLarge(b *testing.B) {
+	src := design(4000, 4000)
+	m := Perspective(mockupQuad)
+	loop(b, func() { Warp(src, m, 3000, 3000) })
+}
+
 func BenchmarkWarpMesh(b *testing.B) {
 	src := design(2000, 2000)
 	pts := identityPoints(1, 1)

@@ -79,6 +79,13 @@
 // The design is sampled bilinearly where it grows; where it shrinks,
 // trilinearly from its mip levels (2×2 box averages), the level chosen by
 // the longer side of the pixel's footprint, from the mapping's Jacobian.
+// Under a perspective alone, a design more than 1.5 times larger than its
+// place everywhere is first resampled to that place's size by
+// Catmull-Rom (its kernel widened by the shrink), as Photoshop's bicubic
+// transform does: the box-averaged levels alone are softer than
+// Photoshop's picture (26 dB against 33 on a Photoshop-written file). A
+// mesh keeps the mip levels alone: Photoshop's warps resample softer, and
+// match them better so (36 dB against 31 on its quilt warps).
 // Filtering works on premultiplied colour, so transparent pixels bleed no
 // colour. The outline is antialiased by the coverage of each pixel
 // (0.5 + its distance to the outline, the outline's corners multiplying

@@ -5,13 +5,19 @@ import (
 	"image"
 	"image/draw"
 	"math"
+	"sync"
 )
 
 // Texture is a picture made ready to be warped: premultiplied, with its
 // mip levels (each half the one before, averaged 2×2, down to 1×1), made
 // once so that several warps of the same design pay for them once.
 type Texture struct {
-	levels []level
+	base   level   // the picture itself
+	levels []level // base and its mip levels, made by mips
+
+	once  sync.Once
+	mu    sync.Mutex
+	small *Texture // the last shrunk copy (see shrunk)
 }
 
 // level is one mip level: premultiplied RGBA, 4 bytes a pixel.
@@ -49,12 +55,20 @@ func NewTexture(src image.Image) *Texture {
 		rgba := &image.RGBA{Pix: l0.pix, Stride: 4 * l0.w, Rect: image.Rect(0, 0, l0.w, l0.h)}
 		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
 	}
-	t := &Texture{levels: []level{l0}}
-	for l := l0; l.w > 1 || l.h > 1; {
-		l = l.half()
-		t.levels = append(t.levels, l)
-	}
-	return t
+	return &Texture{base: l0}
+}
+
+// mips makes the mip levels, once, when a warp first needs them (a design
+// shrunk first never needs its own).
+func (t *Texture) mips() {
+	t.once.Do(func() {
+		levels := []level{t.base}
+		for l := t.base; l.w > 1 || l.h > 1; {
+			l = l.half()
+			levels = append(levels, l)
+		}
+		t.levels = levels
+	})
 }
 
 // half averages 2×2 blocks; an odd last row or column is averaged with
