@@ -123,7 +123,14 @@ type FormatError struct{ Msg string }
 
 func (e *FormatError) Error() string { return "psd: " + e.Msg }
 
+// errorf makes a FormatError; a FormatError among args is quoted without
+// its "psd: " prefix, so nested contexts read as one sentence.
 func errorf(format string, args ...any) error {
+	for i, a := range args {
+		if fe, ok := a.(*FormatError); ok {
+			args[i] = fe.Msg
+		}
+	}
 	return &FormatError{Msg: fmt.Sprintf(format, args...)}
 }
 
@@ -149,6 +156,10 @@ type File struct {
 	lim      Limits
 	channels int   // channels of the merged image
 	merged   int64 // offset of the merged image section
+	alphaIDs []uint32
+	// mergedTransparency is set by an Mtrn block: the merged image's
+	// first extra channel is its transparency.
+	mergedTransparency bool
 }
 
 // Kind says what a layer is.
@@ -249,8 +260,9 @@ type Mask struct {
 	Relative bool
 
 	l    *Layer
-	ch   int  // index in l.channels
-	real bool // the real user mask (channel -3)
+	ch   int      // index in l.channels
+	real bool     // the real user mask (channel -3)
+	raw  [4]int32 // top, left, bottom, right as read, checked later
 }
 
 // Point is a position in pixels.
