@@ -192,6 +192,19 @@ func (f *File) rowCounts(c *cursor, h int) ([]uint32, error) {
 
 // put writes a row of samples, converting 16 bits to 8 with rounding.
 func put(row []byte, bpc int, dst []byte, stride int) {
+	if bpc == 1 && stride == 4 {
+		// The common case, written so the compiler checks bounds once a
+		// pixel.
+		for len(row) >= 4 && len(dst) >= 16 {
+			d := dst[:13:13]
+			d[0], d[4], d[8], d[12] = row[0], row[1], row[2], row[3]
+			row, dst = row[4:], dst[16:]
+		}
+		for i, v := range row {
+			dst[i*4] = v
+		}
+		return
+	}
 	if bpc == 1 {
 		for i, v := range row {
 			dst[i*stride] = v
