@@ -129,6 +129,11 @@ func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []by
 		if total > c.left() {
 			return errorf("RLE data runs past the layer's data (%d bytes counted, %d there)", total, c.left())
 		}
+		// PackBits never takes more than a byte in 128 over the raw size
+		// (plus one a row): more is a lie, refused before reading it.
+		if most := int64(h) * (int64(rowBytes) + int64(rowBytes)/128 + 2); total > most {
+			return errorf("RLE rows count %d bytes, more than %d rows of %d bytes can take", total, h, rowBytes)
+		}
 		packed := make([]byte, total)
 		if _, err := f.r.r.ReadAt(packed, c.pos); err != nil {
 			return errorf("RLE data: %v", err)
