@@ -259,37 +259,37 @@ func composite(dst *image.NRGBA, src source, area image.Rectangle, m Mode, k int
 		m = Normal
 	}
 	tbl := tableOf(m)
+	n := area.Dx()
+	normal := m == Normal
 	rows(area, func(y0, y1 int) {
-		var srow []uint8
+		// A fill is a row of its colour, no mask a row of 255: one
+		// loop for every kind of layer.
+		var fillRow, maskRow []uint8
+		if src.img == nil {
+			fillRow = make([]uint8, 4*n)
+			for i := 0; i < len(fillRow); i += 4 {
+				fillRow[i], fillRow[i+1], fillRow[i+2], fillRow[i+3] = src.fill.R, src.fill.G, src.fill.B, src.fill.A
+			}
+		}
+		maskRow = make([]uint8, n)
 		for y := y0; y < y1; y++ {
-			drow := dst.Pix[dst.PixOffset(area.Min.X, y):]
+			drow := dst.Pix[dst.PixOffset(area.Min.X, y):][:4*n]
+			srow := fillRow
 			if src.img != nil {
-				srow = src.img.Pix[src.img.PixOffset(area.Min.X-src.off.X, y-src.off.Y):]
+				srow = src.img.Pix[src.img.PixOffset(area.Min.X-src.off.X, y-src.off.Y):][:4*n]
 			}
-			var mrow []uint8
-			mx0, mx1 := 0, 0
-			if mask != nil && y >= mask.Rect.Min.Y && y < mask.Rect.Max.Y {
-				mrow = mask.Pix[mask.PixOffset(mask.Rect.Min.X, y):]
-				mx0, mx1 = mask.Rect.Min.X, mask.Rect.Max.X
-			}
-			for x, i := area.Min.X, 0; x < area.Max.X; x, i = x+1, i+4 {
-				var sr, sg, sb, sa int
-				if srow != nil {
-					sr, sg, sb, sa = int(srow[i]), int(srow[i+1]), int(srow[i+2]), int(srow[i+3])
-				} else {
-					sr, sg, sb, sa = int(src.fill.R), int(src.fill.G), int(src.fill.B), int(src.fill.A)
-				}
+			maskLine(maskRow, mask, maskDef, area.Min.X, y)
+			for x, i := area.Min.X, 0; i < len(drow); x, i = x+1, i+4 {
+				sp := srow[i : i+4 : i+4]
+				sa := int(sp[3])
 				if sa == 0 {
 					continue
 				}
-				mv := 255
-				if mask != nil {
-					mv = int(maskDef)
-					if mrow != nil && x >= mx0 && x < mx1 {
-						mv = int(mrow[x-mx0])
-					}
+				sr, sg, sb := int(sp[0]), int(sp[1]), int(sp[2])
+				as := sa
+				if mv := int(maskRow[i>>2]); k != 255 || mv != 255 {
+					as = (sa*k*mv + 65025/2) / 65025
 				}
-				as := (sa*k*mv + 65025/2) / 65025
 				if m == Dissolve {
 					// Dissolve shows a pixel whole or not at all, with
 					// the probability of its alpha.
@@ -304,6 +304,10 @@ func composite(dst *image.NRGBA, src source, area image.Rectangle, m Mode, k int
 				}
 				d := drow[i : i+4 : i+4]
 				ab := int(d[3])
+				if normal && as == 255 && !keepAlpha {
+					d[0], d[1], d[2], d[3] = sp[0], sp[1], sp[2], 255
+					continue
+				}
 				if ab == 0 {
 					if !keepAlpha {
 						d[0], d[1], d[2], d[3] = uint8(sr), uint8(sg), uint8(sb), uint8(as)
@@ -341,6 +345,34 @@ func composite(dst *image.NRGBA, src source, area image.Rectangle, m Mode, k int
 			}
 		}
 	})
+}
+
+// maskLine fills row with the mask's values from x0 on row y (255 with
+// no mask).
+func maskLine(row []uint8, m *image.Gray, def uint8, x0, y int) {
+	if m == nil {
+		if row[0] != 255 || row[len(row)-1] != 255 {
+			for i := range row {
+				row[i] = 255
+			}
+		}
+		return
+	}
+	if y < m.Rect.Min.Y || y >= m.Rect.Max.Y {
+		for i := range row {
+			row[i] = def
+		}
+		return
+	}
+	line := m.Pix[m.PixOffset(m.Rect.Min.X, y):][:m.Rect.Dx()]
+	for i := range row {
+		x := x0 + i
+		if x >= m.Rect.Min.X && x < m.Rect.Max.X {
+			row[i] = line[x-m.Rect.Min.X]
+		} else {
+			row[i] = def
+		}
+	}
 }
 
 // blendPixel is a non-separable mode on 8-bit colours.

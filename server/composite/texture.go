@@ -1,16 +1,23 @@
 package composite
 
 import (
+	"encoding/binary"
 	"image"
 	"image/draw"
 	"math"
+	"sync"
 )
 
 // Texture is a picture made ready to be warped: premultiplied, with its
 // mip levels (each half the one before, averaged 2×2, down to 1×1), made
 // once so that several warps of the same design pay for them once.
 type Texture struct {
-	levels []level
+	base   level   // the picture itself
+	levels []level // base and its mip levels, made by mips
+
+	once  sync.Once
+	mu    sync.Mutex
+	small *Texture // the last shrunk copy (see shrunk)
 }
 
 // level is one mip level: premultiplied RGBA, 4 bytes a pixel.
@@ -48,12 +55,20 @@ func NewTexture(src image.Image) *Texture {
 		rgba := &image.RGBA{Pix: l0.pix, Stride: 4 * l0.w, Rect: image.Rect(0, 0, l0.w, l0.h)}
 		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
 	}
-	t := &Texture{levels: []level{l0}}
-	for l := l0; l.w > 1 || l.h > 1; {
-		l = l.half()
-		t.levels = append(t.levels, l)
-	}
-	return t
+	return &Texture{base: l0}
+}
+
+// mips makes the mip levels, once, when a warp first needs them (a design
+// shrunk first never needs its own).
+func (t *Texture) mips() {
+	t.once.Do(func() {
+		levels := []level{t.base}
+		for l := t.base; l.w > 1 || l.h > 1; {
+			l = l.half()
+			levels = append(levels, l)
+		}
+		t.levels = levels
+	})
 }
 
 // half averages 2×2 blocks; an odd last row or column is averaged with
@@ -84,36 +99,55 @@ func (l level) half() level {
 	return n
 }
 
-// sample is the texture at u, v of its unit square, premultiplied,
-// filtered for a footprint of rho source pixels per canvas pixel:
-// bilinear where the design grows (rho ≤ 1), trilinear between the two
-// mip levels around rho where it shrinks.
-func (t *Texture) sample(u, v, rho float64) [4]float32 {
-	if rho <= 1 {
+// sample is the texture at u, v of its unit square, premultiplied, its
+// four channels packed in 16-bit lanes (see spread), filtered for a
+// footprint of rho² (squared) source pixels per canvas pixel: bilinear
+// where the design grows (rho ≤ 1), trilinear between the two mip levels
+// around rho where it shrinks.
+func (t *Texture) sample(u, v, rho2 float64) uint64 {
+	if rho2 <= 1 {
 		return t.levels[0].bilinear(u, v)
 	}
-	lod := math.Log2(rho)
+	lod := 0.5 * log2(rho2)
 	i := int(lod)
 	if i >= len(t.levels)-1 {
 		return t.levels[len(t.levels)-1].bilinear(u, v)
 	}
-	f := float32(lod - float64(i))
 	a := t.levels[i].bilinear(u, v)
 	b := t.levels[i+1].bilinear(u, v)
-	for c := range a {
-		a[c] += (b[c] - a[c]) * f
-	}
-	return a
+	return lerp(a, b, uint64((lod-float64(i))*256))
+}
+
+// log2 is log₂ x for x ≥ 1, to within 0.09: the exponent plus the
+// mantissa's fraction, plenty to weigh two mip levels.
+func log2(x float64) float64 {
+	b := math.Float64bits(x)
+	e := int(b>>52&0x7ff) - 1023
+	m := math.Float64frombits(b&^(0x7ff<<52) | 1023<<52)
+	return float64(e) + m - 1
+}
+
+// spread puts the four bytes of a pixel in four 16-bit lanes, so that one
+// 64-bit multiply weighs all four channels.
+func spread(x uint32) uint64 {
+	v := uint64(x)
+	v = (v | v<<16) & 0x0000FFFF0000FFFF
+	return (v | v<<8) & 0x00FF00FF00FF00FF
+}
+
+// lerp mixes two spread pixels, w on 0..256 towards b.
+func lerp(a, b, w uint64) uint64 {
+	return ((a*(256-w) + b*w + 0x0080008000800080) >> 8) & 0x00FF00FF00FF00FF
 }
 
 // bilinear interpolates the four texels around u, v, clamped at the edges.
-func (l *level) bilinear(u, v float64) [4]float32 {
+func (l *level) bilinear(u, v float64) uint64 {
 	fx := u*float64(l.w) - 0.5
 	fy := v*float64(l.h) - 0.5
 	x0 := int(math.Floor(fx))
 	y0 := int(math.Floor(fy))
-	ax := float32(fx - float64(x0))
-	ay := float32(fy - float64(y0))
+	ax := uint64((fx - float64(x0)) * 256)
+	ay := uint64((fy - float64(y0)) * 256)
 	x1, y1 := x0+1, y0+1
 	if x0 < 0 {
 		x0 = 0
@@ -140,15 +174,17 @@ func (l *level) bilinear(u, v float64) [4]float32 {
 		}
 	}
 	s := 4 * l.w
-	p00 := l.pix[y0*s+4*x0:][:4:4]
-	p01 := l.pix[y0*s+4*x1:][:4:4]
-	p10 := l.pix[y1*s+4*x0:][:4:4]
-	p11 := l.pix[y1*s+4*x1:][:4:4]
-	var out [4]float32
-	for c := 0; c < 4; c++ {
-		top := float32(p00[c]) + (float32(p01[c])-float32(p00[c]))*ax
-		bot := float32(p10[c]) + (float32(p11[c])-float32(p10[c]))*ax
-		out[c] = top + (bot-top)*ay
-	}
-	return out
+	p00 := spread(binary.LittleEndian.Uint32(l.pix[y0*s+4*x0:]))
+	p01 := spread(binary.LittleEndian.Uint32(l.pix[y0*s+4*x1:]))
+	p10 := spread(binary.LittleEndian.Uint32(l.pix[y1*s+4*x0:]))
+	p11 := spread(binary.LittleEndian.Uint32(l.pix[y1*s+4*x1:]))
+	return lerp(lerp(p00, p01, ax), lerp(p10, p11, ax), ay)
 }
+
+// recip holds 255·2¹⁶ / a, to unpremultiply without dividing.
+var recip = func() (r [256]uint64) {
+	for a := 1; a < 256; a++ {
+		r[a] = (255<<16 + uint64(a)/2) / uint64(a)
+	}
+	return r
+}()

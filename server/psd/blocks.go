@@ -34,11 +34,9 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 			// the specification says 2: look a few bytes further.
 			c.pos = start
 			if !realign(c) {
-				if l == nil {
-					// Trailing bytes of the global section are ignored.
-					return nil
-				}
-				return errorf("%s: no additional information signature at offset %d", what, start)
+				// Trailing bytes Photoshop would not read either: what
+				// was read is kept.
+				return nil
 			}
 			sig = c.sig()
 		}
@@ -101,6 +99,8 @@ func (d *decoder) globalBlock(key string, c *cursor) error {
 		return d.layerInfo(c)
 	case "lnk2", "lnk3", "lnkD", "lnkE":
 		return d.linkedFiles(c)
+	case "Mtrn", "Mt16", "Mt32":
+		d.f.mergedTransparency = true
 	}
 	return nil
 }

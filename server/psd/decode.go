@@ -115,9 +115,10 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 	// Colour mode data: only indexed and duotone files have any.
 	c.what = "colour mode data"
 	c.skip(int64(c.u32()))
-	// Image resources: nothing in them changes what is drawn.
+	// Image resources: only the alpha channels' identifiers matter, to
+	// tell the merged image's transparency from saved selections.
 	c.what = "image resources"
-	c.skip(int64(c.u32()))
+	d.resources(c.sub(int64(c.u32()), "image resources"))
 	c.what = "layer and mask information"
 	n := c.length(f.PSB)
 	lm := c.sub(n, "layer and mask information")
@@ -132,6 +133,51 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 		return err
 	}
 	return nil
+}
+
+// resources reads the image resource blocks, keeping the alpha
+// identifiers (1053).
+func (d *decoder) resources(c *cursor) {
+	for c.left() >= 12 && c.err == nil {
+		if c.sig() != "8BIM" {
+			return // unknown signature: the rest is not needed to draw
+		}
+		id := c.u16()
+		c.pascal(2)
+		n := int64(c.u32())
+		rc := c.sub(n, "image resource")
+		if n%2 != 0 && c.left() > 0 {
+			c.skip(1)
+		}
+		if id == 1053 && rc.err == nil && rc.left()/4 <= 56 {
+			d.f.alphaIDs = make([]uint32, rc.left()/4)
+			for i := range d.f.alphaIDs {
+				d.f.alphaIDs[i] = rc.u32()
+			}
+		}
+	}
+}
+
+// mergedAlpha returns the merged image's transparency channel, or -1.
+// Photoshop names each extra channel by an identifier; 0 is transparency
+// and saved selections have others. Without identifiers, or with a
+// "merged transparency" block, the first extra channel is transparency.
+func (f *File) mergedAlpha() int {
+	base := f.baseChannels()
+	if f.channels <= base {
+		return -1
+	}
+	if f.mergedTransparency || len(f.alphaIDs) == 0 {
+		return base
+	}
+	for i, id := range f.alphaIDs {
+		if id == 0 {
+			if at := f.channels - len(f.alphaIDs) + i; at >= base && at < f.channels {
+				return at
+			}
+		}
+	}
+	return -1
 }
 
 func (f *File) baseChannels() int {
@@ -219,7 +265,7 @@ func (d *decoder) layerInfo(c *cursor) error {
 
 // errorf names the layer in an error: `layer 3 "Shadow": ...`.
 func (l *Layer) errorf(format string, args ...any) error {
-	return errorf("layer %d %q: %s", l.Index, l.Name, fmt.Sprintf(format, args...))
+	return errorf("layer %d %q: %s", l.Index, l.Name, errorf(format, args...))
 }
 
 type channelInfo struct {
@@ -238,11 +284,6 @@ func (d *decoder) layerRecord(c *cursor, index int) (*Layer, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	rect, err := d.rect(l, "bounds", top, left, bottom, right)
-	if err != nil {
-		return nil, err
-	}
-	l.Rect = rect
 	if nch > 56 {
 		return nil, l.errorf("%d channels (56 at most)", nch)
 	}
@@ -250,7 +291,6 @@ func (d *decoder) layerRecord(c *cursor, index int) (*Layer, error) {
 	for i := range l.channels {
 		l.channels[i].id = c.i16()
 		l.channels[i].length = c.length(f.PSB)
-		l.channels[i].rect = rect
 	}
 	if s := c.sig(); s != "8BIM" && c.err == nil {
 		return nil, l.errorf("blend mode signature %q (8BIM expected)", s)
@@ -267,6 +307,20 @@ func (d *decoder) layerRecord(c *cursor, index int) (*Layer, error) {
 	}
 	if err := d.layerExtra(l, extra); err != nil {
 		return nil, err
+	}
+	// Rectangles are checked once the name is known, for the message.
+	rect, err := d.rect(l, "bounds", top, left, bottom, right)
+	if err != nil {
+		return nil, err
+	}
+	l.Rect = rect
+	for i := range l.channels {
+		l.channels[i].rect = rect
+	}
+	if m := l.Mask; m != nil {
+		if m.Rect, err = d.rect(l, "mask bounds", m.raw[0], m.raw[1], m.raw[2], m.raw[3]); err != nil {
+			return nil, err
+		}
 	}
 	return l, nil
 }
@@ -306,11 +360,7 @@ func (d *decoder) layerExtra(l *Layer, c *cursor) error {
 		if mc.err != nil {
 			return mc.err
 		}
-		rect, err := d.rect(l, "mask bounds", t, lf, b, r)
-		if err != nil {
-			return err
-		}
-		m.Rect = rect
+		m.raw = [4]int32{t, lf, b, r}
 		l.Mask = &m
 	}
 	// Blending ranges.

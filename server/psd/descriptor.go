@@ -120,13 +120,13 @@ func (p *descParser) count() int {
 	}
 	// Every item takes at least 4 bytes: a count the section cannot hold
 	// is a lie, refused before anything is allocated.
-	if n > maxDescriptorItems || n*4 > p.c.left() {
+	if n*4 > p.c.left() {
 		p.c.fail("%s: descriptor declares %d items, more than its %d bytes can hold", p.c.what, n, p.c.left())
 		return 0
 	}
 	p.total += int(n)
-	if p.total > maxDescriptorTotal {
-		p.c.fail("%s: descriptor holds more than %d items", p.c.what, maxDescriptorTotal)
+	if p.total > maxDescriptorItems {
+		p.c.fail("%s: descriptor holds more than %d items", p.c.what, maxDescriptorItems)
 		return 0
 	}
 	return int(n)

@@ -19,28 +19,38 @@ const (
 // non-premultiplied, opaque where the layer has no transparency channel.
 // A group or an empty layer gives an empty image.
 func (l *Layer) Image() (*image.NRGBA, error) {
-	img := image.NewNRGBA(l.Rect)
 	w, h := l.Rect.Dx(), l.Rect.Dy()
 	if w == 0 || h == 0 || l.Kind == KindGroup {
-		return img, nil
+		return image.NewNRGBA(l.Rect), nil
 	}
 	grey := l.f.Mode == Grayscale
 	alpha := false
+	dsts := make([]int, len(l.channels)) // byte offset in each pixel, -1 to skip
 	for i := range l.channels {
 		ch := &l.channels[i]
-		var dst int // byte offset in each pixel
 		switch {
 		case ch.id == -1:
-			dst = 3
+			dsts[i] = 3
 			alpha = true
 		case ch.id >= 0 && ch.id < 3 && !grey:
-			dst = int(ch.id)
+			dsts[i] = int(ch.id)
 		case ch.id == 0 && grey:
-			dst = 0
+			dsts[i] = 0
 		default:
-			continue // masks and extra channels
+			dsts[i] = -1 // masks and extra channels
+			continue
 		}
-		if err := l.f.channel(ch, w, h, img.Pix, dst, 4); err != nil {
+		if err := l.f.checkChannel(ch, w, h); err != nil {
+			return nil, l.errorf("channel %d: %v", ch.id, err)
+		}
+	}
+	img := image.NewNRGBA(l.Rect)
+	for i := range l.channels {
+		if dsts[i] < 0 {
+			continue
+		}
+		ch := &l.channels[i]
+		if err := l.f.channel(ch, w, h, img.Pix, dsts[i], 4); err != nil {
 			return nil, l.errorf("channel %d: %v", ch.id, err)
 		}
 	}
@@ -60,11 +70,14 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 // Image decodes the mask: Rect-sized; outside Rect its value is
 // DefaultColor.
 func (m *Mask) Image() (*image.Gray, error) {
-	img := image.NewGray(m.Rect)
 	if m.Rect.Empty() {
-		return img, nil
+		return image.NewGray(m.Rect), nil
 	}
 	ch := &m.l.channels[m.ch]
+	if err := m.l.f.checkChannel(ch, m.Rect.Dx(), m.Rect.Dy()); err != nil {
+		return nil, m.l.errorf("mask channel %d: %v", ch.id, err)
+	}
+	img := image.NewGray(m.Rect)
 	if err := m.l.f.channel(ch, m.Rect.Dx(), m.Rect.Dy(), img.Pix, 0, 1); err != nil {
 		return nil, m.l.errorf("mask channel %d: %v", ch.id, err)
 	}
@@ -115,6 +128,11 @@ func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []by
 		}
 		if total > c.left() {
 			return errorf("RLE data runs past the layer's data (%d bytes counted, %d there)", total, c.left())
+		}
+		// PackBits never takes more than a byte in 128 over the raw size
+		// (plus one a row): more is a lie, refused before reading it.
+		if most := int64(h) * (int64(rowBytes) + int64(rowBytes)/128 + 2); total > most {
+			return errorf("RLE rows count %d bytes, more than %d rows of %d bytes can take", total, h, rowBytes)
 		}
 		packed := make([]byte, total)
 		if _, err := f.r.r.ReadAt(packed, c.pos); err != nil {
@@ -185,6 +203,19 @@ func (f *File) rowCounts(c *cursor, h int) ([]uint32, error) {
 
 // put writes a row of samples, converting 16 bits to 8 with rounding.
 func put(row []byte, bpc int, dst []byte, stride int) {
+	if bpc == 1 && stride == 4 {
+		// The common case, written so the compiler checks bounds once a
+		// pixel.
+		for len(row) >= 4 && len(dst) >= 16 {
+			d := dst[:13:13]
+			d[0], d[4], d[8], d[12] = row[0], row[1], row[2], row[3]
+			row, dst = row[4:], dst[16:]
+		}
+		for i, v := range row {
+			dst[i*4] = v
+		}
+		return
+	}
 	if bpc == 1 {
 		for i, v := range row {
 			dst[i*stride] = v
@@ -250,6 +281,61 @@ func unpackBits(src, row []byte) error {
 
 var errRLE = errorf("RLE row runs past its length")
 
+// skipPlane moves c past one plane of the merged image.
+func (f *File) skipPlane(c *cursor, comp uint16, counts []uint32, w, h int) error {
+	var n int64
+	if comp == compRaw {
+		n = int64(w) * int64(h) * int64(f.Depth/8)
+	}
+	for _, k := range counts {
+		n += int64(k)
+	}
+	if n > c.left() {
+		return errorf("data runs past the file (%d bytes, %d left)", n, c.left())
+	}
+	c.pos += n
+	return nil
+}
+
+// checkChannel refuses a channel whose data is too short for its w x h
+// samples, before anything is allocated for them.
+func (f *File) checkChannel(ch *channelInfo, w, h int) error {
+	c := newCursor(f.r.r, ch.off, ch.off+ch.length, "channel data")
+	comp := c.u16()
+	if c.err != nil {
+		return c.err
+	}
+	if comp > compZIPPredict {
+		return errorf("unknown compression %d", comp)
+	}
+	countSize := 2
+	if f.PSB {
+		countSize = 4
+	}
+	if need := minBytes(comp, w, h, f.Depth/8, countSize); need > c.left() {
+		return errorf("%d bytes of data cannot hold %dx%d samples (%d needed at least)", c.left(), w, h, need)
+	}
+	return nil
+}
+
+// minBytes is the least data a channel of w x h samples can be stored in
+// with compression comp (row counts excluded, countSize bytes a row
+// included): raw needs every byte, PackBits 2 bytes per 128 of a row, and
+// deflate cannot shrink more than 1032 to 1. Checking it first refuses a
+// large declared size with little data behind it before any allocation.
+func minBytes(comp uint16, w, h, bpc, countSize int) int64 {
+	row := int64(w) * int64(bpc)
+	switch comp {
+	case compRaw:
+		return row * int64(h)
+	case compRLE:
+		return int64(h) * (int64(countSize) + 2*((row+127)/128))
+	case compZIP, compZIPPredict:
+		return row * int64(h) / 1032
+	}
+	return 0
+}
+
 // Composite decodes the merged image Photoshop saved with the file
 // ("maximize compatibility"); it is canvas-sized.
 func (f *File) Composite() (*image.NRGBA, error) {
@@ -259,12 +345,16 @@ func (f *File) Composite() (*image.NRGBA, error) {
 	if c.err != nil {
 		return nil, c.err
 	}
-	base := f.baseChannels()
-	n := base
-	if f.channels > base {
-		n = base + 1 // the transparency channel, when there is one
+	if comp == compZIP || comp == compZIPPredict {
+		// Photoshop writes the merged image raw or RLE only.
+		return nil, &UnsupportedError{Feature: "ZIP-compressed merged image"}
 	}
-	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	base := f.baseChannels()
+	alpha := f.mergedAlpha()
+	last := base - 1
+	if alpha > last {
+		last = alpha
+	}
 	var counts []uint32
 	if comp == compRLE {
 		// The row counts of every channel come first.
@@ -274,27 +364,35 @@ func (f *File) Composite() (*image.NRGBA, error) {
 		}
 		counts = all
 	}
-	bpc := int64(f.Depth / 8)
-	for i := 0; i < n; i++ {
-		dst := i
-		if f.Mode == Grayscale && i == 1 {
+	// Refuse data too short for the picture before allocating it.
+	if need := minBytes(comp, w, h*(last+1), f.Depth/8, 0); need > c.left() {
+		return nil, errorf("merged image: %d bytes of data cannot hold %d channels of %dx%d", c.left(), last+1, w, h)
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i <= last; i++ {
+		dst := -1
+		switch {
+		case i < base:
+			dst = i
+		case i == alpha:
 			dst = 3
 		}
 		var rows []uint32
 		if counts != nil {
 			rows = counts[i*h : (i+1)*h]
 		}
-		if comp == compZIP || comp == compZIPPredict {
-			// One stream holds every channel; planes after the first are
-			// rare in merged images (Photoshop writes RLE or raw).
-			return nil, &UnsupportedError{Feature: "ZIP-compressed merged image"}
+		if dst < 0 {
+			// A saved selection between colour and transparency: skip it.
+			if err := f.skipPlane(c, comp, rows, w, h); err != nil {
+				return nil, errorf("merged image: channel %d: %v", i, err)
+			}
+			continue
 		}
 		if err := f.plane(c, comp, rows, w, h, img.Pix, dst, 4); err != nil {
 			return nil, errorf("merged image: channel %d: %v", i, err)
 		}
-		_ = bpc
 	}
-	hasAlpha := n > base
+	hasAlpha := alpha >= 0
 	for i := 0; i < len(img.Pix); i += 4 {
 		if f.Mode == Grayscale {
 			img.Pix[i+1], img.Pix[i+2] = img.Pix[i], img.Pix[i]
