@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"sort"
 	"strconv"
+	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -160,40 +161,50 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 			refs[d] = fmt.Sprintf("params.smartObjects[%q]", k)
 		}
 	}
-	designs := map[string]image.Image{}
-	var designsMu = make(chan struct{}, 1)
+	// Every design is fetched first (a ref may repeat); the fixed ones are
+	// decoded once, each design of the batch only when its mockup is
+	// drawn, so a batch holds as many decoded designs as it draws at once.
+	paths := map[string]string{}
+	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	n := 0
 	for ref, field := range refs {
-		if ref == DesignInput && !hasDesign {
+		if ref == DesignInput {
+			if hasDesign {
+				paths[ref] = t.Inputs["design"].Path
+			}
 			continue
 		}
-		path := ""
-		if ref == DesignInput {
-			path = t.Inputs["design"].Path
-		} else {
-			path = filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
-			n++
-		}
+		path := filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
+		n++
 		g.Go(func() error {
-			if ref != DesignInput {
-				if err := t.Fetch(gctx, ref, path); err != nil {
-					return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
-				}
-			}
-			img, err := mockup.DecodeDesign(path, maxPixels)
-			if err != nil {
+			if err := t.Fetch(gctx, ref, path); err != nil {
 				return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
 			}
-			designsMu <- struct{}{}
-			designs[ref] = img
-			<-designsMu
+			mu.Lock()
+			paths[ref] = path
+			mu.Unlock()
 			return nil
 		})
 	}
 	if err := g.Wait(); err != nil {
 		return Result{}, err
+	}
+	decode := func(ref string) (image.Image, error) {
+		img, err := mockup.DecodeDesign(paths[ref], maxPixels)
+		if err != nil {
+			return nil, permanent(jobs.CodeInputInvalid, "%s: %v", refs[ref], err)
+		}
+		return img, nil
+	}
+	fixed := map[string]image.Image{}
+	for k, ref := range plan.Fixed {
+		img, err := decode(ref)
+		if err != nil {
+			return Result{}, err
+		}
+		fixed[k] = img
 	}
 
 	var colors map[string]color.NRGBA
@@ -225,11 +236,15 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 			}
 			opts := mockup.Options{Designs: map[string]image.Image{}, Fit: str(t.Params, "fit", mockup.Cover),
 				Hide: stringList(t.Params["hide"]), Show: stringList(t.Params["show"]), Colors: colors}
-			for k, ref := range plan.Fixed {
-				opts.Designs[k] = designs[ref]
+			for k, img := range fixed {
+				opts.Designs[k] = img
 			}
 			if len(plan.Designs) > 0 {
-				opts.Designs[plan.SmartObject] = designs[plan.Designs[i]]
+				d, err := decode(plan.Designs[i])
+				if err != nil {
+					return err
+				}
+				opts.Designs[plan.SmartObject] = d
 			}
 			img, warn, err := tpl.Render(opts)
 			if err != nil {
