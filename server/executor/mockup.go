@@ -21,6 +21,10 @@ import (
 	"github.com/kinohq/kino/server/mockup"
 )
 
+// templates keeps the last few templates decoded between jobs: a shop
+// renders many designs on one product (docs/limits.md).
+var templates = &mockup.Cache{Size: 4, MaxPixels: 16_000_000}
+
 // mockupRender places designs into the smart objects of a PSD template.
 // The template is decoded once per job; the mockups of a batch are drawn
 // and encoded on every core at once.
@@ -136,14 +140,11 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(jobs.CodeInputInvalid, "%v", err)
 	}
 	maxPixels := ffmpeg.CurrentLimits().MaxPixels
-	tpl, closer, err := mockup.Load(t.Inputs["template"].Path, maxPixels)
+	tpl, release, err := templates.Load(t.Inputs["template"].Path, maxPixels)
 	if err != nil {
-		if errors.Is(err, mockup.ErrRefused) {
-			return Result{}, permanent(jobs.CodeInputInvalid, "inputs.template: %v", err)
-		}
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.template: %v", err)
 	}
-	defer closer.Close()
+	defer release()
 	if err := plan.Check(&tpl.Manifest, t.Params); err != nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.%v", err)
 	}

@@ -109,3 +109,35 @@ func TestEncodePNG(t *testing.T) {
 		}
 	}
 }
+
+// TestCache: the same file twice is one decoded template; a different one
+// is another; the oldest goes past Size.
+func TestCache(t *testing.T) {
+	c := &Cache{Size: 1, MaxPixels: 1 << 30}
+	a, ra, err := c.Load("testdata/mockup.psd", 50_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, rb, err := c.Load("testdata/mockup.psd", 50_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a != b {
+		t.Fatal("the same file decoded twice")
+	}
+	ra()
+	rb()
+	d, rd, err := c.Load("testdata/bench.psd", 50_000_000)
+	if err != nil || d == a {
+		t.Fatalf("another file: %v", err)
+	}
+	rd()
+	if len(c.entries) != 1 || c.entries[0].tpl != d {
+		t.Fatalf("entries %+v", c.entries)
+	}
+	e, rd2, err := c.Load("testdata/mockup.psd", 50_000_000)
+	if err != nil || e == a {
+		t.Fatalf("an evicted template is decoded again: %v", err)
+	}
+	rd2()
+}
