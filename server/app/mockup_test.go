@@ -198,6 +198,24 @@ func TestMockupRenderOverREST(t *testing.T) {
 		assert.Contains(t, r.json(t)["error"].(map[string]any)["message"], tc.want)
 	}
 
+	// A mockup feeds a pipeline like any picture: mockup -> image.resize.
+	r := k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "mockup then thumbnail",
+		"nodes": []any{
+			map[string]any{"id": "mockup", "jobType": "mockup.render", "params": map[string]any{"smartObject": "Design", "format": "jpg"}},
+			map[string]any{"id": "small", "jobType": "image.resize", "params": map[string]any{"width": 150}},
+		},
+		"edges": []any{map[string]any{"from": "mockup", "to": "small", "outputMapping": map[string]any{"sourceField": "outputUrl", "targetField": "source"}}}})
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	pid := r.json(t)["data"].(map[string]any)["id"].(string)
+	r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"inputs": map[string]any{
+		"mockup": map[string]any{"template": tpl, "design": base + "/design.png"}}})
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	run := k.waitRun(t, pid, r.json(t)["data"].(map[string]any)["id"].(string))
+	require.Equal(t, "complete", run["status"], "%v", statuses(run))
+	small := download(t, run["jobs"].([]any)[1].(map[string]any)["outputUrl"].(string))
+	require.NotNil(t, small.Video())
+	assert.Equal(t, 150, small.Video().Width)
+
 	// A template by URL is checked when the job runs: the job fails naming it.
 	tplURL := serveBytes(t, map[string][]byte{"t.psd": mockupTemplate(t, "mockup.psd")}) + "/t.psd"
 	id = k.createJob(t, map[string]any{"type": "mockup.render",
