@@ -69,6 +69,13 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 	if l != nil && soco && vectorMask {
 		// A shape: its cached pixels are the shape drawn in its colour.
 		l.Kind = KindShape
+	} else if l != nil && vectorMask && l.divider == 0 {
+		// Photoshop applies a vector mask when it composites; the layer's
+		// pixels do not have it.
+		d.note(l, "vector mask")
+	}
+	if l != nil && l.blendIf {
+		d.note(l, "blend if")
 	}
 	return c.err
 }
@@ -168,6 +175,18 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		}
 	case "vstk":
 		d.note(l, "vector stroke")
+	case "knko":
+		if c.u8() != 0 {
+			d.note(l, "knockout")
+		}
+	case "clbl":
+		if c.u8() == 0 {
+			d.note(l, "clipped layers blended one by one")
+		}
+	case "infx":
+		if c.u8() != 0 {
+			d.note(l, "interior effects blended as a group")
+		}
 	case "blwh", "artb", "artd", "abdd":
 		if key != "blwh" {
 			d.note(l, "artboard")

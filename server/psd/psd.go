@@ -256,6 +256,7 @@ type Layer struct {
 	f        *File
 	channels []channelInfo
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
+	blendIf  bool
 }
 
 // Mask is a layer's user mask.
