@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	_ "image/jpeg"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -118,5 +119,33 @@ func TestPhotoshopFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQuadFramesWarpedMesh pins what the package doc says of placed
+// layers: in Photoshop's file, the quad of a warped smart object is the
+// extent of its warped mesh scaled, not the content's.
+func TestQuadFramesWarpedMesh(t *testing.T) {
+	f := open(t, "testdata/photoshop/ag-werps.psd")
+	n := 0
+	f.Walk(func(l *Layer) error {
+		p := l.Placed
+		if p == nil || p.Warp == nil {
+			return nil
+		}
+		n++
+		min, max := p.Extent()
+		if l.Name == "3x3" && min.Y > -167 {
+			t.Errorf("3x3: mesh extent from %v: the warp no longer bulges above the content", min)
+		}
+		q := p.Transform
+		sx, sy := (q[1].X-q[0].X)/(max.X-min.X), (q[2].Y-q[1].Y)/(max.Y-min.Y)
+		if p.NonAffine == p.Transform && (math.Abs(sx-0.2185365) > 1e-6 || math.Abs(sy-0.2185365) > 1e-6) {
+			t.Errorf("%s: quad / mesh extent = %.7f x %.7f, want 0.2185365 both ways", l.Name, sx, sy)
+		}
+		return nil
+	})
+	if n != 6 {
+		t.Errorf("%d warped smart objects, want 6", n)
 	}
 }
