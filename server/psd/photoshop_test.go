@@ -148,4 +148,17 @@ func TestQuadFramesWarpedMesh(t *testing.T) {
 	if n != 6 {
 		t.Errorf("%d warped smart objects, want 6", n)
 	}
+
+	// A plain custom warp (one 4x4 Bezier patch), placed at scale 1: the
+	// quad is the mesh's extent moved, 367.58 x 197.42 where the content is
+	// 358 x 162.
+	so := open(t, "testdata/photoshop/ag-mesh-transform.psd").Find("transform")
+	if so == nil || so.Placed == nil || so.Placed.Warp == nil || len(so.Placed.Warp.Points) != 16 {
+		t.Fatalf("mesh-transform: %+v", so)
+	}
+	min, max := so.Placed.Extent()
+	q := so.Placed.NonAffine
+	if math.Abs(q[1].X-q[0].X-(max.X-min.X)) > 1e-6 || math.Abs(q[2].Y-q[1].Y-(max.Y-min.Y)) > 1e-6 || math.Abs(q[0].Y-(-3.392669677734375)) > 1e-9 {
+		t.Errorf("mesh-transform: quad %v, mesh extent %v..%v", q, min, max)
+	}
 }
