@@ -331,7 +331,9 @@ func minBytes(comp uint16, w, h, bpc, countSize int) int64 {
 }
 
 // Composite decodes the merged image Photoshop saved with the file
-// ("maximize compatibility"); it is canvas-sized.
+// ("maximize compatibility"); it is canvas-sized, not premultiplied. Where
+// it is partly transparent, the white Photoshop flattened it on is taken
+// out, as psd-tools and ag-psd do.
 func (f *File) Composite() (*image.NRGBA, error) {
 	w, h := f.Width, f.Height
 	c := newCursor(f.r.r, f.merged, f.r.size, "merged image")
@@ -388,11 +390,21 @@ func (f *File) Composite() (*image.NRGBA, error) {
 	}
 	hasAlpha := alpha >= 0
 	for i := 0; i < len(img.Pix); i += 4 {
+		p := img.Pix[i : i+4 : i+4]
 		if f.Mode == Grayscale {
-			img.Pix[i+1], img.Pix[i+2] = img.Pix[i], img.Pix[i]
+			p[1], p[2] = p[0], p[0]
 		}
-		if !hasAlpha {
-			img.Pix[i+3] = 255
+		switch {
+		case !hasAlpha:
+			p[3] = 255
+		case p[3] != 0 && p[3] != 255:
+			// Photoshop stores the merged image flattened on white:
+			// c = a*colour + (1-a)*255. Take the white back out.
+			a := int(p[3])
+			for c := 0; c < 3; c++ {
+				v := ((int(p[c])-255+a)*255 + a/2) / a
+				p[c] = uint8(max(0, min(255, v)))
+			}
 		}
 	}
 	return img, nil
