@@ -74,6 +74,9 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 		// pixels do not have it.
 		d.note(l, "vector mask")
 	}
+	if l != nil && (l.effects == effectsOn || l.effects == effectsLegacy) {
+		d.note(l, "layer effects")
+	}
 	if l != nil && l.blendIf {
 		d.note(l, "blend if")
 	}
@@ -169,9 +172,15 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		if l.Placed == nil {
 			return d.placedLegacy(l, c)
 		}
-	case "lfx2", "lrFX", "lmfx":
+	case "lfx2", "lmfx":
+		l.effects = effectsOff
 		if d.effectsOn(c, key) {
-			d.note(l, "layer effects")
+			l.effects = effectsOn
+		}
+	case "lrFX":
+		// Photoshop 5's effects, superseded by lfx2 when both are there.
+		if l.effects == effectsUnknown {
+			l.effects = effectsLegacy
 		}
 	case "vstk":
 		d.note(l, "vector stroke")
@@ -194,6 +203,14 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	}
 	return nil
 }
+
+// What a layer's effects blocks said.
+const (
+	effectsUnknown = iota
+	effectsOff
+	effectsOn
+	effectsLegacy // only lrFX, whose switches are not read
+)
 
 // effectsOn reports whether an effects block has any effect switched on;
 // Photoshop keeps an empty lfx2 on many layers.

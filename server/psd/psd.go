@@ -235,7 +235,9 @@ type Layer struct {
 	Path string
 	Kind Kind
 	// Rect is the canvas rectangle of its pixels (empty for a group).
-	Rect    image.Rectangle
+	Rect image.Rectangle
+	// Visible is the layer's own eye in the layers panel: a hidden group
+	// hides its children whatever theirs say.
 	Visible bool
 	Opacity uint8
 	// FillOpacity is iOpa: it scales the pixels but not the effects; 255
@@ -267,6 +269,7 @@ type Layer struct {
 	channels []channelInfo
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
 	blendIf  bool
+	effects  int
 }
 
 // Mask is a layer's user mask.
