@@ -189,7 +189,8 @@ func (c *cursor) pascal(pad int) string {
 	for total%pad != 0 {
 		total++
 	}
-	c.skip(int64(total - 1 - n))
+	// Some writers leave the padding out at the end of a record.
+	c.skip(min(int64(total-1-n), c.left()))
 	return b
 }
 
