@@ -54,14 +54,14 @@ func samePicture(got *image.NRGBA, pngPath string) error {
 // see its README): the merged image and every layer equal what ag-psd's
 // own tests pin for them, and every embedded smart-object file decodes.
 func TestPhotoshopFiles(t *testing.T) {
-	files, _ := filepath.Glob("testdata/photoshop/*.psd")
+	files, _ := filepath.Glob("testdata/photoshop/*.ps?")
 	if len(files) == 0 {
 		t.Fatal("no files")
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f := open(t, path)
-			dir := path[:len(path)-len(".psd")]
+			dir := path[:len(path)-len(filepath.Ext(path))]
 			c, err := f.Composite()
 			if err != nil {
 				t.Fatalf("composite: %v", err)
@@ -160,5 +160,40 @@ func TestQuadFramesWarpedMesh(t *testing.T) {
 	q := so.Placed.NonAffine
 	if math.Abs(q[1].X-q[0].X-(max.X-min.X)) > 1e-6 || math.Abs(q[2].Y-q[1].Y-(max.Y-min.Y)) > 1e-6 || math.Abs(q[0].Y-(-3.392669677734375)) > 1e-9 {
 		t.Errorf("mesh-transform: quad %v, mesh extent %v..%v", q, min, max)
+	}
+}
+
+// TestPSBEqualsPSD reads one document Photoshop saved both ways: every
+// layer's pixels and the merged image must be the same.
+func TestPSBEqualsPSD(t *testing.T) {
+	psd := open(t, "testdata/photoshop/pt-placedLayer.psd")
+	psb := open(t, "testdata/photoshop/pt-placedLayer.psb")
+	if psd.PSB || !psb.PSB {
+		t.Fatalf("PSB flags %v %v", psd.PSB, psb.PSB)
+	}
+	pictures := func(f *File) []string {
+		var out []string
+		f.Walk(func(l *Layer) error {
+			img, err := l.Image()
+			if err != nil {
+				t.Fatalf("%s: %v", l.Path, err)
+			}
+			out = append(out, l.Path+" "+l.Rect.String()+" "+hash(img.Pix))
+			return nil
+		})
+		c, err := f.Composite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(out, hash(c.Pix))
+	}
+	a, b := pictures(psd), pictures(psb)
+	if len(a) != len(b) {
+		t.Fatalf("PSD %q, PSB %q", a, b)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("PSD %q, PSB %q", a[i], b[i])
+		}
 	}
 }

@@ -42,7 +42,7 @@ func TestPsdToolsAgrees(t *testing.T) {
 		t.Skipf("psd_tools cannot be imported by %s (apt-get install python3-psd-tools)", python)
 	}
 	files, _ := filepath.Glob("testdata/*.ps?")
-	more, _ := filepath.Glob("testdata/photoshop/*.psd")
+	more, _ := filepath.Glob("testdata/photoshop/*.ps?")
 	files = append(files, more...)
 	out, err := exec.Command(python, append([]string{"testdata/psdtools.py"}, files...)...).Output()
 	if err != nil {
