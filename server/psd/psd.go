@@ -332,8 +332,9 @@ type Warp struct {
 	// Rows and Cols count the patches; a plain custom warp is 1x1.
 	Rows, Cols int
 	// Points are the (3*Rows+1)*(3*Cols+1) Bezier control points, row
-	// major, in content pixels. Empty for a preset style (warpArc, ...)
-	// whose mesh Photoshop did not store.
+	// major, in content pixels. Empty for a preset style (warpArc,
+	// warpCylinder, ...) whose mesh Photoshop does not store; the layer's
+	// Unsupported then names "warp preset: <style>".
 	Points []Point
 	// SlicesX and SlicesY are a quilt's slice positions (content pixels).
 	SlicesX, SlicesY []float64
