@@ -156,7 +156,9 @@ func errorf(format string, args ...any) error {
 }
 
 // File is a decoded document: its records; pixels are read on demand from
-// the io.ReaderAt given to Decode, which must stay readable.
+// the io.ReaderAt given to Decode, which must stay readable. Nothing in a
+// File changes after Decode, so its layers' pictures may be decoded from
+// several goroutines at once (io.ReaderAt allows parallel reads).
 type File struct {
 	Width, Height int
 	// Depth is the file's bits per channel, 8 or 16; pictures are always
@@ -231,7 +233,8 @@ type BlendMode string
 type Layer struct {
 	// Name is the Unicode name (luni) when present, else the Pascal name.
 	Name string
-	// Path joins the names of the enclosing groups and the layer's with '/'.
+	// Path joins the names of the enclosing groups and the layer's with
+	// '/' (a '/' inside a name is kept as it is).
 	Path string
 	Kind Kind
 	// Rect is the canvas rectangle of its pixels (empty for a group).
