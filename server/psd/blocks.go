@@ -69,6 +69,16 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 	if l != nil && soco && vectorMask {
 		// A shape: its cached pixels are the shape drawn in its colour.
 		l.Kind = KindShape
+	} else if l != nil && vectorMask && l.divider == 0 {
+		// Photoshop applies a vector mask when it composites; the layer's
+		// pixels do not have it.
+		d.note(l, "vector mask")
+	}
+	if l != nil && (l.effects == effectsOn || l.effects == effectsLegacy) {
+		d.note(l, "layer effects")
+	}
+	if l != nil && l.blendIf {
+		d.note(l, "blend if")
 	}
 	return c.err
 }
@@ -162,12 +172,30 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		if l.Placed == nil {
 			return d.placedLegacy(l, c)
 		}
-	case "lfx2", "lrFX", "lmfx":
+	case "lfx2", "lmfx":
+		l.effects = effectsOff
 		if d.effectsOn(c, key) {
-			d.note(l, "layer effects")
+			l.effects = effectsOn
+		}
+	case "lrFX":
+		// Photoshop 5's effects, superseded by lfx2 when both are there.
+		if l.effects == effectsUnknown {
+			l.effects = effectsLegacy
 		}
 	case "vstk":
 		d.note(l, "vector stroke")
+	case "knko":
+		if c.u8() != 0 {
+			d.note(l, "knockout")
+		}
+	case "clbl":
+		if c.u8() == 0 {
+			d.note(l, "clipped layers blended one by one")
+		}
+	case "infx":
+		if c.u8() != 0 {
+			d.note(l, "interior effects blended as a group")
+		}
 	case "blwh", "artb", "artd", "abdd":
 		if key != "blwh" {
 			d.note(l, "artboard")
@@ -175,6 +203,14 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	}
 	return nil
 }
+
+// What a layer's effects blocks said.
+const (
+	effectsUnknown = iota
+	effectsOff
+	effectsOn
+	effectsLegacy // only lrFX, whose switches are not read
+)
 
 // effectsOn reports whether an effects block has any effect switched on;
 // Photoshop keeps an empty lfx2 on many layers.

@@ -29,25 +29,6 @@ func newCursor(r io.ReaderAt, pos, end int64, what string) *cursor {
 	return &cursor{r: r, pos: pos, end: end, what: what}
 }
 
-func bytesCursor(b []byte, what string) *cursor {
-	return &cursor{r: bytesReaderAt(b), end: int64(len(b)), what: what}
-}
-
-// bytesReaderAt reads from memory without the copy of bytes.Reader's
-// bookkeeping.
-type bytesReaderAt []byte
-
-func (b bytesReaderAt) ReadAt(p []byte, off int64) (int, error) {
-	if off < 0 || off > int64(len(b)) {
-		return 0, io.EOF
-	}
-	n := copy(p, b[off:])
-	if n < len(p) {
-		return n, io.EOF
-	}
-	return n, nil
-}
-
 func (c *cursor) left() int64 {
 	if c.err != nil {
 		return 0
@@ -189,7 +170,8 @@ func (c *cursor) pascal(pad int) string {
 	for total%pad != 0 {
 		total++
 	}
-	c.skip(int64(total - 1 - n))
+	// Some writers leave the padding out at the end of a record.
+	c.skip(min(int64(total-1-n), c.left()))
 	return b
 }
 

@@ -327,8 +327,13 @@ func (d *decoder) layerRecord(c *cursor, index int) (*Layer, error) {
 
 func (d *decoder) rect(l *Layer, what string, top, left, bottom, right int32) (image.Rectangle, error) {
 	const far = 1 << 30
-	if top < -far || left < -far || bottom > far || right > far || bottom < top || right < left {
-		return image.Rectangle{}, l.errorf("%s (%d,%d)-(%d,%d) is not a rectangle", what, left, top, right, bottom)
+	if top < -far || left < -far || bottom > far || right > far || top > far || left > far || bottom < -far || right < -far {
+		return image.Rectangle{}, l.errorf("%s (%d,%d)-(%d,%d) lies too far off the canvas", what, left, top, right, bottom)
+	}
+	if bottom < top || right < left {
+		// Photoshop writes an empty layer's bounds so at times
+		// (psd-tools' vector-mask2.psd: (0,0)-(0,-1)): no pixels.
+		return image.Rectangle{Min: image.Pt(int(left), int(top)), Max: image.Pt(int(left), int(top))}, nil
 	}
 	if err := d.checkPixels(fmt.Sprintf("layer %d %q: %s", l.Index, l.Name, what), int64(right)-int64(left), int64(bottom)-int64(top)); err != nil {
 		return image.Rectangle{}, err
@@ -363,8 +368,13 @@ func (d *decoder) layerExtra(l *Layer, c *cursor) error {
 		m.raw = [4]int32{t, lf, b, r}
 		l.Mask = &m
 	}
-	// Blending ranges.
-	c.skip(int64(c.u32()))
+	// Blending ranges ("Blend If"): 0-0-255-255 everywhere is off.
+	br := c.sub(int64(c.u32()), c.what+": blending ranges")
+	for br.left() >= 4 {
+		if v := br.u32(); v != 0x0000ffff {
+			l.blendIf = true
+		}
+	}
 	l.Name = c.pascal(4)
 	if c.err != nil {
 		return c.err

@@ -7,6 +7,7 @@ import (
 	"image/draw"
 	_ "image/jpeg"
 	"image/png"
+	"math"
 	"os"
 	"path/filepath"
 	"testing"
@@ -53,14 +54,14 @@ func samePicture(got *image.NRGBA, pngPath string) error {
 // see its README): the merged image and every layer equal what ag-psd's
 // own tests pin for them, and every embedded smart-object file decodes.
 func TestPhotoshopFiles(t *testing.T) {
-	files, _ := filepath.Glob("testdata/photoshop/*.psd")
+	files, _ := filepath.Glob("testdata/photoshop/*.ps?")
 	if len(files) == 0 {
 		t.Fatal("no files")
 	}
 	for _, path := range files {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			f := open(t, path)
-			dir := path[:len(path)-len(".psd")]
+			dir := path[:len(path)-len(filepath.Ext(path))]
 			c, err := f.Composite()
 			if err != nil {
 				t.Fatalf("composite: %v", err)
@@ -118,5 +119,81 @@ func TestPhotoshopFiles(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestQuadFramesWarpedMesh pins what the package doc says of placed
+// layers: in Photoshop's file, the quad of a warped smart object is the
+// extent of its warped mesh scaled, not the content's.
+func TestQuadFramesWarpedMesh(t *testing.T) {
+	f := open(t, "testdata/photoshop/ag-werps.psd")
+	n := 0
+	f.Walk(func(l *Layer) error {
+		p := l.Placed
+		if p == nil || p.Warp == nil {
+			return nil
+		}
+		n++
+		min, max := p.Extent()
+		if l.Name == "3x3" && min.Y > -167 {
+			t.Errorf("3x3: mesh extent from %v: the warp no longer bulges above the content", min)
+		}
+		q := p.Transform
+		sx, sy := (q[1].X-q[0].X)/(max.X-min.X), (q[2].Y-q[1].Y)/(max.Y-min.Y)
+		if p.NonAffine == p.Transform && (math.Abs(sx-0.2185365) > 1e-6 || math.Abs(sy-0.2185365) > 1e-6) {
+			t.Errorf("%s: quad / mesh extent = %.7f x %.7f, want 0.2185365 both ways", l.Name, sx, sy)
+		}
+		return nil
+	})
+	if n != 6 {
+		t.Errorf("%d warped smart objects, want 6", n)
+	}
+
+	// A plain custom warp (one 4x4 Bezier patch), placed at scale 1: the
+	// quad is the mesh's extent moved, 367.58 x 197.42 where the content is
+	// 358 x 162.
+	so := open(t, "testdata/photoshop/ag-mesh-transform.psd").Find("transform")
+	if so == nil || so.Placed == nil || so.Placed.Warp == nil || len(so.Placed.Warp.Points) != 16 {
+		t.Fatalf("mesh-transform: %+v", so)
+	}
+	min, max := so.Placed.Extent()
+	q := so.Placed.NonAffine
+	if math.Abs(q[1].X-q[0].X-(max.X-min.X)) > 1e-6 || math.Abs(q[2].Y-q[1].Y-(max.Y-min.Y)) > 1e-6 || math.Abs(q[0].Y-(-3.392669677734375)) > 1e-9 {
+		t.Errorf("mesh-transform: quad %v, mesh extent %v..%v", q, min, max)
+	}
+}
+
+// TestPSBEqualsPSD reads one document Photoshop saved both ways: every
+// layer's pixels and the merged image must be the same.
+func TestPSBEqualsPSD(t *testing.T) {
+	psd := open(t, "testdata/photoshop/pt-placedLayer.psd")
+	psb := open(t, "testdata/photoshop/pt-placedLayer.psb")
+	if psd.PSB || !psb.PSB {
+		t.Fatalf("PSB flags %v %v", psd.PSB, psb.PSB)
+	}
+	pictures := func(f *File) []string {
+		var out []string
+		f.Walk(func(l *Layer) error {
+			img, err := l.Image()
+			if err != nil {
+				t.Fatalf("%s: %v", l.Path, err)
+			}
+			out = append(out, l.Path+" "+l.Rect.String()+" "+hash(img.Pix))
+			return nil
+		})
+		c, err := f.Composite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return append(out, hash(c.Pix))
+	}
+	a, b := pictures(psd), pictures(psb)
+	if len(a) != len(b) {
+		t.Fatalf("PSD %q, PSB %q", a, b)
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			t.Errorf("PSD %q, PSB %q", a[i], b[i])
+		}
 	}
 }

@@ -55,12 +55,13 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 		}
 	}
 	if grey || !alpha {
-		for i := 0; i < len(img.Pix); i += 4 {
+		for i := 0; i+4 <= len(img.Pix); i += 4 {
+			p := img.Pix[i : i+4 : i+4]
 			if grey {
-				img.Pix[i+1], img.Pix[i+2] = img.Pix[i], img.Pix[i]
+				p[1], p[2] = p[0], p[0]
 			}
 			if !alpha {
-				img.Pix[i+3] = 255
+				p[3] = 255
 			}
 		}
 	}
@@ -139,6 +140,16 @@ func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []by
 			return errorf("RLE data: %v", err)
 		}
 		c.pos += total
+		if bpc == 1 {
+			// Unpacked straight into the picture: no row in between.
+			for y, n := range counts {
+				if err := unpackBitsTo(packed[:n], dst[(y*w)*stride+at:], w, stride); err != nil {
+					return errorf("row %d: %v", y, err)
+				}
+				packed = packed[n:]
+			}
+			return nil
+		}
 		row := make([]byte, rowBytes)
 		for y, n := range counts {
 			src := packed[:n]
@@ -281,6 +292,49 @@ func unpackBits(src, row []byte) error {
 
 var errRLE = errorf("RLE row runs past its length")
 
+// unpackBitsTo decodes one PackBits row of n 8-bit samples into dst, a
+// sample every stride bytes; the row must come out exactly n long.
+func unpackBitsTo(src, dst []byte, n, stride int) error {
+	if n == 0 {
+		if len(src) == 0 {
+			return nil
+		}
+		return errRLE
+	}
+	dst = dst[:(n-1)*stride+1]
+	o := 0
+	for i := 0; i < len(src); {
+		c := int(int8(src[i]))
+		i++
+		switch {
+		case c >= 0:
+			cnt := c + 1
+			if i+cnt > len(src) || o+cnt > n {
+				return errRLE
+			}
+			for _, v := range src[i : i+cnt] {
+				dst[o*stride] = v
+				o++
+			}
+			i += cnt
+		case c > -128:
+			cnt := 1 - c
+			if i >= len(src) || o+cnt > n {
+				return errRLE
+			}
+			v := src[i]
+			i++
+			for end := o + cnt; o < end; o++ {
+				dst[o*stride] = v
+			}
+		}
+	}
+	if o != n {
+		return errorf("RLE row decodes to %d bytes, %d expected", o, n)
+	}
+	return nil
+}
+
 // skipPlane moves c past one plane of the merged image.
 func (f *File) skipPlane(c *cursor, comp uint16, counts []uint32, w, h int) error {
 	var n int64
@@ -337,7 +391,9 @@ func minBytes(comp uint16, w, h, bpc, countSize int) int64 {
 }
 
 // Composite decodes the merged image Photoshop saved with the file
-// ("maximize compatibility"); it is canvas-sized.
+// ("maximize compatibility"); it is canvas-sized, not premultiplied. Where
+// it is partly transparent, the white Photoshop flattened it on is taken
+// out, as psd-tools and ag-psd do.
 func (f *File) Composite() (*image.NRGBA, error) {
 	w, h := f.Width, f.Height
 	c := newCursor(f.r.r, f.merged, f.r.size, "merged image")
@@ -394,11 +450,21 @@ func (f *File) Composite() (*image.NRGBA, error) {
 	}
 	hasAlpha := alpha >= 0
 	for i := 0; i < len(img.Pix); i += 4 {
+		p := img.Pix[i : i+4 : i+4]
 		if f.Mode == Grayscale {
-			img.Pix[i+1], img.Pix[i+2] = img.Pix[i], img.Pix[i]
+			p[1], p[2] = p[0], p[0]
 		}
-		if !hasAlpha {
-			img.Pix[i+3] = 255
+		switch {
+		case !hasAlpha:
+			p[3] = 255
+		case p[3] != 0 && p[3] != 255:
+			// Photoshop stores the merged image flattened on white:
+			// c = a*colour + (1-a)*255. Take the white back out.
+			a := int(p[3])
+			for c := 0; c < 3; c++ {
+				v := ((int(p[c])-255+a)*255 + a/2) / a
+				p[c] = uint8(max(0, min(255, v)))
+			}
 		}
 	}
 	return img, nil

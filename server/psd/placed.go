@@ -41,6 +41,7 @@ func (d *decoder) placed(l *Layer, c *cursor) error {
 	if fx := desc.desc("filterFX"); fx != nil && len(fx.list("filterFXList")) > 0 {
 		d.note(l, "smart filters")
 	}
+	d.notePreset(l, p.Warp)
 	l.Kind = KindSmartObject
 	l.Placed = p
 	return nil
@@ -74,6 +75,7 @@ func (d *decoder) placedLegacy(l *Layer, c *cursor) error {
 	if p.Warp, err = parseWarp(desc); err != nil {
 		return l.errorf("placed layer: %v", err)
 	}
+	d.notePreset(l, p.Warp)
 	if p.Warp != nil {
 		// Without Sz the content size is the warp's bounds.
 		p.Width = p.Warp.Bounds[3] - p.Warp.Bounds[1]
@@ -82,6 +84,15 @@ func (d *decoder) placedLegacy(l *Layer, c *cursor) error {
 	l.Kind = KindSmartObject
 	l.Placed = p
 	return nil
+}
+
+// notePreset names a preset warp (arc, flag, cylinder, ...): Photoshop
+// stores its parameters, not its mesh, so it cannot be redrawn from the
+// file.
+func (d *decoder) notePreset(l *Layer, w *Warp) {
+	if w != nil && len(w.Points) == 0 {
+		d.note(l, "warp preset: "+w.Style)
+	}
 }
 
 func quad(vs []any) ([4]Point, bool) {

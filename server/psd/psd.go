@@ -35,23 +35,33 @@
 //
 // # Placed layers
 //
-// Photoshop maps a smart object's content to the canvas in two steps: the
-// warp (Placed.Warp) first moves each content point inside the content's
-// bounds (Warp.Bounds, content pixels) through a grid of bicubic Bezier
-// patches whose control points are in content pixels; the result is then
-// mapped by the perspective transform that takes the content rectangle
-// (0,0)-(Width,Height) to the quad Placed.NonAffine (canvas pixels,
-// top-left, top-right, bottom-right, bottom-left). Without a warp the
-// content rectangle maps straight onto the quad. Warp points may lie
-// outside Bounds (a bulge upwards has negative y); the quad then maps
-// them outside itself, as Photoshop draws them. Placed.Transform (Trnf)
-// is only the affine part: draw with NonAffine.
+// Photoshop maps a smart object's content to the canvas in two steps.
+// The warp (Placed.Warp) first moves each content point: the content
+// rectangle Warp.Bounds (content pixels) is split into Rows x Cols patches
+// (at SlicesX/SlicesY for a quilt, evenly otherwise), and each patch is a
+// bicubic Bezier patch whose 4x4 control points are in Warp.Points, in
+// content pixels, and may lie outside Bounds. Then the bounding box of the
+// warped mesh's control points (Placed.Extent) is mapped onto the quad
+// Placed.NonAffine (canvas pixels; top-left, top-right, bottom-right,
+// bottom-left) by the perspective transform taking that box's corners to
+// the quad's. Without a warp the box is the content rectangle
+// (0,0)-(Width,Height), so the content maps straight onto the quad:
+//
+//	canvas = Perspective(Extent -> NonAffine)(Warp(content point))
+//
+// That the quad frames the warped mesh, not the content, is measured on
+// the six quilt-warped layers of testdata/photoshop/ag-werps.psd: in each,
+// the quad's width and height are the control points' extent times one
+// same scale (0.2185365 both ways, to 7 digits), so a mesh bulging
+// 167.6 px above the content's top still has its top on the quad's.
+// Placed.Transform (Trnf) is the affine part alone: draw with NonAffine.
 package psd
 
 import (
 	"fmt"
 	"image"
 	"image/color"
+	"math"
 )
 
 // Limits bound what a hostile file can cost; Decode refuses anything over
@@ -146,7 +156,9 @@ func errorf(format string, args ...any) error {
 }
 
 // File is a decoded document: its records; pixels are read on demand from
-// the io.ReaderAt given to Decode, which must stay readable.
+// the io.ReaderAt given to Decode, which must stay readable. Nothing in a
+// File changes after Decode, so its layers' pictures may be decoded from
+// several goroutines at once (io.ReaderAt allows parallel reads).
 type File struct {
 	Width, Height int
 	// Depth is the file's bits per channel, 8 or 16; pictures are always
@@ -221,11 +233,14 @@ type BlendMode string
 type Layer struct {
 	// Name is the Unicode name (luni) when present, else the Pascal name.
 	Name string
-	// Path joins the names of the enclosing groups and the layer's with '/'.
+	// Path joins the names of the enclosing groups and the layer's with
+	// '/' (a '/' inside a name is kept as it is).
 	Path string
 	Kind Kind
 	// Rect is the canvas rectangle of its pixels (empty for a group).
-	Rect    image.Rectangle
+	Rect image.Rectangle
+	// Visible is the layer's own eye in the layers panel: a hidden group
+	// hides its children whatever theirs say.
 	Visible bool
 	Opacity uint8
 	// FillOpacity is iOpa: it scales the pixels but not the effects; 255
@@ -256,6 +271,8 @@ type Layer struct {
 	f        *File
 	channels []channelInfo
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
+	blendIf  bool
+	effects  int
 }
 
 // Mask is a layer's user mask.
@@ -295,7 +312,9 @@ type Placed struct {
 	NonAffine [4]Point
 	// Width and Height are the content's size (Sz).
 	Width, Height float64
-	// Crop is the content's crop when the file records one.
+	// Crop is the content's crop when the file records one. The files
+	// seen so far record only a page-crop mode (the number Crop, for PDF
+	// content), no rectangle, so it is nil.
 	Crop *image.Rectangle
 	// Warp is nil when the layer has no warp (warpNone, or an identity
 	// custom warp).
@@ -316,8 +335,9 @@ type Warp struct {
 	// Rows and Cols count the patches; a plain custom warp is 1x1.
 	Rows, Cols int
 	// Points are the (3*Rows+1)*(3*Cols+1) Bezier control points, row
-	// major, in content pixels. Empty for a preset style (warpArc, ...)
-	// whose mesh Photoshop did not store.
+	// major, in content pixels. Empty for a preset style (warpArc,
+	// warpCylinder, ...) whose mesh Photoshop does not store; the layer's
+	// Unsupported then names "warp preset: <style>".
 	Points []Point
 	// SlicesX and SlicesY are a quilt's slice positions (content pixels).
 	SlicesX, SlicesY []float64
@@ -336,6 +356,25 @@ type LinkedFile struct {
 
 // Text is a text layer's content.
 type Text struct{ Value string }
+
+// Extent is the box of content space that NonAffine frames: the
+// bounding box of the warp's control points, or (0,0)-(Width,Height)
+// without a warp (or with a preset warp whose mesh is not stored: then
+// Warp.Bounds).
+func (p *Placed) Extent() (min, max Point) {
+	if w := p.Warp; w != nil {
+		if len(w.Points) == 0 {
+			return Point{w.Bounds[1], w.Bounds[0]}, Point{w.Bounds[3], w.Bounds[2]}
+		}
+		min, max = w.Points[0], w.Points[0]
+		for _, q := range w.Points[1:] {
+			min.X, min.Y = math.Min(min.X, q.X), math.Min(min.Y, q.Y)
+			max.X, max.Y = math.Max(max.X, q.X), math.Max(max.Y, q.Y)
+		}
+		return min, max
+	}
+	return Point{}, Point{p.Width, p.Height}
+}
 
 // Walk calls fn for every layer, depth first, bottom to top, a group
 // before its children. It stops at the first error.

@@ -221,3 +221,35 @@ func TestDepthAndModes(t *testing.T) {
 		}
 	}
 }
+
+// TestConcurrentPictures decodes every layer of one File at once, as a
+// batch of renders may (run with -race).
+func TestConcurrentPictures(t *testing.T) {
+	f := open(t, "testdata/template.psd")
+	want := map[*Layer]string{}
+	f.Walk(func(l *Layer) error {
+		img, err := l.Image()
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[l] = hash(img.Pix)
+		return nil
+	})
+	errs := make(chan error, 4*len(want))
+	for range 4 {
+		for l, h := range want {
+			go func() {
+				img, err := l.Image()
+				if err == nil && hash(img.Pix) != h {
+					err = l.errorf("pixels differ when decoded concurrently")
+				}
+				errs <- err
+			}()
+		}
+	}
+	for range 4 * len(want) {
+		if err := <-errs; err != nil {
+			t.Error(err)
+		}
+	}
+}
