@@ -214,6 +214,16 @@ func TestShrinkingFiltersInsteadOfAliasing(t *testing.T) {
 		}
 	}
 	assert.Less(t, worst, 8.0)
+
+	// Through a mesh, which the mip levels alone filter.
+	out = Warp(src, Then(Mesh(1, 1, identityPoints(1, 1)), Perspective([4]Point{{0, 0}, {200, 60}, {200, 140}, {0, 200}})), 200, 200)
+	worst = 0
+	for y := 80; y < 120; y++ {
+		for x := 5; x < 195; x++ {
+			worst = math.Max(worst, math.Abs(float64(out.NRGBAAt(x, y).R)-127.5))
+		}
+	}
+	assert.Less(t, worst, 8.0, "through the mesh")
 }
 
 func TestWarpEdgeCases(t *testing.T) {
