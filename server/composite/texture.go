@@ -52,8 +52,13 @@ func NewTexture(src image.Image) *Texture {
 			}
 		})
 	default:
+		// A decoded JPEG (YCbCr), an RGBA PNG: the draw package's own
+		// conversions, a band of rows on each core.
 		rgba := &image.RGBA{Pix: l0.pix, Stride: 4 * l0.w, Rect: image.Rect(0, 0, l0.w, l0.h)}
-		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
+		rows(rgba.Rect, func(y0, y1 int) {
+			r := image.Rect(0, y0, l0.w, y1)
+			draw.Draw(rgba, r, src, b.Min.Add(r.Min), draw.Src)
+		})
 	}
 	return &Texture{base: l0}
 }

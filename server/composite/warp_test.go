@@ -325,3 +325,25 @@ func TestTextureSharedByWarps(t *testing.T) {
 		assert.Equal(t, want[i].Pix, got[i].Pix, "mapping %d", i)
 	}
 }
+
+func TestWarpOfDecodedKinds(t *testing.T) {
+	t.Parallel()
+	// A JPEG decodes to YCbCr; converted band by band it must equal the
+	// picture converted whole.
+	ycc := image.NewYCbCr(image.Rect(0, 0, 300, 300), image.YCbCrSubsampleRatio420)
+	for i := range ycc.Y {
+		ycc.Y[i] = uint8(i * 7)
+	}
+	for i := range ycc.Cb {
+		ycc.Cb[i], ycc.Cr[i] = uint8(i*3), uint8(255-i)
+	}
+	quad := Perspective([4]Point{{0, 0}, {300, 0}, {300, 300}, {0, 300}})
+	got := Warp(ycc, quad, 300, 300)
+	want := image.NewNRGBA(ycc.Rect)
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 300; x++ {
+			want.Set(x, y, ycc.At(x, y))
+		}
+	}
+	assert.LessOrEqual(t, maxDiff(t, want, got), 1)
+}
