@@ -8,9 +8,11 @@ import (
 	"sync"
 )
 
-// Texture is a picture made ready to be warped: premultiplied, with its
-// mip levels (each half the one before, averaged 2×2, down to 1×1), made
-// once so that several warps of the same design pay for them once.
+// Texture is a picture made ready to be warped: premultiplied, and, when
+// a warp first needs them, its mip levels (each half the one before,
+// averaged 2×2, down to 1×1) or a copy shrunk to the warp's size. Made
+// once, so that several warps of the same design (a front and a back)
+// pay for them once; warps of one Texture may run at the same time.
 type Texture struct {
 	base   level   // the picture itself
 	levels []level // base and its mip levels, made by mips

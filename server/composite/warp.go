@@ -20,9 +20,11 @@ func Warp(src image.Image, m Mapping, width, height int) *image.NRGBA {
 // Perspective, and through a fine tessellation of the unit square
 // (exact at its vertices, affine inside each triangle, then exact
 // through a final perspective) for a Mesh or anything composed with
-// Then. The design is sampled bilinearly where it grows and from its mip
-// levels (trilinear, by the local Jacobian) where it shrinks; the
-// outline is antialiased by the coverage of each pixel.
+// Then. The design is sampled bilinearly where it grows or shrinks by
+// under √2 and from its mip levels (trilinear, by the local Jacobian)
+// where it shrinks more; under a perspective alone, a design over 1.5
+// times its place is first shrunk by Catmull-Rom. The outline is
+// antialiased by the coverage of each pixel.
 func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	if t.base.w == 0 || t.base.h == 0 {
 		return image.NewNRGBA(image.Rectangle{})
