@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -346,4 +347,36 @@ func TestWarpOfDecodedKinds(t *testing.T) {
 		}
 	}
 	assert.LessOrEqual(t, maxDiff(t, want, got), 1)
+}
+
+func TestWarpNeverPanics(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	tex := NewTexture(checkerboard(37, 23, 4, red, blue))
+	coord := func() float64 {
+		switch rng.IntN(4) {
+		case 0:
+			return rng.Float64()*4000 - 2000 // far off the canvas
+		case 1:
+			return math.Round(rng.Float64() * 64) // on pixel borders
+		}
+		return rng.Float64() * 64
+	}
+	for i := 0; i < 500; i++ {
+		var q [4]Point
+		for k := range q {
+			q[k] = Point{coord(), coord()}
+		}
+		var m Mapping = Perspective(q)
+		if i%3 == 0 {
+			pts := identityPoints(2, 1)
+			for k := range pts {
+				pts[k].X += rng.Float64()*0.6 - 0.3
+				pts[k].Y += rng.Float64()*0.6 - 0.3
+			}
+			m = Then(Mesh(2, 1, pts), m)
+		}
+		out := tex.Warp(m, 64, 64)
+		require.True(t, out.Rect.In(image.Rect(0, 0, 64, 64)) || out.Rect.Empty(), "quad %v: picture at %v", q, out.Rect)
+	}
 }
