@@ -76,9 +76,10 @@
 // is inverted exactly. Anything else is tessellated (64 cells a side for
 // one patch), the triangles' vertices mapped exactly and their insides
 // affinely, and a final perspective still inverted exactly per pixel.
-// The design is sampled bilinearly where it grows; where it shrinks,
-// trilinearly from its mip levels (2×2 box averages), the level chosen by
-// the longer side of the pixel's footprint, from the mapping's Jacobian.
+// The design is sampled bilinearly where it grows or shrinks by less than
+// √2; where it shrinks more, trilinearly from its mip levels (2×2 box
+// averages, made only when needed), the level chosen by the longer side
+// of the pixel's footprint, from the mapping's Jacobian.
 // Under a perspective alone, a design more than 1.5 times larger than its
 // place everywhere is first resampled to that place's size by
 // Catmull-Rom (its kernel widened by the shrink), as Photoshop's bicubic

@@ -44,21 +44,54 @@ func (l *Layer) group() bool { return l.Children != nil }
 // width × height pixels and returns it.
 func Flatten(width, height int, layers []*Layer) *image.NRGBA {
 	dst := image.NewNRGBA(image.Rect(0, 0, width, height))
-	drawList(dst, layers)
+	drawList(dst, layers, true)
 	return dst
 }
 
 // drawList draws a list of layers onto dst, each base with the layers
-// clipped to it as one unit.
-func drawList(dst *image.NRGBA, layers []*Layer) {
+// clipped to it as one unit. Empty says dst is all transparent, so that
+// the first layer drawn can be copied instead of blended.
+func drawList(dst *image.NRGBA, layers []*Layer, empty bool) {
 	for i := 0; i < len(layers); {
 		j := i + 1
 		for j < len(layers) && layers[j].Clipped {
 			j++
 		}
-		drawUnit(dst, layers[i], layers[i+1:j])
+		if empty && copyOnto(dst, layers[i], layers[i+1:j]) {
+			empty = false
+		} else {
+			drawUnit(dst, layers[i], layers[i+1:j])
+			if !layers[i].Hidden {
+				empty = false
+			}
+		}
 		i = j
 	}
+}
+
+// copyOnto draws l onto a transparent dst by copying, when that is what
+// blending would give: a pixel layer at full opacity without a mask or
+// clipped layers shows as it is on nothing, whatever its mode (but
+// dissolve's).
+func copyOnto(dst *image.NRGBA, l *Layer, clipped []*Layer) bool {
+	for _, c := range clipped {
+		if !c.Hidden {
+			return false
+		}
+	}
+	if l.Hidden || l.Image == nil || l.group() || l.Mask != nil || l.alphaScale() != 255 || l.Mode == Dissolve {
+		return false
+	}
+	area := l.extent(dst.Rect)
+	if area.Empty() {
+		return true
+	}
+	rows(area, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			copy(dst.Pix[dst.PixOffset(area.Min.X, y):][:4*area.Dx()], l.Image.Pix[l.Image.PixOffset(area.Min.X-l.Origin.X, y-l.Origin.Y):])
+		}
+	})
+	return true
 }
 
 // drawUnit draws base and the layers clipped to it. As in Photoshop (with
@@ -111,7 +144,7 @@ func drawUnit(dst *image.NRGBA, base *Layer, clipped []*Layer) {
 func drawPassThrough(dst *image.NRGBA, g *Layer, area image.Rectangle) {
 	k := g.alphaScale()
 	if k == 255 && g.Mask == nil {
-		drawList(dst, g.Children)
+		drawList(dst, g.Children, false)
 		return
 	}
 	if k == 0 {
@@ -121,7 +154,7 @@ func drawPassThrough(dst *image.NRGBA, g *Layer, area image.Rectangle) {
 	for y := area.Min.Y; y < area.Max.Y; y++ {
 		copy(tmp.Pix[tmp.PixOffset(area.Min.X, y):][:4*area.Dx()], dst.Pix[dst.PixOffset(area.Min.X, y):])
 	}
-	drawList(tmp, g.Children)
+	drawList(tmp, g.Children, false)
 	mix(dst, tmp, area, k, g.Mask, g.MaskDefault)
 }
 
@@ -174,7 +207,7 @@ func (l *Layer) source(area image.Rectangle) source {
 	switch {
 	case l.group():
 		buf := image.NewNRGBA(area)
-		drawList(buf, l.Children)
+		drawList(buf, l.Children, true)
 		return source{img: buf}
 	case l.Image != nil:
 		return source{img: l.Image, off: l.Origin}

@@ -152,3 +152,36 @@ func TestMasksOpacityAndFills(t *testing.T) {
 	big := layer(at(image.Rect(-5, -5, 50, 50), blue), Normal)
 	assert.Equal(t, blue, Flatten(4, 1, []*Layer{bg, big}).NRGBAAt(3, 0))
 }
+
+func TestGroupsInClipping(t *testing.T) {
+	t.Parallel()
+	bg := layer(at(image.Rect(0, 0, 4, 1), white), Normal)
+	// A group as the base: its children, together, are the shape the
+	// clipped layer shows in.
+	base := &Layer{Mode: Normal, Opacity: 1, FillOpacity: 1, Children: []*Layer{
+		layer(at(image.Rect(0, 0, 1, 1), mid), Normal),
+		layer(at(image.Rect(2, 0, 3, 1), mid), Normal),
+	}}
+	clip := layer(at(image.Rect(0, 0, 4, 1), red), Normal)
+	clip.Clipped = true
+	out := Flatten(4, 1, []*Layer{bg, base, clip})
+	assert.Equal(t, red, out.NRGBAAt(0, 0))
+	assert.Equal(t, white, out.NRGBAAt(1, 0))
+	assert.Equal(t, red, out.NRGBAAt(2, 0))
+
+	// A group clipped to a pixel layer: drawn in isolation, then clipped.
+	px := layer(at(image.Rect(1, 0, 3, 1), mid), Normal)
+	g := &Layer{Mode: PassThrough, Opacity: 1, FillOpacity: 1, Clipped: true, Children: []*Layer{
+		layer(at(image.Rect(0, 0, 4, 1), blue), Normal),
+		layer(at(image.Rect(0, 0, 4, 1), color.NRGBA{255, 255, 255, 255}), Multiply),
+	}}
+	out = Flatten(4, 1, []*Layer{bg, px, g})
+	assert.Equal(t, white, out.NRGBAAt(0, 0))
+	assert.Equal(t, blue, out.NRGBAAt(1, 0), "blue multiplied by white, over the base only")
+	assert.Equal(t, white, out.NRGBAAt(3, 0))
+
+	// A clipped layer with nothing below it is drawn as an ordinary one.
+	lone := layer(at(image.Rect(0, 0, 1, 1), red), Normal)
+	lone.Clipped = true
+	assert.Equal(t, red, Flatten(1, 1, []*Layer{lone}).NRGBAAt(0, 0))
+}

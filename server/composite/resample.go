@@ -145,10 +145,11 @@ func writePremultiplied(p []uint8, r, g, b, a int32) {
 	p[0], p[1], p[2], p[3] = min(clampByte(r), pa), min(clampByte(g), pa), min(clampByte(b), pa), pa
 }
 
-// footprint is, over the design, the least number of design pixels that
-// fall on one canvas pixel along u and along v: how much the design can
-// be shrunk before the warp without losing anything it will show.
-func footprint(m Mapping, w, h int) (ku, kv float64) {
+// footprint is, over the design, the least and the most design pixels
+// that fall on one canvas pixel along u and along v: how much the design
+// can be shrunk before the warp without losing anything it will show, and
+// whether it shrinks anywhere.
+func footprint(m Mapping, w, h int) (ku, kv, most float64) {
 	const n = 16
 	const d = 1.0 / (4 * n)
 	ku, kv = math.Inf(1), math.Inf(1)
@@ -166,11 +167,11 @@ func footprint(m Mapping, w, h int) (ku, kv float64) {
 			p := m.Map(Point{u, v})
 			pu := m.Map(Point{u + du, v})
 			pv := m.Map(Point{u, v + dv})
-			lu := math.Hypot(pu.X-p.X, pu.Y-p.Y)
-			lv := math.Hypot(pv.X-p.X, pv.Y-p.Y)
-			ku = math.Min(ku, float64(w)*math.Abs(du)/lu)
-			kv = math.Min(kv, float64(h)*math.Abs(dv)/lv)
+			au := float64(w) * math.Abs(du) / math.Hypot(pu.X-p.X, pu.Y-p.Y)
+			av := float64(h) * math.Abs(dv) / math.Hypot(pv.X-p.X, pv.Y-p.Y)
+			ku, kv = math.Min(ku, au), math.Min(kv, av)
+			most = math.Max(most, math.Max(au, av))
 		}
 	}
-	return ku, kv
+	return ku, kv, most
 }

@@ -8,9 +8,11 @@ import (
 	"sync"
 )
 
-// Texture is a picture made ready to be warped: premultiplied, with its
-// mip levels (each half the one before, averaged 2×2, down to 1×1), made
-// once so that several warps of the same design pay for them once.
+// Texture is a picture made ready to be warped: premultiplied, and, when
+// a warp first needs them, its mip levels (each half the one before,
+// averaged 2×2, down to 1×1) or a copy shrunk to the warp's size. Made
+// once, so that several warps of the same design (a front and a back)
+// pay for them once; warps of one Texture may run at the same time.
 type Texture struct {
 	base   level   // the picture itself
 	levels []level // base and its mip levels, made by mips
@@ -52,8 +54,13 @@ func NewTexture(src image.Image) *Texture {
 			}
 		})
 	default:
+		// A decoded JPEG (YCbCr), an RGBA PNG: the draw package's own
+		// conversions, a band of rows on each core.
 		rgba := &image.RGBA{Pix: l0.pix, Stride: 4 * l0.w, Rect: image.Rect(0, 0, l0.w, l0.h)}
-		draw.Draw(rgba, rgba.Rect, src, b.Min, draw.Src)
+		rows(rgba.Rect, func(y0, y1 int) {
+			r := image.Rect(0, y0, l0.w, y1)
+			draw.Draw(rgba, r, src, b.Min.Add(r.Min), draw.Src)
+		})
 	}
 	return &Texture{base: l0}
 }
@@ -99,23 +106,32 @@ func (l level) half() level {
 	return n
 }
 
-// sample is the texture at u, v of its unit square, premultiplied, its
+// sample is the texture of levels at u, v of its unit square, premultiplied, its
 // four channels packed in 16-bit lanes (see spread), filtered for a
 // footprint of rho² (squared) source pixels per canvas pixel: bilinear
 // where the design grows (rho ≤ 1), trilinear between the two mip levels
 // around rho where it shrinks.
-func (t *Texture) sample(u, v, rho2 float64) uint64 {
-	if rho2 <= 1 {
-		return t.levels[0].bilinear(u, v)
+//
+// Shrinking by under √2 (rho² ≤ 2) is bilinear alone, the aliasing it
+// lets through being slight, and the first mip level comes in from
+// there, reaching its full weight at 2×: half the work for the common
+// mockup whose design is a little larger than its place.
+func sample(levels []level, u, v, rho2 float64) uint64 {
+	if rho2 <= 2 {
+		return levels[0].bilinear(u, v)
 	}
 	lod := 0.5 * log2(rho2)
 	i := int(lod)
-	if i >= len(t.levels)-1 {
-		return t.levels[len(t.levels)-1].bilinear(u, v)
+	if i >= len(levels)-1 {
+		return levels[len(levels)-1].bilinear(u, v)
 	}
-	a := t.levels[i].bilinear(u, v)
-	b := t.levels[i+1].bilinear(u, v)
-	return lerp(a, b, uint64((lod-float64(i))*256))
+	f := lod - float64(i)
+	if i == 0 {
+		f = 2*f - 1
+	}
+	a := levels[i].bilinear(u, v)
+	b := levels[i+1].bilinear(u, v)
+	return lerp(a, b, uint64(f*256))
 }
 
 // log2 is log₂ x for x ≥ 1, to within 0.09: the exponent plus the

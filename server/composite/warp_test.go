@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -214,6 +215,16 @@ func TestShrinkingFiltersInsteadOfAliasing(t *testing.T) {
 		}
 	}
 	assert.Less(t, worst, 8.0)
+
+	// Through a mesh, which the mip levels alone filter.
+	out = Warp(src, Then(Mesh(1, 1, identityPoints(1, 1)), Perspective([4]Point{{0, 0}, {200, 60}, {200, 140}, {0, 200}})), 200, 200)
+	worst = 0
+	for y := 80; y < 120; y++ {
+		for x := 5; x < 195; x++ {
+			worst = math.Max(worst, math.Abs(float64(out.NRGBAAt(x, y).R)-127.5))
+		}
+	}
+	assert.Less(t, worst, 8.0, "through the mesh")
 }
 
 func TestWarpEdgeCases(t *testing.T) {
@@ -313,5 +324,59 @@ func TestTextureSharedByWarps(t *testing.T) {
 	}
 	for i := range maps {
 		assert.Equal(t, want[i].Pix, got[i].Pix, "mapping %d", i)
+	}
+}
+
+func TestWarpOfDecodedKinds(t *testing.T) {
+	t.Parallel()
+	// A JPEG decodes to YCbCr; converted band by band it must equal the
+	// picture converted whole.
+	ycc := image.NewYCbCr(image.Rect(0, 0, 300, 300), image.YCbCrSubsampleRatio420)
+	for i := range ycc.Y {
+		ycc.Y[i] = uint8(i * 7)
+	}
+	for i := range ycc.Cb {
+		ycc.Cb[i], ycc.Cr[i] = uint8(i*3), uint8(255-i)
+	}
+	quad := Perspective([4]Point{{0, 0}, {300, 0}, {300, 300}, {0, 300}})
+	got := Warp(ycc, quad, 300, 300)
+	want := image.NewNRGBA(ycc.Rect)
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 300; x++ {
+			want.Set(x, y, ycc.At(x, y))
+		}
+	}
+	assert.LessOrEqual(t, maxDiff(t, want, got), 1)
+}
+
+func TestWarpNeverPanics(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(1, 2))
+	tex := NewTexture(checkerboard(37, 23, 4, red, blue))
+	coord := func() float64 {
+		switch rng.IntN(4) {
+		case 0:
+			return rng.Float64()*4000 - 2000 // far off the canvas
+		case 1:
+			return math.Round(rng.Float64() * 64) // on pixel borders
+		}
+		return rng.Float64() * 64
+	}
+	for i := 0; i < 500; i++ {
+		var q [4]Point
+		for k := range q {
+			q[k] = Point{coord(), coord()}
+		}
+		var m Mapping = Perspective(q)
+		if i%3 == 0 {
+			pts := identityPoints(2, 1)
+			for k := range pts {
+				pts[k].X += rng.Float64()*0.6 - 0.3
+				pts[k].Y += rng.Float64()*0.6 - 0.3
+			}
+			m = Then(Mesh(2, 1, pts), m)
+		}
+		out := tex.Warp(m, 64, 64)
+		require.True(t, out.Rect.In(image.Rect(0, 0, 64, 64)) || out.Rect.Empty(), "quad %v: picture at %v", q, out.Rect)
 	}
 }
