@@ -348,11 +348,11 @@ func Place(design image.Image, p *psd.Placed, fit string, width, height int) *im
 	m := composite.Perspective(quad)
 	if w := p.Warp; w != nil && len(w.Points) == (3*w.Rows+1)*(3*w.Cols+1) && p.Width > 0 && p.Height > 0 {
 		// The mesh's control points are content pixels. Photoshop's
-		// transform then maps the bounds of the warped content (not the
-		// content box: a warp bulging out of it is squeezed back into
-		// the quad) onto the quad, which takes them as the unit square.
-		mesh := composite.Mesh(w.Rows, w.Cols, toPoints(w.Points, 0, 0, 1, 1))
-		x0, y0, x1, y1 := meshBounds(mesh)
+		// transform then maps the bounding box of those control points
+		// (not the content box: a warp bulging out of it is squeezed
+		// back into the quad) onto the quad, which takes it as the unit
+		// square.
+		x0, y0, x1, y1 := hull(w.Points)
 		pts := toPoints(w.Points, x0, y0, x1-x0, y1-y0)
 		m = composite.Then(composite.Mesh(w.Rows, w.Cols, pts), m)
 	}
@@ -368,18 +368,14 @@ func toPoints(ps []psd.Point, x, y, w, h float64) []composite.Point {
 	return out
 }
 
-// meshBounds is the bounding box of a warped unit square, from its
-// outline sampled finely (a Bézier surface's extremes in a grid this
-// smooth lie on its outline within a fraction of a pixel).
-func meshBounds(m composite.Mapping) (x0, y0, x1, y1 float64) {
+// hull is the bounding box of points.
+func hull(ps []psd.Point) (x0, y0, x1, y1 float64) {
 	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
-	const n = 256
-	for i := 0; i <= n; i++ {
-		t := float64(i) / n
-		for _, p := range []composite.Point{{X: t, Y: 0}, {X: t, Y: 1}, {X: 0, Y: t}, {X: 1, Y: t}} {
-			q := m.Map(p)
-			x0, y0, x1, y1 = math.Min(x0, q.X), math.Min(y0, q.Y), math.Max(x1, q.X), math.Max(y1, q.Y)
-		}
+	for _, p := range ps {
+		x0, y0, x1, y1 = math.Min(x0, p.X), math.Min(y0, p.Y), math.Max(x1, p.X), math.Max(y1, p.Y)
+	}
+	if x1 <= x0 || y1 <= y0 { // a degenerate mesh: keep the content box
+		return 0, 0, 1, 1
 	}
 	return x0, y0, x1, y1
 }
