@@ -148,7 +148,7 @@ func warpName(w *psd.Warp) string {
 
 // classify says what kino does about a feature a layer has. Colour
 // adjustments recolour everything under them: one clipped to a smart
-// object (or inside the group that holds it) recolours the design, and a
+// object recolours the design, and a
 // mockup without it shows the wrong colour, so it is refused; elsewhere it
 // changes the photo's grade, and is ignored with a warning. Layer effects
 // and smart filters are ignored: shadows and filters that are missing
@@ -164,8 +164,8 @@ func classify(feature string, nearSmartObject bool) string {
 func manifest(f *psd.File) Manifest {
 	m := Manifest{Width: f.Width, Height: f.Height, Layers: []LayerInfo{}, SmartObjects: []SmartObject{},
 		Fills: []Fill{}, Texts: []TextLayer{}, Unsupported: []Feature{}}
-	var visit func(ls []*psd.Layer, groupHasSO bool)
-	visit = func(ls []*psd.Layer, groupHasSO bool) {
+	var visit func(ls []*psd.Layer)
+	visit = func(ls []*psd.Layer) {
 		for i, l := range ls {
 			m.Layers = append(m.Layers, LayerInfo{Path: l.Path, Name: l.Name, Kind: kindName(l.Kind), Visible: l.Visible,
 				Blend: string(l.Blend), Opacity: round3(float64(l.Opacity) / 255), Clipped: l.Clipped})
@@ -215,10 +215,10 @@ func manifest(f *psd.File) Manifest {
 					m.Texts = append(m.Texts, TextLayer{Path: l.Path, Text: l.Text.Value})
 				}
 			}
-			visit(l.Children, groupHasSO)
+			visit(l.Children)
 		}
 	}
-	visit(f.Layers, false)
+	visit(f.Layers)
 	return m
 }
 

@@ -2,11 +2,13 @@ package mockup
 
 import (
 	"bytes"
+	"github.com/kinohq/kino/server/psd"
 	"image"
 	"image/color"
 	"image/png"
 	"math"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/kinohq/kino/server/composite"
@@ -140,4 +142,34 @@ func TestCache(t *testing.T) {
 		t.Fatalf("an evicted template is decoded again: %v", err)
 	}
 	rd2()
+}
+
+// TestRefusedAndIgnored: an adjustment clipped to a smart object is
+// refused by name; a layer effect elsewhere is listed as ignored.
+func TestRefusedAndIgnored(t *testing.T) {
+	_, _, err := Load("testdata/adjusted.psd", 50_000_000)
+	if err == nil || !strings.Contains(err.Error(), `layer "Tint": adjustment`) {
+		t.Fatalf("want a refusal naming Tint, got %v", err)
+	}
+	f, err := os.Open("testdata/adjusted.psd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	st, _ := f.Stat()
+	file, err := psd.Decode(f, st.Size(), psd.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := manifest(file)
+	var got []string
+	for _, u := range m.Unsupported {
+		got = append(got, u.Path+": "+u.Feature+" ("+u.Action+")")
+	}
+	all := strings.Join(got, "; ")
+	for _, want := range []string{"Tint: adjustment", "(refused)", "Glow: layer effects (ignored)"} {
+		if !strings.Contains(all, want) {
+			t.Errorf("manifest's unsupported lacks %q: %s", want, all)
+		}
+	}
 }

@@ -4,6 +4,7 @@
 //               mask, a smart object "Design" in a perspective quad with a
 //               multiply "Shading" clipped to it, a second smart object
 //               "Back", a layer "Other" to hide and a text layer.
+//   adjusted.psd an adjustment clipped to a smart object, a layer effect.
 //   bench.psd   3000x3000: a background, one smart object in a perspective
 //               quad (content 2000x2000) and a multiply shading clipped to it.
 'use strict';
@@ -102,6 +103,26 @@ function bench() {
   };
 }
 
-for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench() })) {
+// adjusted: a hue/saturation adjustment clipped to the smart object (kino
+// refuses it: the design's colours would be wrong) and a layer with a drop
+// shadow (ignored with a warning).
+function adjusted() {
+  const W = 200, H = 200;
+  const bg = image(W, H, () => [235, 235, 235, 255]);
+  return {
+    width: W, height: H, imageData: bg,
+    children: [
+      { name: 'Background', left: 0, top: 0, right: W, bottom: H, imageData: bg },
+      smart('Design', 'c3c5b7e2-0000-4000-8000-000000000001', [[40, 40], [160, 50], [150, 160], [50, 150]], 100, 100),
+      { name: 'Tint', clipping: true, adjustment: { type: 'hue/saturation', master: { hue: 30, saturation: 0, lightness: 0 } } },
+      {
+        name: 'Glow', left: 10, top: 10, right: 40, bottom: 40, imageData: image(30, 30, () => [255, 0, 0, 255]),
+        effects: { dropShadow: [{ enabled: true, size: { units: 'Pixels', value: 5 }, distance: { units: 'Pixels', value: 3 } }] },
+      },
+    ],
+  };
+}
+
+for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'adjusted.psd': adjusted() })) {
   fs.writeFileSync(path.join(out, name), writePsdBuffer(psd, { generateThumbnail: false }));
 }
