@@ -2,7 +2,6 @@ package mockup
 
 import (
 	"bytes"
-	"github.com/kinohq/kino/server/psd"
 	"image"
 	"image/color"
 	"image/png"
@@ -12,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/kinohq/kino/server/composite"
+	"github.com/kinohq/kino/server/psd"
 )
 
 // quadrants is a design of four flat colours: red, green / blue, yellow.
