@@ -216,6 +216,20 @@ func TestMockupRenderOverREST(t *testing.T) {
 	require.NotNil(t, small.Video())
 	assert.Equal(t, 150, small.Video().Width)
 
+	// A template with one smart object needs no smartObject (the psd
+	// reader's ag-psd template: Product/Design under a clipped multiply).
+	b, err := os.ReadFile(filepath.Join("..", "psd", "testdata", "template.psd"))
+	require.NoError(t, err)
+	up = k.upload(t, "", [][2]string{{"type", "psd_template"}}, "template.psd", b)
+	require.Equal(t, http.StatusCreated, up.status, "%s", up.body)
+	id = k.createJob(t, map[string]any{"type": "mockup.render",
+		"inputs": map[string]any{"template": up.json(t)["data"].(map[string]any)["id"], "design": base + "/design.png"},
+		"params": map[string]any{"format": "webp", "width": 150}})
+	j = k.waitJob(t, id)
+	require.Equal(t, "complete", j["status"], "%v", j)
+	assert.Contains(t, j["outputMeta"], `"width":150`)
+	assert.Contains(t, j["outputMeta"], `"contentType":"image/webp"`)
+
 	// A template by URL is checked when the job runs: the job fails naming it.
 	tplURL := serveBytes(t, map[string][]byte{"t.psd": mockupTemplate(t, "mockup.psd")}) + "/t.psd"
 	id = k.createJob(t, map[string]any{"type": "mockup.render",
