@@ -247,7 +247,7 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 				}
 				opts.Designs[plan.SmartObject] = d
 			}
-			img, warn, err := tpl.Render(opts)
+			img, warn, err := render(tpl, opts)
 			if err != nil {
 				var pe *mockup.PathError
 				if errors.As(err, &pe) {
@@ -290,6 +290,17 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 		res.Values["warnings"] = warnings[0]
 	}
 	return res, nil
+}
+
+// render draws one mockup; a panic in the reader or the compositor (a file
+// they did not foresee) fails this job, not the worker.
+func render(tpl *mockup.Template, opts mockup.Options) (img *image.NRGBA, warn []string, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("kino could not draw the template: %v", r)
+		}
+	}()
+	return tpl.Render(opts)
 }
 
 func btoi(b bool) int {
