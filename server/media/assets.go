@@ -563,6 +563,13 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	done := make(chan result, 1)
 	go func() {
 		defer func() { <-s.workers }()
+		// A panic in the reader or the compositor (a file they did not
+		// foresee) refuses this upload instead of stopping the server.
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("%w: kino could not draw it: %v", mockup.ErrRefused, r)}
+			}
+		}()
 		m, thumb, err := inspectTemplate(path, dir, ffmpeg.CurrentLimits().MaxPixels)
 		done <- result{m, thumb, err}
 	}()
