@@ -30,8 +30,8 @@
 // allocated for it; a channel too short for its declared size (less than
 // its raw size, 2 bytes per 128 of a row for RLE, a 1032th for deflate) is
 // refused before the picture is allocated. zlib streams are read no
-// further than the channel's size, so a ZIP bomb costs no more than an
-// honest channel.
+// further than the channel's size and one byte, so a ZIP bomb costs no
+// more than an honest channel, and is refused by that byte.
 //
 // # Placed layers
 //
