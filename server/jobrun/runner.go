@@ -253,6 +253,12 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
 	}
+	if out.Described != nil {
+		for k, v := range out.Described {
+			d[k] = v
+		}
+		return d
+	}
 	probe := ffmpeg.ProbeFast
 	if len(out.Parts) > 0 {
 		probe = ffmpeg.ProbeOutput // a playlist of kino's own segments
@@ -344,6 +350,12 @@ func (r *Runner) fetchInput(ctx context.Context, j *ent.Job, path, field, v, key
 		}
 		var fe *fetch.Error
 		return executor.Input{}, &failure{Code: jobs.CodeAssetFetchFailed, Message: fmt.Sprintf("inputs.%s: %v", field, err), Retry: errors.As(err, &fe) && fe.Temporary()}
+	}
+	if t, ok := catalog.Lookup(j.Type); ok {
+		if f, ok := t.Input(field); ok && f.Unprobed {
+			// The executor reads it with kino's own decoder, which checks it.
+			return executor.Input{Path: path, Info: &ffmpeg.Info{}}, nil
+		}
 	}
 	info, err := ffmpeg.ProbeFast(ctx, path)
 	var ie *ffmpeg.InputError
