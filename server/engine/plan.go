@@ -93,6 +93,9 @@ const (
 )
 
 func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
+	if mode == whole && s.Still() && !s.stillCut {
+		s = s.stillFrame()
+	}
 	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
 	// The topmost opaque colour layer that covers every pixel of every
