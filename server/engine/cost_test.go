@@ -52,3 +52,23 @@ func TestStillComposesOnlyItsFrame(t *testing.T) {
 	assert.InDelta(t, 255, lime[1], 12, "the moving layer has reached x 0: %v", lime)
 	assert.InDelta(t, 0, lime[0], 12, "the moving layer has reached x 0: %v", lime)
 }
+
+// TestManyLayersRender: 60 picture layers of 320×180 on a 1280×720
+// composition at 1 fps, within --max-layers, failed with "Resource
+// temporarily unavailable": every decoder and every scaler of the graph
+// started as many threads as the machine has CPUs, and their stacks and
+// arenas overran ffmpeg's address space (--ffmpeg-max-memory). The
+// pictures decode in one thread and the layers share the graph's threads.
+func TestManyLayersRender(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	var layers []any
+	for i := range 60 {
+		layers = append(layers, map[string]any{"type": "image", "src": "picture", "start": 0, "duration": 2,
+			"x": (i % 8) * 120, "y": (i / 8) * 80, "width": 320, "height": 180})
+	}
+	r := render(t, "provider_a", map[string]any{"width": 1280, "height": 720, "fps": 1, "layers": layers})
+	checkOutput(t, r, "mp4")
+	assert.Contains(t, r.cmd.Args, "-filter_complex_threads")
+}
