@@ -72,3 +72,69 @@ func TestManyLayersRender(t *testing.T) {
 	checkOutput(t, r, "mp4")
 	assert.Contains(t, r.cmd.Args, "-filter_complex_threads")
 }
+
+// TestTurnedColourDrawsWhatShows: a colour layer at scale 100 with a fixed
+// rotation on a 320×180 output turned a 7140×4016 picture every frame. It
+// draws only the part of it that can reach the frame, and the frame looks
+// as it did: compared with the same layer drawn whole (a keyframed x that
+// holds still draws it whole).
+func TestTurnedColourDrawsWhatShows(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	colourSizes := func(cmd *Command) [][2]int {
+		var out [][2]int
+		for _, m := range regexp.MustCompile(`color=c=0x00FF00[0-9A-F]{2}:s=(\d+)x(\d+)`).FindAllStringSubmatch(filterGraph(cmd), -1) {
+			w, _ := strconv.Atoi(m[1])
+			h, _ := strconv.Atoi(m[2])
+			out = append(out, [2]int{w, h})
+		}
+		return out
+	}
+	comp := func(layer map[string]any) map[string]any {
+		return map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 0.2, "format": "mov", "layers": []any{
+			map[string]any{"type": "color", "color": "blue"}, layer}}
+	}
+	t.Run("scale 100 covers the frame", func(t *testing.T) {
+		t.Parallel()
+		r := render(t, "provider_a", comp(map[string]any{"type": "color", "color": "lime", "scale": 100, "rotation": 30}))
+		sizes := colourSizes(r.cmd)
+		require.Len(t, sizes, 1)
+		assert.LessOrEqual(t, sizes[0][0]*sizes[0][1], 380*380, "pixels of the colour drawn: %v", sizes)
+		frame := decodeRGBA(t, r.out, 320, 180)[0]
+		for _, at := range [][2]int{{0, 0}, {312, 0}, {0, 172}, {312, 172}, {156, 86}} {
+			got := meanRGBA(frame, 320, at[0], at[1], 8, 8)
+			assert.InDelta(t, 255, got[1], 12, "lime at %v: %v", at, got)
+			assert.InDelta(t, 0, got[2], 12, "lime at %v: %v", at, got)
+		}
+	})
+	t.Run("a turned corner looks as drawn whole", func(t *testing.T) {
+		t.Parallel()
+		layer := map[string]any{"type": "color", "color": "lime", "width": 100, "height": 60, "x": 250, "y": 140, "scale": 2, "rotation": 45, "opacity": 0.8}
+		cut := render(t, "provider_a", comp(layer))
+		whole := map[string]any{}
+		for k, v := range layer {
+			whole[k] = v
+		}
+		whole["x"] = []any{map[string]any{"time": 0, "value": 250}, map[string]any{"time": 0.1, "value": 250}}
+		ref := render(t, "provider_a", comp(whole))
+		cs, ws := colourSizes(cut.cmd), colourSizes(ref.cmd)
+		require.Len(t, cs, 1)
+		require.Len(t, ws, 1)
+		assert.Less(t, cs[0][0]*cs[0][1], ws[0][0]*ws[0][1], "the cut part is smaller than the layer: %v, %v", cs, ws)
+		a, b := decodeRGBA(t, cut.out, 320, 180)[0], decodeRGBA(t, ref.out, 320, 180)[0]
+		differ := 0
+		for i := 0; i < len(a); i += 4 {
+			for c := range 3 {
+				if d := int(a[i+c]) - int(b[i+c]); d > 40 || d < -40 {
+					differ++
+					break
+				}
+			}
+		}
+		assert.Less(t, differ, 320*180/200, "pixels that differ from the layer drawn whole")
+		lime := meanRGBA(a, 320, 300, 165, 6, 6)
+		assert.Greater(t, lime[1], 150.0, "the layer shows at its centre: %v", lime)
+	})
+}
