@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"fmt"
 	"regexp"
 	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -137,4 +139,41 @@ func TestTurnedColourDrawsWhatShows(t *testing.T) {
 		lime := meanRGBA(a, 320, 300, 165, 6, 6)
 		assert.Greater(t, lime[1], 150.0, "the layer shows at its centre: %v", lime)
 	})
+}
+
+// TestPlanCaptionsBoundedOverLayers: the captions bounds were a layer's,
+// so one render of 99 layers with the same overlapping captions held
+// 4.56 GB in kino and 2.4 GB of scripts. The scripts of a render are
+// bounded together, and the layer that passes the bound is named.
+func TestPlanCaptionsBoundedOverLayers(t *testing.T) {
+	t.Parallel()
+	var b strings.Builder
+	for i := range 9 {
+		fmt.Fprintf(&b, "%d\n00:00:00,%03d --> 00:00:50,000\n%s\n\n", i+1, i, strings.Repeat("a ", 160))
+	}
+	layer := map[string]any{"type": "captions", "text": b.String(), "highlightColor": "yellow"}
+	comp := func(n int) []byte {
+		var layers []any
+		for range n {
+			layers = append(layers, layer)
+		}
+		return mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 60, "layers": layers})
+	}
+	s, err := Compile("provider_a", comp(1), nil, DefaultLimits())
+	require.NoError(t, err)
+	one, err := Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	require.NoError(t, err, "one layer is within the bound")
+	size := len(one.Files["captions-0.ass"])
+	require.Less(t, size, maxCaptionScript/4)
+	n := maxCaptionScript/size + 1
+	require.LessOrEqual(t, n, maxCaptionsLayers)
+
+	s, err = Compile("provider_a", comp(n), nil, DefaultLimits())
+	require.NoError(t, err)
+	_, err = Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	assert.Equal(t, fmt.Sprintf("composition.layers[%d]", n-1), ve.Field)
+	assert.Contains(t, ve.Message, "with the captions layers before it")
+	assert.Contains(t, ve.Message, "subtitle scripts of more than 32 MiB in the render")
 }

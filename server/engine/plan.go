@@ -369,6 +369,8 @@ type planner struct {
 	fontBytes int64
 	// linesDrawn counts the lines of laid-out text drawn so far.
 	linesDrawn int
+	// captions is what the captions layers planned so far wrote.
+	captions captionSpend
 	mode       planMode
 }
 
