@@ -371,7 +371,7 @@ type planner struct {
 	linesDrawn int
 	// captions is what the captions layers planned so far wrote.
 	captions captionSpend
-	mode       planMode
+	mode     planMode
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino
