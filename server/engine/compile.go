@@ -256,7 +256,7 @@ func (c *compiler) checkCaptionsTotal() {
 			cues += len(l.Captions.Cues)
 		}
 		if cues > MaxCues {
-			c.r.fail(l.Field+".text", "brings the cues of the render's inline captions to %d; at most %d are allowed in all", cues, MaxCues)
+			c.r.fail(l.Field, "brings the cues of the render's inline captions to %d; at most %d are allowed in all", cues, MaxCues)
 			return
 		}
 	}
