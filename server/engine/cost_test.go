@@ -177,3 +177,55 @@ func TestPlanCaptionsBoundedOverLayers(t *testing.T) {
 	assert.Contains(t, ve.Message, "with the captions layers before it")
 	assert.Contains(t, ve.Message, "subtitle scripts of more than 32 MiB in the render")
 }
+
+// TestScaledPictureCutToTheFrame: a picture held still but scaled or
+// turned past the frame is cut to what can show before it is repeated,
+// and the frame looks as when it is drawn whole.
+func TestScaledPictureCutToTheFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	for _, layer := range []map[string]any{
+		{"type": "image", "src": "gradient", "x": 10, "y": 20, "scale": 3, "rotation": 20},
+		{"type": "image", "src": "picture", "x": 0, "y": -30, "scale": 100, "rotation": 30},
+		{"type": "image", "src": "gradient", "x": -50, "y": 100, "width": 200, "height": 100, "scale": 2},
+	} {
+		t.Run(fmt.Sprint(layer["src"], layer["scale"]), func(t *testing.T) {
+			t.Parallel()
+			comp := func(layer map[string]any) map[string]any {
+				return map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 0.2, "format": "mov", "layers": []any{
+					map[string]any{"type": "color", "color": "blue"}, layer}}
+			}
+			cut := render(t, "provider_a", comp(layer))
+			assert.Contains(t, filterGraph(cut.cmd), "crop=w=")
+			m := regexp.MustCompile(`crop=w=(\d+):h=(\d+)`).FindStringSubmatch(filterGraph(cut.cmd))
+			require.NotNil(t, m)
+			w, _ := strconv.Atoi(m[1])
+			h, _ := strconv.Atoi(m[2])
+			assert.LessOrEqual(t, w, 324)
+			assert.LessOrEqual(t, h, 184)
+			whole := map[string]any{}
+			for k, v := range layer {
+				whole[k] = v
+			}
+			// Keyframes that hold still: drawn whole, placed by expressions.
+			whole["x"] = []any{map[string]any{"time": 0, "value": layer["x"]}, map[string]any{"time": 0.1, "value": layer["x"]}}
+			ref := render(t, "provider_a", comp(whole))
+			assert.NotContains(t, filterGraph(ref.cmd), "crop=w=")
+			a, b := decodeRGBA(t, cut.out, 320, 180), decodeRGBA(t, ref.out, 320, 180)
+			for n := range a {
+				differ := 0
+				for i := 0; i < len(a[n]); i += 4 {
+					for c := range 3 {
+						if d := int(a[n][i+c]) - int(b[n][i+c]); d > 6 || d < -6 {
+							differ++
+							break
+						}
+					}
+				}
+				assert.Zero(t, differ, "frame %d: pixels that differ from the layer drawn whole", n)
+			}
+		})
+	}
+}

@@ -65,11 +65,9 @@ func TestPlanMotionStyles(t *testing.T) {
 	assert.Contains(t, graph, "[1:v]format=yuva420p,loop=loop=9:size=1:start=0,settb=expr=1/10,setpts=N+0,[r1]blend=")
 	assert.Contains(t, graph, "scale=w=10:h=10:flags=neighbor[r1]")
 
-	// The plain rectangle, scaled, is a colour layer that moves, held
-	// still: 20x20 from -4, -4, drawn from -2, -2 (two pixels off the
-	// frame), the part that can show.
-	assert.Contains(t, graph, "color=c=0x0000FFFF:s=18x18:r=10")
-	assert.Contains(t, graph, "overlay=x=-2:y=-2:")
+	// The plain rectangle, scaled, is a colour layer that moves.
+	assert.Contains(t, graph, "color=c=0x0000FFFF:s=20x20:r=10")
+	assert.Contains(t, graph, "overlay=x=1+(10-w)/2:y=1+(10-h)/2")
 
 	// The text box: laid out on a canvas centred on its box, slid in.
 	var overlay string

@@ -352,8 +352,8 @@ func (p *planner) visiblePart(l Layer, bw, bh, dw, dh int) (part rect, ok bool) 
 		return rect{}, true
 	}
 	w, h := int(math.Ceil(u1-u0)), int(math.Ceil(v1-v0))
-	if w >= dw && h >= dh {
-		return rect{}, false
+	if 4*w*h > 3*dw*dh {
+		return rect{}, false // a cut that saves little changes nothing
 	}
 	mu, mv := (u0+u1)/2, (v0+v1)/2
 	return rect{x: int(math.Round(cx + mu*cos - mv*sin)), y: int(math.Round(cy + mu*sin + mv*cos)), w: w, h: h}, true
