@@ -1,7 +1,9 @@
 package engine
 
 import (
+	"context"
 	"fmt"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -9,6 +11,8 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // The tests here pin the work a render does against what it asks for
@@ -228,4 +232,41 @@ func TestScaledPictureCutToTheFrame(t *testing.T) {
 			}
 		})
 	}
+}
+
+// TestStillOfAVideoIsItsFrame: a still cut from the scene shows the frame
+// the whole scene shows at frameTime, with a video layer (which skips the
+// frames before the still) and a moving one.
+func TestStillOfAVideoIsItsFrame(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	comp := map[string]any{"width": 80, "height": 60, "fps": 10, "duration": 2, "format": "png", "frameTime": 1.5, "layers": []any{
+		map[string]any{"type": "video", "src": "clip", "start": 0.3, "duration": 1.7, "trimStart": 0.1},
+		map[string]any{"type": "color", "color": "red", "width": 10, "height": 10, "y": 0,
+			"x": []any{map[string]any{"time": 0, "value": 0}, map[string]any{"time": 2, "value": 70}}},
+	}}
+	still := render(t, "provider_a", comp)
+	assert.Less(t, baseFrames(t, still.cmd, 10), 2.0)
+
+	// The reference: the whole scene composed, and its frame kept.
+	files := testMedia(t)
+	s, err := Compile("provider_a", mustJSON(t, comp), testAssets, DefaultLimits())
+	require.NoError(t, err)
+	s.stillCut = true
+	media := map[string]Media{}
+	for _, src := range s.Sources() {
+		media[src.Key] = files[filepath.Base(src.URL)]
+	}
+	work := t.TempDir()
+	out := filepath.Join(work, "out.png")
+	cmd, err := Plan(s, media, work, out, testFont)
+	require.NoError(t, err)
+	assert.Greater(t, baseFrames(t, cmd, 10), 15.0)
+	require.NoError(t, cmd.WriteFiles(work))
+	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}))
+
+	got, want := decodeRGBA(t, still.out, 80, 60)[0], decodeRGBA(t, out, 80, 60)[0]
+	assert.Equal(t, want, got, "the still is the frame of the whole scene")
 }
