@@ -37,6 +37,10 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// maxTotalPixels bounds the pixels of all layers and masks together, in
+// multiples of Limits.MaxPixels.
+const maxTotalPixels = 8
+
 type decoder struct {
 	lim      Limits
 	f        *File
@@ -246,6 +250,19 @@ func (d *decoder) layerInfo(c *cursor) error {
 			return err
 		}
 		layers[i] = l
+	}
+	// Every layer and mask is decoded whole when drawn, and a render holds
+	// them all: their pixels together are bounded too, or 2,000 layers of
+	// a deflated nothing each would cost MaxPixels apiece.
+	var total int64
+	for _, l := range layers {
+		total += int64(l.Rect.Dx()) * int64(l.Rect.Dy())
+		if l.Mask != nil {
+			total += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
+		}
+		if total > maxTotalPixels*d.lim.MaxPixels {
+			return l.errorf("layers and masks up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", total, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
+		}
 	}
 	// Channel image data follows the records, layer after layer.
 	pos := c.pos

@@ -5,7 +5,9 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
+	"math"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -129,6 +131,12 @@ func nestedDescriptor(depth int) []byte {
 	return b.Bytes()
 }
 
+// placedFile is a 4x4 file whose one layer, "so", is a smart object
+// placed by desc.
+func placedFile(desc []byte) []byte {
+	return psdFile(4, 4, RGB, []testLayer{{name: "so", rect: image.Rect(0, 0, 4, 4), blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), desc...))}})
+}
+
 func decodeBytes(b []byte, lim Limits) (*File, error) {
 	return Decode(bytes.NewReader(b), int64(len(b)), lim)
 }
@@ -182,6 +190,19 @@ func TestHostileFiles(t *testing.T) {
 			{0, []byte{0, 1, 0, 200, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}}}}), Limits{}, "image", `layer 0 "Shadow": channel 0: RLE data runs past the layer's data`},
 		{"RLE row too long", psdFile(4, 4, RGB, []testLayer{{name: "Shadow", rect: rect, channels: []testChannel{
 			{0, []byte{0, 1, 0, 2, 0, 2, 0, 2, 0, 2, 0xf0, 7, 0xfd, 7, 0xfd, 7, 0xfd, 7}}}}}), Limits{}, "image", "row 0: RLE row runs past its length"},
+		{"quad of NaN", placedFile(descriptorBytes("Trnf", []float64{0, 0, 4, 0, 4, 4, 0, 4}, "nonAffineTransform", []float64{0, 0, math.NaN(), 0, 4, 4, 0, 4})), Limits{}, "decode", `layer 0 "so": placed layer: corner 1 of its transform (NaN, 0) is not a number`},
+		{"quad at infinity", placedFile(descriptorBytes("Trnf", []float64{0, 0, math.Inf(1), 0, 4, 4, 0, 4})), Limits{}, "decode", "corner 1 of its transform (+Inf, 0)"},
+		{"quad far away", placedFile(descriptorBytes("Trnf", []float64{-1e300, 0, 4, 0, 4, 4, 0, 4})), Limits{}, "decode", "corner 0 of its transform (-1e+300, 0)"},
+		{"content 1e9 wide", placedFile(descriptorBytes("Trnf", []float64{0, 0, 4, 0, 4, 4, 0, 4}, "Sz  ", [2]float64{1e9, 1})), Limits{}, "decode", "content size 1e+09x1 is not within 0 to 1e+07"},
+		{"2000 layers of nothing", func() []byte {
+			// Each layer declares the whole pixel limit; together they
+			// would cost 9 times it when drawn.
+			var ls []testLayer
+			for i := 0; i < 9; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("l", i), rect: image.Rect(0, 0, 1024, 1024), channels: []testChannel{{0, rawChannel(4)}}})
+			}
+			return psdFile(8, 8, RGB, ls)
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "l8": layers and masks up to this one hold 9437184 pixels, over the limit of 8388608`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := decodeBytes(tc.file, tc.lim)
@@ -211,9 +232,9 @@ func TestHostileFiles(t *testing.T) {
 	})
 
 	t.Run("ZIP bomb", func(t *testing.T) {
-		// A 256x256 layer whose channel inflates to 16 MiB: only the
-		// 64 KiB the layer holds are inflated, and the compressed stream
-		// is read no further than they need.
+		// A 256x256 layer whose channel inflates to 16 MiB: it is refused
+		// once the 64 KiB the layer holds are inflated and one byte more
+		// is asked for, the compressed stream read no further.
 		ch := append([]byte{0, compZIP}, bomb.Bytes()...)
 		b := psdFile(256, 256, RGB, []testLayer{{name: "bomb", rect: image.Rect(0, 0, 256, 256), channels: []testChannel{{0, ch}, {1, ch}, {2, ch}}}})
 		cr := &countingReader{r: bytes.NewReader(b)}
@@ -222,12 +243,12 @@ func TestHostileFiles(t *testing.T) {
 			t.Fatal(err)
 		}
 		before := cr.n.Load()
-		img, err := f.Layers[0].Image()
-		if err != nil {
-			t.Fatal(err)
+		_, err = f.Layers[0].Image()
+		if err == nil || !strings.Contains(err.Error(), "ZIP data inflates past the 256x256 plane") {
+			t.Fatalf("error %v, want the bomb refused", err)
 		}
 		read := cr.n.Load() - before
-		if img.Rect.Dx() != 256 || read > 3*8<<10 {
+		if read > 3*8<<10 {
 			t.Fatalf("read %d bytes of a %d-byte stream for a 64 KiB channel", read/3, bomb.Len())
 		}
 	})
