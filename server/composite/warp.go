@@ -262,7 +262,14 @@ func finite(p Point) bool {
 func cells(m Mapping) (nu, nv int) {
 	switch mm := m.(type) {
 	case *mesh:
-		k := max(8, 64/max(mm.rows, mm.cols))
+		// At most maxCells a side, or a patch a cell when there are more
+		// patches: a 400×400 mesh took 4 GB and a minute at 8 cells a
+		// patch.
+		n := max(mm.rows, mm.cols)
+		k := max(8, 64/n)
+		if n*k > maxCells {
+			k = max(1, maxCells/n)
+		}
 		return mm.cols * k, mm.rows * k
 	case *homography:
 		return 32, 32
@@ -273,6 +280,11 @@ func cells(m Mapping) (nu, nv int) {
 	}
 	return 64, 64
 }
+
+// maxCells bounds the tessellation of a Mesh: 512 cells a side, a
+// 64×64 quilt's 8 a patch (about 0.5 million triangles), unless its
+// patches alone are more.
+const maxCells = 512
 
 // triangle is one piece of the tessellation, ready to fill.
 type triangle struct {

@@ -1,0 +1,55 @@
+package composite
+
+import (
+	"image/color"
+	"runtime"
+	"testing"
+)
+
+// allocated is how many bytes fn allocates.
+func allocated(fn func()) uint64 {
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	fn()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc
+}
+
+// A mapping or a design of a hostile file costs what its canvas and its
+// design do, not what its numbers say.
+func TestHostileWarpsAreBounded(t *testing.T) {
+	red := color.NRGBA{255, 0, 0, 255}
+	place := Perspective([4]Point{{10, 10}, {50, 10}, {50, 50}, {10, 50}})
+	t.Run("mesh of 400x400 patches", func(t *testing.T) {
+		// Tessellated at 8 cells a patch it took 4 GB and a minute.
+		m := Mesh(400, 400, identityPoints(400, 400))
+		n := allocated(func() { Warp(solid(8, 8, red), m, 100, 100) })
+		if n > 128<<20 {
+			t.Fatalf("allocated %d MB", n>>20)
+		}
+	})
+	for _, d := range []struct {
+		name string
+		w, h int
+	}{{"design 1x2000000", 1, 2_000_000}, {"design 2000000x1", 2_000_000, 1}} {
+		t.Run(d.name, func(t *testing.T) {
+			// Shrunk by Catmull-Rom, its kernel's weights (16 bytes an
+			// input pixel along the long side) were 8 times the design.
+			src := solid(d.w, d.h, red)
+			n := allocated(func() { Warp(src, place, 100, 100) })
+			if size := uint64(4 * d.w * d.h); n > 5*size {
+				t.Fatalf("allocated %d MB for a design of %d MB", n>>20, size>>20)
+			}
+		})
+	}
+	t.Run("group as a clipping base", func(t *testing.T) {
+		// The group's own picture takes the clipped layers: no copy.
+		g := &Layer{Mode: Multiply, Opacity: 1, FillOpacity: 1, Children: []*Layer{{Fill: &red, Mode: Normal, Opacity: 1, FillOpacity: 1}}}
+		c := &Layer{Fill: &color.NRGBA{0, 0, 255, 128}, Mode: Normal, Opacity: 1, FillOpacity: 1, Clipped: true}
+		n := allocated(func() { Flatten(500, 500, []*Layer{g, c}) })
+		if canvas := uint64(4 * 500 * 500); n > canvas*5/2 {
+			t.Fatalf("allocated %.1f canvases", float64(n)/float64(canvas))
+		}
+	})
+}
