@@ -37,6 +37,11 @@ func (l Limits) withDefaults() Limits {
 	return l
 }
 
+// maxGroupDepth bounds the nesting of groups. Photoshop itself nests
+// them 10 deep at most; drawing holds a canvas-sized picture for each
+// level of isolated groups (36 MB at 3000x3000), so 64 cost 2.3 GB.
+const maxGroupDepth = 16
+
 // maxTotalPixels bounds the pixels of all layers and masks together, in
 // multiples of Limits.MaxPixels.
 const maxTotalPixels = 8
@@ -445,8 +450,8 @@ func (d *decoder) buildTree() error {
 		switch l.divider {
 		case 3:
 			stack = append(stack, &frame{})
-			if len(stack) > 64 {
-				return l.errorf("groups nested more than 64 deep")
+			if len(stack) > maxGroupDepth+1 {
+				return l.errorf("groups nested more than %d deep", maxGroupDepth)
 			}
 		case 1, 2:
 			if len(stack) == 1 {

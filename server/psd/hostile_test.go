@@ -203,6 +203,17 @@ func TestHostileFiles(t *testing.T) {
 			}
 			return psdFile(8, 8, RGB, ls)
 		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "l8": layers and masks up to this one hold 9437184 pixels, over the limit of 8388608`},
+		{"groups 17 deep", func() []byte {
+			// Bottom to top: 17 end markers, then the 17 groups' records.
+			var ls []testLayer
+			for i := 0; i < 17; i++ {
+				ls = append(ls, testLayer{name: "</Layer group>", blocks: block("lsct", []byte{0, 0, 0, 3})})
+			}
+			for i := 0; i < 17; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("g", i), blocks: block("lsct", []byte{0, 0, 0, 1})})
+			}
+			return psdFile(4, 4, RGB, ls)
+		}(), Limits{}, "decode", "groups nested more than 16 deep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := decodeBytes(tc.file, tc.lim)
