@@ -2,6 +2,7 @@ package composite
 
 import (
 	"image/color"
+	"math"
 	"runtime"
 	"testing"
 )
@@ -52,4 +53,23 @@ func TestHostileWarpsAreBounded(t *testing.T) {
 			t.Fatalf("allocated %.1f canvases", float64(n)/float64(canvas))
 		}
 	})
+}
+
+func TestThenFoldsPerspectives(t *testing.T) {
+	a := Perspective([4]Point{{0.25, 0.1}, {0.75, 0.1}, {0.75, 0.9}, {0.25, 0.9}})
+	b := Perspective([4]Point{{100, 50}, {900, 120}, {800, 700}, {150, 600}})
+	m := Then(a, b)
+	if _, ok := m.(*homography); !ok {
+		t.Fatalf("Then of two perspectives is a %T", m)
+	}
+	mesh := Mesh(1, 1, identityPoints(1, 1))
+	if tm, ok := Then(a, Then(mesh, b)).(then); !ok || tm.second != b {
+		t.Fatalf("the perspective is not kept last")
+	}
+	for _, p := range []Point{{0, 0}, {1, 0}, {0.3, 0.7}, {1, 1}} {
+		want, got := b.Map(a.Map(p)), m.Map(p)
+		if math.Abs(want.X-got.X) > 1e-9 || math.Abs(want.Y-got.Y) > 1e-9 {
+			t.Fatalf("at %v: %v, want %v", p, got, want)
+		}
+	}
 }

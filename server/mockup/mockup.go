@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"math"
 	"slices"
 	"sort"
@@ -339,7 +338,7 @@ func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
 // width x height: fitted to the content box (fit), warped by the smart
 // object's mesh in content space, then mapped into its quad.
 func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
-	src := fitted(design, p.Width, p.Height, fit)
+	src, part := fitted(design, p.Width, p.Height, fit)
 	q := quadOf(p)
 	var quad [4]composite.Point
 	for i, c := range q {
@@ -355,6 +354,9 @@ func Place(design image.Image, p *psd.Placed, fit string, width, height int) *im
 		x0, y0, x1, y1 := hull(w.Points)
 		pts := toPoints(w.Points, x0, y0, x1-x0, y1-y0)
 		m = composite.Then(composite.Mesh(w.Rows, w.Cols, pts), m)
+	}
+	if part != nil {
+		m = composite.Then(composite.Perspective(*part), m)
 	}
 	return composite.Warp(src, m, width, height)
 }
@@ -381,29 +383,31 @@ func hull(ps []psd.Point) (x0, y0, x1, y1 float64) {
 }
 
 // fitted is the part of the design that fills a w x h content box: a
-// centred crop of it for cover, the whole of it for fill, and for contain
-// the design centred on a transparent picture of the box's aspect.
-func fitted(d image.Image, w, h float64, fit string) image.Image {
+// centred crop of it for cover, the whole of it for fill. For contain it
+// is the whole design and part, the rectangle of the box's unit square
+// it is centred in (the rest stays transparent): a picture padded to the
+// box's shape would cost what the box's aspect says, 16 GB for a 20x20
+// design in a 10,000,000x1 box.
+func fitted(d image.Image, w, h float64, fit string) (image.Image, *[4]composite.Point) {
 	b := d.Bounds()
 	if w <= 0 || h <= 0 || b.Empty() {
-		return d
+		return d, nil
 	}
 	dw, dh := float64(b.Dx()), float64(b.Dy())
 	box, pic := w/h, dw/dh
 	switch fit {
 	case FitFill:
-		return d
+		return d, nil
 	case Contain:
+		x0, y0, x1, y1 := 0.0, 0.0, 1.0, 1.0
 		if pic > box { // wider: bands above and below
-			ph := int(dw/box + 0.5)
-			dst := image.NewNRGBA(image.Rect(0, 0, b.Dx(), ph))
-			draw.Draw(dst, image.Rect(0, (ph-b.Dy())/2, b.Dx(), (ph-b.Dy())/2+b.Dy()), d, b.Min, draw.Src)
-			return dst
+			f := box / pic
+			y0, y1 = (1-f)/2, (1+f)/2
+		} else {
+			f := pic / box
+			x0, x1 = (1-f)/2, (1+f)/2
 		}
-		pw := int(dh*box + 0.5)
-		dst := image.NewNRGBA(image.Rect(0, 0, pw, b.Dy()))
-		draw.Draw(dst, image.Rect((pw-b.Dx())/2, 0, (pw-b.Dx())/2+b.Dx(), b.Dy()), d, b.Min, draw.Src)
-		return dst
+		return d, &[4]composite.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
 	}
 	// cover
 	type sub interface {
@@ -411,14 +415,14 @@ func fitted(d image.Image, w, h float64, fit string) image.Image {
 	}
 	s, ok := d.(sub)
 	if !ok {
-		return d
+		return d, nil
 	}
 	if pic > box {
 		cw := int(dh*box + 0.5)
 		x := b.Min.X + (b.Dx()-cw)/2
-		return s.SubImage(image.Rect(x, b.Min.Y, x+cw, b.Max.Y))
+		return s.SubImage(image.Rect(x, b.Min.Y, x+cw, b.Max.Y)), nil
 	}
 	ch := int(dw/box + 0.5)
 	y := b.Min.Y + (b.Dy()-ch)/2
-	return s.SubImage(image.Rect(b.Min.X, y, b.Max.X, y+ch))
+	return s.SubImage(image.Rect(b.Min.X, y, b.Max.X, y+ch)), nil
 }
