@@ -31,7 +31,11 @@
 // its raw size, 2 bytes per 128 of a row for RLE, a 1032th for deflate) is
 // refused before the picture is allocated. zlib streams are read no
 // further than the channel's size, so a ZIP bomb costs no more than an
-// honest channel.
+// honest channel. All layers and masks together may declare at most 8
+// times Limits.MaxPixels (a render holds them all), and groups nest at
+// most 16 deep. A placed layer's geometry (quad corners, content size,
+// warp points, bounds and slices) must be finite numbers within ±1e7
+// pixels, or the layer is refused by name.
 //
 // # Placed layers
 //
