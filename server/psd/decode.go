@@ -258,15 +258,21 @@ func (d *decoder) layerInfo(c *cursor) error {
 	}
 	// Every layer and mask is decoded whole when drawn, and a render holds
 	// them all: their pixels together are bounded too, or 2,000 layers of
-	// a deflated nothing each would cost MaxPixels apiece.
+	// a deflated nothing each would cost MaxPixels apiece. A fill covers
+	// the canvas: it is blended over every pixel of it, so it counts the
+	// canvas (2,000 fills of a 50-megapixel canvas, a few KB of records,
+	// would take minutes to draw).
 	var total int64
 	for _, l := range layers {
 		total += int64(l.Rect.Dx()) * int64(l.Rect.Dy())
+		if l.Kind == KindFill {
+			total += int64(d.f.Width) * int64(d.f.Height)
+		}
 		if l.Mask != nil {
 			total += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
 		}
 		if total > maxTotalPixels*d.lim.MaxPixels {
-			return l.errorf("layers and masks up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", total, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
+			return l.errorf("layers, masks and fills up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", total, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
 		}
 	}
 	// Channel image data follows the records, layer after layer.

@@ -202,7 +202,14 @@ func TestHostileFiles(t *testing.T) {
 				ls = append(ls, testLayer{name: fmt.Sprint("l", i), rect: image.Rect(0, 0, 1024, 1024), channels: []testChannel{{0, rawChannel(4)}}})
 			}
 			return psdFile(8, 8, RGB, ls)
-		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "l8": layers and masks up to this one hold 9437184 pixels, over the limit of 8388608`},
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "l8": layers, masks and fills up to this one hold 9437184 pixels, over the limit of 8388608`},
+		{"fills of a large canvas", func() []byte {
+			var ls []testLayer
+			for i := 0; i < 9; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("fill", i), blocks: block("SoCo", descriptorBytes())})
+			}
+			return psdFile(1024, 1024, RGB, ls)
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "fill8": layers, masks and fills up to this one hold 9437184 pixels`},
 		{"groups 17 deep", func() []byte {
 			// Bottom to top: 17 end markers, then the 17 groups' records.
 			var ls []testLayer

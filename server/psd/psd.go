@@ -32,7 +32,8 @@
 // refused before the picture is allocated. zlib streams are read no
 // further than the channel's size, so a ZIP bomb costs no more than an
 // honest channel. All layers and masks together may declare at most 8
-// times Limits.MaxPixels (a render holds them all), and groups nest at
+// times Limits.MaxPixels (a render holds them all), a fill counting the
+// canvas (it is blended over all of it), and groups nest at
 // most 16 deep. A placed layer's geometry (quad corners, content size,
 // warp points, bounds and slices) must be finite numbers within ±1e7
 // pixels, or the layer is refused by name.
