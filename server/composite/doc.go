@@ -77,7 +77,10 @@
 // else is tessellated (64 cells a side for one patch, 8 a patch for many,
 // at most 512 a side unless the patches alone are more), the triangles'
 // vertices mapped exactly and their insides affinely, and a final
-// perspective still inverted exactly per pixel.
+// perspective still inverted exactly per pixel. A mesh folded over itself
+// many times (only a hostile file's) is drawn in part: the triangles'
+// boxes may cover the picture's pixels 16 times in all, and those past
+// that are left out, as an honest warp's cover them about twice.
 // The design is sampled bilinearly where it grows or shrinks by less than
 // √2; where it shrinks more, trilinearly from its mip levels (2×2 box
 // averages, made only when needed), the level chosen by the longer side

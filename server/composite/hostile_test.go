@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"testing"
+	"time"
 )
 
 // allocated is how many bytes fn allocates.
@@ -28,6 +29,26 @@ func TestHostileWarpsAreBounded(t *testing.T) {
 		n := allocated(func() { Warp(solid(8, 8, red), m, 100, 100) })
 		if n > 128<<20 {
 			t.Fatalf("allocated %d MB", n>>20)
+		}
+	})
+	t.Run("mesh folded over itself", func(t *testing.T) {
+		// A 64x64 quilt whose control points are flung between the
+		// quad's corners covers each pixel once per fold: drawn whole,
+		// it took 27 s on 1000x1000 pixels (about 5 min on 3000x3000).
+		const n = 64
+		pts := identityPoints(n, n)
+		for i := range pts {
+			x, y := i%(3*n+1), i/(3*n+1)
+			pts[i] = Point{float64(x % 2), float64(y % 2)}
+			if (x/2+y/2)%2 == 1 {
+				pts[i].X = 1 - pts[i].X
+			}
+		}
+		m := Then(Mesh(n, n, pts), Perspective([4]Point{{0, 0}, {1000, 0}, {1000, 1000}, {0, 1000}}))
+		start := time.Now()
+		Warp(solid(64, 64, red), m, 1000, 1000)
+		if d := time.Since(start); d > 10*time.Second {
+			t.Fatalf("took %v", d)
 		}
 	})
 	for _, d := range []struct {

@@ -176,6 +176,21 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 			}
 		}
 	}
+	// A mesh folded over itself again and again (a hostile file's: a 64×64
+	// quilt of control points flung between the quad's corners) covers
+	// each pixel once per fold, and drawing it would take minutes. An
+	// honest warp visits about twice its box's pixels (a triangle's box is
+	// twice its area): past maxOverdraw times, the triangles left are not
+	// drawn.
+	budget := maxOverdraw * int64(bounds.Dx()) * int64(bounds.Dy())
+	var spent int64
+	for k := range tris {
+		spent += int64(tris[k].x1-tris[k].x0) * int64(tris[k].y1-tris[k].y0)
+		if spent > budget {
+			tris = tris[:k]
+			break
+		}
+	}
 	// cover keeps each pixel's coverage so that a pixel on a seam or an
 	// outline that two triangles reach keeps the larger one, not both.
 	cover := make([]uint8, bounds.Dx()*bounds.Dy())
@@ -281,6 +296,10 @@ func cells(m Mapping) (nu, nv int) {
 	return 64, 64
 }
 
+// maxOverdraw bounds the pixels a warp's triangles visit, in multiples
+// of the pixels of the picture it returns.
+const maxOverdraw = 16
+
 // maxCells bounds the tessellation of a Mesh: 512 cells a side, a
 // 64×64 quilt's 8 a patch (about 0.5 million triangles), unless its
 // patches alone are more.
@@ -299,7 +318,8 @@ type triangle struct {
 	// design's unit square, relative to uv0.
 	aff     [4]float64
 	q0, uv0 Point
-	y0, y1  int
+	// y0, y1 and x0, x1 bound its pixels, clipped to the canvas.
+	y0, y1, x0, x1 int
 	// near holds outline segments meeting the triangle at a vertex only.
 	near []nearLine
 }
@@ -404,7 +424,11 @@ func newTriangle(uv, q, d [3]Point, clip image.Rectangle) (triangle, bool) {
 	maxY := math.Max(d[0].Y, math.Max(d[1].Y, d[2].Y))
 	tr.y0 = max(int(math.Floor(minY))-1, clip.Min.Y)
 	tr.y1 = min(int(math.Ceil(maxY))+1, clip.Max.Y)
-	return tr, tr.y0 < tr.y1
+	minX := math.Min(d[0].X, math.Min(d[1].X, d[2].X))
+	maxX := math.Max(d[0].X, math.Max(d[1].X, d[2].X))
+	tr.x0 = max(int(math.Floor(minX))-1, clip.Min.X)
+	tr.x1 = min(int(math.Ceil(maxX))+1, clip.Max.X)
+	return tr, tr.y0 < tr.y1 && tr.x0 < tr.x1
 }
 
 // span is the pixels [xa, xb) of the row whose centres lie at cy that the
