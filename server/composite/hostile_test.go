@@ -1,6 +1,7 @@
 package composite
 
 import (
+	"image"
 	"image/color"
 	"math"
 	"runtime"
@@ -91,6 +92,17 @@ func TestThenFoldsPerspectives(t *testing.T) {
 		want, got := b.Map(a.Map(p)), m.Map(p)
 		if math.Abs(want.X-got.X) > 1e-9 || math.Abs(want.Y-got.Y) > 1e-9 {
 			t.Fatalf("at %v: %v, want %v", p, got, want)
+		}
+	}
+}
+
+// A quad reaching far past the canvas on every side covers all of it.
+func TestQuadFarPastTheCanvas(t *testing.T) {
+	red := color.NRGBA{255, 0, 0, 255}
+	for _, far := range []float64{1e6, 1e20, 1e100} {
+		out := Warp(solid(8, 8, red), Perspective([4]Point{{-far, -far}, {far, -far}, {far, far}, {-far, far}}), 100, 100)
+		if out.Rect != image.Rect(0, 0, 100, 100) || out.NRGBAAt(50, 50) != red || out.NRGBAAt(0, 99) != red {
+			t.Errorf("quad of ±%g: bounds %v, %v at the centre", far, out.Rect, out.NRGBAAt(50, 50))
 		}
 	}
 }

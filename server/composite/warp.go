@@ -98,7 +98,7 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 				return image.NewNRGBA(image.Rectangle{})
 			}
 			grid[i*(nu+1)+j] = vertex{uv, q, d}
-			px := image.Rect(int(math.Floor(d.X))-1, int(math.Floor(d.Y))-1, int(math.Ceil(d.X))+1, int(math.Ceil(d.Y))+1)
+			px := image.Rect(pixel(math.Floor(d.X))-1, pixel(math.Floor(d.Y))-1, pixel(math.Ceil(d.X))+1, pixel(math.Ceil(d.Y))+1)
 			bounds = bounds.Union(px)
 		}
 	}
@@ -266,6 +266,14 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	return out
 }
 
+// pixel is a canvas coordinate as an int, within ±2³⁰: converting a
+// float beyond an int's range gives a value Go leaves to the machine (on
+// amd64 the most negative int, which ±1 wraps), so a quad reaching far
+// past the canvas was drawn as nothing.
+func pixel(v float64) int {
+	return int(math.Max(-1<<30, math.Min(1<<30, v)))
+}
+
 func finite(p Point) bool {
 	return !math.IsNaN(p.X) && !math.IsNaN(p.Y) && !math.IsInf(p.X, 0) && !math.IsInf(p.Y, 0)
 }
@@ -422,12 +430,12 @@ func newTriangle(uv, q, d [3]Point, clip image.Rectangle) (triangle, bool) {
 	tr.q0, tr.uv0 = q[0], uv[0]
 	minY := math.Min(d[0].Y, math.Min(d[1].Y, d[2].Y))
 	maxY := math.Max(d[0].Y, math.Max(d[1].Y, d[2].Y))
-	tr.y0 = max(int(math.Floor(minY))-1, clip.Min.Y)
-	tr.y1 = min(int(math.Ceil(maxY))+1, clip.Max.Y)
+	tr.y0 = max(pixel(math.Floor(minY))-1, clip.Min.Y)
+	tr.y1 = min(pixel(math.Ceil(maxY))+1, clip.Max.Y)
 	minX := math.Min(d[0].X, math.Min(d[1].X, d[2].X))
 	maxX := math.Max(d[0].X, math.Max(d[1].X, d[2].X))
-	tr.x0 = max(int(math.Floor(minX))-1, clip.Min.X)
-	tr.x1 = min(int(math.Ceil(maxX))+1, clip.Max.X)
+	tr.x0 = max(pixel(math.Floor(minX))-1, clip.Min.X)
+	tr.x1 = min(pixel(math.Ceil(maxX))+1, clip.Max.X)
 	return tr, tr.y0 < tr.y1 && tr.x0 < tr.x1
 }
 
