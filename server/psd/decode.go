@@ -485,8 +485,34 @@ func (d *decoder) buildTree() error {
 		}
 	}
 	d.f.Layers = stack[0].layers
+	// A path repeats its groups' names: 16 groups of 1 MB names over
+	// 2,000 layers would be 32 GB of paths from a 16 MB file. Their
+	// lengths are summed before any is made.
+	if n := pathBytes(d.f.Layers, 0); n > maxPathBytes {
+		return errorf("layer paths (group names repeated in each layer's path) would take %d bytes, over the limit of %d", n, maxPathBytes)
+	}
 	setPaths(d.f.Layers, "")
 	return nil
+}
+
+// maxPathBytes bounds the layer paths of a file, in all.
+const maxPathBytes = 16 << 20
+
+// pathBytes is the length of the paths of ls and their descendants, under
+// a prefix of n bytes; it stops counting past maxPathBytes.
+func pathBytes(ls []*Layer, n int64) int64 {
+	var total int64
+	for _, l := range ls {
+		p := n + int64(len(l.Name))
+		total += p
+		if len(l.Children) > 0 {
+			total += pathBytes(l.Children, p+1)
+		}
+		if total > maxPathBytes {
+			return total
+		}
+	}
+	return total
 }
 
 func setPaths(ls []*Layer, prefix string) {

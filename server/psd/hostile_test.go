@@ -210,6 +210,29 @@ func TestHostileFiles(t *testing.T) {
 			}
 			return psdFile(1024, 1024, RGB, ls)
 		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "fill8": layers, masks and fills up to this one hold 9437184 pixels`},
+		{"long group names repeated in paths", func() []byte {
+			// 16 groups named with 100,000 characters each hold 300
+			// layers: 480 MB of paths from a 3 MB file.
+			luni := func(n int) []byte {
+				var b builder
+				b.u32(uint32(n))
+				for i := 0; i < n; i++ {
+					b.u16('g')
+				}
+				return block("luni", b.Bytes())
+			}
+			var ls []testLayer
+			for i := 0; i < 16; i++ {
+				ls = append(ls, testLayer{name: "</Layer group>", blocks: block("lsct", []byte{0, 0, 0, 3})})
+			}
+			for i := 0; i < 300; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("l", i)})
+			}
+			for i := 0; i < 16; i++ {
+				ls = append(ls, testLayer{name: "g", blocks: append(block("lsct", []byte{0, 0, 0, 1}), luni(100_000)...)})
+			}
+			return psdFile(4, 4, RGB, ls)
+		}(), Limits{}, "decode", "layer paths (group names repeated in each layer's path) would take"},
 		{"groups 17 deep", func() []byte {
 			// Bottom to top: 17 end markers, then the 17 groups' records.
 			var ls []testLayer

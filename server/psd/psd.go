@@ -34,7 +34,8 @@
 // honest channel. All layers and masks together may declare at most 8
 // times Limits.MaxPixels (a render holds them all), a fill counting the
 // canvas (it is blended over all of it), and groups nest at
-// most 16 deep. A placed layer's geometry (quad corners, content size,
+// most 16 deep; the layers' paths, each repeating its groups' names, take
+// at most 16 MiB in all. A placed layer's geometry (quad corners, content size,
 // warp points, bounds and slices) must be finite numbers within ±1e7
 // pixels, or the layer is refused by name.
 //
