@@ -264,13 +264,7 @@ func (d *decoder) layerInfo(c *cursor) error {
 	// would take minutes to draw).
 	var total int64
 	for _, l := range layers {
-		total += int64(l.Rect.Dx()) * int64(l.Rect.Dy())
-		if l.Kind == KindFill {
-			total += int64(d.f.Width) * int64(d.f.Height)
-		}
-		if l.Mask != nil {
-			total += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
-		}
+		total += l.pixels()
 		if total > maxTotalPixels*d.lim.MaxPixels {
 			return l.errorf("layers, masks and fills up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", total, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
 		}
@@ -288,7 +282,21 @@ func (d *decoder) layerInfo(c *cursor) error {
 		}
 	}
 	d.records = layers
+	d.f.pixels = total
 	return nil
+}
+
+// pixels is what the layer's record declares: its rectangle's pixels,
+// its mask's, and the canvas for a fill.
+func (l *Layer) pixels() int64 {
+	n := int64(l.Rect.Dx()) * int64(l.Rect.Dy())
+	if l.Kind == KindFill {
+		n += int64(l.f.Width) * int64(l.f.Height)
+	}
+	if l.Mask != nil {
+		n += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
+	}
+	return n
 }
 
 // errorf names the layer in an error: `layer 3 "Shadow": ...`.

@@ -189,7 +189,13 @@ type File struct {
 	// mergedTransparency is set by an Mtrn block: the merged image's
 	// first extra channel is its transparency.
 	mergedTransparency bool
+	pixels             int64 // see Pixels
 }
+
+// Pixels is what drawing every layer would hold: the pixels that the
+// layer and mask records declare, a fill counting the canvas. Decode
+// refuses more than 8 times Limits.MaxPixels.
+func (f *File) Pixels() int64 { return f.pixels }
 
 // Kind says what a layer is.
 type Kind int
