@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 )
 
 // Decode reads a PSD or PSB's header, layer records and the records of
@@ -287,11 +288,25 @@ func (d *decoder) layerInfo(c *cursor) error {
 }
 
 // pixels is what the layer's record declares: its rectangle's pixels,
-// its mask's, and the canvas for a fill.
+// its mask's, the canvas for a fill, and for a smart object the part of
+// the canvas its quad's box covers (a design drawn into it is a picture
+// that large, however small its own pixels: 2,000 smart objects of one
+// name, each a pixel of its own, would take a design each, a canvas each).
 func (l *Layer) pixels() int64 {
 	n := int64(l.Rect.Dx()) * int64(l.Rect.Dy())
+	canvas := image.Rect(0, 0, l.f.Width, l.f.Height)
 	if l.Kind == KindFill {
-		n += int64(l.f.Width) * int64(l.f.Height)
+		n += int64(canvas.Dx()) * int64(canvas.Dy())
+	}
+	if p := l.Placed; p != nil {
+		lo, hi := p.NonAffine[0], p.NonAffine[0]
+		for _, q := range p.NonAffine[1:] {
+			lo.X, lo.Y = math.Min(lo.X, q.X), math.Min(lo.Y, q.Y)
+			hi.X, hi.Y = math.Max(hi.X, q.X), math.Max(hi.Y, q.Y)
+		}
+		// Within ±1e7 (Placed.check): the conversions are exact.
+		box := image.Rect(int(math.Floor(lo.X)), int(math.Floor(lo.Y)), int(math.Ceil(hi.X)), int(math.Ceil(hi.Y))).Intersect(canvas)
+		n += int64(box.Dx()) * int64(box.Dy())
 	}
 	if l.Mask != nil {
 		n += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())

@@ -233,6 +233,16 @@ func TestHostileFiles(t *testing.T) {
 			}
 			return psdFile(4, 4, RGB, ls)
 		}(), Limits{}, "decode", "layer paths (group names repeated in each layer's path) would take"},
+		{"smart objects of one name covering the canvas", func() []byte {
+			// A pixel of their own each, but a design drawn into each is
+			// a canvas-sized picture.
+			desc := descriptorBytes("Trnf", []float64{0, 0, 1024, 0, 1024, 1024, 0, 1024})
+			var ls []testLayer
+			for i := 0; i < 9; i++ {
+				ls = append(ls, testLayer{name: "Design", rect: image.Rect(0, 0, 1, 1), blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), desc...))})
+			}
+			return psdFile(1024, 1024, RGB, ls)
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 7 "Design": layers, masks and fills up to this one hold 8388616 pixels`},
 		{"groups 17 deep", func() []byte {
 			// Bottom to top: 17 end markers, then the 17 groups' records.
 			var ls []testLayer

@@ -33,7 +33,8 @@
 // further than the channel's size, so a ZIP bomb costs no more than an
 // honest channel. All layers and masks together may declare at most 8
 // times Limits.MaxPixels (a render holds them all), a fill counting the
-// canvas (it is blended over all of it), and groups nest at
+// canvas (it is blended over all of it) and a smart object the canvas
+// its quad's box covers (a design drawn into it is that large), and groups nest at
 // most 16 deep; the layers' paths, each repeating its groups' names, take
 // at most 16 MiB in all. A placed layer's geometry (quad corners, content size,
 // warp points, bounds and slices) must be finite numbers within ±1e7
@@ -193,7 +194,8 @@ type File struct {
 }
 
 // Pixels is what drawing every layer would hold: the pixels that the
-// layer and mask records declare, a fill counting the canvas. Decode
+// layer and mask records declare, a fill counting the canvas, a smart
+// object the canvas its quad's box covers besides its own. Decode
 // refuses more than 8 times Limits.MaxPixels.
 func (f *File) Pixels() int64 { return f.pixels }
 
