@@ -75,7 +75,8 @@
 // Warp maps every canvas pixel centre back to the design. A perspective
 // is inverted exactly (Then folds two perspectives into one). Anything
 // else is tessellated (64 cells a side for one patch, 8 a patch for many,
-// at most 512 a side unless the patches alone are more), the triangles'
+// at most 512 a side unless the patches alone are more, and no finer
+// than 2 canvas pixels a cell), the triangles'
 // vertices mapped exactly and their insides affinely, and a final
 // perspective still inverted exactly per pixel. A mesh folded over itself
 // many times (only a hostile file's) is drawn in part: the triangles'

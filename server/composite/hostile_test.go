@@ -32,6 +32,14 @@ func TestHostileWarpsAreBounded(t *testing.T) {
 			t.Fatalf("allocated %d MB", n>>20)
 		}
 	})
+	t.Run("64x64 quilt in a 10-pixel quad", func(t *testing.T) {
+		// Tessellated 512 cells a side, it took 110 MB.
+		m := Then(Mesh(64, 64, identityPoints(64, 64)), Perspective([4]Point{{10, 10}, {20, 10}, {20, 20}, {10, 20}}))
+		n := allocated(func() { Warp(solid(8, 8, red), m, 100, 100) })
+		if n > 4<<20 {
+			t.Fatalf("allocated %d MB", n>>20)
+		}
+	})
 	t.Run("mesh folded over itself", func(t *testing.T) {
 		// A 64x64 quilt whose control points are flung between the
 		// quad's corners covers each pixel once per fold: drawn whole,

@@ -74,6 +74,13 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	nu, nv := 2, 2
 	if pre != nil {
 		nu, nv = cells(pre)
+		// No finer than about 2 pixels a cell over the mapping's extent:
+		// a 64×64 quilt in a 10-pixel quad needs no half-million
+		// triangles (110 MB and half a second).
+		if e := extent(m); e < 2*float64(max(nu, nv)) {
+			k := max(2, int(math.Ceil(e/2)))
+			nu, nv = min(nu, k), min(nv, k)
+		}
 		// Even, so that the diagonals below leave each corner of the
 		// outline to one triangle.
 		nu, nv = nu+nu%2, nv+nv%2
@@ -264,6 +271,50 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 		}
 	})
 	return out
+}
+
+// extent is the longer side, in canvas pixels, of the box of m's image
+// of the unit square, from a 17×17 grid of its points and, for a mesh
+// (whose patches lie within their control points' hull, which a grid may
+// miss), from its control points taken to the canvas; +Inf when a point
+// is not finite.
+func extent(m Mapping) float64 {
+	lo := Point{math.Inf(1), math.Inf(1)}
+	hi := Point{math.Inf(-1), math.Inf(-1)}
+	add := func(p Point) bool {
+		lo.X, lo.Y = math.Min(lo.X, p.X), math.Min(lo.Y, p.Y)
+		hi.X, hi.Y = math.Max(hi.X, p.X), math.Max(hi.Y, p.Y)
+		return finite(p)
+	}
+	const n = 16
+	for i := 0; i <= n; i++ {
+		for j := 0; j <= n; j++ {
+			if !add(m.Map(Point{float64(j) / n, float64(i) / n})) {
+				return math.Inf(1)
+			}
+		}
+	}
+	var last Mapping
+	pre := m
+	if t, ok := m.(then); ok {
+		if h, ok := t.second.(*homography); ok {
+			pre, last = t.first, h
+		}
+	}
+	if t, ok := pre.(then); ok {
+		pre = t.second
+	}
+	if ms, ok := pre.(*mesh); ok {
+		for _, p := range ms.pts {
+			if last != nil {
+				p = last.Map(p)
+			}
+			if !add(p) {
+				return math.Inf(1)
+			}
+		}
+	}
+	return math.Max(hi.X-lo.X, hi.Y-lo.Y)
 }
 
 // pixel is a canvas coordinate as an int, within ±2³⁰: converting a
