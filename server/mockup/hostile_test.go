@@ -1,6 +1,7 @@
 package mockup
 
 import (
+	"image"
 	"runtime"
 	"testing"
 
@@ -43,5 +44,36 @@ func TestContainLeavesBands(t *testing.T) {
 		if p.A != c.a || (c.a != 0 && (p.R != c.r || p.G != c.g)) {
 			t.Errorf("at %d,%d: %v", c.x, c.y, p)
 		}
+	}
+}
+
+// Smart objects sharing a path take the design once: 50 of one name each
+// converted a 1000x1000 design anew (200 MB).
+func TestSmartObjectsOfOneName(t *testing.T) {
+	f := &psd.File{Width: 100, Height: 100, Depth: 8, Mode: psd.RGB}
+	for i := 0; i < 50; i++ {
+		x := float64(2 * i)
+		q := [4]psd.Point{{X: x, Y: 0}, {X: x + 2, Y: 0}, {X: x + 2, Y: 2}, {X: x, Y: 2}}
+		f.Layers = append(f.Layers, &psd.Layer{Name: "Design", Path: "Design", Kind: psd.KindSmartObject, Visible: true, Opacity: 255, FillOpacity: 255, Blend: "normal",
+			Placed: &psd.Placed{Transform: q, NonAffine: q, Width: 1000, Height: 1000}})
+	}
+	tpl, err := Open(f)
+	if err != nil {
+		t.Fatal(err)
+	}
+	design := quadrants(1000, 1000)
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	img, _, err := tpl.Render(Options{Designs: map[string]image.Image{"Design": design}})
+	runtime.ReadMemStats(&b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := b.TotalAlloc - a.TotalAlloc; n > 20<<20 {
+		t.Fatalf("allocated %d MB", n>>20)
+	}
+	if img.NRGBAAt(99, 1).A == 0 {
+		t.Fatal("the last smart object was not drawn")
 	}
 }

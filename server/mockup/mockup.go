@@ -210,6 +210,30 @@ type renderer struct {
 	opts       Options
 	hide, show map[string]bool
 	warnings   []string
+	// textures holds each design made ready to warp, by the part of it a
+	// smart object takes: smart objects may share a path (a hostile file
+	// can have 2,000 of one name), and each would convert the design anew.
+	textures map[textureKey]*composite.Texture
+}
+
+type textureKey struct {
+	design image.Image
+	part   image.Rectangle
+}
+
+// place is Place with the design's texture made once per render.
+func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
+	src, part := fitted(d, p.Width, p.Height, r.opts.Fit)
+	k := textureKey{d, src.Bounds()}
+	tex, ok := r.textures[k]
+	if !ok {
+		tex = composite.NewTexture(src)
+		if r.textures == nil {
+			r.textures = map[textureKey]*composite.Texture{}
+		}
+		r.textures[k] = tex
+	}
+	return tex.Warp(mapping(p, part), r.t.File.Width, r.t.File.Height)
 }
 
 // layers builds the compositor's layers of one level of the tree.
@@ -262,7 +286,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			}
 		case psd.KindSmartObject:
 			if d, ok := r.opts.Designs[l.Path]; ok {
-				cl.Image = Place(d, l.Placed, r.opts.Fit, r.t.File.Width, r.t.File.Height)
+				cl.Image = r.place(d, l.Placed)
 				cl.Origin = image.Point{}
 				continue
 			}
@@ -339,6 +363,12 @@ func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
 // object's mesh in content space, then mapped into its quad.
 func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
 	src, part := fitted(design, p.Width, p.Height, fit)
+	return composite.Warp(src, mapping(p, part), width, height)
+}
+
+// mapping takes the fitted design's unit square to the canvas: into part
+// of the content box (contain), through the warp, into the quad.
+func mapping(p *psd.Placed, part *[4]composite.Point) composite.Mapping {
 	q := quadOf(p)
 	var quad [4]composite.Point
 	for i, c := range q {
@@ -358,7 +388,7 @@ func Place(design image.Image, p *psd.Placed, fit string, width, height int) *im
 	if part != nil {
 		m = composite.Then(composite.Perspective(*part), m)
 	}
-	return composite.Warp(src, m, width, height)
+	return m
 }
 
 // toPoints moves and scales points: (p - (x, y)) / (w, h).
