@@ -202,6 +202,7 @@ func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	r.textures = nil // the designs' textures are done with: not held while flattening
 	return composite.Flatten(t.File.Width, t.File.Height, layers), r.warnings, nil
 }
 
