@@ -108,7 +108,8 @@
 // bytes a source pixel). Warp returns a picture of the part of the canvas
 // the design meets, and a mesh's tessellation holds about 200 bytes a
 // triangle, 2 × 512² at most (about 110 MB). Flatten holds the canvas,
-// and for each level of isolated groups being drawn a picture of the
-// group's part of the canvas; a group that is a clipping base takes its
+// and for each level of isolated groups being drawn (or pass-through
+// groups with an opacity under 1 or a mask) a picture of the group's part
+// of the canvas; a group that is a clipping base takes its
 // clipped layers in that same picture, any other base in a copy.
 package composite
