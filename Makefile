@@ -47,6 +47,8 @@ fuzz:
 	$(GO) test ./server/ffmpeg -run '^$$' -fuzz '^FuzzReadContainer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/psd -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/mockup -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./server/psd -run '^$$' -fuzz '^FuzzDraw$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./server/composite -run '^$$' -fuzz '^FuzzWarp$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 
 # The PSD reader's fixtures, written by the npm package ag-psd (pinned in
 # server/psd/testdata/gen/package-lock.json) and a small writer beside it;

@@ -73,9 +73,15 @@
 // Perspective(corners)(Mesh(point in the content's unit square)).
 //
 // Warp maps every canvas pixel centre back to the design. A perspective
-// is inverted exactly. Anything else is tessellated (64 cells a side for
-// one patch), the triangles' vertices mapped exactly and their insides
-// affinely, and a final perspective still inverted exactly per pixel.
+// is inverted exactly (Then folds two perspectives into one). Anything
+// else is tessellated (64 cells a side for one patch, 8 a patch for many,
+// at most 512 a side unless the patches alone are more, and no finer
+// than 2 canvas pixels a cell), the triangles'
+// vertices mapped exactly and their insides affinely, and a final
+// perspective still inverted exactly per pixel. A mesh folded over itself
+// many times (only a hostile file's) is drawn in part: the triangles'
+// boxes may cover the picture's pixels 16 times in all, and those past
+// that are left out, as an honest warp's cover them about twice.
 // The design is sampled bilinearly where it grows or shrinks by less than
 // √2; where it shrinks more, trilinearly from its mip levels (2×2 box
 // averages, made only when needed), the level chosen by the longer side
@@ -91,4 +97,19 @@
 // colour. The outline is antialiased by the coverage of each pixel
 // (0.5 + its distance to the outline, the outline's corners multiplying
 // two such factors); outside it the picture is transparent.
+//
+// # Memory
+//
+// What a drawing holds depends on the canvas and the pictures given, not
+// on a mapping's numbers. A Texture holds the design premultiplied (4
+// bytes a pixel), its mip levels when a warp needs them (a third more)
+// or one copy shrunk to its place; shrinking by Catmull-Rom keeps one
+// row of weights a core along the long side rather than a kernel (16
+// bytes a source pixel). Warp returns a picture of the part of the canvas
+// the design meets, and a mesh's tessellation holds about 200 bytes a
+// triangle, 2 × 512² at most (about 110 MB). Flatten holds the canvas,
+// and for each level of isolated groups being drawn (or pass-through
+// groups with an opacity under 1 or a mask) a picture of the group's part
+// of the canvas; a group that is a clipping base takes its
+// clipped layers in that same picture, any other base in a copy.
 package composite

@@ -120,7 +120,12 @@ func drawUnit(dst *image.NRGBA, base *Layer, clipped []*Layer) {
 	}
 	src := base.source(area)
 	if len(shown) > 0 {
-		unit := src.copy(area)
+		// A group's source is a picture of its own, drawn onto in place;
+		// another's is copied first.
+		unit := src.img
+		if !base.group() {
+			unit = src.copy(area)
+		}
 		for _, c := range shown {
 			if !c.visible() {
 				continue

@@ -130,8 +130,38 @@ func bernstein(t float64) [4]float64 {
 type then struct{ first, second Mapping }
 
 // Then is second(first(p)): a smart object's warp (in its own unit
-// square) followed by its perspective onto the canvas.
-func Then(first, second Mapping) Mapping { return then{first, second} }
+// square) followed by its perspective onto the canvas. Two perspectives
+// make one, and a perspective last stays last (Then(a, Then(b, p)) is
+// Then(Then(a, b), p)), where Warp inverts it exactly.
+func Then(first, second Mapping) Mapping {
+	a, ok := first.(*homography)
+	if b, ok2 := second.(*homography); ok && ok2 {
+		return b.times(a)
+	}
+	if t, ok := second.(then); ok {
+		if _, last := t.second.(*homography); last {
+			return then{Then(first, t.first), t.second}
+		}
+	}
+	return then{first, second}
+}
+
+// times is the homography m(a(p)): the matrix product m·a, scaled to
+// keep its last entry 1 where it can.
+func (m *homography) times(a *homography) *homography {
+	var p homography
+	for r := 0; r < 3; r++ {
+		for c := 0; c < 3; c++ {
+			p[3*r+c] = m[3*r]*a[c] + m[3*r+1]*a[3+c] + m[3*r+2]*a[6+c]
+		}
+	}
+	if k := p[8]; k != 0 && !math.IsNaN(k) && !math.IsInf(k, 0) {
+		for i := range p {
+			p[i] /= k
+		}
+	}
+	return &p
+}
 
 // Map applies both.
 func (t then) Map(p Point) Point { return t.second.Map(t.first.Map(p)) }

@@ -46,34 +46,54 @@ func catmullRom(x float64) float64 {
 	return 0
 }
 
-// kernel is the weights that take n input pixels to m.
+// kernel is the weights that take n input pixels to m. Shrinking, each
+// output pixel has about 4·n/m taps, 4·n in all: 16 bytes an input pixel.
 func kernel(n, m int) []taps {
-	scale := float64(n) / float64(m)
-	support := 2 * math.Max(scale, 1)
 	out := make([]taps, m)
+	var ws []float64
 	for i := range out {
-		c := (float64(i)+0.5)*scale - 0.5
-		lo := int(math.Ceil(c - support))
-		hi := int(math.Floor(c + support))
-		ws := make([]float64, 0, hi-lo+1)
-		sum := 0.0
-		for j := lo; j <= hi; j++ {
-			w := catmullRom((float64(j) - c) / math.Max(scale, 1))
-			ws = append(ws, w)
-			sum += w
-		}
-		// Taps beyond the edges fold onto the edge pixel.
-		first := max(lo, 0)
-		last := min(hi, n-1)
-		iw := make([]int32, last-first+1)
-		for j, w := range ws {
-			k := min(max(lo+j, 0), n-1) - first
-			iw[k] += int32(math.Round(w / sum * (1 << 14)))
-		}
-		out[i] = taps{first: first, weights: iw}
+		out[i], ws = tapsOf(n, m, i, ws, nil)
 	}
 	return out
 }
+
+// tapsOf is output pixel i's weights of a kernel taking n input pixels
+// to m; ws and iw are reused when large enough, and the taps' weights
+// are iw's.
+func tapsOf(n, m, i int, ws []float64, iw []int32) (taps, []float64) {
+	scale := float64(n) / float64(m)
+	support := 2 * math.Max(scale, 1)
+	c := (float64(i)+0.5)*scale - 0.5
+	lo := int(math.Ceil(c - support))
+	hi := int(math.Floor(c + support))
+	ws = ws[:0]
+	sum := 0.0
+	for j := lo; j <= hi; j++ {
+		w := catmullRom((float64(j) - c) / math.Max(scale, 1))
+		ws = append(ws, w)
+		sum += w
+	}
+	// Taps beyond the edges fold onto the edge pixel.
+	first := max(lo, 0)
+	last := min(hi, n-1)
+	if cap(iw) < last-first+1 {
+		iw = make([]int32, last-first+1)
+	}
+	iw = iw[:last-first+1]
+	clear(iw)
+	for j, w := range ws {
+		k := min(max(lo+j, 0), n-1) - first
+		iw[k] += int32(math.Round(w / sum * (1 << 14)))
+	}
+	return taps{first: first, weights: iw}, ws
+}
+
+// lazyBelow is the number of rows under which resampleRows works out
+// each output pixel's weights as it goes rather than keep the kernel:
+// the kernel's 16 bytes an input column would outweigh so few rows' 4
+// bytes a pixel (a design 50 million pixels wide and 1 tall would hold
+// 800 MB of weights).
+const lazyBelow = 8
 
 // clampByte rounds a value in 1/2¹⁴ to a byte.
 func clampByte(v int32) uint8 {
@@ -89,13 +109,25 @@ func clampByte(v int32) uint8 {
 
 // resampleRows scales each row of l to w pixels.
 func resampleRows(l level, w int) level {
-	k := kernel(l.w, w)
+	var k []taps
+	if l.h >= lazyBelow {
+		k = kernel(l.w, w)
+	}
 	out := level{w: w, h: l.h, pix: make([]uint8, 4*w*l.h)}
 	rows(image.Rect(0, 0, w, l.h), func(y0, y1 int) {
+		var ws []float64
+		var iw []int32
 		for y := y0; y < y1; y++ {
 			in := l.pix[4*l.w*y:][:4*l.w]
 			o := out.pix[4*w*y:][:4*w]
-			for x, tp := range k {
+			for x := 0; x < w; x++ {
+				var tp taps
+				if k != nil {
+					tp = k[x]
+				} else {
+					tp, ws = tapsOf(l.w, w, x, ws, iw)
+					iw = tp.weights
+				}
 				var r, g, b, a int32
 				src := in[4*tp.first:]
 				for j, wt := range tp.weights {
@@ -113,14 +145,20 @@ func resampleRows(l level, w int) level {
 }
 
 // resampleCols scales each column of l to h pixels.
+//
+// Each output row's weights are worked out as it is made (each is used
+// once), so a design 50 million pixels tall holds no kernel of 800 MB.
 func resampleCols(l level, h int) level {
-	k := kernel(l.h, h)
 	out := level{w: l.w, h: h, pix: make([]uint8, 4*l.w*h)}
 	stride := 4 * l.w
 	rows(image.Rect(0, 0, l.w, h), func(y0, y1 int) {
 		acc := make([]int32, stride)
+		var ws []float64
+		var iw []int32
 		for y := y0; y < y1; y++ {
-			tp := k[y]
+			var tp taps
+			tp, ws = tapsOf(l.h, h, y, ws, iw)
+			iw = tp.weights
 			clear(acc)
 			for j, wt := range tp.weights {
 				in := l.pix[stride*(tp.first+j):][:stride]

@@ -3,6 +3,7 @@ package composite
 import (
 	"image"
 	"math"
+	"sync/atomic"
 )
 
 // Warp draws src through m onto a transparent canvas of width × height:
@@ -74,6 +75,13 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	nu, nv := 2, 2
 	if pre != nil {
 		nu, nv = cells(pre)
+		// No finer than about 2 pixels a cell over the mapping's extent:
+		// a 64×64 quilt in a 10-pixel quad needs no half-million
+		// triangles (110 MB and half a second).
+		if e := extent(m); e < 2*float64(max(nu, nv)) {
+			k := max(2, int(math.Ceil(e/2)))
+			nu, nv = min(nu, k), min(nv, k)
+		}
 		// Even, so that the diagonals below leave each corner of the
 		// outline to one triangle.
 		nu, nv = nu+nu%2, nv+nv%2
@@ -98,7 +106,7 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 				return image.NewNRGBA(image.Rectangle{})
 			}
 			grid[i*(nu+1)+j] = vertex{uv, q, d}
-			px := image.Rect(int(math.Floor(d.X))-1, int(math.Floor(d.Y))-1, int(math.Ceil(d.X))+1, int(math.Ceil(d.Y))+1)
+			px := image.Rect(pixel(math.Floor(d.X))-1, pixel(math.Floor(d.Y))-1, pixel(math.Ceil(d.X))+1, pixel(math.Ceil(d.Y))+1)
 			bounds = bounds.Union(px)
 		}
 	}
@@ -176,6 +184,25 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 			}
 		}
 	}
+	// A mesh folded over itself again and again (a hostile file's: a 64×64
+	// quilt of control points flung between the quad's corners) covers
+	// each pixel once per fold, and drawing it would take minutes. An
+	// honest warp visits about twice its box's pixels (a triangle's box is
+	// twice its area): past maxOverdraw times, the triangles left are not
+	// drawn.
+	budget := maxOverdraw * int64(bounds.Dx()) * int64(bounds.Dy())
+	var spent int64
+	for k := range tris {
+		area := int64(tris[k].x1-tris[k].x0) * int64(tris[k].y1-tris[k].y0)
+		if spent+area > budget {
+			tris = tris[:k]
+			break
+		}
+		spent += area
+	}
+	if h := visitsHook.Load(); h != nil {
+		(*h)(spent, bounds)
+	}
 	// cover keeps each pixel's coverage so that a pixel on a seam or an
 	// outline that two triangles reach keeps the larger one, not both.
 	cover := make([]uint8, bounds.Dx()*bounds.Dy())
@@ -251,6 +278,58 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	return out
 }
 
+// extent is the longer side, in canvas pixels, of the box of m's image
+// of the unit square, from a 17×17 grid of its points and, for a mesh
+// (whose patches lie within their control points' hull, which a grid may
+// miss), from its control points taken to the canvas; +Inf when a point
+// is not finite.
+func extent(m Mapping) float64 {
+	lo := Point{math.Inf(1), math.Inf(1)}
+	hi := Point{math.Inf(-1), math.Inf(-1)}
+	add := func(p Point) bool {
+		lo.X, lo.Y = math.Min(lo.X, p.X), math.Min(lo.Y, p.Y)
+		hi.X, hi.Y = math.Max(hi.X, p.X), math.Max(hi.Y, p.Y)
+		return finite(p)
+	}
+	const n = 16
+	for i := 0; i <= n; i++ {
+		for j := 0; j <= n; j++ {
+			if !add(m.Map(Point{float64(j) / n, float64(i) / n})) {
+				return math.Inf(1)
+			}
+		}
+	}
+	var last Mapping
+	pre := m
+	if t, ok := m.(then); ok {
+		if h, ok := t.second.(*homography); ok {
+			pre, last = t.first, h
+		}
+	}
+	if t, ok := pre.(then); ok {
+		pre = t.second
+	}
+	if ms, ok := pre.(*mesh); ok {
+		for _, p := range ms.pts {
+			if last != nil {
+				p = last.Map(p)
+			}
+			if !add(p) {
+				return math.Inf(1)
+			}
+		}
+	}
+	return math.Max(hi.X-lo.X, hi.Y-lo.Y)
+}
+
+// pixel is a canvas coordinate as an int, within ±2³⁰: converting a
+// float beyond an int's range gives a value Go leaves to the machine (on
+// amd64 the most negative int, which ±1 wraps), so a quad reaching far
+// past the canvas was drawn as nothing.
+func pixel(v float64) int {
+	return int(math.Max(-1<<30, math.Min(1<<30, v)))
+}
+
 func finite(p Point) bool {
 	return !math.IsNaN(p.X) && !math.IsNaN(p.Y) && !math.IsInf(p.X, 0) && !math.IsInf(p.Y, 0)
 }
@@ -262,7 +341,14 @@ func finite(p Point) bool {
 func cells(m Mapping) (nu, nv int) {
 	switch mm := m.(type) {
 	case *mesh:
-		k := max(8, 64/max(mm.rows, mm.cols))
+		// At most maxCells a side, or a patch a cell when there are more
+		// patches: a 400×400 mesh took 4 GB and a minute at 8 cells a
+		// patch.
+		n := max(mm.rows, mm.cols)
+		k := max(8, 64/n)
+		if n*k > maxCells {
+			k = max(1, maxCells/n)
+		}
 		return mm.cols * k, mm.rows * k
 	case *homography:
 		return 32, 32
@@ -273,6 +359,20 @@ func cells(m Mapping) (nu, nv int) {
 	}
 	return 64, 64
 }
+
+// visitsHook, set by tests only, is told the pixels a warp's triangles
+// will visit and the box they are in: the cost of a warp, counted rather
+// than timed.
+var visitsHook atomic.Pointer[func(visits int64, box image.Rectangle)]
+
+// maxOverdraw bounds the pixels a warp's triangles visit, in multiples
+// of the pixels of the picture it returns.
+const maxOverdraw = 16
+
+// maxCells bounds the tessellation of a Mesh: 512 cells a side, a
+// 64×64 quilt's 8 a patch (about 0.5 million triangles), unless its
+// patches alone are more.
+const maxCells = 512
 
 // triangle is one piece of the tessellation, ready to fill.
 type triangle struct {
@@ -287,7 +387,8 @@ type triangle struct {
 	// design's unit square, relative to uv0.
 	aff     [4]float64
 	q0, uv0 Point
-	y0, y1  int
+	// y0, y1 and x0, x1 bound its pixels, clipped to the canvas.
+	y0, y1, x0, x1 int
 	// near holds outline segments meeting the triangle at a vertex only.
 	near []nearLine
 }
@@ -390,9 +491,13 @@ func newTriangle(uv, q, d [3]Point, clip image.Rectangle) (triangle, bool) {
 	tr.q0, tr.uv0 = q[0], uv[0]
 	minY := math.Min(d[0].Y, math.Min(d[1].Y, d[2].Y))
 	maxY := math.Max(d[0].Y, math.Max(d[1].Y, d[2].Y))
-	tr.y0 = max(int(math.Floor(minY))-1, clip.Min.Y)
-	tr.y1 = min(int(math.Ceil(maxY))+1, clip.Max.Y)
-	return tr, tr.y0 < tr.y1
+	tr.y0 = max(pixel(math.Floor(minY))-1, clip.Min.Y)
+	tr.y1 = min(pixel(math.Ceil(maxY))+1, clip.Max.Y)
+	minX := math.Min(d[0].X, math.Min(d[1].X, d[2].X))
+	maxX := math.Max(d[0].X, math.Max(d[1].X, d[2].X))
+	tr.x0 = max(pixel(math.Floor(minX))-1, clip.Min.X)
+	tr.x1 = min(pixel(math.Ceil(maxX))+1, clip.Max.X)
+	return tr, tr.y0 < tr.y1 && tr.x0 < tr.x1
 }
 
 // span is the pixels [xa, xb) of the row whose centres lie at cy that the

@@ -10,8 +10,9 @@ import (
 // Cache keeps the templates of the last few jobs decoded, layer pixels
 // included, by the SHA-256 of their files: the same template's next job
 // (the usual case: one product, many designs) skips reading and decoding
-// it. Only templates of at most MaxPixels canvas pixels are kept, and at
-// most Size of them; the oldest goes first.
+// it. Only templates of at most MaxPixels canvas pixels, whose layers
+// declare at most 4 times that, are kept, and at most Size of them; the
+// oldest goes first.
 type Cache struct {
 	Size      int
 	MaxPixels int64
@@ -50,7 +51,9 @@ func (c *Cache) Load(path string, maxPixels int64) (*Template, func(), error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	if int64(tpl.File.Width)*int64(tpl.File.Height) > c.MaxPixels || c.Size <= 0 {
+	// Its layers may hold up to 8 times kino's pixel limit: 4 times
+	// MaxPixels at most is kept (256 MB a template at 16 MP).
+	if int64(tpl.File.Width)*int64(tpl.File.Height) > c.MaxPixels || tpl.File.Pixels() > 4*c.MaxPixels || c.Size <= 0 {
 		return tpl, func() { file.Close() }, nil
 	}
 	e := &entry{sum: sum, tpl: tpl, file: file, refs: 1}

@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"image"
 	"image/color"
-	"image/draw"
 	"math"
 	"slices"
 	"sort"
@@ -203,6 +202,7 @@ func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
 	if err != nil {
 		return nil, nil, err
 	}
+	r.textures = nil // the designs' textures are done with: not held while flattening
 	return composite.Flatten(t.File.Width, t.File.Height, layers), r.warnings, nil
 }
 
@@ -211,6 +211,30 @@ type renderer struct {
 	opts       Options
 	hide, show map[string]bool
 	warnings   []string
+	// textures holds each design made ready to warp, by the part of it a
+	// smart object takes: smart objects may share a path (a hostile file
+	// can have 2,000 of one name), and each would convert the design anew.
+	textures map[textureKey]*composite.Texture
+}
+
+type textureKey struct {
+	design image.Image
+	part   image.Rectangle
+}
+
+// place is Place with the design's texture made once per render.
+func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
+	src, part := fitted(d, p.Width, p.Height, r.opts.Fit)
+	k := textureKey{d, src.Bounds()}
+	tex, ok := r.textures[k]
+	if !ok {
+		tex = composite.NewTexture(src)
+		if r.textures == nil {
+			r.textures = map[textureKey]*composite.Texture{}
+		}
+		r.textures[k] = tex
+	}
+	return tex.Warp(mapping(p, part), r.t.File.Width, r.t.File.Height)
 }
 
 // layers builds the compositor's layers of one level of the tree.
@@ -263,7 +287,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			}
 		case psd.KindSmartObject:
 			if d, ok := r.opts.Designs[l.Path]; ok {
-				cl.Image = Place(d, l.Placed, r.opts.Fit, r.t.File.Width, r.t.File.Height)
+				cl.Image = r.place(d, l.Placed)
 				cl.Origin = image.Point{}
 				continue
 			}
@@ -339,7 +363,13 @@ func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
 // width x height: fitted to the content box (fit), warped by the smart
 // object's mesh in content space, then mapped into its quad.
 func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
-	src := fitted(design, p.Width, p.Height, fit)
+	src, part := fitted(design, p.Width, p.Height, fit)
+	return composite.Warp(src, mapping(p, part), width, height)
+}
+
+// mapping takes the fitted design's unit square to the canvas: into part
+// of the content box (contain), through the warp, into the quad.
+func mapping(p *psd.Placed, part *[4]composite.Point) composite.Mapping {
 	q := quadOf(p)
 	var quad [4]composite.Point
 	for i, c := range q {
@@ -356,7 +386,10 @@ func Place(design image.Image, p *psd.Placed, fit string, width, height int) *im
 		pts := toPoints(w.Points, x0, y0, x1-x0, y1-y0)
 		m = composite.Then(composite.Mesh(w.Rows, w.Cols, pts), m)
 	}
-	return composite.Warp(src, m, width, height)
+	if part != nil {
+		m = composite.Then(composite.Perspective(*part), m)
+	}
+	return m
 }
 
 // toPoints moves and scales points: (p - (x, y)) / (w, h).
@@ -381,29 +414,31 @@ func hull(ps []psd.Point) (x0, y0, x1, y1 float64) {
 }
 
 // fitted is the part of the design that fills a w x h content box: a
-// centred crop of it for cover, the whole of it for fill, and for contain
-// the design centred on a transparent picture of the box's aspect.
-func fitted(d image.Image, w, h float64, fit string) image.Image {
+// centred crop of it for cover, the whole of it for fill. For contain it
+// is the whole design and part, the rectangle of the box's unit square
+// it is centred in (the rest stays transparent): a picture padded to the
+// box's shape would cost what the box's aspect says, 16 GB for a 20x20
+// design in a 10,000,000x1 box.
+func fitted(d image.Image, w, h float64, fit string) (image.Image, *[4]composite.Point) {
 	b := d.Bounds()
 	if w <= 0 || h <= 0 || b.Empty() {
-		return d
+		return d, nil
 	}
 	dw, dh := float64(b.Dx()), float64(b.Dy())
 	box, pic := w/h, dw/dh
 	switch fit {
 	case FitFill:
-		return d
+		return d, nil
 	case Contain:
+		x0, y0, x1, y1 := 0.0, 0.0, 1.0, 1.0
 		if pic > box { // wider: bands above and below
-			ph := int(dw/box + 0.5)
-			dst := image.NewNRGBA(image.Rect(0, 0, b.Dx(), ph))
-			draw.Draw(dst, image.Rect(0, (ph-b.Dy())/2, b.Dx(), (ph-b.Dy())/2+b.Dy()), d, b.Min, draw.Src)
-			return dst
+			f := box / pic
+			y0, y1 = (1-f)/2, (1+f)/2
+		} else {
+			f := pic / box
+			x0, x1 = (1-f)/2, (1+f)/2
 		}
-		pw := int(dh*box + 0.5)
-		dst := image.NewNRGBA(image.Rect(0, 0, pw, b.Dy()))
-		draw.Draw(dst, image.Rect((pw-b.Dx())/2, 0, (pw-b.Dx())/2+b.Dx(), b.Dy()), d, b.Min, draw.Src)
-		return dst
+		return d, &[4]composite.Point{{X: x0, Y: y0}, {X: x1, Y: y0}, {X: x1, Y: y1}, {X: x0, Y: y1}}
 	}
 	// cover
 	type sub interface {
@@ -411,14 +446,14 @@ func fitted(d image.Image, w, h float64, fit string) image.Image {
 	}
 	s, ok := d.(sub)
 	if !ok {
-		return d
+		return d, nil
 	}
 	if pic > box {
 		cw := int(dh*box + 0.5)
 		x := b.Min.X + (b.Dx()-cw)/2
-		return s.SubImage(image.Rect(x, b.Min.Y, x+cw, b.Max.Y))
+		return s.SubImage(image.Rect(x, b.Min.Y, x+cw, b.Max.Y)), nil
 	}
 	ch := int(dw/box + 0.5)
 	y := b.Min.Y + (b.Dy()-ch)/2
-	return s.SubImage(image.Rect(b.Min.X, y, b.Max.X, y+ch))
+	return s.SubImage(image.Rect(b.Min.X, y, b.Max.X, y+ch)), nil
 }

@@ -172,6 +172,10 @@ func TestBenchTemplate(t *testing.T) {
 	if f.Width != 3000 || sh == nil || sh.Blend != "multiply" || !sh.Clipped || so.Kind != KindSmartObject || so.Placed.NonAffine[1] != (Point{2300, 600}) || so.Placed.Width != 2000 {
 		t.Fatalf("template misread: %+v %+v", sh, so)
 	}
+	// The background, Design and Shading, and the box of Design's quad.
+	if want := int64(3000*3000 + 3*1600*1900); f.Pixels() != want {
+		t.Errorf("Pixels %d, want %d", f.Pixels(), want)
+	}
 	img, err := sh.Image()
 	if err != nil {
 		t.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"image"
 	"io"
+	"math"
 )
 
 // Decode reads a PSD or PSB's header, layer records and the records of
@@ -36,6 +37,15 @@ func (l Limits) withDefaults() Limits {
 	}
 	return l
 }
+
+// maxGroupDepth bounds the nesting of groups. Photoshop itself nests
+// them 10 deep at most; drawing holds a canvas-sized picture for each
+// level of isolated groups (36 MB at 3000x3000), so 64 cost 2.3 GB.
+const maxGroupDepth = 16
+
+// maxTotalPixels bounds the pixels of all layers and masks together, in
+// multiples of Limits.MaxPixels.
+const maxTotalPixels = 8
 
 type decoder struct {
 	lim      Limits
@@ -247,6 +257,19 @@ func (d *decoder) layerInfo(c *cursor) error {
 		}
 		layers[i] = l
 	}
+	// Every layer and mask is decoded whole when drawn, and a render holds
+	// them all: their pixels together are bounded too, or 2,000 layers of
+	// a deflated nothing each would cost MaxPixels apiece. A fill covers
+	// the canvas: it is blended over every pixel of it, so it counts the
+	// canvas (2,000 fills of a 50-megapixel canvas, a few KB of records,
+	// would take minutes to draw).
+	var total int64
+	for _, l := range layers {
+		total += l.pixels()
+		if total > maxTotalPixels*d.lim.MaxPixels {
+			return l.errorf("layers, masks and fills up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", total, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
+		}
+	}
 	// Channel image data follows the records, layer after layer.
 	pos := c.pos
 	for _, l := range layers {
@@ -260,7 +283,35 @@ func (d *decoder) layerInfo(c *cursor) error {
 		}
 	}
 	d.records = layers
+	d.f.pixels = total
 	return nil
+}
+
+// pixels is what the layer's record declares: its rectangle's pixels,
+// its mask's, the canvas for a fill, and for a smart object the part of
+// the canvas its quad's box covers (a design drawn into it is a picture
+// that large, however small its own pixels: 2,000 smart objects of one
+// name, each a pixel of its own, would take a design each, a canvas each).
+func (l *Layer) pixels() int64 {
+	n := int64(l.Rect.Dx()) * int64(l.Rect.Dy())
+	canvas := image.Rect(0, 0, l.f.Width, l.f.Height)
+	if l.Kind == KindFill {
+		n += int64(canvas.Dx()) * int64(canvas.Dy())
+	}
+	if p := l.Placed; p != nil {
+		lo, hi := p.NonAffine[0], p.NonAffine[0]
+		for _, q := range p.NonAffine[1:] {
+			lo.X, lo.Y = math.Min(lo.X, q.X), math.Min(lo.Y, q.Y)
+			hi.X, hi.Y = math.Max(hi.X, q.X), math.Max(hi.Y, q.Y)
+		}
+		// Within ±1e7 (Placed.check): the conversions are exact.
+		box := image.Rect(int(math.Floor(lo.X)), int(math.Floor(lo.Y)), int(math.Ceil(hi.X)), int(math.Ceil(hi.Y))).Intersect(canvas)
+		n += int64(box.Dx()) * int64(box.Dy())
+	}
+	if l.Mask != nil {
+		n += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
+	}
+	return n
 }
 
 // errorf names the layer in an error: `layer 3 "Shadow": ...`.
@@ -428,8 +479,8 @@ func (d *decoder) buildTree() error {
 		switch l.divider {
 		case 3:
 			stack = append(stack, &frame{})
-			if len(stack) > 64 {
-				return l.errorf("groups nested more than 64 deep")
+			if len(stack) > maxGroupDepth+1 {
+				return l.errorf("groups nested more than %d deep", maxGroupDepth)
 			}
 		case 1, 2:
 			if len(stack) == 1 {
@@ -457,8 +508,34 @@ func (d *decoder) buildTree() error {
 		}
 	}
 	d.f.Layers = stack[0].layers
+	// A path repeats its groups' names: 16 groups of 1 MB names over
+	// 2,000 layers would be 32 GB of paths from a 16 MB file. Their
+	// lengths are summed before any is made.
+	if n := pathBytes(d.f.Layers, 0); n > maxPathBytes {
+		return errorf("layer paths (group names repeated in each layer's path) would take %d bytes, over the limit of %d", n, maxPathBytes)
+	}
 	setPaths(d.f.Layers, "")
 	return nil
+}
+
+// maxPathBytes bounds the layer paths of a file, in all.
+const maxPathBytes = 16 << 20
+
+// pathBytes is the length of the paths of ls and their descendants, under
+// a prefix of n bytes; it stops counting past maxPathBytes.
+func pathBytes(ls []*Layer, n int64) int64 {
+	var total int64
+	for _, l := range ls {
+		p := n + int64(len(l.Name))
+		total += p
+		if len(l.Children) > 0 {
+			total += pathBytes(l.Children, p+1)
+		}
+		if total > maxPathBytes {
+			return total
+		}
+	}
+	return total
 }
 
 func setPaths(ls []*Layer, prefix string) {

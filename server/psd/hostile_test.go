@@ -5,7 +5,9 @@ import (
 	"compress/zlib"
 	"encoding/binary"
 	"errors"
+	"fmt"
 	"image"
+	"math"
 	"os"
 	"strings"
 	"sync/atomic"
@@ -129,6 +131,12 @@ func nestedDescriptor(depth int) []byte {
 	return b.Bytes()
 }
 
+// placedFile is a 4x4 file whose one layer, "so", is a smart object
+// placed by desc.
+func placedFile(desc []byte) []byte {
+	return psdFile(4, 4, RGB, []testLayer{{name: "so", rect: image.Rect(0, 0, 4, 4), blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), desc...))}})
+}
+
 func decodeBytes(b []byte, lim Limits) (*File, error) {
 	return Decode(bytes.NewReader(b), int64(len(b)), lim)
 }
@@ -182,6 +190,70 @@ func TestHostileFiles(t *testing.T) {
 			{0, []byte{0, 1, 0, 200, 0, 2, 0, 2, 0, 2, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}}}}}), Limits{}, "image", `layer 0 "Shadow": channel 0: RLE data runs past the layer's data`},
 		{"RLE row too long", psdFile(4, 4, RGB, []testLayer{{name: "Shadow", rect: rect, channels: []testChannel{
 			{0, []byte{0, 1, 0, 2, 0, 2, 0, 2, 0, 2, 0xf0, 7, 0xfd, 7, 0xfd, 7, 0xfd, 7}}}}}), Limits{}, "image", "row 0: RLE row runs past its length"},
+		{"quad of NaN", placedFile(descriptorBytes("Trnf", []float64{0, 0, 4, 0, 4, 4, 0, 4}, "nonAffineTransform", []float64{0, 0, math.NaN(), 0, 4, 4, 0, 4})), Limits{}, "decode", `layer 0 "so": placed layer: corner 1 of its transform (NaN, 0) is not a number`},
+		{"quad at infinity", placedFile(descriptorBytes("Trnf", []float64{0, 0, math.Inf(1), 0, 4, 4, 0, 4})), Limits{}, "decode", "corner 1 of its transform (+Inf, 0)"},
+		{"quad far away", placedFile(descriptorBytes("Trnf", []float64{-1e300, 0, 4, 0, 4, 4, 0, 4})), Limits{}, "decode", "corner 0 of its transform (-1e+300, 0)"},
+		{"content 1e9 wide", placedFile(descriptorBytes("Trnf", []float64{0, 0, 4, 0, 4, 4, 0, 4}, "Sz  ", [2]float64{1e9, 1})), Limits{}, "decode", "content size 1e+09x1 is not within 0 to 1e+07"},
+		{"2000 layers of nothing", func() []byte {
+			// Each layer declares the whole pixel limit; together they
+			// would cost 9 times it when drawn.
+			var ls []testLayer
+			for i := 0; i < 9; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("l", i), rect: image.Rect(0, 0, 1024, 1024), channels: []testChannel{{0, rawChannel(4)}}})
+			}
+			return psdFile(8, 8, RGB, ls)
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "l8": layers, masks and fills up to this one hold 9437184 pixels, over the limit of 8388608`},
+		{"fills of a large canvas", func() []byte {
+			var ls []testLayer
+			for i := 0; i < 9; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("fill", i), blocks: block("SoCo", descriptorBytes())})
+			}
+			return psdFile(1024, 1024, RGB, ls)
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 8 "fill8": layers, masks and fills up to this one hold 9437184 pixels`},
+		{"long group names repeated in paths", func() []byte {
+			// 16 groups named with 100,000 characters each hold 300
+			// layers: 480 MB of paths from a 3 MB file.
+			luni := func(n int) []byte {
+				var b builder
+				b.u32(uint32(n))
+				for i := 0; i < n; i++ {
+					b.u16('g')
+				}
+				return block("luni", b.Bytes())
+			}
+			var ls []testLayer
+			for i := 0; i < 16; i++ {
+				ls = append(ls, testLayer{name: "</Layer group>", blocks: block("lsct", []byte{0, 0, 0, 3})})
+			}
+			for i := 0; i < 300; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("l", i)})
+			}
+			for i := 0; i < 16; i++ {
+				ls = append(ls, testLayer{name: "g", blocks: append(block("lsct", []byte{0, 0, 0, 1}), luni(100_000)...)})
+			}
+			return psdFile(4, 4, RGB, ls)
+		}(), Limits{}, "decode", "layer paths (group names repeated in each layer's path) would take"},
+		{"smart objects of one name covering the canvas", func() []byte {
+			// A pixel of their own each, but a design drawn into each is
+			// a canvas-sized picture.
+			desc := descriptorBytes("Trnf", []float64{0, 0, 1024, 0, 1024, 1024, 0, 1024})
+			var ls []testLayer
+			for i := 0; i < 9; i++ {
+				ls = append(ls, testLayer{name: "Design", rect: image.Rect(0, 0, 1, 1), blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), desc...))})
+			}
+			return psdFile(1024, 1024, RGB, ls)
+		}(), Limits{MaxPixels: 1 << 20}, "decode", `layer 7 "Design": layers, masks and fills up to this one hold 8388616 pixels`},
+		{"groups 17 deep", func() []byte {
+			// Bottom to top: 17 end markers, then the 17 groups' records.
+			var ls []testLayer
+			for i := 0; i < 17; i++ {
+				ls = append(ls, testLayer{name: "</Layer group>", blocks: block("lsct", []byte{0, 0, 0, 3})})
+			}
+			for i := 0; i < 17; i++ {
+				ls = append(ls, testLayer{name: fmt.Sprint("g", i), blocks: block("lsct", []byte{0, 0, 0, 1})})
+			}
+			return psdFile(4, 4, RGB, ls)
+		}(), Limits{}, "decode", "groups nested more than 16 deep"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			f, err := decodeBytes(tc.file, tc.lim)
@@ -211,10 +283,9 @@ func TestHostileFiles(t *testing.T) {
 	})
 
 	t.Run("ZIP bomb", func(t *testing.T) {
-		// A 256x256 layer whose channel inflates to 16 MiB: only the
-		// 64 KiB the layer holds are inflated (and one byte more, which
-		// refuses it), and the compressed stream is read no further than
-		// they need.
+		// A 256x256 layer whose channel inflates to 16 MiB: it is refused
+		// once the 64 KiB the layer holds are inflated and one byte more
+		// is asked for, the compressed stream read no further.
 		ch := append([]byte{0, compZIP}, bomb.Bytes()...)
 		b := psdFile(256, 256, RGB, []testLayer{{name: "bomb", rect: image.Rect(0, 0, 256, 256), channels: []testChannel{{0, ch}, {1, ch}, {2, ch}}}})
 		cr := &countingReader{r: bytes.NewReader(b)}
@@ -224,8 +295,8 @@ func TestHostileFiles(t *testing.T) {
 		}
 		before := cr.n.Load()
 		_, err = f.Layers[0].Image()
-		if err == nil || !strings.Contains(err.Error(), "inflates past the 256x256 plane") {
-			t.Fatalf("a ZIP bomb is refused, naming it: %v", err)
+		if err == nil || !strings.Contains(err.Error(), "ZIP data inflates past the 256x256 plane") {
+			t.Fatalf("error %v, want the bomb refused", err)
 		}
 		read := cr.n.Load() - before
 		if read > 3*8<<10 {

@@ -2,6 +2,7 @@ package psd
 
 import (
 	"fmt"
+	"math"
 	"strings"
 )
 
@@ -42,8 +43,50 @@ func (d *decoder) placed(l *Layer, c *cursor) error {
 		d.note(l, "smart filters")
 	}
 	d.notePreset(l, p.Warp)
+	if err := p.check(); err != nil {
+		return l.errorf("placed layer: %v", err)
+	}
 	l.Kind = KindSmartObject
 	l.Placed = p
+	return nil
+}
+
+// maxCoordinate bounds every number of a placed layer's geometry (canvas
+// and content pixels): 33 times the largest PSB side. Beyond it, or not a
+// number at all, a quad or mesh can only be a hostile file's, and would
+// send the drawing's arithmetic past what an int or a float holds exactly.
+const maxCoordinate = 1e7
+
+// check refuses geometry no drawing can use: a coordinate, content size,
+// warp bound or slice that is not finite or lies beyond maxCoordinate,
+// or a negative content size.
+func (p *Placed) check() error {
+	bad := func(v float64) bool { return math.IsNaN(v) || math.Abs(v) > maxCoordinate }
+	for i, q := range p.NonAffine {
+		if bad(q.X) || bad(q.Y) || bad(p.Transform[i].X) || bad(p.Transform[i].Y) {
+			return fmt.Errorf("corner %d of its transform (%v, %v) is not a number within ±%g", i, q.X, q.Y, float64(maxCoordinate))
+		}
+	}
+	if bad(p.Width) || bad(p.Height) || p.Width < 0 || p.Height < 0 {
+		return fmt.Errorf("content size %vx%v is not within 0 to %g", p.Width, p.Height, float64(maxCoordinate))
+	}
+	if w := p.Warp; w != nil {
+		for _, v := range w.Bounds {
+			if bad(v) {
+				return fmt.Errorf("warp bounds %v are not numbers within ±%g", w.Bounds, float64(maxCoordinate))
+			}
+		}
+		for i, q := range w.Points {
+			if bad(q.X) || bad(q.Y) {
+				return fmt.Errorf("warp point %d (%v, %v) is not a number within ±%g", i, q.X, q.Y, float64(maxCoordinate))
+			}
+		}
+		for _, v := range append(append([]float64(nil), w.SlicesX...), w.SlicesY...) {
+			if bad(v) {
+				return fmt.Errorf("quilt slice %v is not a number within ±%g", v, float64(maxCoordinate))
+			}
+		}
+	}
 	return nil
 }
 
@@ -78,8 +121,11 @@ func (d *decoder) placedLegacy(l *Layer, c *cursor) error {
 	d.notePreset(l, p.Warp)
 	if p.Warp != nil {
 		// Without Sz the content size is the warp's bounds.
-		p.Width = p.Warp.Bounds[3] - p.Warp.Bounds[1]
-		p.Height = p.Warp.Bounds[2] - p.Warp.Bounds[0]
+		p.Width = max(0, p.Warp.Bounds[3]-p.Warp.Bounds[1])
+		p.Height = max(0, p.Warp.Bounds[2]-p.Warp.Bounds[0])
+	}
+	if err := p.check(); err != nil {
+		return l.errorf("placed layer: %v", err)
 	}
 	l.Kind = KindSmartObject
 	l.Placed = p

@@ -31,7 +31,15 @@
 // its raw size, 2 bytes per 128 of a row for RLE, a 1032th for deflate) is
 // refused before the picture is allocated. zlib streams are read no
 // further than the channel's size and one byte, so a ZIP bomb costs no
-// more than an honest channel, and is refused by that byte.
+// more than an honest channel, and is refused by that byte. All layers and
+// masks together may declare at most 8 times Limits.MaxPixels (a render
+// holds them all), a fill counting the canvas (it is blended over all of
+// it) and a smart object the canvas its quad's box covers (a design drawn
+// into it is that large), and groups nest at most 16 deep; the layers'
+// paths, each repeating its groups' names, take at most 16 MiB in all. A
+// placed layer's geometry (quad corners, content size, warp points, bounds
+// and slices) must be finite numbers within ±1e7 pixels, or the layer is
+// refused by name.
 //
 // # Placed layers
 //
@@ -183,7 +191,14 @@ type File struct {
 	// mergedTransparency is set by an Mtrn block: the merged image's
 	// first extra channel is its transparency.
 	mergedTransparency bool
+	pixels             int64 // see Pixels
 }
+
+// Pixels is what drawing every layer would hold: the pixels that the
+// layer and mask records declare, a fill counting the canvas, a smart
+// object the canvas its quad's box covers besides its own. Decode
+// refuses more than 8 times Limits.MaxPixels.
+func (f *File) Pixels() int64 { return f.pixels }
 
 // Kind says what a layer is.
 type Kind int
