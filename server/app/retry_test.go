@@ -38,13 +38,14 @@ func flakyFiles(t *testing.T, media *mediaServer, status int) (string, func(path
 }
 
 // TestSourceThatFailsOnceIsRetried: a render whose picture answers 503
-// once completes on its next attempt, as a media job with the same
-// source does: both retry what may mend. A 404 is the caller's, and
+// once completes on its next attempt, as a split render's part and a
+// media job with the same source do: both retry what may mend. A 404 is the caller's, and
 // fails both for good with ASSET_FETCH_FAILED.
 func TestSourceThatFailsOnceIsRetried(t *testing.T) {
 	t.Parallel()
 	media := serveMedia(t)
-	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.JobRetryDelay = 10 * time.Millisecond })
+	db := storetest.SQLite(t)
+	k := start(t, db, func(c *app.Config) { c.JobRetryDelay = 10 * time.Millisecond })
 
 	flaky, hits := flakyFiles(t, media, http.StatusServiceUnavailable)
 	body := smallComposition(media)
@@ -52,6 +53,16 @@ func TestSourceThatFailsOnceIsRetried(t *testing.T) {
 	job := k.waitStatus(t, k.submit(t, body), "completed", 60*time.Second)
 	assert.NotEmpty(t, job["outputUrl"])
 	assert.Equal(t, 2, hits("/image.png"), "the picture was fetched again on the next attempt")
+
+	// A part of a split render is an attempt like any other.
+	body = smallComposition(media)
+	body["assetUrls"].(map[string]any)["logo"] = flaky + "/image.png?split"
+	body["split"] = map[string]any{"part": 1}
+	id := k.submit(t, body)
+	job = k.waitStatus(t, id, "completed", 60*time.Second)
+	assert.NotEmpty(t, job["outputUrl"])
+	assert.NotEmpty(t, partsOf(t, db, id), "split")
+	assert.GreaterOrEqual(t, hits("/image.png?split"), 2)
 
 	j := k.waitJob(t, k.createJob(t, map[string]any{"type": "image.resize", "inputs": map[string]any{"source": flaky + "/image.png?media"},
 		"params": map[string]any{"width": 16}}))
