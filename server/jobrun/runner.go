@@ -108,7 +108,6 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 		return jobs.Outcome{Failure: f}
 	}
 	defer a.End()
-	actx := a.Context()
 
 	var steps []step
 	timed := func(name string, fn func() *failure) *failure {
@@ -121,37 +120,16 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 	var res executor.Result
 	var ffmpegLog bytes.Buffer
 	var description map[string]any
-	keys := map[string]string{} // output field -> its object
+	var keys map[string]string // output field -> its object
 	var mediaSeconds float64
 	f = timed("download", func() (f *failure) {
 		inputs, mediaSeconds, f = r.download(a, j, args)
 		return f
 	})
-	if f == nil {
-		f = timed("execute", func() *failure {
-			ex, _ := executor.For(j.Type)
-			params := map[string]any{}
-			_ = json.Unmarshal(args.Params, &params)
-			var err error
-			res, err = ex.Run(actx, executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
-				Log: &ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes,
-				Fetch: func(ctx context.Context, ref, dst string) error {
-					return r.fetch(ctx, j.OrgID, ref, "", dst)
-				}})
-			var pe *executor.PermanentError
-			if f, ok := a.Stopped(); ok {
-				return f
-			}
-			switch {
-			case errors.As(err, &pe):
-				return &failure{Code: pe.Code, Message: pe.Message}
-			case err != nil:
-				return &failure{Code: jobs.CodeExecFailed, Message: err.Error(), Retry: true}
-			}
-			if out, ok := res.Files[media.OutputField]; ok {
-				description = describe(actx, out)
-			}
-			return nil
+	if _, stopped := a.Stopped(); f == nil && !stopped {
+		f = timed("execute", func() (f *failure) {
+			res, description, f = r.execute(a, j, args, inputs, &ffmpegLog, report)
+			return f
 		})
 	}
 	// Everything this attempt stores goes under the job's own prefix.
@@ -169,20 +147,9 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 		}
 	}
 	if f == nil {
-		f = timed("upload", func() *failure {
-			for field, out := range res.Files {
-				for _, p := range out.Parts {
-					if f := a.Upload(prefix+filepath.Base(p.Path), p.Path, p.ContentType); f != nil {
-						return f
-					}
-				}
-				key := prefix + field + out.Ext
-				if f := a.Upload(key, out.Path, out.ContentType); f != nil {
-					return f
-				}
-				keys[field] = key
-			}
-			return nil
+		f = timed("upload", func() (f *failure) {
+			keys, f = upload(a, prefix, res)
+			return f
 		})
 	}
 	if stop, ok := a.Stopped(); ok {
@@ -232,6 +199,54 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 	}
 	log.Info("media job done", "ms", time.Since(start).Milliseconds())
 	return jobs.Outcome{Result: jobs.Result{Outputs: keys, Metadata: meta}, Discard: a.Discard}
+}
+
+// execute is the attempt's ffmpeg step: the executor of j's type on its
+// inputs, and a description of its primary output.
+func (r *Runner) execute(a *attempt.Attempt, j *ent.Job, args media.Args, inputs map[string]executor.Input,
+	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
+	ex, _ := executor.For(j.Type)
+	params := map[string]any{}
+	_ = json.Unmarshal(args.Params, &params)
+	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
+		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes,
+		Fetch: func(ctx context.Context, ref, dst string) error {
+			return r.fetch(ctx, j.OrgID, ref, "", dst)
+		}})
+	var pe *executor.PermanentError
+	if f, ok := a.Stopped(); ok {
+		return res, nil, f
+	}
+	switch {
+	case errors.As(err, &pe):
+		return res, nil, &failure{Code: pe.Code, Message: pe.Message}
+	case err != nil:
+		return res, nil, &failure{Code: jobs.CodeExecFailed, Message: err.Error(), Retry: true}
+	}
+	var description map[string]any
+	if out, ok := res.Files[media.OutputField]; ok {
+		description = describe(a.Context(), out)
+	}
+	return res, description, nil
+}
+
+// upload stores the files of res under prefix, and returns the keys of
+// its outputs by field.
+func upload(a *attempt.Attempt, prefix string, res executor.Result) (map[string]string, *failure) {
+	keys := map[string]string{}
+	for field, out := range res.Files {
+		for _, p := range out.Parts {
+			if f := a.Upload(prefix+filepath.Base(p.Path), p.Path, p.ContentType); f != nil {
+				return nil, f
+			}
+		}
+		key := prefix + field + out.Ext
+		if f := a.Upload(key, out.Path, out.ContentType); f != nil {
+			return nil, f
+		}
+		keys[field] = key
+	}
+	return keys, nil
 }
 
 // progress passes on ffmpeg's reports on a job (about two a second) in
@@ -293,8 +308,8 @@ func (r *Runner) download(a *attempt.Attempt, j *ent.Job, args media.Args) (map[
 			}})
 	}
 	got, f := a.Fetch(sources, func(i int) string { return "input-" + fields[i] })
-	if f != nil {
-		return nil, 0, f
+	if f != nil || got == nil {
+		return nil, 0, f // got is nil when the attempt stopped: Run asks
 	}
 	inputs := make(map[string]executor.Input, len(got))
 	seconds := 0.0
