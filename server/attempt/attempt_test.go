@@ -45,6 +45,7 @@ func source(url string, probe bool) attempt.Source {
 // attempt to be tried again; a 4xx and a file that is not media are the
 // caller's, and final.
 func TestFetchSaysWhatMayMend(t *testing.T) {
+	t.Parallel()
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		switch r.URL.Path {
 		case "/busy":
@@ -96,7 +97,12 @@ func TestFetchSaysWhatMayMend(t *testing.T) {
 // attempt at its deadline, in the job's words; the job's own end (a
 // cancel) is no failure.
 func TestOneDeadlineCoversDownloads(t *testing.T) {
-	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { <-r.Context().Done() }))
+	t.Parallel()
+	asked := make(chan string, 3)
+	stuck := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		asked <- r.URL.Path
+		<-r.Context().Done()
+	}))
 	defer stuck.Close()
 
 	a := begin(t, context.Background(), 200*time.Millisecond)
@@ -109,8 +115,12 @@ func TestOneDeadlineCoversDownloads(t *testing.T) {
 	parent, cancel := context.WithCancel(context.Background())
 	a = begin(t, parent, time.Minute)
 	go func() {
-		<-time.After(50 * time.Millisecond)
-		cancel()
+		for path := range asked {
+			if path == "/c" { // this download, not one above
+				cancel()
+				return
+			}
+		}
 	}()
 	got, f = a.Fetch([]attempt.Source{source(stuck.URL+"/c", true)}, func(int) string { return "c" })
 	assert.Nil(t, got)
@@ -123,6 +133,7 @@ func TestOneDeadlineCoversDownloads(t *testing.T) {
 // TestBeginNeedsRoom: an attempt that may not fit on the disk fails before
 // it starts, to be tried again; End removes the working folder.
 func TestBeginNeedsRoom(t *testing.T) {
+	t.Parallel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	_, f := attempt.Begin(context.Background(), attempt.Config{TempDir: t.TempDir(), Timeout: time.Minute, MinFreeDisk: 1 << 62, Words: words}, "test", log)
 	require.NotNil(t, f)
