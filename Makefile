@@ -4,7 +4,7 @@ GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots
+.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures
 
 run: deps
 	$(GO) run ./cmd/kino serve
@@ -45,10 +45,26 @@ FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME)
 	$(GO) test ./server/ffmpeg -run '^$$' -fuzz '^FuzzReadContainer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./server/psd -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./server/mockup -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+
+# The PSD reader's fixtures, written by the npm package ag-psd (pinned in
+# server/psd/testdata/gen/package-lock.json) and a small writer beside it;
+# the files are committed, so tests need neither Node nor the network.
+psd-fixtures:
+	cd server/psd/testdata/gen && npm ci --no-audit --no-fund && node make.js
 
 # The pictures of docs/compositions.md: a frame of each example's render.
 doc-frames:
 	KINO_WRITE_DOC_FRAMES=1 $(GO) test ./server/app -run TestCompositionExamplesRender -count=1
+
+# The PSD templates of server/mockup's tests, written by ag-psd (Node).
+mockup-fixtures:
+	cd server/mockup/testdata/gen && npm ci --silent && node make.js
+
+# The pictures of docs/mockups.md, rendered by kino from those templates.
+mockup-pictures:
+	KINO_WRITE_MOCKUP_PICTURES=1 $(GO) test ./server/mockup -run TestDocPictures -count=1
 
 console-shots:
 	KINO_WRITE_CONSOLE_SHOTS=1 $(GO) test ./server/app -run TestConsole -count=1

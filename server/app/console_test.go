@@ -272,3 +272,48 @@ func TestConsoleServed(t *testing.T) {
 	r = k.do(t, http.MethodGet, "/api/health", nil)
 	require.Equal(t, http.StatusOK, r.status)
 }
+
+// TestConsoleTryAMockup: a template's card shows its category, layer tree
+// and smart objects from the manifest; a design dropped on its "try a
+// mockup" panel comes back as the mockup; a PSD kino refuses shows why.
+func TestConsoleTryAMockup(t *testing.T) {
+	t.Parallel()
+	ctx := openBrowser(t, 2*time.Minute)
+	k := start(t, storetest.SQLite(t), nil)
+	up := k.upload(t, "", [][2]string{{"type", "psd_template"}, {"name", "Shirt"}, {"category", "apparel"}}, "shirt.psd", mockupTemplate(t, "mockup.psd"))
+	require.Equal(t, http.StatusCreated, up.status, "%s", up.body)
+	id := up.json(t)["data"].(map[string]any)["id"].(string)
+	card := `.card[data-id="` + id + `"]`
+
+	require.NoError(t, chromedp.Do(ctx, chromedp.Navigate(k.base+"/#/assets")))
+	waitJS(t, ctx, "the template's card shows what it holds", `(() => {
+		const d = document.querySelector('`+card+` details.template');
+		return !!d && d.querySelector("summary").textContent === "apparel · 8 layers · 2 smart objects"
+			&& !!d.querySelector('ul.sos li[data-path="Front/Design"]') && d.querySelector("ul.layers").textContent.includes("Shading") })()`, 10*time.Second)
+	eval[bool](t, ctx, `(() => { document.querySelector('`+card+` details.template').open = true; return true })()`)
+	require.Equal(t, "Front/Design", eval[string](t, ctx, `document.querySelector('`+card+` select.so').value`))
+	eval[bool](t, ctx, `(async () => {
+		const c = document.createElement("canvas"); c.width = 400; c.height = 400;
+		const g = c.getContext("2d"); g.fillStyle = "#dc2626"; g.fillRect(0, 0, 400, 400);
+		g.fillStyle = "#fff"; g.font = "bold 90px sans-serif"; g.fillText("kino", 90, 230);
+		const blob = await new Promise(r => c.toBlob(r, "image/png"));
+		const dt = new DataTransfer(); dt.items.add(new File([blob], "design.png", { type: "image/png" }));
+		document.querySelector('`+card+` .try .drop').dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+		return true })()`)
+	waitJS(t, ctx, "the mockup shows", `(() => { const img = document.querySelector('`+card+` .mockup img');
+		return !!img && img.complete && img.naturalWidth === 800 })()`, 60*time.Second)
+	// The design's red is in the smart object's quad (centre at about 300,290 of 600, so 400,387 at 800).
+	require.True(t, eval[bool](t, ctx, `(() => { const img = document.querySelector('`+card+` .mockup img');
+		const c = document.createElement("canvas"); c.width = img.naturalWidth; c.height = img.naturalHeight;
+		const g = c.getContext("2d"); g.drawImage(img, 0, 0); const p = g.getImageData(330, 330, 1, 1).data;
+		return p[0] > 120 && p[1] < 60 && p[2] < 60 })()`), "the design's red is inside the quad")
+	shot(t, ctx, "mockup")
+
+	// A PSD kino refuses: the reason shows on the page.
+	eval[bool](t, ctx, `(() => {
+		const bytes = new Uint8Array([56,66,80,83,0,1,0,0,0,0,0,0,0,3,0,0,117,48,0,0,117,48,0,8,0,3,0,0,0,0,0,0,0,0,0,0,0,0,0,1]);
+		const dt = new DataTransfer(); dt.items.add(new File([bytes], "huge.psd"));
+		document.querySelector("#drop").dispatchEvent(new DragEvent("drop", { dataTransfer: dt, bubbles: true, cancelable: true }));
+		return true })()`)
+	waitJS(t, ctx, "the refusal names the file and the reason", `document.querySelector("main").innerText.includes("huge.psd: file: the picture is 30000×30000 pixels")`, 10*time.Second)
+}

@@ -23,6 +23,9 @@ type Field struct {
 	Media       []string
 	Required    bool
 	Description string
+	// Unprobed inputs are read by kino's own decoder (a PSD template),
+	// not probed by ffprobe when a job downloads them.
+	Unprobed bool
 }
 
 // Type is one media job type.

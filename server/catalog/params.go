@@ -29,6 +29,12 @@ type Param struct {
 	MaxLength, MaxItems int
 	// Fields are the members of an object, or of each item of an array.
 	Fields []Param
+	// Items, when set, declares each item of an array that holds plain
+	// values (strings, say) rather than objects with Fields.
+	Items *Param
+	// Values, when set, makes an object a map: any key (at most
+	// MaxItems of them, each at most MaxLength), every value declared by it.
+	Values *Param
 	// Check adds rules that span fields; it returns problems as
 	// (relative path, message) pairs.
 	Check func(v map[string]any) [][2]string
@@ -140,6 +146,10 @@ func checkValue(path string, val any, p Param, out *[]Problem) {
 		}
 		for i, item := range a {
 			ip := fmt.Sprintf("%s[%d]", path, i)
+			if p.Items != nil {
+				checkValue(ip, item, *p.Items, out)
+				continue
+			}
 			m, ok := item.(map[string]any)
 			if !ok {
 				*out = append(*out, Problem{ip, "must be an object"})
@@ -153,7 +163,38 @@ func checkValue(path string, val any, p Param, out *[]Problem) {
 			bad("must be an object")
 			return
 		}
+		if p.Values != nil {
+			checkMap(path, m, p, out)
+			return
+		}
 		checkObject(path, m, p.Fields, p.Check, out)
+	}
+}
+
+// checkMap checks an object whose keys are the caller's (layer paths, say):
+// their count and length, and every value against p.Values.
+func checkMap(path string, m map[string]any, p Param, out *[]Problem) {
+	if p.MaxItems > 0 && len(m) > p.MaxItems {
+		*out = append(*out, Problem{path, fmt.Sprintf("must have at most %d entries", p.MaxItems)})
+		return
+	}
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	for _, k := range keys {
+		kp := fmt.Sprintf("%s[%q]", path, k)
+		if k == "" || (p.MaxLength > 0 && len(k) > p.MaxLength) {
+			*out = append(*out, Problem{kp, fmt.Sprintf("a key must be 1 to %d characters", p.MaxLength)})
+			continue
+		}
+		checkValue(kp, m[k], *p.Values, out)
+	}
+	if p.Check != nil {
+		for _, pr := range p.Check(m) {
+			*out = append(*out, Problem{join(path, pr[0]), pr[1]})
+		}
 	}
 }
 
@@ -216,8 +257,23 @@ func schemaOf(p Param) map[string]any {
 		if p.MaxItems > 0 {
 			s["maxItems"] = float64(p.MaxItems)
 		}
-		s["items"] = Schema(p.Fields)
+		if p.Items != nil {
+			s["items"] = schemaOf(*p.Items)
+		} else {
+			s["items"] = Schema(p.Fields)
+		}
 	case "object":
+		if p.Values != nil {
+			s["additionalProperties"] = schemaOf(*p.Values)
+			if p.MaxItems > 0 {
+				s["maxProperties"] = float64(p.MaxItems)
+			}
+			delete(s, "maxLength")
+			if p.MaxLength > 0 {
+				s["propertyNames"] = map[string]any{"minLength": float64(1), "maxLength": float64(p.MaxLength)}
+			}
+			break
+		}
 		for k, v := range Schema(p.Fields) {
 			s[k] = v
 		}

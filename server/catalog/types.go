@@ -46,7 +46,47 @@ func watermarkCheck(v map[string]any) [][2]string {
 	return out
 }
 
+// MaxMockups bounds the designs of one mockup.render job (a batch) and
+// the smart objects one call fills: each is a canvas-sized picture held
+// while it is drawn and encoded.
+const MaxMockups = 50
+
+// designRef is a design named in params: a URL or an asset id.
+var designRef = Param{Kind: "string", MaxLength: 2048, Description: "an image: an http(s) URL or an asset id"}
+
+// layerPath is a layer of a template: its name, or group/name.
+var layerPath = Param{Kind: "string", MaxLength: 1000}
+
+// colorHex is a colour as #rrggbb.
+var colorHex = Param{Kind: "string", Pattern: regexp.MustCompile(`^#[0-9a-fA-F]{6}$`), PatternHint: "must be a colour as #rrggbb"}
+
 var types = []*Type{
+	{
+		Name: "mockup.render", Tag: "image", Pattern: "transform",
+		Summary:    "Place designs into the smart objects of a PSD template, in its perspective and warps and under its shading, and draw the product picture.",
+		ProviderID: "kino", Resource: "psd reader, compositor",
+		Inputs: []Field{
+			{Name: "template", Media: []string{Image}, Required: true, Unprobed: true, Description: "a PSD template: a psd_template asset id or a URL"},
+			{Name: "design", Media: []string{Image}, Unprobed: true, Description: "the picture placed into smartObject: a URL or an asset id (PNG, JPEG or WebP)"},
+		},
+		Outputs: []Field{outputURL(Image)},
+		Params: []Param{
+			{Name: "smartObject", Kind: "string", MaxLength: 1000, Description: "the smart object the design goes into: its layer path (name, or group/name); default the template's only smart object"},
+			{Name: "designs", Kind: "array", MaxItems: MaxMockups, Items: &designRef,
+				Description: "a batch: more designs, each placed into smartObject on its own mockup (outputUrl2, outputUrl3, …, after the design input's outputUrl)"},
+			{Name: "smartObjects", Kind: "object", MaxItems: 20, MaxLength: 1000, Values: &designRef,
+				Description: "more smart objects filled on every mockup: layer path -> design (URL or asset id), as a back beside the front"},
+			{Name: "fit", Kind: "string", Enum: []string{"cover", "contain", "fill"}, Description: "how a design fills the smart object's content box; default cover (crops)"},
+			{Name: "hide", Kind: "array", MaxItems: 200, Items: &layerPath, Description: "layer paths to hide"},
+			{Name: "show", Kind: "array", MaxItems: 200, Items: &layerPath, Description: "hidden layer paths to show"},
+			{Name: "colors", Kind: "object", MaxItems: 50, MaxLength: 1000, Values: &colorHex, Description: "solid-colour fill layer path -> #rrggbb: the product's colour"},
+			{Name: "format", Kind: "string", Enum: []string{"png", "jpg", "jpeg", "webp"}, Description: "default png"},
+			{Name: "width", Kind: "integer", Min: bound(16), Max: bound(8192), Description: "the output's width, keeping the template's aspect; default the template's"},
+			{Name: "quality", Kind: "integer", Min: bound(1), Max: bound(100), Description: "jpg and webp quality; default 90"},
+		},
+		AcceptsMedia: []string{Image}, PricePerSecond: 0,
+		MediaOverrides: map[string]any{Image: map[string]any{"pricePerJob": 0.002}},
+	},
 	{
 		Name: "watermark.apply", Tag: "watermark", Pattern: "transform",
 		Summary:    "Draw image and text watermarks on a video or an image.",

@@ -225,6 +225,39 @@ func (c *compiler) finish() {
 	case len(s.sources) > c.lim.MaxAssets:
 		c.r.fail("composition", "uses %d distinct assets; at most %d are allowed", len(s.sources), c.lim.MaxAssets)
 	default:
-		c.checkExtras()
+		c.checkCaptionsTotal()
+		if c.r.err == nil {
+			c.checkExtras()
+		}
+	}
+}
+
+// maxCaptionsLayers bounds the captions layers of one render: each reads,
+// lays out and writes its cues, and libass in ffmpeg holds each script.
+const maxCaptionsLayers = 8
+
+// checkCaptionsTotal bounds what the captions layers of a render cost
+// together, as far as the composition tells: how many there are, and the
+// cues of those given inline, at most MaxCues over the render as in one
+// layer. The scripts they make are bounded when planned (maxCaptionScript,
+// maxCaptionEvents), once URL files are read.
+func (c *compiler) checkCaptionsTotal() {
+	layers, cues := 0, 0
+	for _, l := range c.scene.Layers {
+		if l.Captions == nil {
+			continue
+		}
+		layers++
+		if layers > maxCaptionsLayers {
+			c.r.fail(l.Field, "is captions layer %d; a render has at most %d captions layers", layers, maxCaptionsLayers)
+			return
+		}
+		if l.Captions.Source == "" {
+			cues += len(l.Captions.Cues)
+		}
+		if cues > MaxCues {
+			c.r.fail(l.Field, "brings the cues of the render's inline captions to %d; at most %d are allowed in all", cues, MaxCues)
+			return
+		}
 	}
 }

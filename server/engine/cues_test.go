@@ -217,7 +217,7 @@ func TestPlanCaptions(t *testing.T) {
 func TestWriteASSFontName(t *testing.T) {
 	t.Parallel()
 	l := Layer{Color: "0xFFFFFFFF", Opacity: 1, Captions: &Captions{}}
-	script, err := writeASS(l, &Scene{Width: 32, Height: 18}, "Evil,1\r[Events]\rDialogue: 0\n\x00x", 10, rect{w: 32, h: 18}, nil)
+	script, err := writeASS(l, &Scene{Width: 32, Height: 18}, "Evil,1\r[Events]\rDialogue: 0\n\x00x", 10, rect{w: 32, h: 18}, nil, &captionSpend{})
 	require.NoError(t, err)
 	assert.NotContains(t, script, "\r")
 	assert.NotContains(t, script, "\x00")
@@ -262,7 +262,7 @@ func BenchmarkWriteASSWords(b *testing.B) {
 		cues[i] = shownCue{start: float64(i) * 0.1, end: float64(i+1) * 0.1, lines: line, word: i % 10}
 	}
 	for b.Loop() {
-		if _, err := writeASS(l, &Scene{Width: 320, Height: 180}, "DejaVu Sans", 10, rect{w: 320, h: 180}, cues); err != nil {
+		if _, err := writeASS(l, &Scene{Width: 320, Height: 180}, "DejaVu Sans", 10, rect{w: 320, h: 180}, cues, &captionSpend{}); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -285,7 +285,7 @@ func TestPlanCaptionsOverlapBounded(t *testing.T) {
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "composition.layers[0]", ve.Field)
-	assert.Contains(t, ve.Message, "subtitle script of more than 32 MiB")
+	assert.Contains(t, ve.Message, "subtitle scripts of more than 32 MiB")
 }
 
 // TestPlanCaptionsFontPanics: a captions layer's font goes through the

@@ -3,6 +3,7 @@ package engine
 import (
 	"fmt"
 	"math"
+	"strconv"
 )
 
 // How layers with Motion are drawn. A layer's chain ends, after its fades,
@@ -291,9 +292,69 @@ func drawn(l Layer, bw, bh int) (int, int) {
 func (p *planner) movingColor(i int, l Layer, video, c string, r rect, win window) string {
 	lbl := fmt.Sprintf("l%d", i)
 	w, h := p.filled(l)
+	if part, ok := p.visiblePart(l, w, h, r.w, r.h); ok {
+		if part.w <= 0 || part.h <= 0 {
+			return video // nothing of it reaches the frame
+		}
+		sh := &shape{boxW: part.w, boxH: part.h, w: part.w, h: part.h}
+		src := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", c, part.w, part.h, p.s.FPS, f(float64(win.frames()+1)/float64(p.s.FPS)))
+		tail := join(p.ramp(i, l, win, part.w, part.h), sh.rotate(l, clock{t: "t", origin: l.Start}))
+		p.graph = append(p.graph, join(src, "format=yuva420p", win.shift(), fades(l, win), tail)+"["+lbl+"]")
+		// part.x, part.y is where the centre of the part lands.
+		return p.overlay(i, win.enable(), video, lbl, strconv.Itoa(part.x-sh.w/2), strconv.Itoa(part.y-sh.h/2))
+	}
 	sh := &shape{boxW: w, boxH: h, w: r.w, h: r.h}
 	src := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", c, r.w, r.h, p.s.FPS, f(float64(win.frames()+1)/float64(p.s.FPS)))
 	tail, x, y, enable := p.transform(i, l, win, sh)
 	p.graph = append(p.graph, join(src, "format=yuva420p", win.shift(), fades(l, win), tail)+"["+lbl+"]")
 	return p.overlay(i, enable, video, lbl, x, y)
+}
+
+// visiblePart is the part of a colour layer that can reach the frame,
+// when its place, scale and angle hold still and the layer drawn whole
+// (dw×dh, its box bw×bh scaled) would reach past the frame: its size,
+// and where its centre lands on the frame (rect's x and y). One colour
+// looks the same cut anywhere, so only the part that can be seen is
+// drawn and turned: a colour at scale 100, turned, on a 320×180 output
+// turned a 7140×4016 picture every frame. ok is false when the whole
+// layer is drawn; a part of no size is a layer that never shows.
+func (p *planner) visiblePart(l Layer, bw, bh, dw, dh int) (part rect, ok bool) {
+	m := l.motion()
+	sc, sFixed := m.Scale.static(1)
+	deg, rFixed := m.Rotation.static(0)
+	if m.X != nil || m.Y != nil || !sFixed || !rFixed || sc == 0 || m.enter() != nil || m.exit() != nil || l.vanishes() {
+		return rect{}, false
+	}
+	W, H := float64(p.s.Width), float64(p.s.Height)
+	// The layer's centre: its box's, which scale and rotation keep.
+	cx, cy := float64(l.X.Px)+float64(bw)/2, float64(l.Y.Px)+float64(bh)/2
+	if l.X.Center {
+		cx = W / 2
+	}
+	if l.Y.Center {
+		cy = H / 2
+	}
+	// The frame's corners in the layer's own axes (rotate turns
+	// clockwise, y down), bounded, with two pixels for the turned edges'
+	// smoothing, and cut to the layer.
+	rad := deg * math.Pi / 180
+	sin, cos := math.Sin(rad), math.Cos(rad)
+	u0, v0, u1, v1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, c := range [][2]float64{{0, 0}, {W, 0}, {0, H}, {W, H}} {
+		dx, dy := c[0]-cx, c[1]-cy
+		u, v := dx*cos+dy*sin, -dx*sin+dy*cos
+		u0, u1, v0, v1 = min(u0, u), max(u1, u), min(v0, v), max(v1, v)
+	}
+	hw, hh := float64(dw)/2, float64(dh)/2
+	u0, v0 = max(math.Floor(u0)-2, -hw), max(math.Floor(v0)-2, -hh)
+	u1, v1 = min(math.Ceil(u1)+2, hw), min(math.Ceil(v1)+2, hh)
+	if u1 <= u0 || v1 <= v0 {
+		return rect{}, true
+	}
+	w, h := int(math.Ceil(u1-u0)), int(math.Ceil(v1-v0))
+	if 4*w*h > 3*dw*dh {
+		return rect{}, false // a cut that saves little changes nothing
+	}
+	mu, mv := (u0+u1)/2, (v0+v1)/2
+	return rect{x: int(math.Round(cx + mu*cos - mv*sin)), y: int(math.Round(cy + mu*sin + mv*cos)), w: w, h: h}, true
 }

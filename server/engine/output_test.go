@@ -152,13 +152,13 @@ func TestPlanOutputs(t *testing.T) {
 			"[gifb][palette]paletteuse=dither=sierra2_4a:diff_mode=rectangle[vout]",
 		}, nil},
 		{"png: the frame on screen at frameTime", `"format":"png","frameTime":1.55`, []string{
-			"[v0]format=yuv420p,trim=start_frame=15:end_frame=16[vout]",
+			"[v0]format=yuv420p,trim=start_frame=0:end_frame=1[vout]",
 		}, []string{"-map", "[vout]", "-frames:v", "1", "-c:v", "png", "-pix_fmt", "rgb24", "-f", "image2pipe", "file:/w/out.png"}},
 		{"transparent png", `"format":"png","background":"transparent"`, []string{
 			"[v0]format=yuva420p,trim=start_frame=0:end_frame=1[vout]",
 		}, []string{"-map", "[vout]", "-frames:v", "1", "-c:v", "png", "-pix_fmt", "rgba", "-f", "image2pipe", "file:/w/out.png"}},
 		{"jpg has no alpha", `"format":"jpg","frameTime":0.1,"background":"transparent"`, []string{
-			"[v0]format=yuv420p,trim=start_frame=1:end_frame=2[vout]",
+			"[v0]format=yuv420p,trim=start_frame=0:end_frame=1[vout]",
 		}, []string{"-map", "[vout]", "-frames:v", "1", "-c:v", "mjpeg", "-q:v", "2", "-pix_fmt", "yuvj420p", "-f", "image2pipe", "file:/w/out.jpg"}},
 		{"mp4 with a poster and a thumbnail: one command, branches of one frame", `"poster":{"capture":1},"thumbnail":{"capture":0.25,"scale":0.5}`, []string{
 			"[v0]format=yuv420p,split=3[vout][posterin][thumbnailin]",

@@ -209,3 +209,16 @@ func PlanJoin(s *Scene, parts []string, sound, workDir, outPath string) *Command
 
 // joinList is the concat demuxer's list of a join, in its working folder.
 const joinList = "parts.txt"
+
+// stillFrame is the scene of a still's one frame, cut as a part is: the
+// layers that do not show on it are left out, those that look the same on
+// every frame start on it, and the frames before it are never composed.
+// Drawing a still at frameTime 30 of a 60 fps composition composed 1,800
+// frames to keep one. Its frame is the part's frame 0.
+func (s *Scene) stillFrame() *Scene {
+	n := s.frameShownAt(s.FrameTime)
+	p := s.Part(PartRange{First: n, Count: 1}, false)
+	p.FrameTime = 0
+	p.stillCut = true
+	return p
+}

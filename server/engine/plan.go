@@ -93,6 +93,9 @@ const (
 )
 
 func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
+	if mode == whole && s.Still() && !s.stillCut {
+		s = s.stillFrame()
+	}
 	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
 	// The topmost opaque colour layer that covers every pixel of every
@@ -165,10 +168,12 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 	}
 
 	graph := strings.Join(p.graph, ";")
-	args := append(p.inputs, "-filter_complex", graph)
+	args := append(p.threads(graph), p.inputArgs()...)
 	if len(graph) > maxGraphArg {
 		p.files[graphFile] = []byte(graph)
-		args = append(p.inputs, "-filter_complex_script", filepath.Join(workDir, graphFile))
+		args = append(args, "-filter_complex_script", filepath.Join(workDir, graphFile))
+	} else {
+		args = append(args, "-filter_complex", graph)
 	}
 	if picture {
 		args = append(args, "-map", "[vout]")
@@ -353,8 +358,7 @@ type planner struct {
 	s       *Scene
 	media   map[string]Media
 	workDir string
-	inputs  []string
-	nInputs int
+	inputs  []plannedInput
 	graph   []string
 	files   map[string][]byte
 	// pictures are the captures the graph branches off to.
@@ -365,16 +369,69 @@ type planner struct {
 	fontBytes int64
 	// linesDrawn counts the lines of laid-out text drawn so far.
 	linesDrawn int
-	mode       planMode
+	// captions is what the captions layers planned so far wrote.
+	captions captionSpend
+	mode     planMode
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino
 // probed (never one ffmpeg guesses, which could follow a playlist to other
 // files), with its input options, and returns its index.
 func (p *planner) input(m Media, opts ...string) int {
-	p.inputs = append(p.inputs, ffmpeg.InputArgsFormat(m.Format, m.Path, opts...)...)
-	p.nInputs++
-	return p.nInputs - 1
+	p.inputs = append(p.inputs, plannedInput{m: m, opts: opts})
+	return len(p.inputs) - 1
+}
+
+// plannedInput is an input of the command and its input options.
+type plannedInput struct {
+	m    Media
+	opts []string
+}
+
+// threadBudget is about how many threads kino lets the decoders of a
+// render's videos, and its filters, each start, shared among the layers.
+// Left to itself ffmpeg gives every decoder and every scaler of the
+// graph as many threads as the machine has CPUs: 60 picture layers made
+// thousands of threads, whose stacks and memory arenas overran the
+// address space of --ffmpeg-max-memory ("Resource temporarily
+// unavailable"), and 100 4K layers ran out of memory in frame-threaded
+// picture decoders. The graph composes one frame at a time anyway.
+const threadBudget = 8
+
+// inputArgs are the arguments of every input. A picture is decoded once,
+// in one thread; videos share threadBudget decoder threads once there
+// are more than two.
+func (p *planner) inputArgs() []string {
+	videos := 0
+	for _, in := range p.inputs {
+		if in.m.HasVideo && !in.m.Still {
+			videos++
+		}
+	}
+	var args []string
+	for _, in := range p.inputs {
+		opts := in.opts
+		switch {
+		case in.m.Still || in.m.Format == "png_pipe":
+			opts = append([]string{"-threads", "1"}, opts...)
+		case in.m.HasVideo && videos > 2:
+			opts = append([]string{"-threads", strconv.Itoa(max(1, threadBudget/videos))}, opts...)
+		}
+		args = append(args, ffmpeg.InputArgsFormat(in.m.Format, in.m.Path, opts...)...)
+	}
+	return args
+}
+
+// threads are the global options that bound the graph's threads: every
+// scaler (one a layer, and those ffmpeg inserts to convert formats)
+// starts as many threads as the graph may use, so a graph of more than
+// two layers shares threadBudget among them.
+func (p *planner) threads(graph string) []string {
+	layers := strings.Count(graph, "overlay=") + strings.Count(graph, "drawtext=")
+	if layers <= 2 {
+		return nil
+	}
+	return []string{"-filter_complex_threads", strconv.Itoa(max(1, threadBudget/layers))}
 }
 
 // medium is the downloaded file behind a layer's source.

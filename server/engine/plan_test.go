@@ -67,9 +67,12 @@ func TestPlanGraph(t *testing.T) {
 	want := []string{
 		// The video: a frame more than the layer; the picture: no input
 		// options, the loop filter repeats it.
-		// Every input is opened with its probed demuxer and local files alone.
+		// Every input is opened with its probed demuxer and local files
+		// alone; a picture is decoded in one thread, and three layers
+		// share the graph's threads.
+		"-filter_complex_threads", "2",
 		"-protocol_whitelist", "file", "-f", "mov", "-max_pixels", "50000000", "-ss", "0.2", "-t", "1.6", "-i", "file:/m/clip",
-		"-protocol_whitelist", "file", "-f", "png_pipe", "-max_pixels", "50000000", "-i", "file:/m/pic",
+		"-protocol_whitelist", "file", "-f", "png_pipe", "-max_pixels", "50000000", "-threads", "1", "-i", "file:/m/pic",
 		"-protocol_whitelist", "file", "-f", "wav", "-max_pixels", "50000000", "-ss", "2", "-t", "1.5", "-i", "file:/m/tone",
 		"-filter_complex", strings.Join(graph, ";"),
 		"-map", "[vout]", "-map", "[aout]", "-t", "2", "-r", "10",

@@ -45,6 +45,8 @@ type Scene struct {
 	// lead is how many frames of a part's timeline (Part) come before
 	// its first frame; they are drawn by no one and not encoded.
 	lead int
+	// stillCut marks the scene of a still's one frame (stillFrame).
+	stillCut bool
 }
 
 // Pos is a coordinate in pixels, or centred.

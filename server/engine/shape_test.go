@@ -35,7 +35,7 @@ func TestPlanShapes(t *testing.T) {
 	assert.Contains(t, cmd.Files, "shape-3.png", "unless a colour source would land a pixel off")
 	assert.Contains(t, graph, "[v2][l3]overlay=x=10:y=20:")
 	args := strings.Join(cmd.Args, " ")
-	assert.Contains(t, args, "-f png_pipe -max_pixels 50000000 -i file:/w/shape-1.png")
+	assert.Contains(t, args, "-f png_pipe -max_pixels 50000000 -threads 1 -i file:/w/shape-1.png")
 	assert.Contains(t, args, "-i file:/w/shape-2.png")
 	_, err := checkGraph(graph, "/w", testFont)
 	require.NoError(t, err)

@@ -205,7 +205,7 @@ func TestPlanPlayback(t *testing.T) {
 			"atempo=0.5,atrim=end=1,",
 		}},
 		{"a picture plays no faster", `{"type":"video","src":"pic","duration":1,"speed":2,"loop":true}`, []string{
-			"-f png_pipe -max_pixels 50000000 -i file:/m/pic",
+			"-f png_pipe -max_pixels 50000000 -threads 1 -i file:/m/pic",
 		}},
 	}
 	for _, tc := range cases {

@@ -62,7 +62,7 @@ func TestPlanTextBox(t *testing.T) {
 	assert.Equal(t, []byte("qqq"), cmd.Files["text-0-0.txt"])
 	assert.Equal(t, []byte("zzz"), cmd.Files["text-0-1.txt"])
 	assert.Contains(t, cmd.Files, "box-0.png")
-	assert.Contains(t, strings.Join(cmd.Args, " "), "-f png_pipe -max_pixels 50000000 -i file:/w/box-0.png")
+	assert.Contains(t, strings.Join(cmd.Args, " "), "-f png_pipe -max_pixels 50000000 -threads 1 -i file:/w/box-0.png")
 
 	graph := filterGraph(cmd)
 	// Two lines of 23.28 px (DejaVu's own line height at 20 px): the box is

@@ -148,8 +148,20 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 			turn = sh.rotate(l, clock{})
 		}
 		in = p.input(m)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, join(before, size, after, "format=yuva420p", opacity(l), turn)),
+		// A picture held still but scaled or turned past the frame is
+		// cut to what can show before it is repeated.
+		var cut string
+		var at [2]int
+		if zoompan == "" {
+			cut, at = p.visibleCut(l, sh)
+		}
+		chain = join(fmt.Sprintf("[%d:v]%s", in, join(before, size, after, "format=yuva420p", opacity(l), turn, cut)),
 			win.repeat(), zoompan, win.shift(), fades(l, win))
+		if cut != "" {
+			tail, _, _, enable := p.transform(i, l, win, sh)
+			p.graph = append(p.graph, join(chain, tail)+"["+lbl+"]")
+			return in, strconv.Itoa(at[0]), strconv.Itoa(at[1]), enable
+		}
 	} else {
 		// A frame more than the layer, so the fps filter cannot come up
 		// one short; the enable window cuts the rest.
@@ -275,4 +287,46 @@ func join(parts ...string) string {
 		}
 	}
 	return strings.Join(out, ",")
+}
+
+// visibleCut is the crop of a still picture layer whose place, scale and
+// angle hold still (sized and turned once, sh its frames then), to the
+// part of it that lands on the frame, and where overlay places that part;
+// "" when the whole picture shows or the layer moves. A picture at scale
+// 100 on a 320×180 output was repeated and blended at 7140×4016 on every
+// frame, and a hundred of them could not be held in ffmpeg's memory.
+func (p *planner) visibleCut(l Layer, sh *shape) (string, [2]int) {
+	m := l.motion()
+	_, sFixed := m.Scale.static(1)
+	_, rFixed := m.Rotation.static(0)
+	if !l.moves() || m.X != nil || m.Y != nil || !sFixed || !rFixed || m.enter() != nil || m.exit() != nil || l.vanishes() || l.ramped() {
+		return "", [2]int{}
+	}
+	// Where overlay puts the frame's corner (transform's place: about the
+	// box's centre), truncated as overlay truncates it; overlay then moves
+	// it down to an even pixel, which an even cut keeps.
+	corner := func(pos Pos, frame, box, size int) int {
+		if pos.Center {
+			return int(float64(frame-size) / 2)
+		}
+		return int(float64(pos.Px) + float64(box-size)/2)
+	}
+	x, y := corner(l.X, p.s.Width, sh.boxW, sh.w), corner(l.Y, p.s.Height, sh.boxH, sh.h)
+	span := func(at, size, frame int) (int, int) {
+		from := max(0, -at) &^ 1
+		to := min(size, frame-at+2)
+		return from, max(to-from, 0)
+	}
+	cx, cw := span(x, sh.w, p.s.Width)
+	cy, ch := span(y, sh.h, p.s.Height)
+	if cw > 0 && ch > 0 && 4*cw*ch > 3*sh.w*sh.h {
+		return "", [2]int{} // a cut that saves little is not worth a filter
+	}
+	if cw <= 0 || ch <= 0 {
+		// Nothing of it shows: a pixel of it, off the frame.
+		cx, cy, cw, ch = 0, 0, 2, 2
+		x, y = -4, -4
+	}
+	sh.w, sh.h = cw, ch
+	return fmt.Sprintf("crop=w=%d:h=%d:x=%d:y=%d:exact=1", cw, ch, cx, cy), [2]int{x + cx, y + cy}
 }

@@ -24,6 +24,9 @@ type Output struct {
 	ContentType string
 	// Ext is the file extension of the stored object, with its dot.
 	Ext string
+	// Described, when set, is what the output is (contentType, width,
+	// height): the executor knows, and the runner need not probe it.
+	Described map[string]any
 	// Parts are files the output refers to by their base names (the
 	// segments of an HLS playlist); they are stored beside it, under
 	// those names.
@@ -87,6 +90,7 @@ var registry = map[string]Executor{
 	"video.trim":      videoTrim{},
 	"image.resize":    imageResize{},
 	"watermark.apply": watermarkApply{},
+	"mockup.render":   mockupRender{},
 	"caption.extract": captionExtract{transcriber: Pocketsphinx{}},
 	"caption.burn":    captionBurn{},
 	"video.thumbnail": videoThumbnail{},

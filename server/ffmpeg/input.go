@@ -126,3 +126,13 @@ func describeRefusal(path string) (string, bool) {
 	}
 	return "", false
 }
+
+// CheckHeader refuses a picture whose header declares more pixels than the
+// limit, with the *InputError a probe gives; kino's own decoders (the PSD
+// reader) call it before reading further.
+func CheckHeader(path string) error {
+	if w, h, ok := pictureHeader(path); ok {
+		return checkPixels(w, h)
+	}
+	return nil
+}

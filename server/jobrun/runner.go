@@ -263,6 +263,12 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
 	}
+	if out.Described != nil {
+		for k, v := range out.Described {
+			d[k] = v
+		}
+		return d
+	}
 	probe := ffmpeg.ProbeFast
 	if len(out.Parts) > 0 {
 		probe = ffmpeg.ProbeOutput // a playlist of kino's own segments
@@ -302,7 +308,7 @@ func (r *Runner) download(a *attempt.Attempt, j *ent.Job, args media.Args) (map[
 	for field, key := range keys {
 		v := values[field]
 		fields = append(fields, field)
-		sources = append(sources, attempt.Source{Label: "inputs." + field, URL: v, Probe: true,
+		sources = append(sources, attempt.Source{Label: "inputs." + field, URL: v, Probe: !unprobed(j.Type, field),
 			Fetch: func(ctx context.Context, path string) (int64, error) {
 				return 0, r.fetch(ctx, j.OrgID, v, key, path)
 			}})
@@ -314,10 +320,25 @@ func (r *Runner) download(a *attempt.Attempt, j *ent.Job, args media.Args) (map[
 	inputs := make(map[string]executor.Input, len(got))
 	seconds := 0.0
 	for i, in := range got {
-		inputs[fields[i]] = executor.Input{Path: in.Path, Info: in.Info}
-		seconds += in.Info.Duration
+		info := in.Info
+		if info == nil {
+			info = &ffmpeg.Info{} // unprobed: of no length
+		}
+		inputs[fields[i]] = executor.Input{Path: in.Path, Info: info}
+		seconds += info.Duration
 	}
 	return inputs, seconds, nil
+}
+
+// unprobed says whether the input field of jobs of typ is read by kino's
+// own decoder (a PSD template), which checks it, rather than by ffprobe.
+func unprobed(typ, field string) bool {
+	t, ok := catalog.Lookup(typ)
+	if !ok {
+		return false
+	}
+	f, ok := t.Input(field)
+	return ok && f.Unprobed
 }
 
 // fetch puts at path the file ref names for a job of org: an asset's

@@ -27,6 +27,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -341,6 +342,29 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 			return err
 		}
 		meta["cues"] = n
+	case "psd_template":
+		// kino's own reader and compositor: a template is ready only when
+		// a mockup can be drawn from it, and its thumbnail is that drawing.
+		manifest, t, err := s.template(ctx, path, dir)
+		var refused *ffmpeg.InputError
+		switch {
+		case errors.As(err, &refused):
+			return apierr.New(apierr.Validation, "file: %s", refused.Reason)
+		case errors.Is(err, mockup.ErrRefused):
+			return apierr.New(apierr.Validation, "file: %s", err.Error())
+		case ctx.Err() != nil:
+			return grpcstatus.FromContextError(ctx.Err()).Err()
+		case errors.Is(err, errBusy):
+			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+		case errors.Is(err, errSlow):
+			return apierr.New(apierr.Validation, "file: the template took longer than the limit of %s to read and draw", s.opts.Timeout)
+		case err != nil:
+			return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
+		}
+		// The manifest's fields sit beside format and contentType.
+		b, _ := json.Marshal(manifest)
+		_ = json.Unmarshal(b, &meta)
+		thumb = t
 	default:
 		w, h, t, err := s.picture(ctx, path, dir)
 		var refused *ffmpeg.InputError
@@ -496,6 +520,97 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 
 // errBusy is an upload that waited longer than the time limit for a worker.
 var errBusy = errors.New("no upload worker is free")
+
+// errSlow is a template that took longer than the time limit to inspect.
+var errSlow = errors.New("the template took too long")
+
+// acquire takes an upload worker, waiting at most the time limit.
+func (s *AssetService) acquire(ctx context.Context) error {
+	select {
+	case s.workers <- struct{}{}:
+		return nil
+	default:
+	}
+	wait := time.NewTimer(s.opts.Timeout)
+	defer wait.Stop()
+	select {
+	case s.workers <- struct{}{}:
+		return nil
+	case <-wait.C:
+		return errBusy
+	case <-ctx.Done():
+		return ctx.Err()
+	}
+}
+
+// template reads a PSD template with kino's reader, checks that kino can
+// draw it, and draws its thumbnail from the template as it is, on one of
+// the upload workers. The drawing is bounded by the reader's limits, not
+// stoppable: past the time limit the upload answers and the worker
+// finishes alone (docs/limits.md).
+func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.Manifest, string, error) {
+	if err := ffmpeg.CheckHeader(path); err != nil {
+		return nil, "", err
+	}
+	if err := s.acquire(ctx); err != nil {
+		return nil, "", err
+	}
+	type result struct {
+		m     *mockup.Manifest
+		thumb string
+		err   error
+	}
+	done := make(chan result, 1)
+	go func() {
+		defer func() { <-s.workers }()
+		// A panic in the reader or the compositor (a file they did not
+		// foresee) refuses this upload instead of stopping the server.
+		defer func() {
+			if r := recover(); r != nil {
+				done <- result{err: fmt.Errorf("%w: kino could not draw it: %v", mockup.ErrRefused, r)}
+			}
+		}()
+		m, thumb, err := inspectTemplate(path, dir, ffmpeg.CurrentLimits().MaxPixels)
+		done <- result{m, thumb, err}
+	}()
+	timer := time.NewTimer(s.opts.Timeout)
+	defer timer.Stop()
+	select {
+	case r := <-done:
+		return r.m, r.thumb, r.err
+	case <-timer.C:
+		return nil, "", errSlow
+	case <-ctx.Done():
+		return nil, "", ctx.Err()
+	}
+}
+
+// inspectTemplate decodes a template, draws it as it is and writes the
+// drawing, thumbnail-sized, as a PNG in dir.
+func inspectTemplate(path, dir string, maxPixels int64) (*mockup.Manifest, string, error) {
+	tpl, closer, err := mockup.Load(path, maxPixels)
+	if err != nil {
+		return nil, "", err
+	}
+	defer closer.Close()
+	img, _, err := tpl.Render(mockup.Options{})
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", mockup.ErrRefused, err)
+	}
+	thumb := filepath.Join(dir, "thumbnail.png")
+	f, err := os.Create(thumb)
+	if err != nil {
+		return nil, "", err
+	}
+	if err := mockup.EncodePNG(f, mockup.Resize(img, min(thumbnailWidth, img.Bounds().Dx()))); err != nil {
+		f.Close()
+		return nil, "", err
+	}
+	if err := f.Close(); err != nil {
+		return nil, "", err
+	}
+	return &tpl.Manifest, thumb, nil
+}
 
 // picture reads an upload's picture size and makes its thumbnail, on one
 // of the upload workers and within the time limit. A picture kino will not

@@ -68,7 +68,11 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	validating := time.Now()
 	inputs := req.GetInputs().AsMap()
 	params := req.GetParams().AsMap()
-	if problems := validateJob(t, inputs, params, s.assetMedia(ctx)); len(problems) > 0 {
+	problems := validateJob(t, inputs, params, s.assetMedia(ctx))
+	if len(problems) == 0 && t.Name == "mockup.render" {
+		problems = s.checkMockup(ctx, inputs, params)
+	}
+	if len(problems) > 0 {
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 	inputsJSON, err := json.Marshal(inputs)

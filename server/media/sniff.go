@@ -32,7 +32,7 @@ func sniff(head []byte) (sniffed, bool) {
 		return sniffed{"jpeg", "image", "image/jpeg"}, true
 	case has(0, "RIFF") && has(8, "WEBP"):
 		return sniffed{"webp", "image", "image/webp"}, true
-	case has(0, "8BPS\x00\x01"):
+	case has(0, "8BPS\x00\x01"), has(0, "8BPS\x00\x02"): // PSD and PSB
 		return sniffed{"psd", "psd_template", "image/vnd.adobe.photoshop"}, true
 	case has(0, "\x00\x01\x00\x00"), has(0, "true"):
 		return sniffed{"ttf", "font", "font/ttf"}, true

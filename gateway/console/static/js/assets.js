@@ -1,7 +1,8 @@
 // assets.js: uploaded assets as cards with their thumbnails, upload by
-// drag and drop, delete.
-import { get, call, qs, auth } from "./api.js";
-import { h, badge, bytes, ago, when, errorBox, toast } from "./ui.js";
+// drag and drop, delete; a PSD template shows its category, layer tree
+// and smart objects from its manifest, and a panel to try a mockup.
+import { get, call, qs, auth, watch } from "./api.js";
+import { h, badge, bytes, ago, when, errorBox, toast, terminal } from "./ui.js";
 
 const LIMIT = 24;
 
@@ -89,8 +90,59 @@ export async function render(main, route, signal) {
         h("div.name", { title: a.name }, a.name),
         h("div.meta", h("span", a.type.replace("_", " ") + (meta.width ? ` · ${meta.width}×${meta.height}` : meta.cues ? ` · ${meta.cues} cues` : "")), h("span", bytes(a.fileSize))),
         h("div.meta", a.status === "ready" ? h("span", { title: when(a.createdAt) }, ago(a.createdAt)) : badge(a.status), a.scope === "system" ? h("span.kind", "system") : del),
-        h("div.id", a.id)));
+        h("div.id", a.id),
+        a.type === "psd_template" && meta.layers ? template(a, meta) : null));
   }
+}
+
+// template shows what kino read in a PSD template (its manifest): the
+// category, the layer tree, the smart objects and what is not drawn, and
+// a panel that places a dropped design into a chosen smart object.
+function template(a, m) {
+  const sos = m.smartObjects || [];
+  const tree = h("ul.layers", (m.layers || []).map((l) => h("li", { style: `padding-left:${(l.path.split("/").length - 1) * 12}px`, title: l.path },
+    h("span.kind", l.kind), " ", l.name || l.path, l.visible ? "" : " (hidden)", l.clipped ? " ↳ clipped" : "",
+    l.blend && l.blend !== "normal" && l.blend !== "pass through" ? ` · ${l.blend}` : "")));
+  const objs = h("ul.sos", sos.map((s) => h("li", { dataset: { path: s.path } }, h("b", s.path),
+    ` · ${Math.round(s.width)}×${Math.round(s.height)} · warp ${s.warp}` + (s.clipped && s.clipped.length ? ` · clipped: ${s.clipped.join(", ")}` : ""))));
+  const unsupported = (m.unsupported || []).map((u) => h("li", `${u.path}: ${u.feature} (${u.action})`));
+  const parts = [h("summary", `${a.category ? a.category + " · " : ""}${(m.layers || []).length} layers · ${sos.length} smart object${sos.length === 1 ? "" : "s"}`),
+    h("div.note", "Layers"), tree, h("div.note", "Smart objects"), sos.length ? objs : h("p.note", "None: there is nothing to place a design into.")];
+  if (unsupported.length) parts.push(h("div.note", "Not drawn"), h("ul.layers", unsupported));
+  if (sos.length) parts.push(tryMockup(a, sos));
+  return h("details.template", parts);
+}
+
+// tryMockup uploads a dropped design as an image asset, runs mockup.render
+// with it in the chosen smart object, and shows the picture.
+function tryMockup(a, sos) {
+  const pick = h("select.so", sos.map((s) => h("option", { value: s.path }, s.path)));
+  const file = h("input", { type: "file", accept: "image/png,image/jpeg,image/webp", hidden: true });
+  const out = h("div.mockup");
+  const drop = h("div.drop.small", h("span", "Drop a design here or "), h("button", { onclick: () => file.click() }, "choose one"));
+  ["dragenter", "dragover"].forEach((ev) => drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.add("over"); }));
+  ["dragleave", "drop"].forEach((ev) => drop.addEventListener(ev, (e) => { e.preventDefault(); drop.classList.remove("over"); }));
+  drop.addEventListener("drop", (e) => e.dataTransfer.files[0] && run(e.dataTransfer.files[0]));
+  file.addEventListener("change", () => file.files[0] && run(file.files[0]));
+  async function run(design) {
+    out.replaceChildren(h("p.note", `Placing ${design.name}…`));
+    try {
+      const form = new FormData();
+      form.append("type", "image");
+      form.append("file", design);
+      const up = await call("POST", "/assets", form);
+      const job = await call("POST", "/jobs", { type: "mockup.render", inputs: { template: a.id, design: up.data.id },
+        params: { smartObject: pick.value, width: 800 } });
+      let last = job.data;
+      if (!terminal(last.status)) await watch(`/jobs/${last.id}/events`, (j) => { last = j.data || j; });
+      if (!last.outputUrl) last = (await get(`/jobs/${last.id}`)).data;
+      if (last.status !== "complete") throw { code: last.errorCode, message: last.errorMessage || `the job ended ${last.status}` };
+      out.replaceChildren(h("a", { href: last.outputUrl, target: "_blank" }, h("img", { alt: "mockup", src: last.outputUrl, dataset: { job: last.id } })));
+    } catch (err) {
+      out.replaceChildren(errorBox(err));
+    }
+  }
+  return h("div.try", h("div.note", "Try a mockup"), h("label", "smart object ", pick), drop, file, out);
 }
 
 // thumbnail shows the asset's thumbnail from the URL kino made for it,

@@ -1,0 +1,91 @@
+package media
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/kinohq/kino/ent/asset"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/executor"
+	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/mockup"
+)
+
+// checkMockup checks what a mockup.render job names beyond its type's
+// declaration: the designs in params are pictures the caller can fetch,
+// and, when the template is an asset, every layer path of the params is
+// one its stored manifest has, of the right kind. A template given by URL
+// is checked when the job runs.
+func (s *JobService) checkMockup(ctx context.Context, inputs, params map[string]any) []catalog.Problem {
+	var out []catalog.Problem
+	_, hasDesign := inputs["design"]
+	plan, err := executor.PlanMockup(params, hasDesign)
+	if err != nil {
+		path, msg, _ := strings.Cut(err.Error(), ": ")
+		return []catalog.Problem{{Path: path, Message: msg}}
+	}
+	ref := func(path, v string) {
+		switch {
+		case strings.HasPrefix(v, "ast_"):
+			a, err := s.st.Asset.Query().Where(asset.ID(v), VisibleTo(auth.Org(ctx))).Only(ctx)
+			switch {
+			case err != nil:
+				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("no asset has the id %q", v)})
+			case a.Type != asset.TypeImage:
+				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("asset %s is a %s; a design is an image asset", v, a.Type)})
+			}
+		case !fetch.IsHTTPURL(v):
+			out = append(out, catalog.Problem{Path: path, Message: "must be an absolute http or https URL, or an asset id"})
+		}
+	}
+	if d, ok := inputs["design"].(string); ok {
+		ref("inputs.design", d)
+	}
+	for i, d := range plan.Designs[min(len(plan.Designs), btoi(hasDesign)):] {
+		ref(fmt.Sprintf("params.designs[%d]", i), d)
+	}
+	for k, d := range plan.Fixed {
+		ref(fmt.Sprintf("params.smartObjects[%q]", k), d)
+	}
+	id, _ := inputs["template"].(string)
+	if !strings.HasPrefix(id, "ast_") {
+		return out
+	}
+	a, err := s.st.Asset.Query().Where(asset.ID(id), VisibleTo(auth.Org(ctx))).Only(ctx)
+	if err != nil {
+		return out // validateJob said so
+	}
+	if a.Type != asset.TypePsdTemplate {
+		return append(out, catalog.Problem{Path: "inputs.template", Message: fmt.Sprintf("asset %s is a %s; template takes a psd_template asset", id, a.Type)})
+	}
+	if a.Status != asset.StatusReady {
+		return append(out, catalog.Problem{Path: "inputs.template", Message: fmt.Sprintf("asset %s is %s: kino could not read it when it was uploaded; upload it again", id, a.Status)})
+	}
+	var m mockup.Manifest
+	if err := json.Unmarshal([]byte(a.Metadata), &m); err != nil || m.Layers == nil {
+		return out // stored before kino read templates: checked when the job runs
+	}
+	if err := plan.Check(&m, params); err != nil {
+		var pe *mockup.PathError
+		if errors.As(err, &pe) {
+			msg := pe.Problem
+			if pe.Path != "" {
+				msg = fmt.Sprintf("%q %s", pe.Path, pe.Problem)
+			}
+			return append(out, catalog.Problem{Path: "params." + pe.Param, Message: msg})
+		}
+		out = append(out, catalog.Problem{Path: "params", Message: err.Error()})
+	}
+	return out
+}
+
+func btoi(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}

@@ -1,0 +1,424 @@
+// Package mockup turns a decoded PSD template and designs into a product
+// picture: each smart object's contents replaced by a design, fitted to
+// its content box, warped by its mesh and mapped into its perspective
+// quad, then drawn under the template's other layers with their blend
+// modes, masks and clipping. It joins the PSD reader (server/psd) and the
+// compositor (server/composite), which know nothing of each other.
+package mockup
+
+import (
+	"errors"
+	"fmt"
+	"image"
+	"image/color"
+	"image/draw"
+	"math"
+	"slices"
+	"sort"
+	"sync"
+
+	"github.com/kinohq/kino/server/composite"
+	"github.com/kinohq/kino/server/psd"
+)
+
+// The ways a design fills a smart object's content box.
+const (
+	// Cover scales the design to cover the box and crops what overflows.
+	Cover = "cover"
+	// Contain scales it to fit inside, leaving the rest transparent.
+	Contain = "contain"
+	// FitFill stretches it to the box.
+	FitFill = "fill"
+)
+
+// Options say what one render changes in the template.
+type Options struct {
+	// Designs are the pictures placed into smart objects, by layer path.
+	Designs map[string]image.Image
+	// Fit is Cover (the default), Contain or FitFill.
+	Fit string
+	// Hide and Show are layer paths to hide, or to show though hidden.
+	Hide, Show []string
+	// Colors are new colours of solid-colour fill layers, by path.
+	Colors map[string]color.NRGBA
+}
+
+// PathError is a layer path of a request that the template cannot honour.
+type PathError struct {
+	// Param names the request's field: smartObject, hide, show, colors.
+	Param   string
+	Path    string
+	Problem string
+}
+
+func (e *PathError) Error() string {
+	if e.Path == "" {
+		return e.Param + ": " + e.Problem
+	}
+	return fmt.Sprintf("%s: %q %s", e.Param, e.Path, e.Problem)
+}
+
+// Template is a decoded template, ready to be rendered many times (a
+// batch), from several goroutines: the pixels of its layers are decoded
+// once, when first needed.
+type Template struct {
+	File     *psd.File
+	Manifest Manifest
+
+	mu     sync.Mutex
+	pixels map[*psd.Layer]*cached
+}
+
+type cached struct {
+	once sync.Once
+	img  *image.NRGBA
+	mask *image.Gray
+	err  error
+}
+
+// ErrRefused wraps the reason a template cannot be rendered.
+var ErrRefused = errors.New("the template cannot be rendered")
+
+// Open reads a decoded file's manifest and refuses it, naming the reason,
+// when kino cannot draw it credibly.
+func Open(f *psd.File) (*Template, error) {
+	t := &Template{File: f, Manifest: manifest(f), pixels: map[*psd.Layer]*cached{}}
+	if r := t.Manifest.Refusal(); r != "" {
+		return nil, fmt.Errorf("%w: %s", ErrRefused, r)
+	}
+	return t, nil
+}
+
+// Check refuses options that name layers the template does not have, or
+// that are not of the kind they must be; the error is a *PathError.
+func Check(m *Manifest, smartObjects []string, hide, show []string, colors []string) error {
+	for _, p := range smartObjects {
+		l, ok := m.Layer(p)
+		switch {
+		case !ok:
+			return &PathError{"smartObject", p, "is not a layer of the template" + smartObjectList(m)}
+		case l.Kind != "smartObject":
+			return &PathError{"smartObject", p, fmt.Sprintf("is a %s layer, not a smart object%s", l.Kind, smartObjectList(m))}
+		}
+	}
+	for _, list := range []struct {
+		param string
+		paths []string
+	}{{"hide", hide}, {"show", show}} {
+		for _, p := range list.paths {
+			if _, ok := m.Layer(p); !ok {
+				return &PathError{list.param, p, "is not a layer of the template"}
+			}
+		}
+	}
+	for _, p := range colors {
+		l, ok := m.Layer(p)
+		switch {
+		case !ok:
+			return &PathError{"colors", p, "is not a layer of the template"}
+		case !slices.ContainsFunc(m.Fills, func(f Fill) bool { return f.Path == l.Path }):
+			return &PathError{"colors", p, fmt.Sprintf("is a %s layer, not a solid-colour fill", l.Kind)}
+		}
+	}
+	return nil
+}
+
+// DefaultSmartObject is the template's only smart object, or an error
+// saying why there is no default.
+func DefaultSmartObject(m *Manifest) (string, error) {
+	switch len(m.SmartObjects) {
+	case 0:
+		return "", &PathError{"smartObject", "", "cannot be chosen: the template has no smart object to place a design into"}
+	case 1:
+		return m.SmartObjects[0].Path, nil
+	}
+	return "", &PathError{"smartObject", "", "is required: the template has several smart objects" + smartObjectList(m)}
+}
+
+func smartObjectList(m *Manifest) string {
+	if len(m.SmartObjects) == 0 {
+		return " (it has no smart object)"
+	}
+	var names []string
+	for _, s := range m.SmartObjects {
+		names = append(names, fmt.Sprintf("%q", s.Path))
+	}
+	return " (its smart objects: " + joinComma(names) + ")"
+}
+
+func joinComma(s []string) string {
+	out := ""
+	for i, v := range s {
+		if i > 0 {
+			out += ", "
+		}
+		out += v
+	}
+	return out
+}
+
+// Render draws the template with opts, at canvas size, and returns what it
+// did not draw (warnings for the job's outputMeta).
+func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
+	var so, colors []string
+	for p := range opts.Designs {
+		so = append(so, p)
+	}
+	for p := range opts.Colors {
+		colors = append(colors, p)
+	}
+	sort.Strings(so)
+	if err := Check(&t.Manifest, so, opts.Hide, opts.Show, colors); err != nil {
+		return nil, nil, err
+	}
+	if len(t.File.Layers) == 0 {
+		// A flat file: its merged image is all there is.
+		img, err := t.File.Composite()
+		return img, nil, err
+	}
+	// Paths as the request gave them (a name alone, say) become the
+	// layers' own.
+	canon := func(p string) string {
+		l, _ := t.Manifest.Layer(p)
+		return l.Path
+	}
+	designs := map[string]image.Image{}
+	for p, d := range opts.Designs {
+		designs[canon(p)] = d
+	}
+	cols := map[string]color.NRGBA{}
+	for p, c := range opts.Colors {
+		cols[canon(p)] = c
+	}
+	opts.Designs, opts.Colors = designs, cols
+	hide, show := map[string]bool{}, map[string]bool{}
+	for _, p := range opts.Hide {
+		hide[canon(p)] = true
+	}
+	for _, p := range opts.Show {
+		show[canon(p)] = true
+	}
+	r := &renderer{t: t, opts: opts, hide: hide, show: show}
+	layers, err := r.layers(t.File.Layers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return composite.Flatten(t.File.Width, t.File.Height, layers), r.warnings, nil
+}
+
+type renderer struct {
+	t          *Template
+	opts       Options
+	hide, show map[string]bool
+	warnings   []string
+}
+
+// layers builds the compositor's layers of one level of the tree.
+func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
+	out := make([]*composite.Layer, 0, len(ls))
+	for _, l := range ls {
+		hidden := !l.Visible
+		if r.hide[l.Path] {
+			hidden = true
+		}
+		if r.show[l.Path] {
+			hidden = false
+		}
+		cl := &composite.Layer{
+			Mode: composite.Mode(l.Blend), Opacity: float64(l.Opacity) / 255, FillOpacity: float64(l.FillOpacity) / 255,
+			Hidden: hidden, Clipped: l.Clipped,
+		}
+		out = append(out, cl)
+		if hidden {
+			continue // kept, so layers clipped to it are hidden with it
+		}
+		for _, f := range l.Unsupported {
+			r.warnings = append(r.warnings, fmt.Sprintf("layer %q: %s not drawn", l.Path, f))
+		}
+		if l.Mask != nil && !l.Mask.Disabled {
+			m, err := r.t.mask(l)
+			if err != nil {
+				return nil, err
+			}
+			cl.Mask, cl.MaskDefault = m, l.Mask.DefaultColor
+		}
+		switch l.Kind {
+		case psd.KindGroup:
+			children, err := r.layers(l.Children)
+			if err != nil {
+				return nil, err
+			}
+			cl.Children = children
+		case psd.KindAdjustment:
+			// Drawn as an empty layer: the manifest refused those that
+			// would recolour a design.
+		case psd.KindFill:
+			if c, ok := r.opts.Colors[l.Path]; ok {
+				cl.Fill = &c
+			} else if l.FillColor != nil {
+				c := *l.FillColor
+				cl.Fill = &c
+			} else if err := r.own(l, cl); err != nil {
+				return nil, err
+			}
+		case psd.KindSmartObject:
+			if d, ok := r.opts.Designs[l.Path]; ok {
+				cl.Image = Place(d, l.Placed, r.opts.Fit, r.t.File.Width, r.t.File.Height)
+				cl.Origin = image.Point{}
+				continue
+			}
+			if err := r.own(l, cl); err != nil {
+				return nil, err
+			}
+		default: // pixels, text and shapes: their own (cached) pixels
+			if err := r.own(l, cl); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return out, nil
+}
+
+// own draws a layer from its own pixels.
+func (r *renderer) own(l *psd.Layer, cl *composite.Layer) error {
+	if l.Rect.Empty() {
+		return nil
+	}
+	img, err := r.t.image(l)
+	if err != nil {
+		return err
+	}
+	cl.Image = img // its bounds are its canvas rectangle
+	return nil
+}
+
+func (t *Template) entry(l *psd.Layer) *cached {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	c, ok := t.pixels[l]
+	if !ok {
+		c = &cached{}
+		t.pixels[l] = c
+	}
+	return c
+}
+
+// image is a layer's pixels, decoded once per template.
+func (t *Template) image(l *psd.Layer) (*image.NRGBA, error) {
+	c := t.entry(l)
+	c.once.Do(func() {
+		c.img, c.err = l.Image()
+		if c.err == nil && l.Mask != nil && !l.Mask.Disabled {
+			c.mask, c.err = l.Mask.Image()
+		}
+	})
+	if c.err != nil {
+		return nil, fmt.Errorf("layer %q: %w", l.Path, c.err)
+	}
+	return c.img, nil
+}
+
+// mask is a layer's user mask, decoded once per template.
+func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
+	c := t.entry(l)
+	c.once.Do(func() {
+		if !l.Rect.Empty() && l.Kind != psd.KindGroup {
+			c.img, c.err = l.Image()
+		}
+		if c.err == nil {
+			c.mask, c.err = l.Mask.Image()
+		}
+	})
+	if c.err != nil {
+		return nil, fmt.Errorf("layer %q: %w", l.Path, c.err)
+	}
+	return c.mask, nil
+}
+
+// Place draws a design into a smart object on a transparent canvas of
+// width x height: fitted to the content box (fit), warped by the smart
+// object's mesh in content space, then mapped into its quad.
+func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
+	src := fitted(design, p.Width, p.Height, fit)
+	q := quadOf(p)
+	var quad [4]composite.Point
+	for i, c := range q {
+		quad[i] = composite.Point{X: c.X, Y: c.Y}
+	}
+	m := composite.Perspective(quad)
+	if w := p.Warp; w != nil && len(w.Points) == (3*w.Rows+1)*(3*w.Cols+1) && p.Width > 0 && p.Height > 0 {
+		// The mesh's control points are content pixels. Photoshop's
+		// transform then maps the bounding box of those control points
+		// (not the content box: a warp bulging out of it is squeezed
+		// back into the quad) onto the quad, which takes it as the unit
+		// square.
+		x0, y0, x1, y1 := hull(w.Points)
+		pts := toPoints(w.Points, x0, y0, x1-x0, y1-y0)
+		m = composite.Then(composite.Mesh(w.Rows, w.Cols, pts), m)
+	}
+	return composite.Warp(src, m, width, height)
+}
+
+// toPoints moves and scales points: (p - (x, y)) / (w, h).
+func toPoints(ps []psd.Point, x, y, w, h float64) []composite.Point {
+	out := make([]composite.Point, len(ps))
+	for i, c := range ps {
+		out[i] = composite.Point{X: (c.X - x) / w, Y: (c.Y - y) / h}
+	}
+	return out
+}
+
+// hull is the bounding box of points.
+func hull(ps []psd.Point) (x0, y0, x1, y1 float64) {
+	x0, y0, x1, y1 = math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
+	for _, p := range ps {
+		x0, y0, x1, y1 = math.Min(x0, p.X), math.Min(y0, p.Y), math.Max(x1, p.X), math.Max(y1, p.Y)
+	}
+	if x1 <= x0 || y1 <= y0 { // a degenerate mesh: keep the content box
+		return 0, 0, 1, 1
+	}
+	return x0, y0, x1, y1
+}
+
+// fitted is the part of the design that fills a w x h content box: a
+// centred crop of it for cover, the whole of it for fill, and for contain
+// the design centred on a transparent picture of the box's aspect.
+func fitted(d image.Image, w, h float64, fit string) image.Image {
+	b := d.Bounds()
+	if w <= 0 || h <= 0 || b.Empty() {
+		return d
+	}
+	dw, dh := float64(b.Dx()), float64(b.Dy())
+	box, pic := w/h, dw/dh
+	switch fit {
+	case FitFill:
+		return d
+	case Contain:
+		if pic > box { // wider: bands above and below
+			ph := int(dw/box + 0.5)
+			dst := image.NewNRGBA(image.Rect(0, 0, b.Dx(), ph))
+			draw.Draw(dst, image.Rect(0, (ph-b.Dy())/2, b.Dx(), (ph-b.Dy())/2+b.Dy()), d, b.Min, draw.Src)
+			return dst
+		}
+		pw := int(dh*box + 0.5)
+		dst := image.NewNRGBA(image.Rect(0, 0, pw, b.Dy()))
+		draw.Draw(dst, image.Rect((pw-b.Dx())/2, 0, (pw-b.Dx())/2+b.Dx(), b.Dy()), d, b.Min, draw.Src)
+		return dst
+	}
+	// cover
+	type sub interface {
+		SubImage(image.Rectangle) image.Image
+	}
+	s, ok := d.(sub)
+	if !ok {
+		return d
+	}
+	if pic > box {
+		cw := int(dh*box + 0.5)
+		x := b.Min.X + (b.Dx()-cw)/2
+		return s.SubImage(image.Rect(x, b.Min.Y, x+cw, b.Max.Y))
+	}
+	ch := int(dw/box + 0.5)
+	y := b.Min.Y + (b.Dy()-ch)/2
+	return s.SubImage(image.Rect(b.Min.X, y, b.Max.X, y+ch))
+}

@@ -1,0 +1,289 @@
+package psd
+
+import (
+	"fmt"
+	"image/color"
+)
+
+// wideKeys are the additional-information keys whose length is 8 bytes in
+// a PSB (the specification's list; some writers also mark them 8B64).
+var wideKeys = map[string]bool{
+	"LMsk": true, "Lr16": true, "Lr32": true, "Layr": true, "Mt16": true, "Mt32": true,
+	"Mtrn": true, "Alph": true, "FMsk": true, "lnk2": true, "FEid": true, "FXid": true,
+	"PxSD": true, "cinf": true,
+}
+
+// adjustments names the adjustment layers by key.
+var adjustments = map[string]string{
+	"levl": "levels", "curv": "curves", "brit": "brightness/contrast", "blnc": "color balance",
+	"hue ": "hue/saturation", "hue2": "hue/saturation", "selc": "selective color",
+	"thrs": "threshold", "nvrt": "invert", "post": "posterize", "mixr": "channel mixer",
+	"grdm": "gradient map", "phfl": "photo filter", "expA": "exposure", "vibA": "vibrance",
+	"blwh": "black & white", "clrL": "color lookup",
+}
+
+// taggedBlocks reads additional layer information blocks: for layer l, or
+// the file's global ones when l is nil.
+func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
+	var vectorMask, soco bool
+	for c.left() >= 12 {
+		start := c.pos
+		sig := c.sig()
+		if sig != "8BIM" && sig != "8B64" {
+			// Some writers pad with zeros or pad records to 4 bytes where
+			// the specification says 2: look a few bytes further.
+			c.pos = start
+			if !realign(c) {
+				// Trailing bytes Photoshop would not read either: what
+				// was read is kept.
+				return nil
+			}
+			sig = c.sig()
+		}
+		key := c.sig()
+		wide := sig == "8B64" || (d.f.PSB && wideKeys[key])
+		n := c.length(wide)
+		bc := c.sub(n, fmt.Sprintf("%s: block %s", what, key))
+		if n%2 != 0 && c.left() > 0 {
+			c.skip(1)
+		}
+		if c.err != nil {
+			return c.err
+		}
+		if l == nil {
+			if err := d.globalBlock(key, bc); err != nil {
+				return err
+			}
+			continue
+		}
+		if err := d.layerBlock(l, key, bc); err != nil {
+			return err
+		}
+		switch key {
+		case "vmsk", "vsms":
+			vectorMask = true
+		case "SoCo":
+			soco = true
+		}
+	}
+	if l != nil && soco && vectorMask {
+		// A shape: its cached pixels are the shape drawn in its colour.
+		l.Kind = KindShape
+	} else if l != nil && vectorMask && l.divider == 0 {
+		// Photoshop applies a vector mask when it composites; the layer's
+		// pixels do not have it.
+		d.note(l, "vector mask")
+	}
+	if l != nil && (l.effects == effectsOn || l.effects == effectsLegacy) {
+		d.note(l, "layer effects")
+	}
+	if l != nil && l.blendIf {
+		d.note(l, "blend if")
+	}
+	return c.err
+}
+
+// realign looks up to 3 bytes on for a block signature.
+func realign(c *cursor) bool {
+	start := c.pos
+	for off := int64(0); off <= 3 && start+off+4 <= c.end; off++ {
+		c.pos = start + off
+		if s := c.sig(); s == "8BIM" || s == "8B64" {
+			c.pos = start + off
+			return true
+		}
+		if c.err != nil {
+			return false
+		}
+	}
+	c.pos = start
+	return false
+}
+
+func (d *decoder) globalBlock(key string, c *cursor) error {
+	switch key {
+	case "Layr", "Lr16", "Lr32":
+		if key == "Lr32" {
+			return &UnsupportedError{Feature: "32-bit layers"}
+		}
+		return d.layerInfo(c)
+	case "lnk2", "lnk3", "lnkD", "lnkE":
+		return d.linkedFiles(c)
+	case "Mtrn", "Mt16", "Mt32":
+		d.f.mergedTransparency = true
+	}
+	return nil
+}
+
+func (d *decoder) note(l *Layer, feature string) {
+	for _, f := range l.Unsupported {
+		if f == feature {
+			return
+		}
+	}
+	l.Unsupported = append(l.Unsupported, feature)
+}
+
+func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
+	if name, ok := adjustments[key]; ok {
+		l.Kind = KindAdjustment
+		d.note(l, "adjustment: "+name)
+		return nil
+	}
+	switch key {
+	case "luni":
+		if s := c.unicode(); c.err == nil && s != "" {
+			l.Name = s
+		}
+		c.err = nil // a broken Unicode name leaves the Pascal one
+	case "lsct", "lsdk":
+		t := c.u32()
+		if c.err != nil {
+			return c.err
+		}
+		if t <= 3 {
+			l.divider = int(t)
+		}
+		if c.left() >= 8 && c.sig() == "8BIM" {
+			if k := c.sig(); c.err == nil && (t == 1 || t == 2) {
+				l.Blend = blendMode(k)
+			}
+		}
+	case "iOpa":
+		l.FillOpacity = c.u8()
+	case "SoCo":
+		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+		if err != nil {
+			return l.errorf("solid colour fill: %v", err)
+		}
+		l.Kind = KindFill
+		l.FillColor = descColor(desc.desc("Clr "))
+	case "GdFl":
+		l.Kind = KindFill
+		d.note(l, "gradient fill")
+	case "PtFl":
+		l.Kind = KindFill
+		d.note(l, "pattern fill")
+	case "TySh":
+		return d.text(l, c)
+	case "SoLd", "SoLE":
+		return d.placed(l, c)
+	case "PlLd", "plLd":
+		if l.Placed == nil {
+			return d.placedLegacy(l, c)
+		}
+	case "lfx2", "lmfx":
+		l.effects = effectsOff
+		if d.effectsOn(c, key) {
+			l.effects = effectsOn
+		}
+	case "lrFX":
+		// Photoshop 5's effects, superseded by lfx2 when both are there.
+		if l.effects == effectsUnknown {
+			l.effects = effectsLegacy
+		}
+	case "vstk":
+		d.note(l, "vector stroke")
+	case "knko":
+		if c.u8() != 0 {
+			d.note(l, "knockout")
+		}
+	case "clbl":
+		if c.u8() == 0 {
+			d.note(l, "clipped layers blended one by one")
+		}
+	case "infx":
+		if c.u8() != 0 {
+			d.note(l, "interior effects blended as a group")
+		}
+	case "blwh", "artb", "artd", "abdd":
+		if key != "blwh" {
+			d.note(l, "artboard")
+		}
+	}
+	return nil
+}
+
+// What a layer's effects blocks said.
+const (
+	effectsUnknown = iota
+	effectsOff
+	effectsOn
+	effectsLegacy // only lrFX, whose switches are not read
+)
+
+// effectsOn reports whether an effects block has any effect switched on;
+// Photoshop keeps an empty lfx2 on many layers.
+func (d *decoder) effectsOn(c *cursor, key string) bool {
+	if key != "lfx2" && key != "lmfx" {
+		return true
+	}
+	c.u32() // object effects version
+	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+	if err != nil {
+		return true
+	}
+	if on, ok := desc.get("masterFXSwitch").(bool); ok && !on {
+		return false
+	}
+	for i, v := range desc.Vals {
+		if desc.Keys[i] == "Scl " || desc.Keys[i] == "masterFXSwitch" {
+			continue
+		}
+		if e, ok := v.(*descriptor); ok {
+			if on, _ := e.get("enab").(bool); on {
+				return true
+			}
+		}
+		if list, ok := v.([]any); ok {
+			for _, it := range list {
+				if e, ok := it.(*descriptor); ok {
+					if on, _ := e.get("enab").(bool); on {
+						return true
+					}
+				}
+			}
+		}
+	}
+	return false
+}
+
+func descColor(d *descriptor) *color.NRGBA {
+	if d == nil {
+		return &color.NRGBA{A: 255}
+	}
+	clamp := func(v float64) uint8 {
+		switch {
+		case v <= 0:
+			return 0
+		case v >= 255:
+			return 255
+		}
+		return uint8(v + 0.5)
+	}
+	if g, ok := d.num("Gry "); ok {
+		// Grey is a percentage of black.
+		v := clamp(255 - g*2.55)
+		return &color.NRGBA{v, v, v, 255}
+	}
+	r, _ := d.num("Rd  ")
+	g, _ := d.num("Grn ")
+	b, _ := d.num("Bl  ")
+	return &color.NRGBA{clamp(r), clamp(g), clamp(b), 255}
+}
+
+func (d *decoder) text(l *Layer, c *cursor) error {
+	c.u16()       // version
+	c.skip(6 * 8) // transform
+	c.u16()       // text version
+	if c.err != nil {
+		return l.errorf("text: %v", c.err)
+	}
+	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+	if err != nil {
+		return l.errorf("text: %v", err)
+	}
+	l.Kind = KindText
+	l.Text = &Text{Value: desc.str("Txt ")}
+	return nil
+}

@@ -1,0 +1,40 @@
+package psd
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// FuzzDecode decodes arbitrary bytes and then every picture in them: no
+// input may panic, hang or allocate past the limits.
+func FuzzDecode(f *testing.F) {
+	// The small fixtures seed it; the large Photoshop files would make
+	// every mutation slow.
+	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd"} {
+		b, err := os.ReadFile(filepath.Join("testdata", name))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(b)
+	}
+	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "so", rect: image4, blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), nestedDescriptor(3)...))}}))
+	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
+	f.Fuzz(func(t *testing.T, b []byte) {
+		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
+		if err != nil {
+			return
+		}
+		file.Walk(func(l *Layer) error {
+			if img, err := l.Image(); err == nil && img.Rect != l.Rect {
+				t.Fatalf("layer %d: image %v, rect %v", l.Index, img.Rect, l.Rect)
+			}
+			if l.Mask != nil {
+				l.Mask.Image()
+			}
+			return nil
+		})
+		file.Composite()
+	})
+}

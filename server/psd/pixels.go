@@ -1,0 +1,471 @@
+package psd
+
+import (
+	"compress/zlib"
+	"encoding/binary"
+	"image"
+	"io"
+)
+
+// Channel compressions.
+const (
+	compRaw        = 0
+	compRLE        = 1
+	compZIP        = 2
+	compZIPPredict = 3
+)
+
+// Image decodes the layer's pixels: Rect-sized (Bounds() is Rect),
+// non-premultiplied, opaque where the layer has no transparency channel.
+// A group or an empty layer gives an empty image.
+func (l *Layer) Image() (*image.NRGBA, error) {
+	w, h := l.Rect.Dx(), l.Rect.Dy()
+	if w == 0 || h == 0 || l.Kind == KindGroup {
+		return image.NewNRGBA(l.Rect), nil
+	}
+	grey := l.f.Mode == Grayscale
+	alpha := false
+	dsts := make([]int, len(l.channels)) // byte offset in each pixel, -1 to skip
+	for i := range l.channels {
+		ch := &l.channels[i]
+		switch {
+		case ch.id == -1:
+			dsts[i] = 3
+			alpha = true
+		case ch.id >= 0 && ch.id < 3 && !grey:
+			dsts[i] = int(ch.id)
+		case ch.id == 0 && grey:
+			dsts[i] = 0
+		default:
+			dsts[i] = -1 // masks and extra channels
+			continue
+		}
+		if err := l.f.checkChannel(ch, w, h); err != nil {
+			return nil, l.errorf("channel %d: %v", ch.id, err)
+		}
+	}
+	img := image.NewNRGBA(l.Rect)
+	for i := range l.channels {
+		if dsts[i] < 0 {
+			continue
+		}
+		ch := &l.channels[i]
+		if err := l.f.channel(ch, w, h, img.Pix, dsts[i], 4); err != nil {
+			return nil, l.errorf("channel %d: %v", ch.id, err)
+		}
+	}
+	if grey || !alpha {
+		for i := 0; i+4 <= len(img.Pix); i += 4 {
+			p := img.Pix[i : i+4 : i+4]
+			if grey {
+				p[1], p[2] = p[0], p[0]
+			}
+			if !alpha {
+				p[3] = 255
+			}
+		}
+	}
+	return img, nil
+}
+
+// Image decodes the mask: Rect-sized; outside Rect its value is
+// DefaultColor.
+func (m *Mask) Image() (*image.Gray, error) {
+	if m.Rect.Empty() {
+		return image.NewGray(m.Rect), nil
+	}
+	ch := &m.l.channels[m.ch]
+	if err := m.l.f.checkChannel(ch, m.Rect.Dx(), m.Rect.Dy()); err != nil {
+		return nil, m.l.errorf("mask channel %d: %v", ch.id, err)
+	}
+	img := image.NewGray(m.Rect)
+	if err := m.l.f.channel(ch, m.Rect.Dx(), m.Rect.Dy(), img.Pix, 0, 1); err != nil {
+		return nil, m.l.errorf("mask channel %d: %v", ch.id, err)
+	}
+	return img, nil
+}
+
+// channel decodes one layer channel of w x h into dst, one byte every
+// stride bytes from offset at.
+func (f *File) channel(ch *channelInfo, w, h int, dst []byte, at, stride int) error {
+	c := newCursor(f.r.r, ch.off, ch.off+ch.length, "channel data")
+	comp := c.u16()
+	if c.err != nil {
+		return c.err
+	}
+	return f.plane(c, comp, nil, w, h, dst, at, stride)
+}
+
+// plane decodes one w x h plane compressed as comp from c, into dst. For
+// RLE, counts holds the rows' byte counts when they were read already (the
+// merged image keeps them all in front); otherwise they are read from c.
+func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []byte, at, stride int) error {
+	bpc := f.Depth / 8
+	rowBytes := w * bpc
+	switch comp {
+	case compRaw:
+		if int64(rowBytes)*int64(h) > c.left() {
+			return errorf("raw data of %d bytes needs %d", c.left(), int64(rowBytes)*int64(h))
+		}
+		row := make([]byte, rowBytes)
+		for y := 0; y < h; y++ {
+			if _, err := f.r.r.ReadAt(row, c.pos); err != nil {
+				return errorf("raw data: %v", err)
+			}
+			c.pos += int64(rowBytes)
+			put(row, bpc, dst[(y*w)*stride+at:], stride)
+		}
+		return nil
+	case compRLE:
+		if counts == nil {
+			var err error
+			if counts, err = f.rowCounts(c, h); err != nil {
+				return err
+			}
+		}
+		var total int64
+		for _, n := range counts {
+			total += int64(n)
+		}
+		if total > c.left() {
+			return errorf("RLE data runs past the layer's data (%d bytes counted, %d there)", total, c.left())
+		}
+		// PackBits never takes more than a byte in 128 over the raw size
+		// (plus one a row): more is a lie, refused before reading it.
+		if most := int64(h) * (int64(rowBytes) + int64(rowBytes)/128 + 2); total > most {
+			return errorf("RLE rows count %d bytes, more than %d rows of %d bytes can take", total, h, rowBytes)
+		}
+		packed := make([]byte, total)
+		if _, err := f.r.r.ReadAt(packed, c.pos); err != nil {
+			return errorf("RLE data: %v", err)
+		}
+		c.pos += total
+		if bpc == 1 {
+			// Unpacked straight into the picture: no row in between.
+			for y, n := range counts {
+				if err := unpackBitsTo(packed[:n], dst[(y*w)*stride+at:], w, stride); err != nil {
+					return errorf("row %d: %v", y, err)
+				}
+				packed = packed[n:]
+			}
+			return nil
+		}
+		row := make([]byte, rowBytes)
+		for y, n := range counts {
+			src := packed[:n]
+			packed = packed[n:]
+			if err := unpackBits(src, row); err != nil {
+				return errorf("row %d: %v", y, err)
+			}
+			put(row, bpc, dst[(y*w)*stride+at:], stride)
+		}
+		return nil
+	case compZIP, compZIPPredict:
+		zr, err := zlib.NewReader(io.NewSectionReader(f.r.r, c.pos, c.left()))
+		if err != nil {
+			return errorf("ZIP data: %v", err)
+		}
+		defer zr.Close()
+		// Read exactly the plane's size and no more: a stream that would
+		// inflate further is never asked for it.
+		row := make([]byte, rowBytes)
+		for y := 0; y < h; y++ {
+			if _, err := io.ReadFull(zr, row); err != nil {
+				return errorf("ZIP data ends at row %d of %d: %v", y, h, err)
+			}
+			if comp == compZIPPredict {
+				unpredict(row, bpc)
+			}
+			put(row, bpc, dst[(y*w)*stride+at:], stride)
+		}
+		// One byte more tells a stream that inflates past its plane (a
+		// ZIP bomb) from an honest one, without inflating the rest.
+		var one [1]byte
+		if n, _ := zr.Read(one[:]); n > 0 {
+			return errorf("ZIP data inflates past the %dx%d plane it encodes (a ZIP bomb or a damaged file)", w, h)
+		}
+		return nil
+	}
+	return errorf("unknown compression %d", comp)
+}
+
+func (f *File) rowCounts(c *cursor, h int) ([]uint32, error) {
+	size := int64(2)
+	if f.PSB {
+		size = 4
+	}
+	if int64(h)*size > c.left() {
+		return nil, errorf("RLE row counts run past the data (%d rows, %d bytes)", h, c.left())
+	}
+	raw := c.bytes(int64(h) * size)
+	if c.err != nil {
+		return nil, c.err
+	}
+	counts := make([]uint32, h)
+	for i := range counts {
+		if f.PSB {
+			counts[i] = binary.BigEndian.Uint32(raw[4*i:])
+		} else {
+			counts[i] = uint32(binary.BigEndian.Uint16(raw[2*i:]))
+		}
+	}
+	return counts, nil
+}
+
+// put writes a row of samples, converting 16 bits to 8 with rounding.
+func put(row []byte, bpc int, dst []byte, stride int) {
+	if bpc == 1 && stride == 4 {
+		// The common case, written so the compiler checks bounds once a
+		// pixel.
+		for len(row) >= 4 && len(dst) >= 16 {
+			d := dst[:13:13]
+			d[0], d[4], d[8], d[12] = row[0], row[1], row[2], row[3]
+			row, dst = row[4:], dst[16:]
+		}
+		for i, v := range row {
+			dst[i*4] = v
+		}
+		return
+	}
+	if bpc == 1 {
+		for i, v := range row {
+			dst[i*stride] = v
+		}
+		return
+	}
+	for i := 0; i < len(row)/2; i++ {
+		v := uint32(row[2*i])<<8 | uint32(row[2*i+1])
+		dst[i*stride] = uint8((v*255 + 32767) / 65535)
+	}
+}
+
+// unpredict undoes ZIP prediction: each sample is stored as its difference
+// from the one before it on the row (16-bit samples as 16-bit differences).
+func unpredict(row []byte, bpc int) {
+	if bpc == 1 {
+		for i := 1; i < len(row); i++ {
+			row[i] += row[i-1]
+		}
+		return
+	}
+	for i := 2; i+1 < len(row); i += 2 {
+		prev := binary.BigEndian.Uint16(row[i-2:])
+		cur := binary.BigEndian.Uint16(row[i:])
+		binary.BigEndian.PutUint16(row[i:], prev+cur)
+	}
+}
+
+// unpackBits decodes one PackBits row into row, which it must fill
+// exactly.
+func unpackBits(src, row []byte) error {
+	o := 0
+	for i := 0; i < len(src); {
+		n := int(int8(src[i]))
+		i++
+		switch {
+		case n >= 0:
+			cnt := n + 1
+			if i+cnt > len(src) || o+cnt > len(row) {
+				return errRLE
+			}
+			copy(row[o:], src[i:i+cnt])
+			i += cnt
+			o += cnt
+		case n > -128:
+			cnt := 1 - n
+			if i >= len(src) || o+cnt > len(row) {
+				return errRLE
+			}
+			b := src[i]
+			i++
+			for k := 0; k < cnt; k++ {
+				row[o+k] = b
+			}
+			o += cnt
+		}
+	}
+	if o != len(row) {
+		return errorf("RLE row decodes to %d bytes, %d expected", o, len(row))
+	}
+	return nil
+}
+
+var errRLE = errorf("RLE row runs past its length")
+
+// unpackBitsTo decodes one PackBits row of n 8-bit samples into dst, a
+// sample every stride bytes; the row must come out exactly n long.
+func unpackBitsTo(src, dst []byte, n, stride int) error {
+	if n == 0 {
+		if len(src) == 0 {
+			return nil
+		}
+		return errRLE
+	}
+	dst = dst[:(n-1)*stride+1]
+	o := 0
+	for i := 0; i < len(src); {
+		c := int(int8(src[i]))
+		i++
+		switch {
+		case c >= 0:
+			cnt := c + 1
+			if i+cnt > len(src) || o+cnt > n {
+				return errRLE
+			}
+			for _, v := range src[i : i+cnt] {
+				dst[o*stride] = v
+				o++
+			}
+			i += cnt
+		case c > -128:
+			cnt := 1 - c
+			if i >= len(src) || o+cnt > n {
+				return errRLE
+			}
+			v := src[i]
+			i++
+			for end := o + cnt; o < end; o++ {
+				dst[o*stride] = v
+			}
+		}
+	}
+	if o != n {
+		return errorf("RLE row decodes to %d bytes, %d expected", o, n)
+	}
+	return nil
+}
+
+// skipPlane moves c past one plane of the merged image.
+func (f *File) skipPlane(c *cursor, comp uint16, counts []uint32, w, h int) error {
+	var n int64
+	if comp == compRaw {
+		n = int64(w) * int64(h) * int64(f.Depth/8)
+	}
+	for _, k := range counts {
+		n += int64(k)
+	}
+	if n > c.left() {
+		return errorf("data runs past the file (%d bytes, %d left)", n, c.left())
+	}
+	c.pos += n
+	return nil
+}
+
+// checkChannel refuses a channel whose data is too short for its w x h
+// samples, before anything is allocated for them.
+func (f *File) checkChannel(ch *channelInfo, w, h int) error {
+	c := newCursor(f.r.r, ch.off, ch.off+ch.length, "channel data")
+	comp := c.u16()
+	if c.err != nil {
+		return c.err
+	}
+	if comp > compZIPPredict {
+		return errorf("unknown compression %d", comp)
+	}
+	countSize := 2
+	if f.PSB {
+		countSize = 4
+	}
+	if need := minBytes(comp, w, h, f.Depth/8, countSize); need > c.left() {
+		return errorf("%d bytes of data cannot hold %dx%d samples (%d needed at least)", c.left(), w, h, need)
+	}
+	return nil
+}
+
+// minBytes is the least data a channel of w x h samples can be stored in
+// with compression comp (row counts excluded, countSize bytes a row
+// included): raw needs every byte, PackBits 2 bytes per 128 of a row, and
+// deflate cannot shrink more than 1032 to 1. Checking it first refuses a
+// large declared size with little data behind it before any allocation.
+func minBytes(comp uint16, w, h, bpc, countSize int) int64 {
+	row := int64(w) * int64(bpc)
+	switch comp {
+	case compRaw:
+		return row * int64(h)
+	case compRLE:
+		return int64(h) * (int64(countSize) + 2*((row+127)/128))
+	case compZIP, compZIPPredict:
+		return row * int64(h) / 1032
+	}
+	return 0
+}
+
+// Composite decodes the merged image Photoshop saved with the file
+// ("maximize compatibility"); it is canvas-sized, not premultiplied. Where
+// it is partly transparent, the white Photoshop flattened it on is taken
+// out, as psd-tools and ag-psd do.
+func (f *File) Composite() (*image.NRGBA, error) {
+	w, h := f.Width, f.Height
+	c := newCursor(f.r.r, f.merged, f.r.size, "merged image")
+	comp := c.u16()
+	if c.err != nil {
+		return nil, c.err
+	}
+	if comp == compZIP || comp == compZIPPredict {
+		// Photoshop writes the merged image raw or RLE only.
+		return nil, &UnsupportedError{Feature: "ZIP-compressed merged image"}
+	}
+	base := f.baseChannels()
+	alpha := f.mergedAlpha()
+	last := base - 1
+	if alpha > last {
+		last = alpha
+	}
+	var counts []uint32
+	if comp == compRLE {
+		// The row counts of every channel come first.
+		all, err := f.rowCounts(c, h*f.channels)
+		if err != nil {
+			return nil, errorf("merged image: %v", err)
+		}
+		counts = all
+	}
+	// Refuse data too short for the picture before allocating it.
+	if need := minBytes(comp, w, h*(last+1), f.Depth/8, 0); need > c.left() {
+		return nil, errorf("merged image: %d bytes of data cannot hold %d channels of %dx%d", c.left(), last+1, w, h)
+	}
+	img := image.NewNRGBA(image.Rect(0, 0, w, h))
+	for i := 0; i <= last; i++ {
+		dst := -1
+		switch {
+		case i < base:
+			dst = i
+		case i == alpha:
+			dst = 3
+		}
+		var rows []uint32
+		if counts != nil {
+			rows = counts[i*h : (i+1)*h]
+		}
+		if dst < 0 {
+			// A saved selection between colour and transparency: skip it.
+			if err := f.skipPlane(c, comp, rows, w, h); err != nil {
+				return nil, errorf("merged image: channel %d: %v", i, err)
+			}
+			continue
+		}
+		if err := f.plane(c, comp, rows, w, h, img.Pix, dst, 4); err != nil {
+			return nil, errorf("merged image: channel %d: %v", i, err)
+		}
+	}
+	hasAlpha := alpha >= 0
+	for i := 0; i < len(img.Pix); i += 4 {
+		p := img.Pix[i : i+4 : i+4]
+		if f.Mode == Grayscale {
+			p[1], p[2] = p[0], p[0]
+		}
+		switch {
+		case !hasAlpha:
+			p[3] = 255
+		case p[3] != 0 && p[3] != 255:
+			// Photoshop stores the merged image flattened on white:
+			// c = a*colour + (1-a)*255. Take the white back out.
+			a := int(p[3])
+			for c := 0; c < 3; c++ {
+				v := ((int(p[c])-255+a)*255 + a/2) / a
+				p[c] = uint8(max(0, min(255, v)))
+			}
+		}
+	}
+	return img, nil
+}

@@ -1,0 +1,63 @@
+package psd
+
+import (
+	"slices"
+	"testing"
+)
+
+// effectsBlock is an lfx2 block with one drop shadow, on or off.
+func effectsBlock(on bool) []byte {
+	var b builder
+	b.u32(0) // effects version
+	b.u32(16)
+	b.u32(0)
+	b.u32(0)
+	b.s("null")
+	b.u32(1)
+	b.u32(0)
+	b.s("DrSh")
+	b.s("Objc")
+	b.u32(0)
+	b.u32(0)
+	b.s("DrSh")
+	b.u32(1)
+	b.u32(0)
+	b.s("enab")
+	b.s("bool")
+	if on {
+		b.u8(1)
+	} else {
+		b.u8(0)
+	}
+	return block("lfx2", b.Bytes())
+}
+
+func TestUnsupportedNamed(t *testing.T) {
+	layers := []testLayer{
+		{name: "curves", rect: image4, blocks: block("curv", make([]byte, 8))},
+		{name: "shadowed", rect: image4, blocks: effectsBlock(true)},
+		{name: "shadow off", rect: image4, blocks: append(effectsBlock(false), block("lrFX", make([]byte, 4))...)},
+		{name: "gradient", rect: image4, blocks: block("GdFl", make([]byte, 4))},
+		{name: "vector masked", rect: image4, blocks: block("vmsk", make([]byte, 8))},
+	}
+	f, err := decodeBytes(psdFile(4, 4, RGB, layers), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		path string
+		kind Kind
+		want []string
+	}{
+		{"curves", KindAdjustment, []string{"adjustment: curves"}},
+		{"shadowed", KindPixel, []string{"layer effects"}},
+		{"shadow off", KindPixel, nil},
+		{"gradient", KindFill, []string{"gradient fill"}},
+		{"vector masked", KindPixel, []string{"vector mask"}},
+	} {
+		l := f.Find(tc.path)
+		if l == nil || l.Kind != tc.kind || !slices.Equal(l.Unsupported, tc.want) {
+			t.Errorf("%s: %+v, want kind %v and %q", tc.path, l, tc.kind, tc.want)
+		}
+	}
+}
