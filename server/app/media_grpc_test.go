@@ -2,6 +2,7 @@ package app_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -23,7 +24,8 @@ func TestMediaOverGRPC(t *testing.T) {
 
 	types, err := jobs.ListJobTypes(ctx, &mediav1.ListJobTypesRequest{})
 	require.NoError(t, err)
-	assert.Len(t, types.GetData(), 8)
+	require.Len(t, types.GetData(), 9)
+	assert.True(t, slices.ContainsFunc(types.GetData(), func(jt *mediav1.JobType) bool { return jt.GetType() == "mockup.render" }))
 
 	inputs, err := structpb.NewStruct(map[string]any{"source": "https://cdn.example/v.mp4"})
 	require.NoError(t, err)

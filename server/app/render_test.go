@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -229,8 +230,10 @@ func TestCancelQueuedAndProcessing(t *testing.T) {
 
 		// Nothing partial is left behind.
 		require.Eventually(t, func() bool {
-			// The process's own working folder holds nothing but its lock.
+			// The process's own working folder holds nothing but its lock
+			// and the node's source cache, which outlives any one job.
 			left, _ := filepath.Glob(filepath.Join(k.cfg.DataDir, "tmp", "proc-*", "[^.]*"))
+			left = slices.DeleteFunc(left, func(p string) bool { return filepath.Base(p) == "sources" })
 			return len(left) == 0
 		}, 5*time.Second, 20*time.Millisecond)
 		_, err := os.Stat(filepath.Join(k.cfg.DataDir, "outputs", "renders", running+".mp4"))

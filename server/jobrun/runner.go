@@ -13,19 +13,16 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
-	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -80,38 +77,37 @@ type step struct {
 	Ms   int64  `json:"ms"`
 }
 
-// failure is how a job attempt failed; an empty one means the attempt
-// ended (cancelled, taken over) and the caller says why.
+// failure is how a job attempt failed.
 type failure = jobs.Failure
+
+// words are media jobs' names for the failures of an attempt.
+var words = attempt.Words{
+	Job:            "job",
+	TimeoutCode:    jobs.CodeJobTimeout,
+	TimeoutMessage: "the job (downloads, processing and upload) took longer than the limit of %s",
+	FolderCode:     jobs.CodeStorageFailed,
+	Invalid: func(src attempt.Source, reason string) *jobs.Failure {
+		if reason == "" {
+			reason = "the file is not media ffmpeg can read"
+		}
+		return &jobs.Failure{Code: jobs.CodeInputInvalid, Message: fmt.Sprintf("%s: %s", src.Label, reason)}
+	},
+}
 
 // Run does one attempt of a media job.
 func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs.Outcome {
 	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
 	start := time.Now()
-	var stored []string // every object this attempt stored
-	discard := func(ctx context.Context) {
-		for _, k := range stored {
-			_ = r.cfg.Storage.Delete(ctx, k)
-		}
-	}
 	args, err := media.ArgsOf(j)
 	if err != nil {
 		return jobs.Outcome{Failure: &failure{Code: jobs.CodeExecFailed, Message: "the job could not be read"}}
 	}
-	if need := r.cfg.MaxOutputBytes + r.cfg.MinFreeDisk; need > 0 {
-		// A full disk fails the attempt here, cleanly, to be tried again
-		// later, rather than part way through a download or an encode.
-		if err := scratch.Room(r.cfg.TempDir, need); err != nil {
-			log.Warn("too little free disk to start a media job; handed back", "err", err)
-			return jobs.Outcome{Failure: &failure{Code: jobs.CodeNoDiskSpace, Retry: true,
-				Message: "the node had too little free disk space to start the job (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}}
-		}
+	a, f := attempt.Begin(ctx, attempt.Config{TempDir: r.cfg.TempDir, Timeout: r.cfg.Timeout, MaxOutputBytes: r.cfg.MaxOutputBytes,
+		MinFreeDisk: r.cfg.MinFreeDisk, Storage: r.cfg.Storage, Words: words}, "job", log)
+	if f != nil {
+		return jobs.Outcome{Failure: f}
 	}
-	dir, err := os.MkdirTemp(r.cfg.TempDir, "job-")
-	if err != nil {
-		return jobs.Outcome{Failure: &failure{Code: jobs.CodeStorageFailed, Message: "kino could not create a working folder", Retry: true}}
-	}
-	defer os.RemoveAll(dir)
+	defer a.End()
 
 	var steps []step
 	timed := func(name string, fn func() *failure) *failure {
@@ -120,46 +116,26 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 		steps = append(steps, step{name, time.Since(t).Milliseconds()})
 		return f
 	}
-	inputs := map[string]executor.Input{}
+	var inputs map[string]executor.Input
 	var res executor.Result
 	var ffmpegLog bytes.Buffer
 	var description map[string]any
-	keys := map[string]string{} // output field -> its object
+	var keys map[string]string // output field -> its object
 	var mediaSeconds float64
-	// One deadline covers the whole attempt (downloads, probes, ffmpeg,
-	// uploads): slow sources hold a worker no longer than a slow encode.
-	actx, acancel := context.WithTimeout(ctx, r.cfg.Timeout)
-	defer acancel()
-	f := timed("download", func() *failure { return r.download(actx, j, args, dir, inputs, &mediaSeconds) })
-	if f == nil {
-		f = timed("execute", func() *failure {
-			ex, _ := executor.For(j.Type)
-			params := map[string]any{}
-			_ = json.Unmarshal(args.Params, &params)
-			var err error
-			res, err = ex.Run(actx, executor.Task{Params: params, Inputs: inputs, Dir: dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
-				Log: &ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes,
-				Fetch: func(ctx context.Context, ref, dst string) error {
-					return r.fetch(ctx, j.OrgID, ref, "", dst)
-				}})
-			var pe *executor.PermanentError
-			switch {
-			case actx.Err() != nil:
-				return &failure{}
-			case errors.As(err, &pe):
-				return &failure{Code: pe.Code, Message: pe.Message}
-			case err != nil:
-				return &failure{Code: jobs.CodeExecFailed, Message: err.Error(), Retry: true}
-			}
-			if out, ok := res.Files[media.OutputField]; ok {
-				description = describe(actx, out)
-			}
-			return nil
+	f = timed("download", func() (f *failure) {
+		inputs, mediaSeconds, f = r.download(a, j, args)
+		return f
+	})
+	if _, stopped := a.Stopped(); f == nil && !stopped {
+		f = timed("execute", func() (f *failure) {
+			res, description, f = r.execute(a, j, args, inputs, &ffmpegLog, report)
+			return f
 		})
 	}
 	// Everything this attempt stores goes under the job's own prefix.
 	prefix := fmt.Sprintf("jobs/%s/%s/", j.OrgID, j.ID)
-	// The log is kept for a failed attempt too: that is when it is read.
+	// The log is kept for a failed attempt too, past the attempt's
+	// deadline: that is when it is read.
 	logsKey := ""
 	if ctx.Err() == nil && ffmpegLog.Len() > 0 {
 		key := prefix + "ffmpeg.log"
@@ -167,43 +143,29 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 			log.Warn("store ffmpeg log", "err", err)
 		} else {
 			logsKey = key
-			stored = append(stored, key)
+			a.Stored(key)
 		}
 	}
 	if f == nil {
-		f = timed("upload", func() *failure {
-			for field, out := range res.Files {
-				for _, p := range out.Parts {
-					key := prefix + filepath.Base(p.Path)
-					if err := r.cfg.Storage.Upload(actx, key, p.Path, p.ContentType); err != nil {
-						return &failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
-					}
-					stored = append(stored, key)
-				}
-				key := prefix + field + out.Ext
-				if err := r.cfg.Storage.Upload(actx, key, out.Path, out.ContentType); err != nil {
-					return &failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
-				}
-				keys[field] = key
-				stored = append(stored, key)
-			}
-			return nil
+		f = timed("upload", func() (f *failure) {
+			keys, f = upload(a, prefix, res)
+			return f
 		})
 	}
-	if ctx.Err() == nil && actx.Err() != nil {
-		f = &failure{Code: jobs.CodeJobTimeout, Message: fmt.Sprintf("the job (downloads, processing and upload) took longer than the limit of %s", r.cfg.Timeout)}
-	}
-	if ctx.Err() != nil {
-		// Cancelled or taken over: whatever was stored is not this job's.
-		log.Info("media job stopped")
-		return jobs.Outcome{Failure: &failure{}, Discard: discard}
+	if stop, ok := a.Stopped(); ok {
+		if stop == nil {
+			// Cancelled or taken over: whatever was stored is not this job's.
+			log.Info("media job stopped")
+			return jobs.Outcome{Discard: a.Discard}
+		}
+		f = stop
 	}
 	logMeta := map[string]any{}
 	if logsKey != "" {
 		logMeta[media.MetaLogsKey] = logsKey
 	}
 	if f != nil {
-		return jobs.Outcome{Failure: f, FailureMetadata: logMeta, Discard: discard}
+		return jobs.Outcome{Failure: f, FailureMetadata: logMeta, Discard: a.Discard}
 	}
 	ms := func(name string) int64 {
 		for _, s := range steps {
@@ -236,7 +198,55 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 		meta[media.MetaPrice] = t.PricePerSecond * mediaSeconds
 	}
 	log.Info("media job done", "ms", time.Since(start).Milliseconds())
-	return jobs.Outcome{Result: jobs.Result{Outputs: keys, Metadata: meta}, Discard: discard}
+	return jobs.Outcome{Result: jobs.Result{Outputs: keys, Metadata: meta}, Discard: a.Discard}
+}
+
+// execute is the attempt's ffmpeg step: the executor of j's type on its
+// inputs, and a description of its primary output.
+func (r *Runner) execute(a *attempt.Attempt, j *ent.Job, args media.Args, inputs map[string]executor.Input,
+	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
+	ex, _ := executor.For(j.Type)
+	params := map[string]any{}
+	_ = json.Unmarshal(args.Params, &params)
+	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
+		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes,
+		Fetch: func(ctx context.Context, ref, dst string) error {
+			return r.fetch(ctx, j.OrgID, ref, "", dst)
+		}})
+	var pe *executor.PermanentError
+	if f, ok := a.Stopped(); ok {
+		return res, nil, f
+	}
+	switch {
+	case errors.As(err, &pe):
+		return res, nil, &failure{Code: pe.Code, Message: pe.Message}
+	case err != nil:
+		return res, nil, &failure{Code: jobs.CodeExecFailed, Message: err.Error(), Retry: true}
+	}
+	var description map[string]any
+	if out, ok := res.Files[media.OutputField]; ok {
+		description = describe(a.Context(), out)
+	}
+	return res, description, nil
+}
+
+// upload stores the files of res under prefix, and returns the keys of
+// its outputs by field.
+func upload(a *attempt.Attempt, prefix string, res executor.Result) (map[string]string, *failure) {
+	keys := map[string]string{}
+	for field, out := range res.Files {
+		for _, p := range out.Parts {
+			if f := a.Upload(prefix+filepath.Base(p.Path), p.Path, p.ContentType); f != nil {
+				return nil, f
+			}
+		}
+		key := prefix + field + out.Ext
+		if f := a.Upload(key, out.Path, out.ContentType); f != nil {
+			return nil, f
+		}
+		keys[field] = key
+	}
+	return keys, nil
 }
 
 // progress passes on ffmpeg's reports on a job (about two a second) in
@@ -279,13 +289,9 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	return d
 }
 
-// parallelFetches is how many inputs of one job download at once.
-const parallelFetches = 4
-
 // download fetches every input (URL or asset id) and probes it, a few at
-// once; the first failure stops the others. An empty failure means the
-// attempt ended; the caller says why.
-func (r *Runner) download(ctx context.Context, j *ent.Job, args media.Args, dir string, inputs map[string]executor.Input, seconds *float64) *failure {
+// once, and adds up the inputs' seconds (the job's price).
+func (r *Runner) download(a *attempt.Attempt, j *ent.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
 	values := map[string]string{}
 	_ = json.Unmarshal(args.Inputs, &values)
 	// Inputs a parent's outputs fed are objects of this organisation's
@@ -297,26 +303,42 @@ func (r *Runner) download(ctx context.Context, j *ent.Job, args media.Args, dir 
 	for field, key := range j.InputKeys {
 		keys[field] = key
 	}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(parallelFetches)
+	var fields []string
+	var sources []attempt.Source
 	for field, key := range keys {
-		g.Go(func() error {
-			in, f := r.fetchInput(gctx, j, filepath.Join(dir, "input-"+field), field, values[field], key)
-			if f != nil {
-				return f
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			inputs[field] = in
-			*seconds += in.Info.Duration
-			return nil
-		})
+		v := values[field]
+		fields = append(fields, field)
+		sources = append(sources, attempt.Source{Label: "inputs." + field, URL: v, Probe: !unprobed(j.Type, field),
+			Fetch: func(ctx context.Context, path string) (int64, error) {
+				return 0, r.fetch(ctx, j.OrgID, v, key, path)
+			}})
 	}
-	if err := g.Wait(); err != nil {
-		return err.(*failure) // fetchInput's are the only errors
+	got, f := a.Fetch(sources, func(i int) string { return "input-" + fields[i] })
+	if f != nil || got == nil {
+		return nil, 0, f // got is nil when the attempt stopped: Run asks
 	}
-	return nil
+	inputs := make(map[string]executor.Input, len(got))
+	seconds := 0.0
+	for i, in := range got {
+		info := in.Info
+		if info == nil {
+			info = &ffmpeg.Info{} // unprobed: of no length
+		}
+		inputs[fields[i]] = executor.Input{Path: in.Path, Info: info}
+		seconds += info.Duration
+	}
+	return inputs, seconds, nil
+}
+
+// unprobed says whether the input field of jobs of typ is read by kino's
+// own decoder (a PSD template), which checks it, rather than by ffprobe.
+func unprobed(typ, field string) bool {
+	t, ok := catalog.Lookup(typ)
+	if !ok {
+		return false
+	}
+	f, ok := t.Input(field)
+	return ok && f.Unprobed
 }
 
 // fetch puts at path the file ref names for a job of org: an asset's
@@ -339,33 +361,4 @@ func (r *Runner) fetch(ctx context.Context, org, ref, key, path string) error {
 	}
 	_, err := r.cfg.Fetch.Download(ctx, ref, path)
 	return err
-}
-
-// fetchInput downloads or copies one input to path and probes it: the
-// object at key when it is set, or else v, an asset id or a URL.
-func (r *Runner) fetchInput(ctx context.Context, j *ent.Job, path, field, v, key string) (executor.Input, *failure) {
-	if err := r.fetch(ctx, j.OrgID, v, key, path); err != nil {
-		if ctx.Err() != nil {
-			return executor.Input{}, &failure{}
-		}
-		var fe *fetch.Error
-		return executor.Input{}, &failure{Code: jobs.CodeAssetFetchFailed, Message: fmt.Sprintf("inputs.%s: %v", field, err), Retry: errors.As(err, &fe) && fe.Temporary()}
-	}
-	if t, ok := catalog.Lookup(j.Type); ok {
-		if f, ok := t.Input(field); ok && f.Unprobed {
-			// The executor reads it with kino's own decoder, which checks it.
-			return executor.Input{Path: path, Info: &ffmpeg.Info{}}, nil
-		}
-	}
-	info, err := ffmpeg.ProbeFast(ctx, path)
-	var ie *ffmpeg.InputError
-	switch {
-	case ctx.Err() != nil:
-		return executor.Input{}, &failure{}
-	case errors.As(err, &ie):
-		return executor.Input{}, &failure{Code: jobs.CodeInputInvalid, Message: fmt.Sprintf("inputs.%s: %s", field, ie.Reason)}
-	case err != nil:
-		return executor.Input{}, &failure{Code: jobs.CodeInputInvalid, Message: fmt.Sprintf("inputs.%s: the file is not media ffmpeg can read", field)}
-	}
-	return executor.Input{Path: path, Info: info}, nil
 }

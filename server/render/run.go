@@ -5,21 +5,17 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
-	"sync"
 	"time"
 
-	"golang.org/x/sync/errgroup"
-
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
-	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -84,18 +80,15 @@ func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) j
 		execute = r.join
 	}
 	keys, f := execute(ctx)
-	o := jobs.Outcome{Failure: f}
-	if len(keys) > 0 {
-		o.Discard = func(ctx context.Context) {
-			for _, key := range keys {
-				if err := h.cfg.Storage.Delete(ctx, key); err != nil {
-					log.Error("remove output of a job that is not completed", "key", key, "err", err)
-				}
-			}
-		}
-		if f == nil {
-			o.Result.Outputs = keys
-		}
+	return r.outcome(keys, f)
+}
+
+// outcome is how r's attempt ended: completed with the outputs stored at
+// keys, or failed with f, or stopped (neither).
+func (r *renderRun) outcome(keys map[string]string, f *jobs.Failure) jobs.Outcome {
+	o := jobs.Outcome{Failure: f, Discard: r.discard}
+	if f == nil {
+		o.Result.Outputs = keys
 	}
 	return o
 }
@@ -110,6 +103,8 @@ type renderRun struct {
 	// maxOutput bounds what ffmpeg writes in this attempt: the
 	// configured MaxOutputBytes, or a part's share of it.
 	maxOutput int64
+	// discard removes what the attempt stored, once begun.
+	discard func(context.Context)
 }
 
 // execute runs one attempt: downloads, probes, ffmpeg and the upload,
@@ -123,11 +118,11 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	if f != nil {
 		return nil, f
 	}
-	defer a.end()
-	cfg, ctx, scene, dir := r.cfg, a.ctx, a.scene, a.dir
+	defer a.End()
+	cfg, ctx, scene, dir := r.cfg, a.Context(), a.scene, a.Dir
 
-	media, f := r.fetchSources(ctx, dir, scene.Sources())
-	if f, ok := a.stopped(); ok {
+	media, f := r.fetchSources(a.Attempt, scene.Sources())
+	if f, ok := a.Stopped(); ok {
 		return nil, f
 	}
 	if f != nil {
@@ -135,7 +130,7 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	}
 
 	f = r.readCaptions(ctx, dir, scene, media)
-	if f, ok := a.stopped(); ok {
+	if f, ok := a.Stopped(); ok {
 		return nil, f
 	}
 	if f != nil {
@@ -157,79 +152,53 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	return r.store(a, upload{field: OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}, cmd)
 }
 
-// attempt is one attempt at a render, or at a step of a split one: its
-// downloads, ffmpeg and uploads under one deadline (--render-timeout), so
-// that slow sources hold a worker no longer than a slow encode may, with
-// the composition compiled and a working folder of its own.
-type attempt struct {
-	parent, ctx context.Context
-	cancel      context.CancelFunc
-	timeout     time.Duration
-	scene       *engine.Scene
-	dir         string
+// words are renders' names for the failures of an attempt.
+var words = attempt.Words{
+	Job:            "render",
+	TimeoutCode:    jobs.CodeRenderTimeout,
+	TimeoutMessage: "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources",
+	FolderCode:     jobs.CodeRenderFailed,
+	Invalid: func(src attempt.Source, reason string) *jobs.Failure {
+		if reason == "" {
+			return failed(jobs.CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Label, src.URL)
+		}
+		return failed(jobs.CodeAssetInvalid, "%s: %s (%s)", src.Label, reason, src.URL)
+	},
 }
 
-func (r *renderRun) begin(parent context.Context) (*attempt, *jobs.Failure) {
+// renderAttempt is one attempt at a render, or at a step of a split one
+// (package attempt: one deadline, a working folder of its own), with the
+// composition compiled.
+type renderAttempt struct {
+	*attempt.Attempt
+	scene *engine.Scene
+}
+
+// begin starts an attempt of r; r.discard then removes what it stores.
+func (r *renderRun) begin(parent context.Context) (*renderAttempt, *jobs.Failure) {
 	cfg := r.cfg
 	scene, err := engine.Compile(r.args.Provider, r.args.Composition, r.args.AssetURLs, cfg.Limits)
 	if err != nil {
 		// Validated at submit; only a change of limits between then and now gets here.
 		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
 	}
-	if f := r.checkRoom(); f != nil {
+	a, f := attempt.Begin(parent, attempt.Config{TempDir: cfg.TempDir, Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.MaxOutputBytes,
+		MinFreeDisk: cfg.MinFreeDisk, Storage: cfg.Storage, Words: words}, "render-"+r.job.ID, r.log)
+	if f != nil {
 		return nil, f
 	}
-	dir, err := os.MkdirTemp(cfg.TempDir, "render-"+r.job.ID+"-")
-	if err != nil {
-		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
-	}
-	ctx, cancel := context.WithTimeout(parent, cfg.RenderTimeout)
-	return &attempt{parent: parent, ctx: ctx, cancel: cancel, timeout: cfg.RenderTimeout, scene: scene, dir: dir}, nil
-}
-
-// checkRoom fails an attempt, to be tried again later (on this node or
-// another), when the working folder's disk has less free space than the
-// attempt may fill: its output and downloads would otherwise fill the disk
-// part way through, for this job and every other on the node.
-func (r *renderRun) checkRoom() *jobs.Failure {
-	need := r.cfg.MaxOutputBytes + r.cfg.MinFreeDisk
-	if need <= 0 {
-		return nil
-	}
-	err := scratch.Room(r.cfg.TempDir, need)
-	if err == nil {
-		return nil
-	}
-	r.log.Warn("too little free disk to start a render; handed back", "err", err)
-	return &jobs.Failure{Code: jobs.CodeNoDiskSpace, Retry: true,
-		Message: "the node had too little free disk space to start the render (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}
-}
-
-func (a *attempt) end() {
-	a.cancel()
-	os.RemoveAll(a.dir)
-}
-
-// stopped says how the attempt ended when its context did: the job's own
-// end (cancelled, taken over, handed back) is not a failure; the deadline is.
-func (a *attempt) stopped() (*jobs.Failure, bool) {
-	switch {
-	case a.parent.Err() != nil:
-		return nil, true
-	case a.ctx.Err() != nil:
-		return failed(jobs.CodeRenderTimeout, "the render (downloads, encoding and upload) took longer than the limit of %s; shorten the composition, lower its size or use faster sources", a.timeout), true
-	}
-	return nil, false
+	r.discard = a.Discard
+	return &renderAttempt{Attempt: a, scene: scene}, nil
 }
 
 // encode runs a planned ffmpeg command (planErr is how planning failed)
 // in the attempt's folder. It reports whether the attempt goes on; when
 // not, the failure, nil if the attempt was stopped rather than failed.
-func (r *renderRun) encode(a *attempt, cmd *engine.Command, planErr error, duration float64) (*jobs.Failure, bool) {
+func (r *renderRun) encode(a *renderAttempt, cmd *engine.Command, planErr error, duration float64) (*jobs.Failure, bool) {
 	if planErr != nil {
 		// Planning may run ffmpeg (the loudness's first pass): its end by
 		// the attempt's is not a failure of the plan.
-		if f, ok := a.stopped(); ok {
+		if f, ok := a.Stopped(); ok {
 			return f, false
 		}
 		var me *engine.MediaError
@@ -238,14 +207,14 @@ func (r *renderRun) encode(a *attempt, cmd *engine.Command, planErr error, durat
 		}
 		return failed(jobs.CodeRenderFailed, "the render could not be planned: %v", planErr), false
 	}
-	if err := cmd.WriteFiles(a.dir); err != nil {
+	if err := cmd.WriteFiles(a.Dir); err != nil {
 		return &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}, false
 	}
 	t := time.Now()
 	// ffmpeg reports twice a second; the pool writes each report that
 	// moves, so readers see progress at least once a second.
-	err := ffmpeg.Run(a.ctx, cmd.Args, ffmpeg.RunOptions{Dir: a.dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
-	if f, ok := a.stopped(); ok {
+	err := ffmpeg.Run(a.Context(), cmd.Args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
+	if f, ok := a.Stopped(); ok {
 		return f, false
 	}
 	var tooLarge *ffmpeg.OutputTooLargeError
@@ -270,7 +239,7 @@ func tooLargeFailure(limit int64) *jobs.Failure {
 // store uploads the output and the pictures cmd made beside it (stored as
 // renders/ID.NAME.FORMAT), and returns their keys by output field. What it
 // stored before an upload failed is removed.
-func (r *renderRun) store(a *attempt, output upload, cmd *engine.Command) (map[string]string, *jobs.Failure) {
+func (r *renderRun) store(a *renderAttempt, output upload, cmd *engine.Command) (map[string]string, *jobs.Failure) {
 	uploads := []upload{output}
 	for _, pic := range cmd.Pictures {
 		uploads = append(uploads, upload{field: pictureFields[pic.Name], path: pic.Path, format: pic.Format,
@@ -282,14 +251,12 @@ func (r *renderRun) store(a *attempt, output upload, cmd *engine.Command) (map[s
 		if u.format != "" {
 			ctype = contentType(u.format)
 		}
-		if err := r.cfg.Storage.Upload(a.ctx, u.key, u.path, ctype); err != nil {
-			if f, ok := a.stopped(); ok {
-				keys[u.field] = u.key
-				return keys, f // whatever was stored is removed
+		if f := a.Upload(u.key, u.path, ctype); f != nil {
+			if _, stopped := a.Stopped(); !stopped {
+				// What was stored is removed: the failure keeps none of it.
+				a.Discard(context.WithoutCancel(a.Context()))
 			}
-			r.log.Error("upload output", "field", u.field, "err", err)
-			deleteKeys(context.WithoutCancel(a.ctx), r.cfg.Storage, keys, r.log)
-			return nil, &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
+			return nil, f
 		}
 		keys[u.field] = u.key
 	}
@@ -305,84 +272,45 @@ type upload struct {
 // pictureFields are the output fields of the pictures made beside a video.
 var pictureFields = map[string]string{"poster": PosterField, "thumbnail": ThumbnailField}
 
-// parallelFetches is how many sources of one render download at once:
-// enough to hide each server's latency, few enough to be polite to one.
-const parallelFetches = 4
-
 // fetchSources downloads and probes every source of the scene, a few at
-// once; the first failure stops the others and is the outcome of the
-// attempt. When ctx ends first, neither is set: the caller says why.
-func (r *renderRun) fetchSources(ctx context.Context, dir string, sources []engine.Source) (map[string]engine.Media, *jobs.Failure) {
-	var (
-		mu    sync.Mutex
-		media = make(map[string]engine.Media, len(sources))
-	)
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(parallelFetches)
-	for i, src := range sources {
-		g.Go(func() error {
-			m, f := r.fetchSource(gctx, filepath.Join(dir, fmt.Sprintf("source-%d", i)), src)
-			if f != nil {
-				return f
-			}
-			mu.Lock()
-			defer mu.Unlock()
-			media[src.Key] = m
-			return gctx.Err()
-		})
-	}
-	var f *jobs.Failure
-	if errors.As(g.Wait(), &f) {
-		return nil, f
-	}
-	return media, nil
-}
-
-// fetchSource downloads one source and describes it; nil outcome when the
-// context ended (the caller says why).
-func (r *renderRun) fetchSource(ctx context.Context, path string, src engine.Source) (engine.Media, *jobs.Failure) {
+// once (attempt.Fetch); fonts are read once here, captions once every
+// source is (readCaptions).
+func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (map[string]engine.Media, *jobs.Failure) {
 	cfg := r.cfg
-	t := time.Now()
-	var n int64
-	var err error
-	if engine.IsAssetID(src.URL) {
-		n, err = media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
-	} else if cfg.Sources != nil {
-		// Scoped to the render, which its parts share.
-		n, err = cfg.Sources.Download(ctx, r.job.ID, src.URL, path)
-	} else {
-		n, err = cfg.Fetch.Download(ctx, src.URL, path)
+	list := make([]attempt.Source, len(sources))
+	for i, src := range sources {
+		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font,
+			Fetch: func(ctx context.Context, path string) (int64, error) {
+				switch {
+				case engine.IsAssetID(src.URL):
+					return media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
+				case cfg.Sources != nil:
+					// Scoped to the render, which its parts share.
+					return cfg.Sources.Download(ctx, r.job.ID, src.URL, path)
+				}
+				return cfg.Fetch.Download(ctx, src.URL, path)
+			}}
 	}
-	if ctx.Err() != nil {
-		return engine.Media{}, nil
+	got, f := a.Fetch(list, func(i int) string { return fmt.Sprintf("source-%d", i) })
+	if f != nil || got == nil {
+		return nil, f // got is nil when the attempt stopped
 	}
-	if err != nil {
-		return engine.Media{}, failed(jobs.CodeAssetFetchFailed, "%s: %v", src.Field, err)
-	}
-	r.log.Info("asset fetched", "field", src.Field, "bytes", n, "ms", time.Since(t).Milliseconds())
-	if src.Captions {
-		// Parsed once every source is here (readCaptions).
-		return engine.Media{Path: path}, nil
-	}
-	if src.Font {
-		m, err := engine.FontFromFile(path)
-		if err != nil {
-			return engine.Media{}, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not read a downloaded font", Retry: true}
+	out := make(map[string]engine.Media, len(sources))
+	for i, src := range sources {
+		switch {
+		case src.Captions:
+			out[src.Key] = engine.Media{Path: got[i].Path}
+		case src.Font:
+			m, err := engine.FontFromFile(got[i].Path)
+			if err != nil {
+				return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not read a downloaded font", Retry: true}
+			}
+			out[src.Key] = m
+		default:
+			out[src.Key] = engine.MediaFromInfo(got[i].Path, got[i].Info)
 		}
-		return m, nil
 	}
-	info, err := ffmpeg.ProbeFast(ctx, path)
-	if ctx.Err() != nil {
-		return engine.Media{}, nil
-	}
-	var ie *ffmpeg.InputError
-	if errors.As(err, &ie) {
-		return engine.Media{}, failed(jobs.CodeAssetInvalid, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
-	}
-	if err != nil {
-		return engine.Media{}, failed(jobs.CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
-	}
-	return engine.MediaFromInfo(path, info), nil
+	return out, nil
 }
 
 // contentType is the media type a stored output is served with, by

@@ -234,15 +234,7 @@ func (h *PartHandler) Run(ctx context.Context, j *ent.Job, progress func(float64
 	}
 	log = log.With("render_id", whole.ID, "part", pa.Index)
 	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress, maxOutput: h.cfg.MaxOutputBytes}
-	keys, f := r.part(ctx, j.Type, pa)
-	o := jobs.Outcome{Failure: f}
-	if len(keys) > 0 {
-		o.Discard = func(ctx context.Context) { deleteKeys(ctx, h.cfg.Storage, keys, log) }
-		if f == nil {
-			o.Result.Outputs = keys
-		}
-	}
-	return o
+	return r.outcome(r.part(ctx, j.Type, pa))
 }
 
 // part renders a part of r's render: the frames pa names, or its sound.
@@ -382,33 +374,24 @@ func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) 
 	if f != nil {
 		return nil, f
 	}
-	defer a.end()
+	defer a.End()
 	var media map[string]engine.Media
 	if sources != nil {
-		media, f = r.fetchSources(a.ctx, a.dir, sources(a.scene))
+		media, f = r.fetchSources(a.Attempt, sources(a.scene))
 	} else {
-		f = fetch(a.ctx, a.dir)
+		f = fetch(a.Context(), a.Dir)
 	}
-	if f, ok := a.stopped(); ok {
+	if f, ok := a.Stopped(); ok {
 		return nil, f
 	}
 	if f != nil {
 		return nil, f
 	}
-	cmd, out, dur, err := plan(a.ctx, a.scene, media, a.dir)
+	cmd, out, dur, err := plan(a.Context(), a.scene, media, a.Dir)
 	if f, ok := r.encode(a, cmd, err, dur); !ok {
 		return nil, f
 	}
 	return r.store(a, upload{field: OutputField, key: key, path: out, contentType: ctype}, cmd)
-}
-
-// deleteKeys removes stored files of an attempt whose outcome is not kept.
-func deleteKeys(ctx context.Context, st *storage.Storage, keys map[string]string, log *slog.Logger) {
-	for _, key := range keys {
-		if err := st.Delete(ctx, key); err != nil {
-			log.Error("remove output of a job that is not completed", "key", key, "err", err)
-		}
-	}
 }
 
 // CleanParts removes what the parts of a split render stored, once the

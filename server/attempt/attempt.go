@@ -1,0 +1,248 @@
+// Package attempt owns one attempt at a job, for renders and media jobs
+// alike: its working folder, its one deadline (downloads, probes, ffmpeg
+// and uploads), fetching and probing its sources a few at once with one
+// classification of their failures, the room it needs on disk, the files
+// it stores, and clean-up. A handler supplies only its ffmpeg step and
+// the words its API uses for failures.
+package attempt
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/storage"
+)
+
+// Config is what every attempt of a kind of job shares.
+type Config struct {
+	// TempDir holds each attempt's working folder.
+	TempDir string
+	// Timeout caps one attempt: downloads, probes, ffmpeg and uploads.
+	Timeout time.Duration
+	// MaxOutputBytes bounds what ffmpeg writes in one attempt
+	// (--max-output-size); 0 bounds nothing.
+	MaxOutputBytes int64
+	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
+	// disk must have for an attempt to start (--min-free-disk).
+	MinFreeDisk int64
+	Storage     *storage.Storage
+	Log         *slog.Logger
+	// Words are the failures in the words of the job's API.
+	Words Words
+}
+
+// Words are how a kind of job names the failures of its attempts: renders
+// and media jobs fail alike, in the codes and messages of their own API.
+type Words struct {
+	// Job names the job in messages: "render", "job".
+	Job string
+	// TimeoutCode and TimeoutMessage (formatted with the limit) are an
+	// attempt that outlived Config.Timeout.
+	TimeoutCode, TimeoutMessage string
+	// FolderCode is the code of a working folder that could not be made.
+	FolderCode string
+	// Invalid is a source that downloaded but is not what the job reads;
+	// reason is empty when ffprobe could not read it at all.
+	Invalid func(src Source, reason string) *jobs.Failure
+}
+
+// Attempt is one attempt at a job, begun by Begin and ended by End.
+type Attempt struct {
+	cfg    Config
+	parent context.Context
+	ctx    context.Context
+	cancel context.CancelFunc
+	// Dir is the attempt's own working folder, removed by End.
+	Dir string
+	log *slog.Logger
+
+	mu     sync.Mutex
+	stored []string // every key this attempt stored
+}
+
+// Begin starts an attempt under parent, which ends when the job is
+// cancelled, taken over or handed back. It fails, to be tried again
+// later, when the disk has too little room for it. name prefixes the
+// working folder.
+func Begin(parent context.Context, cfg Config, name string, log *slog.Logger) (*Attempt, *jobs.Failure) {
+	if need := cfg.MaxOutputBytes + cfg.MinFreeDisk; need > 0 {
+		// A full disk fails the attempt here, cleanly, on this node or
+		// another, rather than part way through a download or an encode,
+		// for this job and every other on the node.
+		if err := scratch.Room(cfg.TempDir, need); err != nil {
+			log.Warn("too little free disk to start a "+cfg.Words.Job+"; handed back", "err", err)
+			return nil, &jobs.Failure{Code: jobs.CodeNoDiskSpace, Retry: true,
+				Message: "the node had too little free disk space to start the " + cfg.Words.Job + " (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}
+		}
+	}
+	dir, err := os.MkdirTemp(cfg.TempDir, name+"-")
+	if err != nil {
+		return nil, &jobs.Failure{Code: cfg.Words.FolderCode, Message: "kino could not create a working folder", Retry: true}
+	}
+	ctx, cancel := context.WithTimeout(parent, cfg.Timeout)
+	return &Attempt{cfg: cfg, parent: parent, ctx: ctx, cancel: cancel, Dir: dir, log: log}, nil
+}
+
+// Context is the attempt's: it ends with the job's or at the deadline.
+func (a *Attempt) Context() context.Context { return a.ctx }
+
+// End removes the working folder and releases the deadline.
+func (a *Attempt) End() {
+	a.cancel()
+	os.RemoveAll(a.Dir)
+}
+
+// Stopped is the one way to say that the attempt ended before it was
+// done, and how: the job's own end (cancelled, taken over, handed back)
+// is not a failure, and its failure is nil; the deadline is. ok is false
+// while the attempt goes on.
+func (a *Attempt) Stopped() (f *jobs.Failure, ok bool) {
+	switch {
+	case a.parent.Err() != nil:
+		return nil, true
+	case a.ctx.Err() != nil:
+		return &jobs.Failure{Code: a.cfg.Words.TimeoutCode, Message: fmt.Sprintf(a.cfg.Words.TimeoutMessage, a.cfg.Timeout)}, true
+	}
+	return nil, false
+}
+
+// Source is one file an attempt downloads.
+type Source struct {
+	// Label names it in failures: an input's or a composition's field.
+	Label string
+	// URL is what it was given as, for messages.
+	URL string
+	// Fetch puts the file at path.
+	Fetch func(ctx context.Context, path string) (int64, error)
+	// Probe asks for it to be read by ffprobe: media, not a font or captions.
+	Probe bool
+}
+
+// Fetched is a source downloaded into the working folder.
+type Fetched struct {
+	Path  string
+	Bytes int64
+	// Info is what ffprobe read, for a source to probe.
+	Info *ffmpeg.Info
+}
+
+// parallelFetches is how many sources of one attempt download at once:
+// enough to hide each server's latency, few enough to be polite to one.
+const parallelFetches = 4
+
+// Fetch downloads and probes sources, a few at once, each into its own
+// file of the working folder named by name(i); the first failure stops
+// the others and is the attempt's. When the attempt stops first, the
+// failure is Stopped's.
+func (a *Attempt) Fetch(sources []Source, name func(i int) string) ([]Fetched, *jobs.Failure) {
+	out := make([]Fetched, len(sources))
+	g, gctx := errgroup.WithContext(a.ctx)
+	g.SetLimit(parallelFetches)
+	for i, src := range sources {
+		g.Go(func() error {
+			f, fail := a.fetch(gctx, filepath.Join(a.Dir, name(i)), src)
+			if fail != nil {
+				return fail
+			}
+			out[i] = f
+			return gctx.Err()
+		})
+	}
+	err := g.Wait()
+	if f, ok := a.Stopped(); ok {
+		return nil, f
+	}
+	var f *jobs.Failure
+	if errors.As(err, &f) {
+		return nil, f
+	}
+	return out, nil
+}
+
+// fetch downloads one source and probes it; a nil failure when ctx ended
+// (Fetch says why).
+func (a *Attempt) fetch(ctx context.Context, path string, src Source) (Fetched, *jobs.Failure) {
+	t := time.Now()
+	n, err := src.Fetch(ctx, path)
+	if ctx.Err() != nil {
+		return Fetched{}, nil
+	}
+	if err != nil {
+		return Fetched{}, &jobs.Failure{Code: jobs.CodeAssetFetchFailed, Message: fmt.Sprintf("%s: %v", src.Label, err), Retry: Transient(err)}
+	}
+	a.log.Info("asset fetched", "field", src.Label, "bytes", n, "ms", time.Since(t).Milliseconds())
+	got := Fetched{Path: path, Bytes: n}
+	if !src.Probe {
+		return got, nil
+	}
+	info, err := ffmpeg.ProbeFast(ctx, path)
+	var ie *ffmpeg.InputError
+	switch {
+	case ctx.Err() != nil:
+		return Fetched{}, nil
+	case errors.As(err, &ie):
+		return Fetched{}, a.cfg.Words.Invalid(src, ie.Reason)
+	case err != nil:
+		return Fetched{}, a.cfg.Words.Invalid(src, "")
+	}
+	got.Info = info
+	return got, nil
+}
+
+// Transient says whether a download's failure may mend by itself, so that
+// the job core tries the attempt again after its backoff: a 5xx or 429,
+// a timeout, a connection refused or reset. A 4xx, a refused address or
+// an oversized file are the caller's to mend, and final.
+func Transient(err error) bool {
+	var fe *fetch.Error
+	return errors.As(err, &fe) && fe.Temporary()
+}
+
+// Upload stores the file at path under key, under the attempt's deadline.
+// When the attempt stopped meanwhile, the failure is Stopped's. What was
+// stored stays until Discard: a failed attempt may keep some of it, such
+// as a log.
+func (a *Attempt) Upload(key, path, contentType string) *jobs.Failure {
+	if err := a.cfg.Storage.Upload(a.ctx, key, path, contentType); err != nil {
+		if f, ok := a.Stopped(); ok {
+			return f
+		}
+		a.log.Error("upload output", "key", key, "err", err)
+		return &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "the output could not be stored", Retry: true}
+	}
+	a.Stored(key)
+	return nil
+}
+
+// Stored records a key the attempt stored by other means, for Discard.
+func (a *Attempt) Stored(key string) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.stored = append(a.stored, key)
+}
+
+// Discard removes what the attempt stored: its outcome is not kept (the
+// job's outcome's Discard).
+func (a *Attempt) Discard(ctx context.Context) {
+	a.mu.Lock()
+	keys := a.stored
+	a.stored = nil
+	a.mu.Unlock()
+	for _, key := range keys {
+		if err := a.cfg.Storage.Delete(ctx, key); err != nil {
+			a.log.Error("remove output of a job that is not completed", "key", key, "err", err)
+		}
+	}
+}
