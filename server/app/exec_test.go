@@ -71,7 +71,8 @@ func TestMediaJobsRun(t *testing.T) {
 			require.True(t, ok, "outputUrl: %v", j)
 			var meta map[string]any
 			require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
-			assert.Equal(t, url, meta["outputUrl"])
+			metaURL, _ := meta["outputUrl"].(string)
+			assertSameObject(t, su, url, metaURL)
 			var steps []map[string]any
 			require.NoError(t, json.Unmarshal([]byte(j["stepsJson"].(string)), &steps))
 			assert.Len(t, steps, 3)

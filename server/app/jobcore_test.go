@@ -233,9 +233,14 @@ func TestShutdownHandsBackMediaJobWithoutCountingAttempt(t *testing.T) {
 			c.ShutdownGrace = 100 * time.Millisecond
 		}
 		first := start(t, db, cfg)
-		render := first.submit(t, colourRender(30))
+		// The media job first: its download and probe take a while, and a
+		// render submitted with it could be nearly done before the job
+		// reports progress (a colour render is cheap).
 		job := first.createJob(t, transcodeJob(src))
 		first.waitMediaStatus(t, job, "running", 30*time.Second)
+		require.Eventually(t, func() bool { return first.mediaJob(t, job)["progress"].(float64) > 0 },
+			30*time.Second, 10*time.Millisecond, "the media job reports progress")
+		render := first.submit(t, colourRender(30))
 		first.waitStatus(t, render, "processing", 30*time.Second)
 		// Both have ffmpeg going (each reported progress), with most of
 		// their work, seconds of it, still to do.
