@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/jobs/jobstest"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -48,17 +49,11 @@ func TestCollectorReportsUnfinishedJobs(t *testing.T) {
 		ctx := context.Background()
 		c := open(t, db, jobs.Config{RetryDelay: time.Minute})
 		now := time.Now().UnixMilli()
-		at := func(n jobs.NewJob, ago time.Duration) jobs.NewJob {
-			n.CreatedAt = now - ago.Milliseconds()
-			return n
-		}
-		done := newJob("done")
-		done.Type = "u"
-		other := newJob("u1")
-		other.Type = "u"
-		_, err := c.Insert(ctx, at(newJob("old"), 10*time.Second), at(newJob("c"), 5*time.Second), at(newJob("a"), 3*time.Second),
-			newJob("b", jobs.Parent{ID: "a"}), at(done, 20*time.Second), other)
-		require.NoError(t, err)
+		ago := func(d time.Duration) jobstest.Option { return jobstest.CreatedAt(now - d.Milliseconds()) }
+		jobstest.Insert(t, c,
+			jobstest.Job("old", ago(10*time.Second)), jobstest.Job("c", ago(5*time.Second)), jobstest.Job("a", ago(3*time.Second)),
+			jobstest.Job("b", jobstest.After("a", nil)),
+			jobstest.Job("done", jobstest.OfType("u"), ago(20*time.Second)), jobstest.Job("u1", jobstest.OfType("u")))
 
 		require.Equal(t, "old", claim(t, c, "w").ID)
 		require.Equal(t, "c", claim(t, c, "w").ID)

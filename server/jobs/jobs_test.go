@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/jobs/jobstest"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
 )
@@ -37,20 +38,16 @@ func get(t *testing.T, c *jobs.Client, id string) *ent.Job {
 	return j
 }
 
-func newJob(id string, parents ...jobs.Parent) jobs.NewJob {
-	return jobs.NewJob{ID: id, Kind: "test", Type: "t", Org: "o", Args: []byte(`{}`), Parents: parents}
-}
-
 // pipeline inserts a → b → c, and a → d: b takes a's "out" as "in".
 func pipeline(t *testing.T, c *jobs.Client) {
 	t.Helper()
-	_, err := c.Insert(context.Background(),
-		newJob("a"),
-		newJob("b", jobs.Parent{ID: "a", Inputs: map[string]string{"in": "out"}}),
-		newJob("c", jobs.Parent{ID: "b", Inputs: map[string]string{"in": "out"}}),
-		newJob("d", jobs.Parent{ID: "a"}),
+	in := map[string]string{"in": "out"}
+	jobstest.Insert(t, c,
+		jobstest.Job("a"),
+		jobstest.Job("b", jobstest.After("a", in)),
+		jobstest.Job("c", jobstest.After("b", in)),
+		jobstest.Job("d", jobstest.After("a", nil)),
 	)
-	require.NoError(t, err)
 }
 
 func claim(t *testing.T, c *jobs.Client, owner string) *ent.Job {
@@ -65,15 +62,9 @@ func TestClaimTakesOldestAvailableOnce(t *testing.T) {
 		c := open(t, db, jobs.Config{})
 		ctx := context.Background()
 		for i := range 3 {
-			n := newJob(fmt.Sprintf("j%d", i))
-			n.CreatedAt = int64(1000 + i)
-			_, err := c.Insert(ctx, n)
-			require.NoError(t, err)
+			jobstest.Insert(t, c, jobstest.Job(fmt.Sprintf("j%d", i), jobstest.CreatedAt(int64(1000+i))))
 		}
-		other := newJob("other")
-		other.Type = "unknown"
-		_, err := c.Insert(ctx, other)
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("other", jobstest.OfType("unknown")))
 
 		var mu sync.Mutex
 		got := map[string]string{}
@@ -190,8 +181,7 @@ func TestRetryWaitsForItsBackoffThenGivesUp(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
 		c := open(t, db, jobs.Config{MaxAttempts: 2, RetryDelay: 300 * time.Millisecond})
 		ctx := context.Background()
-		_, err := c.Insert(ctx, newJob("r"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("r"))
 		claim(t, c, "w")
 		transient := jobs.Failure{Code: "STORAGE_FAILED", Message: "try again", Retry: true}
 		ok, err := c.Fail(ctx, "r", "w", transient, map[string]any{"log": "k1"})
@@ -249,8 +239,7 @@ func TestRescueLeavesRenewedLeases(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
 		c := open(t, db, jobs.Config{Lease: 300 * time.Millisecond})
 		ctx := context.Background()
-		_, err := c.Insert(ctx, newJob("x"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("x"))
 		claim(t, c, "w")
 		for range 4 {
 			time.Sleep(100 * time.Millisecond)
@@ -274,8 +263,7 @@ func TestPutBackJobHasNotStarted(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
 		c := open(t, db, jobs.Config{MaxAttempts: 3, RetryDelay: time.Millisecond, Lease: 100 * time.Millisecond})
 		ctx := context.Background()
-		_, err := c.Insert(ctx, newJob("s"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("s"))
 		startClaimed := func(owner string) {
 			t.Helper()
 			var j *ent.Job

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/jobs/jobstest"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -16,17 +17,13 @@ import (
 // part's "out" as "in-N".
 func split(t *testing.T, c *jobs.Client) {
 	t.Helper()
-	whole := newJob("whole",
-		jobs.Parent{ID: "p0", Inputs: map[string]string{"in-0": "out"}, Whole: true},
-		jobs.Parent{ID: "p1", Inputs: map[string]string{"in-1": "out"}, Whole: true})
-	whole.Metadata = map[string]any{jobs.MetaParts: 2}
-	part := func(id string, weight float64) jobs.NewJob {
-		n := newJob(id)
-		n.Type, n.BatchID, n.Metadata = "part", "whole", map[string]any{jobs.MetaWeight: weight}
-		return n
-	}
-	_, err := c.Insert(context.Background(), whole, part("p0", 3), part("p1", 1))
-	require.NoError(t, err)
+	jobstest.Insert(t, c,
+		jobstest.Job("whole",
+			jobstest.Joins("p0", map[string]string{"in-0": "out"}),
+			jobstest.Joins("p1", map[string]string{"in-1": "out"}),
+			jobstest.Meta(jobs.MetaParts, 2)),
+		jobstest.Job("p0", jobstest.PartOf("whole", 3)),
+		jobstest.Job("p1", jobstest.PartOf("whole", 1)))
 }
 
 func claimPart(t *testing.T, c *jobs.Client, owner string) string {

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/jobs/jobstest"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -59,13 +60,11 @@ func TestOnePoolBoundsEveryKindTogether(t *testing.T) {
 		renders := &busy{types: []string{"render"}, took: 100 * time.Millisecond, now: &now, peak: &peak}
 		media := &busy{types: []string{"t"}, took: 100 * time.Millisecond, now: &now, peak: &peak}
 		for i, kind := range []string{"render", "test", "render", "test"} {
-			n := newJob(string(rune('p' + i)))
-			n.Kind = kind
+			opts := []jobstest.Option{jobstest.OfKind(kind)}
 			if kind == "render" {
-				n.Type = "render"
+				opts = append(opts, jobstest.OfType("render"))
 			}
-			_, err := c.Insert(ctx, n)
-			require.NoError(t, err)
+			jobstest.Insert(t, c, jobstest.Job(string(rune('p'+i)), opts...))
 		}
 		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(),
 			Handlers: map[string]jobs.Handler{"render": renders, "test": media}})
@@ -92,14 +91,13 @@ func TestPoolStopsACancelledJobAndHandsBackOnShutdown(t *testing.T) {
 		ctx := context.Background()
 		var now, peak atomic.Int32
 		h := &busy{types: []string{"t"}, took: time.Hour, now: &now, peak: &peak}
-		_, err := c.Insert(ctx, newJob("x"), newJob("y"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("x"), jobstest.Job("y"))
 		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(), Handlers: map[string]jobs.Handler{"test": h}})
 		p.Start(ctx)
 		require.Eventually(t, func() bool { return get(t, c, "x").StartedAt != nil }, 5*time.Second, 10*time.Millisecond)
 
 		cancelled := time.Now()
-		_, err = c.Cancel(ctx, "x")
+		_, err := c.Cancel(ctx, "x")
 		require.NoError(t, err)
 		require.Eventually(t, func() bool { return h.stopped.Load() == 1 }, 2*time.Second, 5*time.Millisecond)
 		t.Logf("the handler stopped %s after the cancel", time.Since(cancelled))
@@ -155,8 +153,7 @@ func TestOwnProgressDoesNotRenewTheLease(t *testing.T) {
 		c := open(t, db, jobs.Config{Lease: time.Minute})
 		ctx := context.Background()
 		h := &reporter{c: c, lease: make(chan int64, 1), after: make(chan int64, 1)}
-		_, err := c.Insert(ctx, newJob("x"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("x"))
 		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(), Handlers: map[string]jobs.Handler{"test": h}})
 		p.Start(ctx)
 		defer func() {
@@ -176,7 +173,7 @@ func TestOwnProgressDoesNotRenewTheLease(t *testing.T) {
 		assert.Equal(t, before, after, "twenty progress reports renewed the lease")
 
 		cancelled := time.Now()
-		_, err = c.Cancel(ctx, "x")
+		_, err := c.Cancel(ctx, "x")
 		require.NoError(t, err)
 		require.Eventually(t, func() bool { return get(t, c, "x").State == jobs.Cancelled }, time.Second, 5*time.Millisecond)
 		p.Stop(ctx)
@@ -213,8 +210,7 @@ func TestPoolWritesOnlyProgressThatMoves(t *testing.T) {
 		c := open(t, db, jobs.Config{})
 		ctx := context.Background()
 		h := &stepper{c: c, steps: []float64{10, 5, 10, 100, 12.5}, shown: make(chan []float64, 1)}
-		_, err := c.Insert(ctx, newJob("x"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("x"))
 		p := jobs.NewPool(c, jobs.PoolConfig{Owner: "w", Slots: 1, Log: quiet(), Handlers: map[string]jobs.Handler{"test": h}})
 		p.Start(ctx)
 		defer p.Stop(ctx)
@@ -287,8 +283,7 @@ func TestPoolSurvivesAPanickingHandler(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
 		c := open(t, db, jobs.Config{MaxAttempts: 2, RetryDelay: time.Millisecond})
 		ctx := context.Background()
-		_, err := c.Insert(ctx, newJob("bad"), newJob("good"))
-		require.NoError(t, err)
+		jobstest.Insert(t, c, jobstest.Job("bad"), jobstest.Job("good"))
 		var logs bytes.Buffer
 		var mu sync.Mutex
 		log := slog.New(slog.NewTextHandler(writerFunc(func(p []byte) (int, error) {

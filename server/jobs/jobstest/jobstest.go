@@ -1,0 +1,88 @@
+// Package jobstest builds jobs for tests: a job that is valid as it is,
+// changed only where a test cares, so that a test reads as what it checks
+// rather than as the fields every job needs.
+package jobstest
+
+import (
+	"context"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/jobs"
+)
+
+// The defaults of Job: a worker claims it by Type.
+const (
+	Kind = "test"
+	Type = "t"
+	Org  = "o"
+)
+
+// Option changes one thing of a job Job builds.
+type Option func(*jobs.NewJob)
+
+// Job returns a job with id, of Kind, Type and Org, empty arguments, and
+// what opts change.
+func Job(id string, opts ...Option) jobs.NewJob {
+	n := jobs.NewJob{ID: id, Kind: Kind, Type: Type, Org: Org, Args: []byte(`{}`)}
+	for _, o := range opts {
+		o(&n)
+	}
+	return n
+}
+
+// Insert inserts jobs in one transaction and fails the test if it cannot.
+func Insert(t testing.TB, c *jobs.Client, all ...jobs.NewJob) []*ent.Job {
+	t.Helper()
+	inserted, err := c.Insert(context.Background(), all...)
+	require.NoError(t, err)
+	return inserted
+}
+
+// OfType sets the type workers claim the job by.
+func OfType(typ string) Option { return func(n *jobs.NewJob) { n.Type = typ } }
+
+// OfKind sets the kind (render, media, …).
+func OfKind(kind string) Option { return func(n *jobs.NewJob) { n.Kind = kind } }
+
+// CreatedAt sets when the job was made, in epoch ms: the oldest
+// claimable job is claimed first.
+func CreatedAt(ms int64) Option { return func(n *jobs.NewJob) { n.CreatedAt = ms } }
+
+// After makes the job wait for parent, taking the parent's outputs as
+// inputs (input name → parent's output name); the parent must be in the
+// same Insert.
+func After(parent string, inputs map[string]string) Option {
+	return func(n *jobs.NewJob) {
+		n.Parents = append(n.Parents, jobs.Parent{ID: parent, Inputs: inputs})
+	}
+}
+
+// Joins makes the job the whole of part: it waits for it, takes its outputs
+// as inputs, and its progress is its parts'. Set jobs.MetaParts with Meta.
+func Joins(part string, inputs map[string]string) Option {
+	return func(n *jobs.NewJob) {
+		n.Parents = append(n.Parents, jobs.Parent{ID: part, Inputs: inputs, Whole: true})
+	}
+}
+
+// PartOf makes the job a part of whole (type "part", in whole's batch)
+// weighing weight in whole's progress.
+func PartOf(whole string, weight float64) Option {
+	return func(n *jobs.NewJob) {
+		n.Type, n.BatchID = "part", whole
+		Meta(jobs.MetaWeight, weight)(n)
+	}
+}
+
+// Meta sets one metadata key.
+func Meta(key string, value any) Option {
+	return func(n *jobs.NewJob) {
+		if n.Metadata == nil {
+			n.Metadata = map[string]any{}
+		}
+		n.Metadata[key] = value
+	}
+}
