@@ -15,7 +15,9 @@ const Work = "work"
 type Bus interface {
 	// Publish signals every subscriber of each topic. It never blocks for
 	// long and never fails: a signal that cannot be sent is logged and
-	// dropped, and watchers catch up on the next one.
+	// dropped, and watchers catch up on the next one. Signals of one bus
+	// reach each node in the order they were published (tests wait for a
+	// marker published last instead of guessing how long to wait).
 	Publish(topics ...string)
 	// Subscribe returns a channel that receives a signal after each publish
 	// of any of the topics, and a function that ends the subscription.
