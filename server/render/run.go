@@ -142,7 +142,14 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	err := engine.MeasureLoudness(ctx, scene, media, dir)
 	var cmd *engine.Command
 	if err == nil {
-		cmd, err = engine.Plan(scene, media, dir, out, cfg.DefaultFont)
+		planned := scene
+		if scene.Still() {
+			// Its videos seek to its frame: decoded from their trims, a
+			// still at frameTime 30 of a 60 s video decoded 30 s of it.
+			planned = scene.StillFrame()
+			planned.SeekVideos(ctx, media, r.seekFailed)
+		}
+		cmd, err = engine.Plan(planned, media, dir, out, cfg.DefaultFont)
 	}
 	if f, ok := r.encode(a, cmd, err, scene.Duration); !ok {
 		return nil, f
@@ -343,4 +350,11 @@ func lastLine(err error) string {
 		return fe.LastLine()
 	}
 	return err.Error()
+}
+
+// seekFailed logs a video that could not be probed for its seek
+// (Scene.SeekVideos): it plays from its trim instead, slower, the same
+// frames.
+func (r *renderRun) seekFailed(l engine.Layer, err error) {
+	r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
 }
