@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strconv"
@@ -269,4 +270,85 @@ func TestStillOfAVideoIsItsFrame(t *testing.T) {
 
 	got, want := decodeRGBA(t, still.out, 80, 60)[0], decodeRGBA(t, out, 80, 60)[0]
 	assert.Equal(t, want, got, "the still is the frame of the whole scene")
+}
+
+// TestStillSeeksItsVideo: a still's video layer was decoded from its trim
+// up to frameTime (frameTime 30 of a 60 s video: 900 frames decoded and
+// dropped to keep one). Seeking its input to the still's frame, a still
+// decodes the same few frames at any frameTime, and is still the frame the
+// whole scene shows then. Counted from ffmpeg's own figures, not timed.
+func TestStillSeeksItsVideo(t *testing.T) {
+	if testing.Short() {
+		t.Skip("renders with ffmpeg")
+	}
+	t.Parallel()
+	ctx := context.Background()
+	dir := t.TempDir()
+	// 60 s at 30 fps, a keyframe every 2 s, as a camera's might be.
+	long := filepath.Join(dir, "long")
+	mk := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=64x36:rate=30",
+		"-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-f", "mp4", long)
+	out, err := mk.CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	info, err := ffmpeg.Probe(ctx, long)
+	require.NoError(t, err)
+
+	comp := map[string]any{"width": 64, "height": 36, "fps": 60, "format": "png", "frameTime": 30, "layers": []any{
+		map[string]any{"type": "video", "src": "long", "trimStart": 0.5, "duration": 59},
+	}}
+	s, err := Compile("provider_a", mustJSON(t, comp), map[string]string{"long": "https://x.test/long"}, DefaultLimits())
+	require.NoError(t, err)
+	require.Len(t, s.Sources(), 1)
+	media := map[string]Media{s.Sources()[0].Key: MediaFromInfo(long, info)}
+
+	// draw runs a plan of sc with ffmpeg, and counts the frames it decoded.
+	draw := func(sc *Scene, name string) (string, *Command, int) {
+		t.Helper()
+		work := t.TempDir()
+		path := filepath.Join(work, name)
+		cmd, err := Plan(sc, media, work, path, testFont)
+		require.NoError(t, err)
+		require.NoError(t, cmd.WriteFiles(work))
+		run := exec.Command("ffmpeg", append([]string{"-hide_banner", "-nostdin", "-y", "-v", "verbose"}, cmd.Args...)...)
+		run.Dir = work
+		log, err := run.CombinedOutput()
+		require.NoError(t, err, "%s", log)
+		m := regexp.MustCompile(`\(video\): \d+ packets read \(\d+ bytes\); (\d+) frames decoded`).FindSubmatch(log)
+		require.NotNil(t, m, "no decoder figures in %s", log)
+		n, err := strconv.Atoi(string(m[1]))
+		require.NoError(t, err)
+		return path, cmd, n
+	}
+
+	// Unprobed, the cut video plays from its trim: what the still cost.
+	_, _, fromTrim := draw(s.StillFrame(), "trim.png")
+	assert.Greater(t, fromTrim, 850, "frames decoded from the trim")
+
+	still := s.StillFrame()
+	still.SeekVideos(ctx, media, func(l Layer, err error) { t.Errorf("%s: %v", l.SourceField, err) })
+	got, cmd, sought := draw(still, "still.png")
+	assert.Less(t, sought, 150, "frames decoded once sought")
+	t.Logf("frames decoded for a still at frameTime 30: %d from the trim, %d sought", fromTrim, sought)
+	ss := -1.0
+	for i, a := range cmd.Args {
+		if a == "-i" && strings.Contains(cmd.Args[i+1], "long") {
+			for j := i - 1; j > 0; j-- {
+				if cmd.Args[j-1] == "-ss" {
+					ss, err = strconv.ParseFloat(cmd.Args[j], 64)
+					require.NoError(t, err)
+					break
+				}
+				if cmd.Args[j-1] == "-i" {
+					break
+				}
+			}
+		}
+	}
+	assert.InDelta(t, 29.5, ss, 0.01, "the video's input seeks a second before the still's frame: %v", cmd.Args)
+
+	// The reference: the whole scene composed, and its frame kept.
+	whole := *s
+	whole.stillCut = true
+	want, _, _ := draw(&whole, "whole.png")
+	assert.Equal(t, decodeRGBA(t, want, 64, 36)[0], decodeRGBA(t, got, 64, 36)[0], "the still is the frame of the whole scene")
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -210,15 +211,38 @@ func PlanJoin(s *Scene, parts []string, sound, workDir, outPath string) *Command
 // joinList is the concat demuxer's list of a join, in its working folder.
 const joinList = "parts.txt"
 
-// stillFrame is the scene of a still's one frame, cut as a part is: the
+// StillFrame is the scene of a still's one frame, cut as a part is: the
 // layers that do not show on it are left out, those that look the same on
 // every frame start on it, and the frames before it are never composed.
 // Drawing a still at frameTime 30 of a 60 fps composition composed 1,800
-// frames to keep one. Its frame is the part's frame 0.
-func (s *Scene) stillFrame() *Scene {
+// frames to keep one. Its frame is the part's frame 0. Plan cuts a still
+// itself; the worker cuts it first to seek its videos (SeekVideos), which
+// otherwise decode every frame from their trims to the still's.
+func (s *Scene) StillFrame() *Scene {
 	n := s.frameShownAt(s.FrameTime)
 	p := s.Part(PartRange{First: n, Count: 1}, false)
 	p.FrameTime = 0
 	p.stillCut = true
 	return p
+}
+
+// SeekVideos finds, for each of the scene's SeekLayers, the first frame of
+// its source that the whole render shows (ffmpeg.FirstFrameAfter at its
+// trim, reading packets only), and sets its FirstFrame and Seek, so that
+// it seeks near its frames instead of decoding all before them. A layer
+// whose source cannot be probed plays from its trim, slower and the same
+// frames; failed is told which and why, when not nil.
+func (s *Scene) SeekVideos(ctx context.Context, media map[string]Media, failed func(l Layer, err error)) {
+	for _, i := range s.SeekLayers() {
+		l := &s.Layers[i]
+		m := media[l.Source]
+		first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
+		if err != nil {
+			if failed != nil {
+				failed(*l, err)
+			}
+			continue
+		}
+		l.FirstFrame, l.Seek = first, true
+	}
 }

@@ -94,7 +94,7 @@ const (
 
 func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
 	if mode == whole && s.Still() && !s.stillCut {
-		s = s.stillFrame()
+		s = s.StillFrame()
 	}
 	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly

@@ -45,7 +45,7 @@ type Scene struct {
 	// lead is how many frames of a part's timeline (Part) come before
 	// its first frame; they are drawn by no one and not encoded.
 	lead int
-	// stillCut marks the scene of a still's one frame (stillFrame).
+	// stillCut marks the scene of a still's one frame (StillFrame).
 	stillCut bool
 }
 

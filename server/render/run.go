@@ -119,7 +119,7 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 		return nil, f
 	}
 	defer a.End()
-	cfg, ctx, scene, dir := r.cfg, a.Context(), a.scene, a.Dir
+	ctx, scene, dir := a.Context(), a.scene, a.Dir
 
 	media, f := r.fetchSources(a.Attempt, scene.Sources())
 	if f, ok := a.Stopped(); ok {
@@ -142,7 +142,7 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	err := engine.MeasureLoudness(ctx, scene, media, dir)
 	var cmd *engine.Command
 	if err == nil {
-		cmd, err = engine.Plan(scene, media, dir, out, cfg.DefaultFont)
+		cmd, err = r.plan(ctx, scene, media, dir, out)
 	}
 	if f, ok := r.encode(a, cmd, err, scene.Duration); !ok {
 		return nil, f
@@ -343,4 +343,22 @@ func lastLine(err error) string {
 		return fe.LastLine()
 	}
 	return err.Error()
+}
+
+// plan plans the whole render of scene. A still is cut to its frame first
+// and its videos seek to it: decoded from their trims, a still at
+// frameTime 30 of a 60 s video decoded 30 s of it to keep one frame.
+func (r *renderRun) plan(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir, out string) (*engine.Command, error) {
+	if scene.Still() {
+		scene = scene.StillFrame()
+		scene.SeekVideos(ctx, media, r.seekFailed)
+	}
+	return engine.Plan(scene, media, dir, out, r.cfg.DefaultFont)
+}
+
+// seekFailed logs a video that could not be probed for its seek
+// (Scene.SeekVideos): it plays from its trim instead, slower, the same
+// frames.
+func (r *renderRun) seekFailed(l engine.Layer, err error) {
+	r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
 }

@@ -17,7 +17,6 @@ import (
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -252,17 +251,7 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 		}
 		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
 		r.maxOutput = partShare(r.cfg.MaxOutputBytes, pa.Count, scene.Frames())
-		for _, i := range p.SeekLayers() {
-			l := &p.Layers[i]
-			m := media[l.Source]
-			first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
-			if err != nil {
-				// It plays from its trim instead: slower, the same frames.
-				r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
-				continue
-			}
-			l.FirstFrame, l.Seek = first, true
-		}
+		p.SeekVideos(ctx, media, r.seekFailed)
 		out := filepath.Join(dir, "part.ts")
 		cmd, err := engine.PlanPart(p, media, dir, out, r.cfg.DefaultFont)
 		return cmd, out, p.Shown(), err
