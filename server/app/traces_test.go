@@ -258,8 +258,14 @@ func TestTraceOfARender(t *testing.T) {
 		watch := watching.one(t, route)
 		assert.Equal(t, "/api/render/{id}/events", attr(watch, "http.route"))
 		assert.Equal(t, "200", attr(watch, "http.response.status_code"))
-		// The stream it opens is a call of its trace.
-		watching.serverSpan(t, "kino.render.v1.RenderService/WatchRender")
+		// The stream it opens is a call of its trace. Its server span ends
+		// when the stream's handler returns, which can be just after the
+		// gateway's span has ended: wait for it too.
+		const method = "kino.render.v1.RenderService/WatchRender"
+		watching = k.waitSpan(t, route, func(s tracetest.SpanStub) bool {
+			return s.Name == method && s.SpanKind == trace.SpanKindServer && s.SpanContext.TraceID() == watch.SpanContext.TraceID()
+		})
+		watching.serverSpan(t, method)
 	})
 }
 
