@@ -362,7 +362,10 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 			return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
 		}
 		// The manifest's fields sit beside format and contentType.
-		b, _ := json.Marshal(manifest)
+		b, err := manifestJSON(manifest)
+		if err != nil {
+			return err
+		}
 		_ = json.Unmarshal(b, &meta)
 		thumb = t
 	default:
@@ -583,6 +586,26 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	case <-ctx.Done():
 		return nil, "", ctx.Err()
 	}
+}
+
+// maxManifestBytes bounds a template's manifest: it is the asset's
+// metadata, returned with the asset in every list of assets, so a file of
+// long names and texts (its paths alone may take 16 MiB) must not make each
+// page of a list that large. 2,000 layers of ordinary names take about
+// 300 KB.
+const maxManifestBytes = 1 << 20
+
+// manifestJSON is a template's manifest as its metadata, refused when over
+// maxManifestBytes.
+func manifestJSON(m *mockup.Manifest) ([]byte, error) {
+	b, err := json.Marshal(m)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the template's manifest could not be written")
+	}
+	if len(b) > maxManifestBytes {
+		return nil, apierr.New(apierr.Validation, "file: the template's layer names and texts take %d bytes, over the limit of %d; shorten them or merge layers", len(b), maxManifestBytes)
+	}
+	return b, nil
 }
 
 // inspectTemplate decodes a template, draws it as it is and writes the

@@ -2,12 +2,17 @@ package media
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/mockup"
 )
 
 // TestPictureWaitsForAWorker: an upload waits for a free worker at most
@@ -35,4 +40,25 @@ func TestPictureWaitsForAWorker(t *testing.T) {
 	assert.NotErrorIs(t, err, errBusy)
 	assert.Contains(t, err.Error(), "could not be decoded")
 	assert.Empty(t, s.workers, "the worker is given back")
+}
+
+// TestManifestIsBounded: a template's manifest is its asset's metadata,
+// listed with it; one of long texts is refused naming file, an ordinary
+// one of 2,000 layers is kept.
+func TestManifestIsBounded(t *testing.T) {
+	t.Parallel()
+	long := &mockup.Manifest{Texts: []mockup.TextLayer{{Path: "t", Text: strings.Repeat("x", 2<<20)}}}
+	_, err := manifestJSON(long)
+	var apiErr *apierr.Error
+	require.ErrorAs(t, err, &apiErr)
+	assert.Equal(t, apierr.Validation, apiErr.Code)
+	assert.Contains(t, err.Error(), "file: the template's layer names and texts take")
+
+	ordinary := &mockup.Manifest{}
+	for i := range 2000 {
+		ordinary.Layers = append(ordinary.Layers, mockup.LayerInfo{Path: fmt.Sprintf("Group %d/Layer %d", i/10, i), Name: fmt.Sprintf("Layer %d", i), Kind: "pixel", Visible: true, Blend: "normal", Opacity: 1})
+	}
+	b, err := manifestJSON(ordinary)
+	require.NoError(t, err)
+	assert.Less(t, len(b), maxManifestBytes/2)
 }
