@@ -17,6 +17,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
@@ -36,6 +37,8 @@ type Client struct {
 	Job *JobClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
+	// OrgTurn is the client for interacting with the OrgTurn builders.
+	OrgTurn *OrgTurnClient
 	// Pipeline is the client for interacting with the Pipeline builders.
 	Pipeline *PipelineClient
 	// Setting is the client for interacting with the Setting builders.
@@ -58,6 +61,7 @@ func (c *Client) init() {
 	c.Asset = NewAssetClient(c.config)
 	c.Job = NewJobClient(c.config)
 	c.Node = NewNodeClient(c.config)
+	c.OrgTurn = NewOrgTurnClient(c.config)
 	c.Pipeline = NewPipelineClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.Template = NewTemplateClient(c.config)
@@ -157,6 +161,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Asset:           NewAssetClient(cfg),
 		Job:             NewJobClient(cfg),
 		Node:            NewNodeClient(cfg),
+		OrgTurn:         NewOrgTurnClient(cfg),
 		Pipeline:        NewPipelineClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		Template:        NewTemplateClient(cfg),
@@ -183,6 +188,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Asset:           NewAssetClient(cfg),
 		Job:             NewJobClient(cfg),
 		Node:            NewNodeClient(cfg),
+		OrgTurn:         NewOrgTurnClient(cfg),
 		Pipeline:        NewPipelineClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		Template:        NewTemplateClient(cfg),
@@ -216,7 +222,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Asset, c.Job, c.Node, c.Pipeline, c.Setting, c.Template, c.WebhookDelivery,
+		c.Asset, c.Job, c.Node, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
+		c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -226,7 +233,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Asset, c.Job, c.Node, c.Pipeline, c.Setting, c.Template, c.WebhookDelivery,
+		c.Asset, c.Job, c.Node, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
+		c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -241,6 +249,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Job.mutate(ctx, m)
 	case *NodeMutation:
 		return c.Node.mutate(ctx, m)
+	case *OrgTurnMutation:
+		return c.OrgTurn.mutate(ctx, m)
 	case *PipelineMutation:
 		return c.Pipeline.mutate(ctx, m)
 	case *SettingMutation:
@@ -650,6 +660,139 @@ func (c *NodeClient) mutate(ctx context.Context, m *NodeMutation) (Value, error)
 		return (&NodeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Node mutation op: %q", m.Op())
+	}
+}
+
+// OrgTurnClient is a client for the OrgTurn schema.
+type OrgTurnClient struct {
+	config
+}
+
+// NewOrgTurnClient returns a client for the OrgTurn from the given config.
+func NewOrgTurnClient(c config) *OrgTurnClient {
+	return &OrgTurnClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `orgturn.Hooks(f(g(h())))`.
+func (c *OrgTurnClient) Use(hooks ...Hook) {
+	c.hooks.OrgTurn = append(c.hooks.OrgTurn, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `orgturn.Intercept(f(g(h())))`.
+func (c *OrgTurnClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrgTurn = append(c.inters.OrgTurn, interceptors...)
+}
+
+// Create returns a builder for creating a OrgTurn entity.
+func (c *OrgTurnClient) Create() *OrgTurnCreate {
+	mutation := newOrgTurnMutation(c.config, OpCreate)
+	return &OrgTurnCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrgTurn entities.
+func (c *OrgTurnClient) CreateBulk(builders ...*OrgTurnCreate) *OrgTurnCreateBulk {
+	return &OrgTurnCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrgTurnClient) MapCreateBulk(slice any, setFunc func(*OrgTurnCreate, int)) *OrgTurnCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrgTurnCreateBulk{err: fmt.Errorf("calling to OrgTurnClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrgTurnCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrgTurnCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrgTurn.
+func (c *OrgTurnClient) Update() *OrgTurnUpdate {
+	mutation := newOrgTurnMutation(c.config, OpUpdate)
+	return &OrgTurnUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrgTurnClient) UpdateOne(_m *OrgTurn) *OrgTurnUpdateOne {
+	mutation := newOrgTurnMutation(c.config, OpUpdateOne, withOrgTurn(_m))
+	return &OrgTurnUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrgTurnClient) UpdateOneID(id string) *OrgTurnUpdateOne {
+	mutation := newOrgTurnMutation(c.config, OpUpdateOne, withOrgTurnID(id))
+	return &OrgTurnUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrgTurn.
+func (c *OrgTurnClient) Delete() *OrgTurnDelete {
+	mutation := newOrgTurnMutation(c.config, OpDelete)
+	return &OrgTurnDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrgTurnClient) DeleteOne(_m *OrgTurn) *OrgTurnDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrgTurnClient) DeleteOneID(id string) *OrgTurnDeleteOne {
+	builder := c.Delete().Where(orgturn.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrgTurnDeleteOne{builder}
+}
+
+// Query returns a query builder for OrgTurn.
+func (c *OrgTurnClient) Query() *OrgTurnQuery {
+	return &OrgTurnQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrgTurn},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrgTurn entity by its id.
+func (c *OrgTurnClient) Get(ctx context.Context, id string) (*OrgTurn, error) {
+	return c.Query().Where(orgturn.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrgTurnClient) GetX(ctx context.Context, id string) *OrgTurn {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OrgTurnClient) Hooks() []Hook {
+	return c.hooks.OrgTurn
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrgTurnClient) Interceptors() []Interceptor {
+	return c.inters.OrgTurn
+}
+
+func (c *OrgTurnClient) mutate(ctx context.Context, m *OrgTurnMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrgTurnCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrgTurnUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrgTurnUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrgTurnDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrgTurn mutation op: %q", m.Op())
 	}
 }
 
@@ -1188,10 +1331,12 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Asset, Job, Node, Pipeline, Setting, Template, WebhookDelivery []ent.Hook
+		Asset, Job, Node, OrgTurn, Pipeline, Setting, Template,
+		WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		Asset, Job, Node, Pipeline, Setting, Template, WebhookDelivery []ent.Interceptor
+		Asset, Job, Node, OrgTurn, Pipeline, Setting, Template,
+		WebhookDelivery []ent.Interceptor
 	}
 )
 

@@ -50,6 +50,8 @@ type Job struct {
 	MaxAttempts int `json:"max_attempts,omitempty"`
 	// AvailableAt holds the value of the "available_at" field.
 	AvailableAt int64 `json:"available_at,omitempty"`
+	// Priority holds the value of the "priority" field.
+	Priority int `json:"priority,omitempty"`
 	// LeaseOwner holds the value of the "lease_owner" field.
 	LeaseOwner *string `json:"lease_owner,omitempty"`
 	// LeaseExpiresAt holds the value of the "lease_expires_at" field.
@@ -86,7 +88,7 @@ func (*Job) scanValues(columns []string) ([]any, error) {
 			values[i] = new([]byte)
 		case job.FieldProgress:
 			values[i] = new(sql.NullFloat64)
-		case job.FieldPendingParents, job.FieldAttempt, job.FieldMaxAttempts, job.FieldAvailableAt, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldClaimedAt, job.FieldStartedAt, job.FieldFinishedAt:
+		case job.FieldPendingParents, job.FieldAttempt, job.FieldMaxAttempts, job.FieldAvailableAt, job.FieldPriority, job.FieldLeaseExpiresAt, job.FieldCreatedAt, job.FieldUpdatedAt, job.FieldClaimedAt, job.FieldStartedAt, job.FieldFinishedAt:
 			values[i] = new(sql.NullInt64)
 		case job.FieldID, job.FieldKind, job.FieldType, job.FieldOrgID, job.FieldState, job.FieldErrorCode, job.FieldErrorMessage, job.FieldLeaseOwner, job.FieldBatchID, job.FieldPipelineID, job.FieldNodeID, job.FieldIdempotencyKey, job.FieldRequestHash:
 			values[i] = new(sql.NullString)
@@ -216,6 +218,12 @@ func (_m *Job) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field available_at", values[i])
 			} else if value.Valid {
 				_m.AvailableAt = value.Int64
+			}
+		case job.FieldPriority:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field priority", values[i])
+			} else if value.Valid {
+				_m.Priority = int(value.Int64)
 			}
 		case job.FieldLeaseOwner:
 			if value, ok := values[i].(*sql.NullString); !ok {
@@ -386,6 +394,9 @@ func (_m *Job) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("available_at=")
 	builder.WriteString(fmt.Sprintf("%v", _m.AvailableAt))
+	builder.WriteString(", ")
+	builder.WriteString("priority=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Priority))
 	builder.WriteString(", ")
 	if v := _m.LeaseOwner; v != nil {
 		builder.WriteString("lease_owner=")

@@ -183,6 +183,20 @@ func (_c *JobCreate) SetNillableAvailableAt(v *int64) *JobCreate {
 	return _c
 }
 
+// SetPriority sets the "priority" field.
+func (_c *JobCreate) SetPriority(v int) *JobCreate {
+	_c.mutation.SetPriority(v)
+	return _c
+}
+
+// SetNillablePriority sets the "priority" field if the given value is not nil.
+func (_c *JobCreate) SetNillablePriority(v *int) *JobCreate {
+	if v != nil {
+		_c.SetPriority(*v)
+	}
+	return _c
+}
+
 // SetLeaseOwner sets the "lease_owner" field.
 func (_c *JobCreate) SetLeaseOwner(v string) *JobCreate {
 	_c.mutation.SetLeaseOwner(v)
@@ -400,6 +414,10 @@ func (_c *JobCreate) defaults() {
 		v := job.DefaultAvailableAt
 		_c.mutation.SetAvailableAt(v)
 	}
+	if _, ok := _c.mutation.Priority(); !ok {
+		v := job.DefaultPriority
+		_c.mutation.SetPriority(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -438,6 +456,9 @@ func (_c *JobCreate) check() error {
 	}
 	if _, ok := _c.mutation.AvailableAt(); !ok {
 		return &ValidationError{Name: "available_at", err: errors.New(`ent: missing required field "Job.available_at"`)}
+	}
+	if _, ok := _c.mutation.Priority(); !ok {
+		return &ValidationError{Name: "priority", err: errors.New(`ent: missing required field "Job.priority"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "Job.created_at"`)}
@@ -549,6 +570,10 @@ func (_c *JobCreate) createSpec() (*Job, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.AvailableAt(); ok {
 		_spec.SetField(job.FieldAvailableAt, field.TypeInt64, value)
 		_node.AvailableAt = value
+	}
+	if value, ok := _c.mutation.Priority(); ok {
+		_spec.SetField(job.FieldPriority, field.TypeInt, value)
+		_node.Priority = value
 	}
 	if value, ok := _c.mutation.LeaseOwner(); ok {
 		_spec.SetField(job.FieldLeaseOwner, field.TypeString, value)
@@ -1077,6 +1102,9 @@ func (u *JobUpsertOne) UpdateNewValues() *JobUpsertOne {
 		}
 		if _, exists := u.create.mutation.Dependants(); exists {
 			s.SetIgnore(job.FieldDependants)
+		}
+		if _, exists := u.create.mutation.Priority(); exists {
+			s.SetIgnore(job.FieldPriority)
 		}
 		if _, exists := u.create.mutation.RequestHash(); exists {
 			s.SetIgnore(job.FieldRequestHash)
@@ -1774,6 +1802,9 @@ func (u *JobUpsertBulk) UpdateNewValues() *JobUpsertBulk {
 			}
 			if _, exists := b.mutation.Dependants(); exists {
 				s.SetIgnore(job.FieldDependants)
+			}
+			if _, exists := b.mutation.Priority(); exists {
+				s.SetIgnore(job.FieldPriority)
 			}
 			if _, exists := b.mutation.RequestHash(); exists {
 				s.SetIgnore(job.FieldRequestHash)

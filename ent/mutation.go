@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/ent/schema"
@@ -34,6 +35,7 @@ const (
 	TypeAsset           = "Asset"
 	TypeJob             = "Job"
 	TypeNode            = "Node"
+	TypeOrgTurn         = "OrgTurn"
 	TypePipeline        = "Pipeline"
 	TypeSetting         = "Setting"
 	TypeTemplate        = "Template"
@@ -1191,6 +1193,8 @@ type JobMutation struct {
 	addmax_attempts     *int
 	available_at        *int64
 	addavailable_at     *int64
+	priority            *int
+	addpriority         *int
 	lease_owner         *string
 	lease_expires_at    *int64
 	addlease_expires_at *int64
@@ -2089,6 +2093,62 @@ func (m *JobMutation) ResetAvailableAt() {
 	m.addavailable_at = nil
 }
 
+// SetPriority sets the "priority" field.
+func (m *JobMutation) SetPriority(i int) {
+	m.priority = &i
+	m.addpriority = nil
+}
+
+// Priority returns the value of the "priority" field in the mutation.
+func (m *JobMutation) Priority() (r int, exists bool) {
+	v := m.priority
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPriority returns the old "priority" field's value of the Job entity.
+// If the Job object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *JobMutation) OldPriority(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPriority is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPriority requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPriority: %w", err)
+	}
+	return oldValue.Priority, nil
+}
+
+// AddPriority adds i to the "priority" field.
+func (m *JobMutation) AddPriority(i int) {
+	if m.addpriority != nil {
+		*m.addpriority += i
+	} else {
+		m.addpriority = &i
+	}
+}
+
+// AddedPriority returns the value that was added to the "priority" field in this mutation.
+func (m *JobMutation) AddedPriority() (r int, exists bool) {
+	v := m.addpriority
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPriority resets all changes to the "priority" field.
+func (m *JobMutation) ResetPriority() {
+	m.priority = nil
+	m.addpriority = nil
+}
+
 // SetLeaseOwner sets the "lease_owner" field.
 func (m *JobMutation) SetLeaseOwner(s string) {
 	m.lease_owner = &s
@@ -2809,7 +2869,7 @@ func (m *JobMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *JobMutation) Fields() []string {
-	fields := make([]string, 0, 28)
+	fields := make([]string, 0, 29)
 	if m.kind != nil {
 		fields = append(fields, job.FieldKind)
 	}
@@ -2857,6 +2917,9 @@ func (m *JobMutation) Fields() []string {
 	}
 	if m.available_at != nil {
 		fields = append(fields, job.FieldAvailableAt)
+	}
+	if m.priority != nil {
+		fields = append(fields, job.FieldPriority)
 	}
 	if m.lease_owner != nil {
 		fields = append(fields, job.FieldLeaseOwner)
@@ -2934,6 +2997,8 @@ func (m *JobMutation) Field(name string) (ent.Value, bool) {
 		return m.MaxAttempts()
 	case job.FieldAvailableAt:
 		return m.AvailableAt()
+	case job.FieldPriority:
+		return m.Priority()
 	case job.FieldLeaseOwner:
 		return m.LeaseOwner()
 	case job.FieldLeaseExpiresAt:
@@ -2999,6 +3064,8 @@ func (m *JobMutation) OldField(ctx context.Context, name string) (ent.Value, err
 		return m.OldMaxAttempts(ctx)
 	case job.FieldAvailableAt:
 		return m.OldAvailableAt(ctx)
+	case job.FieldPriority:
+		return m.OldPriority(ctx)
 	case job.FieldLeaseOwner:
 		return m.OldLeaseOwner(ctx)
 	case job.FieldLeaseExpiresAt:
@@ -3144,6 +3211,13 @@ func (m *JobMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetAvailableAt(v)
 		return nil
+	case job.FieldPriority:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPriority(v)
+		return nil
 	case job.FieldLeaseOwner:
 		v, ok := value.(string)
 		if !ok {
@@ -3251,6 +3325,9 @@ func (m *JobMutation) AddedFields() []string {
 	if m.addavailable_at != nil {
 		fields = append(fields, job.FieldAvailableAt)
 	}
+	if m.addpriority != nil {
+		fields = append(fields, job.FieldPriority)
+	}
 	if m.addlease_expires_at != nil {
 		fields = append(fields, job.FieldLeaseExpiresAt)
 	}
@@ -3287,6 +3364,8 @@ func (m *JobMutation) AddedField(name string) (ent.Value, bool) {
 		return m.AddedMaxAttempts()
 	case job.FieldAvailableAt:
 		return m.AddedAvailableAt()
+	case job.FieldPriority:
+		return m.AddedPriority()
 	case job.FieldLeaseExpiresAt:
 		return m.AddedLeaseExpiresAt()
 	case job.FieldCreatedAt:
@@ -3342,6 +3421,13 @@ func (m *JobMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddAvailableAt(v)
+		return nil
+	case job.FieldPriority:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPriority(v)
 		return nil
 	case job.FieldLeaseExpiresAt:
 		v, ok := value.(int64)
@@ -3558,6 +3644,9 @@ func (m *JobMutation) ResetField(name string) error {
 		return nil
 	case job.FieldAvailableAt:
 		m.ResetAvailableAt()
+		return nil
+	case job.FieldPriority:
+		m.ResetPriority()
 		return nil
 	case job.FieldLeaseOwner:
 		m.ResetLeaseOwner()
@@ -4529,6 +4618,428 @@ func (m *NodeMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *NodeMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Node edge %s", name)
+}
+
+// OrgTurnMutation represents an operation that mutates the OrgTurn nodes in the graph.
+type OrgTurnMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	pass          *float64
+	addpass       *float64
+	waiting       *bool
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*OrgTurn, error)
+	predicates    []predicate.OrgTurn
+}
+
+var _ ent.Mutation = (*OrgTurnMutation)(nil)
+
+// orgturnOption allows management of the mutation configuration using functional options.
+type orgturnOption func(*OrgTurnMutation)
+
+// newOrgTurnMutation creates new mutation for the OrgTurn entity.
+func newOrgTurnMutation(c config, op Op, opts ...orgturnOption) *OrgTurnMutation {
+	m := &OrgTurnMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrgTurn,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrgTurnID sets the ID field of the mutation.
+func withOrgTurnID(id string) orgturnOption {
+	return func(m *OrgTurnMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrgTurn
+		)
+		m.oldValue = func(ctx context.Context) (*OrgTurn, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrgTurn.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrgTurn sets the old OrgTurn of the mutation.
+func withOrgTurn(node *OrgTurn) orgturnOption {
+	return func(m *OrgTurnMutation) {
+		m.oldValue = func(context.Context) (*OrgTurn, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrgTurnMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrgTurnMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrgTurn entities.
+func (m *OrgTurnMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrgTurnMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrgTurnMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrgTurn.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetPass sets the "pass" field.
+func (m *OrgTurnMutation) SetPass(f float64) {
+	m.pass = &f
+	m.addpass = nil
+}
+
+// Pass returns the value of the "pass" field in the mutation.
+func (m *OrgTurnMutation) Pass() (r float64, exists bool) {
+	v := m.pass
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPass returns the old "pass" field's value of the OrgTurn entity.
+// If the OrgTurn object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrgTurnMutation) OldPass(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPass is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPass requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPass: %w", err)
+	}
+	return oldValue.Pass, nil
+}
+
+// AddPass adds f to the "pass" field.
+func (m *OrgTurnMutation) AddPass(f float64) {
+	if m.addpass != nil {
+		*m.addpass += f
+	} else {
+		m.addpass = &f
+	}
+}
+
+// AddedPass returns the value that was added to the "pass" field in this mutation.
+func (m *OrgTurnMutation) AddedPass() (r float64, exists bool) {
+	v := m.addpass
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPass resets all changes to the "pass" field.
+func (m *OrgTurnMutation) ResetPass() {
+	m.pass = nil
+	m.addpass = nil
+}
+
+// SetWaiting sets the "waiting" field.
+func (m *OrgTurnMutation) SetWaiting(b bool) {
+	m.waiting = &b
+}
+
+// Waiting returns the value of the "waiting" field in the mutation.
+func (m *OrgTurnMutation) Waiting() (r bool, exists bool) {
+	v := m.waiting
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldWaiting returns the old "waiting" field's value of the OrgTurn entity.
+// If the OrgTurn object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrgTurnMutation) OldWaiting(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldWaiting is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldWaiting requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldWaiting: %w", err)
+	}
+	return oldValue.Waiting, nil
+}
+
+// ResetWaiting resets all changes to the "waiting" field.
+func (m *OrgTurnMutation) ResetWaiting() {
+	m.waiting = nil
+}
+
+// Where appends a list predicates to the OrgTurnMutation builder.
+func (m *OrgTurnMutation) Where(ps ...predicate.OrgTurn) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrgTurnMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrgTurnMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrgTurn, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrgTurnMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrgTurnMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrgTurn).
+func (m *OrgTurnMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrgTurnMutation) Fields() []string {
+	fields := make([]string, 0, 2)
+	if m.pass != nil {
+		fields = append(fields, orgturn.FieldPass)
+	}
+	if m.waiting != nil {
+		fields = append(fields, orgturn.FieldWaiting)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrgTurnMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case orgturn.FieldPass:
+		return m.Pass()
+	case orgturn.FieldWaiting:
+		return m.Waiting()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrgTurnMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case orgturn.FieldPass:
+		return m.OldPass(ctx)
+	case orgturn.FieldWaiting:
+		return m.OldWaiting(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrgTurn field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrgTurnMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case orgturn.FieldPass:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPass(v)
+		return nil
+	case orgturn.FieldWaiting:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetWaiting(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrgTurn field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrgTurnMutation) AddedFields() []string {
+	var fields []string
+	if m.addpass != nil {
+		fields = append(fields, orgturn.FieldPass)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrgTurnMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case orgturn.FieldPass:
+		return m.AddedPass()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrgTurnMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case orgturn.FieldPass:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPass(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrgTurn numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrgTurnMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrgTurnMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrgTurnMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OrgTurn nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrgTurnMutation) ResetField(name string) error {
+	switch name {
+	case orgturn.FieldPass:
+		m.ResetPass()
+		return nil
+	case orgturn.FieldWaiting:
+		m.ResetWaiting()
+		return nil
+	}
+	return fmt.Errorf("unknown OrgTurn field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrgTurnMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrgTurnMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrgTurnMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrgTurnMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrgTurnMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrgTurnMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrgTurnMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OrgTurn unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrgTurnMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OrgTurn edge %s", name)
 }
 
 // PipelineMutation represents an operation that mutates the Pipeline nodes in the graph.

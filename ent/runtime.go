@@ -8,6 +8,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/setting"
@@ -51,6 +52,10 @@ func init() {
 	jobDescAvailableAt := jobFields[16].Descriptor()
 	// job.DefaultAvailableAt holds the default value on creation for the available_at field.
 	job.DefaultAvailableAt = jobDescAvailableAt.Default.(int64)
+	// jobDescPriority is the schema descriptor for priority field.
+	jobDescPriority := jobFields[17].Descriptor()
+	// job.DefaultPriority holds the default value on creation for the priority field.
+	job.DefaultPriority = jobDescPriority.Default.(int)
 	// jobDescID is the schema descriptor for id field.
 	jobDescID := jobFields[0].Descriptor()
 	// job.IDValidator is a validator for the "id" field. It is called by the builders before save.
@@ -61,6 +66,20 @@ func init() {
 	nodeDescID := nodeFields[0].Descriptor()
 	// node.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	node.IDValidator = nodeDescID.Validators[0].(func(string) error)
+	orgturnFields := schema.OrgTurn{}.Fields()
+	_ = orgturnFields
+	// orgturnDescPass is the schema descriptor for pass field.
+	orgturnDescPass := orgturnFields[1].Descriptor()
+	// orgturn.DefaultPass holds the default value on creation for the pass field.
+	orgturn.DefaultPass = orgturnDescPass.Default.(float64)
+	// orgturnDescWaiting is the schema descriptor for waiting field.
+	orgturnDescWaiting := orgturnFields[2].Descriptor()
+	// orgturn.DefaultWaiting holds the default value on creation for the waiting field.
+	orgturn.DefaultWaiting = orgturnDescWaiting.Default.(bool)
+	// orgturnDescID is the schema descriptor for id field.
+	orgturnDescID := orgturnFields[0].Descriptor()
+	// orgturn.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	orgturn.IDValidator = orgturnDescID.Validators[0].(func(string) error)
 	pipelineFields := schema.Pipeline{}.Fields()
 	_ = pipelineFields
 	// pipelineDescDescription is the schema descriptor for description field.

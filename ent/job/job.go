@@ -45,6 +45,8 @@ const (
 	FieldMaxAttempts = "max_attempts"
 	// FieldAvailableAt holds the string denoting the available_at field in the database.
 	FieldAvailableAt = "available_at"
+	// FieldPriority holds the string denoting the priority field in the database.
+	FieldPriority = "priority"
 	// FieldLeaseOwner holds the string denoting the lease_owner field in the database.
 	FieldLeaseOwner = "lease_owner"
 	// FieldLeaseExpiresAt holds the string denoting the lease_expires_at field in the database.
@@ -92,6 +94,7 @@ var Columns = []string{
 	FieldAttempt,
 	FieldMaxAttempts,
 	FieldAvailableAt,
+	FieldPriority,
 	FieldLeaseOwner,
 	FieldLeaseExpiresAt,
 	FieldBatchID,
@@ -127,6 +130,8 @@ var (
 	DefaultMaxAttempts int
 	// DefaultAvailableAt holds the default value on creation for the "available_at" field.
 	DefaultAvailableAt int64
+	// DefaultPriority holds the default value on creation for the "priority" field.
+	DefaultPriority int
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
@@ -145,6 +150,7 @@ const (
 	StateCompleted State = "completed"
 	StateFailed    State = "failed"
 	StateCancelled State = "cancelled"
+	StateRetrying  State = "retrying"
 )
 
 func (s State) String() string {
@@ -154,7 +160,7 @@ func (s State) String() string {
 // StateValidator is a validator for the "state" field enum values. It is called by the builders before save.
 func StateValidator(s State) error {
 	switch s {
-	case StatePending, StateAvailable, StateRunning, StateCompleted, StateFailed, StateCancelled:
+	case StatePending, StateAvailable, StateRunning, StateCompleted, StateFailed, StateCancelled, StateRetrying:
 		return nil
 	default:
 		return fmt.Errorf("job: invalid enum value for state field: %q", s)
@@ -222,6 +228,11 @@ func ByMaxAttempts(opts ...sql.OrderTermOption) OrderOption {
 // ByAvailableAt orders the results by the available_at field.
 func ByAvailableAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldAvailableAt, opts...).ToFunc()
+}
+
+// ByPriority orders the results by the priority field.
+func ByPriority(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldPriority, opts...).ToFunc()
 }
 
 // ByLeaseOwner orders the results by the lease_owner field.

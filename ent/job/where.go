@@ -117,6 +117,11 @@ func AvailableAt(v int64) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldAvailableAt, v))
 }
 
+// Priority applies equality check predicate on the "priority" field. It's identical to PriorityEQ.
+func Priority(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPriority, v))
+}
+
 // LeaseOwner applies equality check predicate on the "lease_owner" field. It's identical to LeaseOwnerEQ.
 func LeaseOwner(v string) predicate.Job {
 	return predicate.Job(sql.FieldEQ(FieldLeaseOwner, v))
@@ -820,6 +825,46 @@ func AvailableAtLT(v int64) predicate.Job {
 // AvailableAtLTE applies the LTE predicate on the "available_at" field.
 func AvailableAtLTE(v int64) predicate.Job {
 	return predicate.Job(sql.FieldLTE(FieldAvailableAt, v))
+}
+
+// PriorityEQ applies the EQ predicate on the "priority" field.
+func PriorityEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldEQ(FieldPriority, v))
+}
+
+// PriorityNEQ applies the NEQ predicate on the "priority" field.
+func PriorityNEQ(v int) predicate.Job {
+	return predicate.Job(sql.FieldNEQ(FieldPriority, v))
+}
+
+// PriorityIn applies the In predicate on the "priority" field.
+func PriorityIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldIn(FieldPriority, vs...))
+}
+
+// PriorityNotIn applies the NotIn predicate on the "priority" field.
+func PriorityNotIn(vs ...int) predicate.Job {
+	return predicate.Job(sql.FieldNotIn(FieldPriority, vs...))
+}
+
+// PriorityGT applies the GT predicate on the "priority" field.
+func PriorityGT(v int) predicate.Job {
+	return predicate.Job(sql.FieldGT(FieldPriority, v))
+}
+
+// PriorityGTE applies the GTE predicate on the "priority" field.
+func PriorityGTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldGTE(FieldPriority, v))
+}
+
+// PriorityLT applies the LT predicate on the "priority" field.
+func PriorityLT(v int) predicate.Job {
+	return predicate.Job(sql.FieldLT(FieldPriority, v))
+}
+
+// PriorityLTE applies the LTE predicate on the "priority" field.
+func PriorityLTE(v int) predicate.Job {
+	return predicate.Job(sql.FieldLTE(FieldPriority, v))
 }
 
 // LeaseOwnerEQ applies the EQ predicate on the "lease_owner" field.

@@ -3,6 +3,7 @@
 package migrate
 
 import (
+	"entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/dialect/sql/schema"
 	"entgo.io/ent/schema/field"
 )
@@ -49,7 +50,7 @@ var (
 		{Name: "kind", Type: field.TypeString},
 		{Name: "type", Type: field.TypeString},
 		{Name: "org_id", Type: field.TypeString},
-		{Name: "state", Type: field.TypeEnum, Enums: []string{"pending", "available", "running", "completed", "failed", "cancelled"}, Default: "available"},
+		{Name: "state", Type: field.TypeEnum, Enums: []string{"pending", "available", "running", "completed", "failed", "cancelled", "retrying"}, Default: "available"},
 		{Name: "args", Type: field.TypeBytes},
 		{Name: "metadata", Type: field.TypeJSON, Nullable: true},
 		{Name: "input_keys", Type: field.TypeJSON, Nullable: true},
@@ -62,6 +63,7 @@ var (
 		{Name: "attempt", Type: field.TypeInt, Default: 0},
 		{Name: "max_attempts", Type: field.TypeInt, Default: 3},
 		{Name: "available_at", Type: field.TypeInt64, Default: 0},
+		{Name: "priority", Type: field.TypeInt, Default: 0},
 		{Name: "lease_owner", Type: field.TypeString, Nullable: true},
 		{Name: "lease_expires_at", Type: field.TypeInt64, Nullable: true},
 		{Name: "batch_id", Type: field.TypeString, Nullable: true},
@@ -84,47 +86,57 @@ var (
 			{
 				Name:    "job_kind_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[24], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[25], JobsColumns[0]},
 			},
 			{
 				Name:    "job_kind_org_id_state_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[4], JobsColumns[24], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[4], JobsColumns[25], JobsColumns[0]},
 			},
 			{
 				Name:    "job_kind_org_id_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[2], JobsColumns[24], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[2], JobsColumns[25], JobsColumns[0]},
 			},
 			{
 				Name:    "job_kind_org_id_state_type_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[4], JobsColumns[2], JobsColumns[24], JobsColumns[0]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[4], JobsColumns[2], JobsColumns[25], JobsColumns[0]},
 			},
 			{
 				Name:    "job_pipeline_id_batch_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[20], JobsColumns[19]},
+				Columns: []*schema.Column{JobsColumns[21], JobsColumns[20]},
 			},
 			{
 				Name:    "job_batch_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[19]},
+				Columns: []*schema.Column{JobsColumns[20]},
 			},
 			{
-				Name:    "job_state_created_at",
+				Name:    "job_state_org_id_type_priority_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[4], JobsColumns[24]},
+				Columns: []*schema.Column{JobsColumns[4], JobsColumns[3], JobsColumns[2], JobsColumns[17], JobsColumns[25], JobsColumns[0]},
+				Annotation: &entsql.IndexAnnotation{
+					DescColumns: map[string]bool{
+						JobsColumns[17].Name: true,
+					},
+				},
+			},
+			{
+				Name:    "job_state_available_at",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[4], JobsColumns[16]},
 			},
 			{
 				Name:    "job_state_lease_expires_at",
 				Unique:  false,
-				Columns: []*schema.Column{JobsColumns[4], JobsColumns[18]},
+				Columns: []*schema.Column{JobsColumns[4], JobsColumns[19]},
 			},
 			{
 				Name:    "job_kind_org_id_idempotency_key",
 				Unique:  true,
-				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[22]},
+				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[23]},
 			},
 		},
 	}
@@ -145,6 +157,25 @@ var (
 		Name:       "nodes",
 		Columns:    NodesColumns,
 		PrimaryKey: []*schema.Column{NodesColumns[0]},
+	}
+	// OrgTurnsColumns holds the columns for the "org_turns" table.
+	OrgTurnsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "pass", Type: field.TypeFloat64, Default: 0},
+		{Name: "waiting", Type: field.TypeBool, Default: false},
+	}
+	// OrgTurnsTable holds the schema information for the "org_turns" table.
+	OrgTurnsTable = &schema.Table{
+		Name:       "org_turns",
+		Columns:    OrgTurnsColumns,
+		PrimaryKey: []*schema.Column{OrgTurnsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "orgturn_waiting_pass_id",
+				Unique:  false,
+				Columns: []*schema.Column{OrgTurnsColumns[2], OrgTurnsColumns[1], OrgTurnsColumns[0]},
+			},
+		},
 	}
 	// PipelinesColumns holds the columns for the "pipelines" table.
 	PipelinesColumns = []*schema.Column{
@@ -242,6 +273,7 @@ var (
 		AssetsTable,
 		JobsTable,
 		NodesTable,
+		OrgTurnsTable,
 		PipelinesTable,
 		SettingsTable,
 		TemplatesTable,

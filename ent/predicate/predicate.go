@@ -15,6 +15,9 @@ type Job func(*sql.Selector)
 // Node is the predicate function for node builders.
 type Node func(*sql.Selector)
 
+// OrgTurn is the predicate function for orgturn builders.
+type OrgTurn func(*sql.Selector)
+
 // Pipeline is the predicate function for pipeline builders.
 type Pipeline func(*sql.Selector)
 

@@ -2,6 +2,7 @@ package schema
 
 import (
 	"entgo.io/ent"
+	entsql "entgo.io/ent/dialect/entsql"
 	"entgo.io/ent/schema/field"
 	"entgo.io/ent/schema/index"
 )
@@ -36,9 +37,10 @@ func (Job) Fields() []ent.Field {
 		// The media job type; "render" for a render.
 		field.String("type").Immutable(),
 		field.String("org_id").Immutable(),
-		// pending: waits for parents; available: claimable from
-		// available_at on; running: a worker holds its lease.
-		field.Enum("state").Values("pending", "available", "running", "completed", "failed", "cancelled").Default("available"),
+		// pending: waits for parents; available: claimable now;
+		// retrying: waits out a retry's backoff until available_at, out of
+		// the claims' index; running: a worker holds its lease.
+		field.Enum("state").Values("pending", "available", "running", "completed", "failed", "cancelled", "retrying").Default("available"),
 		field.Bytes("args").Immutable(),
 		field.JSON("metadata", map[string]any{}).Optional(),
 		// Inputs filled from parents' outputs, as storage keys by input field.
@@ -56,6 +58,9 @@ func (Job) Fields() []ent.Field {
 		field.Int("attempt").Default(0),
 		field.Int("max_attempts").Default(3),
 		field.Int64("available_at").Default(0),
+		// Orders an organisation's own waiting jobs, higher first; it
+		// never moves one organisation ahead of another (fair turns do).
+		field.Int("priority").Default(0).Immutable(),
 		optStr("lease_owner"),
 		optMs("lease_expires_at"),
 		// A pipeline run's jobs share a batch.
@@ -85,8 +90,13 @@ func (Job) Indexes() []ent.Index {
 		// A pipeline's runs are its jobs grouped by batch.
 		index.Fields("pipeline_id", "batch_id"),
 		index.Fields("batch_id"),
-		// Claims take the oldest available job; rescue finds lapsed leases.
-		index.Fields("state", "created_at"),
+		// A claim takes an organisation's first available job of a type,
+		// in the order of this index, and counts its running jobs by the
+		// index's prefix; retries fall due by available_at; rescue finds
+		// lapsed leases.
+		index.Fields("state", "org_id", "type", "priority", "created_at", "id").
+			Annotations(entsql.DescColumns("priority")),
+		index.Fields("state", "available_at"),
 		index.Fields("state", "lease_expires_at"),
 		// Keys are per organisation and kind: one org's key never finds
 		// another's job, and a render's key is not a media job's.

@@ -306,7 +306,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}, cfg.Log)
 	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
 	a.NodeID = owner
-	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay})
+	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay, Orgs: cfg.Orgs})
 	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
 	core.OnFinal(nil, render.CleanParts(a.storage, a.store, cfg.Log))
 	core.OnFinal(nil, countEnded(m))

@@ -79,7 +79,11 @@ func (c *Collector) Collect(ch chan<- prometheus.Metric) {
 	}
 	byState := map[stateKey]int{}
 	for _, r := range counts {
-		byState[stateKey{KindType{r.Kind, r.Type}, r.State}] = r.Count
+		st := r.State
+		if st == Retrying {
+			st = Available // waiting, as the APIs show it
+		}
+		byState[stateKey{KindType{r.Kind, r.Type}, st}] += r.Count
 	}
 	now := time.Now().UnixMilli()
 	byType := map[KindType]queueRow{}
@@ -119,7 +123,7 @@ type queueRow struct {
 // grouped reads that the state index bounds to the jobs not yet ended.
 func (c *Collector) read(ctx context.Context) ([]countRow, []queueRow, error) {
 	var counts []countRow
-	err := c.st.Job.Query().Where(job.StateIn(unfinishedStates...)).
+	err := c.st.Job.Query().Where(job.StateIn(unfinished...)).
 		GroupBy(job.FieldKind, job.FieldType, job.FieldState).
 		Aggregate(ent.Count()).Scan(ctx, &counts)
 	if err != nil {

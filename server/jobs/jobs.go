@@ -3,8 +3,9 @@
 // machine by this package alone.
 //
 //	pending ──(parents complete)──> available ──claim──> running ──> completed
-//	                                    ^                   │ └────> failed
-//	                                    └─retry/release/rescue┘      cancelled (from any state before)
+//	                                    ^  ^                │ │ └──> failed
+//	                                    │  └─release/rescue─┘ │      cancelled (from any state before)
+//	                                    └─(due)── retrying <──┘ retry after a backoff
 //
 // Every transition is a conditional update in a transaction, so a late
 // writer (a worker finishing after a cancel, a rescue after a renewal)
@@ -23,16 +24,17 @@ import (
 	"maps"
 	"math"
 	"math/rand/v2"
+	"sync/atomic"
 	"time"
 
 	"entgo.io/ent/dialect"
-	entsql "entgo.io/ent/dialect/sql"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/tracing"
 )
@@ -45,6 +47,8 @@ const (
 	Completed = job.StateCompleted
 	Failed    = job.StateFailed
 	Cancelled = job.StateCancelled
+	// Retrying waits out a retry's backoff; the APIs show it as waiting.
+	Retrying = job.StateRetrying
 )
 
 // Final reports whether a state is terminal.
@@ -53,7 +57,10 @@ func Final(s job.State) bool {
 }
 
 // unfinished are the states a cancel or a failed parent can still end.
-var unfinished = []job.State{Pending, Available, Running}
+var unfinished = []job.State{Pending, Available, Retrying, Running}
+
+// Waiting are the states of a job not yet running.
+var Waiting = []job.State{Pending, Available, Retrying}
 
 // Config tunes leases and retries.
 type Config struct {
@@ -65,6 +72,9 @@ type Config struct {
 	// RetryDelay is the wait before the first retry of a transient
 	// failure; each later retry waits four times longer.
 	RetryDelay time.Duration
+	// Orgs gives each organisation's weight in the turns of claims and
+	// its running cap; nil means every weight 1 and no cap.
+	Orgs *org.Policies
 }
 
 // FinalHook runs inside the transaction that moves a job to a terminal
@@ -78,6 +88,8 @@ type Client struct {
 	cfg   Config
 	final []FinalHook
 	after []func(*ent.Job)
+	// tidied is set once the turns were checked against the jobs.
+	tidied atomic.Bool
 }
 
 // New returns a client over the store that publishes changes on bus.
@@ -164,6 +176,8 @@ type NewJob struct {
 	// CreatedAt is epoch ms; 0 means now.
 	CreatedAt int64
 	Parents   []Parent
+	// Priority orders the organisation's own waiting jobs, higher first.
+	Priority int
 }
 
 // Insert stores jobs in one transaction. A job with parents waits for them
@@ -181,6 +195,15 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 	now := nowMs()
 	var out []*ent.Job
 	err := c.withTx(ctx, func(tx *ent.Tx) error {
+		var orgs []string
+		for _, n := range jobs {
+			if len(n.Parents) == 0 {
+				orgs = append(orgs, n.Org)
+			}
+		}
+		if err := c.activate(ctx, tx, orgs...); err != nil {
+			return err
+		}
 		for _, n := range jobs {
 			created := n.CreatedAt
 			if created == 0 {
@@ -196,7 +219,7 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 			}
 			cr := tx.Job.Create().SetID(n.ID).SetKind(n.Kind).SetType(n.Type).SetOrgID(n.Org).
 				SetState(state).SetArgs(n.Args).SetMaxAttempts(attempts).SetPendingParents(len(n.Parents)).
-				SetCreatedAt(created).SetUpdatedAt(created).SetAvailableAt(created)
+				SetCreatedAt(created).SetUpdatedAt(created).SetAvailableAt(created).SetPriority(n.Priority)
 			meta := n.Metadata
 			if traceContext != nil {
 				meta = merged(meta, map[string]any{MetaTraceContext: traceContext})
@@ -275,48 +298,6 @@ func merged(base, add map[string]any) map[string]any {
 	maps.Copy(out, base)
 	maps.Copy(out, add)
 	return out
-}
-
-// Claim takes the oldest available job of one of types for owner, or nil
-// when none is waiting.
-func (c *Client) Claim(ctx context.Context, owner string, types []string) (*ent.Job, error) {
-	var claimed *ent.Job
-	err := c.withTx(ctx, func(tx *ent.Tx) error {
-		now := nowMs()
-		q := tx.Job.Query().
-			Where(job.StateEQ(Available), job.AvailableAtLTE(now), job.TypeIn(types...)).
-			Order(job.ByCreatedAt(), job.ByID())
-		// On PostgreSQL many nodes claim at once; SKIP LOCKED lets each
-		// take a different row. SQLite's IMMEDIATE transaction already
-		// holds the only write lock.
-		if c.st.Dialect == dialect.Postgres {
-			q = q.ForUpdate(entsql.WithLockAction(entsql.SkipLocked))
-		}
-		j, err := q.First(ctx)
-		if ent.IsNotFound(err) {
-			return nil
-		}
-		if err != nil {
-			return fmt.Errorf("find available job: %w", err)
-		}
-		u := tx.Job.UpdateOne(j).Where(job.StateEQ(Available)).
-			SetState(Running).AddAttempt(1).
-			SetLeaseOwner(owner).SetLeaseExpiresAt(now + c.cfg.Lease.Milliseconds()).
-			SetClaimedAt(now).ClearStartedAt().SetUpdatedAt(now)
-		if !IsWhole(j) {
-			u.SetProgress(0)
-		}
-		claimed, err = u.Save(ctx)
-		if err != nil {
-			return fmt.Errorf("claim job %s: %w", j.ID, err)
-		}
-		return nil
-	})
-	if err != nil || claimed == nil {
-		return nil, err
-	}
-	c.bus.Publish(claimed.ID)
-	return claimed, nil
 }
 
 func owned(id, owner string) []predicate.Job {
@@ -483,6 +464,9 @@ func (c *Client) handOn(ctx context.Context, tx *ent.Tx, ch *changes, parent *en
 		u := tx.Job.UpdateOne(child).Where(job.StateEQ(Pending)).
 			SetInputKeys(keys).AddPendingParents(-1).SetUpdatedAt(now)
 		if child.PendingParents <= 1 {
+			if err := c.activate(ctx, tx, child.OrgID); err != nil {
+				return err
+			}
 			u.SetState(Available).SetAvailableAt(now)
 			ch.work = true
 		}
@@ -518,7 +502,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 			now := nowMs()
 			delay := backoff(c.cfg.RetryDelay, cur.Attempt-1)
 			u := tx.Job.Update().Where(owned(id, owner)...).
-				SetState(Available).SetAvailableAt(now + delay.Milliseconds()).
+				SetState(Retrying).SetAvailableAt(now + delay.Milliseconds()).
 				SetMetadata(merged(cur.Metadata, meta)).ClearLeaseOwner().ClearLeaseExpiresAt().
 				SetUpdatedAt(now)
 			if !IsWhole(cur) {
@@ -618,10 +602,15 @@ func (c *Client) Release(ctx context.Context, id, owner string) (bool, error) {
 			return fmt.Errorf("release job %s: %w", id, err)
 		}
 		done = n == 1
-		if done {
-			ch.ids, ch.work = append(ch.ids, id), true
+		if !done {
+			return nil
 		}
-		return nil
+		ch.ids, ch.work = append(ch.ids, id), true
+		j, err := tx.Job.Get(ctx, id)
+		if err != nil {
+			return fmt.Errorf("read job %s: %w", id, err)
+		}
+		return c.activate(ctx, tx, j.OrgID)
 	})
 	return done, err
 }
@@ -674,8 +663,12 @@ func (c *Client) CancelBatch(ctx context.Context, batchID string) error {
 
 // Rescue puts back the running jobs whose lease lapsed (their worker died),
 // counting the attempt, and fails those out of attempts with WORKER_LOST.
-// It returns how many jobs it moved.
+// It returns how many jobs it moved. It also keeps the turns of claims true
+// to the jobs (see tidy).
 func (c *Client) Rescue(ctx context.Context) (int, error) {
+	if err := c.tidy(ctx); err != nil {
+		return 0, err
+	}
 	lost, err := c.st.Job.Query().Where(job.StateEQ(Running), job.LeaseExpiresAtLT(nowMs())).All(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("find lost jobs: %w", err)
@@ -710,6 +703,7 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 			if n == 1 {
 				moved++
 				ch.ids, ch.work = append(ch.ids, l.ID), true
+				return c.activate(ctx, tx, l.OrgID)
 			}
 			return nil
 		})

@@ -188,7 +188,7 @@ func TestRetryWaitsForItsBackoffThenGivesUp(t *testing.T) {
 		require.NoError(t, err)
 		require.True(t, ok)
 		j := get(t, c, "r")
-		assert.Equal(t, jobs.Available, j.State)
+		assert.Equal(t, jobs.Retrying, j.State, "out of the claimable set until due")
 		assert.Nil(t, j.ErrorCode)
 		assert.Equal(t, "k1", j.Metadata["log"])
 		assert.Nil(t, claim(t, c, "w"), "not before the backoff ends")

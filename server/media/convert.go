@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"google.golang.org/protobuf/proto"
@@ -155,7 +156,7 @@ func inputs(given json.RawMessage, keys map[string]string, url func(string) (str
 // retries is how many attempts of the job were put back: a job waits
 // after each, and runs or ended in the one after the last.
 func retries(j *ent.Job) int {
-	if j.State == jobs.Pending || j.State == jobs.Available {
+	if slices.Contains(jobs.Waiting, j.State) {
 		return j.Attempt
 	}
 	return max(0, j.Attempt-1)

@@ -60,7 +60,7 @@ var Statuses = []string{"waiting", "dispatched", "running", "complete", "failed"
 // job is dispatched until its worker starts it.
 func Status(j *ent.Job) string {
 	switch j.State {
-	case jobs.Pending, jobs.Available:
+	case jobs.Pending, jobs.Available, jobs.Retrying:
 		return "waiting"
 	case jobs.Running:
 		if j.StartedAt == nil {
@@ -77,7 +77,7 @@ func Status(j *ent.Job) string {
 func statusIs(s string) predicate.Job {
 	switch s {
 	case "waiting":
-		return job.StateIn(jobs.Pending, jobs.Available)
+		return job.StateIn(jobs.Waiting...)
 	case "dispatched":
 		return job.And(job.StateEQ(jobs.Running), job.StartedAtIsNil())
 	case "running":

@@ -25,9 +25,9 @@ func statusIs(s string) predicate.Job {
 	// waits for them and then for a worker to join them (shownStatus).
 	// The core clears the start of any other job it puts back.
 	case "queued":
-		return job.And(job.StateIn(jobs.Pending, jobs.Available), job.StartedAtIsNil())
+		return job.And(job.StateIn(jobs.Waiting...), job.StartedAtIsNil())
 	case "processing":
-		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateIn(jobs.Pending, jobs.Available), job.StartedAtNotNil()))
+		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateIn(jobs.Waiting...), job.StartedAtNotNil()))
 	}
 	return job.StateEQ(job.State(s))
 }

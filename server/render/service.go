@@ -9,6 +9,7 @@ import (
 	"errors"
 	"log/slog"
 	"net/url"
+	"slices"
 	"time"
 
 	"github.com/google/uuid"
@@ -246,7 +247,7 @@ func (s *Service) get(ctx context.Context, id string) (*ent.Job, error) {
 // Status is the render interface's word for a state of the job core.
 func Status(s job.State) string {
 	switch s {
-	case jobs.Pending, jobs.Available:
+	case jobs.Pending, jobs.Available, jobs.Retrying:
 		return "queued"
 	case jobs.Running:
 		return "processing"
@@ -258,7 +259,7 @@ func Status(s job.State) string {
 // have started is processing, though the core has it wait for them, and
 // then wait for a worker to join them.
 func shownStatus(j *ent.Job) string {
-	if (j.State == jobs.Pending || j.State == jobs.Available) && j.StartedAt != nil && jobs.IsWhole(j) {
+	if slices.Contains(jobs.Waiting, j.State) && j.StartedAt != nil && jobs.IsWhole(j) {
 		return "processing"
 	}
 	return Status(j.State)
