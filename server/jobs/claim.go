@@ -172,19 +172,24 @@ func (c *Client) capExpr() (string, []any) {
 		}
 		return int64(p.MaxRunning)
 	}
+	// Caps are written as numbers: a placeholder would leave PostgreSQL
+	// to guess their type from the organisation ids around them.
 	def := capOf(c.cfg.Orgs.Default())
 	var when strings.Builder
 	var args []any
 	for _, o := range c.cfg.Orgs.Listed() {
 		if v := capOf(c.cfg.Orgs.For(o)); v != def {
-			when.WriteString(` WHEN ? THEN ?`)
-			args = append(args, o, v)
+			when.WriteString(` WHEN ? THEN ` + strconv.FormatInt(v, 10))
+			args = append(args, o)
 		}
 	}
-	if def == noCap && len(args) == 0 {
-		return "", nil
+	if len(args) == 0 {
+		if def == noCap {
+			return "", nil
+		}
+		return strconv.FormatInt(def, 10), nil
 	}
-	return `CASE t.id` + when.String() + ` ELSE ? END`, append(args, def)
+	return `CASE t.id` + when.String() + ` ELSE ` + strconv.FormatInt(def, 10) + ` END`, args
 }
 
 // firstJob is the id of org's first available job of types, by priority

@@ -86,3 +86,9 @@ func Meta(key string, value any) Option {
 		n.Metadata[key] = value
 	}
 }
+
+// OfOrg sets the organisation the job belongs to.
+func OfOrg(org string) Option { return func(n *jobs.NewJob) { n.Org = org } }
+
+// Priority sets the job's priority among its organisation's jobs.
+func Priority(p int) Option { return func(n *jobs.NewJob) { n.Priority = p } }
