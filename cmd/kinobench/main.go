@@ -26,11 +26,14 @@ func main() {
 		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only     = flag.String("only", "", "run one part: render, split, submit, executors, mockups, jobs or memory")
+		only     = flag.String("only", "", "run one part: render, split, submit, executors, mockups, jobs, claims or memory")
 		parts    = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
 		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries  = flag.Int("queries", 2000, "list queries of the list test")
 		streams  = flag.Int("streams", 1000, "watch streams held open by the memory test")
+		waiting  = flag.Int("claim-jobs", 1_000_000, "jobs waiting in each case of the claims test")
+		claims   = flag.Int("claims", 2000, "claims timed in each case of the claims test")
+		turns    = flag.String("turn-jobs", "10000,1000000", "A's jobs waiting in each run of the fair-turns test, comma-separated")
 		video    = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
 	)
 	flag.Parse()
@@ -74,6 +77,19 @@ func main() {
 	}
 	if run("memory") {
 		if err := benchMemory(ctx, *streams); err != nil {
+			fail(err)
+		}
+	}
+	if *only == "claims" { // minutes of seeding: only when asked for
+		var sizes []int
+		for _, v := range strings.Split(*turns, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n <= 0 {
+				fail(fmt.Errorf("-turn-jobs: %q is not a count of jobs", v))
+			}
+			sizes = append(sizes, n)
+		}
+		if err := benchClaims(ctx, *waiting, *claims, sizes, *dbURL); err != nil {
 			fail(err)
 		}
 	}
