@@ -143,6 +143,9 @@ type Failure struct {
 
 func (f *Failure) Error() string { return f.Code + ": " + f.Message }
 
+// MaxPriority bounds a submit's priority either way.
+const MaxPriority = 100
+
 // Result is what a completed attempt produced.
 type Result struct {
 	// Outputs are stored files by output field, as storage keys; the

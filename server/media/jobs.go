@@ -63,6 +63,9 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 		}
 		return nil, apierr.New(apierr.Validation, "type: unknown job type %q; GET /jobs/types lists the job types", req.GetType())
 	}
+	if p := req.GetPriority(); p < -jobs.MaxPriority || p > jobs.MaxPriority {
+		return nil, apierr.New(apierr.Validation, "priority %d: use -100 to 100 (higher runs sooner among your own jobs)", p)
+	}
 	prechecks := ms(start)
 
 	validating := time.Now()
@@ -101,7 +104,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 			ID:   "job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
 			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
 			Metadata:       map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation},
-			IdempotencyKey: submit.Key, RequestHash: submit.Hash,
+			IdempotencyKey: submit.Key, RequestHash: submit.Hash, Priority: int(req.GetPriority()),
 		})
 		if err != nil {
 			return "", err

@@ -111,6 +111,9 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	if err != nil {
 		return nil, err
 	}
+	if p := req.GetPriority(); p < -jobs.MaxPriority || p > jobs.MaxPriority {
+		return nil, apierr.New(apierr.Validation, "priority %d: use -100 to 100 (higher runs sooner among your own renders and jobs)", p)
+	}
 	org := auth.Org(ctx)
 	var first *ent.Job // what Find found last
 	submit, err := s.jobs.Keyed(ctx, Kind, "", "render", req, func(j *ent.Job) string {
@@ -132,7 +135,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 			return "", err
 		}
 		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
-			IdempotencyKey: submit.Key, RequestHash: submit.Hash}
+			IdempotencyKey: submit.Key, RequestHash: submit.Hash, Priority: int(req.GetPriority())}
 		all, err := splitJobs(split, whole, scene)
 		if err != nil {
 			return "", err

@@ -176,7 +176,7 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 			return err
 		}
 		parts = append(parts, jobs.NewJob{ID: id.String(), Kind: PartKind, Type: typ, Org: whole.Org, Args: args,
-			BatchID: whole.ID, Metadata: map[string]any{jobs.MetaWeight: weight}})
+			BatchID: whole.ID, Priority: whole.Priority, Metadata: map[string]any{jobs.MetaWeight: weight}})
 		whole.Parents = append(whole.Parents, jobs.Parent{ID: id.String(), Inputs: inputs, Whole: true})
 		return nil
 	}

@@ -1291,7 +1291,11 @@ type CreateJobRequest struct {
 	// Inputs by field name: URLs or asset ids.
 	Inputs *structpb.Struct `protobuf:"bytes,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
 	// Parameters, checked against the type's params schema.
-	Params        *structpb.Struct `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	Params *structpb.Struct `protobuf:"bytes,3,opt,name=params,proto3" json:"params,omitempty"`
+	// kino's own: orders this job among the organisation's own waiting
+	// jobs, higher first, from -100 to 100 (default 0). It never moves the
+	// organisation ahead of another: organisations take turns (docs/jobs.md).
+	Priority      *int32 `protobuf:"varint,4,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1345,6 +1349,13 @@ func (x *CreateJobRequest) GetParams() *structpb.Struct {
 		return x.Params
 	}
 	return nil
+}
+
+func (x *CreateJobRequest) GetPriority() int32 {
+	if x != nil && x.Priority != nil {
+		return *x.Priority
+	}
+	return 0
 }
 
 // CreateJobResponse is {"data": job}.
@@ -2715,11 +2726,13 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"j\n" +
 	"\x10ListJobsResponse\x12&\n" +
 	"\x04data\x18\x01 \x03(\v2\x12.kino.media.v1.JobR\x04data\x12.\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\x88\x01\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\xb6\x01\n" +
 	"\x10CreateJobRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12/\n" +
 	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x12/\n" +
-	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06params\";\n" +
+	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06params\x12\x1f\n" +
+	"\bpriority\x18\x04 \x01(\x05H\x00R\bpriority\x88\x01\x01B\v\n" +
+	"\t_priority\";\n" +
 	"\x11CreateJobResponse\x12&\n" +
 	"\x04data\x18\x01 \x01(\v2\x12.kino.media.v1.JobR\x04data\"\"\n" +
 	"\x10CancelJobRequest\x12\x0e\n" +
@@ -2946,6 +2959,7 @@ func file_kino_media_v1_media_proto_init() {
 		return
 	}
 	file_kino_media_v1_media_proto_msgTypes[11].OneofWrappers = []any{}
+	file_kino_media_v1_media_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{

@@ -42,7 +42,11 @@ type SubmitRenderRequest struct {
 	// kino's own: whether and how this render is split across workers
 	// (docs/split.md); absent, the server's --split-after and --split-part
 	// decide.
-	Split         *RenderSplit `protobuf:"bytes,7,opt,name=split,proto3" json:"split,omitempty"`
+	Split *RenderSplit `protobuf:"bytes,7,opt,name=split,proto3" json:"split,omitempty"`
+	// kino's own: orders this render among the organisation's own waiting
+	// jobs, higher first, from -100 to 100 (default 0). It never moves the
+	// organisation ahead of another: organisations take turns (docs/jobs.md).
+	Priority      *int32 `protobuf:"varint,8,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -124,6 +128,13 @@ func (x *SubmitRenderRequest) GetSplit() *RenderSplit {
 		return x.Split
 	}
 	return nil
+}
+
+func (x *SubmitRenderRequest) GetPriority() int32 {
+	if x != nil && x.Priority != nil {
+		return *x.Priority
+	}
+	return 0
 }
 
 // RenderSplit overrides, for one render, the server's rule for splitting
@@ -1068,7 +1079,7 @@ var File_kino_render_v1_render_proto protoreflect.FileDescriptor
 
 const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
-	"\x1bkino/render/v1/render.proto\x12\x0ekino.render.v1\x1a\x1cgoogle/protobuf/struct.proto\"\xe6\x03\n" +
+	"\x1bkino/render/v1/render.proto\x12\x0ekino.render.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x94\x04\n" +
 	"\x13SubmitRenderRequest\x12\x1a\n" +
 	"\bprovider\x18\x01 \x01(\tR\bprovider\x129\n" +
 	"\vcomposition\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcomposition\x12Q\n" +
@@ -1077,14 +1088,16 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\awebhook\x18\x04 \x01(\tR\awebhook\x12\x1a\n" +
 	"\btemplate\x18\x05 \x01(\tR\btemplate\x12D\n" +
 	"\x05merge\x18\x06 \x03(\v2..kino.render.v1.SubmitRenderRequest.MergeEntryR\x05merge\x121\n" +
-	"\x05split\x18\a \x01(\v2\x1b.kino.render.v1.RenderSplitR\x05split\x1a<\n" +
+	"\x05split\x18\a \x01(\v2\x1b.kino.render.v1.RenderSplitR\x05split\x12\x1f\n" +
+	"\bpriority\x18\b \x01(\x05H\x00R\bpriority\x88\x01\x01\x1a<\n" +
 	"\x0eAssetUrlsEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
 	"\n" +
 	"MergeEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Z\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\v\n" +
+	"\t_priority\"Z\n" +
 	"\vRenderSplit\x12\x1d\n" +
 	"\aenabled\x18\x01 \x01(\bH\x00R\aenabled\x88\x01\x01\x12\x17\n" +
 	"\x04part\x18\x02 \x01(\x01H\x01R\x04part\x88\x01\x01B\n" +
@@ -1239,6 +1252,7 @@ func file_kino_render_v1_render_proto_init() {
 	if File_kino_render_v1_render_proto != nil {
 		return
 	}
+	file_kino_render_v1_render_proto_msgTypes[0].OneofWrappers = []any{}
 	file_kino_render_v1_render_proto_msgTypes[1].OneofWrappers = []any{}
 	file_kino_render_v1_render_proto_msgTypes[14].OneofWrappers = []any{}
 	file_kino_render_v1_render_proto_msgTypes[15].OneofWrappers = []any{}
