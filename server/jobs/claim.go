@@ -54,7 +54,19 @@ func (c *Client) Claim(ctx context.Context, owner string, types []string) (*ent.
 		}
 		var tried []string
 		for {
-			o, err := c.nextOrg(ctx, tx, types, tried)
+			o, err := c.nextOrg(ctx, tx, types, tried, false)
+			if err == nil && o == "" && len(tried) == 0 && c.st.Dialect == dialect.Postgres {
+				// Every organisation with work may be locked by other
+				// claims: wait for one rather than leave this worker idle
+				// beside waiting jobs. Only while holding no row of our
+				// own, and for one row named first (a waiting FOR UPDATE
+				// keeps the rows whose recheck failed locked as it reads
+				// on), so that two claims never wait for each other.
+				o, err = c.nextOrg(ctx, tx, types, tried, true)
+				if err == nil && o != "" {
+					_, err = tx.ExecContext(ctx, `SELECT id FROM org_turns WHERE id = $1 FOR UPDATE`, o)
+				}
+			}
 			if err != nil || o == "" {
 				return err
 			}
@@ -129,8 +141,9 @@ func (c *Client) take(ctx context.Context, tx *ent.Tx, id, owner string, now int
 
 // nextOrg locks and returns the waiting organisation with the lowest pass
 // that has an available job of types and is under its running cap, leaving
-// out tried; "" when there is none.
-func (c *Client) nextOrg(ctx context.Context, tx *ent.Tx, types, tried []string) (string, error) {
+// out tried; "" when there is none. On PostgreSQL it skips organisations
+// other claims hold, or with peek reads without locking.
+func (c *Client) nextOrg(ctx context.Context, tx *ent.Tx, types, tried []string, peek bool) (string, error) {
 	var q strings.Builder
 	var args []any
 	q.WriteString(`SELECT t.id FROM org_turns t WHERE t.waiting = true`)
@@ -145,7 +158,7 @@ func (c *Client) nextOrg(ctx context.Context, tx *ent.Tx, types, tried []string)
 		args = append(args, capArgs...)
 	}
 	q.WriteString(` ORDER BY t.pass, t.id LIMIT 1`)
-	if c.st.Dialect == dialect.Postgres {
+	if c.st.Dialect == dialect.Postgres && !peek {
 		q.WriteString(` FOR UPDATE SKIP LOCKED`)
 	}
 	var o string

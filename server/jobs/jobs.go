@@ -409,6 +409,9 @@ func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string,
 	}
 	ch.ids = append(ch.ids, id)
 	ch.final = append(ch.final, j)
+	if c.policy(j.OrgID).MaxRunning > 0 {
+		ch.work = true // it may have freed a place under its organisation's cap
+	}
 	if IsWhole(j) && j.State != Completed {
 		if err := c.cancelParts(ctx, tx, ch, j); err != nil {
 			return nil, err
@@ -521,6 +524,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 			if done {
 				ch.ids = append(ch.ids, id)
 				retried, retryIn = true, delay
+				ch.work = c.policy(cur.OrgID).MaxRunning > 0 // a place freed under its cap
 			}
 			return nil
 		}
