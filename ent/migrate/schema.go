@@ -124,14 +124,20 @@ var (
 				},
 			},
 			{
-				Name:    "job_state_available_at",
+				Name:    "job_retrying_available_at",
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[4], JobsColumns[16]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "state = 'retrying'",
+				},
 			},
 			{
-				Name:    "job_state_lease_expires_at",
+				Name:    "job_running_lease_expires_at",
 				Unique:  false,
 				Columns: []*schema.Column{JobsColumns[4], JobsColumns[19]},
+				Annotation: &entsql.IndexAnnotation{
+					Where: "state = 'running'",
+				},
 			},
 			{
 				Name:    "job_kind_org_id_idempotency_key",

@@ -92,12 +92,17 @@ func (Job) Indexes() []ent.Index {
 		index.Fields("batch_id"),
 		// A claim takes an organisation's first available job of a type,
 		// in the order of this index, and counts its running jobs by the
-		// index's prefix; retries fall due by available_at; rescue finds
-		// lapsed leases.
+		// index's prefix. It is the only index that leads with state but
+		// for the partial ones below, so that no planner reads the
+		// available jobs by another: retries fall due by available_at,
+		// rescue finds lapsed leases. server/store drops the indexes
+		// these replaced.
 		index.Fields("state", "org_id", "type", "priority", "created_at", "id").
 			Annotations(entsql.DescColumns("priority")),
-		index.Fields("state", "available_at"),
-		index.Fields("state", "lease_expires_at"),
+		index.Fields("state", "available_at").
+			Annotations(entsql.IndexWhere("state = 'retrying'")).StorageKey("job_retrying_available_at"),
+		index.Fields("state", "lease_expires_at").
+			Annotations(entsql.IndexWhere("state = 'running'")).StorageKey("job_running_lease_expires_at"),
 		// Keys are per organisation and kind: one org's key never finds
 		// another's job, and a render's key is not a media job's.
 		index.Fields("kind", "org_id", "idempotency_key").Unique(),

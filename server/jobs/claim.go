@@ -151,7 +151,11 @@ func (c *Client) nextOrg(ctx context.Context, tx *ent.Tx, types, tried []string,
 		q.WriteString(` AND t.id NOT IN (` + marks(len(tried)) + `)`)
 		args = appendAll(args, tried)
 	}
-	q.WriteString(` AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'available' AND j.org_id = t.id AND j.type IN (` + marks(len(types)) + `))`)
+	// OFFSET 0 keeps the EXISTS a seek per organisation, in pass order,
+	// until one has work: PostgreSQL would otherwise make it a join and
+	// may read an organisation's jobs by another index, past all those in
+	// backoff or of other types.
+	q.WriteString(` AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'available' AND j.org_id = t.id AND j.type IN (` + marks(len(types)) + `) LIMIT 1 OFFSET 0)`)
 	args = appendAll(args, types)
 	if expr, capArgs := c.capExpr(); expr != "" {
 		q.WriteString(` AND (SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.org_id = t.id) < ` + expr)

@@ -88,6 +88,13 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		client.Close()
 		return nil, fmt.Errorf("migrate %s schema: %w", dia, err)
 	}
+	// Indexes a newer schema replaced, which ent's migration leaves.
+	for _, idx := range []string{"job_state_created_at", "job_state_lease_expires_at"} {
+		if _, err := db.ExecContext(ctx, "DROP INDEX IF EXISTS "+idx); err != nil {
+			client.Close()
+			return nil, fmt.Errorf("drop replaced index %s: %w", idx, err)
+		}
+	}
 	st := &Store{Client: client, Dialect: dia, db: db}
 	if err := copyLegacy(ctx, st); err != nil {
 		client.Close()
