@@ -4629,6 +4629,8 @@ type OrgTurnMutation struct {
 	pass          *float64
 	addpass       *float64
 	waiting       *bool
+	running       *int
+	addrunning    *int
 	clearedFields map[string]struct{}
 	done          bool
 	oldValue      func(context.Context) (*OrgTurn, error)
@@ -4831,6 +4833,62 @@ func (m *OrgTurnMutation) ResetWaiting() {
 	m.waiting = nil
 }
 
+// SetRunning sets the "running" field.
+func (m *OrgTurnMutation) SetRunning(i int) {
+	m.running = &i
+	m.addrunning = nil
+}
+
+// Running returns the value of the "running" field in the mutation.
+func (m *OrgTurnMutation) Running() (r int, exists bool) {
+	v := m.running
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldRunning returns the old "running" field's value of the OrgTurn entity.
+// If the OrgTurn object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrgTurnMutation) OldRunning(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldRunning is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldRunning requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldRunning: %w", err)
+	}
+	return oldValue.Running, nil
+}
+
+// AddRunning adds i to the "running" field.
+func (m *OrgTurnMutation) AddRunning(i int) {
+	if m.addrunning != nil {
+		*m.addrunning += i
+	} else {
+		m.addrunning = &i
+	}
+}
+
+// AddedRunning returns the value that was added to the "running" field in this mutation.
+func (m *OrgTurnMutation) AddedRunning() (r int, exists bool) {
+	v := m.addrunning
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetRunning resets all changes to the "running" field.
+func (m *OrgTurnMutation) ResetRunning() {
+	m.running = nil
+	m.addrunning = nil
+}
+
 // Where appends a list predicates to the OrgTurnMutation builder.
 func (m *OrgTurnMutation) Where(ps ...predicate.OrgTurn) {
 	m.predicates = append(m.predicates, ps...)
@@ -4865,12 +4923,15 @@ func (m *OrgTurnMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *OrgTurnMutation) Fields() []string {
-	fields := make([]string, 0, 2)
+	fields := make([]string, 0, 3)
 	if m.pass != nil {
 		fields = append(fields, orgturn.FieldPass)
 	}
 	if m.waiting != nil {
 		fields = append(fields, orgturn.FieldWaiting)
+	}
+	if m.running != nil {
+		fields = append(fields, orgturn.FieldRunning)
 	}
 	return fields
 }
@@ -4884,6 +4945,8 @@ func (m *OrgTurnMutation) Field(name string) (ent.Value, bool) {
 		return m.Pass()
 	case orgturn.FieldWaiting:
 		return m.Waiting()
+	case orgturn.FieldRunning:
+		return m.Running()
 	}
 	return nil, false
 }
@@ -4897,6 +4960,8 @@ func (m *OrgTurnMutation) OldField(ctx context.Context, name string) (ent.Value,
 		return m.OldPass(ctx)
 	case orgturn.FieldWaiting:
 		return m.OldWaiting(ctx)
+	case orgturn.FieldRunning:
+		return m.OldRunning(ctx)
 	}
 	return nil, fmt.Errorf("unknown OrgTurn field %s", name)
 }
@@ -4920,6 +4985,13 @@ func (m *OrgTurnMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetWaiting(v)
 		return nil
+	case orgturn.FieldRunning:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetRunning(v)
+		return nil
 	}
 	return fmt.Errorf("unknown OrgTurn field %s", name)
 }
@@ -4931,6 +5003,9 @@ func (m *OrgTurnMutation) AddedFields() []string {
 	if m.addpass != nil {
 		fields = append(fields, orgturn.FieldPass)
 	}
+	if m.addrunning != nil {
+		fields = append(fields, orgturn.FieldRunning)
+	}
 	return fields
 }
 
@@ -4941,6 +5016,8 @@ func (m *OrgTurnMutation) AddedField(name string) (ent.Value, bool) {
 	switch name {
 	case orgturn.FieldPass:
 		return m.AddedPass()
+	case orgturn.FieldRunning:
+		return m.AddedRunning()
 	}
 	return nil, false
 }
@@ -4956,6 +5033,13 @@ func (m *OrgTurnMutation) AddField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.AddPass(v)
+		return nil
+	case orgturn.FieldRunning:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddRunning(v)
 		return nil
 	}
 	return fmt.Errorf("unknown OrgTurn numeric field %s", name)
@@ -4989,6 +5073,9 @@ func (m *OrgTurnMutation) ResetField(name string) error {
 		return nil
 	case orgturn.FieldWaiting:
 		m.ResetWaiting()
+		return nil
+	case orgturn.FieldRunning:
+		m.ResetRunning()
 		return nil
 	}
 	return fmt.Errorf("unknown OrgTurn field %s", name)

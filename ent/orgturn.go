@@ -19,7 +19,9 @@ type OrgTurn struct {
 	// Pass holds the value of the "pass" field.
 	Pass float64 `json:"pass,omitempty"`
 	// Waiting holds the value of the "waiting" field.
-	Waiting      bool `json:"waiting,omitempty"`
+	Waiting bool `json:"waiting,omitempty"`
+	// Running holds the value of the "running" field.
+	Running      int `json:"running,omitempty"`
 	selectValues sql.SelectValues
 }
 
@@ -32,6 +34,8 @@ func (*OrgTurn) scanValues(columns []string) ([]any, error) {
 			values[i] = new(sql.NullBool)
 		case orgturn.FieldPass:
 			values[i] = new(sql.NullFloat64)
+		case orgturn.FieldRunning:
+			values[i] = new(sql.NullInt64)
 		case orgturn.FieldID:
 			values[i] = new(sql.NullString)
 		default:
@@ -66,6 +70,12 @@ func (_m *OrgTurn) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field waiting", values[i])
 			} else if value.Valid {
 				_m.Waiting = value.Bool
+			}
+		case orgturn.FieldRunning:
+			if value, ok := values[i].(*sql.NullInt64); !ok {
+				return fmt.Errorf("unexpected type %T for field running", values[i])
+			} else if value.Valid {
+				_m.Running = int(value.Int64)
 			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
@@ -108,6 +118,9 @@ func (_m *OrgTurn) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("waiting=")
 	builder.WriteString(fmt.Sprintf("%v", _m.Waiting))
+	builder.WriteString(", ")
+	builder.WriteString("running=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Running))
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -50,6 +50,20 @@ func (_c *OrgTurnCreate) SetNillableWaiting(v *bool) *OrgTurnCreate {
 	return _c
 }
 
+// SetRunning sets the "running" field.
+func (_c *OrgTurnCreate) SetRunning(v int) *OrgTurnCreate {
+	_c.mutation.SetRunning(v)
+	return _c
+}
+
+// SetNillableRunning sets the "running" field if the given value is not nil.
+func (_c *OrgTurnCreate) SetNillableRunning(v *int) *OrgTurnCreate {
+	if v != nil {
+		_c.SetRunning(*v)
+	}
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *OrgTurnCreate) SetID(v string) *OrgTurnCreate {
 	_c.mutation.SetID(v)
@@ -99,6 +113,10 @@ func (_c *OrgTurnCreate) defaults() {
 		v := orgturn.DefaultWaiting
 		_c.mutation.SetWaiting(v)
 	}
+	if _, ok := _c.mutation.Running(); !ok {
+		v := orgturn.DefaultRunning
+		_c.mutation.SetRunning(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -108,6 +126,9 @@ func (_c *OrgTurnCreate) check() error {
 	}
 	if _, ok := _c.mutation.Waiting(); !ok {
 		return &ValidationError{Name: "waiting", err: errors.New(`ent: missing required field "OrgTurn.waiting"`)}
+	}
+	if _, ok := _c.mutation.Running(); !ok {
+		return &ValidationError{Name: "running", err: errors.New(`ent: missing required field "OrgTurn.running"`)}
 	}
 	if v, ok := _c.mutation.ID(); ok {
 		if err := orgturn.IDValidator(v); err != nil {
@@ -157,6 +178,10 @@ func (_c *OrgTurnCreate) createSpec() (*OrgTurn, *sqlgraph.CreateSpec) {
 	if value, ok := _c.mutation.Waiting(); ok {
 		_spec.SetField(orgturn.FieldWaiting, field.TypeBool, value)
 		_node.Waiting = value
+	}
+	if value, ok := _c.mutation.Running(); ok {
+		_spec.SetField(orgturn.FieldRunning, field.TypeInt, value)
+		_node.Running = value
 	}
 	return _node, _spec
 }
@@ -240,6 +265,24 @@ func (u *OrgTurnUpsert) UpdateWaiting() *OrgTurnUpsert {
 	return u
 }
 
+// SetRunning sets the "running" field.
+func (u *OrgTurnUpsert) SetRunning(v int) *OrgTurnUpsert {
+	u.Set(orgturn.FieldRunning, v)
+	return u
+}
+
+// UpdateRunning sets the "running" field to the value that was provided on create.
+func (u *OrgTurnUpsert) UpdateRunning() *OrgTurnUpsert {
+	u.SetExcluded(orgturn.FieldRunning)
+	return u
+}
+
+// AddRunning adds v to the "running" field.
+func (u *OrgTurnUpsert) AddRunning(v int) *OrgTurnUpsert {
+	u.Add(orgturn.FieldRunning, v)
+	return u
+}
+
 // UpdateNewValues updates the mutable fields using the new values that were set on create except the ID field.
 // Using this option is equivalent to using:
 //
@@ -320,6 +363,27 @@ func (u *OrgTurnUpsertOne) SetWaiting(v bool) *OrgTurnUpsertOne {
 func (u *OrgTurnUpsertOne) UpdateWaiting() *OrgTurnUpsertOne {
 	return u.Update(func(s *OrgTurnUpsert) {
 		s.UpdateWaiting()
+	})
+}
+
+// SetRunning sets the "running" field.
+func (u *OrgTurnUpsertOne) SetRunning(v int) *OrgTurnUpsertOne {
+	return u.Update(func(s *OrgTurnUpsert) {
+		s.SetRunning(v)
+	})
+}
+
+// AddRunning adds v to the "running" field.
+func (u *OrgTurnUpsertOne) AddRunning(v int) *OrgTurnUpsertOne {
+	return u.Update(func(s *OrgTurnUpsert) {
+		s.AddRunning(v)
+	})
+}
+
+// UpdateRunning sets the "running" field to the value that was provided on create.
+func (u *OrgTurnUpsertOne) UpdateRunning() *OrgTurnUpsertOne {
+	return u.Update(func(s *OrgTurnUpsert) {
+		s.UpdateRunning()
 	})
 }
 
@@ -570,6 +634,27 @@ func (u *OrgTurnUpsertBulk) SetWaiting(v bool) *OrgTurnUpsertBulk {
 func (u *OrgTurnUpsertBulk) UpdateWaiting() *OrgTurnUpsertBulk {
 	return u.Update(func(s *OrgTurnUpsert) {
 		s.UpdateWaiting()
+	})
+}
+
+// SetRunning sets the "running" field.
+func (u *OrgTurnUpsertBulk) SetRunning(v int) *OrgTurnUpsertBulk {
+	return u.Update(func(s *OrgTurnUpsert) {
+		s.SetRunning(v)
+	})
+}
+
+// AddRunning adds v to the "running" field.
+func (u *OrgTurnUpsertBulk) AddRunning(v int) *OrgTurnUpsertBulk {
+	return u.Update(func(s *OrgTurnUpsert) {
+		s.AddRunning(v)
+	})
+}
+
+// UpdateRunning sets the "running" field to the value that was provided on create.
+func (u *OrgTurnUpsertBulk) UpdateRunning() *OrgTurnUpsertBulk {
+	return u.Update(func(s *OrgTurnUpsert) {
+		s.UpdateRunning()
 	})
 }
 

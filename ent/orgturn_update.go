@@ -63,6 +63,27 @@ func (_u *OrgTurnUpdate) SetNillableWaiting(v *bool) *OrgTurnUpdate {
 	return _u
 }
 
+// SetRunning sets the "running" field.
+func (_u *OrgTurnUpdate) SetRunning(v int) *OrgTurnUpdate {
+	_u.mutation.ResetRunning()
+	_u.mutation.SetRunning(v)
+	return _u
+}
+
+// SetNillableRunning sets the "running" field if the given value is not nil.
+func (_u *OrgTurnUpdate) SetNillableRunning(v *int) *OrgTurnUpdate {
+	if v != nil {
+		_u.SetRunning(*v)
+	}
+	return _u
+}
+
+// AddRunning adds value to the "running" field.
+func (_u *OrgTurnUpdate) AddRunning(v int) *OrgTurnUpdate {
+	_u.mutation.AddRunning(v)
+	return _u
+}
+
 // Mutation returns the OrgTurnMutation object of the builder.
 func (_u *OrgTurnUpdate) Mutation() *OrgTurnMutation {
 	return _u.mutation
@@ -119,6 +140,12 @@ func (_u *OrgTurnUpdate) sqlSave(ctx context.Context) (_node int, err error) {
 	if value, ok := _u.mutation.Waiting(); ok {
 		_spec.SetField(orgturn.FieldWaiting, field.TypeBool, value)
 	}
+	if value, ok := _u.mutation.Running(); ok {
+		_spec.SetField(orgturn.FieldRunning, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRunning(); ok {
+		_spec.AddField(orgturn.FieldRunning, field.TypeInt, value)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -173,6 +200,27 @@ func (_u *OrgTurnUpdateOne) SetNillableWaiting(v *bool) *OrgTurnUpdateOne {
 	if v != nil {
 		_u.SetWaiting(*v)
 	}
+	return _u
+}
+
+// SetRunning sets the "running" field.
+func (_u *OrgTurnUpdateOne) SetRunning(v int) *OrgTurnUpdateOne {
+	_u.mutation.ResetRunning()
+	_u.mutation.SetRunning(v)
+	return _u
+}
+
+// SetNillableRunning sets the "running" field if the given value is not nil.
+func (_u *OrgTurnUpdateOne) SetNillableRunning(v *int) *OrgTurnUpdateOne {
+	if v != nil {
+		_u.SetRunning(*v)
+	}
+	return _u
+}
+
+// AddRunning adds value to the "running" field.
+func (_u *OrgTurnUpdateOne) AddRunning(v int) *OrgTurnUpdateOne {
+	_u.mutation.AddRunning(v)
 	return _u
 }
 
@@ -261,6 +309,12 @@ func (_u *OrgTurnUpdateOne) sqlSave(ctx context.Context) (_node *OrgTurn, err er
 	}
 	if value, ok := _u.mutation.Waiting(); ok {
 		_spec.SetField(orgturn.FieldWaiting, field.TypeBool, value)
+	}
+	if value, ok := _u.mutation.Running(); ok {
+		_spec.SetField(orgturn.FieldRunning, field.TypeInt, value)
+	}
+	if value, ok := _u.mutation.AddedRunning(); ok {
+		_spec.AddField(orgturn.FieldRunning, field.TypeInt, value)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &OrgTurn{config: _u.config}

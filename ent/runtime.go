@@ -76,6 +76,10 @@ func init() {
 	orgturnDescWaiting := orgturnFields[2].Descriptor()
 	// orgturn.DefaultWaiting holds the default value on creation for the waiting field.
 	orgturn.DefaultWaiting = orgturnDescWaiting.Default.(bool)
+	// orgturnDescRunning is the schema descriptor for running field.
+	orgturnDescRunning := orgturnFields[3].Descriptor()
+	// orgturn.DefaultRunning holds the default value on creation for the running field.
+	orgturn.DefaultRunning = orgturnDescRunning.Default.(int)
 	// orgturnDescID is the schema descriptor for id field.
 	orgturnDescID := orgturnFields[0].Descriptor()
 	// orgturn.IDValidator is a validator for the "id" field. It is called by the builders before save.

@@ -118,7 +118,7 @@ func claimCases() []claimCase {
 
 // benchClaims measures claims with n jobs waiting in each case, then the
 // fairness of turns: A queues each of sizes, B queues one job.
-func benchClaims(ctx context.Context, n, claims int, sizes []int, dbURL string) error {
+func benchClaims(ctx context.Context, n, claims int, sizes []int, only, dbURL string) error {
 	db := "SQLite"
 	if dbURL != "" {
 		db = "PostgreSQL"
@@ -128,6 +128,9 @@ func benchClaims(ctx context.Context, n, claims int, sizes []int, dbURL string) 
 	fmt.Println("| case | seeded in | p50 | p99 | max |")
 	fmt.Println("|---|---|---|---|---|")
 	for _, cs := range claimCases() {
+		if !strings.Contains(cs.name, only) {
+			continue
+		}
 		c, cleanup, err := claimStore(ctx, dbURL, cs.orgs)
 		if err != nil {
 			return err

@@ -22,19 +22,20 @@ import (
 
 func main() {
 	var (
-		runs     = flag.Int("runs", 3, "render runs of each side")
-		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
-		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
-		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only     = flag.String("only", "", "run one part: render, split, submit, executors, mockups, jobs, claims or memory")
-		parts    = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
-		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
-		queries  = flag.Int("queries", 2000, "list queries of the list test")
-		streams  = flag.Int("streams", 1000, "watch streams held open by the memory test")
-		waiting  = flag.Int("claim-jobs", 1_000_000, "jobs waiting in each case of the claims test")
-		claims   = flag.Int("claims", 2000, "claims timed in each case of the claims test")
-		turns    = flag.String("turn-jobs", "10000,1000000", "A's jobs waiting in each run of the fair-turns test, comma-separated")
-		video    = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
+		runs      = flag.Int("runs", 3, "render runs of each side")
+		submits   = flag.Int("submits", 2000, "submits per protocol for the throughput test")
+		parallel  = flag.Int("parallel", 8, "concurrent submitting clients")
+		dbURL     = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
+		only      = flag.String("only", "", "run one part: render, split, submit, executors, mockups, jobs, claims or memory")
+		parts     = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
+		jobs      = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
+		queries   = flag.Int("queries", 2000, "list queries of the list test")
+		streams   = flag.Int("streams", 1000, "watch streams held open by the memory test")
+		waiting   = flag.Int("claim-jobs", 1_000_000, "jobs waiting in each case of the claims test")
+		claims    = flag.Int("claims", 2000, "claims timed in each case of the claims test")
+		claimCase = flag.String("claim-case", "", "run only the cases of the claims test whose name contains this")
+		turns     = flag.String("turn-jobs", "10000,1000000", "A's jobs waiting in each run of the fair-turns test, comma-separated")
+		video     = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
 	)
 	flag.Parse()
 	ctx := context.Background()
@@ -89,7 +90,7 @@ func main() {
 			}
 			sizes = append(sizes, n)
 		}
-		if err := benchClaims(ctx, *waiting, *claims, sizes, *dbURL); err != nil {
+		if err := benchClaims(ctx, *waiting, *claims, sizes, *claimCase, *dbURL); err != nil {
 			fail(err)
 		}
 	}

@@ -169,6 +169,7 @@ var (
 		{Name: "id", Type: field.TypeString},
 		{Name: "pass", Type: field.TypeFloat64, Default: 0},
 		{Name: "waiting", Type: field.TypeBool, Default: false},
+		{Name: "running", Type: field.TypeInt, Default: 0},
 	}
 	// OrgTurnsTable holds the schema information for the "org_turns" table.
 	OrgTurnsTable = &schema.Table{

@@ -15,6 +15,8 @@ const (
 	FieldPass = "pass"
 	// FieldWaiting holds the string denoting the waiting field in the database.
 	FieldWaiting = "waiting"
+	// FieldRunning holds the string denoting the running field in the database.
+	FieldRunning = "running"
 	// Table holds the table name of the orgturn in the database.
 	Table = "org_turns"
 )
@@ -24,6 +26,7 @@ var Columns = []string{
 	FieldID,
 	FieldPass,
 	FieldWaiting,
+	FieldRunning,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -41,6 +44,8 @@ var (
 	DefaultPass float64
 	// DefaultWaiting holds the default value on creation for the "waiting" field.
 	DefaultWaiting bool
+	// DefaultRunning holds the default value on creation for the "running" field.
+	DefaultRunning int
 	// IDValidator is a validator for the "id" field. It is called by the builders before save.
 	IDValidator func(string) error
 )
@@ -61,4 +66,9 @@ func ByPass(opts ...sql.OrderTermOption) OrderOption {
 // ByWaiting orders the results by the waiting field.
 func ByWaiting(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldWaiting, opts...).ToFunc()
+}
+
+// ByRunning orders the results by the running field.
+func ByRunning(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRunning, opts...).ToFunc()
 }

@@ -72,6 +72,11 @@ func Waiting(v bool) predicate.OrgTurn {
 	return predicate.OrgTurn(sql.FieldEQ(FieldWaiting, v))
 }
 
+// Running applies equality check predicate on the "running" field. It's identical to RunningEQ.
+func Running(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldEQ(FieldRunning, v))
+}
+
 // PassEQ applies the EQ predicate on the "pass" field.
 func PassEQ(v float64) predicate.OrgTurn {
 	return predicate.OrgTurn(sql.FieldEQ(FieldPass, v))
@@ -120,6 +125,46 @@ func WaitingEQ(v bool) predicate.OrgTurn {
 // WaitingNEQ applies the NEQ predicate on the "waiting" field.
 func WaitingNEQ(v bool) predicate.OrgTurn {
 	return predicate.OrgTurn(sql.FieldNEQ(FieldWaiting, v))
+}
+
+// RunningEQ applies the EQ predicate on the "running" field.
+func RunningEQ(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldEQ(FieldRunning, v))
+}
+
+// RunningNEQ applies the NEQ predicate on the "running" field.
+func RunningNEQ(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldNEQ(FieldRunning, v))
+}
+
+// RunningIn applies the In predicate on the "running" field.
+func RunningIn(vs ...int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldIn(FieldRunning, vs...))
+}
+
+// RunningNotIn applies the NotIn predicate on the "running" field.
+func RunningNotIn(vs ...int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldNotIn(FieldRunning, vs...))
+}
+
+// RunningGT applies the GT predicate on the "running" field.
+func RunningGT(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldGT(FieldRunning, v))
+}
+
+// RunningGTE applies the GTE predicate on the "running" field.
+func RunningGTE(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldGTE(FieldRunning, v))
+}
+
+// RunningLT applies the LT predicate on the "running" field.
+func RunningLT(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldLT(FieldRunning, v))
+}
+
+// RunningLTE applies the LTE predicate on the "running" field.
+func RunningLTE(v int) predicate.OrgTurn {
+	return predicate.OrgTurn(sql.FieldLTE(FieldRunning, v))
 }
 
 // And groups predicates with the AND operator between them.

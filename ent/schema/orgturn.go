@@ -25,6 +25,11 @@ func (OrgTurn) Fields() []ent.Field {
 		// every job that becomes available, cleared by the claim that
 		// takes its last one (or by the sweep after a cancel).
 		field.Bool("waiting").Default(false),
+		// Jobs of the organisation running, as the last claim counted
+		// them under the row's lock; set to 0 (unknown) whenever one
+		// stops running. It is never above the true count, so claims may
+		// skip an organisation it shows at its cap without counting.
+		field.Int("running").Default(0),
 	}
 }
 

@@ -72,14 +72,18 @@ func (c *Client) Claim(ctx context.Context, owner string, types []string) (*ent.
 			}
 			tried = append(tried, o)
 			pol := c.policy(o)
+			running := 0
 			if pol.MaxRunning > 0 {
-				// The pick counted in its own snapshot; under the lock
-				// the count includes every claim committed before.
-				n, err := tx.Job.Query().Where(job.StateEQ(Running), job.OrgID(o)).Count(ctx)
+				// Under the lock the count includes every claim
+				// committed before, and no other claim of o runs.
+				running, err = tx.Job.Query().Where(job.StateEQ(Running), job.OrgID(o)).Count(ctx)
 				if err != nil {
 					return fmt.Errorf("count running jobs of %s: %w", o, err)
 				}
-				if n >= pol.MaxRunning {
+				if running >= pol.MaxRunning {
+					if err := c.advance(ctx, tx, o, false, pol, running); err != nil {
+						return err
+					}
 					continue
 				}
 			}
@@ -93,7 +97,10 @@ func (c *Client) Claim(ctx context.Context, owner string, types []string) (*ent.
 					return err
 				}
 			}
-			if err := c.advance(ctx, tx, o, claimed != nil, pol); err != nil {
+			if claimed != nil && pol.MaxRunning > 0 {
+				running++
+			}
+			if err := c.advance(ctx, tx, o, claimed != nil, pol, running); err != nil {
 				return err
 			}
 			if claimed != nil {
@@ -158,7 +165,9 @@ func (c *Client) nextOrg(ctx context.Context, tx *ent.Tx, types, tried []string,
 	q.WriteString(` AND EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'available' AND j.org_id = t.id AND j.type IN (` + marks(len(types)) + `) LIMIT 1 OFFSET 0)`)
 	args = appendAll(args, types)
 	if expr, capArgs := c.capExpr(); expr != "" {
-		q.WriteString(` AND (SELECT count(*) FROM jobs r WHERE r.state = 'running' AND r.org_id = t.id) < ` + expr)
+		// t.running never overstates: an organisation it shows under
+		// its cap is counted exactly once locked.
+		q.WriteString(` AND t.running < ` + expr)
 		args = append(args, capArgs...)
 	}
 	q.WriteString(` ORDER BY t.pass, t.id LIMIT 1`)
@@ -232,16 +241,17 @@ func (c *Client) firstJob(ctx context.Context, tx *ent.Tx, o string, types []str
 	return id, nil
 }
 
-// advance moves org's pass on by a turn when it was served, and keeps it
-// waiting only while it has available jobs (its row is locked, so no job
-// becomes available meanwhile unseen).
-func (c *Client) advance(ctx context.Context, tx *ent.Tx, o string, served bool, pol org.Policy) error {
+// advance moves org's pass on by a turn when it was served, records the
+// running jobs counted (0 when not counted), and keeps it waiting only
+// while it has available jobs (its row is locked, so no job becomes
+// available meanwhile unseen).
+func (c *Client) advance(ctx context.Context, tx *ent.Tx, o string, served bool, pol org.Policy, running int) error {
 	step := 0.0
 	if served {
 		step = 1 / float64(max(1, pol.Weight))
 	}
-	_, err := tx.ExecContext(ctx, c.rebind(`UPDATE org_turns SET pass = pass + ?,
-		waiting = EXISTS (SELECT 1 FROM jobs WHERE state = 'available' AND org_id = ?) WHERE id = ?`), step, o, o)
+	_, err := tx.ExecContext(ctx, c.rebind(`UPDATE org_turns SET pass = pass + ?, running = ?,
+		waiting = EXISTS (SELECT 1 FROM jobs WHERE state = 'available' AND org_id = ?) WHERE id = ?`), step, running, o, o)
 	if err != nil {
 		return fmt.Errorf("advance the turn of %s: %w", o, err)
 	}
@@ -263,6 +273,17 @@ func (c *Client) activate(ctx context.Context, tx *ent.Tx, orgs ...string) error
 		if err != nil {
 			return fmt.Errorf("mark organisation %s waiting: %w", o, err)
 		}
+	}
+	return nil
+}
+
+// stopped records that a job of org stopped running, if a claim had
+// counted its running jobs: the count is unknown again. On PostgreSQL the
+// update waits for a claim holding the row, so it lands after that
+// claim's count, never before.
+func (c *Client) stopped(ctx context.Context, tx *ent.Tx, o string) error {
+	if _, err := tx.ExecContext(ctx, c.rebind(`UPDATE org_turns SET running = 0 WHERE id = ? AND running > 0`), o); err != nil {
+		return fmt.Errorf("count a stopped job of %s: %w", o, err)
 	}
 	return nil
 }
@@ -313,6 +334,12 @@ func (c *Client) tidy(ctx context.Context) error {
 		}
 		c.tidied.Store(true)
 	}
+	// A running job that a cancel ended while a claim counted it may be
+	// left in a count; such a count is set back to unknown here.
+	if _, err := c.st.ExecContext(ctx, `UPDATE org_turns SET running = 0 WHERE running > 0
+		AND running > (SELECT count(*) FROM jobs WHERE state = 'running' AND org_id = org_turns.id)`); err != nil {
+		return fmt.Errorf("correct running counts: %w", err)
+	}
 	var idle []string
 	rows, err := c.st.QueryContext(ctx, `SELECT t.id FROM org_turns t WHERE t.waiting = true
 		AND NOT EXISTS (SELECT 1 FROM jobs j WHERE j.state = 'available' AND j.org_id = t.id) LIMIT 100`)
@@ -337,7 +364,7 @@ func (c *Client) tidy(ctx context.Context) error {
 					return err
 				}
 			}
-			return c.advance(ctx, tx, o, false, org.Policy{})
+			return c.advance(ctx, tx, o, false, org.Policy{}, 0)
 		})
 		if err != nil {
 			return fmt.Errorf("unmark idle organisation %s: %w", o, err)

@@ -189,12 +189,20 @@ func TestACappedOrganisationWaitsEvenWhenNoOtherDoes(t *testing.T) {
 
 		// A raised cap applies to the jobs already waiting.
 		pol.Replace(org.Policy{Weight: 1, MaxRunning: 2}, nil)
-		require.NotNil(t, claim(t, c, "w"))
+		second := claim(t, c, "w")
+		require.NotNil(t, second)
 		assert.Nil(t, claim(t, c, "w"))
 
 		ok, err := c.Complete(context.Background(), first.ID, "w", jobs.Result{})
 		require.NoError(t, err)
 		require.True(t, ok)
-		assert.NotNil(t, claim(t, c, "w"), "a finished job frees its place")
+		third := claim(t, c, "w")
+		assert.NotNil(t, third, "a finished job frees its place")
+		assert.Nil(t, claim(t, c, "w"))
+
+		jobstest.Insert(t, c, jobstest.Job("a-late", jobstest.OfOrg("a")))
+		_, err = c.Cancel(context.Background(), second.ID)
+		require.NoError(t, err)
+		assert.NotNil(t, claim(t, c, "w"), "a cancelled running job frees its place")
 	})
 }

@@ -388,6 +388,13 @@ func (c *Client) transition(ctx context.Context, fn func(tx *ent.Tx, ch *changes
 // finish moves the job matching where to a terminal state with set, runs
 // the final hooks, and reports whether it matched.
 func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string, where []predicate.Job, set func(*ent.JobUpdate)) (*ent.Job, error) {
+	prior, err := tx.Job.Query().Where(job.ID(id)).Select(job.FieldState).String(ctx)
+	if ent.IsNotFound(err) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read job %s: %w", id, err)
+	}
 	now := nowMs()
 	u := tx.Job.Update().Where(where...).SetUpdatedAt(now).SetFinishedAt(now).ClearLeaseOwner().ClearLeaseExpiresAt()
 	set(u)
@@ -409,6 +416,13 @@ func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string,
 	}
 	ch.ids = append(ch.ids, id)
 	ch.final = append(ch.final, j)
+	// Only a job that ran: a claim holding the organisation may be
+	// waiting for this job's row, were it available.
+	if job.State(prior) == Running {
+		if err := c.stopped(ctx, tx, j.OrgID); err != nil {
+			return nil, err
+		}
+	}
 	if c.policy(j.OrgID).MaxRunning > 0 {
 		ch.work = true // it may have freed a place under its organisation's cap
 	}
@@ -525,6 +539,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 				ch.ids = append(ch.ids, id)
 				retried, retryIn = true, delay
 				ch.work = c.policy(cur.OrgID).MaxRunning > 0 // a place freed under its cap
+				return c.stopped(ctx, tx, cur.OrgID)
 			}
 			return nil
 		}
@@ -616,6 +631,9 @@ func (c *Client) Release(ctx context.Context, id, owner string) (bool, error) {
 		j, err := tx.Job.Get(ctx, id)
 		if err != nil {
 			return fmt.Errorf("read job %s: %w", id, err)
+		}
+		if err := c.stopped(ctx, tx, j.OrgID); err != nil {
+			return err
 		}
 		return c.activate(ctx, tx, j.OrgID)
 	})
@@ -710,6 +728,9 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 			if n == 1 {
 				moved++
 				ch.ids, ch.work = append(ch.ids, l.ID), true
+				if err := c.stopped(ctx, tx, l.OrgID); err != nil {
+					return err
+				}
 				return c.activate(ctx, tx, l.OrgID)
 			}
 			return nil
