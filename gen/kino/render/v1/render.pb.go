@@ -293,6 +293,167 @@ func (x *GetRenderRequest) GetJobId() string {
 	return ""
 }
 
+// GetRenderSubmissionRequest names the job whose request to read.
+type GetRenderSubmissionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRenderSubmissionRequest) Reset() {
+	*x = GetRenderSubmissionRequest{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRenderSubmissionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRenderSubmissionRequest) ProtoMessage() {}
+
+func (x *GetRenderSubmissionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRenderSubmissionRequest.ProtoReflect.Descriptor instead.
+func (*GetRenderSubmissionRequest) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{4}
+}
+
+func (x *GetRenderSubmissionRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+// GetRenderSubmissionResponse carries a render's request.
+type GetRenderSubmissionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Request       *RenderSubmission      `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRenderSubmissionResponse) Reset() {
+	*x = GetRenderSubmissionResponse{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRenderSubmissionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRenderSubmissionResponse) ProtoMessage() {}
+
+func (x *GetRenderSubmissionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRenderSubmissionResponse.ProtoReflect.Descriptor instead.
+func (*GetRenderSubmissionResponse) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{5}
+}
+
+func (x *GetRenderSubmissionResponse) GetRequest() *RenderSubmission {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// RenderSubmission is what a render job keeps of its request, in the
+// fields of SubmitRenderRequest: a render of a template comes back as
+// its composition with the merge values filled in.
+type RenderSubmission struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Provider      string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	Composition   *structpb.Struct       `protobuf:"bytes,2,opt,name=composition,proto3" json:"composition,omitempty"`
+	AssetUrls     map[string]string      `protobuf:"bytes,3,rep,name=asset_urls,json=assetUrls,proto3" json:"asset_urls,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Webhook       *string                `protobuf:"bytes,4,opt,name=webhook,proto3,oneof" json:"webhook,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderSubmission) Reset() {
+	*x = RenderSubmission{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderSubmission) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderSubmission) ProtoMessage() {}
+
+func (x *RenderSubmission) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderSubmission.ProtoReflect.Descriptor instead.
+func (*RenderSubmission) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *RenderSubmission) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *RenderSubmission) GetComposition() *structpb.Struct {
+	if x != nil {
+		return x.Composition
+	}
+	return nil
+}
+
+func (x *RenderSubmission) GetAssetUrls() map[string]string {
+	if x != nil {
+		return x.AssetUrls
+	}
+	return nil
+}
+
+func (x *RenderSubmission) GetWebhook() string {
+	if x != nil && x.Webhook != nil {
+		return *x.Webhook
+	}
+	return ""
+}
+
 // GetRenderResponse carries the status record of one job.
 type GetRenderResponse struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -303,7 +464,7 @@ type GetRenderResponse struct {
 
 func (x *GetRenderResponse) Reset() {
 	*x = GetRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	mi := &file_kino_render_v1_render_proto_msgTypes[7]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -315,7 +476,7 @@ func (x *GetRenderResponse) String() string {
 func (*GetRenderResponse) ProtoMessage() {}
 
 func (x *GetRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	mi := &file_kino_render_v1_render_proto_msgTypes[7]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -328,7 +489,7 @@ func (x *GetRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenderResponse.ProtoReflect.Descriptor instead.
 func (*GetRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{4}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{7}
 }
 
 func (x *GetRenderResponse) GetJob() *RenderJob {
@@ -348,7 +509,7 @@ type CancelRenderRequest struct {
 
 func (x *CancelRenderRequest) Reset() {
 	*x = CancelRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	mi := &file_kino_render_v1_render_proto_msgTypes[8]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -360,7 +521,7 @@ func (x *CancelRenderRequest) String() string {
 func (*CancelRenderRequest) ProtoMessage() {}
 
 func (x *CancelRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	mi := &file_kino_render_v1_render_proto_msgTypes[8]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -373,7 +534,7 @@ func (x *CancelRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRenderRequest.ProtoReflect.Descriptor instead.
 func (*CancelRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{5}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{8}
 }
 
 func (x *CancelRenderRequest) GetJobId() string {
@@ -395,7 +556,7 @@ type CancelRenderResponse struct {
 
 func (x *CancelRenderResponse) Reset() {
 	*x = CancelRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	mi := &file_kino_render_v1_render_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -407,7 +568,7 @@ func (x *CancelRenderResponse) String() string {
 func (*CancelRenderResponse) ProtoMessage() {}
 
 func (x *CancelRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	mi := &file_kino_render_v1_render_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -420,7 +581,7 @@ func (x *CancelRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRenderResponse.ProtoReflect.Descriptor instead.
 func (*CancelRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{6}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *CancelRenderResponse) GetJobId() string {
@@ -447,7 +608,7 @@ type WatchRenderRequest struct {
 
 func (x *WatchRenderRequest) Reset() {
 	*x = WatchRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +620,7 @@ func (x *WatchRenderRequest) String() string {
 func (*WatchRenderRequest) ProtoMessage() {}
 
 func (x *WatchRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +633,7 @@ func (x *WatchRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRenderRequest.ProtoReflect.Descriptor instead.
 func (*WatchRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *WatchRenderRequest) GetJobId() string {
@@ -492,7 +653,7 @@ type WatchRenderResponse struct {
 
 func (x *WatchRenderResponse) Reset() {
 	*x = WatchRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +665,7 @@ func (x *WatchRenderResponse) String() string {
 func (*WatchRenderResponse) ProtoMessage() {}
 
 func (x *WatchRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +678,7 @@ func (x *WatchRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRenderResponse.ProtoReflect.Descriptor instead.
 func (*WatchRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{8}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *WatchRenderResponse) GetJob() *RenderJob {
@@ -536,7 +697,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[9]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +709,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[9]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +722,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{9}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
 }
 
 // HealthResponse reports the service's health.
@@ -579,7 +740,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +752,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +765,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *HealthResponse) GetStatus() string {
@@ -644,7 +805,7 @@ type ListRendersRequest struct {
 
 func (x *ListRendersRequest) Reset() {
 	*x = ListRendersRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -656,7 +817,7 @@ func (x *ListRendersRequest) String() string {
 func (*ListRendersRequest) ProtoMessage() {}
 
 func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -669,7 +830,7 @@ func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRendersRequest.ProtoReflect.Descriptor instead.
 func (*ListRendersRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
 }
 
 func (x *ListRendersRequest) GetStatus() string {
@@ -706,7 +867,7 @@ type RenderListMeta struct {
 
 func (x *RenderListMeta) Reset() {
 	*x = RenderListMeta{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -718,7 +879,7 @@ func (x *RenderListMeta) String() string {
 func (*RenderListMeta) ProtoMessage() {}
 
 func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -731,7 +892,7 @@ func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderListMeta.ProtoReflect.Descriptor instead.
 func (*RenderListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *RenderListMeta) GetTotal() int32 {
@@ -766,7 +927,7 @@ type ListRendersResponse struct {
 
 func (x *ListRendersResponse) Reset() {
 	*x = ListRendersResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[13]
+	mi := &file_kino_render_v1_render_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -778,7 +939,7 @@ func (x *ListRendersResponse) String() string {
 func (*ListRendersResponse) ProtoMessage() {}
 
 func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[13]
+	mi := &file_kino_render_v1_render_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -791,7 +952,7 @@ func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRendersResponse.ProtoReflect.Descriptor instead.
 func (*ListRendersResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListRendersResponse) GetData() []*RenderJob {
@@ -839,7 +1000,7 @@ type RenderJob struct {
 
 func (x *RenderJob) Reset() {
 	*x = RenderJob{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[14]
+	mi := &file_kino_render_v1_render_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +1012,7 @@ func (x *RenderJob) String() string {
 func (*RenderJob) ProtoMessage() {}
 
 func (x *RenderJob) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[14]
+	mi := &file_kino_render_v1_render_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +1025,7 @@ func (x *RenderJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderJob.ProtoReflect.Descriptor instead.
 func (*RenderJob) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RenderJob) GetJobId() string {
@@ -955,7 +1116,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[15]
+	mi := &file_kino_render_v1_render_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1128,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[15]
+	mi := &file_kino_render_v1_render_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1141,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *WebhookDelivery) GetStatus() string {
@@ -1022,7 +1183,7 @@ type RenderError struct {
 
 func (x *RenderError) Reset() {
 	*x = RenderError{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[16]
+	mi := &file_kino_render_v1_render_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1195,7 @@ func (x *RenderError) String() string {
 func (*RenderError) ProtoMessage() {}
 
 func (x *RenderError) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[16]
+	mi := &file_kino_render_v1_render_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1208,7 @@ func (x *RenderError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderError.ProtoReflect.Descriptor instead.
 func (*RenderError) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{16}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RenderError) GetCode() string {
@@ -1097,7 +1258,22 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x03 \x01(\tR\tcreatedAt\")\n" +
 	"\x10GetRenderRequest\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"@\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"3\n" +
+	"\x1aGetRenderSubmissionRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"Y\n" +
+	"\x1bGetRenderSubmissionResponse\x12:\n" +
+	"\arequest\x18\x01 \x01(\v2 .kino.render.v1.RenderSubmissionR\arequest\"\xa2\x02\n" +
+	"\x10RenderSubmission\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x129\n" +
+	"\vcomposition\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcomposition\x12N\n" +
+	"\n" +
+	"asset_urls\x18\x03 \x03(\v2/.kino.render.v1.RenderSubmission.AssetUrlsEntryR\tassetUrls\x12\x1d\n" +
+	"\awebhook\x18\x04 \x01(\tH\x00R\awebhook\x88\x01\x01\x1a<\n" +
+	"\x0eAssetUrlsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\n" +
+	"\n" +
+	"\b_webhook\"@\n" +
 	"\x11GetRenderResponse\x12+\n" +
 	"\x03job\x18\x01 \x01(\v2\x19.kino.render.v1.RenderJobR\x03job\",\n" +
 	"\x13CancelRenderRequest\x12\x15\n" +
@@ -1158,14 +1334,15 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\v_last_error\";\n" +
 	"\vRenderError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage2\x92\x04\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage2\x82\x05\n" +
 	"\rRenderService\x12Y\n" +
 	"\fSubmitRender\x12#.kino.render.v1.SubmitRenderRequest\x1a$.kino.render.v1.SubmitRenderResponse\x12P\n" +
 	"\tGetRender\x12 .kino.render.v1.GetRenderRequest\x1a!.kino.render.v1.GetRenderResponse\x12Y\n" +
 	"\fCancelRender\x12#.kino.render.v1.CancelRenderRequest\x1a$.kino.render.v1.CancelRenderResponse\x12X\n" +
 	"\vWatchRender\x12\".kino.render.v1.WatchRenderRequest\x1a#.kino.render.v1.WatchRenderResponse0\x01\x12G\n" +
 	"\x06Health\x12\x1d.kino.render.v1.HealthRequest\x1a\x1e.kino.render.v1.HealthResponse\x12V\n" +
-	"\vListRenders\x12\".kino.render.v1.ListRendersRequest\x1a#.kino.render.v1.ListRendersResponseB4Z2github.com/kinohq/kino/gen/kino/render/v1;renderv1b\x06proto3"
+	"\vListRenders\x12\".kino.render.v1.ListRendersRequest\x1a#.kino.render.v1.ListRendersResponse\x12n\n" +
+	"\x13GetRenderSubmission\x12*.kino.render.v1.GetRenderSubmissionRequest\x1a+.kino.render.v1.GetRenderSubmissionResponseB4Z2github.com/kinohq/kino/gen/kino/render/v1;renderv1b\x06proto3"
 
 var (
 	file_kino_render_v1_render_proto_rawDescOnce sync.Once
@@ -1179,59 +1356,68 @@ func file_kino_render_v1_render_proto_rawDescGZIP() []byte {
 	return file_kino_render_v1_render_proto_rawDescData
 }
 
-var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 24)
 var file_kino_render_v1_render_proto_goTypes = []any{
-	(*SubmitRenderRequest)(nil),  // 0: kino.render.v1.SubmitRenderRequest
-	(*RenderSplit)(nil),          // 1: kino.render.v1.RenderSplit
-	(*SubmitRenderResponse)(nil), // 2: kino.render.v1.SubmitRenderResponse
-	(*GetRenderRequest)(nil),     // 3: kino.render.v1.GetRenderRequest
-	(*GetRenderResponse)(nil),    // 4: kino.render.v1.GetRenderResponse
-	(*CancelRenderRequest)(nil),  // 5: kino.render.v1.CancelRenderRequest
-	(*CancelRenderResponse)(nil), // 6: kino.render.v1.CancelRenderResponse
-	(*WatchRenderRequest)(nil),   // 7: kino.render.v1.WatchRenderRequest
-	(*WatchRenderResponse)(nil),  // 8: kino.render.v1.WatchRenderResponse
-	(*HealthRequest)(nil),        // 9: kino.render.v1.HealthRequest
-	(*HealthResponse)(nil),       // 10: kino.render.v1.HealthResponse
-	(*ListRendersRequest)(nil),   // 11: kino.render.v1.ListRendersRequest
-	(*RenderListMeta)(nil),       // 12: kino.render.v1.RenderListMeta
-	(*ListRendersResponse)(nil),  // 13: kino.render.v1.ListRendersResponse
-	(*RenderJob)(nil),            // 14: kino.render.v1.RenderJob
-	(*WebhookDelivery)(nil),      // 15: kino.render.v1.WebhookDelivery
-	(*RenderError)(nil),          // 16: kino.render.v1.RenderError
-	nil,                          // 17: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	nil,                          // 18: kino.render.v1.SubmitRenderRequest.MergeEntry
-	nil,                          // 19: kino.render.v1.HealthResponse.ChecksEntry
-	(*structpb.Struct)(nil),      // 20: google.protobuf.Struct
+	(*SubmitRenderRequest)(nil),         // 0: kino.render.v1.SubmitRenderRequest
+	(*RenderSplit)(nil),                 // 1: kino.render.v1.RenderSplit
+	(*SubmitRenderResponse)(nil),        // 2: kino.render.v1.SubmitRenderResponse
+	(*GetRenderRequest)(nil),            // 3: kino.render.v1.GetRenderRequest
+	(*GetRenderSubmissionRequest)(nil),  // 4: kino.render.v1.GetRenderSubmissionRequest
+	(*GetRenderSubmissionResponse)(nil), // 5: kino.render.v1.GetRenderSubmissionResponse
+	(*RenderSubmission)(nil),            // 6: kino.render.v1.RenderSubmission
+	(*GetRenderResponse)(nil),           // 7: kino.render.v1.GetRenderResponse
+	(*CancelRenderRequest)(nil),         // 8: kino.render.v1.CancelRenderRequest
+	(*CancelRenderResponse)(nil),        // 9: kino.render.v1.CancelRenderResponse
+	(*WatchRenderRequest)(nil),          // 10: kino.render.v1.WatchRenderRequest
+	(*WatchRenderResponse)(nil),         // 11: kino.render.v1.WatchRenderResponse
+	(*HealthRequest)(nil),               // 12: kino.render.v1.HealthRequest
+	(*HealthResponse)(nil),              // 13: kino.render.v1.HealthResponse
+	(*ListRendersRequest)(nil),          // 14: kino.render.v1.ListRendersRequest
+	(*RenderListMeta)(nil),              // 15: kino.render.v1.RenderListMeta
+	(*ListRendersResponse)(nil),         // 16: kino.render.v1.ListRendersResponse
+	(*RenderJob)(nil),                   // 17: kino.render.v1.RenderJob
+	(*WebhookDelivery)(nil),             // 18: kino.render.v1.WebhookDelivery
+	(*RenderError)(nil),                 // 19: kino.render.v1.RenderError
+	nil,                                 // 20: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	nil,                                 // 21: kino.render.v1.SubmitRenderRequest.MergeEntry
+	nil,                                 // 22: kino.render.v1.RenderSubmission.AssetUrlsEntry
+	nil,                                 // 23: kino.render.v1.HealthResponse.ChecksEntry
+	(*structpb.Struct)(nil),             // 24: google.protobuf.Struct
 }
 var file_kino_render_v1_render_proto_depIdxs = []int32{
-	20, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
-	17, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	18, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
+	24, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
+	20, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	21, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
 	1,  // 3: kino.render.v1.SubmitRenderRequest.split:type_name -> kino.render.v1.RenderSplit
-	14, // 4: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	14, // 5: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	19, // 6: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
-	14, // 7: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
-	12, // 8: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
-	16, // 9: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
-	15, // 10: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
-	0,  // 11: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
-	3,  // 12: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
-	5,  // 13: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
-	7,  // 14: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
-	9,  // 15: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
-	11, // 16: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
-	2,  // 17: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
-	4,  // 18: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
-	6,  // 19: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
-	8,  // 20: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
-	10, // 21: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
-	13, // 22: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	6,  // 4: kino.render.v1.GetRenderSubmissionResponse.request:type_name -> kino.render.v1.RenderSubmission
+	24, // 5: kino.render.v1.RenderSubmission.composition:type_name -> google.protobuf.Struct
+	22, // 6: kino.render.v1.RenderSubmission.asset_urls:type_name -> kino.render.v1.RenderSubmission.AssetUrlsEntry
+	17, // 7: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	17, // 8: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	23, // 9: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
+	17, // 10: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
+	15, // 11: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
+	19, // 12: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
+	18, // 13: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
+	0,  // 14: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
+	3,  // 15: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
+	8,  // 16: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
+	10, // 17: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
+	12, // 18: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
+	14, // 19: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
+	4,  // 20: kino.render.v1.RenderService.GetRenderSubmission:input_type -> kino.render.v1.GetRenderSubmissionRequest
+	2,  // 21: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
+	7,  // 22: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
+	9,  // 23: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
+	11, // 24: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
+	13, // 25: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
+	16, // 26: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
+	5,  // 27: kino.render.v1.RenderService.GetRenderSubmission:output_type -> kino.render.v1.GetRenderSubmissionResponse
+	21, // [21:28] is the sub-list for method output_type
+	14, // [14:21] is the sub-list for method input_type
+	14, // [14:14] is the sub-list for extension type_name
+	14, // [14:14] is the sub-list for extension extendee
+	0,  // [0:14] is the sub-list for field type_name
 }
 
 func init() { file_kino_render_v1_render_proto_init() }
@@ -1240,15 +1426,16 @@ func file_kino_render_v1_render_proto_init() {
 		return
 	}
 	file_kino_render_v1_render_proto_msgTypes[1].OneofWrappers = []any{}
-	file_kino_render_v1_render_proto_msgTypes[14].OneofWrappers = []any{}
-	file_kino_render_v1_render_proto_msgTypes[15].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[6].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[17].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[18].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_render_v1_render_proto_rawDesc), len(file_kino_render_v1_render_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   24,
 			NumExtensions: 0,
 			NumServices:   1,
 		},
