@@ -110,9 +110,12 @@ type Config struct {
 	// SourceCacheBytes bounds the node's cache of downloaded render
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
-	Limits           engine.Limits
-	Lease            time.Duration
-	MaxAttempts      int
+	// MaxPreviews bounds the previews drawn at once (--max-previews);
+	// zero takes render.DefaultMaxPreviews.
+	MaxPreviews int
+	Limits      engine.Limits
+	Lease       time.Duration
+	MaxAttempts int
 	// JobRetryDelay is the wait before a media job's first retry.
 	JobRetryDelay time.Duration
 	ShutdownGrace time.Duration
@@ -352,6 +355,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Limits:   cfg.Limits,
 		CheckURL: fetcher.CheckHost,
 		Split:    cfg.Split,
+		Preview:  render.NewPreviewer(render.PreviewConfig{Handler: renderCfg, MaxRunning: cfg.MaxPreviews, Metrics: m}),
 		Log:      cfg.Log,
 	})
 
