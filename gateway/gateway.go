@@ -12,8 +12,10 @@ import (
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/gateway/console"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
@@ -62,7 +64,9 @@ var marshaler = &runtime.JSONPb{
 // New builds the HTTP handler.
 func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	opts := []runtime.ServeMuxOption{
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
+		// A preview answers its picture as the body (pictureBody).
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: marshaler}),
+		runtime.WithForwardResponseRewriter(pictureBody),
 		runtime.WithErrorHandler(writeStatusError),
 		runtime.WithRoutingErrorHandler(writeRoutingError),
 		runtime.WithForwardResponseOption(successStatus),
@@ -124,6 +128,16 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	return h, nil
 }
 
+// pictureBody makes a preview's picture the whole response body, as
+// google.api.HttpBody (which HTTPBodyMarshaler writes as it is); the RPC
+// keeps its own message, with the picture's size, for gRPC clients.
+func pictureBody(_ context.Context, m proto.Message) (any, error) {
+	if p, ok := m.(*renderv1.PreviewRenderResponse); ok {
+		return &httpbody.HttpBody{ContentType: p.GetContentType(), Data: p.GetData()}, nil
+	}
+	return m, nil
+}
+
 // incomingHeader forwards the headers the services read as gRPC metadata.
 func incomingHeader(key string) (string, bool) {
 	switch http.CanonicalHeaderKey(key) {
@@ -148,6 +162,12 @@ func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) e
 	method, _ := runtime.RPCMethod(ctx)
 	if code, ok := successStatuses[method]; ok {
 		w.WriteHeader(code)
+		return nil
+	}
+	if p, ok := m.(*renderv1.PreviewRenderResponse); ok {
+		// The body is the picture itself (pictureBody).
+		w.Header().Set("Content-Type", p.GetContentType())
+		w.Header().Set("Cache-Control", "no-store")
 		return nil
 	}
 	// A load balancer acts on the status, not the body.

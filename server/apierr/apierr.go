@@ -34,6 +34,9 @@ const (
 	AssetNotFound        Code = "ASSET_NOT_FOUND"
 	RequestTimeout       Code = "REQUEST_TIMEOUT"
 	TooManyStreams       Code = "TOO_MANY_STREAMS"
+	// TooManyPreviews: the node draws as many previews as --max-previews
+	// allows; kino's own.
+	TooManyPreviews Code = "TOO_MANY_PREVIEWS"
 	// Forbidden refuses a request whose credentials are known but not
 	// enough: a file URL without a valid signature, a node list asked
 	// for without the admin key.
@@ -65,7 +68,9 @@ var mappings = map[Code]mapping{
 	// The limit is the process's, not the client's: 503 lets a load
 	// balancer try another node, where 429 would blame the client.
 	TooManyStreams: {codes.ResourceExhausted, http.StatusServiceUnavailable},
-	Forbidden:      {codes.PermissionDenied, http.StatusForbidden},
+	// Likewise the node's bound on previews drawn at once.
+	TooManyPreviews: {codes.ResourceExhausted, http.StatusServiceUnavailable},
+	Forbidden:       {codes.PermissionDenied, http.StatusForbidden},
 }
 
 // Error is a client-facing error with a documented code.

@@ -113,7 +113,10 @@ type Config struct {
 	SourceCacheBytes int64
 	// Orgs is each organisation's weight and limits (--org-* flags and
 	// --orgs-file); nil gives every organisation weight 1 and no limits.
-	Orgs        *org.Policies
+	Orgs *org.Policies
+	// MaxPreviews bounds the previews drawn at once (--max-previews);
+	// zero takes render.DefaultMaxPreviews.
+	MaxPreviews int
 	Limits      engine.Limits
 	Lease       time.Duration
 	MaxAttempts int
@@ -356,6 +359,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Limits:   cfg.Limits,
 		CheckURL: fetcher.CheckHost,
 		Split:    cfg.Split,
+		Preview:  render.NewPreviewer(render.PreviewConfig{Handler: renderCfg, MaxRunning: cfg.MaxPreviews, Metrics: m}),
 		Log:      cfg.Log,
 	})
 

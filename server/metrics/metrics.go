@@ -60,6 +60,8 @@ type Metrics struct {
 	webhooks    *prometheus.CounterVec
 	grpc        *prometheus.CounterVec
 	http        *prometheus.CounterVec
+	previews    *prometheus.CounterVec
+	previewTime prometheus.Histogram
 }
 
 // New returns the collectors of one process on a registry of their own,
@@ -106,8 +108,17 @@ func New() *Metrics {
 			Name: "kino_http_requests_total",
 			Help: "HTTP requests answered by the REST gateway, by method, route pattern and status code.",
 		}, []string{"method", "route", "code"}),
+		previews: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_previews_total",
+			Help: "Previews (POST /api/render/preview) this process answered, by organisation and outcome: drawn, failed, or refused (--max-previews).",
+		}, []string{"org", "outcome"}),
+		previewTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "kino_preview_seconds",
+			Help:    "Time to answer a preview, from its arrival (its wait for a slot included) to its picture or its error.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}),
 	}
-	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http,
+	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http, m.previews, m.previewTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Outcomes that have not happened yet are 0, not absent, so that
 	// increase() and alerts see the first one.
@@ -216,6 +227,16 @@ func (m *Metrics) HTTPRequest(method, route string, code int) {
 		return
 	}
 	m.http.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
+}
+
+// Preview counts a preview of an organisation by its outcome (drawn,
+// failed, refused), and how long it took.
+func (m *Metrics) Preview(org, outcome string, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.previews.WithLabelValues(org, outcome).Inc()
+	m.previewTime.Observe(took.Seconds())
 }
 
 // job is what a job's context carries for the figures measured deep in

@@ -26,6 +26,7 @@ const (
 	RenderService_Health_FullMethodName              = "/kino.render.v1.RenderService/Health"
 	RenderService_ListRenders_FullMethodName         = "/kino.render.v1.RenderService/ListRenders"
 	RenderService_GetRenderSubmission_FullMethodName = "/kino.render.v1.RenderService/GetRenderSubmission"
+	RenderService_PreviewRender_FullMethodName       = "/kino.render.v1.RenderService/PreviewRender"
 )
 
 // RenderServiceClient is the client API for RenderService service.
@@ -54,6 +55,10 @@ type RenderServiceClient interface {
 	// SubmitRender takes it, so that it can be edited and submitted again.
 	// kino's own: the render interface keeps no request.
 	GetRenderSubmission(ctx context.Context, in *GetRenderSubmissionRequest, opts ...grpc.CallOption) (*GetRenderSubmissionResponse, error)
+	// PreviewRender draws the one frame a render of the request would show
+	// at a time, with the render's own engine, and answers it as a picture
+	// at once: nothing is queued or stored. kino's own (docs/api.md).
+	PreviewRender(ctx context.Context, in *PreviewRenderRequest, opts ...grpc.CallOption) (*PreviewRenderResponse, error)
 }
 
 type renderServiceClient struct {
@@ -143,6 +148,16 @@ func (c *renderServiceClient) GetRenderSubmission(ctx context.Context, in *GetRe
 	return out, nil
 }
 
+func (c *renderServiceClient) PreviewRender(ctx context.Context, in *PreviewRenderRequest, opts ...grpc.CallOption) (*PreviewRenderResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PreviewRenderResponse)
+	err := c.cc.Invoke(ctx, RenderService_PreviewRender_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RenderServiceServer is the server API for RenderService service.
 // All implementations must embed UnimplementedRenderServiceServer
 // for forward compatibility.
@@ -169,6 +184,10 @@ type RenderServiceServer interface {
 	// SubmitRender takes it, so that it can be edited and submitted again.
 	// kino's own: the render interface keeps no request.
 	GetRenderSubmission(context.Context, *GetRenderSubmissionRequest) (*GetRenderSubmissionResponse, error)
+	// PreviewRender draws the one frame a render of the request would show
+	// at a time, with the render's own engine, and answers it as a picture
+	// at once: nothing is queued or stored. kino's own (docs/api.md).
+	PreviewRender(context.Context, *PreviewRenderRequest) (*PreviewRenderResponse, error)
 	mustEmbedUnimplementedRenderServiceServer()
 }
 
@@ -199,6 +218,9 @@ func (UnimplementedRenderServiceServer) ListRenders(context.Context, *ListRender
 }
 func (UnimplementedRenderServiceServer) GetRenderSubmission(context.Context, *GetRenderSubmissionRequest) (*GetRenderSubmissionResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetRenderSubmission not implemented")
+}
+func (UnimplementedRenderServiceServer) PreviewRender(context.Context, *PreviewRenderRequest) (*PreviewRenderResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PreviewRender not implemented")
 }
 func (UnimplementedRenderServiceServer) mustEmbedUnimplementedRenderServiceServer() {}
 func (UnimplementedRenderServiceServer) testEmbeddedByValue()                       {}
@@ -340,6 +362,24 @@ func _RenderService_GetRenderSubmission_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RenderService_PreviewRender_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PreviewRenderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RenderServiceServer).PreviewRender(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RenderService_PreviewRender_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RenderServiceServer).PreviewRender(ctx, req.(*PreviewRenderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RenderService_ServiceDesc is the grpc.ServiceDesc for RenderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -370,6 +410,10 @@ var RenderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetRenderSubmission",
 			Handler:    _RenderService_GetRenderSubmission_Handler,
+		},
+		{
+			MethodName: "PreviewRender",
+			Handler:    _RenderService_PreviewRender_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

@@ -1,0 +1,244 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/metrics"
+)
+
+// DefaultMaxPreviews is how many previews a node draws at once when
+// --max-previews is not given: one per core of a small machine, so that
+// scrubbing never starves the renders of the node's workers.
+const DefaultMaxPreviews = 2
+
+// previewWait is how long a preview waits for a free slot before it is
+// refused: a scrubbing editor asks again at once, and an answer this late
+// is already stale.
+const previewWait = 2 * time.Second
+
+// previewTimeout caps one preview: downloads, probes and ffmpeg.
+const previewTimeout = 60 * time.Second
+
+// previewScopeEvery is how long previews of one organisation use a cached
+// source without asking its host whether it changed (sourcecache scopes):
+// scrubbing asks for many frames a second, each of the same files.
+const previewScopeEvery = time.Minute
+
+// PreviewConfig is what previews need: rendering's own configuration, so
+// that a preview reads its sources as a render does (the node's source
+// cache) and draws with the same default font.
+type PreviewConfig struct {
+	Handler HandlerConfig
+	// MaxRunning bounds the previews drawn at once (--max-previews);
+	// 0 takes DefaultMaxPreviews.
+	MaxRunning int
+	Metrics    *metrics.Metrics
+}
+
+// Previewer draws single frames of render requests at once, on the node
+// that is asked (Service.PreviewRender).
+type Previewer struct {
+	cfg    HandlerConfig
+	slots  chan struct{}
+	probes *probeCache
+	m      *metrics.Metrics
+	log    *slog.Logger
+}
+
+// NewPreviewer returns a previewer.
+func NewPreviewer(cfg PreviewConfig) *Previewer {
+	n := cfg.MaxRunning
+	if n <= 0 {
+		n = DefaultMaxPreviews
+	}
+	return &Previewer{cfg: cfg.Handler, slots: make(chan struct{}, n), probes: newProbeCache(maxProbes),
+		m: cfg.Metrics, log: cfg.Handler.Log}
+}
+
+// PreviewRender validates the request as SubmitRender does and answers
+// the frame a render of it shows at the time asked.
+func (s *Service) PreviewRender(ctx context.Context, req *renderv1.PreviewRenderRequest) (*renderv1.PreviewRenderResponse, error) {
+	if s.preview == nil {
+		return nil, apierr.New(apierr.Unavailable, "this node draws no previews; ask a node that serves the API with workers")
+	}
+	c, err := s.compile(ctx, &renderv1.SubmitRenderRequest{Provider: req.GetProvider(), Composition: req.GetComposition(),
+		AssetUrls: req.GetAssetUrls(), Webhook: req.GetWebhook(), Template: req.GetTemplate(), Merge: req.GetMerge(), Split: req.GetSplit()})
+	if err != nil {
+		return nil, err
+	}
+	if req.Time == nil {
+		return nil, apierr.New(apierr.Validation, "time: is required: the time in seconds of the frame to preview")
+	}
+	format := req.GetFormat()
+	if format == "" {
+		format = "jpg"
+	}
+	frame, err := c.scene.Preview(req.GetTime(), int(req.GetWidth()), format, "time", "width")
+	if err != nil {
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	}
+	return s.preview.Draw(ctx, auth.Org(ctx), frame)
+}
+
+// Draw draws the frame of a preview scene (engine.Scene.Preview) once a
+// slot is free.
+func (p *Previewer) Draw(ctx context.Context, org string, frame *engine.Scene) (*renderv1.PreviewRenderResponse, error) {
+	t := time.Now()
+	wait, cancel := context.WithTimeout(ctx, previewWait)
+	defer cancel()
+	select {
+	case p.slots <- struct{}{}:
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		p.m.Preview(org, "refused", time.Since(t))
+		return nil, apierr.New(apierr.TooManyPreviews, "this node is drawing %d previews already (--max-previews); ask again in a moment", cap(p.slots))
+	}
+	defer func() { <-p.slots }()
+	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
+	defer cancel()
+	resp, err := p.draw(ctx, org, frame)
+	outcome := "drawn"
+	if err != nil {
+		outcome = "failed"
+	}
+	took := time.Since(t)
+	p.m.Preview(org, outcome, took)
+	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(),
+		"width", resp.GetWidth(), "height", resp.GetHeight(), "layers", len(frame.Layers))
+	return resp, err
+}
+
+func (p *Previewer) draw(ctx context.Context, org string, frame *engine.Scene) (*renderv1.PreviewRenderResponse, error) {
+	dir, err := os.MkdirTemp(p.cfg.TempDir, "preview-")
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "kino could not create a working folder; try again")
+	}
+	defer os.RemoveAll(dir)
+	sources, err := p.fetch(ctx, org, dir, frame.Sources())
+	if err != nil {
+		return nil, err
+	}
+	// Captions are read as a render reads them: a file parsed, a sound
+	// transcribed.
+	run := &renderRun{cfg: p.cfg, log: p.log}
+	if f := run.readCaptions(ctx, dir, frame, sources); f != nil {
+		return nil, apierr.New(apierr.Validation, "%s", f.Message)
+	}
+	frame.SeekVideos(ctx, sources, nil)
+	out := filepath.Join(dir, "frame."+frame.Format)
+	cmd, err := engine.Plan(frame, sources, dir, out, p.cfg.DefaultFont)
+	var me *engine.MediaError
+	var ve *engine.ValidationError
+	switch {
+	case errors.As(err, &me), errors.As(err, &ve):
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	case err != nil:
+		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be planned")
+	}
+	if err := cmd.WriteFiles(dir); err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "kino could not write a working file; try again")
+	}
+	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+		if ctx.Err() != nil {
+			return nil, apierr.New(apierr.RequestTimeout, "the preview took longer than %s; lower the composition's size or use faster sources", previewTimeout)
+		}
+		return nil, apierr.Wrap(err, apierr.Internal, fmt.Sprintf("ffmpeg could not draw the frame: %s", lastLine(err)))
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be read; try again")
+	}
+	w, h := frame.PreviewSize()
+	return &renderv1.PreviewRenderResponse{ContentType: contentType(frame.Format), Data: data, Width: int32(w), Height: int32(h)}, nil
+}
+
+// fetch puts the frame's sources in dir as a render does (uploaded assets
+// from storage, URLs through the node's source cache) and probes them,
+// probes of unchanged files kept. A source that cannot be had is the
+// request's error, naming its field.
+func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine.Source) (map[string]engine.Media, error) {
+	// Previews of an organisation share a scope for a while: a scrub
+	// asks the hosts nothing per frame.
+	scope := "preview-" + org + "-" + strconv.FormatInt(time.Now().Unix()/int64(previewScopeEvery/time.Second), 10)
+	out := make([]engine.Media, len(sources))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i, src := range sources {
+		g.Go(func() error {
+			path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
+			var err error
+			switch {
+			case engine.IsAssetID(src.URL):
+				_, err = media.CopyAsset(gctx, p.cfg.Store, p.cfg.Storage, org, src.URL, path)
+			case p.cfg.Sources != nil:
+				_, err = p.cfg.Sources.Download(gctx, scope, src.URL, path)
+			default:
+				_, err = p.cfg.Fetch.Download(gctx, src.URL, path)
+			}
+			if err != nil {
+				return sourceError(src, err)
+			}
+			out[i], err = p.read(gctx, src, path)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	got := make(map[string]engine.Media, len(sources))
+	for i, src := range sources {
+		got[src.Key] = out[i]
+	}
+	return got, nil
+}
+
+// read describes a downloaded source as fetchSources does.
+func (p *Previewer) read(ctx context.Context, src engine.Source, path string) (engine.Media, error) {
+	switch {
+	case src.Captions:
+		return engine.Media{Path: path}, nil
+	case src.Font:
+		m, err := engine.FontFromFile(path)
+		if err != nil {
+			return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not a font kino can read", src.Field, src.URL)
+		}
+		return m, nil
+	}
+	info, err := p.probes.probe(ctx, path)
+	var ie *ffmpeg.InputError
+	switch {
+	case errors.As(err, &ie):
+		return engine.Media{}, apierr.New(apierr.Validation, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
+	case err != nil:
+		return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
+	}
+	return engine.MediaFromInfo(path, info), nil
+}
+
+// sourceError is a source a preview could not download: the request's
+// to mend (400), unless the host may mend it by itself (503).
+func sourceError(src engine.Source, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.Temporary() {
+		return apierr.New(apierr.Unavailable, "%s: %v; try again", src.Field, err)
+	}
+	return apierr.New(apierr.Validation, "%s: %v", src.Field, err)
+}
