@@ -78,7 +78,6 @@ func TestConsoleStudio(t *testing.T) {
 		return p[2] > 180 && p[0] < 70 })()`)
 	require.True(t, blue, "the frame at 1.5 s is the blue layer's")
 	require.Equal(t, "1", eval[string](t, ctx, `document.querySelector(".preview").dataset.maxInflight`), "never more than one preview asked at once")
-	shot(t, ctx, "studio")
 
 	// Dragging the blue layer's bar by a quarter of the timeline moves its start by 0.5 s.
 	bar := `#timeline .clip[data-path="composition.layers[1]"]`
@@ -96,6 +95,14 @@ func TestConsoleStudio(t *testing.T) {
 	// The cursor in another layer of the JSON selects it.
 	eval[bool](t, ctx, `(() => { const a = document.querySelector("#request"); a.focus(); const at = a.value.indexOf('"kino"'); a.setSelectionRange(at, at); a.dispatchEvent(new Event("click")); return true })()`)
 	waitJS(t, ctx, "the text layer is selected", `document.querySelector("#timeline .clip.on")?.dataset.path === "composition.layers[2]" && document.querySelector("#props textarea[name=text]")?.value === "kino"`, 5*time.Second)
+
+	// An example of the guide: the playhead inside a transition, a card selected.
+	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example"); s.value = [...s.options].find(o => o.textContent === "Transitions").value; s.dispatchEvent(new Event("change")); return true })()`)
+	waitJS(t, ctx, "the example's timeline", `document.querySelectorAll("#timeline .clip").length === 4 && document.querySelectorAll("#timeline .transition").length === 2`, 5*time.Second)
+	drag(t, ctx, at(t, ctx, "#timeline .scale", 0.01, 0.5), at(t, ctx, "#timeline .scale", 0.35, 0.5), 4)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.layers[1]"] span`))))
+	waitJS(t, ctx, "the preview of the transition", `document.querySelector("#timeline").dataset.time > 1.5 && document.querySelector("#preview").dataset.time === document.querySelector("#timeline").dataset.time && document.querySelector(".preview").dataset.loading === "" && document.querySelector("#props input[name=start]").value === "1.5"`, 20*time.Second)
+	shot(t, ctx, "studio")
 
 	// An error shows beside the Render button, and the result says so.
 	bad := map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 160, "height": 96, "fps": 10, "duration": 1,

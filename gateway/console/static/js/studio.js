@@ -253,7 +253,8 @@ export class Props {
     this.path = path;
     this.type = it.type;
     const rows = Object.keys(shown).filter((k) => shown[k](it.type)).map((k) => {
-      const input = h(k === "text" ? "textarea" : "input", { name: k, id: "prop-" + k, type: "text", rows: k === "text" ? 2 : undefined, autocomplete: "off" });
+      const input = h(k === "text" ? "textarea" : "input", { name: k, id: "prop-" + k, type: "text", rows: k === "text" ? 2 : undefined, autocomplete: "off",
+        placeholder: { start: "0", x: "center", y: "center", width: "natural", height: "natural" }[k] });
       input.addEventListener("input", () => this.onChange(path, k, parse(k, input.value)));
       return [h("label", { for: "prop-" + k }, m.names[k]), input];
     });
