@@ -103,6 +103,11 @@ func TestConsoleStudio(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.layers[1]"] span`))))
 	waitJS(t, ctx, "the preview of the transition", `document.querySelector("#timeline").dataset.time > 1.5 && document.querySelector("#preview").dataset.time === document.querySelector("#timeline").dataset.time && document.querySelector(".preview").dataset.loading === "" && document.querySelector("#props input[name=start]").value === "1.5"`, 20*time.Second)
 	shot(t, ctx, "studio")
+	// A unified composition: a row a track, its clips' length in the form.
+	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example"); s.value = [...s.options].find(o => o.textContent === "Outputs").value; s.dispatchEvent(new Event("change")); return true })()`)
+	waitJS(t, ctx, "a row a track", `document.querySelectorAll("#timeline .row").length === 2 && !!document.querySelector('#timeline .clip[data-path="composition.tracks[1].clips[0]"]')`, 5*time.Second)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.tracks[0].clips[0]"] span`))))
+	waitJS(t, ctx, "the clip's form", `document.querySelector('label[for="prop-duration"]')?.textContent === "length" && document.querySelector("#props input[name=duration]").value === "1.75" && document.querySelector("#props input[name=x]").value === "center"`, 5*time.Second)
 
 	// An error shows beside the Render button, and the result says so.
 	bad := map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 160, "height": 96, "fps": 10, "duration": 1,
