@@ -32,6 +32,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/executor"
@@ -287,7 +288,10 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	signLocal := len(cfg.APIKeys) > 0 || cfg.AdminKey != ""
 	a.storage.SignURLs(secret, cfg.URLLifetime, signLocal)
 
+	// kino's demo media, read in-process wherever a source names them.
+	demoFiles := demo.New(publicURL, a.HTTPAddr)
 	fetcher := fetch.New(fetch.Options{
+		Local:        demoFiles.Local,
 		AllowPrivate: cfg.AllowPrivateNetworks,
 		MaxBytes:     cfg.MaxAssetBytes,
 		Timeout:      cfg.FetchTimeout,
@@ -403,6 +407,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	handler, err := gateway.New(ctx, gateway.Config{
 		Conn:         a.gwConn,
 		Storage:      a.storage,
+		Demo:         demoFiles,
 		CORSOrigins:  cfg.CORSOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Deadlines: gateway.Deadlines{
