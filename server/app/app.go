@@ -43,6 +43,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -114,6 +115,9 @@ type Config struct {
 	// MaxPreviews bounds the previews drawn at once (--max-previews);
 	// zero takes render.DefaultMaxPreviews.
 	MaxPreviews int
+	// Orgs is each organisation's weight and limits (--org-* flags and
+	// --orgs-file); nil gives every organisation weight 1 and no limits.
+	Orgs        *org.Policies
 	Limits      engine.Limits
 	Lease       time.Duration
 	MaxAttempts int
@@ -587,6 +591,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.SourceCacheBytes <= 0 {
 		cfg.SourceCacheBytes = sourcecache.DefaultMaxBytes
+	}
+	if cfg.Orgs == nil {
+		cfg.Orgs = org.New(org.Policy{Weight: 1}, nil)
 	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()
