@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"go.opentelemetry.io/otel/trace"
@@ -21,6 +22,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/storage"
@@ -33,6 +35,8 @@ type Config struct {
 	// Storage is served under /files/: all of a local folder, the HLS
 	// playlists of other buckets.
 	Storage *storage.Storage
+	// Demo is kino's demo media, served under /demo/; nil serves none.
+	Demo *demo.Files
 	// CORSOrigins may call the API from a browser; "*" allows any. Empty: CORS off.
 	CORSOrigins []string
 	// MaxBodyBytes caps request bodies.
@@ -110,6 +114,15 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	}))
 	root.Handle("GET /{$}", ui)
 	root.Handle("GET "+console.Prefix, ui)
+	if cfg.Demo != nil {
+		root.Handle("GET "+demo.Path+"{name}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !cfg.Demo.Has(r.PathValue("name")) {
+				writeError(w, apierr.NotFound, fmt.Sprintf("no demo file at %s; there are %s", r.URL.Path, strings.Join(cfg.Demo.Names(), ", ")))
+				return
+			}
+			cfg.Demo.ServeHTTP(w, r)
+		}))
+	}
 	if cfg.Storage != nil {
 		// Every object of a local bucket; the HLS playlists of others.
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})

@@ -32,6 +32,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/executor"
@@ -111,12 +112,12 @@ type Config struct {
 	// SourceCacheBytes bounds the node's cache of downloaded render
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
-	// Orgs is each organisation's weight and limits (--org-* flags and
-	// --orgs-file); nil gives every organisation weight 1 and no limits.
-	Orgs *org.Policies
 	// MaxPreviews bounds the previews drawn at once (--max-previews);
 	// zero takes render.DefaultMaxPreviews.
 	MaxPreviews int
+	// Orgs is each organisation's weight and limits (--org-* flags and
+	// --orgs-file); nil gives every organisation weight 1 and no limits.
+	Orgs        *org.Policies
 	Limits      engine.Limits
 	Lease       time.Duration
 	MaxAttempts int
@@ -291,7 +292,10 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	signLocal := len(cfg.APIKeys) > 0 || cfg.AdminKey != ""
 	a.storage.SignURLs(secret, cfg.URLLifetime, signLocal)
 
+	// kino's demo media, read in-process wherever a source names them.
+	demoFiles := demo.New(publicURL, a.HTTPAddr)
 	fetcher := fetch.New(fetch.Options{
+		Local:        demoFiles.Local,
 		AllowPrivate: cfg.AllowPrivateNetworks,
 		MaxBytes:     cfg.MaxAssetBytes,
 		Timeout:      cfg.FetchTimeout,
@@ -407,6 +411,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	handler, err := gateway.New(ctx, gateway.Config{
 		Conn:         a.gwConn,
 		Storage:      a.storage,
+		Demo:         demoFiles,
 		CORSOrigins:  cfg.CORSOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Deadlines: gateway.Deadlines{

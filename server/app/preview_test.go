@@ -18,6 +18,7 @@ import (
 	"google.golang.org/protobuf/types/known/structpb"
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -166,4 +167,38 @@ func psnrAgainstFrame(t *testing.T, video string, n int, picture string) float64
 	v, err := strconv.ParseFloat(string(m[1]), 64)
 	require.NoError(t, err)
 	return v
+}
+
+// TestPreviewsAreBounded: with --max-previews 1, a preview that finds the
+// one slot taken (by a preview whose source is still downloading) waits,
+// then is refused 503 TOO_MANY_PREVIEWS; the first one then completes.
+func TestPreviewsAreBounded(t *testing.T) {
+	t.Parallel()
+	dir := slides(t)
+	asked, release := make(chan struct{}, 1), make(chan struct{})
+	files := http.FileServer(http.Dir(dir))
+	media := serveDir(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		select {
+		case asked <- struct{}{}:
+		default:
+		}
+		<-release
+		files.ServeHTTP(w, r)
+	}))
+	var once sync.Once
+	open := func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open) // before the file server closes, should the test stop early
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.MaxPreviews = 1 })
+	req := withFields(slideshow(media, 320, 180), "time", 0.2)
+
+	first := make(chan response, 1)
+	go func() { first <- k.do(t, http.MethodPost, "/api/render/preview", req) }()
+	<-asked // the first preview holds the slot, downloading
+	r := k.do(t, http.MethodPost, "/api/render/preview", req)
+	assert.Equal(t, http.StatusServiceUnavailable, r.status, "%s", r.body)
+	assert.Equal(t, "TOO_MANY_PREVIEWS", r.errorCode(t))
+	open()
+	r = <-first
+	assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	assert.Equal(t, "image/jpeg", r.header.Get("Content-Type"))
 }
