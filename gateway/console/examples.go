@@ -5,19 +5,52 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"regexp"
 	"strings"
 )
 
-// Example is one composition of docs/compositions.md, as a render request.
+// Example is one composition of docs/compositions.md, as a render request,
+// its media kino's demo files.
 type Example struct {
 	Title   string          `json:"title"`
 	Request json.RawMessage `json:"request"`
 }
 
-// exampleMediaHost is where the document's examples find their media; the
-// console offers only the examples that need none, so every one renders
-// on any kino as it is.
-const exampleMediaHost = "media.kino.example"
+// exampleMedia is where the document's examples find their media.
+const exampleMedia = "https://media.kino.example/"
+
+// DemoOrigin is the origin the examples name kino's demo media at (the
+// README's); the page puts its own origin in its place, so that the node
+// that serves the page reads them from its binary.
+const DemoOrigin = "http://localhost:8080"
+
+// demoFor is the demo file (server/demo) that stands in for each medium of
+// the document's examples; an example naming any other is left out.
+var demoFor = map[string]string{
+	"video.mp4":    "talk.mp4",
+	"picture.png":  "picture1.jpg",
+	"music.mp3":    "music.mp3",
+	"font.ttf":     "font.ttf",
+	"captions.vtt": "captions.srt",
+	"speech.mp3":   "talk.mp4",
+}
+
+// withDemoMedia names the demo media in place of the document's, and
+// reports whether every medium the text names has one.
+func withDemoMedia(text string) (string, bool) {
+	ok := true
+	out := mediaURL.ReplaceAllStringFunc(text, func(u string) string {
+		demo, found := demoFor[strings.TrimPrefix(u, exampleMedia)]
+		if !found {
+			ok = false
+			return u
+		}
+		return DemoOrigin + "/demo/" + demo
+	})
+	return out, ok
+}
+
+var mediaURL = regexp.MustCompile(regexp.QuoteMeta(exampleMedia) + `[A-Za-z0-9._-]+`)
 
 // extractExamples picks the whole compositions and render requests out of
 // the document's JSON blocks, titled by the section they sit in.
@@ -40,9 +73,9 @@ func extractExamples(md []byte) ([]Example, error) {
 			in, block, startsAt = true, nil, lineNo
 		case in && strings.TrimSpace(line) == "```":
 			in = false
-			text := strings.Join(block, "\n")
+			text, ok := withDemoMedia(strings.Join(block, "\n"))
 			var v map[string]any
-			if json.Unmarshal([]byte(text), &v) != nil || strings.Contains(text, exampleMediaHost) {
+			if !ok || json.Unmarshal([]byte(text), &v) != nil {
 				continue
 			}
 			var req map[string]any

@@ -8,6 +8,7 @@ import { locate, lineOf, errorPaths, spans } from "./jsonpath.js";
 import { model, setKey, Timeline, Preview, Props } from "./studio.js";
 
 const draftKey = "kino.renderDraft";
+const demoOrigin = "http://localhost:8080"; // gateway/console.DemoOrigin
 
 // openInEditor makes req the editor's draft and shows the editor.
 export function openInEditor(req) {
@@ -16,7 +17,10 @@ export function openInEditor(req) {
 }
 
 export async function render(main, route, signal) {
-  const examples = await get("/console/examples.json", signal).catch(() => []);
+  // The examples name kino's demo media at the README's address; this
+  // page's own origin is the node's, which reads them from its binary.
+  const examples = await get("/console/examples.json", signal).then((list) => list.map((e) => ({ ...e,
+    request: JSON.parse(JSON.stringify(e.request).replaceAll(demoOrigin + "/demo/", location.origin + "/demo/")) })), () => []);
   const area = h("textarea.code", { spellcheck: false, "aria-label": "render request (JSON)", id: "request" });
   const gutter = h("div.gutter");
   const problems = h("div#problems");
