@@ -29,6 +29,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -76,6 +77,9 @@ type UploadOptions struct {
 	// Timeout caps one upload's probe and thumbnail, and, apart, its wait
 	// for a worker (DefaultUploadTimeout when 0).
 	Timeout time.Duration
+	// Quota counts each upload as a submit of its organisation's rate and
+	// its bytes against its storage quota; nil limits nothing.
+	Quota *quota.Limiter
 }
 
 // AssetService is the AssetService implementation.
@@ -274,32 +278,14 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if info == nil {
 		return apierr.New(apierr.Validation, "the first message of an upload describes the file")
 	}
-	filename := filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
-	scope := info.GetScope()
-	if scope == "" {
-		scope = "org"
-	}
-	name := info.GetName()
-	if name == "" {
-		name = filename
-	}
-	if !slices.Contains(AssetTypes, info.GetType()) {
-		return apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
-	}
-	if err := checkFilename(filename); err != nil {
+	filename, name, scope, err := checkUpload(ctx, info)
+	if err != nil {
 		return err
 	}
-	if len(name) > 200 {
-		return apierr.New(apierr.Validation, "name: must be at most 200 characters")
-	}
-	if err := enum("category", info.GetCategory(), Categories); err != nil {
+	org := auth.Org(ctx)
+	// An upload is a submit: it takes a worker to probe and thumbnail.
+	if err := s.opts.Quota.Take(ctx, org); err != nil {
 		return err
-	}
-	if err := enum("scope", scope, Scopes); err != nil {
-		return err
-	}
-	if scope == "system" && !auth.Admin(ctx) {
-		return apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
 	}
 
 	dir, err := os.MkdirTemp(s.opts.TempDir, "upload-")
@@ -321,6 +307,9 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if size == 0 {
 		return apierr.New(apierr.Validation, "file: is empty")
 	}
+	if err := s.opts.Quota.Room(ctx, org, size); err != nil {
+		return err
+	}
 	kind, ok := sniff(head)
 	if !ok {
 		return apierr.New(apierr.Validation, "file: is not a PSD, PNG, JPEG, WebP, TTF, OTF, WOFF2, SRT or WebVTT file")
@@ -329,7 +318,6 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
 	}
 
-	org := auth.Org(ctx)
 	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
 	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
 	status := asset.StatusReady
@@ -415,14 +403,25 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	stored = append(stored, key)
 	metaJSON, _ := json.Marshal(meta)
 	now := nowMs()
-	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
-		SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
-		SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
-		SetCreatedAt(now).SetUpdatedAt(now)
-	if c := info.GetCategory(); c != "" {
-		create.SetCategory(asset.Category(c))
+	var a *ent.Asset
+	// Counted and recorded at once, so that two uploads cannot both fit
+	// in the room of one; a refusal removes what was stored.
+	err = s.opts.Quota.Keep(ctx, s.st.Client, org, size, func(tx *ent.Tx) error {
+		create := tx.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
+			SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
+			SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
+			SetCreatedAt(now).SetUpdatedAt(now)
+		if c := info.GetCategory(); c != "" {
+			create.SetCategory(asset.Category(c))
+		}
+		var err error
+		a, err = create.Save(ctx)
+		return err
+	})
+	var refused *apierr.Error
+	if errors.As(err, &refused) {
+		return err
 	}
-	a, err := create.Save(ctx)
 	if err != nil {
 		return apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
 	}
@@ -433,6 +432,39 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return err
 	}
 	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
+}
+
+// checkUpload checks an upload's description and returns the file's name
+// as stored, the asset's name and its scope.
+func checkUpload(ctx context.Context, info *mediav1.AssetUpload) (filename, name, scope string, err error) {
+	filename = filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
+	scope = info.GetScope()
+	if scope == "" {
+		scope = "org"
+	}
+	name = info.GetName()
+	if name == "" {
+		name = filename
+	}
+	if !slices.Contains(AssetTypes, info.GetType()) {
+		return "", "", "", apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
+	}
+	if err := checkFilename(filename); err != nil {
+		return "", "", "", err
+	}
+	if len(name) > 200 {
+		return "", "", "", apierr.New(apierr.Validation, "name: must be at most 200 characters")
+	}
+	if err := enum("category", info.GetCategory(), Categories); err != nil {
+		return "", "", "", err
+	}
+	if err := enum("scope", scope, Scopes); err != nil {
+		return "", "", "", err
+	}
+	if scope == "system" && !auth.Admin(ctx) {
+		return "", "", "", apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
+	}
+	return filename, name, scope, nil
 }
 
 // checkCaptions parses an SRT or WebVTT upload as a render will, so that a
