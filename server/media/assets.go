@@ -294,18 +294,9 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "file")
-	// A file declared as captions is cut at their limit, not the upload's:
-	// whatever it really is, it cannot make a captions asset past it.
-	limit, what := s.opts.MaxBytes, "the upload limit"
-	if info.GetType() == "captions" && limit > engine.MaxCaptionBytes {
-		limit, what = engine.MaxCaptionBytes, "the captions limit"
-	}
-	size, head, err := s.spool(stream, path, limit, what)
+	size, head, err := s.receive(stream, info.GetType(), path)
 	if err != nil {
 		return err
-	}
-	if size == 0 {
-		return apierr.New(apierr.Validation, "file: is empty")
 	}
 	if err := s.opts.Quota.Room(ctx, org, size); err != nil {
 		return err
@@ -403,27 +394,18 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	stored = append(stored, key)
 	metaJSON, _ := json.Marshal(meta)
 	now := nowMs()
-	var a *ent.Asset
-	// Counted and recorded at once, so that two uploads cannot both fit
-	// in the room of one; a refusal removes what was stored.
-	err = s.opts.Quota.Keep(ctx, s.st.Client, org, size, func(tx *ent.Tx) error {
-		create := tx.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
+	a, err := s.recordAsset(ctx, org, size, func(c *ent.AssetClient) *ent.AssetCreate {
+		create := c.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
 			SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
 			SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
 			SetCreatedAt(now).SetUpdatedAt(now)
 		if c := info.GetCategory(); c != "" {
 			create.SetCategory(asset.Category(c))
 		}
-		var err error
-		a, err = create.Save(ctx)
-		return err
+		return create
 	})
-	var refused *apierr.Error
-	if errors.As(err, &refused) {
-		return err
-	}
 	if err != nil {
-		return apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
+		return err
 	}
 	done = true
 	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "status", a.Status, "bytes", size)
@@ -432,6 +414,45 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return err
 	}
 	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
+}
+
+// receive spools the upload's file to path and returns its size and first
+// bytes; an empty file is refused.
+func (s *AssetService) receive(stream mediav1.AssetService_UploadAssetServer, typ, path string) (int64, []byte, error) {
+	// A file declared as captions is cut at their limit, not the upload's:
+	// whatever it really is, it cannot make a captions asset past it.
+	limit, what := s.opts.MaxBytes, "the upload limit"
+	if typ == "captions" && limit > engine.MaxCaptionBytes {
+		limit, what = engine.MaxCaptionBytes, "the captions limit"
+	}
+	size, head, err := s.spool(stream, path, limit, what)
+	if err != nil {
+		return 0, nil, err
+	}
+	if size == 0 {
+		return 0, nil, apierr.New(apierr.Validation, "file: is empty")
+	}
+	return size, head, nil
+}
+
+// recordAsset saves the asset build makes, its size counted against
+// org's storage quota in the same transaction, so that two uploads cannot
+// both fit in the room of one; a refusal is QUOTA_EXCEEDED.
+func (s *AssetService) recordAsset(ctx context.Context, org string, size int64, build func(*ent.AssetClient) *ent.AssetCreate) (*ent.Asset, error) {
+	var a *ent.Asset
+	err := s.opts.Quota.Keep(ctx, s.st.Client, org, size, func(tx *ent.Tx) error {
+		var err error
+		a, err = build(tx.Asset).Save(ctx)
+		return err
+	})
+	var refused *apierr.Error
+	if errors.As(err, &refused) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
+	}
+	return a, nil
 }
 
 // checkUpload checks an upload's description and returns the file's name
