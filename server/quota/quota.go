@@ -110,12 +110,14 @@ func countWaiting(ctx context.Context, q querier, o string, limit int) (int, err
 	if err != nil {
 		return 0, fmt.Errorf("count waiting jobs of %s: %w", o, err)
 	}
-	return scanInt(rows)
+	n, err := scanInt(rows)
+	return int(n), err
 }
 
-func scanInt(rows *sql.Rows) (int, error) {
+// scanInt reads the one number a query answers (0 for no row).
+func scanInt(rows *sql.Rows) (int64, error) {
 	defer rows.Close()
-	var n int
+	var n int64
 	if rows.Next() {
 		if err := rows.Scan(&n); err != nil {
 			return 0, err

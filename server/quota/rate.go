@@ -72,7 +72,7 @@ func (l *Limiter) take(ctx context.Context, q querier, o string, p org.Policy) e
 		return apierr.Wrap(fmt.Errorf("read the rate of %s: %w", o, err), apierr.TriggerSubmitFailed, "the organisation's rate could not be checked; try again")
 	}
 	// The next submit is taken once ahead+t fits in the burst again.
-	wait := time.Duration(max(int64(ahead)+t-burst, 1)) * time.Microsecond
+	wait := time.Duration(max(ahead+t-burst, 1)) * time.Microsecond
 	return apierr.Retry(wait, apierr.RateLimited,
 		"organisation %q may submit %g times a second (renders, media jobs, pipeline runs and uploads together), in bursts of at most %d; try again in %s",
 		o, p.Rate, p.Burst(), wait.Round(time.Millisecond))

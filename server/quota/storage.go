@@ -79,6 +79,5 @@ func keptBytes(ctx context.Context, q querier, o string) (int64, error) {
 	if err != nil {
 		return 0, fmt.Errorf("count the bytes of %s: %w", o, err)
 	}
-	n, err := scanInt(rows)
-	return int64(n), err
+	return scanInt(rows)
 }
