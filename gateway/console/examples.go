@@ -64,6 +64,8 @@ func extractExamples(md []byte) ([]Example, error) {
 		sc       = bufio.NewScanner(bytes.NewReader(md))
 		lineNo   int
 		startsAt int
+		lead     string // the paragraph above the block
+		prev     string // the line above
 	)
 	for sc.Scan() {
 		lineNo++
@@ -95,17 +97,51 @@ func extractExamples(md []byte) ([]Example, error) {
 			}
 			count[heading]++
 			title := heading
-			if count[heading] > 1 {
+			if said := gist(lead); said != "" {
+				title += ": " + said
+			} else if count[heading] > 1 {
 				title = fmt.Sprintf("%s (%d)", heading, count[heading])
 			}
 			out = append(out, Example{Title: title, Request: body})
+			lead = ""
 		case in:
 			block = append(block, line)
 		case strings.HasPrefix(line, "## "):
 			// Sections are named by their level-2 heading; below it every
 			// section has an "Example" of its own.
 			heading = strings.Trim(strings.TrimPrefix(line, "## "), " `")
+			lead = ""
+		case strings.HasPrefix(line, "#"), strings.HasPrefix(line, "|"), strings.HasPrefix(line, "```"):
+			lead = ""
+		case strings.TrimSpace(line) != "" && !strings.HasPrefix(line, "<!--") && !strings.HasPrefix(line, "!["):
+			// The paragraph just above an example says what it shows.
+			if prev == "" {
+				lead = ""
+			}
+			lead = strings.TrimSpace(lead + " " + strings.TrimSpace(line))
+		}
+		if !in {
+			prev = strings.TrimSpace(line)
 		}
 	}
 	return out, sc.Err()
+}
+
+var (
+	mdLink    = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)
+	clauseEnd = regexp.MustCompile(`[:.;](\s|$)`)
+)
+
+// gist is the first clause of a paragraph, short enough for a list: up
+// to its first colon or full stop, at most 60 characters, without
+// Markdown's marks.
+func gist(p string) string {
+	p = mdLink.ReplaceAllString(strings.NewReplacer("`", "", "**", "", "*", "").Replace(p), "$1")
+	if m := clauseEnd.FindStringIndex(p); m != nil {
+		p = p[:m[0]]
+	}
+	if r := []rune(p); len(r) > 60 {
+		p = strings.TrimSpace(string(r[:59])) + "…"
+	}
+	return strings.TrimSpace(p)
 }

@@ -97,7 +97,9 @@ func TestConsoleStudio(t *testing.T) {
 	waitJS(t, ctx, "the text layer is selected", `document.querySelector("#timeline .clip.on")?.dataset.path === "composition.layers[2]" && document.querySelector("#props textarea[name=text]")?.value === "kino"`, 5*time.Second)
 
 	// An example of the guide: the playhead inside a transition, a card selected.
-	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example"); s.value = [...s.options].find(o => o.textContent === "Transitions").value; s.dispatchEvent(new Event("change")); return true })()`)
+	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example");
+		for (const o of s.options) { s.value = o.value; s.dispatchEvent(new Event("change")); if (document.querySelector("#request").value.includes("Three cards")) return true }
+		return false })()`)
 	waitJS(t, ctx, "the example's timeline", `document.querySelectorAll("#timeline .clip").length === 4 && document.querySelectorAll("#timeline .transition").length === 2`, 5*time.Second)
 	drag(t, ctx, at(t, ctx, "#timeline .scale", 0.01, 0.5), at(t, ctx, "#timeline .scale", 0.35, 0.5), 4)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.layers[1]"] span`))))
