@@ -105,8 +105,12 @@ func TestConsoleStudio(t *testing.T) {
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.layers[1]"] span`))))
 	waitJS(t, ctx, "the preview of the transition", `document.querySelector("#timeline").dataset.time > 1.5 && document.querySelector("#preview").dataset.time === document.querySelector("#timeline").dataset.time && document.querySelector(".preview").dataset.loading === "" && document.querySelector("#props input[name=start]").value === "1.5"`, 20*time.Second)
 	shot(t, ctx, "studio")
+	// The arrow keys step the playhead a frame (1/25 s here), and the preview follows.
+	before := eval[float64](t, ctx, `Number(document.querySelector("#timeline").dataset.time)`)
+	eval[bool](t, ctx, `(() => { const tl = document.querySelector("#timeline"); tl.focus(); tl.dispatchEvent(new KeyboardEvent("keydown", { key: "ArrowRight", bubbles: true })); return true })()`)
+	waitJS(t, ctx, "a frame later", `Math.abs(Number(document.querySelector("#timeline").dataset.time) - `+jsNum(before+0.04)+`) < 1e-9 && document.querySelector("#preview").dataset.time === document.querySelector("#timeline").dataset.time`, 20*time.Second)
 	// A unified composition: a row a track, its clips' length in the form.
-	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example"); s.value = [...s.options].find(o => o.textContent === "Outputs").value; s.dispatchEvent(new Event("change")); return true })()`)
+	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example"); s.value = [...s.options].find(o => o.textContent.startsWith("Outputs: A GIF")).value; s.dispatchEvent(new Event("change")); return true })()`)
 	waitJS(t, ctx, "a row a track", `document.querySelectorAll("#timeline .row").length === 2 && !!document.querySelector('#timeline .clip[data-path="composition.tracks[1].clips[0]"]')`, 5*time.Second)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.tracks[0].clips[0]"] span`))))
 	waitJS(t, ctx, "the clip's form", `document.querySelector('label[for="prop-duration"]')?.textContent === "length" && document.querySelector("#props input[name=duration]").value === "1.75" && document.querySelector("#props input[name=x]").value === "center"`, 5*time.Second)

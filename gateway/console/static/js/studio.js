@@ -102,8 +102,17 @@ export class Timeline {
     this.rows = h("div.rows");
     this.head = h("div.playhead", h("span"));
     this.lanes = h("div.lanes", this.ruler, this.rows, this.head);
-    this.el = h("div.timeline#timeline", this.lanes);
+    this.el = h("div.timeline#timeline", { tabIndex: 0, title: "Drag to scrub; ← and → step a frame, Home and End go to the ends" }, this.lanes);
     this.lanes.addEventListener("pointerdown", (e) => this.down(e));
+    this.el.addEventListener("keydown", (e) => {
+      if (!this.m) return;
+      const step = { ArrowLeft: -1, ArrowRight: 1 }[e.key];
+      if (step) this.seek(this.time + step / this.m.fps);
+      else if (e.key === "Home") this.seek(0);
+      else if (e.key === "End") this.seek(this.last());
+      else return;
+      e.preventDefault();
+    });
   }
 
   // at is the time at a page position.
@@ -134,13 +143,14 @@ export class Timeline {
   }
 
   // last is the time of the composition's last frame.
-  last() { return Math.max(0, this.m.duration - 1 / this.m.fps); }
+  last() { return Math.max(0, Math.ceil(this.m.duration * this.m.fps - 1e-3) - 1) / this.m.fps; }
 
   seek(t, tell = true) {
     if (!this.m) return;
     // A frame's own time, so the preview shows what the render has there.
     const f = this.m.fps;
-    this.time = Math.min(this.last(), Math.round(Math.floor(t * f + 1e-6) / f * 1000) / 1000);
+    // (A little over a frame's start counts as that frame: n / fps read back.)
+    this.time = Math.min(this.last(), Math.max(0, Math.floor(t * f + 1e-3)) / f);
     this.head.style.left = `calc(var(--label) + (100% - var(--label)) * ${this.time / this.m.duration})`;
     this.head.firstChild.textContent = this.time.toFixed(2) + " s";
     this.el.dataset.time = this.time;
