@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"syscall"
 	"time"
 )
 
@@ -43,10 +44,12 @@ func benchPreview(ctx context.Context, runs int) error {
 	defer a.Shutdown(ctx)
 	base := "http://" + a.HTTPAddr
 	req := previewRequest(files.URL)
+	var cpu []time.Duration
 	preview := func(at float64) (time.Duration, error) {
 		req["time"] = at
 		body, _ := json.Marshal(req)
-		t := time.Now()
+		t, c := time.Now(), cpuWithChildren()
+		defer func() { cpu = append(cpu, cpuWithChildren()-c) }()
 		resp, err := http.Post(base+"/api/render/preview", "application/json", bytes.NewReader(body))
 		if err != nil {
 			return 0, err
@@ -62,6 +65,8 @@ func benchPreview(ctx context.Context, runs int) error {
 	if err != nil {
 		return err
 	}
+	coldCPU := cpu[0]
+	cpu = nil
 	n := max(runs, 40)
 	var warm []time.Duration
 	for i := range n {
@@ -71,15 +76,33 @@ func benchPreview(ctx context.Context, runs int) error {
 		}
 		warm = append(warm, d)
 	}
-	sort.Slice(warm, func(i, j int) bool { return warm[i] < warm[j] })
+	sorted := func(d []time.Duration) []time.Duration {
+		sort.Slice(d, func(i, j int) bool { return d[i] < d[j] })
+		return d
+	}
+	warm, cpu = sorted(warm), sorted(cpu)
+	var load [3]float64
+	if b, err := os.ReadFile("/proc/loadavg"); err == nil {
+		fmt.Sscan(string(b), &load[0], &load[1], &load[2])
+	}
 	fmt.Println("## Previews (1280x720, four 1920x1080 JPEGs with Ken Burns and crossfades, a boxed title sliding in; JPEG at width 640)")
 	fmt.Println()
-	fmt.Println("| case | median | p90 | max |")
-	fmt.Println("|---|---|---|---|")
-	fmt.Printf("| cold: first preview (downloads, probes) | %s | | |\n", cold.Round(time.Millisecond))
-	fmt.Printf("| warm: %d previews spread over 9 s | %s | %s | %s |\n\n", n, warm[n/2].Round(time.Millisecond),
-		warm[n*9/10].Round(time.Millisecond), warm[n-1].Round(time.Millisecond))
+	fmt.Printf("Load average at the end: %.1f %.1f %.1f. CPU is kino's and its ffmpeg's, user and system.\n\n", load[0], load[1], load[2])
+	fmt.Println("| case | wall median | wall p90 | wall max | CPU median | CPU p90 |")
+	fmt.Println("|---|---|---|---|---|---|")
+	fmt.Printf("| cold: first preview (downloads, probes) | %s | | | %s | |\n", cold.Round(time.Millisecond), coldCPU.Round(time.Millisecond))
+	fmt.Printf("| warm: %d previews spread over 9 s, one at a time | %s | %s | %s | %s | %s |\n\n", n, warm[n/2].Round(time.Millisecond),
+		warm[n*9/10].Round(time.Millisecond), warm[n-1].Round(time.Millisecond), cpu[n/2].Round(time.Millisecond), cpu[n*9/10].Round(time.Millisecond))
 	return nil
+}
+
+// cpuWithChildren is the CPU time of this process (kino runs in it) and
+// of its children that ended (each preview's ffmpeg).
+func cpuWithChildren() time.Duration {
+	var self, children syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &self)
+	_ = syscall.Getrusage(syscall.RUSAGE_CHILDREN, &children)
+	return time.Duration(self.Utime.Nano() + self.Stime.Nano() + children.Utime.Nano() + children.Stime.Nano())
 }
 
 // previewRequest is the benchmark composition, its pictures under base.

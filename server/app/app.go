@@ -196,6 +196,11 @@ type App struct {
 	heartbeat     *node.Heartbeat
 }
 
+// maxPreviewMessage bounds a response the gateway takes from the gRPC
+// server: a PNG of the largest frame (--max-width × --max-height, 3840 ×
+// 2160 by default, 25 MB as raw RGB) fits.
+const maxPreviewMessage = 64 << 20
+
 // Start opens everything and begins serving.
 func Start(ctx context.Context, cfg Config) (*App, error) {
 	cfg = withDefaults(cfg)
@@ -401,6 +406,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	gwOpts := []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// A preview's picture comes back in one message: a PNG of a 4K
+		// frame can pass gRPC's default 4 MiB.
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxPreviewMessage)),
 	}
 	if cfg.TracerProvider != nil {
 		// Its calls are spans too, and carry the REST request's trace

@@ -52,7 +52,10 @@ func TestExamplesRunAnywhere(t *testing.T) {
 			continue
 		}
 		id := k.submit(t, req)
-		k.waitStatus(t, id, "completed", 2*time.Minute)
+		job := k.waitStatus(t, id, "completed", 2*time.Minute)
+		if filepath.Base(path) == "demo.json" {
+			previewMatchesRender(t, k, req, job)
+		}
 	}
 
 	// The README's requests with a body (-d '…'), media jobs and renders.
@@ -76,6 +79,25 @@ func TestExamplesRunAnywhere(t *testing.T) {
 			assert.Equal(t, "complete", j["status"], "%s: %v", rq.body, j)
 		}
 	}
+}
+
+// previewMatchesRender checks that the preview of the demo example at 5 s
+// (the talk playing under its captions and the logo, music beneath) is
+// the frame its render shows then: a video layer's frame, sought as a
+// still's is.
+func previewMatchesRender(t *testing.T, k *kino, req map[string]any, job map[string]any) {
+	t.Helper()
+	dir := t.TempDir()
+	video := filepath.Join(dir, "demo.mp4")
+	fetchBody(t, job["outputUrl"].(string), video)
+	r := k.do(t, http.MethodPost, "/api/render/preview", withFields(req, "time", 5.0, "format", "png"))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	pic := filepath.Join(dir, "preview.png")
+	require.NoError(t, os.WriteFile(pic, r.body, 0o644))
+	same := psnrAgainstFrame(t, video, 125, pic)
+	t.Logf("demo.json at 5 s: preview against frame 125 of the MP4: luma PSNR %.1f dB", same)
+	assert.GreaterOrEqual(t, same, 35.0, "the preview is the render's frame (less the MP4's losses)")
+	assert.Less(t, psnrAgainstFrame(t, video, 40, pic), same-3, "and not another one")
 }
 
 // readmeRequest is a POST of the README with its JSON body.

@@ -89,16 +89,30 @@ func (s *Service) PreviewRender(ctx context.Context, req *renderv1.PreviewRender
 	if format == "" {
 		format = "jpg"
 	}
-	frame, err := c.scene.Preview(req.GetTime(), int(req.GetWidth()), format, "time", "width")
-	if err != nil {
+	ask := Frame{Time: req.GetTime(), Width: int(req.GetWidth()), Format: format}
+	if _, err := ask.of(c.scene); err != nil {
 		return nil, apierr.New(apierr.Validation, "%s", err.Error())
 	}
-	return s.preview.Draw(ctx, auth.Org(ctx), frame)
+	return s.preview.Draw(ctx, auth.Org(ctx), c.scene, ask)
 }
 
-// Draw draws the frame of a preview scene (engine.Scene.Preview) once a
-// slot is free.
-func (p *Previewer) Draw(ctx context.Context, org string, frame *engine.Scene) (*renderv1.PreviewRenderResponse, error) {
+// Frame is the picture a preview asks for.
+type Frame struct {
+	// Time of the frame in seconds.
+	Time float64
+	// Width of the picture in pixels; 0 is the composition's.
+	Width int
+	// Format is jpg or png.
+	Format string
+}
+
+// of is the scene of the frame of scene (engine.Scene.Preview).
+func (f Frame) of(scene *engine.Scene) (*engine.Scene, error) {
+	return scene.Preview(f.Time, f.Width, f.Format, "time", "width")
+}
+
+// Draw draws a frame of a compiled scene once a slot is free.
+func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
 	t := time.Now()
 	wait, cancel := context.WithTimeout(ctx, previewWait)
 	defer cancel()
@@ -114,7 +128,7 @@ func (p *Previewer) Draw(ctx context.Context, org string, frame *engine.Scene) (
 	defer func() { <-p.slots }()
 	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
 	defer cancel()
-	resp, err := p.draw(ctx, org, frame)
+	resp, err := p.draw(ctx, org, scene, ask)
 	outcome := "drawn"
 	if err != nil {
 		outcome = "failed"
@@ -122,25 +136,40 @@ func (p *Previewer) Draw(ctx context.Context, org string, frame *engine.Scene) (
 	took := time.Since(t)
 	p.m.Preview(org, outcome, took)
 	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(),
-		"width", resp.GetWidth(), "height", resp.GetHeight(), "layers", len(frame.Layers))
+		"width", resp.GetWidth(), "height", resp.GetHeight(), "time", ask.Time)
 	return resp, err
 }
 
-func (p *Previewer) draw(ctx context.Context, org string, frame *engine.Scene) (*renderv1.PreviewRenderResponse, error) {
+func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
+	frame, err := ask.of(scene)
+	if err != nil {
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	}
 	dir, err := os.MkdirTemp(p.cfg.TempDir, "preview-")
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "kino could not create a working folder; try again")
 	}
 	defer os.RemoveAll(dir)
-	sources, err := p.fetch(ctx, org, dir, frame.Sources())
+	// Only the frame's sources, unless captions show on it: their cues
+	// come from their file or from the whole timeline's sound, read as a
+	// render reads them, before the frame is cut again with them.
+	captions := hasCaptions(frame)
+	need := frame.Sources()
+	if captions {
+		need = scene.Sources()
+	}
+	sources, err := p.fetch(ctx, org, dir, need)
 	if err != nil {
 		return nil, err
 	}
-	// Captions are read as a render reads them: a file parsed, a sound
-	// transcribed.
-	run := &renderRun{cfg: p.cfg, log: p.log}
-	if f := run.readCaptions(ctx, dir, frame, sources); f != nil {
-		return nil, apierr.New(apierr.Validation, "%s", f.Message)
+	if captions {
+		run := &renderRun{cfg: p.cfg, log: p.log}
+		if f := run.readCaptions(ctx, dir, scene, sources); f != nil {
+			return nil, apierr.New(apierr.Validation, "%s", f.Message)
+		}
+		if frame, err = ask.of(scene); err != nil {
+			return nil, apierr.New(apierr.Validation, "%s", err.Error())
+		}
 	}
 	frame.SeekVideos(ctx, sources, nil)
 	out := filepath.Join(dir, "frame."+frame.Format)
@@ -168,6 +197,16 @@ func (p *Previewer) draw(ctx context.Context, org string, frame *engine.Scene) (
 	}
 	w, h := frame.PreviewSize()
 	return &renderv1.PreviewRenderResponse{ContentType: contentType(frame.Format), Data: data, Width: int32(w), Height: int32(h)}, nil
+}
+
+// hasCaptions reports whether a captions layer shows in the scene.
+func hasCaptions(s *engine.Scene) bool {
+	for _, l := range s.Layers {
+		if l.Captions != nil {
+			return true
+		}
+	}
+	return false
 }
 
 // fetch puts the frame's sources in dir as a render does (uploaded assets
