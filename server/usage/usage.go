@@ -70,22 +70,23 @@ func New(cfg Config) *Recorder {
 	return &Recorder{cfg: cfg}
 }
 
-// Costs is what a job that ended used and cost.
-type Costs struct {
-	Kind, Type       string
-	Jobs             int
-	MediaSeconds     float64
-	CPUSeconds       float64
-	Price            float64
-	ProviderCost     float64
-	InfraCost        float64
-	Margin           float64
-	Counted, IsAPart bool
+// cost is what a job that ended used and cost. counted: the job is
+// recorded; part: it is a part of a job, counted with it.
+type cost struct {
+	Kind, Type    string
+	Jobs          int
+	MediaSeconds  float64
+	CPUSeconds    float64
+	Price         float64
+	ProviderCost  float64
+	InfraCost     float64
+	Margin        float64
+	counted, part bool
 }
 
 // costs reads what j used from its metadata. A job is counted when it
 // completed or failed, or ran before it was cancelled.
-func (r *Recorder) costs(j *ent.Job) Costs {
+func (r *Recorder) costs(j *ent.Job) cost {
 	num := func(key string) float64 {
 		v, _ := j.Metadata[key].(float64)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -93,18 +94,18 @@ func (r *Recorder) costs(j *ent.Job) Costs {
 		}
 		return v
 	}
-	c := Costs{Kind: j.Kind, Type: j.Type, Jobs: 1, MediaSeconds: num(MetaMediaSeconds), CPUSeconds: num(jobs.MetaCPUSeconds),
+	c := cost{Kind: j.Kind, Type: j.Type, Jobs: 1, MediaSeconds: num(MetaMediaSeconds), CPUSeconds: num(jobs.MetaCPUSeconds),
 		ProviderCost: num(jobs.MetaProviderCost)}
 	if j.State == jobs.Completed {
 		c.Price = num(MetaPrice)
 	}
 	if kind, ok := r.cfg.Parts[j.Kind]; ok {
-		c.Kind, c.Type, c.Jobs, c.IsAPart = kind, kind, 0, true
+		c.Kind, c.Type, c.Jobs, c.part = kind, kind, 0, true
 		c.Price, c.MediaSeconds = 0, 0
 	}
 	c.InfraCost = c.CPUSeconds * r.cfg.CPUSecondCost
 	c.Margin = c.Price - c.ProviderCost - c.InfraCost
-	c.Counted = j.State == jobs.Completed || j.State == jobs.Failed || c.CPUSeconds > 0 || c.ProviderCost > 0
+	c.counted = j.State == jobs.Completed || j.State == jobs.Failed || c.CPUSeconds > 0 || c.ProviderCost > 0
 	return c
 }
 
@@ -112,14 +113,14 @@ func (r *Recorder) costs(j *ent.Job) Costs {
 // ledger, in the transaction that ends it (a jobs.FinalHook).
 func (r *Recorder) Final(ctx context.Context, tx *ent.Tx, j *ent.Job) error {
 	c := r.costs(j)
-	if !c.Counted {
+	if !c.counted {
 		return nil
 	}
 	meta := make(map[string]any, len(j.Metadata)+4)
 	for k, v := range j.Metadata {
 		meta[k] = v
 	}
-	if !c.IsAPart {
+	if !c.part {
 		meta[MetaPrice] = c.Price
 	}
 	meta[jobs.MetaProviderCost], meta[MetaInfraCost], meta[MetaMargin] = c.ProviderCost, c.InfraCost, c.Margin
@@ -145,7 +146,7 @@ func (r *Recorder) Final(ctx context.Context, tx *ent.Tx, j *ent.Job) error {
 // After counts j in Prometheus once its end committed.
 func (r *Recorder) After(j *ent.Job) {
 	c := r.costs(j)
-	if !c.Counted {
+	if !c.counted {
 		return
 	}
 	org := Other
