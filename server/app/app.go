@@ -51,6 +51,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
 )
 
@@ -126,6 +127,9 @@ type Config struct {
 	APIKeys map[string]string
 	// AdminKey manages system-scope assets; it acts as organisation "system".
 	AdminKey string
+	// CPUSecondCost is what one CPU second of a job's processes costs, in
+	// USD: the jobs' infraCost (--cpu-second-cost).
+	CPUSecondCost float64
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
 	Transcriber executor.Transcriber
@@ -311,6 +315,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
 	core.OnFinal(nil, render.CleanParts(a.storage, a.store, cfg.Log))
 	core.OnFinal(nil, countEnded(m))
+	meters := usage.New(usage.Config{CPUSecondCost: cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
+		Named: namedOrgs(cfg), Metrics: m})
+	core.OnFinal(meters.Final, meters.After)
 	// Working files go in this process's own folder; what a killed
 	// process left behind is removed first.
 	work, removed, err := scratch.Open(filepath.Join(cfg.DataDir, "tmp"))
@@ -380,6 +387,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, limits, cfg.Log))
 	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, limits, cfg.Log))
 	renderv1.RegisterNodeServiceServer(a.grpcServer, node.NewService(a.store, cfg.Log))
+	mediav1.RegisterUsageServiceServer(a.grpcServer, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
