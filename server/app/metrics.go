@@ -7,7 +7,6 @@ import (
 	"net/http"
 	"time"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
@@ -38,8 +37,8 @@ func newMetrics(st *store.Store, log *slog.Logger) (*metrics.Metrics, error) {
 }
 
 // countEnded counts each job this process ends, for jobs.Client.OnFinal.
-func countEnded(m *metrics.Metrics) func(*ent.Job) {
-	return func(j *ent.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
+func countEnded(m *metrics.Metrics) func(*jobs.Job) {
+	return func(j *jobs.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
 }
 
 // serveMetrics serves GET /metrics on its own listener: apart from the

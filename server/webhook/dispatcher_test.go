@@ -170,11 +170,7 @@ func TestDeliversASignedPOST(t *testing.T) {
 	cfg := fast
 	cfg.Secret = specSecret
 	d := b.start(t, cfg)
-	payload, err := json.Marshal(webhook.RenderCompleted{
-		JobID: "job-1", Status: "completed", OutputURL: "https://cdn.example/job-1.mp4",
-		Duration: 10, Format: "mp4", Resolution: webhook.Resolution{Width: 1280, Height: 720},
-	})
-	require.NoError(t, err)
+	payload := []byte(`{"jobId":"job-1","status":"completed","outputUrl":"https://cdn.example/job-1.mp4","duration":10,"format":"mp4","resolution":{"width":1280,"height":720}}`)
 	id, err := d.Enqueue(context.Background(), nil, "job-1", rcv.URL+"/hooks?token=abc", payload)
 	require.NoError(t, err)
 	assert.Regexp(t, `^msg_[0-9a-f]{32}$`, id)
