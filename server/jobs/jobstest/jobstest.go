@@ -43,6 +43,17 @@ func Insert(t testing.TB, c *jobs.Client, all ...jobs.NewJob) []*jobs.Job {
 // OfType sets the type workers claim the job by.
 func OfType(typ string) Option { return func(n *jobs.NewJob) { n.Type = typ } }
 
+// OfOrg sets the organisation the job belongs to.
+func OfOrg(org string) Option { return func(n *jobs.NewJob) { n.Org = org } }
+
+// InBatch puts the job in a batch (a pipeline run).
+func InBatch(batch string) Option { return func(n *jobs.NewJob) { n.BatchID = batch } }
+
+// NodeOf makes the job the node of a pipeline.
+func NodeOf(pipeline, node string) Option {
+	return func(n *jobs.NewJob) { n.PipelineID, n.NodeID = pipeline, node }
+}
+
 // OfKind sets the kind (render, media, …).
 func OfKind(kind string) Option { return func(n *jobs.NewJob) { n.Kind = kind } }
 
