@@ -15,8 +15,6 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/webhookdelivery"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
@@ -25,6 +23,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/webhook"
 )
 
 const maxWebhookURL = 2048
@@ -271,7 +270,7 @@ func hooked(j *jobs.Job) (bool, error) {
 
 // deliveries reads the latest webhook delivery of each of the jobs that
 // ended with a webhook, in one query, by job id.
-func (s *Service) deliveries(ctx context.Context, js ...*jobs.Job) (map[string]*ent.WebhookDelivery, error) {
+func (s *Service) deliveries(ctx context.Context, js ...*jobs.Job) (map[string]webhook.Delivery, error) {
 	var ids []string
 	for _, j := range js {
 		ok, err := hooked(j)
@@ -282,25 +281,15 @@ func (s *Service) deliveries(ctx context.Context, js ...*jobs.Job) (map[string]*
 			ids = append(ids, j.ID)
 		}
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobIDIn(ids...)).
-		Order(ent.Desc(webhookdelivery.FieldCreatedAt)).All(ctx)
+	out, err := webhook.Latest(ctx, s.st.Client, ids...)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job's webhook could not be read; try again")
-	}
-	out := make(map[string]*ent.WebhookDelivery, len(ids))
-	for _, d := range rows {
-		if _, ok := out[d.JobID]; !ok { // newest first
-			out[d.JobID] = d
-		}
 	}
 	return out, nil
 }
 
 // recordWith is record with the latest webhook deliveries already read.
-func (s *Service) recordWith(ctx context.Context, j *jobs.Job, deliveries map[string]*ent.WebhookDelivery) (*renderv1.RenderJob, error) {
+func (s *Service) recordWith(ctx context.Context, j *jobs.Job, deliveries map[string]webhook.Delivery) (*renderv1.RenderJob, error) {
 	rec := &renderv1.RenderJob{
 		JobId:     j.ID,
 		Status:    shownStatus(j),
@@ -338,8 +327,8 @@ func deref(s *string) string {
 }
 
 // delivery is the wire form of a webhook delivery.
-func delivery(d *ent.WebhookDelivery) *renderv1.WebhookDelivery {
-	w := &renderv1.WebhookDelivery{Status: string(d.Status), Attempts: int32(d.Attempts)}
+func delivery(d webhook.Delivery) *renderv1.WebhookDelivery {
+	w := &renderv1.WebhookDelivery{Status: d.Status, Attempts: int32(d.Attempts)}
 	if d.LastStatusCode != 0 {
 		w.LastStatusCode = proto.Int32(int32(d.LastStatusCode))
 	}
