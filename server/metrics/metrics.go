@@ -62,6 +62,9 @@ type Metrics struct {
 	http        *prometheus.CounterVec
 	previews    *prometheus.CounterVec
 	previewTime prometheus.Histogram
+	orgJobs     *prometheus.CounterVec
+	orgCPU      *prometheus.CounterVec
+	orgPrice    *prometheus.CounterVec
 }
 
 // New returns the collectors of one process on a registry of their own,
@@ -117,8 +120,21 @@ func New() *Metrics {
 			Help:    "Time to answer a preview, from its arrival (its wait for a slot included) to its picture or its error.",
 			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
 		}),
+		orgJobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_org_jobs_total",
+			Help: "Jobs this process ended completed or failed, by organisation (those named in --orgs-file or --api-keys; \"other\" for the rest) and kind; a split render's parts not counted.",
+		}, []string{"org", "kind"}),
+		orgCPU: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_org_cpu_seconds_total",
+			Help: "CPU seconds (user + system) of the ffmpeg and ffprobe processes of the jobs this process ended, every attempt, by organisation and kind.",
+		}, []string{"org", "kind"}),
+		orgPrice: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_org_price_usd_total",
+			Help: "Price in USD of the jobs this process ended, by organisation and kind.",
+		}, []string{"org", "kind"}),
 	}
-	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http, m.previews, m.previewTime,
+	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http,
+		m.orgJobs, m.orgCPU, m.orgPrice, m.previews, m.previewTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Outcomes that have not happened yet are 0, not absent, so that
 	// increase() and alerts see the first one.
@@ -187,6 +203,17 @@ func (m *Metrics) JobEnded(kind, typ, state string) {
 		return
 	}
 	m.jobsEnded.WithLabelValues(kind, typ, state).Inc()
+}
+
+// OrgUsed counts what a job of an organisation used when it ended: org is
+// the label the caller chose (a bounded set), jobs 0 for a part of a job.
+func (m *Metrics) OrgUsed(org, kind string, jobs int, cpuSeconds, price float64) {
+	if m == nil {
+		return
+	}
+	m.orgJobs.WithLabelValues(org, kind).Add(float64(jobs))
+	m.orgCPU.WithLabelValues(org, kind).Add(max(cpuSeconds, 0))
+	m.orgPrice.WithLabelValues(org, kind).Add(max(price, 0))
 }
 
 // Fetched counts downloaded bytes.
