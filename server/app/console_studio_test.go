@@ -119,6 +119,10 @@ func TestConsoleStudio(t *testing.T) {
 	bad := map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 160, "height": 96, "fps": 10, "duration": 1,
 		"layers": []any{map[string]any{"type": "text", "text": "x", "colour": "red"}}}}
 	setEditor(t, ctx, bad)
+	// The preview is refused as the request is typed: its error over the
+	// picture, its line marked, before Render is pressed.
+	waitJS(t, ctx, "the preview's error at its line", `document.querySelector(".preview-error .path")?.textContent === "composition.layers[0].colour" &&
+		document.querySelector(".gutter b")?.textContent.trim() === String(document.querySelector("#request").value.split("\n").findIndex(l => l.includes('"colour"')) + 1)`, 20*time.Second)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS("#submit"))))
 	waitJS(t, ctx, "the error shows", `document.querySelector("#problems .path")?.textContent === "composition.layers[0].colour"`, 10*time.Second)
 	gap := eval[float64](t, ctx, `document.querySelector("#problems .error").getBoundingClientRect().top - document.querySelector("#submit").getBoundingClientRect().bottom`)

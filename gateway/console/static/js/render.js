@@ -28,7 +28,19 @@ export async function render(main, route, signal) {
   const submit = h("button.primary#submit", { onclick: () => send() }, "Render");
   const pick = h("select#example", { onchange: () => { load(examples[pick.value]?.request); selectPath(""); } },
     examples.map((e, i) => h("option", { value: i }, e.title)));
-  const preview = new Preview(signal);
+  // A request the preview is refused for has its lines marked as it is
+  // typed, before Render is pressed.
+  const previewMarks = new Set();
+  const preview = new Preview(signal, (err) => {
+    previewMarks.clear();
+    if (err instanceof ApiError && err.code === "VALIDATION_ERROR") {
+      for (const p of errorPaths(err.message)) {
+        const at = p.path ? locate(area.value, p.path) : null;
+        if (at) previewMarks.add(lineOf(area.value, at.span[0]));
+      }
+    }
+    paintGutter();
+  });
   const clock = h("span.note#clock");
   const props = new Props((path, key, v) => change(path, key, v));
   const timeline = new Timeline({
@@ -44,7 +56,7 @@ export async function render(main, route, signal) {
     const n = area.value.split("\n").length;
     gutter.replaceChildren(...Array.from({ length: n }, (_, i) => {
       const l = i + 1;
-      if (marks.has(l)) return h("b", l + "\n");
+      if (marks.has(l) || previewMarks.has(l)) return h("b", l + "\n");
       return l >= selLines[0] && l <= selLines[1] ? h("i", l + "\n") : l + "\n";
     }));
     gutter.scrollTop = area.scrollTop;

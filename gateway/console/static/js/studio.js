@@ -198,8 +198,10 @@ export class Timeline {
 // next (the ones in between are never sent), so dragging the playhead
 // never piles requests up.
 export class Preview {
-  constructor(signal) {
+  // onResult hears each answer: null for a picture, else the error.
+  constructor(signal, onResult = () => {}) {
     this.signal = signal;
+    this.onResult = onResult;
     this.img = h("img#preview", { alt: "the frame at the playhead" });
     this.error = h("div.preview-error");
     this.el = h("div.preview", this.img, this.error);
@@ -233,10 +235,12 @@ export class Preview {
       this.img.dataset.time = w.time;
       this.error.replaceChildren();
       this.el.classList.remove("failed");
+      this.onResult(null);
     } catch (err) {
       if (err.name === "AbortError") return;
       this.error.replaceChildren(errorBox(err));
       this.el.classList.add("failed");
+      this.onResult(err);
     } finally {
       this.inflight--;
       this.shownKey = w.key;
