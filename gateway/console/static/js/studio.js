@@ -63,8 +63,8 @@ export function model(req) {
   };
   if (unified) {
     (Array.isArray(c.tracks) ? c.tracks : []).forEach((tr, t) => {
-      const items = (Array.isArray(tr?.clips) ? tr.clips : []).filter((cl) => cl && typeof cl === "object")
-        .map((cl, i) => item(cl, `composition.tracks[${t}].clips[${i}]`));
+      const items = (Array.isArray(tr?.clips) ? tr.clips : [])
+        .map((cl, i) => (cl && typeof cl === "object" ? item(cl, `composition.tracks[${t}].clips[${i}]`) : null)).filter(Boolean);
       rows.push({ label: `track ${t}`, items });
       seqs.push(items);
     });
