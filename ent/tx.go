@@ -20,12 +20,16 @@ type Tx struct {
 	Job *JobClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
+	// OrgRate is the client for interacting with the OrgRate builders.
+	OrgRate *OrgRateClient
 	// Pipeline is the client for interacting with the Pipeline builders.
 	Pipeline *PipelineClient
 	// Setting is the client for interacting with the Setting builders.
 	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// Usage is the client for interacting with the Usage builders.
+	Usage *UsageClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -162,9 +166,11 @@ func (tx *Tx) init() {
 	tx.Asset = NewAssetClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.Node = NewNodeClient(tx.config)
+	tx.OrgRate = NewOrgRateClient(tx.config)
 	tx.Pipeline = NewPipelineClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)
+	tx.Usage = NewUsageClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

@@ -44,6 +44,7 @@ import (
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -51,6 +52,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
 )
 
@@ -129,6 +131,9 @@ type Config struct {
 	APIKeys map[string]string
 	// AdminKey manages system-scope assets; it acts as organisation "system".
 	AdminKey string
+	// CPUSecondCost is what one CPU second of a job's processes costs, in
+	// USD: the jobs' infraCost (--cpu-second-cost).
+	CPUSecondCost float64
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
 	Transcriber executor.Transcriber
@@ -318,10 +323,14 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}, cfg.Log)
 	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
 	a.NodeID = owner
-	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay})
+	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay,
+		Upstream: media.Upstream})
 	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
-	core.OnFinal(nil, render.CleanParts(a.storage, a.store, cfg.Log))
+	core.OnFinal(nil, render.CleanParts(a.storage, core, cfg.Log))
 	core.OnFinal(nil, countEnded(m))
+	meters := usage.New(usage.Config{CPUSecondCost: cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
+		Named: namedOrgs(cfg), Metrics: m})
+	core.OnFinal(meters.Final, meters.After)
 	// Working files go in this process's own folder; what a killed
 	// process left behind is removed first.
 	work, removed, err := scratch.Open(filepath.Join(cfg.DataDir, "tmp"))
@@ -340,7 +349,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		return nil, err
 	}
 	renderCfg := render.HandlerConfig{
-		Store: a.store, Storage: a.storage, Fetch: fetcher, Sources: sources, Limits: cfg.Limits, TempDir: tmp,
+		Store: a.store, Jobs: core, Storage: a.storage, Fetch: fetcher, Sources: sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 	}
@@ -360,15 +369,16 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Metrics:        m,
 		Log:            cfg.Log,
 	})
+	limits := quota.New(a.store, cfg.Orgs)
 	svc := render.NewService(render.ServiceConfig{
+		Quota:    limits,
 		Store:    a.store,
 		Jobs:     core,
-		Bus:      a.bus,
 		Storage:  a.storage,
 		Limits:   cfg.Limits,
 		CheckURL: fetcher.CheckHost,
 		Split:    cfg.Split,
-		Preview:  render.NewPreviewer(render.PreviewConfig{Handler: renderCfg, MaxRunning: cfg.MaxPreviews, Metrics: m}),
+		Preview:  render.NewPreviewer(render.PreviewConfig{Handler: renderCfg, MaxRunning: cfg.MaxPreviews, Named: namedOrgs(cfg), Metrics: m}),
 		Log:      cfg.Log,
 	})
 
@@ -387,11 +397,12 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	a.grpcServer = rpc.NewServer(cfg.Log, authn, m, serverOpts...)
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	renderv1.RegisterTemplateServiceServer(a.grpcServer, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, cfg.Log))
-	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, cfg.Log))
+	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.store, a.storage, limits, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.store, a.storage, limits, cfg.Log))
 	renderv1.RegisterNodeServiceServer(a.grpcServer, node.NewService(a.store, cfg.Log))
+	mediav1.RegisterUsageServiceServer(a.grpcServer, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
-		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)

@@ -1,4 +1,4 @@
-package webhook
+package render
 
 // RenderCompleted is the body sent when a render completes: the spec's
 // completion callback payload (render-service.md 2.6).
