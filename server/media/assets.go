@@ -274,6 +274,53 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if info == nil {
 		return apierr.New(apierr.Validation, "the first message of an upload describes the file")
 	}
+	f, err := checkUpload(ctx, info)
+	if err != nil {
+		return err
+	}
+	dir, err := os.MkdirTemp(s.opts.TempDir, "upload-")
+	if err != nil {
+		return apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
+	}
+	defer os.RemoveAll(dir)
+	f.path = filepath.Join(dir, "file")
+	if err := s.receive(stream, info.GetType(), &f); err != nil {
+		return err
+	}
+	if err := s.inspect(ctx, dir, &f); err != nil {
+		return err
+	}
+	a, err := s.save(ctx, f)
+	if err != nil {
+		return err
+	}
+	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", a.OrgID, "type", a.Type, "status", a.Status, "bytes", f.size)
+	r, err := s.record(ctx, a)
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
+}
+
+// uploaded is an asset on its way in: what the upload's first message
+// said, then what kino found in its file.
+type uploaded struct {
+	filename, name, scope, category string
+	// path is the spooled file; size its bytes; kind what its first
+	// bytes say it is.
+	path string
+	size int64
+	kind sniffed
+	// meta, status and thumb (a thumbnail's file, or "") are what
+	// inspect found.
+	meta   map[string]any
+	status asset.Status
+	thumb  string
+}
+
+// checkUpload checks the upload's description before any of its file is
+// read.
+func checkUpload(ctx context.Context, info *mediav1.AssetUpload) (uploaded, error) {
 	filename := filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
 	scope := info.GetScope()
 	if scope == "" {
@@ -284,60 +331,65 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		name = filename
 	}
 	if !slices.Contains(AssetTypes, info.GetType()) {
-		return apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
+		return uploaded{}, apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
 	}
 	if err := checkFilename(filename); err != nil {
-		return err
+		return uploaded{}, err
 	}
 	if len(name) > 200 {
-		return apierr.New(apierr.Validation, "name: must be at most 200 characters")
+		return uploaded{}, apierr.New(apierr.Validation, "name: must be at most 200 characters")
 	}
 	if err := enum("category", info.GetCategory(), Categories); err != nil {
-		return err
+		return uploaded{}, err
 	}
 	if err := enum("scope", scope, Scopes); err != nil {
-		return err
+		return uploaded{}, err
 	}
 	if scope == "system" && !auth.Admin(ctx) {
-		return apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
+		return uploaded{}, apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
 	}
+	return uploaded{filename: filename, name: name, scope: scope, category: info.GetCategory()}, nil
+}
 
-	dir, err := os.MkdirTemp(s.opts.TempDir, "upload-")
-	if err != nil {
-		return apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
-	}
-	defer os.RemoveAll(dir)
-	path := filepath.Join(dir, "file")
+// receive spools the file to f.path and checks that its content is the
+// declared type.
+func (s *AssetService) receive(stream mediav1.AssetService_UploadAssetServer, declared string, f *uploaded) error {
 	// A file declared as captions is cut at their limit, not the upload's:
 	// whatever it really is, it cannot make a captions asset past it.
 	limit, what := s.opts.MaxBytes, "the upload limit"
-	if info.GetType() == "captions" && limit > engine.MaxCaptionBytes {
+	if declared == "captions" && limit > engine.MaxCaptionBytes {
 		limit, what = engine.MaxCaptionBytes, "the captions limit"
 	}
-	size, head, err := s.spool(stream, path, limit, what)
+	size, head, err := s.spool(stream, f.path, limit, what)
 	if err != nil {
 		return err
 	}
 	if size == 0 {
 		return apierr.New(apierr.Validation, "file: is empty")
 	}
+	f.size = size
 	kind, ok := sniff(head)
 	if !ok {
 		return apierr.New(apierr.Validation, "file: is not a PSD, PNG, JPEG, WebP, TTF, OTF, WOFF2, SRT or WebVTT file")
 	}
-	if kind.Type != info.GetType() {
-		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
+	if kind.Type != declared {
+		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, declared)
 	}
+	f.kind = kind
+	return nil
+}
 
-	org := auth.Org(ctx)
-	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
-	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
-	status := asset.StatusReady
-	var thumb string
-	switch kind.Type {
+// inspect reads what the file holds into f's metadata and status, and
+// makes its thumbnail in dir: a font holds nothing read, captions their
+// cues, a template its manifest, a picture its size.
+func (s *AssetService) inspect(ctx context.Context, dir string, f *uploaded) error {
+	f.meta = map[string]any{"format": f.kind.Format, "contentType": f.kind.ContentType}
+	f.status = asset.StatusReady
+	path, meta := f.path, f.meta
+	switch f.kind.Type {
 	case "font":
 	case "captions":
-		n, err := checkCaptions(path, size)
+		n, err := checkCaptions(path, f.size)
 		if err != nil {
 			return err
 		}
@@ -367,7 +419,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 			return err
 		}
 		_ = json.Unmarshal(b, &meta)
-		thumb = t
+		f.thumb = t
 	default:
 		w, h, t, err := s.picture(ctx, path, dir)
 		var refused *ffmpeg.InputError
@@ -381,18 +433,25 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		case err != nil:
 			// Stored all the same, so the user can fetch what they sent and
 			// see why it failed.
-			status = asset.StatusFailed
+			f.status = asset.StatusFailed
 			meta["error"] = err.Error()
 		default:
 			meta["width"], meta["height"] = w, h
-			thumb = t
+			f.thumb = t
 		}
 	}
+	return nil
+}
 
+// save stores the file and its thumbnail, then records the asset; what
+// it stored is removed again when a later step fails.
+func (s *AssetService) save(ctx context.Context, f uploaded) (*ent.Asset, error) {
+	org := auth.Org(ctx)
+	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
 	// The original keeps its name in its key, and the thumbnail lives
 	// beside the asset's folder, not in it: no file name can be the
 	// thumbnail's.
-	key := fmt.Sprintf("assets/%s/%s/%s", org, id, filename)
+	key := fmt.Sprintf("assets/%s/%s/%s", org, id, f.filename)
 	var thumbKey *string
 	var stored []string
 	done := false
@@ -401,38 +460,33 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 			s.remove(ctx, id, stored)
 		}
 	}()
-	if thumb != "" {
+	if f.thumb != "" {
 		tk := fmt.Sprintf("assets/%s/%s.thumbnail.png", org, id)
-		if err := s.storage.Upload(ctx, tk, thumb, "image/png"); err != nil {
-			return apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
+		if err := s.storage.Upload(ctx, tk, f.thumb, "image/png"); err != nil {
+			return nil, apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
 		}
 		stored = append(stored, tk)
 		thumbKey = &tk
 	}
-	if err := s.storage.Upload(ctx, key, path, kind.ContentType); err != nil {
-		return apierr.Wrap(err, apierr.Internal, "the file could not be stored; try again")
+	if err := s.storage.Upload(ctx, key, f.path, f.kind.ContentType); err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the file could not be stored; try again")
 	}
 	stored = append(stored, key)
-	metaJSON, _ := json.Marshal(meta)
+	metaJSON, _ := json.Marshal(f.meta)
 	now := nowMs()
-	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
-		SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
-		SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
+	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(f.kind.Type)).SetName(f.name).
+		SetFilename(f.filename).SetStorageKey(key).SetFileSize(f.size).SetMetadata(string(metaJSON)).
+		SetScope(asset.Scope(f.scope)).SetStatus(f.status).SetNillableThumbnailKey(thumbKey).
 		SetCreatedAt(now).SetUpdatedAt(now)
-	if c := info.GetCategory(); c != "" {
+	if c := f.category; c != "" {
 		create.SetCategory(asset.Category(c))
 	}
 	a, err := create.Save(ctx)
 	if err != nil {
-		return apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
+		return nil, apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
 	}
 	done = true
-	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "status", a.Status, "bytes", size)
-	r, err := s.record(ctx, a)
-	if err != nil {
-		return err
-	}
-	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
+	return a, nil
 }
 
 // checkCaptions parses an SRT or WebVTT upload as a render will, so that a
