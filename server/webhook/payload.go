@@ -1,7 +1,7 @@
 package webhook
 
 // RenderCompleted is the body sent when a render completes: the spec's
-// completion callback payload (render-service.md 2.6).
+// completion callback payload (docs/webhooks.md, "Payloads").
 type RenderCompleted struct {
 	JobID string `json:"jobId"`
 	// Status is "completed".
