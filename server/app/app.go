@@ -42,6 +42,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -110,9 +111,12 @@ type Config struct {
 	// SourceCacheBytes bounds the node's cache of downloaded render
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
-	Limits           engine.Limits
-	Lease            time.Duration
-	MaxAttempts      int
+	// Orgs is each organisation's weight and limits (--org-* flags and
+	// --orgs-file); nil gives every organisation weight 1 and no limits.
+	Orgs        *org.Policies
+	Limits      engine.Limits
+	Lease       time.Duration
+	MaxAttempts int
 	// JobRetryDelay is the wait before a media job's first retry.
 	JobRetryDelay time.Duration
 	ShutdownGrace time.Duration
@@ -686,6 +690,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.SourceCacheBytes <= 0 {
 		cfg.SourceCacheBytes = sourcecache.DefaultMaxBytes
+	}
+	if cfg.Orgs == nil {
+		cfg.Orgs = org.New(org.Policy{Weight: 1}, nil)
 	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()
