@@ -37,9 +37,9 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/jobrun"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediarun"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
@@ -427,7 +427,7 @@ func (a *App) openWorkers() {
 		Handlers: map[string]jobs.Handler{
 			render.Kind:     render.NewHandler(renderCfg),
 			render.PartKind: render.NewPartHandler(renderCfg),
-			media.Kind: jobrun.New(jobrun.Config{
+			media.Kind: mediarun.New(mediarun.Config{
 				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
 				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
