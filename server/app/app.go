@@ -43,6 +43,7 @@ import (
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -447,9 +448,11 @@ func (a *App) openAPIs(ctx context.Context) error {
 }
 
 // newGRPCServer makes the gRPC server: its interceptors (keys, limits,
-// traces, metrics) and every service registered on it.
+// traces, metrics) and every service registered on it, each submit held
+// to its organisation's limits.
 func (a *App) newGRPCServer() *grpc.Server {
 	cfg, tmp := a.cfg, a.scratch.Path
+	limits := quota.New(a.store, cfg.Orgs)
 	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
@@ -464,6 +467,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 	}
 	s := rpc.NewServer(cfg.Log, authn, a.metrics, serverOpts...)
 	renderv1.RegisterRenderServiceServer(s, render.NewService(render.ServiceConfig{
+		Quota:    limits,
 		Store:    a.store,
 		Jobs:     a.core,
 		Bus:      a.bus,
@@ -474,11 +478,11 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Log:      cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.storage, a.bus, cfg.Log))
-	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.storage, a.bus, cfg.Log))
+	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.storage, a.bus, limits, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.storage, a.bus, limits, cfg.Log))
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
-		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)

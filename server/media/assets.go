@@ -29,6 +29,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -76,6 +77,9 @@ type UploadOptions struct {
 	// Timeout caps one upload's probe and thumbnail, and, apart, its wait
 	// for a worker (DefaultUploadTimeout when 0).
 	Timeout time.Duration
+	// Quota counts each upload as a submit of its organisation's rate and
+	// its bytes against its storage quota; nil limits nothing.
+	Quota *quota.Limiter
 }
 
 // AssetService is the AssetService implementation.
@@ -274,122 +278,45 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if info == nil {
 		return apierr.New(apierr.Validation, "the first message of an upload describes the file")
 	}
-	f, err := checkUpload(ctx, info)
+	filename, name, scope, err := checkUpload(ctx, info)
 	if err != nil {
 		return err
 	}
+	org := auth.Org(ctx)
+	// An upload is a submit: it takes a worker to probe and thumbnail.
+	if err := s.opts.Quota.Take(ctx, org); err != nil {
+		return err
+	}
+
 	dir, err := os.MkdirTemp(s.opts.TempDir, "upload-")
 	if err != nil {
 		return apierr.Wrap(err, apierr.Internal, "the upload could not be stored")
 	}
 	defer os.RemoveAll(dir)
-	f.path = filepath.Join(dir, "file")
-	if err := s.receive(stream, info.GetType(), &f); err != nil {
-		return err
-	}
-	if err := s.inspect(ctx, dir, &f); err != nil {
-		return err
-	}
-	a, err := s.save(ctx, f)
+	path := filepath.Join(dir, "file")
+	size, head, err := s.receive(stream, info.GetType(), path)
 	if err != nil {
 		return err
 	}
-	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", a.OrgID, "type", a.Type, "status", a.Status, "bytes", f.size)
-	r, err := s.record(ctx, a)
-	if err != nil {
+	if err := s.opts.Quota.Room(ctx, org, size); err != nil {
 		return err
 	}
-	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
-}
-
-// uploaded is an asset on its way in: what the upload's first message
-// said, then what kino found in its file.
-type uploaded struct {
-	filename, name, scope, category string
-	// path is the spooled file; size its bytes; kind what its first
-	// bytes say it is.
-	path string
-	size int64
-	kind sniffed
-	// meta, status and thumb (a thumbnail's file, or "") are what
-	// inspect found.
-	meta   map[string]any
-	status asset.Status
-	thumb  string
-}
-
-// checkUpload checks the upload's description before any of its file is
-// read.
-func checkUpload(ctx context.Context, info *mediav1.AssetUpload) (uploaded, error) {
-	filename := filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
-	scope := info.GetScope()
-	if scope == "" {
-		scope = "org"
-	}
-	name := info.GetName()
-	if name == "" {
-		name = filename
-	}
-	if !slices.Contains(AssetTypes, info.GetType()) {
-		return uploaded{}, apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
-	}
-	if err := checkFilename(filename); err != nil {
-		return uploaded{}, err
-	}
-	if len(name) > 200 {
-		return uploaded{}, apierr.New(apierr.Validation, "name: must be at most 200 characters")
-	}
-	if err := enum("category", info.GetCategory(), Categories); err != nil {
-		return uploaded{}, err
-	}
-	if err := enum("scope", scope, Scopes); err != nil {
-		return uploaded{}, err
-	}
-	if scope == "system" && !auth.Admin(ctx) {
-		return uploaded{}, apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
-	}
-	return uploaded{filename: filename, name: name, scope: scope, category: info.GetCategory()}, nil
-}
-
-// receive spools the file to f.path and checks that its content is the
-// declared type.
-func (s *AssetService) receive(stream mediav1.AssetService_UploadAssetServer, declared string, f *uploaded) error {
-	// A file declared as captions is cut at their limit, not the upload's:
-	// whatever it really is, it cannot make a captions asset past it.
-	limit, what := s.opts.MaxBytes, "the upload limit"
-	if declared == "captions" && limit > engine.MaxCaptionBytes {
-		limit, what = engine.MaxCaptionBytes, "the captions limit"
-	}
-	size, head, err := s.spool(stream, f.path, limit, what)
-	if err != nil {
-		return err
-	}
-	if size == 0 {
-		return apierr.New(apierr.Validation, "file: is empty")
-	}
-	f.size = size
 	kind, ok := sniff(head)
 	if !ok {
 		return apierr.New(apierr.Validation, "file: is not a PSD, PNG, JPEG, WebP, TTF, OTF, WOFF2, SRT or WebVTT file")
 	}
-	if kind.Type != declared {
-		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, declared)
+	if kind.Type != info.GetType() {
+		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
 	}
-	f.kind = kind
-	return nil
-}
 
-// inspect reads what the file holds into f's metadata and status, and
-// makes its thumbnail in dir: a font holds nothing read, captions their
-// cues, a template its manifest, a picture its size.
-func (s *AssetService) inspect(ctx context.Context, dir string, f *uploaded) error {
-	f.meta = map[string]any{"format": f.kind.Format, "contentType": f.kind.ContentType}
-	f.status = asset.StatusReady
-	path, meta := f.path, f.meta
-	switch f.kind.Type {
+	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
+	status := asset.StatusReady
+	var thumb string
+	switch kind.Type {
 	case "font":
 	case "captions":
-		n, err := checkCaptions(path, f.size)
+		n, err := checkCaptions(path, size)
 		if err != nil {
 			return err
 		}
@@ -419,7 +346,7 @@ func (s *AssetService) inspect(ctx context.Context, dir string, f *uploaded) err
 			return err
 		}
 		_ = json.Unmarshal(b, &meta)
-		f.thumb = t
+		thumb = t
 	default:
 		w, h, t, err := s.picture(ctx, path, dir)
 		var refused *ffmpeg.InputError
@@ -433,25 +360,18 @@ func (s *AssetService) inspect(ctx context.Context, dir string, f *uploaded) err
 		case err != nil:
 			// Stored all the same, so the user can fetch what they sent and
 			// see why it failed.
-			f.status = asset.StatusFailed
+			status = asset.StatusFailed
 			meta["error"] = err.Error()
 		default:
 			meta["width"], meta["height"] = w, h
-			f.thumb = t
+			thumb = t
 		}
 	}
-	return nil
-}
 
-// save stores the file and its thumbnail, then records the asset; what
-// it stored is removed again when a later step fails.
-func (s *AssetService) save(ctx context.Context, f uploaded) (*ent.Asset, error) {
-	org := auth.Org(ctx)
-	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
 	// The original keeps its name in its key, and the thumbnail lives
 	// beside the asset's folder, not in it: no file name can be the
 	// thumbnail's.
-	key := fmt.Sprintf("assets/%s/%s/%s", org, id, f.filename)
+	key := fmt.Sprintf("assets/%s/%s/%s", org, id, filename)
 	var thumbKey *string
 	var stored []string
 	done := false
@@ -460,33 +380,112 @@ func (s *AssetService) save(ctx context.Context, f uploaded) (*ent.Asset, error)
 			s.remove(ctx, id, stored)
 		}
 	}()
-	if f.thumb != "" {
+	if thumb != "" {
 		tk := fmt.Sprintf("assets/%s/%s.thumbnail.png", org, id)
-		if err := s.storage.Upload(ctx, tk, f.thumb, "image/png"); err != nil {
-			return nil, apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
+		if err := s.storage.Upload(ctx, tk, thumb, "image/png"); err != nil {
+			return apierr.Wrap(err, apierr.Internal, "the thumbnail could not be stored; try again")
 		}
 		stored = append(stored, tk)
 		thumbKey = &tk
 	}
-	if err := s.storage.Upload(ctx, key, f.path, f.kind.ContentType); err != nil {
-		return nil, apierr.Wrap(err, apierr.Internal, "the file could not be stored; try again")
+	if err := s.storage.Upload(ctx, key, path, kind.ContentType); err != nil {
+		return apierr.Wrap(err, apierr.Internal, "the file could not be stored; try again")
 	}
 	stored = append(stored, key)
-	metaJSON, _ := json.Marshal(f.meta)
+	metaJSON, _ := json.Marshal(meta)
 	now := nowMs()
-	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(f.kind.Type)).SetName(f.name).
-		SetFilename(f.filename).SetStorageKey(key).SetFileSize(f.size).SetMetadata(string(metaJSON)).
-		SetScope(asset.Scope(f.scope)).SetStatus(f.status).SetNillableThumbnailKey(thumbKey).
-		SetCreatedAt(now).SetUpdatedAt(now)
-	if c := f.category; c != "" {
-		create.SetCategory(asset.Category(c))
+	a, err := s.recordAsset(ctx, org, size, func(c *ent.AssetClient) *ent.AssetCreate {
+		create := c.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
+			SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
+			SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
+			SetCreatedAt(now).SetUpdatedAt(now)
+		if c := info.GetCategory(); c != "" {
+			create.SetCategory(asset.Category(c))
+		}
+		return create
+	})
+	if err != nil {
+		return err
 	}
-	a, err := create.Save(ctx)
+	done = true
+	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "status", a.Status, "bytes", size)
+	r, err := s.record(ctx, a)
+	if err != nil {
+		return err
+	}
+	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
+}
+
+// receive spools the upload's file to path and returns its size and first
+// bytes; an empty file is refused.
+func (s *AssetService) receive(stream mediav1.AssetService_UploadAssetServer, typ, path string) (int64, []byte, error) {
+	// A file declared as captions is cut at their limit, not the upload's:
+	// whatever it really is, it cannot make a captions asset past it.
+	limit, what := s.opts.MaxBytes, "the upload limit"
+	if typ == "captions" && limit > engine.MaxCaptionBytes {
+		limit, what = engine.MaxCaptionBytes, "the captions limit"
+	}
+	size, head, err := s.spool(stream, path, limit, what)
+	if err != nil {
+		return 0, nil, err
+	}
+	if size == 0 {
+		return 0, nil, apierr.New(apierr.Validation, "file: is empty")
+	}
+	return size, head, nil
+}
+
+// recordAsset saves the asset build makes, its size counted against
+// org's storage quota in the same transaction, so that two uploads cannot
+// both fit in the room of one; a refusal is QUOTA_EXCEEDED.
+func (s *AssetService) recordAsset(ctx context.Context, org string, size int64, build func(*ent.AssetClient) *ent.AssetCreate) (*ent.Asset, error) {
+	var a *ent.Asset
+	err := s.opts.Quota.Keep(ctx, s.st.Client, org, size, func(tx *ent.Tx) error {
+		var err error
+		a, err = build(tx.Asset).Save(ctx)
+		return err
+	})
+	var refused *apierr.Error
+	if errors.As(err, &refused) {
+		return nil, err
+	}
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
 	}
-	done = true
 	return a, nil
+}
+
+// checkUpload checks an upload's description and returns the file's name
+// as stored, the asset's name and its scope.
+func checkUpload(ctx context.Context, info *mediav1.AssetUpload) (filename, name, scope string, err error) {
+	filename = filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
+	scope = info.GetScope()
+	if scope == "" {
+		scope = "org"
+	}
+	name = info.GetName()
+	if name == "" {
+		name = filename
+	}
+	if !slices.Contains(AssetTypes, info.GetType()) {
+		return "", "", "", apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
+	}
+	if err := checkFilename(filename); err != nil {
+		return "", "", "", err
+	}
+	if len(name) > 200 {
+		return "", "", "", apierr.New(apierr.Validation, "name: must be at most 200 characters")
+	}
+	if err := enum("category", info.GetCategory(), Categories); err != nil {
+		return "", "", "", err
+	}
+	if err := enum("scope", scope, Scopes); err != nil {
+		return "", "", "", err
+	}
+	if scope == "system" && !auth.Admin(ctx) {
+		return "", "", "", apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
+	}
+	return filename, name, scope, nil
 }
 
 // checkCaptions parses an SRT or WebVTT upload as a render will, so that a
