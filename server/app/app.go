@@ -51,6 +51,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
 )
 
@@ -126,6 +127,9 @@ type Config struct {
 	APIKeys map[string]string
 	// AdminKey manages system-scope assets; it acts as organisation "system".
 	AdminKey string
+	// CPUSecondCost is what one CPU second of a job's processes costs, in
+	// USD: the jobs' infraCost (--cpu-second-cost).
+	CPUSecondCost float64
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
 	Transcriber executor.Transcriber
@@ -397,7 +401,7 @@ func (a *App) openScratch() error {
 }
 
 // openCore makes the job core and what it does when a job ends: send its
-// webhook, remove a split render's parts, count it.
+// webhook, remove a split render's parts, count it, record its cost.
 func (a *App) openCore() {
 	a.hooks = webhook.New(a.store.Client, a.fetch.NoRedirectClient(), webhook.Config{
 		Secret:         a.cfg.WebhookSecret,
@@ -410,6 +414,9 @@ func (a *App) openCore() {
 	a.core.OnFinal(render.WebhookHook(a.hooks, a.storage), render.NotifyWebhooks(a.hooks))
 	a.core.OnFinal(nil, render.CleanParts(a.storage, a.store, a.log))
 	a.core.OnFinal(nil, countEnded(a.metrics))
+	meters := usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
+		Named: namedOrgs(a.cfg), Metrics: a.metrics})
+	a.core.OnFinal(meters.Final, meters.After)
 }
 
 // openWorkers makes the pool of --workers slots and the handler of each
@@ -481,6 +488,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.storage, a.bus, limits, cfg.Log))
 	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.storage, a.bus, limits, cfg.Log))
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
+	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))

@@ -17,6 +17,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/tracing"
 )
@@ -243,6 +244,7 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 	defer span.End()
 	ctx, cancel := context.WithCancelCause(p.cfg.Metrics.WithJob(traced, j.Kind, j.Type))
 	defer cancel(nil)
+	ctx, used := meter.With(ctx)
 	p.mu.Lock()
 	p.running[j.ID] = cancel
 	p.mu.Unlock()
@@ -289,7 +291,7 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 			}
 		}
 	})
-	p.finish(ctx, j, o, log, time.Since(started))
+	p.finish(ctx, j, metered(j, o, used.Used()), log, time.Since(started))
 }
 
 // runHandler runs one attempt of j with h. A panic of the handler (a bug,

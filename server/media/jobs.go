@@ -31,6 +31,7 @@ import (
 	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 )
 
 // JobService is the JobService implementation.
@@ -102,7 +103,8 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 		inserted, err := s.jobs.InsertAdmitted(ctx, admit, jobs.NewJob{
 			ID:   "job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
 			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
-			Metadata:       map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation},
+			Metadata: map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
+				usage.MetaEstimatedPrice: t.Estimate(params)},
 			IdempotencyKey: submit.Key, RequestHash: submit.Hash,
 		})
 		if err != nil {
@@ -139,7 +141,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	if err := s.jobs.Annotate(ctx, j.ID, timings); err != nil {
 		s.log.WarnContext(ctx, "record request timings", "job_id", j.ID, "err", err)
 	}
-	j.Metadata = map[string]any{}
+	j.Metadata = map[string]any{usage.MetaEstimatedPrice: t.Estimate(params)}
 	for k, v := range map[string]int64{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
 		MetaAPIDbInsertMs: insert, MetaAPIDispatchMs: dispatch, MetaAPITotalMs: total} {
 		j.Metadata[k] = float64(v)

@@ -25,6 +25,7 @@ import (
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/usage"
 )
 
 func (s *PipelineService) load(ctx context.Context, id string) (*ent.Pipeline, *mediav1.Pipeline, error) {
@@ -140,6 +141,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 			}
 			nj := jobs.NewJob{ID: idOf[n.GetId()], Kind: Kind, Type: t.Name, Org: p.OrgID, Args: args,
 				BatchID: runID, PipelineID: p.ID, NodeID: n.GetId(),
+				Metadata: map[string]any{usage.MetaEstimatedPrice: t.Estimate(n.GetParams().AsMap())},
 				// Node order is creation order, so a run lists its jobs as the pipeline does.
 				CreatedAt: now}
 			for from, inputs := range upstream[n.GetId()] {

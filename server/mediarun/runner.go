@@ -25,6 +25,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 )
 
 // Config tunes the runner.
@@ -194,11 +195,37 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 	for k, v := range logMeta {
 		meta[k] = v
 	}
+	meta[usage.MetaMediaSeconds] = mediaSeconds
 	if t, ok := catalog.Lookup(j.Type); ok {
-		meta[media.MetaPrice] = t.PricePerSecond * mediaSeconds
+		meta[media.MetaPrice] = t.Price(mediaSeconds, megapixels(res, description))
 	}
 	log.Info("media job done", "ms", time.Since(start).Milliseconds())
 	return jobs.Outcome{Result: jobs.Result{Outputs: keys, Metadata: meta}, Discard: a.Discard}
+}
+
+// megapixels are the megapixels of the pictures res holds: each picture
+// output counted at the size of the primary output (a batch of mockups of
+// one template are all its size), when that is a picture.
+func megapixels(res executor.Result, description map[string]any) float64 {
+	if ct, _ := description["contentType"].(string); !strings.HasPrefix(ct, "image/") {
+		return 0
+	}
+	side := func(k string) float64 {
+		switch v := description[k].(type) {
+		case int:
+			return float64(v)
+		case float64:
+			return v
+		}
+		return 0
+	}
+	pictures := 0
+	for _, out := range res.Files {
+		if strings.HasPrefix(out.ContentType, "image/") {
+			pictures++
+		}
+	}
+	return side("width") * side("height") / 1e6 * float64(pictures)
 }
 
 // execute is the attempt's ffmpeg step: the executor of j's type on its

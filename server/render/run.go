@@ -80,7 +80,11 @@ func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) j
 		execute = r.join
 	}
 	keys, f := execute(ctx)
-	return r.outcome(keys, f)
+	o := r.outcome(keys, f)
+	if f == nil && keys != nil {
+		o.Result.Metadata = priced(args, h.cfg.Limits)
+	}
+	return o
 }
 
 // outcome is how r's attempt ended: completed with the outputs stored at
