@@ -410,9 +410,10 @@ func (a *App) openCore() {
 		TracerProvider: a.cfg.TracerProvider,
 		Metrics:        a.metrics,
 	}, a.log)
-	a.core = jobs.New(a.store, a.bus, jobs.Config{Lease: a.cfg.Lease, MaxAttempts: a.cfg.MaxAttempts, RetryDelay: a.cfg.JobRetryDelay})
+	a.core = jobs.New(a.store, a.bus, jobs.Config{Lease: a.cfg.Lease, MaxAttempts: a.cfg.MaxAttempts, RetryDelay: a.cfg.JobRetryDelay,
+		Upstream: media.Upstream})
 	a.core.OnFinal(render.WebhookHook(a.hooks, a.storage), render.NotifyWebhooks(a.hooks))
-	a.core.OnFinal(nil, render.CleanParts(a.storage, a.store, a.log))
+	a.core.OnFinal(nil, render.CleanParts(a.storage, a.core, a.log))
 	a.core.OnFinal(nil, countEnded(a.metrics))
 	meters := usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
 		Named: namedOrgs(a.cfg), Metrics: a.metrics})
@@ -425,7 +426,7 @@ func (a *App) openCore() {
 func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
 	renderCfg := render.HandlerConfig{
-		Store: a.store, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
+		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 	}
@@ -477,7 +478,6 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Quota:    limits,
 		Store:    a.store,
 		Jobs:     a.core,
-		Bus:      a.bus,
 		Storage:  a.storage,
 		Limits:   cfg.Limits,
 		CheckURL: a.fetch.CheckHost,
@@ -485,8 +485,8 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Log:      cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.storage, a.bus, limits, cfg.Log))
-	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.storage, a.bus, limits, cfg.Log))
+	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log))
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{

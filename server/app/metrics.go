@@ -8,7 +8,6 @@ import (
 	"slices"
 	"time"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
@@ -40,8 +39,8 @@ func newMetrics(st *store.Store, log *slog.Logger) (*metrics.Metrics, error) {
 }
 
 // countEnded counts each job this process ends, for jobs.Client.OnFinal.
-func countEnded(m *metrics.Metrics) func(*ent.Job) {
-	return func(j *ent.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
+func countEnded(m *metrics.Metrics) func(*jobs.Job) {
+	return func(j *jobs.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
 }
 
 // namedOrgs says which organisations get a label of their own in the

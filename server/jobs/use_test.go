@@ -10,7 +10,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/jobs/jobstest"
 	"github.com/kinohq/kino/server/meter"
@@ -26,7 +25,7 @@ type spender struct {
 
 func (s *spender) Types() []string { return []string{"t"} }
 
-func (s *spender) Run(ctx context.Context, j *ent.Job, _ func(float64)) jobs.Outcome {
+func (s *spender) Run(ctx context.Context, j *jobs.Job, _ func(float64)) jobs.Outcome {
 	cmd := exec.Command("sh", "-c", "i=0; while [ $i -lt 20000 ]; do i=$((i+1)); done")
 	if err := cmd.Run(); err != nil {
 		return jobs.Outcome{Failure: &jobs.Failure{Code: jobs.CodeInternal, Message: err.Error()}}

@@ -14,7 +14,6 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/dag"
-	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
@@ -25,18 +24,18 @@ import (
 // PipelineService is the PipelineService implementation.
 type PipelineService struct {
 	mediav1.UnimplementedPipelineServiceServer
+	// st holds the pipelines; their runs are jobs.
 	st      *store.Store
 	jobs    *jobs.Client
 	storage *storage.Storage
-	bus     events.Bus
 	quota   *quota.Limiter
 	log     *slog.Logger
 }
 
 // NewPipelineService returns the service; limits checks each run against
 // its organisation's limits (nil limits nothing).
-func NewPipelineService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, limits *quota.Limiter, log *slog.Logger) *PipelineService {
-	return &PipelineService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, quota: limits, log: log}
+func NewPipelineService(jc *jobs.Client, st *store.Store, storage *storage.Storage, limits *quota.Limiter, log *slog.Logger) *PipelineService {
+	return &PipelineService{st: st, jobs: jc, storage: storage, quota: limits, log: log}
 }
 
 // spec turns the request into what dag.Validate checks.

@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
@@ -96,7 +95,7 @@ var words = attempt.Words{
 }
 
 // Run does one attempt of a media job.
-func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs.Outcome {
+func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) jobs.Outcome {
 	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
 	start := time.Now()
 	args, err := media.ArgsOf(j)
@@ -230,7 +229,7 @@ func megapixels(res executor.Result, description map[string]any) float64 {
 
 // execute is the attempt's ffmpeg step: the executor of j's type on its
 // inputs, and a description of its primary output.
-func (r *Runner) execute(a *attempt.Attempt, j *ent.Job, args media.Args, inputs map[string]executor.Input,
+func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, args media.Args, inputs map[string]executor.Input,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
 	ex, _ := executor.For(j.Type)
 	params := map[string]any{}
@@ -318,7 +317,7 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 
 // download fetches every input (URL or asset id) and probes it, a few at
 // once, and adds up the inputs' seconds (the job's price).
-func (r *Runner) download(a *attempt.Attempt, j *ent.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
+func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
 	values := map[string]string{}
 	_ = json.Unmarshal(args.Inputs, &values)
 	// Inputs a parent's outputs fed are objects of this organisation's

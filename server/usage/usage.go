@@ -86,7 +86,7 @@ type cost struct {
 
 // costs reads what j used from its metadata. A job is counted when it
 // completed or failed, or ran before it was cancelled.
-func (r *Recorder) costs(j *ent.Job) cost {
+func (r *Recorder) costs(j *jobs.Job) cost {
 	num := func(key string) float64 {
 		v, _ := j.Metadata[key].(float64)
 		if math.IsNaN(v) || math.IsInf(v, 0) {
@@ -111,7 +111,7 @@ func (r *Recorder) costs(j *ent.Job) cost {
 
 // Final writes j's cost fields into its metadata and its row of the
 // ledger, in the transaction that ends it (a jobs.FinalHook).
-func (r *Recorder) Final(ctx context.Context, tx *ent.Tx, j *ent.Job) error {
+func (r *Recorder) Final(ctx context.Context, tx *ent.Tx, j *jobs.Job) error {
 	c := r.costs(j)
 	if !c.counted {
 		return nil
@@ -144,7 +144,7 @@ func (r *Recorder) Final(ctx context.Context, tx *ent.Tx, j *ent.Job) error {
 }
 
 // After counts j in Prometheus once its end committed.
-func (r *Recorder) After(j *ent.Job) {
+func (r *Recorder) After(j *jobs.Job) {
 	c := r.costs(j)
 	if !c.counted {
 		return

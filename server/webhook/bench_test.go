@@ -16,7 +16,6 @@ import (
 	"entgo.io/ent/dialect"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/server/events"
@@ -195,7 +194,7 @@ type postHandler struct{ hc *http.Client }
 
 func (postHandler) Types() []string { return []string{"webhook"} }
 
-func (h postHandler) Run(ctx context.Context, j *ent.Job, _ func(float64)) jobs.Outcome {
+func (h postHandler) Run(ctx context.Context, j *jobs.Job, _ func(float64)) jobs.Outcome {
 	url, _ := j.Metadata["url"].(string)
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(j.Args))
 	if err == nil {

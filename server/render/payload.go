@@ -1,4 +1,4 @@
-package webhook
+package render
 
 // RenderCompleted is the body sent when a render completes: the render
 // interface's completion callback payload (docs/webhooks.md, Payloads).
