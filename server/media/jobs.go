@@ -1,5 +1,3 @@
-// Package media implements kino.media.v1: typed media jobs, their
-// catalogue, and pipelines, each scoped to the caller's organisation.
 package media
 
 import (

@@ -60,11 +60,11 @@ type Metrics struct {
 	webhooks    *prometheus.CounterVec
 	grpc        *prometheus.CounterVec
 	http        *prometheus.CounterVec
-	previews    *prometheus.CounterVec
-	previewTime prometheus.Histogram
 	orgJobs     *prometheus.CounterVec
 	orgCPU      *prometheus.CounterVec
 	orgPrice    *prometheus.CounterVec
+	previews    *prometheus.CounterVec
+	previewTime prometheus.Histogram
 }
 
 // New returns the collectors of one process on a registry of their own,
@@ -111,15 +111,6 @@ func New() *Metrics {
 			Name: "kino_http_requests_total",
 			Help: "HTTP requests answered by the REST gateway, by method, route pattern and status code.",
 		}, []string{"method", "route", "code"}),
-		previews: prometheus.NewCounterVec(prometheus.CounterOpts{
-			Name: "kino_previews_total",
-			Help: "Previews (POST /api/render/preview) this process answered, by organisation and outcome: drawn, failed, or refused (--max-previews).",
-		}, []string{"org", "outcome"}),
-		previewTime: prometheus.NewHistogram(prometheus.HistogramOpts{
-			Name:    "kino_preview_seconds",
-			Help:    "Time to answer a preview, from its arrival (its wait for a slot included) to its picture or its error.",
-			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
-		}),
 		orgJobs: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "kino_org_jobs_total",
 			Help: "Jobs this process ended completed or failed, by organisation (those named in --orgs-file or --api-keys; \"other\" for the rest) and kind; a split render's parts not counted.",
@@ -132,6 +123,15 @@ func New() *Metrics {
 			Name: "kino_org_price_usd_total",
 			Help: "Price in USD of the jobs this process ended, by organisation and kind.",
 		}, []string{"org", "kind"}),
+		previews: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_previews_total",
+			Help: "Previews (POST /api/render/preview) this process answered, by organisation (as kino_org_jobs_total labels them) and outcome: drawn, failed, or refused (--max-previews).",
+		}, []string{"org", "outcome"}),
+		previewTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "kino_preview_seconds",
+			Help:    "Time to answer a preview, from its arrival (its wait for a slot included) to its picture or its error.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}),
 	}
 	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http,
 		m.orgJobs, m.orgCPU, m.orgPrice, m.previews, m.previewTime,

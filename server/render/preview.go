@@ -19,8 +19,14 @@ import (
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/usage"
 )
+
+// Preview is the kind previews are counted under in the organisations'
+// figures (kino_org_cpu_seconds_total): they are no jobs.
+const Preview = "preview"
 
 // DefaultMaxPreviews is how many previews a node draws at once when
 // --max-previews is not given: one per core of a small machine, so that
@@ -48,13 +54,17 @@ type PreviewConfig struct {
 	// MaxRunning bounds the previews drawn at once (--max-previews);
 	// 0 takes DefaultMaxPreviews.
 	MaxRunning int
-	Metrics    *metrics.Metrics
+	// Named says whether an organisation is labelled by its id in the
+	// metrics (usage.Config.Named); the others are "other".
+	Named   func(org string) bool
+	Metrics *metrics.Metrics
 }
 
 // Previewer draws single frames of render requests at once, on the node
 // that is asked (Service.PreviewRender).
 type Previewer struct {
 	cfg    HandlerConfig
+	named  func(org string) bool
 	slots  chan struct{}
 	probes *probeCache
 	m      *metrics.Metrics
@@ -67,7 +77,11 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 	if n <= 0 {
 		n = DefaultMaxPreviews
 	}
-	return &Previewer{cfg: cfg.Handler, slots: make(chan struct{}, n), probes: newProbeCache(maxProbes),
+	named := cfg.Named
+	if named == nil {
+		named = func(string) bool { return false }
+	}
+	return &Previewer{cfg: cfg.Handler, named: named, slots: make(chan struct{}, n), probes: newProbeCache(maxProbes),
 		m: cfg.Metrics, log: cfg.Handler.Log}
 }
 
@@ -114,6 +128,10 @@ func (f Frame) of(scene *engine.Scene) (*engine.Scene, error) {
 // Draw draws a frame of a compiled scene once a slot is free.
 func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
 	t := time.Now()
+	label := usage.Other
+	if p.named(org) {
+		label = org
+	}
 	wait, cancel := context.WithTimeout(ctx, previewWait)
 	defer cancel()
 	select {
@@ -122,20 +140,23 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
-		p.m.Preview(org, "refused", time.Since(t))
+		p.m.Preview(label, "refused", time.Since(t))
 		return nil, apierr.New(apierr.TooManyPreviews, "this node is drawing %d previews already (--max-previews); ask again in a moment", cap(p.slots))
 	}
 	defer func() { <-p.slots }()
 	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
 	defer cancel()
-	resp, err := p.draw(ctx, org, scene, ask)
+	// Its processes' CPU is the organisation's, as a job's is.
+	metered, used := meter.With(ctx)
+	resp, err := p.draw(metered, org, scene, ask)
 	outcome := "drawn"
 	if err != nil {
 		outcome = "failed"
 	}
-	took := time.Since(t)
-	p.m.Preview(org, outcome, took)
-	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(),
+	took, cpu := time.Since(t), used.Used().CPU
+	p.m.Preview(label, outcome, took)
+	p.m.OrgUsed(label, Preview, 0, cpu.Seconds(), 0)
+	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(), "cpu_ms", cpu.Milliseconds(),
 		"width", resp.GetWidth(), "height", resp.GetHeight(), "time", ask.Time)
 	return resp, err
 }

@@ -60,12 +60,12 @@ type ServiceConfig struct {
 	CheckURL func(string) error
 	// Split says which renders are split across workers.
 	Split SplitConfig
-	// Preview draws the frames of PreviewRender; nil answers UNAVAILABLE.
-	Preview *Previewer
 	// Quota checks each submit against its organisation's limits; nil
 	// limits nothing.
 	Quota *quota.Limiter
-	Log   *slog.Logger
+	// Preview draws the frames of PreviewRender; nil answers UNAVAILABLE.
+	Preview *Previewer
+	Log     *slog.Logger
 }
 
 // NewService returns the service.

@@ -1,7 +1,7 @@
-// Package jobrun runs media jobs for the job core's pool: it downloads a
+// Package mediarun runs media jobs for the job core's pool: it downloads a
 // job's inputs, runs the executor of its type, stores the outputs and
 // records every step with its time. The core owns the job's state.
-package jobrun
+package mediarun
 
 import (
 	"bytes"
