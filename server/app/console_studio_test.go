@@ -78,6 +78,7 @@ func TestConsoleStudio(t *testing.T) {
 		return p[2] > 180 && p[0] < 70 })()`)
 	require.True(t, blue, "the frame at 1.5 s is the blue layer's")
 	require.Equal(t, "1", eval[string](t, ctx, `document.querySelector(".preview").dataset.maxInflight`), "never more than one preview asked at once")
+	t.Logf("previews asked while the playhead was dragged over 12 moves: %s", eval[string](t, ctx, `document.querySelector(".preview").dataset.requests`))
 
 	// Dragging the blue layer's bar by a quarter of the timeline moves its start by 0.5 s.
 	bar := `#timeline .clip[data-path="composition.layers[1]"]`
