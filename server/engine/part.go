@@ -105,6 +105,9 @@ func (s *Scene) Part(r PartRange, last bool) *Scene {
 	used := map[string]bool{}
 	for _, l := range p.Layers {
 		used[l.Source], used[l.Font] = true, true
+		if l.Mockup != nil {
+			used[l.Mockup.Template] = true
+		}
 	}
 	p.sources = nil
 	for _, src := range s.sources {
@@ -125,7 +128,7 @@ func cutLayer(l Layer, w window, first int) (Layer, bool) {
 		return l, false
 	}
 	switch l.Kind {
-	case KindVideo:
+	case KindVideo, KindMockup:
 		l.SkipFrames += first - w.first
 	case KindColor, KindImage, KindRectangle, KindEllipse, KindText:
 	default:
@@ -174,7 +177,7 @@ func captureIn(c *Capture, start, end float64) *Capture {
 func (s *Scene) SoundSources() []Source {
 	used := map[string]bool{}
 	for _, l := range s.Layers {
-		if l.Kind == KindVideo || l.Kind == KindAudio {
+		if l.Kind == KindVideo || l.Kind == KindAudio || l.Kind == KindMockup {
 			used[l.Source] = true
 		}
 	}

@@ -32,12 +32,15 @@ func (c *compiler) providerA(raw any) {
 
 func (c *compiler) layerA(o *object) {
 	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
-	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions"))
+	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions", "mockup"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse or captions")
+			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse, captions or mockup")
 		}
 		return
+	}
+	if l.Kind == KindMockup {
+		l.X, l.Y = Pos{}, Pos{} // the template's canvas, where the frame's is
 	}
 	c.timing(o, "duration", &l)
 	c.fades(o, &l)
@@ -96,5 +99,7 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 		c.shape(o, l)
 	case KindCaptions:
 		c.captions(o, l)
+	case KindMockup:
+		c.mockup(o, trimKey, l)
 	}
 }

@@ -1,0 +1,231 @@
+package engine
+
+import (
+	"context"
+	"image"
+	"math"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/mockup"
+)
+
+// mockupTemplate is the template of the mockup tests, written by ag-psd:
+// 600×600, a smart object Front/Design in a perspective quad under a
+// clipped multiply layer Front/Shading, and layers above it.
+const mockupTemplate = "../mockup/testdata/mockup.psd"
+
+// mockupMedia are the sources of a mockup layer's tests: the template and
+// a 320×240 video whose picture changes on every frame (testsrc2), or one
+// picture of it.
+func mockupMedia(t *testing.T) (tpl, video, picture Media) {
+	t.Helper()
+	dir := t.TempDir()
+	make := func(name string, args ...string) Media {
+		path := filepath.Join(dir, name)
+		out, err := exec.Command("ffmpeg", append(append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...), path)...).CombinedOutput()
+		require.NoError(t, err, "%s", out)
+		info, err := ffmpeg.Probe(context.Background(), path)
+		require.NoError(t, err)
+		return MediaFromInfo(path, info)
+	}
+	abs, err := filepath.Abs(mockupTemplate)
+	require.NoError(t, err)
+	video = make("design", "-f", "lavfi", "-i", "testsrc2=s=320x240:r=10", "-t", "1",
+		"-c:v", "libx264", "-preset", "ultrafast", "-qp", "0", "-pix_fmt", "yuv444p", "-f", "mp4")
+	picture = make("still", "-f", "lavfi", "-i", "testsrc2=s=320x240", "-frames:v", "1", "-f", "image2", "-c:v", "png")
+	return Media{Path: abs, Template: true}, video, picture
+}
+
+// renderMockup renders a composition of mockup layers whose template is
+// "tpl" and whose src is "design", losslessly (mov, ProRes 4444), and
+// returns its frames as RGB.
+func renderMockup(t *testing.T, comp map[string]any, design Media) (*Command, [][]byte) {
+	t.Helper()
+	tpl, _, _ := mockupMedia(t)
+	s, err := Compile("provider_a", mustJSON(t, comp), map[string]string{"tpl": "https://example.com/t.psd", "design": "https://example.com/d"}, DefaultLimits())
+	require.NoError(t, err)
+	media := map[string]Media{}
+	for _, src := range s.Sources() {
+		if src.Template {
+			media[src.Key] = tpl
+		} else {
+			media[src.Key] = design
+		}
+	}
+	work := t.TempDir()
+	out := filepath.Join(work, "out."+s.Format)
+	cmd, err := Plan(s, media, work, out, testFont)
+	require.NoError(t, err)
+	require.NoError(t, cmd.WriteFiles(work))
+	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}), filterGraph(cmd))
+	return cmd, decodeRGB(t, out, s.Width, s.Height)
+}
+
+// designFrame is frame n of a video as a picture.
+func designFrame(t *testing.T, m Media, n int) image.Image {
+	t.Helper()
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-i", m.Path, "-vf", "select=eq(n\\,"+itoa(n)+")",
+		"-frames:v", "1", "-f", "rawvideo", "-pix_fmt", "rgba", "-").Output()
+	require.NoError(t, err)
+	img := image.NewNRGBA(image.Rect(0, 0, m.Width, m.Height))
+	require.Len(t, out, len(img.Pix))
+	copy(img.Pix, out)
+	return img
+}
+
+func itoa(n int) string { return f(float64(n)) }
+
+// stillMockup is mockup.render's picture of the template with design in
+// Front/Design.
+func stillMockup(t *testing.T, design image.Image, hide []string) *image.NRGBA {
+	t.Helper()
+	tpl, c, err := mockup.Load(mockupTemplate, 0)
+	require.NoError(t, err)
+	defer c.Close()
+	img, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"Front/Design": design}, Hide: hide})
+	require.NoError(t, err)
+	return img
+}
+
+// framePSNR is the PSNR of an RGB frame against a picture over r.
+func framePSNR(frame []byte, w int, img *image.NRGBA, r image.Rectangle) float64 {
+	var sum float64
+	n := 0
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		for x := r.Min.X; x < r.Max.X; x++ {
+			for c := 0; c < 3; c++ {
+				d := float64(frame[3*(y*w+x)+c]) - float64(img.Pix[img.PixOffset(x, y)+c])
+				sum += d * d
+				n++
+			}
+		}
+	}
+	if sum == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(255*255/(sum/float64(n)))
+}
+
+// The issue's layer: a video in the template's smart object, at the
+// template's size at 0, 0. Every frame matches mockup.render with that
+// frame of the video as the design, inside the quad and outside it; the
+// video moves from frame to frame; the multiply shading is applied.
+func TestRenderMockupVideo(t *testing.T) {
+	t.Parallel()
+	_, video, _ := mockupMedia(t)
+	comp := map[string]any{"width": 600, "height": 600, "fps": 10, "format": "mov", "layers": []any{
+		map[string]any{"type": "mockup", "template": "tpl", "smartObject": "Design", "src": "design", "start": 0, "duration": 1},
+	}}
+	cmd, frames := renderMockup(t, comp, video)
+	require.Len(t, frames, 10)
+	require.Contains(t, filterGraph(cmd), "perspective=")
+	require.Contains(t, filterGraph(cmd), "blend=all_mode=multiply")
+	quad := image.Rect(150, 120, 450, 460)
+	all := image.Rect(0, 0, 600, 600)
+	for _, n := range []int{2, 7} {
+		design := designFrame(t, video, n)
+		still := stillMockup(t, design, nil)
+		in, whole := framePSNR(frames[n], 600, still, quad), framePSNR(frames[n], 600, still, all)
+		t.Logf("frame %d: PSNR against mockup.render %.1f dB in the quad's box, %.1f dB over the canvas", n, in, whole)
+		require.Greater(t, in, 30.0, "frame %d in the quad", n)
+		require.Greater(t, whole, 33.0, "frame %d over the canvas", n)
+		// Without its shading the design is elsewhere: the shading is drawn.
+		plain := stillMockup(t, design, []string{"Front/Shading"})
+		require.Less(t, framePSNR(frames[n], 600, plain, quad), in-6, "frame %d without shading", n)
+	}
+	// The background outside the quad is the template's on every frame.
+	corner := image.Rect(0, 0, 100, 100)
+	still := stillMockup(t, designFrame(t, video, 0), nil)
+	for _, n := range []int{0, 5, 9} {
+		require.Greater(t, framePSNR(frames[n], 600, still, corner), 40.0, "frame %d outside the quad", n)
+	}
+	// The video plays: the quad of frame 2 is not that of frame 7.
+	other := stillMockup(t, designFrame(t, video, 7), nil)
+	require.Less(t, framePSNR(frames[2], 600, other, quad), 25.0)
+}
+
+// A picture in the smart object is mockup.render's picture, placed and
+// sized as an image layer: here at half size, at 20, 40.
+func TestRenderMockupPicture(t *testing.T) {
+	t.Parallel()
+	_, _, picture := mockupMedia(t)
+	comp := map[string]any{"width": 640, "height": 360, "fps": 10, "format": "mov", "background": "#000000", "layers": []any{
+		map[string]any{"type": "mockup", "template": "tpl", "src": "design", "smartObject": "Front/Design", "start": 0, "duration": 0.5,
+			"x": 20, "y": 40, "width": 300, "height": 300},
+	}}
+	_, frames := renderMockup(t, comp, picture)
+	design, err := mockup.DecodeDesign(picture.Path, maxDesignPixels)
+	require.NoError(t, err)
+	still := mockup.Resize(stillMockup(t, design, nil), 300)
+	moved := image.NewNRGBA(image.Rect(0, 0, 640, 360))
+	for y := 0; y < 300; y++ {
+		copy(moved.Pix[moved.PixOffset(20, 40+y):moved.PixOffset(320, 40+y)], still.Pix[still.PixOffset(0, y):still.PixOffset(300, y)])
+	}
+	p := framePSNR(frames[3], 640, moved, image.Rect(30, 50, 310, 330))
+	t.Logf("picture design: PSNR %.1f dB", p)
+	require.Greater(t, p, 28.0)
+}
+
+// A split render's parts draw the layer's frames as the whole render does.
+func TestPartMockup(t *testing.T) {
+	t.Parallel()
+	comp := map[string]any{"width": 600, "height": 600, "fps": 10, "format": "mov", "layers": []any{
+		map[string]any{"type": "mockup", "template": "tpl", "src": "design", "start": 0, "duration": 1},
+	}}
+	s, err := Compile("provider_a", mustJSON(t, comp), map[string]string{"tpl": "https://example.com/t.psd", "design": "https://example.com/d"}, DefaultLimits())
+	require.NoError(t, err)
+	part := s.Part(PartRange{First: 5, Count: 5}, true)
+	require.Len(t, part.Sources(), 2, "the part downloads the template and the design")
+	require.Equal(t, 5, part.Layers[0].SkipFrames)
+}
+
+// A template the layer cannot draw is refused with the layer's fields.
+func TestMockupCheck(t *testing.T) {
+	t.Parallel()
+	tpl, c, err := mockup.Load(mockupTemplate, 0)
+	require.NoError(t, err)
+	defer c.Close()
+	compile := func(layer map[string]any) *Scene {
+		layer["type"], layer["template"], layer["src"], layer["start"], layer["duration"] = "mockup", "ast_0123abcd", "https://example.com/app.mp4", 0, 5
+		s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 640, "height": 360, "fps": 30, "layers": []any{layer}}), nil, DefaultLimits())
+		require.NoError(t, err)
+		require.True(t, s.Sources()[0].Template)
+		return s
+	}
+	check := func(layer map[string]any, m *mockup.Manifest) error {
+		return compile(layer).Layers[0].Mockup.Check(m)
+	}
+	require.NoError(t, check(map[string]any{"smartObject": "Screen"}, &mockup.Manifest{Layers: []mockup.LayerInfo{{Path: "Screen", Name: "Screen", Kind: "smartObject", Visible: true, Blend: "normal"}},
+		SmartObjects: []mockup.SmartObject{{Path: "Screen", Warp: "none", Blend: "normal", Visible: true}}}))
+	require.NoError(t, check(map[string]any{"smartObject": "Design"}, &tpl.Manifest))
+	err = check(map[string]any{"smartObject": "Other"}, &tpl.Manifest)
+	require.EqualError(t, err, `composition.layers[0].smartObject: "Other" is a pixel layer, not a smart object (its smart objects: "Front/Design", "Back")`)
+	err = check(map[string]any{}, &tpl.Manifest)
+	require.ErrorContains(t, err, "composition.layers[0].smartObject: is required: the template has several smart objects")
+	err = check(map[string]any{"smartObject": "Design", "hide": []any{"Nope"}}, &tpl.Manifest)
+	require.EqualError(t, err, `composition.layers[0].hide: "Nope" is not a layer of the template`)
+	warped := tpl.Manifest
+	warped.SmartObjects = append([]mockup.SmartObject(nil), warped.SmartObjects...)
+	warped.SmartObjects[0].Warp = "custom"
+	err = check(map[string]any{"smartObject": "Front/Design"}, &warped)
+	require.EqualError(t, err, `composition.layers[0].smartObject: "Front/Design" cannot be drawn in a render: its content is warped (custom), and a render maps a design by a perspective quad only; use mockup.render for a still, or a smart object without a warp`)
+	above := tpl.Manifest
+	above.Layers = append([]mockup.LayerInfo(nil), above.Layers...)
+	for i := range above.Layers {
+		if above.Layers[i].Path == "Other" {
+			above.Layers[i].Blend = "screen"
+		}
+	}
+	err = check(map[string]any{"smartObject": "Front/Design"}, &above)
+	require.ErrorContains(t, err, `layer "Other" above it blends by screen`)
+	require.NoError(t, check(map[string]any{"smartObject": "Front/Design", "hide": []any{"Other"}}, &above))
+
+	_, err = Compile("provider_a", mustJSON(t, map[string]any{"width": 640, "height": 360, "fps": 30, "layers": []any{
+		map[string]any{"type": "mockup", "src": "https://example.com/app.mp4", "start": 0, "duration": 5}}}), nil, DefaultLimits())
+	require.EqualError(t, err, "composition.layers[0].template: is required: the id of a psd_template asset, or the URL of a PSD")
+}
