@@ -41,10 +41,9 @@ func mockupMedia(t *testing.T) (tpl, video, picture Media) {
 	return Media{Path: abs, Template: true}, video, picture
 }
 
-// renderMockup renders a composition of mockup layers whose template is
-// "tpl" and whose src is "design", losslessly (mov, ProRes 4444), and
-// returns its frames as RGB.
-func renderMockup(t *testing.T, comp map[string]any, design Media) (*Command, [][]byte) {
+// mockupScene compiles a composition of mockup layers whose template is
+// "tpl" and whose src is "design", and gives their media.
+func mockupScene(t *testing.T, comp map[string]any, design Media) (*Scene, map[string]Media) {
 	t.Helper()
 	tpl, _, _ := mockupMedia(t)
 	s, err := Compile("provider_a", mustJSON(t, comp), map[string]string{"tpl": "https://example.com/t.psd", "design": "https://example.com/d"}, DefaultLimits())
@@ -57,12 +56,28 @@ func renderMockup(t *testing.T, comp map[string]any, design Media) (*Command, []
 			media[src.Key] = design
 		}
 	}
+	return s, media
+}
+
+// runPlan runs what plan makes of s, and returns the output's path.
+func runPlan(t *testing.T, s *Scene, media map[string]Media, ext string,
+	plan func(*Scene, map[string]Media, string, string, string) (*Command, error)) (*Command, string) {
+	t.Helper()
 	work := t.TempDir()
-	out := filepath.Join(work, "out."+s.Format)
-	cmd, err := Plan(s, media, work, out, testFont)
+	out := filepath.Join(work, "out."+ext)
+	cmd, err := plan(s, media, work, out, testFont)
 	require.NoError(t, err)
 	require.NoError(t, cmd.WriteFiles(work))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}), filterGraph(cmd))
+	return cmd, out
+}
+
+// renderMockup renders a composition of mockup layers (see mockupScene)
+// and returns its frames as RGB.
+func renderMockup(t *testing.T, comp map[string]any, design Media) (*Command, [][]byte) {
+	t.Helper()
+	s, media := mockupScene(t, comp, design)
+	cmd, out := runPlan(t, s, media, s.Format, Plan)
 	return cmd, decodeRGB(t, out, s.Width, s.Height)
 }
 
@@ -171,17 +186,31 @@ func TestRenderMockupPicture(t *testing.T) {
 	require.Greater(t, p, 28.0)
 }
 
-// A split render's parts draw the layer's frames as the whole render does.
+// A split render's parts draw the layer's frames as the whole render
+// does, the design seeking near the part.
 func TestPartMockup(t *testing.T) {
 	t.Parallel()
-	comp := map[string]any{"width": 600, "height": 600, "fps": 10, "format": "mov", "layers": []any{
-		map[string]any{"type": "mockup", "template": "tpl", "src": "design", "start": 0, "duration": 1},
+	_, video, _ := mockupMedia(t)
+	comp := map[string]any{"width": 600, "height": 600, "fps": 10, "layers": []any{
+		map[string]any{"type": "mockup", "template": "tpl", "src": "design", "smartObject": "Design", "start": 0, "duration": 1},
 	}}
-	s, err := Compile("provider_a", mustJSON(t, comp), map[string]string{"tpl": "https://example.com/t.psd", "design": "https://example.com/d"}, DefaultLimits())
-	require.NoError(t, err)
+	s, media := mockupScene(t, comp, video)
+	_, whole := runPlan(t, s, media, "mp4", Plan)
 	part := s.Part(PartRange{First: 5, Count: 5}, true)
 	require.Len(t, part.Sources(), 2, "the part downloads the template and the design")
 	require.Equal(t, 5, part.Layers[0].SkipFrames)
+	require.Equal(t, []int{0}, part.SeekLayers())
+	part.SeekVideos(context.Background(), media, func(l Layer, err error) { t.Error(err) })
+	_, ts := runPlan(t, part, media, "ts", PlanPart)
+	for n := range 5 {
+		a, b := decodeRGB(t, whole, 600, 600)[5+n], decodeRGB(t, ts, 600, 600)[n]
+		img := &image.NRGBA{Pix: make([]uint8, 4*600*600), Stride: 4 * 600, Rect: image.Rect(0, 0, 600, 600)}
+		for i := range 600 * 600 {
+			copy(img.Pix[4*i:4*i+3], a[3*i:3*i+3])
+		}
+		p := framePSNR(b, 600, img, image.Rect(0, 0, 600, 600))
+		require.Greater(t, p, 40.0, "frame %d of the part against frame %d of the whole", n, 5+n)
+	}
 }
 
 // A template the layer cannot draw is refused with the layer's fields.

@@ -154,7 +154,7 @@ const seekMargin = 1.0
 func (s *Scene) SeekLayers() []int {
 	var out []int
 	for i, l := range s.Layers {
-		if l.Kind == KindVideo && l.SkipFrames > 0 && l.Playback.rate() == 1 && !l.Playback.Loop {
+		if (l.Kind == KindVideo || l.Kind == KindMockup) && l.SkipFrames > 0 && l.Playback.rate() == 1 && !l.Playback.Loop {
 			out = append(out, i)
 		}
 	}
@@ -239,6 +239,9 @@ func (s *Scene) SeekVideos(ctx context.Context, media map[string]Media, failed f
 	for _, i := range s.SeekLayers() {
 		l := &s.Layers[i]
 		m := media[l.Source]
+		if m.Still {
+			continue // a mockup layer's picture: nothing to seek
+		}
 		first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
 		if err != nil {
 			if failed != nil {
