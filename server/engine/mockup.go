@@ -269,7 +269,7 @@ func (p *planner) mockupFrames(i int, l Layer, win window, head string) string {
 	if sp.Over != nil {
 		over := p.input(p.pictureFile(fmt.Sprintf("mockup-%d-over.png", i), sp.Over))
 		p.graph = append(p.graph, fmt.Sprintf("[%d:v]format=gbrap[%so]", over, pre),
-			fmt.Sprintf("[%sc][%so]overlay=format=gbrp[%sv]", pre, pre, pre))
+			fmt.Sprintf("[%sc][%so]overlay=x=%d:y=%d:format=gbrp[%sv]", pre, pre, sp.Over.Rect.Min.X, sp.Over.Rect.Min.Y, pre))
 		out = pre + "v"
 	}
 	return "[" + out + "]null"

@@ -4,6 +4,7 @@ import (
 	"context"
 	"image"
 	"math"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"testing"
@@ -257,4 +258,34 @@ func TestMockupCheck(t *testing.T) {
 	_, err = Compile("provider_a", mustJSON(t, map[string]any{"width": 640, "height": 360, "fps": 30, "layers": []any{
 		map[string]any{"type": "mockup", "src": "https://example.com/app.mp4", "start": 0, "duration": 5}}}), nil, DefaultLimits())
 	require.EqualError(t, err, "composition.layers[0].template: is required: the id of a psd_template asset, or the URL of a PSD")
+}
+
+// The layer exactly, on screen.psd (1280×720, a smart object
+// "Screen" under a multiply shading and a bezel), as a still: a png at
+// frameTime 0.5 shows frame 5 of the video in the screen, as mockup.render
+// draws it.
+func TestRenderMockupStill(t *testing.T) {
+	t.Parallel()
+	_, video, _ := mockupMedia(t)
+	abs, err := filepath.Abs("../mockup/testdata/screen.psd")
+	require.NoError(t, err)
+	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 1280, "height": 720, "fps": 10, "format": "png", "frameTime": 0.5,
+		"layers": []any{map[string]any{"type": "mockup", "template": "ast_0123abcd", "smartObject": "Screen", "src": "https://example.com/app.mp4", "start": 0, "duration": 1}}}),
+		nil, DefaultLimits())
+	require.NoError(t, err)
+	media := map[string]Media{s.Sources()[0].Key: {Path: abs, Template: true}, s.Sources()[1].Key: video}
+	_, out := runPlan(t, s, media, "png", Plan)
+	frame := decodeRGB(t, out, 1280, 720)[0]
+	if dst := os.Getenv("MOCKUP_OUT"); dst != "" {
+		b, _ := os.ReadFile(out)
+		require.NoError(t, os.WriteFile(dst, b, 0o644))
+	}
+	tpl, c, err := mockup.Load(abs, 0)
+	require.NoError(t, err)
+	defer c.Close()
+	still, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"Screen": designFrame(t, video, 5)}})
+	require.NoError(t, err)
+	p := framePSNR(frame, 1280, still, image.Rect(0, 0, 1280, 720))
+	t.Logf("still at frameTime 0.5: PSNR %.1f dB against mockup.render", p)
+	require.Greater(t, p, 33.0)
 }

@@ -21,7 +21,8 @@ import (
 type Split struct {
 	Width, Height int
 	// Under is the template without the smart object and what lies above
-	// it; Over is what lies above it, nil when nothing does.
+	// it; Over is what lies above it, cut to what it draws (its Bounds()
+	// are where it goes on the canvas), nil when nothing does.
 	Under, Over *image.NRGBA
 	// Box is the part of the canvas the design can cover.
 	Box image.Rectangle
@@ -179,8 +180,12 @@ func (t *Template) Split(smartObject string, designW, designH int, opts Options)
 	if s.Over, err = draw(append([]string{so.Path}, below...), nil); err != nil {
 		return nil, err
 	}
-	if transparent(s.Over) {
+	// Over is cut to what it draws: a bezel or a hand over a screen is a
+	// frame of the canvas, and the rest would be blended on every frame.
+	if r := opaqueBounds(s.Over); r.Empty() {
 		s.Over = nil
+	} else {
+		s.Over = s.Over.SubImage(r).(*image.NRGBA)
 	}
 	// An opaque white design of the frames' size: its alpha on the canvas
 	// is what a frame covers.
@@ -229,13 +234,21 @@ func alphaOf(img *image.NRGBA, r image.Rectangle) *image.Gray {
 	return g
 }
 
-func transparent(img *image.NRGBA) bool {
-	for i := 3; i < len(img.Pix); i += 4 {
-		if img.Pix[i] != 0 {
-			return false
+// opaqueBounds is the smallest rectangle holding every pixel of img that
+// is not wholly transparent.
+func opaqueBounds(img *image.NRGBA) image.Rectangle {
+	b := img.Bounds()
+	x0, y0, x1, y1 := b.Max.X, b.Max.Y, b.Min.X, b.Min.Y
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(b.Min.X, y):img.PixOffset(b.Max.X, y)]
+		for x := 0; x < b.Dx(); x++ {
+			if row[4*x+3] != 0 {
+				x0, x1 = min(x0, b.Min.X+x), max(x1, b.Min.X+x+1)
+				y0, y1 = min(y0, y), max(y1, y+1)
+			}
 		}
 	}
-	return true
+	return image.Rect(x0, y0, x1, y1)
 }
 
 // shades draws the visible layers clipped to so, each over box.
