@@ -215,14 +215,25 @@ var blendModes = map[composite.Mode]string{
 	composite.Overlay: "overlay", composite.SoftLight: "softlight", composite.HardLight: "hardlight",
 }
 
+// greyModes are what a grey shade of each mode does to Y, U and V as lut2
+// expressions of the design's value x and the shade's grey y: multiplying
+// or screening R, G and B by one grey is linear in Y-16, U-128 and V-128,
+// so the design is shaded without leaving YUV.
+var greyModes = map[composite.Mode][2]string{
+	composite.Multiply: {"16+(x-16)*y/255", "128+(x-128)*y/255"},
+	composite.Screen:   {"x+(235-x)*y/255", "128+(x-128)*(255-y)/255"},
+}
+
 // mockupFrames draws each frame of the chain head (the design's frames,
 // numbered from 0 at 1/fps) into the template (p.mock.split), and returns
 // the start of the chain of the drawn frames, at the template's size. A
 // frame is cut to the smart object's shape (cover), scaled to the box the
 // smart object covers, mapped into its quad by ffmpeg's perspective
-// filter, shaded by the layers clipped to it (blend, in RGB), cut to its
-// mask (alphamerge), and laid between the pictures of what lies under and
-// over it, drawn once by package mockup.
+// filter, shaded by the layers clipped to it, cut to its mask
+// (alphamerge), and laid between the pictures of what lies under and over
+// it, drawn once by package mockup. Grey shades that multiply or screen
+// (the usual folds and glare) are applied in YUV (lut2); any other in RGB
+// (blend), which costs two conversions of the box a frame.
 func (p *planner) mockupFrames(i int, l Layer, win window, head string) string {
 	sp := p.mock.split
 	b := sp.Box
@@ -241,15 +252,33 @@ func (p *planner) mockupFrames(i int, l Layer, win window, head string) string {
 	x2, y2 := pt(3)
 	persp := fmt.Sprintf("perspective=x0=%s:y0=%s:x1=%s:y1=%s:x2=%s:y2=%s:x3=%s:y3=%s:sense=destination:interpolation=linear",
 		x0, y0, x1, y1, x2, y2, x3, y3)
+	yuv := true
+	for _, sh := range sp.Shades {
+		_, ok := greyModes[sh.Mode]
+		yuv = yuv && ok && greyPicture(sh.Image)
+	}
+	format := "format=gbrp"
+	if yuv {
+		format = "format=yuv420p"
+	}
 	cur := pre + "d"
-	p.graph = append(p.graph, join(head, "setpts=N", cut, fmt.Sprintf("scale=w=%d:h=%d", b.Dx(), b.Dy()), persp, "format=gbrp")+"["+cur+"]")
+	p.graph = append(p.graph, join(head, "setpts=N", cut, fmt.Sprintf("scale=w=%d:h=%d", b.Dx(), b.Dy()), persp, format)+"["+cur+"]")
 	for k, sh := range sp.Shades {
 		in := p.input(p.pictureFile(fmt.Sprintf("mockup-%d-shade-%d.png", i, k), sh.Image))
 		s, out := fmt.Sprintf("%ss%d", pre, k), fmt.Sprintf("%sb%d", pre, k)
-		if sh.Mode == composite.Normal {
+		switch {
+		case yuv:
+			// The shade's grey in all three planes (mergeplanes), made once.
+			e := greyModes[sh.Mode]
+			p.graph = append(p.graph,
+				fmt.Sprintf("[%d:v]format=gray,split[%sy][%sc]", in, s, s),
+				fmt.Sprintf("[%sc]scale=w=%d:h=%d,split[%su][%sv]", s, (b.Dx()+1)/2, (b.Dy()+1)/2, s, s),
+				fmt.Sprintf("[%sy][%su][%sv]mergeplanes=0x001020:yuv420p[%s]", s, s, s, s),
+				fmt.Sprintf("[%s][%s]lut2=c0='%s':c1='%s':c2='%s'[%s]", cur, s, e[0], e[1], e[1], out))
+		case sh.Mode == composite.Normal:
 			p.graph = append(p.graph, fmt.Sprintf("[%d:v]format=gbrap[%s]", in, s),
 				fmt.Sprintf("[%s][%s]overlay=format=gbrp[%s]", cur, s, out))
-		} else {
+		default:
 			p.graph = append(p.graph, fmt.Sprintf("[%d:v]format=gbrp[%s]", in, s),
 				fmt.Sprintf("[%s][%s]blend=all_mode=%s[%s]", cur, s, blendModes[sh.Mode], out))
 		}
@@ -258,19 +287,35 @@ func (p *planner) mockupFrames(i int, l Layer, win window, head string) string {
 	mask := p.input(p.pictureFile(fmt.Sprintf("mockup-%d-mask.png", i), sp.Mask))
 	under := p.input(p.pictureFile(fmt.Sprintf("mockup-%d-under.png", i), sp.Under))
 	// The picture under the design is repeated for every frame of the
-	// design, which sets the pace (shortest).
+	// design, which sets the pace (shortest). The pictures are laid in
+	// YUV 4:2:0, as the layer is then drawn: Box and Over start on even
+	// pixels, where overlay places them.
 	frames := win.frames() + l.SkipFrames + 2
 	p.graph = append(p.graph,
 		fmt.Sprintf("[%d:v]format=gray[%sa]", mask, pre),
-		fmt.Sprintf("[%s][%sa]alphamerge[%sf]", cur, pre, pre),
-		fmt.Sprintf("[%d:v]format=gbrap,loop=loop=%d:size=1:start=0,settb=expr=1/%d,setpts=N[%su]", under, frames, p.s.FPS, pre),
-		fmt.Sprintf("[%su][%sf]overlay=x=%d:y=%d:format=gbrp:shortest=1[%sc]", pre, pre, b.Min.X, b.Min.Y, pre))
+		fmt.Sprintf("[%s][%sa]alphamerge,format=yuva420p[%sf]", cur, pre, pre),
+		fmt.Sprintf("[%d:v]format=yuva420p,loop=loop=%d:size=1:start=0,settb=expr=1/%d,setpts=N[%su]", under, frames, p.s.FPS, pre),
+		fmt.Sprintf("[%su][%sf]overlay=x=%d:y=%d:format=yuv420:shortest=1[%sc]", pre, pre, b.Min.X, b.Min.Y, pre))
 	out := pre + "c"
 	if sp.Over != nil {
 		over := p.input(p.pictureFile(fmt.Sprintf("mockup-%d-over.png", i), sp.Over))
-		p.graph = append(p.graph, fmt.Sprintf("[%d:v]format=gbrap[%so]", over, pre),
-			fmt.Sprintf("[%sc][%so]overlay=x=%d:y=%d:format=gbrp[%sv]", pre, pre, sp.Over.Rect.Min.X, sp.Over.Rect.Min.Y, pre))
+		p.graph = append(p.graph, fmt.Sprintf("[%d:v]format=yuva420p[%so]", over, pre),
+			fmt.Sprintf("[%sc][%so]overlay=x=%d:y=%d:format=yuv420[%sv]", pre, pre, sp.Over.Rect.Min.X, sp.Over.Rect.Min.Y, pre))
 		out = pre + "v"
 	}
 	return "[" + out + "]null"
+}
+
+// greyPicture reports whether every pixel of img has R = G = B.
+func greyPicture(img *image.NRGBA) bool {
+	b := img.Bounds()
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(b.Min.X, y):img.PixOffset(b.Max.X, y)]
+		for x := 0; x < len(row); x += 4 {
+			if row[x] != row[x+1] || row[x] != row[x+2] {
+				return false
+			}
+		}
+	}
+	return true
 }

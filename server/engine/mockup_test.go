@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"fmt"
 	"image"
 	"math"
 	"os"
@@ -140,7 +141,8 @@ func TestRenderMockupVideo(t *testing.T) {
 	cmd, frames := renderMockup(t, comp, video)
 	require.Len(t, frames, 10)
 	require.Contains(t, filterGraph(cmd), "perspective=")
-	require.Contains(t, filterGraph(cmd), "blend=all_mode=multiply")
+	// A grey multiply shading is applied in YUV.
+	require.Contains(t, filterGraph(cmd), "lut2=c0='16+(x-16)*y/255'")
 	quad := image.Rect(150, 120, 450, 460)
 	all := image.Rect(0, 0, 600, 600)
 	for _, n := range []int{2, 7} {
@@ -263,29 +265,39 @@ func TestMockupCheck(t *testing.T) {
 // The layer exactly, on screen.psd (1280×720, a smart object
 // "Screen" under a multiply shading and a bezel), as a still: a png at
 // frameTime 0.5 shows frame 5 of the video in the screen, as mockup.render
-// draws it.
+// draws it; and with the template's hidden overlay glare shown, which is
+// drawn in RGB (blend).
 func TestRenderMockupStill(t *testing.T) {
 	t.Parallel()
 	_, video, _ := mockupMedia(t)
 	abs, err := filepath.Abs("../mockup/testdata/screen.psd")
 	require.NoError(t, err)
-	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 1280, "height": 720, "fps": 10, "format": "png", "frameTime": 0.5,
-		"layers": []any{map[string]any{"type": "mockup", "template": "ast_0123abcd", "smartObject": "Screen", "src": "https://example.com/app.mp4", "start": 0, "duration": 1}}}),
-		nil, DefaultLimits())
-	require.NoError(t, err)
-	media := map[string]Media{s.Sources()[0].Key: {Path: abs, Template: true}, s.Sources()[1].Key: video}
-	_, out := runPlan(t, s, media, "png", Plan)
-	frame := decodeRGB(t, out, 1280, 720)[0]
-	if dst := os.Getenv("MOCKUP_OUT"); dst != "" {
-		b, _ := os.ReadFile(out)
-		require.NoError(t, os.WriteFile(dst, b, 0o644))
-	}
 	tpl, c, err := mockup.Load(abs, 0)
 	require.NoError(t, err)
 	defer c.Close()
-	still, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"Screen": designFrame(t, video, 5)}})
-	require.NoError(t, err)
-	p := framePSNR(frame, 1280, still, image.Rect(0, 0, 1280, 720))
-	t.Logf("still at frameTime 0.5: PSNR %.1f dB against mockup.render", p)
-	require.Greater(t, p, 33.0)
+	for _, show := range [][]string{nil, {"Glare"}} {
+		layer := map[string]any{"type": "mockup", "template": "ast_0123abcd", "smartObject": "Screen", "src": "https://example.com/app.mp4", "start": 0, "duration": 1}
+		if show != nil {
+			layer["show"] = show
+		}
+		s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 1280, "height": 720, "fps": 10, "format": "png", "frameTime": 0.5,
+			"layers": []any{layer}}), nil, DefaultLimits())
+		require.NoError(t, err)
+		media := map[string]Media{s.Sources()[0].Key: {Path: abs, Template: true}, s.Sources()[1].Key: video}
+		cmd, out := runPlan(t, s, media, "png", Plan)
+		if show != nil {
+			require.Contains(t, filterGraph(cmd), "blend=all_mode=overlay")
+		}
+		frame := decodeRGB(t, out, 1280, 720)[0]
+		if dst := os.Getenv("MOCKUP_OUT"); dst != "" {
+			b, _ := os.ReadFile(out)
+			require.NoError(t, os.WriteFile(fmt.Sprintf("%s-%d.png", dst, len(show)), b, 0o644))
+		}
+		still, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"Screen": designFrame(t, video, 5)}, Show: show})
+		require.NoError(t, err)
+		p := framePSNR(frame, 1280, still, image.Rect(0, 0, 1280, 720))
+		t.Logf("still at frameTime 0.5, shown %v: PSNR %.1f dB against mockup.render", show, p)
+		// Shading in RGB converts the box to RGB and back: a little less.
+		require.Greater(t, p, 33.0-3*float64(len(show)))
+	}
 }

@@ -39,9 +39,6 @@ func (c *compiler) layerA(o *object) {
 		}
 		return
 	}
-	if l.Kind == KindMockup {
-		l.X, l.Y = Pos{}, Pos{} // the template's canvas, where the frame's is
-	}
 	c.timing(o, "duration", &l)
 	c.fades(o, &l)
 	if l.Kind != KindAudio {

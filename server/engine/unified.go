@@ -84,9 +84,6 @@ func (c *compiler) clip(o *object) {
 		}
 		return
 	}
-	if l.Kind == KindMockup {
-		l.X, l.Y = Pos{}, Pos{} // the template's canvas, where the frame's is
-	}
 	c.timing(o, "length", &l)
 	c.fades(o, &l)
 	if l.Kind != KindAudio {

@@ -21,10 +21,12 @@ import (
 type Split struct {
 	Width, Height int
 	// Under is the template without the smart object and what lies above
-	// it; Over is what lies above it, cut to what it draws (its Bounds()
-	// are where it goes on the canvas), nil when nothing does.
+	// it; Over is what lies above it, cut to what it draws from even
+	// pixels (its Bounds() are where it goes on the canvas), nil when
+	// nothing does.
 	Under, Over *image.NRGBA
-	// Box is the part of the canvas the design can cover.
+	// Box is the part of the canvas the design can cover; it starts on
+	// even pixels.
 	Box image.Rectangle
 	// Corners are where the design's frame lands on the canvas: its
 	// top-left, top-right, bottom-right and bottom-left corners.
@@ -185,6 +187,7 @@ func (t *Template) Split(smartObject string, designW, designH int, opts Options)
 	if r := opaqueBounds(s.Over); r.Empty() {
 		s.Over = nil
 	} else {
+		r.Min.X, r.Min.Y = r.Min.X&^1, r.Min.Y&^1 // even, as Box
 		s.Over = s.Over.SubImage(r).(*image.NRGBA)
 	}
 	// An opaque white design of the frames' size: its alpha on the canvas
@@ -216,7 +219,8 @@ func (s *Split) corners(p *psd.Placed, design image.Image, fit string) {
 		s.Corners[i] = c
 		x0, y0, x1, y1 = math.Min(x0, c.X), math.Min(y0, c.Y), math.Max(x1, c.X), math.Max(y1, c.Y)
 	}
-	box := image.Rect(int(math.Floor(x0)), int(math.Floor(y0)), int(math.Ceil(x1)), int(math.Ceil(y1)))
+	// On even pixels, where overlay places a YUV 4:2:0 picture.
+	box := image.Rect(int(math.Floor(x0))&^1, int(math.Floor(y0))&^1, int(math.Ceil(x1)), int(math.Ceil(y1)))
 	s.Box = box.Intersect(image.Rect(0, 0, s.Width, s.Height))
 	if s.Box.Empty() {
 		s.Box = image.Rect(0, 0, 2, 2) // off the canvas: nothing of the design shows

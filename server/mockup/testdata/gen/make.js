@@ -8,9 +8,9 @@
 //   bench.psd   3000x3000: a background, one smart object in a perspective
 //               quad (content 2000x2000) and a multiply shading clipped to it.
 //   screen.psd  1280x720: a desk, a smart object "Screen" (content 1280x720)
-//               in a perspective quad with a multiply shading clipped to it,
-//               under a bezel: the template of the mockup layer's tests and
-//               benchmark.
+//               in a perspective quad with a multiply shading and a hidden
+//               overlay glare clipped to it, under a bezel: the template of
+//               the mockup layer's tests and benchmark.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -122,6 +122,12 @@ function screen() {
       { name: 'Desk', left: 0, top: 0, right: W, bottom: H, imageData: bg },
       smart('Screen', 'd4c5b7e2-0000-4000-8000-000000000001', quad, 1280, 720),
       shading(r, 60),
+      // A warm glare in overlay, hidden: a test shows it to shade in RGB.
+      {
+        name: 'Glare', blendMode: 'overlay', clipping: true, hidden: true,
+        left: r[0], top: r[1], right: r[2], bottom: r[3],
+        imageData: image(r[2] - r[0], r[3] - r[1], (x, y) => [255, 200, 120, Math.max(0, 200 - Math.floor((x + y) / 4))]),
+      },
       { name: 'Bezel', left: r[0] - 24, top: r[1] - 24, right: r[2] + 24, bottom: r[3] + 24, imageData: bezel },
     ],
   };
