@@ -301,3 +301,41 @@ func TestRenderMockupStill(t *testing.T) {
 		require.Greater(t, p, 33.0-3*float64(len(show)))
 	}
 }
+
+// A mockup layer is a layer like the others: it slides in, turns, and
+// hands over to the next by a transition, in both formats.
+func TestRenderMockupMotion(t *testing.T) {
+	t.Parallel()
+	_, video, picture := mockupMedia(t)
+	comp := map[string]any{"width": 320, "height": 180, "fps": 10, "format": "mov", "background": "#000000", "layers": []any{
+		map[string]any{"type": "mockup", "template": "tpl", "smartObject": "Design", "src": "design", "start": 0, "duration": 1,
+			"width": 180, "height": 180, "x": "center", "enter": map[string]any{"type": "slide", "side": "left", "duration": 0.5},
+			"transition": map[string]any{"name": "wipeLeft", "duration": 0.3}},
+		map[string]any{"type": "mockup", "template": "tpl", "smartObject": "Back", "src": "design", "start": 0.7, "duration": 0.8,
+			"width": 180, "height": 180, "rotation": 10, "fit": "contain"},
+	}}
+	cmd, frames := renderMockup(t, comp, video)
+	require.Len(t, frames, 15)
+	require.Contains(t, filterGraph(cmd), "perspective=")
+	// Mid-slide the layer is left of its place; once in, centred.
+	lum := func(n, x int) float64 { c := meanRGB(frames[n], 320, x, 80, 8); return c[0] + c[1] + c[2] }
+	require.Greater(t, lum(6, 160), 100.0, "frame 6: the template's grey in the middle")
+	require.Less(t, lum(1, 230), 10.0, "frame 1: sliding in from the left, the right is black")
+	_, frames = renderMockup(t, comp, picture)
+	require.Len(t, frames, 15)
+
+	s, err := Compile("unified", mustJSON(t, map[string]any{"output": map[string]any{"width": 320, "height": 180, "fps": 10},
+		"tracks": []any{map[string]any{"clips": []any{map[string]any{"start": 0, "length": 1, "position": map[string]any{"x": 10},
+			"asset": map[string]any{"type": "mockup", "template": "https://example.com/t.psd", "smartObject": "Design", "src": "https://example.com/a.mp4", "trim": 2, "speed": 2, "volume": 0.5, "fit": "fill"}}}}}}),
+		nil, DefaultLimits())
+	require.NoError(t, err)
+	l := s.Layers[0]
+	require.Equal(t, Mockup{Template: "s0", SmartObject: "Design", Fit: "fill", TemplateField: "composition.tracks[0].clips[0].asset.template",
+		SmartObjectField: "composition.tracks[0].clips[0].asset.smartObject", HideField: "composition.tracks[0].clips[0].asset.hide",
+		ShowField: "composition.tracks[0].clips[0].asset.show"}, *l.Mockup)
+	require.Equal(t, Pos{Px: 10}, l.X)
+	require.Equal(t, Pos{}, l.Y, "no y: the template's top")
+	require.Equal(t, 2.0, l.TrimStart)
+	require.Equal(t, 2.0, l.Playback.Speed)
+	require.Equal(t, 0.5, l.Volume)
+}
