@@ -284,6 +284,7 @@ func (t *Template) shades(so *psd.Layer, box image.Rectangle, opts Options) ([]S
 		if !visible[l.Path] {
 			continue
 		}
+		r.show = map[string]bool{l.Path: true} // visible, as decided above
 		cls, err := r.layers([]*psd.Layer{l})
 		if err != nil {
 			return nil, err
