@@ -15,6 +15,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgrate"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
@@ -82,6 +83,7 @@ func checkColumn(t, c string) error {
 			asset.Table:           asset.ValidColumn,
 			job.Table:             job.ValidColumn,
 			node.Table:            node.ValidColumn,
+			orgrate.Table:         orgrate.ValidColumn,
 			pipeline.Table:        pipeline.ValidColumn,
 			setting.Table:         setting.ValidColumn,
 			template.Table:        template.ValidColumn,

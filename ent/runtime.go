@@ -8,6 +8,7 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgrate"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/setting"
@@ -61,6 +62,12 @@ func init() {
 	nodeDescID := nodeFields[0].Descriptor()
 	// node.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	node.IDValidator = nodeDescID.Validators[0].(func(string) error)
+	orgrateFields := schema.OrgRate{}.Fields()
+	_ = orgrateFields
+	// orgrateDescID is the schema descriptor for id field.
+	orgrateDescID := orgrateFields[0].Descriptor()
+	// orgrate.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	orgrate.IDValidator = orgrateDescID.Validators[0].(func(string) error)
 	pipelineFields := schema.Pipeline{}.Fields()
 	_ = pipelineFields
 	// pipelineDescDescription is the schema descriptor for description field.

@@ -20,6 +20,8 @@ type Tx struct {
 	Job *JobClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
+	// OrgRate is the client for interacting with the OrgRate builders.
+	OrgRate *OrgRateClient
 	// Pipeline is the client for interacting with the Pipeline builders.
 	Pipeline *PipelineClient
 	// Setting is the client for interacting with the Setting builders.
@@ -162,6 +164,7 @@ func (tx *Tx) init() {
 	tx.Asset = NewAssetClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.Node = NewNodeClient(tx.config)
+	tx.OrgRate = NewOrgRateClient(tx.config)
 	tx.Pipeline = NewPipelineClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)

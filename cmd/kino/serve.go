@@ -17,6 +17,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
@@ -76,6 +77,14 @@ func serve(args []string) error {
 	fs.IntVar(&limits.MaxLayers, "max-layers", limits.MaxLayers, "most layers (clips) in a composition")
 	fs.IntVar(&limits.MaxAssets, "max-assets", limits.MaxAssets, "most distinct assets a composition downloads")
 	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
+	var orgDefault org.Policy
+	var orgsFile string
+	fs.Float64Var(&orgDefault.Rate, "org-rate", 0, "submits a second each organisation may make (renders, media jobs, pipeline runs and uploads together), with a burst of as many; more answer 429 RATE_LIMITED (0: no limit)")
+	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting (a split render's parts and a run's nodes each count); a submit past it answers 429 QUEUE_FULL (0: no limit)")
+	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together (0: no limit)")
+	orgQuota := sizeFlag(0)
+	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
+	fs.StringVar(&orgsFile, "orgs-file", "", "JSON file of organisations' weights and limits overriding the --org-* defaults (see docs/limits.md)")
 	var apiKeys, apiKeysFile string
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
 	fs.StringVar(&apiKeysFile, "api-keys-file", "", "file of API keys, one key=org a line")
@@ -111,6 +120,15 @@ func serve(args []string) error {
 	cfg.MinFreeDisk = int64(minFreeDisk)
 	cfg.SourceCacheBytes = int64(sourceCache)
 	cfg.BodyMinRate = int64(bodyMinRate)
+	orgDefault.Weight = 1
+	orgDefault.StorageQuota = int64(orgQuota)
+	var orgs map[string]org.Policy
+	if orgsFile != "" {
+		if orgs, err = org.ReadFile(orgsFile, orgDefault); err != nil {
+			return fmt.Errorf("--orgs-file: %w", err)
+		}
+	}
+	cfg.Orgs = org.New(orgDefault, orgs)
 	if whisper.URL != "" {
 		cfg.Transcriber = whisper
 	}

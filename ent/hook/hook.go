@@ -45,6 +45,18 @@ func (f NodeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NodeMutation", m)
 }
 
+// The OrgRateFunc type is an adapter to allow the use of ordinary
+// function as OrgRate mutator.
+type OrgRateFunc func(context.Context, *ent.OrgRateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrgRateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrgRateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrgRateMutation", m)
+}
+
 // The PipelineFunc type is an adapter to allow the use of ordinary
 // function as Pipeline mutator.
 type PipelineFunc func(context.Context, *ent.PipelineMutation) (ent.Value, error)

@@ -122,6 +122,11 @@ var (
 				Columns: []*schema.Column{JobsColumns[4], JobsColumns[18]},
 			},
 			{
+				Name:    "job_org_id_state",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[3], JobsColumns[4]},
+			},
+			{
 				Name:    "job_kind_org_id_idempotency_key",
 				Unique:  true,
 				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[22]},
@@ -145,6 +150,17 @@ var (
 		Name:       "nodes",
 		Columns:    NodesColumns,
 		PrimaryKey: []*schema.Column{NodesColumns[0]},
+	}
+	// OrgRatesColumns holds the columns for the "org_rates" table.
+	OrgRatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "tat", Type: field.TypeInt64},
+	}
+	// OrgRatesTable holds the schema information for the "org_rates" table.
+	OrgRatesTable = &schema.Table{
+		Name:       "org_rates",
+		Columns:    OrgRatesColumns,
+		PrimaryKey: []*schema.Column{OrgRatesColumns[0]},
 	}
 	// PipelinesColumns holds the columns for the "pipelines" table.
 	PipelinesColumns = []*schema.Column{
@@ -242,6 +258,7 @@ var (
 		AssetsTable,
 		JobsTable,
 		NodesTable,
+		OrgRatesTable,
 		PipelinesTable,
 		SettingsTable,
 		TemplatesTable,

@@ -15,6 +15,9 @@ type Job func(*sql.Selector)
 // Node is the predicate function for node builders.
 type Node func(*sql.Selector)
 
+// OrgRate is the predicate function for orgrate builders.
+type OrgRate func(*sql.Selector)
+
 // Pipeline is the predicate function for pipeline builders.
 type Pipeline func(*sql.Selector)
 

@@ -88,6 +88,8 @@ func (Job) Indexes() []ent.Index {
 		// Claims take the oldest available job; rescue finds lapsed leases.
 		index.Fields("state", "created_at"),
 		index.Fields("state", "lease_expires_at"),
+		// A submit counts its organisation's jobs waiting (--org-max-queued).
+		index.Fields("org_id", "state"),
 		// Keys are per organisation and kind: one org's key never finds
 		// another's job, and a render's key is not a media job's.
 		index.Fields("kind", "org_id", "idempotency_key").Unique(),

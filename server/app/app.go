@@ -42,6 +42,8 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
+	"github.com/kinohq/kino/server/org"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -110,9 +112,12 @@ type Config struct {
 	// SourceCacheBytes bounds the node's cache of downloaded render
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
-	Limits           engine.Limits
-	Lease            time.Duration
-	MaxAttempts      int
+	// Orgs is each organisation's weight and limits (--org-* flags and
+	// --orgs-file); nil gives every organisation weight 1 and no limits.
+	Orgs        *org.Policies
+	Limits      engine.Limits
+	Lease       time.Duration
+	MaxAttempts int
 	// JobRetryDelay is the wait before a media job's first retry.
 	JobRetryDelay time.Duration
 	ShutdownGrace time.Duration
@@ -344,7 +349,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 		Metrics:        m,
 		Log:            cfg.Log,
 	})
+	limits := quota.New(a.store, cfg.Orgs)
 	svc := render.NewService(render.ServiceConfig{
+		Quota:    limits,
 		Store:    a.store,
 		Jobs:     core,
 		Bus:      a.bus,
@@ -370,11 +377,11 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	a.grpcServer = rpc.NewServer(cfg.Log, authn, m, serverOpts...)
 	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
 	renderv1.RegisterTemplateServiceServer(a.grpcServer, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, cfg.Log))
-	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, cfg.Log))
+	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, limits, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, limits, cfg.Log))
 	renderv1.RegisterNodeServiceServer(a.grpcServer, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
-		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
@@ -578,6 +585,9 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.SourceCacheBytes <= 0 {
 		cfg.SourceCacheBytes = sourcecache.DefaultMaxBytes
+	}
+	if cfg.Orgs == nil {
+		cfg.Orgs = org.New(org.Policy{Weight: 1}, nil)
 	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()

@@ -171,6 +171,17 @@ type NewJob struct {
 // ctx, if any, is kept in each job's metadata, so that its attempts continue
 // the trace of the request that made it (see TraceContext).
 func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error) {
+	return c.InsertAdmitted(ctx, nil, jobs...)
+}
+
+// Admit decides, in the transaction that would insert them, whether jobs
+// may be inserted at all; an error stores none of them.
+type Admit func(ctx context.Context, tx *ent.Tx) error
+
+// InsertAdmitted is Insert with admit run first in its transaction (nil
+// admits all), so that what admit counts cannot change before the jobs
+// commit: an organisation's limits at submit (server/quota).
+func (c *Client) InsertAdmitted(ctx context.Context, admit Admit, jobs ...NewJob) ([]*ent.Job, error) {
 	traceContext := tracing.Inject(ctx)
 	dependants := map[string][]schema.Dependant{}
 	for _, n := range jobs {
@@ -181,6 +192,11 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 	now := nowMs()
 	var out []*ent.Job
 	err := c.withTx(ctx, func(tx *ent.Tx) error {
+		if admit != nil {
+			if err := admit(ctx, tx); err != nil {
+				return err
+			}
+		}
 		for _, n := range jobs {
 			created := n.CreatedAt
 			if created == 0 {

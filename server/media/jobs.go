@@ -30,6 +30,7 @@ import (
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -41,12 +42,14 @@ type JobService struct {
 	jobs    *jobs.Client
 	storage *storage.Storage
 	bus     events.Bus
+	quota   *quota.Limiter
 	log     *slog.Logger
 }
 
-// NewJobService returns the service.
-func NewJobService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, log *slog.Logger) *JobService {
-	return &JobService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, log: log}
+// NewJobService returns the service; limits checks each create against
+// its organisation's limits (nil limits nothing).
+func NewJobService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, limits *quota.Limiter, log *slog.Logger) *JobService {
+	return &JobService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, quota: limits, log: log}
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -97,7 +100,8 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	inserting := time.Now()
 	var j *ent.Job
 	id, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
-		inserted, err := s.jobs.Insert(ctx, jobs.NewJob{
+		admit := func(ctx context.Context, tx *ent.Tx) error { return s.quota.Admit(ctx, tx, auth.Org(ctx), 1) }
+		inserted, err := s.jobs.InsertAdmitted(ctx, admit, jobs.NewJob{
 			ID:   "job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
 			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
 			Metadata:       map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation},

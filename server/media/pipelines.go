@@ -17,6 +17,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/pipeline"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -28,12 +29,14 @@ type PipelineService struct {
 	jobs    *jobs.Client
 	storage *storage.Storage
 	bus     events.Bus
+	quota   *quota.Limiter
 	log     *slog.Logger
 }
 
-// NewPipelineService returns the service.
-func NewPipelineService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, log *slog.Logger) *PipelineService {
-	return &PipelineService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, log: log}
+// NewPipelineService returns the service; limits checks each run against
+// its organisation's limits (nil limits nothing).
+func NewPipelineService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, limits *quota.Limiter, log *slog.Logger) *PipelineService {
+	return &PipelineService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, quota: limits, log: log}
 }
 
 // spec turns the request into what pipeline.Validate checks.

@@ -152,7 +152,9 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 			}
 			batch = append(batch, nj)
 		}
-		if _, err := s.jobs.Insert(ctx, batch...); err != nil {
+		// Every node of a run is a job waiting until it runs.
+		admit := func(ctx context.Context, tx *ent.Tx) error { return s.quota.Admit(ctx, tx, p.OrgID, len(batch)) }
+		if _, err := s.jobs.InsertAdmitted(ctx, admit, batch...); err != nil {
 			return "", err
 		}
 		return runID, nil

@@ -25,6 +25,7 @@ import (
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -43,6 +44,7 @@ type Service struct {
 	// checkURL refuses webhooks kino may never call; nil accepts all.
 	checkURL func(string) error
 	split    SplitConfig
+	quota    *quota.Limiter
 	health   *healthCheck
 	log      *slog.Logger
 }
@@ -59,6 +61,9 @@ type ServiceConfig struct {
 	CheckURL func(string) error
 	// Split says which renders are split across workers.
 	Split SplitConfig
+	// Quota checks each submit against its organisation's limits; nil
+	// limits nothing.
+	Quota *quota.Limiter
 	Log   *slog.Logger
 }
 
@@ -72,6 +77,7 @@ func NewService(cfg ServiceConfig) *Service {
 		limits:   cfg.Limits,
 		checkURL: cfg.CheckURL,
 		split:    cfg.Split,
+		quota:    cfg.Quota,
 		health:   newHealthCheck(cfg.Store, cfg.Log),
 		log:      cfg.Log,
 	}
@@ -139,7 +145,10 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 		if all == nil {
 			all = []jobs.NewJob{whole}
 		}
-		inserted, err := s.jobs.Insert(ctx, all...)
+		// A split render's parts and join are each a job waiting.
+		inserted, err := s.jobs.InsertAdmitted(ctx, func(ctx context.Context, tx *ent.Tx) error {
+			return s.quota.Admit(ctx, tx, org, len(all))
+		}, all...)
 		if err != nil {
 			return "", err
 		}
