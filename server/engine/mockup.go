@@ -180,9 +180,15 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 	if err != nil {
 		return "", "", fail(err)
 	}
+	canvas := Media{Path: d.Path, Format: d.Format, HasVideo: true, Duration: d.Duration, Width: sp.Width, Height: sp.Height}
+	if bw, bh := box(l, canvas); bw < sp.Width && bh < sp.Height {
+		// Drawn smaller than it is: the template's pictures are scaled
+		// once, so that no frame costs more than the layer shows.
+		sp = sp.Scaled(bw, bh)
+		canvas.Width, canvas.Height = bw, bh
+	}
 	p.mock = &mockPlan{design: d, split: sp}
 	defer func() { p.mock = nil }()
-	canvas := Media{Path: d.Path, Format: d.Format, HasVideo: true, Duration: d.Duration, Width: sp.Width, Height: sp.Height}
 	in, x, y, enable := p.picture(i, l, canvas, win, lbl)
 	out := p.overlay(i, enable, video, lbl, x, y)
 	if sound {

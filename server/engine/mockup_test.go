@@ -168,25 +168,36 @@ func TestRenderMockupVideo(t *testing.T) {
 }
 
 // A picture in the smart object is mockup.render's picture, placed and
-// sized as an image layer: here at half size, at 20, 40.
-func TestRenderMockupPicture(t *testing.T) {
+// sized as an image layer: here at half size, at 20, 40. A video there is
+// drawn at that size, the template's pictures scaled once.
+func TestRenderMockupSized(t *testing.T) {
 	t.Parallel()
-	_, _, picture := mockupMedia(t)
+	_, video, picture := mockupMedia(t)
 	comp := map[string]any{"width": 640, "height": 360, "fps": 10, "format": "mov", "background": "#000000", "layers": []any{
 		map[string]any{"type": "mockup", "template": "tpl", "src": "design", "smartObject": "Front/Design", "start": 0, "duration": 0.5,
 			"x": 20, "y": 40, "width": 300, "height": 300},
 	}}
-	_, frames := renderMockup(t, comp, picture)
-	design, err := mockup.DecodeDesign(picture.Path, maxDesignPixels)
+	design, err := mockup.DecodeDesign(picture.Path, ffmpeg.DefaultMaxPixels)
 	require.NoError(t, err)
-	still := mockup.Resize(stillMockup(t, design, nil), 300)
-	moved := image.NewNRGBA(image.Rect(0, 0, 640, 360))
-	for y := 0; y < 300; y++ {
-		copy(moved.Pix[moved.PixOffset(20, 40+y):moved.PixOffset(320, 40+y)], still.Pix[still.PixOffset(0, y):still.PixOffset(300, y)])
+	for _, c := range []struct {
+		name   string
+		src    Media
+		design image.Image
+	}{{"picture", picture, design}, {"video", video, designFrame(t, video, 3)}} {
+		cmd, frames := renderMockup(t, comp, c.src)
+		if c.name == "video" {
+			// The template is drawn at the layer's size.
+			require.Contains(t, filterGraph(cmd), "overlay=x=74:y=60:format=yuv420:shortest=1")
+		}
+		still := mockup.Resize(stillMockup(t, c.design, nil), 300)
+		moved := image.NewNRGBA(image.Rect(0, 0, 640, 360))
+		for y := 0; y < 300; y++ {
+			copy(moved.Pix[moved.PixOffset(20, 40+y):moved.PixOffset(320, 40+y)], still.Pix[still.PixOffset(0, y):still.PixOffset(300, y)])
+		}
+		p := framePSNR(frames[3], 640, moved, image.Rect(30, 50, 310, 330))
+		t.Logf("%s design at 300×300: PSNR %.1f dB", c.name, p)
+		require.Greater(t, p, 30.0, c.name)
 	}
-	p := framePSNR(frames[3], 640, moved, image.Rect(30, 50, 310, 330))
-	t.Logf("picture design: PSNR %.1f dB", p)
-	require.Greater(t, p, 28.0)
 }
 
 // A split render's parts draw the layer's frames as the whole render

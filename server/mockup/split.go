@@ -8,6 +8,9 @@ import (
 	"slices"
 	"strings"
 
+	xdraw "golang.org/x/image/draw"
+	"golang.org/x/image/math/f64"
+
 	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/psd"
 )
@@ -301,4 +304,52 @@ func (t *Template) shades(so *psd.Layer, box image.Rectangle, opts Options) ([]S
 		out = append(out, Shade{Mode: mode, Image: img.SubImage(box).(*image.NRGBA)})
 	}
 	return out, nil
+}
+
+// Scaled is s drawn at w × h pixels instead of the template's size, for a
+// renderer that shows the template smaller than it is: each picture is
+// resampled once, with one mapping of the canvas for all of them, so they
+// stay registered to the pixel; Box is grown to whole pixels from even
+// ones. s itself when w × h is its size.
+func (s *Split) Scaled(w, h int) *Split {
+	if w == s.Width && h == s.Height || w <= 0 || h <= 0 {
+		return s
+	}
+	kx, ky := float64(w)/float64(s.Width), float64(h)/float64(s.Height)
+	rect := func(r image.Rectangle) image.Rectangle {
+		out := image.Rect(int(math.Floor(float64(r.Min.X)*kx))&^1, int(math.Floor(float64(r.Min.Y)*ky))&^1,
+			int(math.Ceil(float64(r.Max.X)*kx)), int(math.Ceil(float64(r.Max.Y)*ky)))
+		if out = out.Intersect(image.Rect(0, 0, w, h)); out.Empty() {
+			return image.Rect(0, 0, 2, 2)
+		}
+		return out
+	}
+	// draw resamples src, whose first pixel lies at canvas point at, into
+	// dst, a picture of the rectangle r of the scaled canvas.
+	draw := func(dst xdraw.Image, r image.Rectangle, src image.Image, at image.Point) {
+		b, d := src.Bounds(), dst.Bounds()
+		m := f64.Aff3{kx, 0, kx*float64(at.X-b.Min.X) - float64(r.Min.X-d.Min.X),
+			0, ky, ky*float64(at.Y-b.Min.Y) - float64(r.Min.Y-d.Min.Y)}
+		xdraw.BiLinear.Transform(dst, m, src, b, xdraw.Src, nil)
+	}
+	out := &Split{Width: w, Height: h, Crop: s.Crop, Box: rect(s.Box)}
+	out.Under = image.NewNRGBA(image.Rect(0, 0, w, h))
+	draw(out.Under, out.Under.Rect, s.Under, image.Point{})
+	if s.Over != nil {
+		r := rect(s.Over.Rect)
+		out.Over = image.NewNRGBA(r)
+		draw(out.Over, r, s.Over, s.Over.Rect.Min)
+	}
+	for i, c := range s.Corners {
+		out.Corners[i] = composite.Point{X: c.X * kx, Y: c.Y * ky}
+	}
+	bw, bh := out.Box.Dx(), out.Box.Dy()
+	out.Mask = image.NewGray(image.Rect(0, 0, bw, bh))
+	draw(out.Mask, out.Box, s.Mask, s.Box.Min)
+	for _, sh := range s.Shades {
+		img := image.NewNRGBA(image.Rect(0, 0, bw, bh))
+		draw(img, out.Box, sh.Image, sh.Image.Rect.Min)
+		out.Shades = append(out.Shades, Shade{Mode: sh.Mode, Image: img})
+	}
+	return out
 }
