@@ -357,3 +357,28 @@ func TestRenderMockupMotion(t *testing.T) {
 	require.Equal(t, 2.0, l.Playback.Speed)
 	require.Equal(t, 0.5, l.Volume)
 }
+
+// A template given by URL that is not a PSD kino draws fails the render
+// naming the layer's template; a smart object it lacks, its smartObject.
+func TestPlanMockupBadTemplate(t *testing.T) {
+	t.Parallel()
+	_, video, picture := mockupMedia(t)
+	comp := map[string]any{"width": 320, "height": 180, "fps": 10, "layers": []any{
+		map[string]any{"type": "mockup", "template": "tpl", "smartObject": "Screen", "src": "design", "start": 0, "duration": 1}}}
+	s, media := mockupScene(t, comp, video)
+	for _, src := range s.Sources() {
+		if src.Template {
+			media[src.Key] = Media{Path: picture.Path, Template: true}
+		}
+	}
+	_, err := Plan(s, media, t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"), testFont)
+	var me *MediaError
+	require.ErrorAs(t, err, &me)
+	require.Equal(t, "composition.layers[0].template", me.Field, "%v", err)
+	require.Contains(t, me.Message, "the template cannot be rendered")
+
+	s, media = mockupScene(t, comp, video)
+	_, err = Plan(s, media, t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"), testFont)
+	require.ErrorAs(t, err, &me)
+	require.EqualError(t, err, `composition.layers[0].smartObject: "Screen" is not a layer of the template (its smart objects: "Front/Design", "Back")`)
+}
