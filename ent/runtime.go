@@ -13,6 +13,7 @@ import (
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -90,6 +91,12 @@ func init() {
 	templateDescID := templateFields[0].Descriptor()
 	// template.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	template.IDValidator = templateDescID.Validators[0].(func(string) error)
+	usageFields := schema.Usage{}.Fields()
+	_ = usageFields
+	// usageDescID is the schema descriptor for id field.
+	usageDescID := usageFields[0].Descriptor()
+	// usage.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	usage.IDValidator = usageDescID.Validators[0].(func(string) error)
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
 	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.

@@ -28,6 +28,8 @@ type Tx struct {
 	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// Usage is the client for interacting with the Usage builders.
+	Usage *UsageClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -168,6 +170,7 @@ func (tx *Tx) init() {
 	tx.Pipeline = NewPipelineClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)
+	tx.Usage = NewUsageClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

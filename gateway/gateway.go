@@ -86,6 +86,9 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	if err := mediav1.RegisterAssetServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register asset gateway: %w", err)
 	}
+	if err := mediav1.RegisterUsageServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register usage gateway: %w", err)
+	}
 	if err := renderv1.RegisterNodeServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register node gateway: %w", err)
 	}

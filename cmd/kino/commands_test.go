@@ -119,6 +119,17 @@ func TestJobSubcommands(t *testing.T) {
 	assert.Contains(t, p.kinoFails(t, "job", "watch", long1), "ended cancelled")
 	assert.Contains(t, p.kinoFails(t, "job", "get", "job_nope"), "JOB_NOT_FOUND")
 	assert.Equal(t, 2.0, jsonOut(t, p.kinoCmd(t, "job", "list"))["meta"].(map[string]any)["total"])
+
+	// Usage: the resize, priced; the transcode was cancelled before it ended.
+	used := jsonOut(t, p.kinoCmd(t, "usage"))
+	rows := used["data"].([]any)
+	require.Len(t, rows, 1, "%v", used)
+	row := rows[0].(map[string]any)
+	assert.Equal(t, "image.resize", row["type"])
+	assert.Equal(t, 1.0, row["jobs"])
+	assert.Positive(t, row["cpuSeconds"])
+	assert.Equal(t, 0.0005, row["price"])
+	assert.Contains(t, p.kinoFails(t, "usage", "--from", "last week"), "VALIDATION_ERROR")
 }
 
 func TestPipelineSubcommands(t *testing.T) {

@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
+	kinousage "github.com/kinohq/kino/server/usage"
 )
 
 func serve(args []string) error {
@@ -93,6 +94,8 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.URL, "whisper-url", "", "transcribe with this Whisper-compatible endpoint (…/v1/audio/transcriptions) instead of offline pocketsphinx")
 	fs.StringVar(&whisper.Model, "whisper-model", "whisper-1", "model name sent to the Whisper endpoint")
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
+	fs.Float64Var(&whisper.PricePerMinute, "whisper-minute-price", 0.006, "what the Whisper endpoint charges, USD per minute of audio: the providerCost of a job it transcribes")
+	fs.Float64Var(&cfg.CPUSecondCost, "cpu-second-cost", kinousage.DefaultCPUSecondCost, "what one CPU second of a job's ffmpeg and ffprobe processes costs, USD: its infraCost")
 	uploadLimit := sizeFlag(100 << 20)
 	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
 	httpLimits := app.DefaultHTTPLimits()

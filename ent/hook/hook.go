@@ -93,6 +93,18 @@ func (f TemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TemplateMutation", m)
 }
 
+// The UsageFunc type is an adapter to allow the use of ordinary
+// function as Usage mutator.
+type UsageFunc func(context.Context, *ent.UsageMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UsageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UsageMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UsageMutation", m)
+}
+
 // The WebhookDeliveryFunc type is an adapter to allow the use of ordinary
 // function as WebhookDelivery mutator.
 type WebhookDeliveryFunc func(context.Context, *ent.WebhookDeliveryMutation) (ent.Value, error)

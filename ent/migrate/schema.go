@@ -220,6 +220,35 @@ var (
 			},
 		},
 	}
+	// UsagesColumns holds the columns for the "usages" table.
+	UsagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "type", Type: field.TypeString},
+		{Name: "day", Type: field.TypeString},
+		{Name: "state", Type: field.TypeString},
+		{Name: "jobs", Type: field.TypeInt},
+		{Name: "media_seconds", Type: field.TypeFloat64},
+		{Name: "cpu_seconds", Type: field.TypeFloat64},
+		{Name: "price", Type: field.TypeFloat64},
+		{Name: "provider_cost", Type: field.TypeFloat64},
+		{Name: "infra_cost", Type: field.TypeFloat64},
+		{Name: "finished_at", Type: field.TypeInt64},
+	}
+	// UsagesTable holds the schema information for the "usages" table.
+	UsagesTable = &schema.Table{
+		Name:       "usages",
+		Columns:    UsagesColumns,
+		PrimaryKey: []*schema.Column{UsagesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "usage_org_id_day_type",
+				Unique:  false,
+				Columns: []*schema.Column{UsagesColumns[1], UsagesColumns[4], UsagesColumns[3]},
+			},
+		},
+	}
 	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
 	WebhookDeliveriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -262,6 +291,7 @@ var (
 		PipelinesTable,
 		SettingsTable,
 		TemplatesTable,
+		UsagesTable,
 		WebhookDeliveriesTable,
 	}
 )

@@ -27,5 +27,8 @@ type Setting func(*sql.Selector)
 // Template is the predicate function for template builders.
 type Template func(*sql.Selector)
 
+// Usage is the predicate function for usage builders.
+type Usage func(*sql.Selector)
+
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)

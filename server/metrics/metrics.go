@@ -60,6 +60,9 @@ type Metrics struct {
 	webhooks    *prometheus.CounterVec
 	grpc        *prometheus.CounterVec
 	http        *prometheus.CounterVec
+	orgJobs     *prometheus.CounterVec
+	orgCPU      *prometheus.CounterVec
+	orgPrice    *prometheus.CounterVec
 }
 
 // New returns the collectors of one process on a registry of their own,
@@ -106,8 +109,21 @@ func New() *Metrics {
 			Name: "kino_http_requests_total",
 			Help: "HTTP requests answered by the REST gateway, by method, route pattern and status code.",
 		}, []string{"method", "route", "code"}),
+		orgJobs: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_org_jobs_total",
+			Help: "Jobs this process ended completed or failed, by organisation (those named in --orgs-file or --api-keys; \"other\" for the rest) and kind; a split render's parts not counted.",
+		}, []string{"org", "kind"}),
+		orgCPU: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_org_cpu_seconds_total",
+			Help: "CPU seconds (user + system) of the ffmpeg and ffprobe processes of the jobs this process ended, every attempt, by organisation and kind.",
+		}, []string{"org", "kind"}),
+		orgPrice: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_org_price_usd_total",
+			Help: "Price in USD of the jobs this process ended, by organisation and kind.",
+		}, []string{"org", "kind"}),
 	}
 	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http,
+		m.orgJobs, m.orgCPU, m.orgPrice,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Outcomes that have not happened yet are 0, not absent, so that
 	// increase() and alerts see the first one.
@@ -176,6 +192,17 @@ func (m *Metrics) JobEnded(kind, typ, state string) {
 		return
 	}
 	m.jobsEnded.WithLabelValues(kind, typ, state).Inc()
+}
+
+// OrgUsed counts what a job of an organisation used when it ended: org is
+// the label the caller chose (a bounded set), jobs 0 for a part of a job.
+func (m *Metrics) OrgUsed(org, kind string, jobs int, cpuSeconds, price float64) {
+	if m == nil {
+		return
+	}
+	m.orgJobs.WithLabelValues(org, kind).Add(float64(jobs))
+	m.orgCPU.WithLabelValues(org, kind).Add(max(cpuSeconds, 0))
+	m.orgPrice.WithLabelValues(org, kind).Add(max(price, 0))
 }
 
 // Fetched counts downloaded bytes.

@@ -18,6 +18,7 @@ import (
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/store"
 )
@@ -60,6 +61,16 @@ type querier interface {
 // nothing. A submission of more jobs than MaxQueued is accepted when none
 // of o's jobs wait, so that no render or pipeline is refused for good.
 func (l *Limiter) Admit(ctx context.Context, tx *ent.Tx, o string, n int) error {
+	return l.admit(ctx, tx, o, n)
+}
+
+// Jobs is Admit as the job core takes it, for a submission of n jobs of o:
+// the APIs hand it to jobs.Client.InsertAdmitted without seeing the database.
+func (l *Limiter) Jobs(o string, n int) jobs.Admit {
+	return func(ctx context.Context, tx *ent.Tx) error { return l.admit(ctx, tx, o, n) }
+}
+
+func (l *Limiter) admit(ctx context.Context, tx *ent.Tx, o string, n int) error {
 	if l == nil {
 		return nil
 	}

@@ -5,8 +5,6 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/predicate"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
@@ -18,18 +16,18 @@ import (
 var Statuses = []string{"queued", "processing", "completed", "failed", "cancelled"}
 
 // statusIs selects the jobs whose Status is s, one of Statuses.
-func statusIs(s string) predicate.Job {
+func statusIs(s string) []jobs.Phase {
 	switch s {
 	// A waiting render is queued until it has started: only a split
 	// render can have, with its parts, and it stays processing while it
 	// waits for them and then for a worker to join them (shownStatus).
 	// The core clears the start of any other job it puts back.
 	case "queued":
-		return job.And(job.StateIn(jobs.Pending, jobs.Available), job.StartedAtIsNil())
+		return []jobs.Phase{jobs.Begun(false, jobs.Pending, jobs.Available)}
 	case "processing":
-		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateIn(jobs.Pending, jobs.Available), job.StartedAtNotNil()))
+		return []jobs.Phase{jobs.Is(jobs.Running), jobs.Begun(true, jobs.Pending, jobs.Available)}
 	}
-	return job.StateEQ(job.State(s))
+	return []jobs.Phase{jobs.Is(jobs.State(s))}
 }
 
 // ListRenders lists the caller's render jobs, newest first (ties broken by
@@ -40,14 +38,14 @@ func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequ
 		return nil, err
 	}
 	// The (kind, org_id[, state], created_at, id) indexes serve both reads.
-	where := []predicate.Job{job.Kind(Kind), job.OrgID(auth.Org(ctx))}
+	f := jobs.Filter{Kind: Kind, Org: auth.Org(ctx)}
 	if st := req.GetStatus(); st != "" {
 		if !slices.Contains(Statuses, st) {
 			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
 		}
-		where = append(where, statusIs(st))
+		f.Phases = statusIs(st)
 	}
-	total, found, err := s.jobs.List(ctx, limit, offset, where...)
+	total, found, err := s.jobs.List(ctx, f, limit, offset)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the render jobs could not be listed; try again")
 	}
