@@ -19,12 +19,13 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	RenderService_SubmitRender_FullMethodName = "/kino.render.v1.RenderService/SubmitRender"
-	RenderService_GetRender_FullMethodName    = "/kino.render.v1.RenderService/GetRender"
-	RenderService_CancelRender_FullMethodName = "/kino.render.v1.RenderService/CancelRender"
-	RenderService_WatchRender_FullMethodName  = "/kino.render.v1.RenderService/WatchRender"
-	RenderService_Health_FullMethodName       = "/kino.render.v1.RenderService/Health"
-	RenderService_ListRenders_FullMethodName  = "/kino.render.v1.RenderService/ListRenders"
+	RenderService_SubmitRender_FullMethodName  = "/kino.render.v1.RenderService/SubmitRender"
+	RenderService_GetRender_FullMethodName     = "/kino.render.v1.RenderService/GetRender"
+	RenderService_CancelRender_FullMethodName  = "/kino.render.v1.RenderService/CancelRender"
+	RenderService_WatchRender_FullMethodName   = "/kino.render.v1.RenderService/WatchRender"
+	RenderService_Health_FullMethodName        = "/kino.render.v1.RenderService/Health"
+	RenderService_ListRenders_FullMethodName   = "/kino.render.v1.RenderService/ListRenders"
+	RenderService_PreviewRender_FullMethodName = "/kino.render.v1.RenderService/PreviewRender"
 )
 
 // RenderServiceClient is the client API for RenderService service.
@@ -49,6 +50,10 @@ type RenderServiceClient interface {
 	// time, optionally only those of one status. kino's own: the render
 	// interface has no list.
 	ListRenders(ctx context.Context, in *ListRendersRequest, opts ...grpc.CallOption) (*ListRendersResponse, error)
+	// PreviewRender draws the one frame a render of the request would show
+	// at a time, with the render's own engine, and answers it as a picture
+	// at once: nothing is queued or stored. kino's own (docs/api.md).
+	PreviewRender(ctx context.Context, in *PreviewRenderRequest, opts ...grpc.CallOption) (*PreviewRenderResponse, error)
 }
 
 type renderServiceClient struct {
@@ -128,6 +133,16 @@ func (c *renderServiceClient) ListRenders(ctx context.Context, in *ListRendersRe
 	return out, nil
 }
 
+func (c *renderServiceClient) PreviewRender(ctx context.Context, in *PreviewRenderRequest, opts ...grpc.CallOption) (*PreviewRenderResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PreviewRenderResponse)
+	err := c.cc.Invoke(ctx, RenderService_PreviewRender_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RenderServiceServer is the server API for RenderService service.
 // All implementations must embed UnimplementedRenderServiceServer
 // for forward compatibility.
@@ -150,6 +165,10 @@ type RenderServiceServer interface {
 	// time, optionally only those of one status. kino's own: the render
 	// interface has no list.
 	ListRenders(context.Context, *ListRendersRequest) (*ListRendersResponse, error)
+	// PreviewRender draws the one frame a render of the request would show
+	// at a time, with the render's own engine, and answers it as a picture
+	// at once: nothing is queued or stored. kino's own (docs/api.md).
+	PreviewRender(context.Context, *PreviewRenderRequest) (*PreviewRenderResponse, error)
 	mustEmbedUnimplementedRenderServiceServer()
 }
 
@@ -177,6 +196,9 @@ func (UnimplementedRenderServiceServer) Health(context.Context, *HealthRequest) 
 }
 func (UnimplementedRenderServiceServer) ListRenders(context.Context, *ListRendersRequest) (*ListRendersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListRenders not implemented")
+}
+func (UnimplementedRenderServiceServer) PreviewRender(context.Context, *PreviewRenderRequest) (*PreviewRenderResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PreviewRender not implemented")
 }
 func (UnimplementedRenderServiceServer) mustEmbedUnimplementedRenderServiceServer() {}
 func (UnimplementedRenderServiceServer) testEmbeddedByValue()                       {}
@@ -300,6 +322,24 @@ func _RenderService_ListRenders_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RenderService_PreviewRender_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PreviewRenderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RenderServiceServer).PreviewRender(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RenderService_PreviewRender_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RenderServiceServer).PreviewRender(ctx, req.(*PreviewRenderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RenderService_ServiceDesc is the grpc.ServiceDesc for RenderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -326,6 +366,10 @@ var RenderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListRenders",
 			Handler:    _RenderService_ListRenders_Handler,
+		},
+		{
+			MethodName: "PreviewRender",
+			Handler:    _RenderService_PreviewRender_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{
