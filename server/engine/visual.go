@@ -190,8 +190,18 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 			pts = fmt.Sprintf("setpts=PTS+(%s)/TB", f(moved-l.FirstFrame))
 			skip = fmt.Sprintf("trim=start_pts=%d", l.SkipFrames)
 		}
-		in = p.input(m, opts...)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, pts), "fps="+fps, skip, before, size, zoompan, after, "format=yuva420p",
+		src := m
+		if p.mock != nil {
+			src = p.mock.design // m is the template's canvas
+		}
+		in = p.input(src, opts...)
+		head := join(fmt.Sprintf("[%d:v]%s", in, pts), "fps="+fps, skip)
+		if p.mock != nil {
+			// A mockup layer's frames are its design's, drawn into the
+			// template.
+			head = p.mockupFrames(i, l, win, head)
+		}
+		chain = join(head, before, size, zoompan, after, "format=yuva420p",
 			win.shift(), fades(l, win), opacity(l))
 	}
 	if !l.moves() && zoompan == "" && !l.ramped() {

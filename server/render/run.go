@@ -284,7 +284,7 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 	cfg := r.cfg
 	list := make([]attempt.Source, len(sources))
 	for i, src := range sources {
-		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font,
+		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font && !src.Template,
 			Fetch: func(ctx context.Context, path string) (int64, error) {
 				switch {
 				case engine.IsAssetID(src.URL):
@@ -305,6 +305,8 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 		switch {
 		case src.Captions:
 			out[src.Key] = engine.Media{Path: got[i].Path}
+		case src.Template:
+			out[src.Key] = engine.Media{Path: got[i].Path, Template: true}
 		case src.Font:
 			m, err := engine.FontFromFile(got[i].Path)
 			if err != nil {
