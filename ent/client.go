@@ -17,10 +17,12 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgrate"
 	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 
 	stdsql "database/sql"
@@ -37,6 +39,8 @@ type Client struct {
 	Job *JobClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
+	// OrgRate is the client for interacting with the OrgRate builders.
+	OrgRate *OrgRateClient
 	// OrgTurn is the client for interacting with the OrgTurn builders.
 	OrgTurn *OrgTurnClient
 	// Pipeline is the client for interacting with the Pipeline builders.
@@ -45,6 +49,8 @@ type Client struct {
 	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// Usage is the client for interacting with the Usage builders.
+	Usage *UsageClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 }
@@ -61,10 +67,12 @@ func (c *Client) init() {
 	c.Asset = NewAssetClient(c.config)
 	c.Job = NewJobClient(c.config)
 	c.Node = NewNodeClient(c.config)
+	c.OrgRate = NewOrgRateClient(c.config)
 	c.OrgTurn = NewOrgTurnClient(c.config)
 	c.Pipeline = NewPipelineClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.Template = NewTemplateClient(c.config)
+	c.Usage = NewUsageClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 }
 
@@ -161,10 +169,12 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Asset:           NewAssetClient(cfg),
 		Job:             NewJobClient(cfg),
 		Node:            NewNodeClient(cfg),
+		OrgRate:         NewOrgRateClient(cfg),
 		OrgTurn:         NewOrgTurnClient(cfg),
 		Pipeline:        NewPipelineClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		Template:        NewTemplateClient(cfg),
+		Usage:           NewUsageClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
@@ -188,10 +198,12 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Asset:           NewAssetClient(cfg),
 		Job:             NewJobClient(cfg),
 		Node:            NewNodeClient(cfg),
+		OrgRate:         NewOrgRateClient(cfg),
 		OrgTurn:         NewOrgTurnClient(cfg),
 		Pipeline:        NewPipelineClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		Template:        NewTemplateClient(cfg),
+		Usage:           NewUsageClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 	}, nil
 }
@@ -222,8 +234,8 @@ func (c *Client) Close() error {
 // In order to add hooks to a specific client, call: `client.Node.Use(...)`.
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
-		c.Asset, c.Job, c.Node, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
-		c.WebhookDelivery,
+		c.Asset, c.Job, c.Node, c.OrgRate, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
+		c.Usage, c.WebhookDelivery,
 	} {
 		n.Use(hooks...)
 	}
@@ -233,8 +245,8 @@ func (c *Client) Use(hooks ...Hook) {
 // In order to add interceptors to a specific client, call: `client.Node.Intercept(...)`.
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
-		c.Asset, c.Job, c.Node, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
-		c.WebhookDelivery,
+		c.Asset, c.Job, c.Node, c.OrgRate, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
+		c.Usage, c.WebhookDelivery,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -249,6 +261,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Job.mutate(ctx, m)
 	case *NodeMutation:
 		return c.Node.mutate(ctx, m)
+	case *OrgRateMutation:
+		return c.OrgRate.mutate(ctx, m)
 	case *OrgTurnMutation:
 		return c.OrgTurn.mutate(ctx, m)
 	case *PipelineMutation:
@@ -257,6 +271,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Setting.mutate(ctx, m)
 	case *TemplateMutation:
 		return c.Template.mutate(ctx, m)
+	case *UsageMutation:
+		return c.Usage.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
 		return c.WebhookDelivery.mutate(ctx, m)
 	default:
@@ -660,6 +676,139 @@ func (c *NodeClient) mutate(ctx context.Context, m *NodeMutation) (Value, error)
 		return (&NodeDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
 	default:
 		return nil, fmt.Errorf("ent: unknown Node mutation op: %q", m.Op())
+	}
+}
+
+// OrgRateClient is a client for the OrgRate schema.
+type OrgRateClient struct {
+	config
+}
+
+// NewOrgRateClient returns a client for the OrgRate from the given config.
+func NewOrgRateClient(c config) *OrgRateClient {
+	return &OrgRateClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `orgrate.Hooks(f(g(h())))`.
+func (c *OrgRateClient) Use(hooks ...Hook) {
+	c.hooks.OrgRate = append(c.hooks.OrgRate, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `orgrate.Intercept(f(g(h())))`.
+func (c *OrgRateClient) Intercept(interceptors ...Interceptor) {
+	c.inters.OrgRate = append(c.inters.OrgRate, interceptors...)
+}
+
+// Create returns a builder for creating a OrgRate entity.
+func (c *OrgRateClient) Create() *OrgRateCreate {
+	mutation := newOrgRateMutation(c.config, OpCreate)
+	return &OrgRateCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of OrgRate entities.
+func (c *OrgRateClient) CreateBulk(builders ...*OrgRateCreate) *OrgRateCreateBulk {
+	return &OrgRateCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *OrgRateClient) MapCreateBulk(slice any, setFunc func(*OrgRateCreate, int)) *OrgRateCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &OrgRateCreateBulk{err: fmt.Errorf("calling to OrgRateClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*OrgRateCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &OrgRateCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for OrgRate.
+func (c *OrgRateClient) Update() *OrgRateUpdate {
+	mutation := newOrgRateMutation(c.config, OpUpdate)
+	return &OrgRateUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *OrgRateClient) UpdateOne(_m *OrgRate) *OrgRateUpdateOne {
+	mutation := newOrgRateMutation(c.config, OpUpdateOne, withOrgRate(_m))
+	return &OrgRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *OrgRateClient) UpdateOneID(id string) *OrgRateUpdateOne {
+	mutation := newOrgRateMutation(c.config, OpUpdateOne, withOrgRateID(id))
+	return &OrgRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for OrgRate.
+func (c *OrgRateClient) Delete() *OrgRateDelete {
+	mutation := newOrgRateMutation(c.config, OpDelete)
+	return &OrgRateDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *OrgRateClient) DeleteOne(_m *OrgRate) *OrgRateDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *OrgRateClient) DeleteOneID(id string) *OrgRateDeleteOne {
+	builder := c.Delete().Where(orgrate.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &OrgRateDeleteOne{builder}
+}
+
+// Query returns a query builder for OrgRate.
+func (c *OrgRateClient) Query() *OrgRateQuery {
+	return &OrgRateQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeOrgRate},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a OrgRate entity by its id.
+func (c *OrgRateClient) Get(ctx context.Context, id string) (*OrgRate, error) {
+	return c.Query().Where(orgrate.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *OrgRateClient) GetX(ctx context.Context, id string) *OrgRate {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *OrgRateClient) Hooks() []Hook {
+	return c.hooks.OrgRate
+}
+
+// Interceptors returns the client interceptors.
+func (c *OrgRateClient) Interceptors() []Interceptor {
+	return c.inters.OrgRate
+}
+
+func (c *OrgRateClient) mutate(ctx context.Context, m *OrgRateMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&OrgRateCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&OrgRateUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&OrgRateUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&OrgRateDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown OrgRate mutation op: %q", m.Op())
 	}
 }
 
@@ -1195,6 +1344,139 @@ func (c *TemplateClient) mutate(ctx context.Context, m *TemplateMutation) (Value
 	}
 }
 
+// UsageClient is a client for the Usage schema.
+type UsageClient struct {
+	config
+}
+
+// NewUsageClient returns a client for the Usage from the given config.
+func NewUsageClient(c config) *UsageClient {
+	return &UsageClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `usage.Hooks(f(g(h())))`.
+func (c *UsageClient) Use(hooks ...Hook) {
+	c.hooks.Usage = append(c.hooks.Usage, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `usage.Intercept(f(g(h())))`.
+func (c *UsageClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Usage = append(c.inters.Usage, interceptors...)
+}
+
+// Create returns a builder for creating a Usage entity.
+func (c *UsageClient) Create() *UsageCreate {
+	mutation := newUsageMutation(c.config, OpCreate)
+	return &UsageCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Usage entities.
+func (c *UsageClient) CreateBulk(builders ...*UsageCreate) *UsageCreateBulk {
+	return &UsageCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UsageClient) MapCreateBulk(slice any, setFunc func(*UsageCreate, int)) *UsageCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UsageCreateBulk{err: fmt.Errorf("calling to UsageClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UsageCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UsageCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Usage.
+func (c *UsageClient) Update() *UsageUpdate {
+	mutation := newUsageMutation(c.config, OpUpdate)
+	return &UsageUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UsageClient) UpdateOne(_m *Usage) *UsageUpdateOne {
+	mutation := newUsageMutation(c.config, OpUpdateOne, withUsage(_m))
+	return &UsageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UsageClient) UpdateOneID(id string) *UsageUpdateOne {
+	mutation := newUsageMutation(c.config, OpUpdateOne, withUsageID(id))
+	return &UsageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Usage.
+func (c *UsageClient) Delete() *UsageDelete {
+	mutation := newUsageMutation(c.config, OpDelete)
+	return &UsageDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UsageClient) DeleteOne(_m *Usage) *UsageDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UsageClient) DeleteOneID(id string) *UsageDeleteOne {
+	builder := c.Delete().Where(usage.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UsageDeleteOne{builder}
+}
+
+// Query returns a query builder for Usage.
+func (c *UsageClient) Query() *UsageQuery {
+	return &UsageQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUsage},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Usage entity by its id.
+func (c *UsageClient) Get(ctx context.Context, id string) (*Usage, error) {
+	return c.Query().Where(usage.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UsageClient) GetX(ctx context.Context, id string) *Usage {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *UsageClient) Hooks() []Hook {
+	return c.hooks.Usage
+}
+
+// Interceptors returns the client interceptors.
+func (c *UsageClient) Interceptors() []Interceptor {
+	return c.inters.Usage
+}
+
+func (c *UsageClient) mutate(ctx context.Context, m *UsageMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UsageCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UsageUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UsageUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UsageDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Usage mutation op: %q", m.Op())
+	}
+}
+
 // WebhookDeliveryClient is a client for the WebhookDelivery schema.
 type WebhookDeliveryClient struct {
 	config
@@ -1331,11 +1613,11 @@ func (c *WebhookDeliveryClient) mutate(ctx context.Context, m *WebhookDeliveryMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Asset, Job, Node, OrgTurn, Pipeline, Setting, Template,
+		Asset, Job, Node, OrgRate, OrgTurn, Pipeline, Setting, Template, Usage,
 		WebhookDelivery []ent.Hook
 	}
 	inters struct {
-		Asset, Job, Node, OrgTurn, Pipeline, Setting, Template,
+		Asset, Job, Node, OrgRate, OrgTurn, Pipeline, Setting, Template, Usage,
 		WebhookDelivery []ent.Interceptor
 	}
 )

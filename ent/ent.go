@@ -15,10 +15,12 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgrate"
 	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -83,10 +85,12 @@ func checkColumn(t, c string) error {
 			asset.Table:           asset.ValidColumn,
 			job.Table:             job.ValidColumn,
 			node.Table:            node.ValidColumn,
+			orgrate.Table:         orgrate.ValidColumn,
 			orgturn.Table:         orgturn.ValidColumn,
 			pipeline.Table:        pipeline.ValidColumn,
 			setting.Table:         setting.ValidColumn,
 			template.Table:        template.ValidColumn,
+			usage.Table:           usage.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 		})
 	})

@@ -14,12 +14,14 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgrate"
 	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -35,10 +37,12 @@ const (
 	TypeAsset           = "Asset"
 	TypeJob             = "Job"
 	TypeNode            = "Node"
+	TypeOrgRate         = "OrgRate"
 	TypeOrgTurn         = "OrgTurn"
 	TypePipeline        = "Pipeline"
 	TypeSetting         = "Setting"
 	TypeTemplate        = "Template"
+	TypeUsage           = "Usage"
 	TypeWebhookDelivery = "WebhookDelivery"
 )
 
@@ -4620,6 +4624,374 @@ func (m *NodeMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Node edge %s", name)
 }
 
+// OrgRateMutation represents an operation that mutates the OrgRate nodes in the graph.
+type OrgRateMutation struct {
+	config
+	op            Op
+	typ           string
+	id            *string
+	tat           *int64
+	addtat        *int64
+	clearedFields map[string]struct{}
+	done          bool
+	oldValue      func(context.Context) (*OrgRate, error)
+	predicates    []predicate.OrgRate
+}
+
+var _ ent.Mutation = (*OrgRateMutation)(nil)
+
+// orgrateOption allows management of the mutation configuration using functional options.
+type orgrateOption func(*OrgRateMutation)
+
+// newOrgRateMutation creates new mutation for the OrgRate entity.
+func newOrgRateMutation(c config, op Op, opts ...orgrateOption) *OrgRateMutation {
+	m := &OrgRateMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeOrgRate,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withOrgRateID sets the ID field of the mutation.
+func withOrgRateID(id string) orgrateOption {
+	return func(m *OrgRateMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *OrgRate
+		)
+		m.oldValue = func(ctx context.Context) (*OrgRate, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().OrgRate.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withOrgRate sets the old OrgRate of the mutation.
+func withOrgRate(node *OrgRate) orgrateOption {
+	return func(m *OrgRateMutation) {
+		m.oldValue = func(context.Context) (*OrgRate, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m OrgRateMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m OrgRateMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of OrgRate entities.
+func (m *OrgRateMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *OrgRateMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *OrgRateMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().OrgRate.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetTat sets the "tat" field.
+func (m *OrgRateMutation) SetTat(i int64) {
+	m.tat = &i
+	m.addtat = nil
+}
+
+// Tat returns the value of the "tat" field in the mutation.
+func (m *OrgRateMutation) Tat() (r int64, exists bool) {
+	v := m.tat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldTat returns the old "tat" field's value of the OrgRate entity.
+// If the OrgRate object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *OrgRateMutation) OldTat(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldTat is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldTat requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldTat: %w", err)
+	}
+	return oldValue.Tat, nil
+}
+
+// AddTat adds i to the "tat" field.
+func (m *OrgRateMutation) AddTat(i int64) {
+	if m.addtat != nil {
+		*m.addtat += i
+	} else {
+		m.addtat = &i
+	}
+}
+
+// AddedTat returns the value that was added to the "tat" field in this mutation.
+func (m *OrgRateMutation) AddedTat() (r int64, exists bool) {
+	v := m.addtat
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetTat resets all changes to the "tat" field.
+func (m *OrgRateMutation) ResetTat() {
+	m.tat = nil
+	m.addtat = nil
+}
+
+// Where appends a list predicates to the OrgRateMutation builder.
+func (m *OrgRateMutation) Where(ps ...predicate.OrgRate) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the OrgRateMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *OrgRateMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.OrgRate, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *OrgRateMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *OrgRateMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (OrgRate).
+func (m *OrgRateMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *OrgRateMutation) Fields() []string {
+	fields := make([]string, 0, 1)
+	if m.tat != nil {
+		fields = append(fields, orgrate.FieldTat)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *OrgRateMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case orgrate.FieldTat:
+		return m.Tat()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *OrgRateMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case orgrate.FieldTat:
+		return m.OldTat(ctx)
+	}
+	return nil, fmt.Errorf("unknown OrgRate field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrgRateMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case orgrate.FieldTat:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetTat(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrgRate field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *OrgRateMutation) AddedFields() []string {
+	var fields []string
+	if m.addtat != nil {
+		fields = append(fields, orgrate.FieldTat)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *OrgRateMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case orgrate.FieldTat:
+		return m.AddedTat()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *OrgRateMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case orgrate.FieldTat:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddTat(v)
+		return nil
+	}
+	return fmt.Errorf("unknown OrgRate numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *OrgRateMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *OrgRateMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *OrgRateMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown OrgRate nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *OrgRateMutation) ResetField(name string) error {
+	switch name {
+	case orgrate.FieldTat:
+		m.ResetTat()
+		return nil
+	}
+	return fmt.Errorf("unknown OrgRate field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *OrgRateMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *OrgRateMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *OrgRateMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *OrgRateMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *OrgRateMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *OrgRateMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *OrgRateMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown OrgRate unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *OrgRateMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown OrgRate edge %s", name)
+}
+
 // OrgTurnMutation represents an operation that mutates the OrgTurn nodes in the graph.
 type OrgTurnMutation struct {
 	config
@@ -6877,6 +7249,1166 @@ func (m *TemplateMutation) ClearEdge(name string) error {
 // It returns an error if the edge is not defined in the schema.
 func (m *TemplateMutation) ResetEdge(name string) error {
 	return fmt.Errorf("unknown Template edge %s", name)
+}
+
+// UsageMutation represents an operation that mutates the Usage nodes in the graph.
+type UsageMutation struct {
+	config
+	op               Op
+	typ              string
+	id               *string
+	org_id           *string
+	kind             *string
+	_type            *string
+	day              *string
+	state            *string
+	jobs             *int
+	addjobs          *int
+	media_seconds    *float64
+	addmedia_seconds *float64
+	cpu_seconds      *float64
+	addcpu_seconds   *float64
+	price            *float64
+	addprice         *float64
+	provider_cost    *float64
+	addprovider_cost *float64
+	infra_cost       *float64
+	addinfra_cost    *float64
+	finished_at      *int64
+	addfinished_at   *int64
+	clearedFields    map[string]struct{}
+	done             bool
+	oldValue         func(context.Context) (*Usage, error)
+	predicates       []predicate.Usage
+}
+
+var _ ent.Mutation = (*UsageMutation)(nil)
+
+// usageOption allows management of the mutation configuration using functional options.
+type usageOption func(*UsageMutation)
+
+// newUsageMutation creates new mutation for the Usage entity.
+func newUsageMutation(c config, op Op, opts ...usageOption) *UsageMutation {
+	m := &UsageMutation{
+		config:        c,
+		op:            op,
+		typ:           TypeUsage,
+		clearedFields: make(map[string]struct{}),
+	}
+	for _, opt := range opts {
+		opt(m)
+	}
+	return m
+}
+
+// withUsageID sets the ID field of the mutation.
+func withUsageID(id string) usageOption {
+	return func(m *UsageMutation) {
+		var (
+			err   error
+			once  sync.Once
+			value *Usage
+		)
+		m.oldValue = func(ctx context.Context) (*Usage, error) {
+			once.Do(func() {
+				if m.done {
+					err = errors.New("querying old values post mutation is not allowed")
+				} else {
+					value, err = m.Client().Usage.Get(ctx, id)
+				}
+			})
+			return value, err
+		}
+		m.id = &id
+	}
+}
+
+// withUsage sets the old Usage of the mutation.
+func withUsage(node *Usage) usageOption {
+	return func(m *UsageMutation) {
+		m.oldValue = func(context.Context) (*Usage, error) {
+			return node, nil
+		}
+		m.id = &node.ID
+	}
+}
+
+// Client returns a new `ent.Client` from the mutation. If the mutation was
+// executed in a transaction (ent.Tx), a transactional client is returned.
+func (m UsageMutation) Client() *Client {
+	client := &Client{config: m.config}
+	client.init()
+	return client
+}
+
+// Tx returns an `ent.Tx` for mutations that were executed in transactions;
+// it returns an error otherwise.
+func (m UsageMutation) Tx() (*Tx, error) {
+	if _, ok := m.driver.(*txDriver); !ok {
+		return nil, errors.New("ent: mutation is not running in a transaction")
+	}
+	tx := &Tx{config: m.config}
+	tx.init()
+	return tx, nil
+}
+
+// SetID sets the value of the id field. Note that this
+// operation is only accepted on creation of Usage entities.
+func (m *UsageMutation) SetID(id string) {
+	m.id = &id
+}
+
+// ID returns the ID value in the mutation. Note that the ID is only available
+// if it was provided to the builder or after it was returned from the database.
+func (m *UsageMutation) ID() (id string, exists bool) {
+	if m.id == nil {
+		return
+	}
+	return *m.id, true
+}
+
+// IDs queries the database and returns the entity ids that match the mutation's predicate.
+// That means, if the mutation is applied within a transaction with an isolation level such
+// as sql.LevelSerializable, the returned ids match the ids of the rows that will be updated
+// or updated by the mutation.
+func (m *UsageMutation) IDs(ctx context.Context) ([]string, error) {
+	switch {
+	case m.op.Is(OpUpdateOne | OpDeleteOne):
+		id, exists := m.ID()
+		if exists {
+			return []string{id}, nil
+		}
+		fallthrough
+	case m.op.Is(OpUpdate | OpDelete):
+		return m.Client().Usage.Query().Where(m.predicates...).IDs(ctx)
+	default:
+		return nil, fmt.Errorf("IDs is not allowed on %s operations", m.op)
+	}
+}
+
+// SetOrgID sets the "org_id" field.
+func (m *UsageMutation) SetOrgID(s string) {
+	m.org_id = &s
+}
+
+// OrgID returns the value of the "org_id" field in the mutation.
+func (m *UsageMutation) OrgID() (r string, exists bool) {
+	v := m.org_id
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldOrgID returns the old "org_id" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldOrgID(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldOrgID is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldOrgID requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldOrgID: %w", err)
+	}
+	return oldValue.OrgID, nil
+}
+
+// ResetOrgID resets all changes to the "org_id" field.
+func (m *UsageMutation) ResetOrgID() {
+	m.org_id = nil
+}
+
+// SetKind sets the "kind" field.
+func (m *UsageMutation) SetKind(s string) {
+	m.kind = &s
+}
+
+// Kind returns the value of the "kind" field in the mutation.
+func (m *UsageMutation) Kind() (r string, exists bool) {
+	v := m.kind
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldKind returns the old "kind" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldKind(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldKind is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldKind requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldKind: %w", err)
+	}
+	return oldValue.Kind, nil
+}
+
+// ResetKind resets all changes to the "kind" field.
+func (m *UsageMutation) ResetKind() {
+	m.kind = nil
+}
+
+// SetType sets the "type" field.
+func (m *UsageMutation) SetType(s string) {
+	m._type = &s
+}
+
+// GetType returns the value of the "type" field in the mutation.
+func (m *UsageMutation) GetType() (r string, exists bool) {
+	v := m._type
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldType returns the old "type" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldType(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldType is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldType requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldType: %w", err)
+	}
+	return oldValue.Type, nil
+}
+
+// ResetType resets all changes to the "type" field.
+func (m *UsageMutation) ResetType() {
+	m._type = nil
+}
+
+// SetDay sets the "day" field.
+func (m *UsageMutation) SetDay(s string) {
+	m.day = &s
+}
+
+// Day returns the value of the "day" field in the mutation.
+func (m *UsageMutation) Day() (r string, exists bool) {
+	v := m.day
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldDay returns the old "day" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldDay(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldDay is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldDay requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldDay: %w", err)
+	}
+	return oldValue.Day, nil
+}
+
+// ResetDay resets all changes to the "day" field.
+func (m *UsageMutation) ResetDay() {
+	m.day = nil
+}
+
+// SetState sets the "state" field.
+func (m *UsageMutation) SetState(s string) {
+	m.state = &s
+}
+
+// State returns the value of the "state" field in the mutation.
+func (m *UsageMutation) State() (r string, exists bool) {
+	v := m.state
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldState returns the old "state" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldState(ctx context.Context) (v string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldState is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldState requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldState: %w", err)
+	}
+	return oldValue.State, nil
+}
+
+// ResetState resets all changes to the "state" field.
+func (m *UsageMutation) ResetState() {
+	m.state = nil
+}
+
+// SetJobs sets the "jobs" field.
+func (m *UsageMutation) SetJobs(i int) {
+	m.jobs = &i
+	m.addjobs = nil
+}
+
+// Jobs returns the value of the "jobs" field in the mutation.
+func (m *UsageMutation) Jobs() (r int, exists bool) {
+	v := m.jobs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldJobs returns the old "jobs" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldJobs(ctx context.Context) (v int, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldJobs is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldJobs requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldJobs: %w", err)
+	}
+	return oldValue.Jobs, nil
+}
+
+// AddJobs adds i to the "jobs" field.
+func (m *UsageMutation) AddJobs(i int) {
+	if m.addjobs != nil {
+		*m.addjobs += i
+	} else {
+		m.addjobs = &i
+	}
+}
+
+// AddedJobs returns the value that was added to the "jobs" field in this mutation.
+func (m *UsageMutation) AddedJobs() (r int, exists bool) {
+	v := m.addjobs
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetJobs resets all changes to the "jobs" field.
+func (m *UsageMutation) ResetJobs() {
+	m.jobs = nil
+	m.addjobs = nil
+}
+
+// SetMediaSeconds sets the "media_seconds" field.
+func (m *UsageMutation) SetMediaSeconds(f float64) {
+	m.media_seconds = &f
+	m.addmedia_seconds = nil
+}
+
+// MediaSeconds returns the value of the "media_seconds" field in the mutation.
+func (m *UsageMutation) MediaSeconds() (r float64, exists bool) {
+	v := m.media_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldMediaSeconds returns the old "media_seconds" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldMediaSeconds(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldMediaSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldMediaSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldMediaSeconds: %w", err)
+	}
+	return oldValue.MediaSeconds, nil
+}
+
+// AddMediaSeconds adds f to the "media_seconds" field.
+func (m *UsageMutation) AddMediaSeconds(f float64) {
+	if m.addmedia_seconds != nil {
+		*m.addmedia_seconds += f
+	} else {
+		m.addmedia_seconds = &f
+	}
+}
+
+// AddedMediaSeconds returns the value that was added to the "media_seconds" field in this mutation.
+func (m *UsageMutation) AddedMediaSeconds() (r float64, exists bool) {
+	v := m.addmedia_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetMediaSeconds resets all changes to the "media_seconds" field.
+func (m *UsageMutation) ResetMediaSeconds() {
+	m.media_seconds = nil
+	m.addmedia_seconds = nil
+}
+
+// SetCPUSeconds sets the "cpu_seconds" field.
+func (m *UsageMutation) SetCPUSeconds(f float64) {
+	m.cpu_seconds = &f
+	m.addcpu_seconds = nil
+}
+
+// CPUSeconds returns the value of the "cpu_seconds" field in the mutation.
+func (m *UsageMutation) CPUSeconds() (r float64, exists bool) {
+	v := m.cpu_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldCPUSeconds returns the old "cpu_seconds" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldCPUSeconds(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldCPUSeconds is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldCPUSeconds requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldCPUSeconds: %w", err)
+	}
+	return oldValue.CPUSeconds, nil
+}
+
+// AddCPUSeconds adds f to the "cpu_seconds" field.
+func (m *UsageMutation) AddCPUSeconds(f float64) {
+	if m.addcpu_seconds != nil {
+		*m.addcpu_seconds += f
+	} else {
+		m.addcpu_seconds = &f
+	}
+}
+
+// AddedCPUSeconds returns the value that was added to the "cpu_seconds" field in this mutation.
+func (m *UsageMutation) AddedCPUSeconds() (r float64, exists bool) {
+	v := m.addcpu_seconds
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetCPUSeconds resets all changes to the "cpu_seconds" field.
+func (m *UsageMutation) ResetCPUSeconds() {
+	m.cpu_seconds = nil
+	m.addcpu_seconds = nil
+}
+
+// SetPrice sets the "price" field.
+func (m *UsageMutation) SetPrice(f float64) {
+	m.price = &f
+	m.addprice = nil
+}
+
+// Price returns the value of the "price" field in the mutation.
+func (m *UsageMutation) Price() (r float64, exists bool) {
+	v := m.price
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldPrice returns the old "price" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldPrice(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldPrice is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldPrice requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldPrice: %w", err)
+	}
+	return oldValue.Price, nil
+}
+
+// AddPrice adds f to the "price" field.
+func (m *UsageMutation) AddPrice(f float64) {
+	if m.addprice != nil {
+		*m.addprice += f
+	} else {
+		m.addprice = &f
+	}
+}
+
+// AddedPrice returns the value that was added to the "price" field in this mutation.
+func (m *UsageMutation) AddedPrice() (r float64, exists bool) {
+	v := m.addprice
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetPrice resets all changes to the "price" field.
+func (m *UsageMutation) ResetPrice() {
+	m.price = nil
+	m.addprice = nil
+}
+
+// SetProviderCost sets the "provider_cost" field.
+func (m *UsageMutation) SetProviderCost(f float64) {
+	m.provider_cost = &f
+	m.addprovider_cost = nil
+}
+
+// ProviderCost returns the value of the "provider_cost" field in the mutation.
+func (m *UsageMutation) ProviderCost() (r float64, exists bool) {
+	v := m.provider_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldProviderCost returns the old "provider_cost" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldProviderCost(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldProviderCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldProviderCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldProviderCost: %w", err)
+	}
+	return oldValue.ProviderCost, nil
+}
+
+// AddProviderCost adds f to the "provider_cost" field.
+func (m *UsageMutation) AddProviderCost(f float64) {
+	if m.addprovider_cost != nil {
+		*m.addprovider_cost += f
+	} else {
+		m.addprovider_cost = &f
+	}
+}
+
+// AddedProviderCost returns the value that was added to the "provider_cost" field in this mutation.
+func (m *UsageMutation) AddedProviderCost() (r float64, exists bool) {
+	v := m.addprovider_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetProviderCost resets all changes to the "provider_cost" field.
+func (m *UsageMutation) ResetProviderCost() {
+	m.provider_cost = nil
+	m.addprovider_cost = nil
+}
+
+// SetInfraCost sets the "infra_cost" field.
+func (m *UsageMutation) SetInfraCost(f float64) {
+	m.infra_cost = &f
+	m.addinfra_cost = nil
+}
+
+// InfraCost returns the value of the "infra_cost" field in the mutation.
+func (m *UsageMutation) InfraCost() (r float64, exists bool) {
+	v := m.infra_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldInfraCost returns the old "infra_cost" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldInfraCost(ctx context.Context) (v float64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldInfraCost is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldInfraCost requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldInfraCost: %w", err)
+	}
+	return oldValue.InfraCost, nil
+}
+
+// AddInfraCost adds f to the "infra_cost" field.
+func (m *UsageMutation) AddInfraCost(f float64) {
+	if m.addinfra_cost != nil {
+		*m.addinfra_cost += f
+	} else {
+		m.addinfra_cost = &f
+	}
+}
+
+// AddedInfraCost returns the value that was added to the "infra_cost" field in this mutation.
+func (m *UsageMutation) AddedInfraCost() (r float64, exists bool) {
+	v := m.addinfra_cost
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetInfraCost resets all changes to the "infra_cost" field.
+func (m *UsageMutation) ResetInfraCost() {
+	m.infra_cost = nil
+	m.addinfra_cost = nil
+}
+
+// SetFinishedAt sets the "finished_at" field.
+func (m *UsageMutation) SetFinishedAt(i int64) {
+	m.finished_at = &i
+	m.addfinished_at = nil
+}
+
+// FinishedAt returns the value of the "finished_at" field in the mutation.
+func (m *UsageMutation) FinishedAt() (r int64, exists bool) {
+	v := m.finished_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldFinishedAt returns the old "finished_at" field's value of the Usage entity.
+// If the Usage object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *UsageMutation) OldFinishedAt(ctx context.Context) (v int64, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldFinishedAt is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldFinishedAt requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldFinishedAt: %w", err)
+	}
+	return oldValue.FinishedAt, nil
+}
+
+// AddFinishedAt adds i to the "finished_at" field.
+func (m *UsageMutation) AddFinishedAt(i int64) {
+	if m.addfinished_at != nil {
+		*m.addfinished_at += i
+	} else {
+		m.addfinished_at = &i
+	}
+}
+
+// AddedFinishedAt returns the value that was added to the "finished_at" field in this mutation.
+func (m *UsageMutation) AddedFinishedAt() (r int64, exists bool) {
+	v := m.addfinished_at
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// ResetFinishedAt resets all changes to the "finished_at" field.
+func (m *UsageMutation) ResetFinishedAt() {
+	m.finished_at = nil
+	m.addfinished_at = nil
+}
+
+// Where appends a list predicates to the UsageMutation builder.
+func (m *UsageMutation) Where(ps ...predicate.Usage) {
+	m.predicates = append(m.predicates, ps...)
+}
+
+// WhereP appends storage-level predicates to the UsageMutation builder. Using this method,
+// users can use type-assertion to append predicates that do not depend on any generated package.
+func (m *UsageMutation) WhereP(ps ...func(*sql.Selector)) {
+	p := make([]predicate.Usage, len(ps))
+	for i := range ps {
+		p[i] = ps[i]
+	}
+	m.Where(p...)
+}
+
+// Op returns the operation name.
+func (m *UsageMutation) Op() Op {
+	return m.op
+}
+
+// SetOp allows setting the mutation operation.
+func (m *UsageMutation) SetOp(op Op) {
+	m.op = op
+}
+
+// Type returns the node type of this mutation (Usage).
+func (m *UsageMutation) Type() string {
+	return m.typ
+}
+
+// Fields returns all fields that were changed during this mutation. Note that in
+// order to get all numeric fields that were incremented/decremented, call
+// AddedFields().
+func (m *UsageMutation) Fields() []string {
+	fields := make([]string, 0, 12)
+	if m.org_id != nil {
+		fields = append(fields, usage.FieldOrgID)
+	}
+	if m.kind != nil {
+		fields = append(fields, usage.FieldKind)
+	}
+	if m._type != nil {
+		fields = append(fields, usage.FieldType)
+	}
+	if m.day != nil {
+		fields = append(fields, usage.FieldDay)
+	}
+	if m.state != nil {
+		fields = append(fields, usage.FieldState)
+	}
+	if m.jobs != nil {
+		fields = append(fields, usage.FieldJobs)
+	}
+	if m.media_seconds != nil {
+		fields = append(fields, usage.FieldMediaSeconds)
+	}
+	if m.cpu_seconds != nil {
+		fields = append(fields, usage.FieldCPUSeconds)
+	}
+	if m.price != nil {
+		fields = append(fields, usage.FieldPrice)
+	}
+	if m.provider_cost != nil {
+		fields = append(fields, usage.FieldProviderCost)
+	}
+	if m.infra_cost != nil {
+		fields = append(fields, usage.FieldInfraCost)
+	}
+	if m.finished_at != nil {
+		fields = append(fields, usage.FieldFinishedAt)
+	}
+	return fields
+}
+
+// Field returns the value of a field with the given name. The second boolean
+// return value indicates that this field was not set, or was not defined in the
+// schema.
+func (m *UsageMutation) Field(name string) (ent.Value, bool) {
+	switch name {
+	case usage.FieldOrgID:
+		return m.OrgID()
+	case usage.FieldKind:
+		return m.Kind()
+	case usage.FieldType:
+		return m.GetType()
+	case usage.FieldDay:
+		return m.Day()
+	case usage.FieldState:
+		return m.State()
+	case usage.FieldJobs:
+		return m.Jobs()
+	case usage.FieldMediaSeconds:
+		return m.MediaSeconds()
+	case usage.FieldCPUSeconds:
+		return m.CPUSeconds()
+	case usage.FieldPrice:
+		return m.Price()
+	case usage.FieldProviderCost:
+		return m.ProviderCost()
+	case usage.FieldInfraCost:
+		return m.InfraCost()
+	case usage.FieldFinishedAt:
+		return m.FinishedAt()
+	}
+	return nil, false
+}
+
+// OldField returns the old value of the field from the database. An error is
+// returned if the mutation operation is not UpdateOne, or the query to the
+// database failed.
+func (m *UsageMutation) OldField(ctx context.Context, name string) (ent.Value, error) {
+	switch name {
+	case usage.FieldOrgID:
+		return m.OldOrgID(ctx)
+	case usage.FieldKind:
+		return m.OldKind(ctx)
+	case usage.FieldType:
+		return m.OldType(ctx)
+	case usage.FieldDay:
+		return m.OldDay(ctx)
+	case usage.FieldState:
+		return m.OldState(ctx)
+	case usage.FieldJobs:
+		return m.OldJobs(ctx)
+	case usage.FieldMediaSeconds:
+		return m.OldMediaSeconds(ctx)
+	case usage.FieldCPUSeconds:
+		return m.OldCPUSeconds(ctx)
+	case usage.FieldPrice:
+		return m.OldPrice(ctx)
+	case usage.FieldProviderCost:
+		return m.OldProviderCost(ctx)
+	case usage.FieldInfraCost:
+		return m.OldInfraCost(ctx)
+	case usage.FieldFinishedAt:
+		return m.OldFinishedAt(ctx)
+	}
+	return nil, fmt.Errorf("unknown Usage field %s", name)
+}
+
+// SetField sets the value of a field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UsageMutation) SetField(name string, value ent.Value) error {
+	switch name {
+	case usage.FieldOrgID:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetOrgID(v)
+		return nil
+	case usage.FieldKind:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetKind(v)
+		return nil
+	case usage.FieldType:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetType(v)
+		return nil
+	case usage.FieldDay:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetDay(v)
+		return nil
+	case usage.FieldState:
+		v, ok := value.(string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetState(v)
+		return nil
+	case usage.FieldJobs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetJobs(v)
+		return nil
+	case usage.FieldMediaSeconds:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetMediaSeconds(v)
+		return nil
+	case usage.FieldCPUSeconds:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetCPUSeconds(v)
+		return nil
+	case usage.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetPrice(v)
+		return nil
+	case usage.FieldProviderCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetProviderCost(v)
+		return nil
+	case usage.FieldInfraCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetInfraCost(v)
+		return nil
+	case usage.FieldFinishedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetFinishedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Usage field %s", name)
+}
+
+// AddedFields returns all numeric fields that were incremented/decremented during
+// this mutation.
+func (m *UsageMutation) AddedFields() []string {
+	var fields []string
+	if m.addjobs != nil {
+		fields = append(fields, usage.FieldJobs)
+	}
+	if m.addmedia_seconds != nil {
+		fields = append(fields, usage.FieldMediaSeconds)
+	}
+	if m.addcpu_seconds != nil {
+		fields = append(fields, usage.FieldCPUSeconds)
+	}
+	if m.addprice != nil {
+		fields = append(fields, usage.FieldPrice)
+	}
+	if m.addprovider_cost != nil {
+		fields = append(fields, usage.FieldProviderCost)
+	}
+	if m.addinfra_cost != nil {
+		fields = append(fields, usage.FieldInfraCost)
+	}
+	if m.addfinished_at != nil {
+		fields = append(fields, usage.FieldFinishedAt)
+	}
+	return fields
+}
+
+// AddedField returns the numeric value that was incremented/decremented on a field
+// with the given name. The second boolean return value indicates that this field
+// was not set, or was not defined in the schema.
+func (m *UsageMutation) AddedField(name string) (ent.Value, bool) {
+	switch name {
+	case usage.FieldJobs:
+		return m.AddedJobs()
+	case usage.FieldMediaSeconds:
+		return m.AddedMediaSeconds()
+	case usage.FieldCPUSeconds:
+		return m.AddedCPUSeconds()
+	case usage.FieldPrice:
+		return m.AddedPrice()
+	case usage.FieldProviderCost:
+		return m.AddedProviderCost()
+	case usage.FieldInfraCost:
+		return m.AddedInfraCost()
+	case usage.FieldFinishedAt:
+		return m.AddedFinishedAt()
+	}
+	return nil, false
+}
+
+// AddField adds the value to the field with the given name. It returns an error if
+// the field is not defined in the schema, or if the type mismatched the field
+// type.
+func (m *UsageMutation) AddField(name string, value ent.Value) error {
+	switch name {
+	case usage.FieldJobs:
+		v, ok := value.(int)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddJobs(v)
+		return nil
+	case usage.FieldMediaSeconds:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddMediaSeconds(v)
+		return nil
+	case usage.FieldCPUSeconds:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddCPUSeconds(v)
+		return nil
+	case usage.FieldPrice:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddPrice(v)
+		return nil
+	case usage.FieldProviderCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddProviderCost(v)
+		return nil
+	case usage.FieldInfraCost:
+		v, ok := value.(float64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddInfraCost(v)
+		return nil
+	case usage.FieldFinishedAt:
+		v, ok := value.(int64)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.AddFinishedAt(v)
+		return nil
+	}
+	return fmt.Errorf("unknown Usage numeric field %s", name)
+}
+
+// ClearedFields returns all nullable fields that were cleared during this
+// mutation.
+func (m *UsageMutation) ClearedFields() []string {
+	return nil
+}
+
+// FieldCleared returns a boolean indicating if a field with the given name was
+// cleared in this mutation.
+func (m *UsageMutation) FieldCleared(name string) bool {
+	_, ok := m.clearedFields[name]
+	return ok
+}
+
+// ClearField clears the value of the field with the given name. It returns an
+// error if the field is not defined in the schema.
+func (m *UsageMutation) ClearField(name string) error {
+	return fmt.Errorf("unknown Usage nullable field %s", name)
+}
+
+// ResetField resets all changes in the mutation for the field with the given name.
+// It returns an error if the field is not defined in the schema.
+func (m *UsageMutation) ResetField(name string) error {
+	switch name {
+	case usage.FieldOrgID:
+		m.ResetOrgID()
+		return nil
+	case usage.FieldKind:
+		m.ResetKind()
+		return nil
+	case usage.FieldType:
+		m.ResetType()
+		return nil
+	case usage.FieldDay:
+		m.ResetDay()
+		return nil
+	case usage.FieldState:
+		m.ResetState()
+		return nil
+	case usage.FieldJobs:
+		m.ResetJobs()
+		return nil
+	case usage.FieldMediaSeconds:
+		m.ResetMediaSeconds()
+		return nil
+	case usage.FieldCPUSeconds:
+		m.ResetCPUSeconds()
+		return nil
+	case usage.FieldPrice:
+		m.ResetPrice()
+		return nil
+	case usage.FieldProviderCost:
+		m.ResetProviderCost()
+		return nil
+	case usage.FieldInfraCost:
+		m.ResetInfraCost()
+		return nil
+	case usage.FieldFinishedAt:
+		m.ResetFinishedAt()
+		return nil
+	}
+	return fmt.Errorf("unknown Usage field %s", name)
+}
+
+// AddedEdges returns all edge names that were set/added in this mutation.
+func (m *UsageMutation) AddedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// AddedIDs returns all IDs (to other nodes) that were added for the given edge
+// name in this mutation.
+func (m *UsageMutation) AddedIDs(name string) []ent.Value {
+	return nil
+}
+
+// RemovedEdges returns all edge names that were removed in this mutation.
+func (m *UsageMutation) RemovedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// RemovedIDs returns all IDs (to other nodes) that were removed for the edge with
+// the given name in this mutation.
+func (m *UsageMutation) RemovedIDs(name string) []ent.Value {
+	return nil
+}
+
+// ClearedEdges returns all edge names that were cleared in this mutation.
+func (m *UsageMutation) ClearedEdges() []string {
+	edges := make([]string, 0, 0)
+	return edges
+}
+
+// EdgeCleared returns a boolean which indicates if the edge with the given name
+// was cleared in this mutation.
+func (m *UsageMutation) EdgeCleared(name string) bool {
+	return false
+}
+
+// ClearEdge clears the value of the edge with the given name. It returns an error
+// if that edge is not defined in the schema.
+func (m *UsageMutation) ClearEdge(name string) error {
+	return fmt.Errorf("unknown Usage unique edge %s", name)
+}
+
+// ResetEdge resets all changes to the edge with the given name in this mutation.
+// It returns an error if the edge is not defined in the schema.
+func (m *UsageMutation) ResetEdge(name string) error {
+	return fmt.Errorf("unknown Usage edge %s", name)
 }
 
 // WebhookDeliveryMutation represents an operation that mutates the WebhookDelivery nodes in the graph.

@@ -8,11 +8,13 @@ import (
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/ent/job"
 	"github.com/kinohq/kino/ent/node"
+	"github.com/kinohq/kino/ent/orgrate"
 	"github.com/kinohq/kino/ent/orgturn"
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 )
 
@@ -66,6 +68,12 @@ func init() {
 	nodeDescID := nodeFields[0].Descriptor()
 	// node.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	node.IDValidator = nodeDescID.Validators[0].(func(string) error)
+	orgrateFields := schema.OrgRate{}.Fields()
+	_ = orgrateFields
+	// orgrateDescID is the schema descriptor for id field.
+	orgrateDescID := orgrateFields[0].Descriptor()
+	// orgrate.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	orgrate.IDValidator = orgrateDescID.Validators[0].(func(string) error)
 	orgturnFields := schema.OrgTurn{}.Fields()
 	_ = orgturnFields
 	// orgturnDescPass is the schema descriptor for pass field.
@@ -106,6 +114,12 @@ func init() {
 	templateDescID := templateFields[0].Descriptor()
 	// template.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	template.IDValidator = templateDescID.Validators[0].(func(string) error)
+	usageFields := schema.Usage{}.Fields()
+	_ = usageFields
+	// usageDescID is the schema descriptor for id field.
+	usageDescID := usageFields[0].Descriptor()
+	// usage.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	usage.IDValidator = usageDescID.Validators[0].(func(string) error)
 	webhookdeliveryFields := schema.WebhookDelivery{}.Fields()
 	_ = webhookdeliveryFields
 	// webhookdeliveryDescAttempts is the schema descriptor for attempts field.

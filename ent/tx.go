@@ -20,6 +20,8 @@ type Tx struct {
 	Job *JobClient
 	// Node is the client for interacting with the Node builders.
 	Node *NodeClient
+	// OrgRate is the client for interacting with the OrgRate builders.
+	OrgRate *OrgRateClient
 	// OrgTurn is the client for interacting with the OrgTurn builders.
 	OrgTurn *OrgTurnClient
 	// Pipeline is the client for interacting with the Pipeline builders.
@@ -28,6 +30,8 @@ type Tx struct {
 	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// Usage is the client for interacting with the Usage builders.
+	Usage *UsageClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
 	WebhookDelivery *WebhookDeliveryClient
 
@@ -164,10 +168,12 @@ func (tx *Tx) init() {
 	tx.Asset = NewAssetClient(tx.config)
 	tx.Job = NewJobClient(tx.config)
 	tx.Node = NewNodeClient(tx.config)
+	tx.OrgRate = NewOrgRateClient(tx.config)
 	tx.OrgTurn = NewOrgTurnClient(tx.config)
 	tx.Pipeline = NewPipelineClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)
+	tx.Usage = NewUsageClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 }
 

@@ -5,7 +5,9 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
@@ -39,18 +41,33 @@ func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshale
 		return
 	}
 	code, message := describe(err)
+	if wait := apierr.RetryDelay(carried(err)); wait > 0 {
+		w.Header().Set("Retry-After", retryAfter(wait))
+	}
 	writeError(w, code, message)
+}
+
+// retryAfter is a wait as Retry-After's whole seconds, rounded up and at
+// least 1: a client that waits the header's time is never early.
+func retryAfter(wait time.Duration) string {
+	secs := int64((wait + time.Second - 1) / time.Second)
+	return strconv.FormatInt(max(secs, 1), 10)
+}
+
+// carried is the status an error carries, found through any wrapping.
+func carried(err error) *status.Status {
+	// status.Convert would fold a wrapping error's text into the message;
+	// the status the error carries is what its author meant to say.
+	var carrier interface{ GRPCStatus() *status.Status }
+	if errors.As(err, &carrier) {
+		return carrier.GRPCStatus()
+	}
+	return status.Convert(err)
 }
 
 // describe turns an error into a documented code and a message for people.
 func describe(err error) (apierr.Code, string) {
-	// status.Convert would fold a wrapping error's text into the message;
-	// the status the error carries is what its author meant to say.
-	var carrier interface{ GRPCStatus() *status.Status }
-	st := status.Convert(err)
-	if errors.As(err, &carrier) {
-		st = carrier.GRPCStatus()
-	}
+	st := carried(err)
 	code, own := apierr.FromStatus(st)
 	msg := st.Message()
 	switch {

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"github.com/stretchr/testify/assert"
@@ -57,6 +58,24 @@ func TestErrorEnvelope(t *testing.T) {
 			assert.Equal(t, tc.wantMsg, body.Error.Message)
 		})
 	}
+}
+
+func TestRetryAfterIsWholeSecondsRoundedUp(t *testing.T) {
+	t.Parallel()
+	for wait, want := range map[time.Duration]string{
+		time.Millisecond: "1", time.Second: "1", 1001 * time.Millisecond: "2", 90 * time.Second: "90",
+	} {
+		w := httptest.NewRecorder()
+		err := apierr.Retry(wait, apierr.RateLimited, "slow down")
+		writeStatusError(context.Background(), nil, nil, w, httptest.NewRequest(http.MethodPost, "/x", nil), fmtWrap(err.GRPCStatus().Err()))
+		assert.Equal(t, http.StatusTooManyRequests, w.Code)
+		assert.Equal(t, want, w.Header().Get("Retry-After"), wait)
+		assert.JSONEq(t, `{"error":{"code":"RATE_LIMITED","message":"slow down"}}`, w.Body.String())
+	}
+	w := httptest.NewRecorder()
+	writeStatusError(context.Background(), nil, nil, w, httptest.NewRequest(http.MethodPost, "/x", nil), apierr.New(apierr.QuotaExceeded, "full"))
+	assert.Equal(t, http.StatusRequestEntityTooLarge, w.Code)
+	assert.Empty(t, w.Header().Get("Retry-After"))
 }
 
 func fmtWrap(err error) error { return &wrapped{err} }

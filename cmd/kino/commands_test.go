@@ -83,6 +83,11 @@ func TestRenderListSubcommand(t *testing.T) {
 	list = jsonOut(t, p.kinoCmd(t, "render", "list", "--status", "failed"))
 	assert.Empty(t, list["data"])
 	assert.Contains(t, p.kinoFails(t, "render", "list", "--limit", "0"), "VALIDATION_ERROR")
+
+	// Its request comes back as submit takes it, and renders again.
+	again := writeFile(t, dir, "again.json", p.kinoCmd(t, "render", "request", id))
+	assert.Contains(t, jsonOut(t, p.kinoCmd(t, "render", "request", id))["composition"], "layers")
+	assert.NotEmpty(t, jsonOut(t, p.kinoCmd(t, "render", "submit", again))["jobId"])
 }
 
 func TestJobSubcommands(t *testing.T) {
@@ -119,6 +124,17 @@ func TestJobSubcommands(t *testing.T) {
 	assert.Contains(t, p.kinoFails(t, "job", "watch", long1), "ended cancelled")
 	assert.Contains(t, p.kinoFails(t, "job", "get", "job_nope"), "JOB_NOT_FOUND")
 	assert.Equal(t, 2.0, jsonOut(t, p.kinoCmd(t, "job", "list"))["meta"].(map[string]any)["total"])
+
+	// Usage: the resize, priced; the transcode was cancelled before it ended.
+	used := jsonOut(t, p.kinoCmd(t, "usage"))
+	rows := used["data"].([]any)
+	require.Len(t, rows, 1, "%v", used)
+	row := rows[0].(map[string]any)
+	assert.Equal(t, "image.resize", row["type"])
+	assert.Equal(t, 1.0, row["jobs"])
+	assert.Positive(t, row["cpuSeconds"])
+	assert.Equal(t, 0.0005, row["price"])
+	assert.Contains(t, p.kinoFails(t, "usage", "--from", "last week"), "VALIDATION_ERROR")
 }
 
 func TestPipelineSubcommands(t *testing.T) {

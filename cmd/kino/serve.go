@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
+	kinousage "github.com/kinohq/kino/server/usage"
 )
 
 func serve(args []string) error {
@@ -66,6 +67,7 @@ func serve(args []string) error {
 	fs.Var(&minFreeDisk, "min-free-disk", "free disk the working folder must keep beside --max-output-size for an attempt to start; else the job is retried later (NO_DISK_SPACE)")
 	sourceCache := sizeFlag(sourcecache.DefaultMaxBytes)
 	fs.Var(&sourceCache, "source-cache-size", "disk the node's cache of downloaded render sources may take; the parts of a split render on a node share one download of each source")
+	fs.IntVar(&cfg.MaxPreviews, "max-previews", render.DefaultMaxPreviews, "previews (POST /api/render/preview) this node draws at once; a further one waits up to 2s for a slot, then is refused 503 TOO_MANY_PREVIEWS")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")
@@ -79,11 +81,11 @@ func serve(args []string) error {
 	fs.StringVar(&logFormat, "log-format", "text", "log format: text or json")
 	var orgDefault org.Policy
 	var orgsFile string
-	fs.Float64Var(&orgDefault.Rate, "org-rate", 0, "submits a second each organisation may make, with a burst of as many; more answer 429 RATE_LIMITED (0: no limit)")
-	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting; more submits answer 429 QUEUE_FULL (0: no limit)")
+	fs.Float64Var(&orgDefault.Rate, "org-rate", 0, "submits a second each organisation may make (renders, media jobs, pipeline runs and uploads together), with a burst of as many; more answer 429 RATE_LIMITED (0: no limit)")
+	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting (a split render's parts and a run's nodes each count); a submit past it answers 429 QUEUE_FULL (0: no limit)")
 	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together (0: no limit)")
 	orgQuota := sizeFlag(0)
-	fs.Var(&orgQuota, "org-storage-quota", "bytes of assets and outputs each organisation may keep; past it uploads and jobs fail QUOTA_EXCEEDED (0: no limit)")
+	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
 	fs.StringVar(&orgsFile, "orgs-file", "", "JSON file of organisations' weights and limits overriding the --org-* defaults (see docs/limits.md)")
 	var apiKeys, apiKeysFile string
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
@@ -93,6 +95,8 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.URL, "whisper-url", "", "transcribe with this Whisper-compatible endpoint (…/v1/audio/transcriptions) instead of offline pocketsphinx")
 	fs.StringVar(&whisper.Model, "whisper-model", "whisper-1", "model name sent to the Whisper endpoint")
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
+	fs.Float64Var(&whisper.PricePerMinute, "whisper-minute-price", 0.006, "what the Whisper endpoint charges, USD per minute of audio: the providerCost of a job it transcribes")
+	fs.Float64Var(&cfg.CPUSecondCost, "cpu-second-cost", kinousage.DefaultCPUSecondCost, "what one CPU second of a job's ffmpeg and ffprobe processes costs, USD: its infraCost")
 	uploadLimit := sizeFlag(100 << 20)
 	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
 	httpLimits := app.DefaultHTTPLimits()

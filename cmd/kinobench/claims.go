@@ -131,12 +131,12 @@ func benchClaims(ctx context.Context, n, claims int, sizes []int, only, dbURL st
 		if !strings.Contains(cs.name, only) {
 			continue
 		}
-		c, cleanup, err := claimStore(ctx, dbURL, cs.orgs)
+		c, st, cleanup, err := claimStore(ctx, dbURL, cs.orgs)
 		if err != nil {
 			return err
 		}
 		t0 := time.Now()
-		err = seedClaims(ctx, c, cs, n)
+		err = seedClaims(ctx, c, st, cs, n)
 		seeded := time.Since(t0)
 		if err == nil {
 			var lat []time.Duration
@@ -171,10 +171,10 @@ func pct(lat []time.Duration, p float64) time.Duration {
 
 // claimStore opens an empty store: a new SQLite file, or PostgreSQL's
 // tables emptied.
-func claimStore(ctx context.Context, dbURL string, orgs *org.Policies) (*jobs.Client, func(), error) {
+func claimStore(ctx context.Context, dbURL string, orgs *org.Policies) (*jobs.Client, *store.Store, func(), error) {
 	dir, err := os.MkdirTemp("", "kinobench-claims-")
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	url := dbURL
 	if url == "" {
@@ -183,26 +183,25 @@ func claimStore(ctx context.Context, dbURL string, orgs *org.Policies) (*jobs.Cl
 	st, err := store.Open(ctx, url)
 	if err != nil {
 		os.RemoveAll(dir)
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if st.Dialect == dialect.Postgres {
 		if _, err := st.DB().ExecContext(ctx, `TRUNCATE jobs, org_turns`); err != nil {
 			st.Close()
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 	}
 	if orgs == nil {
 		orgs = org.New(org.Policy{Weight: 1}, nil)
 	}
 	c := jobs.New(st, events.NewLocal(), jobs.Config{Lease: time.Hour, Orgs: orgs})
-	return c, func() { st.Close(); os.RemoveAll(dir) }, nil
+	return c, st, func() { st.Close(); os.RemoveAll(dir) }, nil
 }
 
 // seedClaims fills the case's rows in bulk INSERTs, finishes the rows the
 // case wants finished, marks the organisations waiting (as a store made
 // before fair turns is), and brings the statistics up to date.
-func seedClaims(ctx context.Context, c *jobs.Client, cs claimCase, n int) error {
-	st := c.Store()
+func seedClaims(ctx context.Context, c *jobs.Client, st *store.Store, cs claimCase, n int) error {
 	pg := st.Dialect == dialect.Postgres
 	if pg {
 		v := "true"
@@ -290,7 +289,7 @@ func timeClaims(ctx context.Context, c *jobs.Client, claims int) ([]time.Duratio
 // benchTurn queues size jobs of A, claims some, queues one of B, and
 // counts the claims until B's.
 func benchTurn(ctx context.Context, dbURL string, size int) error {
-	c, cleanup, err := claimStore(ctx, dbURL, nil)
+	c, st, cleanup, err := claimStore(ctx, dbURL, nil)
 	if err != nil {
 		return err
 	}
@@ -308,7 +307,7 @@ func benchTurn(ctx context.Context, dbURL string, size int) error {
 		}
 		return nil
 	}}
-	if err := seedClaims(ctx, c, cs, size); err != nil {
+	if err := seedClaims(ctx, c, st, cs, size); err != nil {
 		return err
 	}
 	types := []string{benchType}

@@ -45,6 +45,18 @@ func (f NodeFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error)
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.NodeMutation", m)
 }
 
+// The OrgRateFunc type is an adapter to allow the use of ordinary
+// function as OrgRate mutator.
+type OrgRateFunc func(context.Context, *ent.OrgRateMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f OrgRateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.OrgRateMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.OrgRateMutation", m)
+}
+
 // The OrgTurnFunc type is an adapter to allow the use of ordinary
 // function as OrgTurn mutator.
 type OrgTurnFunc func(context.Context, *ent.OrgTurnMutation) (ent.Value, error)
@@ -91,6 +103,18 @@ func (f TemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 		return f(ctx, mv)
 	}
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TemplateMutation", m)
+}
+
+// The UsageFunc type is an adapter to allow the use of ordinary
+// function as Usage mutator.
+type UsageFunc func(context.Context, *ent.UsageMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UsageFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UsageMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UsageMutation", m)
 }
 
 // The WebhookDeliveryFunc type is an adapter to allow the use of ordinary

@@ -140,6 +140,11 @@ var (
 				},
 			},
 			{
+				Name:    "job_org_id_state",
+				Unique:  false,
+				Columns: []*schema.Column{JobsColumns[3], JobsColumns[4]},
+			},
+			{
 				Name:    "job_kind_org_id_idempotency_key",
 				Unique:  true,
 				Columns: []*schema.Column{JobsColumns[1], JobsColumns[3], JobsColumns[23]},
@@ -163,6 +168,17 @@ var (
 		Name:       "nodes",
 		Columns:    NodesColumns,
 		PrimaryKey: []*schema.Column{NodesColumns[0]},
+	}
+	// OrgRatesColumns holds the columns for the "org_rates" table.
+	OrgRatesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "tat", Type: field.TypeInt64},
+	}
+	// OrgRatesTable holds the schema information for the "org_rates" table.
+	OrgRatesTable = &schema.Table{
+		Name:       "org_rates",
+		Columns:    OrgRatesColumns,
+		PrimaryKey: []*schema.Column{OrgRatesColumns[0]},
 	}
 	// OrgTurnsColumns holds the columns for the "org_turns" table.
 	OrgTurnsColumns = []*schema.Column{
@@ -242,6 +258,35 @@ var (
 			},
 		},
 	}
+	// UsagesColumns holds the columns for the "usages" table.
+	UsagesColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "kind", Type: field.TypeString},
+		{Name: "type", Type: field.TypeString},
+		{Name: "day", Type: field.TypeString},
+		{Name: "state", Type: field.TypeString},
+		{Name: "jobs", Type: field.TypeInt},
+		{Name: "media_seconds", Type: field.TypeFloat64},
+		{Name: "cpu_seconds", Type: field.TypeFloat64},
+		{Name: "price", Type: field.TypeFloat64},
+		{Name: "provider_cost", Type: field.TypeFloat64},
+		{Name: "infra_cost", Type: field.TypeFloat64},
+		{Name: "finished_at", Type: field.TypeInt64},
+	}
+	// UsagesTable holds the schema information for the "usages" table.
+	UsagesTable = &schema.Table{
+		Name:       "usages",
+		Columns:    UsagesColumns,
+		PrimaryKey: []*schema.Column{UsagesColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "usage_org_id_day_type",
+				Unique:  false,
+				Columns: []*schema.Column{UsagesColumns[1], UsagesColumns[4], UsagesColumns[3]},
+			},
+		},
+	}
 	// WebhookDeliveriesColumns holds the columns for the "webhook_deliveries" table.
 	WebhookDeliveriesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -280,10 +325,12 @@ var (
 		AssetsTable,
 		JobsTable,
 		NodesTable,
+		OrgRatesTable,
 		OrgTurnsTable,
 		PipelinesTable,
 		SettingsTable,
 		TemplatesTable,
+		UsagesTable,
 		WebhookDeliveriesTable,
 	}
 )

@@ -15,6 +15,9 @@ type Job func(*sql.Selector)
 // Node is the predicate function for node builders.
 type Node func(*sql.Selector)
 
+// OrgRate is the predicate function for orgrate builders.
+type OrgRate func(*sql.Selector)
+
 // OrgTurn is the predicate function for orgturn builders.
 type OrgTurn func(*sql.Selector)
 
@@ -26,6 +29,9 @@ type Setting func(*sql.Selector)
 
 // Template is the predicate function for template builders.
 type Template func(*sql.Selector)
+
+// Usage is the predicate function for usage builders.
+type Usage func(*sql.Selector)
 
 // WebhookDelivery is the predicate function for webhookdelivery builders.
 type WebhookDelivery func(*sql.Selector)

@@ -103,6 +103,8 @@ func (Job) Indexes() []ent.Index {
 			Annotations(entsql.IndexWhere("state = 'retrying'")).StorageKey("job_retrying_available_at"),
 		index.Fields("state", "lease_expires_at").
 			Annotations(entsql.IndexWhere("state = 'running'")).StorageKey("job_running_lease_expires_at"),
+		// A submit counts its organisation's jobs waiting (--org-max-queued).
+		index.Fields("org_id", "state"),
 		// Keys are per organisation and kind: one org's key never finds
 		// another's job, and a render's key is not a media job's.
 		index.Fields("kind", "org_id", "idempotency_key").Unique(),

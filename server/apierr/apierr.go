@@ -8,10 +8,13 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/protoadapt"
+	"google.golang.org/protobuf/types/known/durationpb"
 )
 
 // Code is a documented error code, as sent in error.code.
@@ -34,10 +37,22 @@ const (
 	AssetNotFound        Code = "ASSET_NOT_FOUND"
 	RequestTimeout       Code = "REQUEST_TIMEOUT"
 	TooManyStreams       Code = "TOO_MANY_STREAMS"
+	// TooManyPreviews: the node draws as many previews as --max-previews
+	// allows; kino's own.
+	TooManyPreviews Code = "TOO_MANY_PREVIEWS"
 	// Forbidden refuses a request whose credentials are known but not
 	// enough: a file URL without a valid signature, a node list asked
 	// for without the admin key.
 	Forbidden Code = "FORBIDDEN"
+	// RateLimited refuses a submit past the organisation's --org-rate;
+	// the error's RetryAfter says when the next one is accepted.
+	RateLimited Code = "RATE_LIMITED"
+	// QueueFull refuses a submit that would put the organisation past
+	// its --org-max-queued jobs waiting.
+	QueueFull Code = "QUEUE_FULL"
+	// QuotaExceeded refuses what would store more than the organisation's
+	// --org-storage-quota.
+	QuotaExceeded Code = "QUOTA_EXCEEDED"
 )
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
@@ -65,7 +80,15 @@ var mappings = map[Code]mapping{
 	// The limit is the process's, not the client's: 503 lets a load
 	// balancer try another node, where 429 would blame the client.
 	TooManyStreams: {codes.ResourceExhausted, http.StatusServiceUnavailable},
-	Forbidden:      {codes.PermissionDenied, http.StatusForbidden},
+	// Likewise the node's bound on previews drawn at once.
+	TooManyPreviews: {codes.ResourceExhausted, http.StatusServiceUnavailable},
+	Forbidden:       {codes.PermissionDenied, http.StatusForbidden},
+	RateLimited:     {codes.ResourceExhausted, http.StatusTooManyRequests},
+	QueueFull:       {codes.ResourceExhausted, http.StatusTooManyRequests},
+	// Waiting frees no storage, so not 429 (which clients retry on
+	// their own): the request needs more room than the organisation has
+	// left, until it deletes assets.
+	QuotaExceeded: {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
 }
 
 // Error is a client-facing error with a documented code.
@@ -74,6 +97,16 @@ type Error struct {
 	Message string
 	// Cause is logged, never sent to the client.
 	Cause error
+	// RetryAfter, when above 0, is how long the client should wait before
+	// trying again; it travels as a google.rpc.RetryInfo and becomes the
+	// Retry-After header.
+	RetryAfter time.Duration
+}
+
+// Retry returns an error with the code and message that says to try
+// again after wait.
+func Retry(wait time.Duration, code Code, format string, args ...any) *Error {
+	return &Error{Code: code, Message: fmt.Sprintf(format, args...), RetryAfter: wait}
 }
 
 // New returns an error with the code and a formatted message.
@@ -102,10 +135,25 @@ func (e *Error) GRPCStatus() *status.Status {
 		m = mappings[Internal]
 	}
 	st := status.New(m.grpc, e.Message)
-	if withInfo, err := st.WithDetails(&errdetails.ErrorInfo{Reason: string(e.Code), Domain: Domain}); err == nil {
+	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: string(e.Code), Domain: Domain}}
+	if e.RetryAfter > 0 {
+		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
+	}
+	if withInfo, err := st.WithDetails(details...); err == nil {
 		return withInfo
 	}
 	return st
+}
+
+// RetryDelay is the wait a status asks for in its google.rpc.RetryInfo,
+// or 0 when it asks for none.
+func RetryDelay(st *status.Status) time.Duration {
+	for _, d := range st.Details() {
+		if info, ok := d.(*errdetails.RetryInfo); ok {
+			return info.GetRetryDelay().AsDuration()
+		}
+	}
+	return 0
 }
 
 // HTTPStatus is the documented HTTP status of a code; unknown codes are 500.

@@ -32,17 +32,19 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/jobrun"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediarun"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
@@ -50,6 +52,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
 )
 
@@ -111,6 +114,9 @@ type Config struct {
 	// SourceCacheBytes bounds the node's cache of downloaded render
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
+	// MaxPreviews bounds the previews drawn at once (--max-previews);
+	// zero takes render.DefaultMaxPreviews.
+	MaxPreviews int
 	// Orgs is each organisation's weight and limits (--org-* flags and
 	// --orgs-file); nil gives every organisation weight 1 and no limits.
 	Orgs        *org.Policies
@@ -125,6 +131,9 @@ type Config struct {
 	APIKeys map[string]string
 	// AdminKey manages system-scope assets; it acts as organisation "system".
 	AdminKey string
+	// CPUSecondCost is what one CPU second of a job's processes costs, in
+	// USD: the jobs' infraCost (--cpu-second-cost).
+	CPUSecondCost float64
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
 	Transcriber executor.Transcriber
@@ -173,34 +182,56 @@ type App struct {
 	// NodeID names this process in leases and in the node list.
 	NodeID string
 
-	cfg        Config
-	log        *slog.Logger
-	store      *store.Store
-	storage    *storage.Storage
-	bus        events.Bus
-	pool       *jobs.Pool
-	grpcServer *grpc.Server
-	httpServer *http.Server
-	gwConn     *grpc.ClientConn
-	scratch    *scratch.Dir
-	cancelBG   context.CancelFunc
-	bg         sync.WaitGroup
+	cfg Config
+	log *slog.Logger
 
+	// The infrastructure, opened first.
+	store   *store.Store
+	storage *storage.Storage
+	bus     events.Bus
+	// metrics is nil when metrics are off.
+	metrics *metrics.Metrics
+	fetch   *fetch.Client
+	// demo is kino's demo media, served at /demo/ and read in-process
+	// wherever a source names it.
+	demo    *demo.Files
+	scratch *scratch.Dir
+	sources *sourcecache.Cache
+	// publicURL is the base of the URLs the gateway serves.
+	publicURL string
+	// The listeners, opened before serving so that their resolved ports
+	// make the public URL; grpcLis and metricsLis are nil when unused.
+	httpLis, grpcLis, metricsLis net.Listener
+
+	// The job core, its workers and the webhooks it sends.
+	core  *jobs.Client
+	hooks *webhook.Dispatcher
+	pool  *jobs.Pool
+	// renderCfg is what renders, and the previews of the API, need.
+	renderCfg render.HandlerConfig
+
+	// The APIs: the gRPC server, and the gateway reaching it in memory.
+	grpcServer *grpc.Server
+	inproc     *bufconn.Listener
+	gwConn     *grpc.ClientConn
+	httpServer *http.Server
+
+	cancelBG context.CancelFunc
+	bg       sync.WaitGroup
 	// metricsServer serves /metrics; nil when metrics are off.
 	metricsServer *http.Server
 	heartbeat     *node.Heartbeat
 }
 
-// Start opens everything and begins serving.
+// Start opens everything and begins serving, in five steps: the
+// infrastructure (data folder, database, event bus, metrics, listeners,
+// storage and its secret, downloads, working folder, node id), the job
+// core, the workers, the APIs, and then the servers and loops. Whatever a
+// failing step leaves open is closed before Start returns.
 func Start(ctx context.Context, cfg Config) (*App, error) {
 	cfg = withDefaults(cfg)
-	switch {
-	case cfg.Role != node.RoleAll && cfg.Role != node.RoleAPI && cfg.Role != node.RoleWorker:
-		return nil, fmt.Errorf("role %q: use all, api or worker", cfg.Role)
-	case cfg.HeartbeatEvery >= node.StaleAfter:
-		return nil, fmt.Errorf("heartbeat every %s: must be shorter than %s, after which a node is listed as stale", cfg.HeartbeatEvery, node.StaleAfter)
-	case cfg.Role == node.RoleWorker && cfg.Workers <= 0:
-		return nil, fmt.Errorf("role worker needs at least one worker slot (workers %d)", cfg.Workers)
+	if err := checkConfig(cfg); err != nil {
+		return nil, err
 	}
 	a := &App{cfg: cfg, log: cfg.Log}
 	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
@@ -210,155 +241,237 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 			a.closeAll()
 		}
 	}()
-
-	// ffmpeg runs in each render's own folder: every path kino hands it
-	// must be absolute.
-	dataDir, err := filepath.Abs(cfg.DataDir)
-	if err != nil {
-		return nil, fmt.Errorf("resolve data folder %s: %w", cfg.DataDir, err)
-	}
-	cfg.DataDir = dataDir
-	a.cfg.DataDir = dataDir
-	if err := os.MkdirAll(cfg.DataDir, 0o755); err != nil {
-		return nil, fmt.Errorf("create data folder %s: %w", cfg.DataDir, err)
-	}
-	dbURL := cfg.DatabaseURL
-	if dbURL == "" {
-		dbURL = "sqlite://" + filepath.Join(cfg.DataDir, "kino.db")
-	}
-	if a.store, err = store.Open(ctx, dbURL); err != nil {
+	if err := a.openInfrastructure(ctx); err != nil {
 		return nil, err
+	}
+	a.openCore()
+	a.openWorkers()
+	if err := a.openAPIs(ctx); err != nil {
+		return nil, err
+	}
+	a.serve()
+	ok = true
+	return a, nil
+}
+
+// checkConfig refuses what withDefaults cannot mend.
+func checkConfig(cfg Config) error {
+	switch {
+	case cfg.Role != node.RoleAll && cfg.Role != node.RoleAPI && cfg.Role != node.RoleWorker:
+		return fmt.Errorf("role %q: use all, api or worker", cfg.Role)
+	case cfg.HeartbeatEvery >= node.StaleAfter:
+		return fmt.Errorf("heartbeat every %s: must be shorter than %s, after which a node is listed as stale", cfg.HeartbeatEvery, node.StaleAfter)
+	case cfg.Role == node.RoleWorker && cfg.Workers <= 0:
+		return fmt.Errorf("role worker needs at least one worker slot (workers %d)", cfg.Workers)
+	}
+	return nil
+}
+
+// openInfrastructure opens what the core and the APIs stand on, in the
+// order each needs the one before: the database before the metrics that
+// read it, the listeners before the storage whose URLs name their
+// address, the downloader before the source cache that uses it.
+func (a *App) openInfrastructure(ctx context.Context) error {
+	if err := a.openDataDir(); err != nil {
+		return err
+	}
+	if err := a.openDatabase(ctx); err != nil {
+		return err
+	}
+	if a.cfg.MetricsAddr != "" {
+		m, err := newMetrics(a.store, a.log)
+		if err != nil {
+			return err
+		}
+		a.metrics = m
+	}
+	if err := a.listen(); err != nil {
+		return err
+	}
+	if err := a.openStorage(ctx); err != nil {
+		return err
+	}
+	a.demo = demo.New(a.publicURL, a.HTTPAddr)
+	a.fetch = fetch.New(fetch.Options{
+		Local:        a.demo.Local,
+		AllowPrivate: a.cfg.AllowPrivateNetworks,
+		MaxBytes:     a.cfg.MaxAssetBytes,
+		Timeout:      a.cfg.FetchTimeout,
+		UserAgent:    "kino/1",
+		// Downloads and webhooks are spans, and carry their trace context.
+		TracerProvider: a.cfg.TracerProvider,
+		Metrics:        a.metrics,
+	})
+	if err := a.openScratch(); err != nil {
+		return err
+	}
+	a.NodeID = fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
+	return nil
+}
+
+// openDataDir makes the data folder and its path absolute: ffmpeg runs in
+// each render's own folder, so every path kino hands it must be absolute.
+func (a *App) openDataDir() error {
+	dataDir, err := filepath.Abs(a.cfg.DataDir)
+	if err != nil {
+		return fmt.Errorf("resolve data folder %s: %w", a.cfg.DataDir, err)
+	}
+	a.cfg.DataDir = dataDir
+	if err := os.MkdirAll(dataDir, 0o755); err != nil {
+		return fmt.Errorf("create data folder %s: %w", dataDir, err)
+	}
+	return nil
+}
+
+// openDatabase opens the database (SQLite in the data folder unless a URL
+// is given) and the bus that carries its jobs' signals.
+func (a *App) openDatabase(ctx context.Context) error {
+	dbURL := a.cfg.DatabaseURL
+	if dbURL == "" {
+		dbURL = "sqlite://" + filepath.Join(a.cfg.DataDir, "kino.db")
+	}
+	var err error
+	if a.store, err = store.Open(ctx, dbURL); err != nil {
+		return err
 	}
 	// On PostgreSQL other nodes change jobs too; their signals arrive
 	// through the database, so watchers never poll and idle workers on
 	// every node hear of new work.
 	if a.store.Dialect == dialect.Postgres {
-		if a.bus, err = events.NewPostgres(ctx, dbURL, cfg.Log); err != nil {
-			return nil, err
-		}
-	} else {
-		a.bus = events.NewLocal()
+		a.bus, err = events.NewPostgres(ctx, dbURL, a.log)
+		return err
 	}
+	a.bus = events.NewLocal()
+	return nil
+}
 
-	var m *metrics.Metrics
-	if cfg.MetricsAddr != "" {
-		if m, err = newMetrics(a.store, cfg.Log); err != nil {
-			return nil, err
-		}
+// listen opens the HTTP listener, the gRPC one (a worker-only node takes
+// no API calls: it has none) and the metrics one when metrics are on.
+func (a *App) listen() error {
+	var err error
+	if a.httpLis, err = net.Listen("tcp", a.cfg.HTTPAddr); err != nil {
+		return fmt.Errorf("listen for HTTP on %s: %w", a.cfg.HTTPAddr, err)
 	}
+	a.HTTPAddr = a.httpLis.Addr().String()
+	if a.cfg.Role != node.RoleWorker {
+		if a.grpcLis, err = net.Listen("tcp", a.cfg.GRPCAddr); err != nil {
+			return fmt.Errorf("listen for gRPC on %s: %w", a.cfg.GRPCAddr, err)
+		}
+		a.GRPCAddr = a.grpcLis.Addr().String()
+	}
+	if a.metrics != nil {
+		if a.metricsLis, err = net.Listen("tcp", a.cfg.MetricsAddr); err != nil {
+			return fmt.Errorf("listen for metrics on %s: %w", a.cfg.MetricsAddr, err)
+		}
+		a.MetricsAddr = a.metricsLis.Addr().String()
+	}
+	return nil
+}
 
-	httpLis, err := net.Listen("tcp", cfg.HTTPAddr)
-	if err != nil {
-		return nil, fmt.Errorf("listen for HTTP on %s: %w", cfg.HTTPAddr, err)
+// openStorage opens the bucket of outputs and assets, and the secret that
+// signs its URLs: the flag's, or one kept in the database so that every
+// node shares it.
+func (a *App) openStorage(ctx context.Context) error {
+	a.publicURL = a.cfg.PublicURL
+	if a.publicURL == "" {
+		a.publicURL = "http://" + a.HTTPAddr
 	}
-	// A worker-only node takes no API calls: it has no gRPC listener.
-	var grpcLis net.Listener
-	if cfg.Role != node.RoleWorker {
-		if grpcLis, err = net.Listen("tcp", cfg.GRPCAddr); err != nil {
-			httpLis.Close()
-			return nil, fmt.Errorf("listen for gRPC on %s: %w", cfg.GRPCAddr, err)
-		}
-		a.GRPCAddr = grpcLis.Addr().String()
+	var err error
+	if a.storage, err = storage.Open(ctx, a.cfg.StorageURL, a.cfg.DataDir, a.publicURL); err != nil {
+		return err
 	}
-	closeListeners := func() {
-		httpLis.Close()
-		if grpcLis != nil {
-			grpcLis.Close()
-		}
-	}
-	a.HTTPAddr = httpLis.Addr().String()
-	publicURL := cfg.PublicURL
-	if publicURL == "" {
-		publicURL = "http://" + a.HTTPAddr
-	}
-	if a.storage, err = storage.Open(ctx, cfg.StorageURL, cfg.DataDir, publicURL); err != nil {
-		closeListeners()
-		return nil, err
-	}
-	a.storage.CountBytes(m)
-	secret := []byte(cfg.URLSecret)
+	a.storage.CountBytes(a.metrics)
+	secret := []byte(a.cfg.URLSecret)
 	if len(secret) == 0 {
 		if secret, err = a.store.SharedSecret(ctx, "url-signing"); err != nil {
-			closeListeners()
-			return nil, err
+			return err
 		}
 	}
 	// With API keys on, outputs are private: a local bucket's URLs are
 	// signed like a private S3 bucket's.
-	signLocal := len(cfg.APIKeys) > 0 || cfg.AdminKey != ""
-	a.storage.SignURLs(secret, cfg.URLLifetime, signLocal)
+	signLocal := len(a.cfg.APIKeys) > 0 || a.cfg.AdminKey != ""
+	a.storage.SignURLs(secret, a.cfg.URLLifetime, signLocal)
+	return nil
+}
 
-	fetcher := fetch.New(fetch.Options{
-		AllowPrivate: cfg.AllowPrivateNetworks,
-		MaxBytes:     cfg.MaxAssetBytes,
-		Timeout:      cfg.FetchTimeout,
-		UserAgent:    "kino/1",
-		// Downloads and webhooks are spans, and carry their trace context.
-		TracerProvider: cfg.TracerProvider,
-		Metrics:        m,
-	})
-	hooks := webhook.New(a.store.Client, fetcher.NoRedirectClient(), webhook.Config{
-		Secret:         cfg.WebhookSecret,
-		MaxAttempts:    cfg.WebhookMaxAttempts,
-		BaseDelay:      cfg.WebhookBaseDelay,
-		TracerProvider: cfg.TracerProvider,
-		Metrics:        m,
-	}, cfg.Log)
-	owner := fmt.Sprintf("%s-%d-%s", hostname(), os.Getpid(), uuid.NewString()[:8])
-	a.NodeID = owner
-	core := jobs.New(a.store, a.bus, jobs.Config{Lease: cfg.Lease, MaxAttempts: cfg.MaxAttempts, RetryDelay: cfg.JobRetryDelay, Orgs: cfg.Orgs})
-	core.OnFinal(render.WebhookHook(hooks, a.storage), render.NotifyWebhooks(hooks))
-	core.OnFinal(nil, render.CleanParts(a.storage, a.store, cfg.Log))
-	core.OnFinal(nil, countEnded(m))
-	// Working files go in this process's own folder; what a killed
-	// process left behind is removed first.
-	work, removed, err := scratch.Open(filepath.Join(cfg.DataDir, "tmp"))
+// openScratch opens this process's own working folder, removing what a
+// killed process left behind first, and the cache of downloaded sources
+// inside it: a process that dies leaves no cache behind, and two
+// processes on one data folder keep apart.
+func (a *App) openScratch() error {
+	work, removed, err := scratch.Open(filepath.Join(a.cfg.DataDir, "tmp"))
 	if len(removed) > 0 {
-		cfg.Log.Info("removed working folders of processes that are gone", "folders", removed)
+		a.log.Info("removed working folders of processes that are gone", "folders", removed)
 	}
 	if err != nil {
-		return nil, err
+		return err
 	}
 	a.scratch = work
-	tmp := work.Path
-	// In the process's own working folder: a process that dies leaves no
-	// cache behind, and two processes on one data folder keep apart.
-	sources, err := sourcecache.New(filepath.Join(tmp, "sources"), cfg.SourceCacheBytes, fetcher)
-	if err != nil {
-		return nil, err
-	}
-	renderCfg := render.HandlerConfig{
-		Store: a.store, Storage: a.storage, Fetch: fetcher, Sources: sources, Limits: cfg.Limits, TempDir: tmp,
+	a.sources, err = sourcecache.New(filepath.Join(work.Path, "sources"), a.cfg.SourceCacheBytes, a.fetch)
+	return err
+}
+
+// openCore makes the job core and what it does when a job ends: send its
+// webhook, remove a split render's parts, count it, record its cost.
+func (a *App) openCore() {
+	a.hooks = webhook.New(a.store.Client, a.fetch.NoRedirectClient(), webhook.Config{
+		Secret:         a.cfg.WebhookSecret,
+		MaxAttempts:    a.cfg.WebhookMaxAttempts,
+		BaseDelay:      a.cfg.WebhookBaseDelay,
+		TracerProvider: a.cfg.TracerProvider,
+		Metrics:        a.metrics,
+	}, a.log)
+	a.core = jobs.New(a.store, a.bus, jobs.Config{Lease: a.cfg.Lease, MaxAttempts: a.cfg.MaxAttempts, RetryDelay: a.cfg.JobRetryDelay,
+		Upstream: media.Upstream, Orgs: a.cfg.Orgs})
+	a.core.OnFinal(render.WebhookHook(a.hooks, a.storage), render.NotifyWebhooks(a.hooks))
+	a.core.OnFinal(nil, render.CleanParts(a.storage, a.core, a.log))
+	a.core.OnFinal(nil, countEnded(a.metrics))
+	meters := usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
+		Named: namedOrgs(a.cfg), Metrics: a.metrics})
+	a.core.OnFinal(meters.Final, meters.After)
+}
+
+// openWorkers makes the pool of --workers slots and the handler of each
+// kind of job: a render, a part of a split render, a media job. An
+// API-only node makes it too, and never starts it.
+func (a *App) openWorkers() {
+	cfg, tmp := a.cfg, a.scratch.Path
+	a.renderCfg = render.HandlerConfig{
+		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 	}
-	a.pool = jobs.NewPool(core, jobs.PoolConfig{
-		Owner: owner,
+	a.pool = jobs.NewPool(a.core, jobs.PoolConfig{
+		Owner: a.NodeID,
 		Slots: cfg.Workers,
 		Handlers: map[string]jobs.Handler{
-			render.Kind:     render.NewHandler(renderCfg),
-			render.PartKind: render.NewPartHandler(renderCfg),
-			media.Kind: jobrun.New(jobrun.Config{
-				Store: a.store, Storage: a.storage, Fetch: fetcher, TempDir: tmp, Timeout: cfg.JobTimeout,
+			render.Kind:     render.NewHandler(a.renderCfg),
+			render.PartKind: render.NewPartHandler(a.renderCfg),
+			media.Kind: mediarun.New(mediarun.Config{
+				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
 				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 			}),
 		},
 		TracerProvider: cfg.TracerProvider,
-		Metrics:        m,
+		Metrics:        a.metrics,
 		Log:            cfg.Log,
 	})
-	svc := render.NewService(render.ServiceConfig{
-		Store:    a.store,
-		Jobs:     core,
-		Bus:      a.bus,
-		Storage:  a.storage,
-		Limits:   cfg.Limits,
-		CheckURL: fetcher.CheckHost,
-		Split:    cfg.Split,
-		Log:      cfg.Log,
-	})
+}
 
+// openAPIs makes the gRPC server with every service, and the REST gateway
+// in front of it.
+func (a *App) openAPIs(ctx context.Context) error {
+	a.grpcServer = a.newGRPCServer()
+	return a.openGateway(ctx)
+}
+
+// newGRPCServer makes the gRPC server: its interceptors (keys, limits,
+// traces, metrics) and every service registered on it, each submit held
+// to its organisation's limits.
+func (a *App) newGRPCServer() *grpc.Server {
+	cfg, tmp := a.cfg, a.scratch.Path
+	limits := quota.New(a.store, cfg.Orgs)
 	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
@@ -371,38 +484,65 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if cfg.TracerProvider != nil {
 		serverOpts = append(serverOpts, rpc.ServerTraces(cfg.TracerProvider))
 	}
-	a.grpcServer = rpc.NewServer(cfg.Log, authn, m, serverOpts...)
-	renderv1.RegisterRenderServiceServer(a.grpcServer, svc)
-	renderv1.RegisterTemplateServiceServer(a.grpcServer, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(a.grpcServer, media.NewJobService(core, a.storage, a.bus, cfg.Log))
-	mediav1.RegisterPipelineServiceServer(a.grpcServer, media.NewPipelineService(core, a.storage, a.bus, cfg.Log))
-	renderv1.RegisterNodeServiceServer(a.grpcServer, node.NewService(a.store, cfg.Log))
-	mediav1.RegisterAssetServiceServer(a.grpcServer, media.NewAssetService(a.store, a.storage, media.UploadOptions{
-		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout,
+	s := rpc.NewServer(cfg.Log, authn, a.metrics, serverOpts...)
+	renderv1.RegisterRenderServiceServer(s, render.NewService(render.ServiceConfig{
+		Quota:    limits,
+		Store:    a.store,
+		Jobs:     a.core,
+		Storage:  a.storage,
+		Limits:   cfg.Limits,
+		CheckURL: a.fetch.CheckHost,
+		Split:    cfg.Split,
+		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, MaxRunning: cfg.MaxPreviews,
+			Named: namedOrgs(cfg), Metrics: a.metrics}),
+		Log: cfg.Log,
+	}))
+	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
+	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log))
+	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log))
+	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
+	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
+	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
-	healthpb.RegisterHealthServer(a.grpcServer, healthSrv)
-	reflection.Register(a.grpcServer)
+	healthpb.RegisterHealthServer(s, healthSrv)
+	reflection.Register(s)
+	return s
+}
 
-	// The gateway reaches the same gRPC server in memory, through its interceptors.
-	inproc := bufconn.Listen(1 << 20)
+// maxPreviewMessage bounds a response the gateway takes from the gRPC
+// server: a PNG of the largest frame (--max-width × --max-height, 3840 ×
+// 2160 by default, 25 MB as raw RGB) fits.
+const maxPreviewMessage = 64 << 20
+
+// openGateway makes the REST gateway and its HTTP server. The gateway
+// reaches the gRPC server in memory, through the same interceptors as any
+// gRPC client.
+func (a *App) openGateway(ctx context.Context) error {
+	cfg := a.cfg
+	a.inproc = bufconn.Listen(1 << 20)
 	gwOpts := []grpc.DialOption{
-		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return inproc.DialContext(ctx) }),
+		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return a.inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// A preview's picture comes back in one message: a PNG of a 4K
+		// frame can pass gRPC's default 4 MiB.
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxPreviewMessage)),
 	}
 	if cfg.TracerProvider != nil {
 		// Its calls are spans too, and carry the REST request's trace
 		// context to the server: one trace from REST to gRPC.
 		gwOpts = append(gwOpts, rpc.ClientTraces(cfg.TracerProvider))
 	}
-	a.gwConn, err = grpc.NewClient("passthrough:///kino-inprocess", gwOpts...)
-	if err != nil {
-		return nil, fmt.Errorf("connect gateway to gRPC server: %w", err)
+	var err error
+	if a.gwConn, err = grpc.NewClient("passthrough:///kino-inprocess", gwOpts...); err != nil {
+		return fmt.Errorf("connect gateway to gRPC server: %w", err)
 	}
 	handler, err := gateway.New(ctx, gateway.Config{
 		Conn:         a.gwConn,
 		Storage:      a.storage,
+		Demo:         a.demo,
 		CORSOrigins:  cfg.CORSOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Deadlines: gateway.Deadlines{
@@ -411,74 +551,69 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 			WriteTimeout:   cfg.HTTPWriteTimeout,
 		},
 		TracerProvider: cfg.TracerProvider,
-		Metrics:        m,
+		Metrics:        a.metrics,
 		Log:            cfg.Log,
 	})
 	if err != nil {
-		return nil, err
+		return err
+	}
+	if cfg.Role == node.RoleWorker {
+		handler = gateway.HealthOnly(handler)
 	}
 	// No ReadTimeout or WriteTimeout: they would bound whole requests and
 	// responses, cutting long uploads and every watch stream; the gateway
 	// bounds their rates instead (gateway.Deadlines).
-	if cfg.Role == node.RoleWorker {
-		handler = gateway.HealthOnly(handler)
-	}
 	a.httpServer = &http.Server{Handler: handler, ReadHeaderTimeout: cfg.HTTPHeaderTimeout, IdleTimeout: cfg.HTTPIdleTimeout}
-	if m != nil {
-		lis, err := net.Listen("tcp", cfg.MetricsAddr)
-		if err != nil {
-			closeListeners()
-			return nil, fmt.Errorf("listen for metrics on %s: %w", cfg.MetricsAddr, err)
-		}
-		a.MetricsAddr = lis.Addr().String()
-		a.metricsServer = serveMetrics(lis, m, cfg)
-	}
+	return nil
+}
 
+// serve starts what runs until Shutdown: the servers on their listeners,
+// the webhook dispatcher, the workers and the node's heartbeat. Nothing
+// in it fails: a heartbeat that fails is tried again.
+func (a *App) serve() {
+	cfg := a.cfg
+	if a.metricsLis != nil {
+		a.metricsServer = serveMetrics(a.metricsLis, a.metrics, cfg)
+	}
 	bgCtx, cancel := context.WithCancel(context.Background())
 	a.cancelBG = cancel
-	a.bg.Add(2)
-	go func() {
-		defer a.bg.Done()
-		if err := hooks.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
+	a.goBackground(func() {
+		if err := a.hooks.Run(bgCtx); err != nil && !errors.Is(err, context.Canceled) {
 			cfg.Log.Error("webhook dispatcher stopped", "err", err)
 		}
-	}()
-	if grpcLis != nil {
-		a.bg.Add(1)
-		go func() {
-			defer a.bg.Done()
-			_ = a.grpcServer.Serve(grpcLis)
-		}()
+	})
+	if a.grpcLis != nil {
+		a.goBackground(func() { _ = a.grpcServer.Serve(a.grpcLis) })
 	}
-	go func() {
-		defer a.bg.Done()
-		_ = a.grpcServer.Serve(inproc)
-	}()
-	a.bg.Add(1)
-	go func() {
-		defer a.bg.Done()
-		if err := a.httpServer.Serve(httpLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
+	a.goBackground(func() { _ = a.grpcServer.Serve(a.inproc) })
+	a.goBackground(func() {
+		if err := a.httpServer.Serve(a.httpLis); err != nil && !errors.Is(err, http.ErrServerClosed) {
 			cfg.Log.Error("HTTP server stopped", "err", err)
 		}
-	}()
+	})
+	var running func() []string
 	if cfg.Workers > 0 {
 		a.pool.Start(bgCtx)
+		running = a.pool.Running
 	}
-	running := a.pool.Running
-	if cfg.Workers == 0 {
-		running = nil
-	}
-	a.heartbeat = node.NewHeartbeat(a.store, node.Info{ID: owner, Role: cfg.Role, Version: cfg.Version, Workers: cfg.Workers, Every: cfg.HeartbeatEvery}, running, cfg.Log)
+	a.heartbeat = node.NewHeartbeat(a.store, node.Info{ID: a.NodeID, Role: cfg.Role, Version: cfg.Version, Workers: cfg.Workers, Every: cfg.HeartbeatEvery}, running, cfg.Log)
 	if err := a.heartbeat.Start(bgCtx); err != nil {
 		// The node runs without being listed; the next heartbeat may succeed.
 		cfg.Log.Warn("first node heartbeat", "err", err)
 	}
-
 	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "metrics", a.MetricsAddr, "database", a.store.Dialect,
-		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", publicURL,
+		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", a.publicURL,
 		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
-	ok = true
-	return a, nil
+}
+
+// goBackground runs f until it returns, counted in a.bg so that closeAll
+// waits for it.
+func (a *App) goBackground(f func()) {
+	a.bg.Add(1)
+	go func() {
+		defer a.bg.Done()
+		f()
+	}()
 }
 
 // Shutdown stops accepting requests, lets running jobs finish until the
@@ -522,6 +657,13 @@ func (a *App) closeAll() {
 	}
 	if a.grpcServer != nil {
 		a.grpcServer.Stop()
+	}
+	// What a failed Start never served is closed here; a served listener
+	// is already closed by its server.
+	for _, lis := range []net.Listener{a.httpLis, a.grpcLis, a.metricsLis} {
+		if lis != nil {
+			lis.Close()
+		}
 	}
 	a.bg.Wait()
 	if a.gwConn != nil {

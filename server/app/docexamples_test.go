@@ -99,7 +99,8 @@ func docExamples(t *testing.T, path string) []docExample {
 }
 
 // exampleMedia makes the files examples may name: a video with sound, a
-// picture, a sound, a font, a captions file and a voice.
+// picture, a sound, a font, a captions file, a voice and two PSD
+// templates.
 func exampleMedia(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
@@ -115,6 +116,11 @@ func exampleMedia(t *testing.T) string {
 		cmd.Dir = dir
 		out, err := cmd.CombinedOutput()
 		require.NoError(t, err, "make example media %v: %s", args, out)
+	}
+	for name, tpl := range map[string]string{"screen.psd": "screen.psd", "shirt.psd": "mockup.psd"} {
+		b, err := os.ReadFile(filepath.Join("..", "mockup", "testdata", tpl))
+		require.NoError(t, err)
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), b, 0o644))
 	}
 	font, err := os.ReadFile("/usr/share/fonts/truetype/dejavu/DejaVuSans-Bold.ttf")
 	require.NoError(t, err)

@@ -1,9 +1,10 @@
 package app_test
 
-// Regression tests for the defects of the two job systems (renders:
-// server/queue and server/render; media jobs and pipelines: server/jobrun
-// and server/media), written against the public API before the two are
-// replaced by one job core. Each test names the defect it pins.
+// Regression tests for the defects of the two job systems kino had before
+// the one job core (server/jobs): one for renders, one for media jobs and
+// pipelines. They were written against the public API before the core
+// replaced both, and keep it from bringing a defect back. Each test names
+// the defect it pins.
 
 import (
 	"context"

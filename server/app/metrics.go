@@ -5,9 +5,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"slices"
 	"time"
 
-	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
@@ -38,8 +39,22 @@ func newMetrics(st *store.Store, log *slog.Logger) (*metrics.Metrics, error) {
 }
 
 // countEnded counts each job this process ends, for jobs.Client.OnFinal.
-func countEnded(m *metrics.Metrics) func(*ent.Job) {
-	return func(j *ent.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
+func countEnded(m *metrics.Metrics) func(*jobs.Job) {
+	return func(j *jobs.Job) { m.JobEnded(j.Kind, j.Type, string(j.State)) }
+}
+
+// namedOrgs says which organisations get a label of their own in the
+// per-organisation metrics: those the operator named, in --orgs-file or
+// --api-keys (and the single organisation of a kino without keys). Any
+// other is "other", so a client cannot grow the labels by itself.
+func namedOrgs(cfg Config) func(string) bool {
+	keyed := map[string]bool{auth.DefaultOrg: len(cfg.APIKeys) == 0}
+	for _, o := range cfg.APIKeys {
+		keyed[o] = true
+	}
+	return func(o string) bool {
+		return keyed[o] || (cfg.Orgs != nil && slices.Contains(cfg.Orgs.Listed(), o))
+	}
 }
 
 // serveMetrics serves GET /metrics on its own listener: apart from the

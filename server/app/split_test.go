@@ -327,10 +327,28 @@ func TestSplitPerRequest(t *testing.T) {
 	body["split"] = map[string]any{"part": 1}
 	id := k.submit(t, body)
 	rec := k.waitStatus(t, id, "completed", 60*time.Second)
-	require.Len(t, partsOf(t, db, id), 4, "three runs of frames and the sound, by the request alone")
+	parts := partsOf(t, db, id)
+	require.Len(t, parts, 4, "three runs of frames and the sound, by the request alone")
 	info, err := ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "split.mp4"))
 	require.NoError(t, err)
 	assert.Equal(t, 73, info.Video().NbFrames)
+	// Usage has one render of 2.9 s, with its parts' CPU time and its join's.
+	var cpu float64
+	for _, p := range parts {
+		partCPU, _ := p.Metadata[jobs.MetaCPUSeconds].(float64)
+		assert.Positive(t, partCPU, "part %s was metered", p.ID)
+		cpu += partCPU
+	}
+	r := k.do(t, http.MethodGet, "/usage", nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	rows := r.json(t)["data"].([]any)
+	require.Len(t, rows, 1, "%s", r.body)
+	row := rows[0].(map[string]any)
+	assert.Equal(t, "render", row["type"])
+	assert.Equal(t, 1.0, row["jobs"], "the parts are no jobs of their own")
+	assert.InDelta(t, 2.9, row["mediaSeconds"], 1e-9)
+	assert.InDelta(t, 0.0058, row["price"], 1e-9)
+	assert.Greater(t, row["cpuSeconds"], cpu, "the parts' CPU and the join's")
 
 	// Without split, the server's rule keeps this short render whole.
 	plain := k.submit(t, splitComposition(media, ""))

@@ -56,7 +56,8 @@ func TestCaptionExtractWithWhisper(t *testing.T) {
 	var calls atomic.Int32
 	whisper := fakeWhisper(t, &calls)
 	k := start(t, storetest.SQLite(t), func(c *app.Config) {
-		c.Transcriber = executor.Whisper{URL: whisper.URL + "/v1/audio/transcriptions", APIKey: "sk-test"}
+		c.Transcriber = executor.Whisper{URL: whisper.URL + "/v1/audio/transcriptions", APIKey: "sk-test", PricePerMinute: 0.6}
+		c.CPUSecondCost = 0.001
 	})
 	id := k.createJob(t, map[string]any{"type": "caption.extract", "inputs": map[string]any{"source": src + "/speech.mp4"}, "params": map[string]any{"format": "srt"}})
 	j := k.waitJob(t, id)
@@ -67,4 +68,10 @@ func TestCaptionExtractWithWhisper(t *testing.T) {
 	srt := string(fetchBody(t, meta["captionsUrl"].(string), ""))
 	assert.Equal(t, "1\n00:00:00,000 --> 00:00:01,200\nhello world.\n\n2\n00:00:01,300 --> 00:00:03,000\nthis is a test of the captions.\n\n", srt)
 	assert.Equal(t, "hello world. this is a test of the captions.", meta["transcript"])
+	// The endpoint's price per minute of the audio sent is the job's
+	// providerCost, and comes out of its margin.
+	seconds := meta["duration"].(float64)
+	assert.InDelta(t, 0.6*seconds/60, j["providerCost"], 0.001, "%v", j)
+	assert.Positive(t, j["infraCost"])
+	assert.InDelta(t, j["price"].(float64)-j["providerCost"].(float64)-j["infraCost"].(float64), j["margin"], 1e-12)
 }

@@ -42,7 +42,13 @@ type Type struct {
 	AcceptsMedia []string
 	// PricePerSecond is the price in USD per second of input media.
 	PricePerSecond float64
-	// MediaOverrides are prices per input media kind, when they differ.
+	// PricePerMegapixel is the price in USD per megapixel of each
+	// picture the job writes.
+	PricePerMegapixel float64
+	// MinPrice is the least a job of the type costs, in USD.
+	MinPrice float64
+	// MediaOverrides are prices per media kind, when they differ: made
+	// from PricePerMegapixel for the types that write pictures.
 	MediaOverrides map[string]any
 }
 
@@ -107,8 +113,16 @@ var (
 
 func init() {
 	for _, t := range types {
+		if t.PricePerMegapixel > 0 {
+			t.MediaOverrides = map[string]any{Image: map[string]any{"pricePerMegapixel": t.PricePerMegapixel, "minPrice": t.MinPrice}}
+		}
 		byName[t.Name] = t
 		all = append(all, t)
 	}
 	sort.Slice(all, func(i, j int) bool { return all[i].Name < all[j].Name })
 }
+
+// Render prices renders (POST /api/render), which are not in the
+// catalogue: per second of output, and per megapixel for a still (a png
+// or jpg of one frame).
+var Render = &Type{Name: "render", PricePerSecond: 0.002, PricePerMegapixel: 0.0004, MinPrice: 0.001}

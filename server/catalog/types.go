@@ -3,6 +3,7 @@ package catalog
 import (
 	"fmt"
 	"regexp"
+	"strings"
 )
 
 // FontFamily is what caption.burn takes as a font name: libass reads it
@@ -84,8 +85,7 @@ var types = []*Type{
 			{Name: "width", Kind: "integer", Min: bound(16), Max: bound(8192), Description: "the output's width, keeping the template's aspect; default the template's"},
 			{Name: "quality", Kind: "integer", Min: bound(1), Max: bound(100), Description: "jpg and webp quality; default 90"},
 		},
-		AcceptsMedia: []string{Image}, PricePerSecond: 0,
-		MediaOverrides: map[string]any{Image: map[string]any{"pricePerJob": 0.002}},
+		AcceptsMedia: []string{Image}, PricePerMegapixel: 0.0004, MinPrice: 0.002,
 	},
 	{
 		Name: "watermark.apply", Tag: "watermark", Pattern: "transform",
@@ -110,8 +110,7 @@ var types = []*Type{
 				{Name: "color", Kind: "string", MaxLength: 9, Description: "text watermark, #RRGGBB; default white"},
 			},
 		}},
-		AcceptsMedia: []string{Video, Image}, PricePerSecond: 0.002,
-		MediaOverrides: map[string]any{Image: map[string]any{"pricePerJob": 0.001}},
+		AcceptsMedia: []string{Video, Image}, PricePerSecond: 0.002, PricePerMegapixel: 0.0002, MinPrice: 0.001,
 	},
 	{
 		Name: "caption.extract", Tag: "captions", Pattern: "analyze",
@@ -128,7 +127,7 @@ var types = []*Type{
 			{Name: "format", Kind: "string", Enum: []string{"vtt", "srt"}, Description: "default vtt"},
 			{Name: "maxCueSeconds", Kind: "number", Min: bound(1), Max: bound(30), Description: "longest cue; default 6"},
 		},
-		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.004,
+		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.004, MinPrice: 0.0005,
 	},
 	{
 		Name: "caption.burn", Tag: "captions", Pattern: "transform",
@@ -147,7 +146,7 @@ var types = []*Type{
 			{Name: "position", Kind: "string", Enum: []string{"bottom", "middle", "top"}, Description: "default bottom"},
 			{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(1000), Description: "vertical margin in pixels; default 1/14.4 of the video's height"},
 		},
-		AcceptsMedia: []string{Video}, PricePerSecond: 0.002,
+		AcceptsMedia: []string{Video}, PricePerSecond: 0.002, MinPrice: 0.0005,
 	},
 	{
 		Name: "video.transcode", Tag: "video", Pattern: "transform",
@@ -161,7 +160,7 @@ var types = []*Type{
 			{Name: "height", Kind: "integer", Min: bound(16), Max: bound(2160)},
 			{Name: "videoBitrateKbps", Kind: "integer", Min: bound(100), Max: bound(50000)},
 		},
-		AcceptsMedia: []string{Video}, PricePerSecond: 0.003,
+		AcceptsMedia: []string{Video}, PricePerSecond: 0.003, MinPrice: 0.0005,
 	},
 	{
 		Name: "video.thumbnail", Tag: "video", Pattern: "analyze",
@@ -176,7 +175,7 @@ var types = []*Type{
 			{Name: "columns", Kind: "integer", Min: bound(1), Max: bound(20), Description: "sprite mode; default 5"},
 			{Name: "rows", Kind: "integer", Min: bound(1), Max: bound(20), Description: "sprite mode; default 5"},
 		},
-		AcceptsMedia: []string{Video}, PricePerSecond: 0.0005,
+		AcceptsMedia: []string{Video}, PricePerSecond: 0.0005, MinPrice: 0.0005,
 	},
 	{
 		Name: "video.trim", Tag: "video", Pattern: "transform",
@@ -188,7 +187,7 @@ var types = []*Type{
 			{Name: "start", Kind: "number", Required: true, Min: bound(0), Max: bound(86400)},
 			{Name: "duration", Kind: "number", Required: true, Min: bound(0.04), Max: bound(86400)},
 		},
-		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.001,
+		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.001, MinPrice: 0.0005,
 	},
 	{
 		Name: "audio.extract", Tag: "audio", Pattern: "transform",
@@ -199,7 +198,7 @@ var types = []*Type{
 		Params: []Param{
 			{Name: "format", Kind: "string", Enum: []string{"mp3", "aac", "wav"}, Description: "default mp3"},
 		},
-		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.0005,
+		AcceptsMedia: []string{Video, Audio}, PricePerSecond: 0.0005, MinPrice: 0.0005,
 	},
 	{
 		Name: "image.resize", Tag: "image", Pattern: "transform",
@@ -213,16 +212,42 @@ var types = []*Type{
 			{Name: "fit", Kind: "string", Enum: []string{"contain", "cover", "fill"}, Description: "default contain"},
 			{Name: "format", Kind: "string", Enum: []string{"png", "jpeg", "webp"}, Description: "default png"},
 		},
-		AcceptsMedia: []string{Image}, PricePerSecond: 0,
-		MediaOverrides: map[string]any{Image: map[string]any{"pricePerJob": 0.0005}},
+		AcceptsMedia: []string{Image}, PricePerMegapixel: 0.0001, MinPrice: 0.0005,
 	},
 }
 
 // CostModel describes, for people, how a type's price is computed.
 func (t *Type) CostModel() string {
-	s := fmt.Sprintf("price = %g USD per second of input media", t.PricePerSecond)
-	if len(t.MediaOverrides) > 0 {
-		s += "; mediaOverrides gives per-job prices for some input kinds"
+	var parts []string
+	if t.PricePerSecond > 0 {
+		parts = append(parts, fmt.Sprintf("%g USD per second of input media", t.PricePerSecond))
 	}
-	return s
+	if t.PricePerMegapixel > 0 {
+		parts = append(parts, fmt.Sprintf("%g USD per megapixel of each picture written", t.PricePerMegapixel))
+	}
+	return fmt.Sprintf("price = %s; at least %g USD a job", strings.Join(parts, " + "), t.MinPrice)
+}
+
+// Price is what a job of the type costs that read seconds of timed input
+// media and wrote pictures of megapixels in all.
+func (t *Type) Price(seconds, megapixels float64) float64 {
+	return max(t.MinPrice, t.PricePerSecond*seconds+t.PricePerMegapixel*megapixels)
+}
+
+// Estimate is the price of a job of the type, as far as its params tell
+// before its inputs are downloaded: the length video.trim cuts, the size
+// image.resize writes when both sides are given; otherwise the least a
+// job costs.
+func (t *Type) Estimate(params map[string]any) float64 {
+	num := func(k string) float64 {
+		v, _ := params[k].(float64)
+		return v
+	}
+	switch {
+	case t.Name == "video.trim":
+		return t.Price(num("duration"), 0)
+	case t.PricePerMegapixel > 0 && num("width") > 0 && num("height") > 0:
+		return t.Price(0, num("width")*num("height")/1e6)
+	}
+	return t.MinPrice
 }

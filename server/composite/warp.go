@@ -30,20 +30,49 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	if t.base.w == 0 || t.base.h == 0 {
 		return image.NewNRGBA(image.Rectangle{})
 	}
-	var pre Mapping
-	var persp *homography
+	pre, persp := splitPerspective(m)
+	t, levels := t.levelsFor(m, pre, persp)
+	inv := homography{1, 0, 0, 0, 1, 0, 0, 0, 1}
+	if persp != nil {
+		var ok bool
+		if inv, ok = persp.inverse(); !ok {
+			return image.NewNRGBA(image.Rectangle{})
+		}
+	}
+	nu, nv := gridCells(m, pre)
+	grid, bounds, ok := warpGrid(pre, persp, nu, nv)
+	if !ok {
+		return image.NewNRGBA(image.Rectangle{})
+	}
+	bounds = bounds.Intersect(image.Rect(0, 0, width, height))
+	out := image.NewNRGBA(bounds)
+	if bounds.Empty() {
+		return out
+	}
+	tris := withinOverdraw(triangulate(grid, nu, nv, bounds), bounds)
+	t.draw(out, tris, inv, levels)
+	return out
+}
+
+// splitPerspective splits m into a warp of the unit square (nil when
+// none) and a final perspective (nil when none), which Warp inverts
+// exactly.
+func splitPerspective(m Mapping) (pre Mapping, persp *homography) {
 	switch mm := m.(type) {
 	case *homography:
-		persp = mm
+		return nil, mm
 	case then:
 		if h, ok := mm.second.(*homography); ok {
-			pre, persp = mm.first, h
-		} else {
-			pre = m
+			return mm.first, h
 		}
-	default:
-		pre = m
 	}
+	return m, nil
+}
+
+// levelsFor returns the texture to sample for m (t itself, or t shrunk)
+// and the levels sample reads: the base alone, or every mip level where
+// the design shrinks enough to need them.
+func (t *Texture) levelsFor(m, pre Mapping, persp *homography) (*Texture, []level) {
 	// Under a perspective alone, a design much larger than its place is
 	// first shrunk with a sharp cubic, as Photoshop's bicubic transform
 	// does; the mip levels then only finish the job where it shrinks
@@ -65,14 +94,13 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 		t.mips()
 		levels = t.levels
 	}
-	inv := homography{1, 0, 0, 0, 1, 0, 0, 0, 1}
-	if persp != nil {
-		var ok bool
-		if inv, ok = persp.inverse(); !ok {
-			return image.NewNRGBA(image.Rectangle{})
-		}
-	}
-	nu, nv := 2, 2
+	return t, levels
+}
+
+// gridCells is how many cells across and down the unit square is cut
+// into: 2×2 for a perspective alone, the mapping's own otherwise.
+func gridCells(m, pre Mapping) (nu, nv int) {
+	nu, nv = 2, 2
 	if pre != nil {
 		nu, nv = cells(pre)
 		// No finer than about 2 pixels a cell over the mapping's extent:
@@ -86,9 +114,16 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 		// outline to one triangle.
 		nu, nv = nu+nu%2, nv+nv%2
 	}
-	// The grid's vertices: in the design (uv), after the warp (q) and on
-	// the canvas (d).
-	type vertex struct{ uv, q, d Point }
+	return nu, nv
+}
+
+// vertex is a vertex of Warp's grid: in the design (uv), after the warp
+// (q) and on the canvas (d).
+type vertex struct{ uv, q, d Point }
+
+// warpGrid maps the grid's vertices to the canvas, with the box of the
+// pixels they reach; false when a vertex lands at no finite point.
+func warpGrid(pre Mapping, persp *homography, nu, nv int) ([]vertex, image.Rectangle, bool) {
 	grid := make([]vertex, (nu+1)*(nv+1))
 	bounds := image.Rectangle{}
 	for i := 0; i <= nv; i++ {
@@ -103,18 +138,19 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 				d = persp.Map(q)
 			}
 			if !finite(d) {
-				return image.NewNRGBA(image.Rectangle{})
+				return nil, image.Rectangle{}, false
 			}
 			grid[i*(nu+1)+j] = vertex{uv, q, d}
 			px := image.Rect(pixel(math.Floor(d.X))-1, pixel(math.Floor(d.Y))-1, pixel(math.Ceil(d.X))+1, pixel(math.Ceil(d.Y))+1)
 			bounds = bounds.Union(px)
 		}
 	}
-	bounds = bounds.Intersect(image.Rect(0, 0, width, height))
-	out := image.NewNRGBA(bounds)
-	if bounds.Empty() {
-		return out
-	}
+	return grid, bounds, true
+}
+
+// triangulate cuts each cell of the grid into two triangles, each knowing
+// the outline segments near it, which cut the coverage of its pixels.
+func triangulate(grid []vertex, nu, nv int, bounds image.Rectangle) []triangle {
 	// The outline's segments, each oriented with the inside of its cell
 	// positive, listed by the grid vertices they end at.
 	at := func(i, j int) int { return i*(nu+1) + j }
@@ -184,12 +220,17 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 			}
 		}
 	}
-	// A mesh folded over itself again and again (a hostile file's: a 64×64
-	// quilt of control points flung between the quad's corners) covers
-	// each pixel once per fold, and drawing it would take minutes. An
-	// honest warp visits about twice its box's pixels (a triangle's box is
-	// twice its area): past maxOverdraw times, the triangles left are not
-	// drawn.
+	return tris
+}
+
+// withinOverdraw keeps the triangles whose boxes, together, visit at most
+// maxOverdraw times the pixels of bounds. A mesh folded over itself again
+// and again (a hostile file's: a 64×64 quilt of control points flung
+// between the quad's corners) covers each pixel once per fold, and
+// drawing it would take minutes. An honest warp visits about twice its
+// box's pixels (a triangle's box is twice its area): past that budget,
+// the triangles left are not drawn.
+func withinOverdraw(tris []triangle, bounds image.Rectangle) []triangle {
 	budget := maxOverdraw * int64(bounds.Dx()) * int64(bounds.Dy())
 	var spent int64
 	for k := range tris {
@@ -203,6 +244,14 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 	if h := visitsHook.Load(); h != nil {
 		(*h)(spent, bounds)
 	}
+	return tris
+}
+
+// draw fills out with the texture through the triangles: each pixel is
+// mapped back exactly through inv, then through its triangle's affine map
+// to the design, and sampled from levels.
+func (t *Texture) draw(out *image.NRGBA, tris []triangle, inv homography, levels []level) {
+	bounds := out.Rect
 	// cover keeps each pixel's coverage so that a pixel on a seam or an
 	// outline that two triangles reach keeps the larger one, not both.
 	cover := make([]uint8, bounds.Dx()*bounds.Dy())
@@ -275,7 +324,6 @@ func (t *Texture) Warp(m Mapping, width, height int) *image.NRGBA {
 			}
 		}
 	})
-	return out
 }
 
 // extent is the longer side, in canvas pixels, of the box of m's image

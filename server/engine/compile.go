@@ -151,11 +151,15 @@ func (c *compiler) placement(pos, size *object, l *Layer) {
 	// Keyframed positions start where their first keyframe is.
 	if l.Motion.X, _ = c.curve(pos, "x", l, -maxCoordinate, maxCoordinate, true); l.Motion.X != nil {
 		l.X = Pos{Px: int(l.Motion.X[0].Value)}
+	} else if l.Kind == KindMockup && !pos.has("x") {
+		l.X = Pos{} // the template's canvas lies on the frame's
 	} else {
 		l.X = pos.pos("x", maxCoordinate)
 	}
 	if l.Motion.Y, _ = c.curve(pos, "y", l, -maxCoordinate, maxCoordinate, true); l.Motion.Y != nil {
 		l.Y = Pos{Px: int(l.Motion.Y[0].Value)}
+	} else if l.Kind == KindMockup && !pos.has("y") {
+		l.Y = Pos{}
 	} else {
 		l.Y = pos.pos("y", maxCoordinate)
 	}

@@ -23,6 +23,8 @@ type Media struct {
 	Still bool
 	// Font is a TrueType, OpenType or WOFF font file.
 	Font bool
+	// Template is a PSD template (Source.Template), read by Plan.
+	Template bool
 	// Duration in seconds, 0 for a picture.
 	Duration float64
 	// Width and Height of the picture as decoded: a video whose container

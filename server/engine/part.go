@@ -105,6 +105,9 @@ func (s *Scene) Part(r PartRange, last bool) *Scene {
 	used := map[string]bool{}
 	for _, l := range p.Layers {
 		used[l.Source], used[l.Font] = true, true
+		if l.Mockup != nil {
+			used[l.Mockup.Template] = true
+		}
 	}
 	p.sources = nil
 	for _, src := range s.sources {
@@ -125,7 +128,7 @@ func cutLayer(l Layer, w window, first int) (Layer, bool) {
 		return l, false
 	}
 	switch l.Kind {
-	case KindVideo:
+	case KindVideo, KindMockup:
 		l.SkipFrames += first - w.first
 	case KindColor, KindImage, KindRectangle, KindEllipse, KindText:
 	default:
@@ -151,7 +154,7 @@ const seekMargin = 1.0
 func (s *Scene) SeekLayers() []int {
 	var out []int
 	for i, l := range s.Layers {
-		if l.Kind == KindVideo && l.SkipFrames > 0 && l.Playback.rate() == 1 && !l.Playback.Loop {
+		if (l.Kind == KindVideo || l.Kind == KindMockup) && l.SkipFrames > 0 && l.Playback.rate() == 1 && !l.Playback.Loop {
 			out = append(out, i)
 		}
 	}
@@ -174,7 +177,7 @@ func captureIn(c *Capture, start, end float64) *Capture {
 func (s *Scene) SoundSources() []Source {
 	used := map[string]bool{}
 	for _, l := range s.Layers {
-		if l.Kind == KindVideo || l.Kind == KindAudio {
+		if l.Kind == KindVideo || l.Kind == KindAudio || l.Kind == KindMockup {
 			used[l.Source] = true
 		}
 	}
@@ -236,6 +239,9 @@ func (s *Scene) SeekVideos(ctx context.Context, media map[string]Media, failed f
 	for _, i := range s.SeekLayers() {
 		l := &s.Layers[i]
 		m := media[l.Source]
+		if m.Still {
+			continue // a mockup layer's picture: nothing to seek
+		}
 		first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
 		if err != nil {
 			if failed != nil {

@@ -132,7 +132,7 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 		// Layers under the cover are never seen, but are still checked,
 		// and a video's sound still plays.
 		hidden := i <= under
-		if mode == soundOnly && l.Kind != KindVideo && l.Kind != KindAudio {
+		if mode == soundOnly && l.Kind != KindVideo && l.Kind != KindAudio && l.Kind != KindMockup {
 			continue // silent: nothing to check that the whole render did not
 		}
 		switch l.Kind {
@@ -142,6 +142,8 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			}
 		case KindImage, KindVideo:
 			video, a, err = p.visual(i, l, video, hidden)
+		case KindMockup:
+			video, a, err = p.mockupLayer(i, l, video, hidden)
 		case KindText:
 			video, err = p.text(i, l, video, defaultFont, hidden)
 		case KindAudio:
@@ -292,6 +294,10 @@ func (p *planner) pictureChains(video string, alpha bool) {
 	}
 	if s.Still() {
 		chain = join(chain, trimTo(s.frameShownAt(s.FrameTime)))
+		if s.scaleTo[0] != 0 {
+			// A preview: the render's frame, drawn at its size, then scaled.
+			chain = join(chain, fmt.Sprintf("scale=w=%d:h=%d", s.scaleTo[0], s.scaleTo[1]))
+		}
 	}
 	main := "vout"
 	if s.Format == "gif" {
@@ -372,6 +378,8 @@ type planner struct {
 	// captions is what the captions layers planned so far wrote.
 	captions captionSpend
 	mode     planMode
+	// mock is the mockup layer being planned, nil for other layers.
+	mock *mockPlan
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino

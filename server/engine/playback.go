@@ -27,7 +27,7 @@ func (pb Playback) rate() float64 {
 // layer in provider_a, the clip's asset in unified); trimKey names the
 // trim field of that format, which a loop excludes.
 func (c *compiler) playback(o *object, trimKey string, l *Layer) {
-	if l.Kind != KindVideo && l.Kind != KindAudio {
+	if l.Kind != KindVideo && l.Kind != KindAudio && l.Kind != KindMockup {
 		return
 	}
 	l.Playback.Speed = o.number("speed", 0, 0.25, 4)

@@ -32,10 +32,10 @@ func (c *compiler) providerA(raw any) {
 
 func (c *compiler) layerA(o *object) {
 	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
-	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions"))
+	l.Kind = Kind(o.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions", "mockup"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse or captions")
+			c.r.fail(o.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse, captions or mockup")
 		}
 		return
 	}
@@ -96,5 +96,7 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 		c.shape(o, l)
 	case KindCaptions:
 		c.captions(o, l)
+	case KindMockup:
+		c.mockup(o, trimKey, l)
 	}
 }

@@ -19,6 +19,9 @@ const (
 	// Gradient, outlined by Stroke.
 	KindRectangle Kind = "rectangle"
 	KindEllipse   Kind = "ellipse"
+	// KindMockup draws its picture or video (Source) into a smart object
+	// of a PSD template (Mockup), and the template around it.
+	KindMockup Kind = "mockup"
 )
 
 // Scene is a validated composition: the output settings and the layers,
@@ -47,6 +50,9 @@ type Scene struct {
 	lead int
 	// stillCut marks the scene of a still's one frame (StillFrame).
 	stillCut bool
+	// scaleTo is the size a preview's frame is scaled to once drawn
+	// (Preview); zero: the scene's own.
+	scaleTo [2]int
 }
 
 // Pos is a coordinate in pixels, or centred.
@@ -112,6 +118,9 @@ type Layer struct {
 	// Captions are a captions layer's cues and how they show; nil on
 	// other layers.
 	Captions *Captions
+	// Mockup is the template a mockup layer draws its source into; nil on
+	// other layers.
+	Mockup *Mockup
 	// SkipFrames are the frames of a video layer that a part of a split
 	// render (Scene.Part) does not show: the layer was cut to start with
 	// the part, and its source still plays from its trim.
@@ -122,6 +131,23 @@ type Layer struct {
 	// decoding from its trim (see SeekLayers).
 	FirstFrame float64
 	Seek       bool
+}
+
+// Mockup is the PSD template of a mockup layer and how the layer's
+// source fills one of its smart objects, as mockup.render takes them.
+type Mockup struct {
+	// Template is the key of the template's source (Source.Template).
+	Template string
+	// SmartObject is the layer path the source replaces; empty for the
+	// template's only smart object.
+	SmartObject string
+	// Fit is "cover", "contain" or "fill".
+	Fit string
+	// Hide and Show are layer paths to hide, or to show though hidden.
+	Hide, Show []string
+	// Fields are the JSON paths of template, smartObject, hide and show,
+	// for messages.
+	TemplateField, SmartObjectField, HideField, ShowField string
 }
 
 // TextStyle is how a text layer is laid out in its box and decorated.
@@ -217,6 +243,9 @@ type Source struct {
 	// Captions marks an SRT or WebVTT file, which the caller parses
 	// (ParseCues) and gives to the layers that name it (SetCues).
 	Captions bool
+	// Template marks a PSD template of a mockup layer (not probed: Plan
+	// reads it, given Media with Template set).
+	Template bool
 	// Field is the JSON path that first named it, for messages.
 	Field string
 }
@@ -233,7 +262,7 @@ func (s *Scene) addSource(url string, font bool, field string) string {
 
 func (s *Scene) add(src Source) string {
 	for _, have := range s.sources {
-		if have.URL == src.URL && have.Font == src.Font && have.Captions == src.Captions {
+		if have.URL == src.URL && have.Font == src.Font && have.Captions == src.Captions && have.Template == src.Template {
 			return have.Key
 		}
 	}

@@ -77,10 +77,10 @@ func mustGet(o *object, key string) any {
 func (c *compiler) clip(o *object) {
 	l := Layer{Field: o.path, Opacity: 1, Volume: 1, X: Pos{Center: true}, Y: Pos{Center: true}, Motion: &Motion{}}
 	a := c.r.object(o.field("asset"), mustGet(o, "asset"))
-	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions"))
+	l.Kind = Kind(a.enum("type", "", "color", "image", "video", "text", "audio", "rectangle", "ellipse", "captions", "mockup"))
 	if l.Kind == "" {
 		if c.r.err == nil {
-			c.r.fail(a.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse or captions")
+			c.r.fail(a.field("type"), "is required: color, image, video, text, audio, rectangle, ellipse, captions or mockup")
 		}
 		return
 	}

@@ -155,8 +155,13 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 		if zoompan == "" {
 			cut, at = p.visibleCut(l, sh)
 		}
+		repeat, shift := win.repeat(), win.shift()
+		if h := p.held(win, m); h > 0 && zoompan != "" {
+			// zoompan frames only the frames from the still's on.
+			repeat, shift = win.repeatFrom(h), win.shiftFrom(h)
+		}
 		chain = join(fmt.Sprintf("[%d:v]%s", in, join(before, size, after, "format=yuva420p", opacity(l), turn, cut)),
-			win.repeat(), zoompan, win.shift(), fades(l, win))
+			repeat, zoompan, shift, fades(l, win))
 		if cut != "" {
 			tail, _, _, enable := p.transform(i, l, win, sh)
 			p.graph = append(p.graph, join(chain, tail)+"["+lbl+"]")
@@ -185,8 +190,18 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 			pts = fmt.Sprintf("setpts=PTS+(%s)/TB", f(moved-l.FirstFrame))
 			skip = fmt.Sprintf("trim=start_pts=%d", l.SkipFrames)
 		}
-		in = p.input(m, opts...)
-		chain = join(fmt.Sprintf("[%d:v]%s", in, pts), "fps="+fps, skip, before, size, zoompan, after, "format=yuva420p",
+		src := m
+		if p.mock != nil {
+			src = p.mock.design // m is the template's canvas
+		}
+		in = p.input(src, opts...)
+		head := join(fmt.Sprintf("[%d:v]%s", in, pts), "fps="+fps, skip)
+		if p.mock != nil {
+			// A mockup layer's frames are its design's, drawn into the
+			// template.
+			head = p.mockupFrames(i, l, win, head)
+		}
+		chain = join(head, before, size, zoompan, after, "format=yuva420p",
 			win.shift(), fades(l, win), opacity(l))
 	}
 	if !l.moves() && zoompan == "" && !l.ramped() {

@@ -149,47 +149,12 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.%v", err)
 	}
 
-	// Every design, fetched and decoded once (a ref may repeat).
-	refs := map[string]string{} // ref -> field of its error messages
-	for i, d := range plan.Designs {
-		if _, ok := refs[d]; !ok {
-			refs[d] = fmt.Sprintf("params.designs[%d]", i-btoi(hasDesign))
-		}
-	}
-	refs[DesignInput] = "inputs.design"
-	for k, d := range plan.Fixed {
-		if _, ok := refs[d]; !ok {
-			refs[d] = fmt.Sprintf("params.smartObjects[%q]", k)
-		}
-	}
+	refs := designRefs(plan, hasDesign)
 	// Every design is fetched first (a ref may repeat); the fixed ones are
 	// decoded once, each design of the batch only when its mockup is
 	// drawn, so a batch holds as many decoded designs as it draws at once.
-	paths := map[string]string{}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	n := 0
-	for ref, field := range refs {
-		if ref == DesignInput {
-			if hasDesign {
-				paths[ref] = t.Inputs["design"].Path
-			}
-			continue
-		}
-		path := filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
-		n++
-		g.Go(func() error {
-			if err := t.Fetch(gctx, ref, path); err != nil {
-				return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
-			}
-			mu.Lock()
-			paths[ref] = path
-			mu.Unlock()
-			return nil
-		})
-	}
-	if err := g.Wait(); err != nil {
+	paths, err := fetchDesigns(ctx, t, refs, hasDesign)
+	if err != nil {
 		return Result{}, err
 	}
 	decode := func(ref string) (image.Image, error) {
@@ -208,17 +173,7 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 		fixed[k] = img
 	}
 
-	var colors map[string]color.NRGBA
-	if c, ok := t.Params["colors"].(map[string]any); ok {
-		colors = map[string]color.NRGBA{}
-		for k, v := range c {
-			s, _ := v.(string)
-			r, _ := strconv.ParseUint(s[1:3], 16, 8)
-			gg, _ := strconv.ParseUint(s[3:5], 16, 8)
-			b, _ := strconv.ParseUint(s[5:7], 16, 8)
-			colors[k] = color.NRGBA{uint8(r), uint8(gg), uint8(b), 255}
-		}
-	}
+	colors := mockupColors(t.Params)
 	format := str(t.Params, "format", "png")
 	f := mockupFormats[format]
 	quality := int(num(t.Params, "quality", 90))
@@ -228,7 +183,7 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	res := Result{Files: map[string]Output{}, Values: map[string]any{}}
 	outs := make([]Output, count)
 	warnings := make([][]string, count)
-	g, gctx = errgroup.WithContext(ctx)
+	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.NumCPU())
 	for i := range count {
 		g.Go(func() error {
@@ -272,6 +227,81 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	if err := g.Wait(); err != nil {
 		return Result{}, err
 	}
+	mockupValues(res, plan, outs, warnings)
+	return res, nil
+}
+
+// designRefs maps each design the plan names (a ref may repeat) to the
+// field its error messages name.
+func designRefs(plan MockupPlan, hasDesign bool) map[string]string {
+	refs := map[string]string{}
+	for i, d := range plan.Designs {
+		if _, ok := refs[d]; !ok {
+			refs[d] = fmt.Sprintf("params.designs[%d]", i-btoi(hasDesign))
+		}
+	}
+	refs[DesignInput] = "inputs.design"
+	for k, d := range plan.Fixed {
+		if _, ok := refs[d]; !ok {
+			refs[d] = fmt.Sprintf("params.smartObjects[%q]", k)
+		}
+	}
+	return refs
+}
+
+// fetchDesigns downloads every design but the job's own input into the
+// job's folder, four at once, and returns each ref's file.
+func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign bool) (map[string]string, error) {
+	paths := map[string]string{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	n := 0
+	for ref, field := range refs {
+		if ref == DesignInput {
+			if hasDesign {
+				paths[ref] = t.Inputs["design"].Path
+			}
+			continue
+		}
+		path := filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
+		n++
+		g.Go(func() error {
+			if err := t.Fetch(gctx, ref, path); err != nil {
+				return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
+			}
+			mu.Lock()
+			paths[ref] = path
+			mu.Unlock()
+			return nil
+		})
+	}
+	return paths, g.Wait()
+}
+
+// mockupColors reads params.colors, fill layers' new colours (#rrggbb,
+// checked against the catalogue's pattern before the job was queued), or
+// nil.
+func mockupColors(params map[string]any) map[string]color.NRGBA {
+	c, ok := params["colors"].(map[string]any)
+	if !ok {
+		return nil
+	}
+	colors := map[string]color.NRGBA{}
+	for k, v := range c {
+		s, _ := v.(string)
+		r, _ := strconv.ParseUint(s[1:3], 16, 8)
+		g, _ := strconv.ParseUint(s[3:5], 16, 8)
+		b, _ := strconv.ParseUint(s[5:7], 16, 8)
+		colors[k] = color.NRGBA{uint8(r), uint8(g), uint8(b), 255}
+	}
+	return colors
+}
+
+// mockupValues puts each mockup's file in res, and in its values the list
+// of mockups (with the design of each, for a batch) and the warnings of
+// the first.
+func mockupValues(res Result, plan MockupPlan, outs []Output, warnings [][]string) {
 	var list []any
 	for i, o := range outs {
 		res.Files[MockupField(i)] = o
@@ -289,7 +319,6 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	if len(warnings[0]) > 0 {
 		res.Values["warnings"] = warnings[0]
 	}
-	return res, nil
 }
 
 // render draws one mockup; a panic in the reader or the compositor (a file

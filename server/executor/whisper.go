@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/meter"
 )
 
 // Whisper transcribes with a Whisper-compatible HTTP service (OpenAI's
@@ -27,6 +28,9 @@ type Whisper struct {
 	Model  string
 	APIKey string
 	Client *http.Client
+	// PricePerMinute is what the endpoint charges, in USD per minute of
+	// audio sent (--whisper-minute-price): the job's providerCost.
+	PricePerMinute float64
 }
 
 // Transcribe sends the sound as 16 kHz mono WAV and reads the segments.
@@ -84,6 +88,8 @@ func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
 		return nil, fmt.Errorf("whisper: read its answer: %w", err)
 	}
+	// The endpoint answered: it charges for the audio whatever kino does next.
+	meter.Provider(ctx, w.PricePerMinute*a.Duration/60)
 	var cues []Cue
 	for _, s := range v.Segments {
 		if t := strings.TrimSpace(s.Text); t != "" {

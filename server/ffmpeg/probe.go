@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/kinohq/kino/server/meter"
 )
 
 // Info is what ffprobe says of a file.
@@ -163,7 +165,9 @@ func ffprobe(ctx context.Context, path string, extra []string) (*Info, error) {
 	if err := limit(cmd); err != nil {
 		return nil, err
 	}
-	if err := cmd.Wait(); err != nil {
+	err := cmd.Wait()
+	meter.Process(ctx, cmd.ProcessState)
+	if err != nil {
 		return nil, fmt.Errorf("ffprobe %s: %w: %s", path, err, strings.TrimSpace(stderr.String()))
 	}
 	out := stdout.Bytes()

@@ -14,6 +14,7 @@ import (
 	"go.opentelemetry.io/otel/attribute"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/tracing"
 )
@@ -90,6 +91,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 		if watch, err = startOutputWatch(cmd, opts.MaxOutputBytes, opts.Dir, base); err != nil {
 			_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
 			_ = cmd.Wait()
+			meter.Process(ctx, cmd.ProcessState)
 			return err
 		}
 	}
@@ -115,6 +117,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 	}
 	_, _ = io.Copy(io.Discard, stdout)
 	err = cmd.Wait()
+	meter.Process(ctx, cmd.ProcessState)
 	close(exited)
 	stderr.flush()
 	select {

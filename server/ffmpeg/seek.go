@@ -9,6 +9,8 @@ import (
 	"os/exec"
 	"strconv"
 	"strings"
+
+	"github.com/kinohq/kino/server/meter"
 )
 
 // FirstFrameAfter is how far past t seconds (from the file's start) the
@@ -65,7 +67,9 @@ func probeEntry(ctx context.Context, path, format string, extra []string, entrie
 	if err := limit(cmd); err != nil {
 		return nil, err
 	}
-	if err := cmd.Wait(); err != nil {
+	err := cmd.Wait()
+	meter.Process(ctx, cmd.ProcessState)
+	if err != nil {
 		return nil, fmt.Errorf("ffprobe %s: %w: %s", path, err, strings.TrimSpace(stderr.String()))
 	}
 	var e entryJSON

@@ -11,6 +11,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -18,8 +19,8 @@ import (
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // Header is the metadata key (and HTTP header) of idempotent submits.
@@ -87,9 +88,9 @@ type Submit struct {
 // Do returns the id of what an earlier request with the same key and body
 // made within Window, with made false; or calls create, which stores the key
 // with what it makes, and returns its id with made true. When create loses a
-// race for the key (a unique-constraint error), Do returns what the winner
-// made. Without a key Do only calls create. Errors from Find and Free are
-// TRIGGER_SUBMIT_FAILED; create's are returned as they are.
+// race for the key (its error is jobs.ErrDuplicate), Do returns what the
+// winner made. Without a key Do only calls create. Errors from Find and Free are TRIGGER_SUBMIT_FAILED;
+// create's are returned as they are.
 func Do(ctx context.Context, s Submit, create func(ctx context.Context) (string, error)) (id string, made bool, err error) {
 	if s.Key != "" {
 		if id, err := s.earlier(ctx); id != "" || err != nil {
@@ -98,7 +99,7 @@ func Do(ctx context.Context, s Submit, create func(ctx context.Context) (string,
 	}
 	id, err = create(ctx)
 	if err != nil {
-		if s.Key != "" && ent.IsConstraintError(err) {
+		if s.Key != "" && errors.Is(err, jobs.ErrDuplicate) {
 			// Another request with the same key won the race: answer as it did.
 			if id, ferr := s.earlier(ctx); id != "" || ferr != nil {
 				return id, false, ferr

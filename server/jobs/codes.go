@@ -1,8 +1,8 @@
 package jobs
 
 // The error codes of jobs that failed or were cancelled, of every kind,
-// defined here once; docs/errors.md documents each. The API errors of
-// requests (VALIDATION_ERROR, JOB_NOT_FOUND…) are apierr's.
+// defined here once; docs/jobs.md (Failure codes) documents each. The API
+// errors of requests (VALIDATION_ERROR, JOB_NOT_FOUND…) are apierr's.
 const (
 	// A source or input could not be downloaded.
 	CodeAssetFetchFailed = "ASSET_FETCH_FAILED"

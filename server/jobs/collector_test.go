@@ -69,7 +69,7 @@ func TestCollectorReportsUnfinishedJobs(t *testing.T) {
 
 		log := slog.New(slog.NewTextHandler(io.Discard, nil))
 		known := []jobs.KindType{{Kind: "test", Type: "t"}, {Kind: "test", Type: "v"}}
-		got := gather(t, jobs.NewCollector(c.Store(), known, 5*time.Second, log))
+		got := gather(t, jobs.NewCollector(jobs.StoreOf(c), known, 5*time.Second, log))
 		age := got["kino_queue_oldest_age_seconds t"]
 		assert.GreaterOrEqual(t, age, 3.0, "a, claimable for 3 s; c waits out its backoff")
 		assert.Less(t, age, 60.0)
@@ -89,8 +89,8 @@ func TestCollectorReportsUnfinishedJobs(t *testing.T) {
 		}, got)
 
 		// A database that does not answer fails the figures, not the scrape.
-		require.NoError(t, c.Store().Close())
-		got = gather(t, jobs.NewCollector(c.Store(), known, 5*time.Second, log))
+		require.NoError(t, jobs.StoreOf(c).Close())
+		got = gather(t, jobs.NewCollector(jobs.StoreOf(c), known, 5*time.Second, log))
 		assert.Equal(t, map[string]float64{"kino_jobs_query_failed": 1}, got)
 	})
 }

@@ -52,15 +52,15 @@ const (
 )
 
 // Final reports whether a state is terminal.
-func Final(s job.State) bool {
+func Final(s State) bool {
 	return s == Completed || s == Failed || s == Cancelled
 }
 
 // unfinished are the states a cancel or a failed parent can still end.
-var unfinished = []job.State{Pending, Available, Retrying, Running}
+var unfinished = []State{Pending, Available, Retrying, Running}
 
 // Waiting are the states of a job not yet running.
-var Waiting = []job.State{Pending, Available, Retrying}
+var Waiting = []State{Pending, Available, Retrying}
 
 // Config tunes leases and retries.
 type Config struct {
@@ -75,11 +75,16 @@ type Config struct {
 	// Orgs gives each organisation's weight in the turns of claims and
 	// its running cap; nil means every weight 1 and no cap.
 	Orgs *org.Policies
+	// Upstream words the error of a job cancelled because parent, which
+	// it waits for, ended without completing (ended says how: "failed",
+	// "was cancelled"), for kinds that name their jobs otherwise (a
+	// pipeline's nodes); "" keeps the core's own words.
+	Upstream func(parent *Job, ended string) string
 }
 
 // FinalHook runs inside the transaction that moves a job to a terminal
 // state, so that what it stores commits with the state or not at all.
-type FinalHook func(ctx context.Context, tx *ent.Tx, j *ent.Job) error
+type FinalHook func(ctx context.Context, tx *ent.Tx, j *Job) error
 
 // Client moves jobs through their states.
 type Client struct {
@@ -87,7 +92,7 @@ type Client struct {
 	bus   events.Bus
 	cfg   Config
 	final []FinalHook
-	after []func(*ent.Job)
+	after []func(*Job)
 	// tidied is set once the turns were checked against the jobs.
 	tidied atomic.Bool
 }
@@ -108,7 +113,7 @@ func New(st *store.Store, bus events.Bus, cfg Config) *Client {
 
 // OnFinal adds a hook run in every transaction that ends a job, and one
 // run after it commits. Hooks are added before the client is used.
-func (c *Client) OnFinal(in FinalHook, after func(*ent.Job)) {
+func (c *Client) OnFinal(in FinalHook, after func(*Job)) {
 	if in != nil {
 		c.final = append(c.final, in)
 	}
@@ -120,14 +125,15 @@ func (c *Client) OnFinal(in FinalHook, after func(*ent.Job)) {
 // Lease is the configured lease length.
 func (c *Client) Lease() time.Duration { return c.cfg.Lease }
 
-// Store is the store the jobs live in, for reads.
-func (c *Client) Store() *store.Store { return c.st }
-
-// ErrNotFound means no job has the id.
+// ErrNotFound means no job has the id (for the organisation that asks).
 var ErrNotFound = errors.New("job not found")
 
+// ErrDuplicate means an Insert was refused because a job of it has the id
+// or the idempotency key of a stored job of the same kind and organisation.
+var ErrDuplicate = errors.New("a job with the same id or idempotency key exists")
+
 // NotCancellableError means the job already ended.
-type NotCancellableError struct{ State job.State }
+type NotCancellableError struct{ State State }
 
 func (e *NotCancellableError) Error() string {
 	return fmt.Sprintf("job is already in a terminal state (%s)", e.State)
@@ -173,7 +179,11 @@ type NewJob struct {
 	Args                []byte
 	Metadata            map[string]any
 	// MaxAttempts overrides the configured attempts when above 0.
-	MaxAttempts                 int
+	MaxAttempts int
+	// Parts makes the job a whole of that many parts, and Weight is a
+	// part's share of its whole's work (parts.go).
+	Parts                       int
+	Weight                      float64
 	BatchID, PipelineID, NodeID string
 	IdempotencyKey, RequestHash string
 	// CreatedAt is epoch ms; 0 means now.
@@ -187,7 +197,18 @@ type NewJob struct {
 // (which must be in the same Insert) and starts pending. The trace context of
 // ctx, if any, is kept in each job's metadata, so that its attempts continue
 // the trace of the request that made it (see TraceContext).
-func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error) {
+func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*Job, error) {
+	return c.InsertAdmitted(ctx, nil, jobs...)
+}
+
+// Admit decides, in the transaction that would insert them, whether jobs
+// may be inserted at all; an error stores none of them.
+type Admit func(ctx context.Context, tx *ent.Tx) error
+
+// InsertAdmitted is Insert with admit run first in its transaction (nil
+// admits all), so that what admit counts cannot change before the jobs
+// commit: an organisation's limits at submit (server/quota).
+func (c *Client) InsertAdmitted(ctx context.Context, admit Admit, jobs ...NewJob) ([]*Job, error) {
 	traceContext := tracing.Inject(ctx)
 	dependants := map[string][]schema.Dependant{}
 	for _, n := range jobs {
@@ -206,6 +227,11 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 		}
 		if err := c.activate(ctx, tx, orgs...); err != nil {
 			return err
+		}
+		if admit != nil {
+			if err := admit(ctx, tx); err != nil {
+				return err
+			}
 		}
 		for _, n := range jobs {
 			created := n.CreatedAt
@@ -227,6 +253,12 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 			if traceContext != nil {
 				meta = merged(meta, map[string]any{MetaTraceContext: traceContext})
 			}
+			if n.Parts > 0 {
+				meta = merged(meta, map[string]any{metaParts: n.Parts})
+			}
+			if n.Weight > 0 {
+				meta = merged(meta, map[string]any{metaWeight: n.Weight})
+			}
 			if meta != nil {
 				cr.SetMetadata(meta)
 			}
@@ -244,8 +276,11 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 			opt(n.IdempotencyKey, cr.SetIdempotencyKey)
 			opt(n.RequestHash, cr.SetRequestHash)
 			j, err := cr.Save(ctx)
+			if ent.IsConstraintError(err) {
+				return fmt.Errorf("insert job %s: %w (%v)", n.ID, ErrDuplicate, err)
+			}
 			if err != nil {
-				return err
+				return fmt.Errorf("insert job %s: %w", n.ID, err)
 			}
 			out = append(out, j)
 		}
@@ -259,7 +294,7 @@ func (c *Client) Insert(ctx context.Context, jobs ...NewJob) ([]*ent.Job, error)
 		ids = append(ids, j.ID)
 	}
 	c.bus.Publish(append(ids, events.Work)...)
-	return out, nil
+	return views(out), nil
 }
 
 // Annotate merges values into a job's metadata (figures the API measured
@@ -278,22 +313,6 @@ func (c *Client) Annotate(ctx context.Context, id string, meta map[string]any) e
 // once the key has expired.
 func (c *Client) ForgetKey(ctx context.Context, kind, org, key string) error {
 	return c.st.Job.Update().Where(job.Kind(kind), job.OrgID(org), job.IdempotencyKey(key)).ClearIdempotencyKey().Exec(ctx)
-}
-
-// List is a page of the jobs where selects, newest first (ties broken by
-// id, so that pages never overlap), and how many it selects in all.
-func (c *Client) List(ctx context.Context, limit, offset int, where ...predicate.Job) (int, []*ent.Job, error) {
-	total, err := c.st.Job.Query().Where(where...).Count(ctx)
-	if err != nil {
-		return 0, nil, fmt.Errorf("count jobs: %w", err)
-	}
-	page, err := c.st.Job.Query().Where(where...).
-		Order(ent.Desc(job.FieldCreatedAt), ent.Desc(job.FieldID)).
-		Limit(limit).Offset(offset).All(ctx)
-	if err != nil {
-		return 0, nil, fmt.Errorf("list jobs: %w", err)
-	}
-	return total, page, nil
 }
 
 func merged(base, add map[string]any) map[string]any {
@@ -357,7 +376,7 @@ func (c *Client) update(ctx context.Context, id string, where []predicate.Job, s
 type changes struct {
 	ids   []string
 	work  bool
-	final []*ent.Job
+	final []*Job
 }
 
 func (ch *changes) publish(c *Client) {
@@ -409,16 +428,17 @@ func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string,
 	if err != nil {
 		return nil, fmt.Errorf("read job %s: %w", id, err)
 	}
+	v := view(j)
 	for _, fn := range c.final {
-		if err := fn(ctx, tx, j); err != nil {
+		if err := fn(ctx, tx, v); err != nil {
 			return nil, err
 		}
 	}
 	ch.ids = append(ch.ids, id)
-	ch.final = append(ch.final, j)
+	ch.final = append(ch.final, v)
 	// Only a job that ran: a claim holding the organisation may be
 	// waiting for this job's row, were it available.
-	if job.State(prior) == Running {
+	if State(prior) == Running {
 		if err := c.stopped(ctx, tx, j.OrgID); err != nil {
 			return nil, err
 		}
@@ -426,7 +446,7 @@ func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string,
 	if c.policy(j.OrgID).MaxRunning > 0 {
 		ch.work = true // it may have freed a place under its organisation's cap
 	}
-	if IsWhole(j) && j.State != Completed {
+	if isWhole(j) && j.State != Completed {
 		if err := c.cancelParts(ctx, tx, ch, j); err != nil {
 			return nil, err
 		}
@@ -525,7 +545,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 				SetState(Retrying).SetAvailableAt(now + delay.Milliseconds()).
 				SetMetadata(merged(cur.Metadata, meta)).ClearLeaseOwner().ClearLeaseExpiresAt().
 				SetUpdatedAt(now)
-			if !IsWhole(cur) {
+			if !isWhole(cur) {
 				// The next claim starts it again; until then it has
 				// not started (a whole keeps its parts' start).
 				u.SetProgress(0).ClearStartedAt()
@@ -550,7 +570,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 			return err
 		}
 		done = true
-		return c.cancelDependants(ctx, tx, ch, j, upstream(j, CodeUpstreamFailed, "failed"))
+		return c.cancelDependants(ctx, tx, ch, j, c.upstream(j, CodeUpstreamFailed, "failed"))
 	})
 	if err == nil && retried {
 		// Idle workers hear of it when the backoff ends, not before, and
@@ -603,12 +623,14 @@ func (c *Client) cancelDependants(ctx context.Context, tx *ent.Tx, ch *changes, 
 }
 
 // upstream is why the dependants of a job that ended without completing
-// are cancelled; pipeline nodes are named as the pipeline names them.
-func upstream(j *ent.Job, code, what string) Failure {
-	if j.NodeID != nil {
-		return Failure{Code: code, Message: fmt.Sprintf("node %s %s, so this node cannot run", *j.NodeID, what)}
+// are cancelled, worded by Config.Upstream when it has words for it.
+func (c *Client) upstream(j *ent.Job, code, ended string) Failure {
+	if c.cfg.Upstream != nil {
+		if msg := c.cfg.Upstream(view(j), ended); msg != "" {
+			return Failure{Code: code, Message: msg}
+		}
 	}
-	return Failure{Code: code, Message: fmt.Sprintf("job %s, which this one waits for, %s, so this one cannot run", j.ID, what)}
+	return Failure{Code: code, Message: fmt.Sprintf("job %s, which this one waits for, %s, so this one cannot run", j.ID, ended)}
 }
 
 // Release hands a job owner runs back without counting the attempt, for a
@@ -643,8 +665,8 @@ func (c *Client) Release(ctx context.Context, id, owner string) (bool, error) {
 // Cancel cancels a job that has not ended, and every job waiting for it. A
 // job that has ended gives *NotCancellableError; an unknown id ErrNotFound.
 // The worker running it, on any node, hears of it and stops.
-func (c *Client) Cancel(ctx context.Context, id string) (*ent.Job, error) {
-	var out *ent.Job
+func (c *Client) Cancel(ctx context.Context, id string) (*Job, error) {
+	var out *Job
 	err := c.transition(ctx, func(tx *ent.Tx, ch *changes) error {
 		j, err := c.finish(ctx, tx, ch, id, []predicate.Job{job.ID(id), job.StateIn(unfinished...)}, func(u *ent.JobUpdate) {
 			u.SetState(Cancelled)
@@ -662,8 +684,8 @@ func (c *Client) Cancel(ctx context.Context, id string) (*ent.Job, error) {
 			}
 			return &NotCancellableError{State: cur.State}
 		}
-		out = j
-		return c.cancelDependants(ctx, tx, ch, j, upstream(j, CodeUpstreamCancelled, "was cancelled"))
+		out = view(j)
+		return c.cancelDependants(ctx, tx, ch, j, c.upstream(j, CodeUpstreamCancelled, "was cancelled"))
 	})
 	return out, err
 }
@@ -714,11 +736,11 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 					return err
 				}
 				moved++
-				return c.cancelDependants(ctx, tx, ch, j, upstream(j, CodeUpstreamFailed, "failed"))
+				return c.cancelDependants(ctx, tx, ch, j, c.upstream(j, CodeUpstreamFailed, "failed"))
 			}
 			u := tx.Job.Update().Where(where...).SetState(Available).SetAvailableAt(now).
 				ClearLeaseOwner().ClearLeaseExpiresAt().SetUpdatedAt(now)
-			if !IsWhole(l) {
+			if !isWhole(l) {
 				u.SetProgress(0).ClearStartedAt()
 			}
 			n, err := u.Save(ctx)

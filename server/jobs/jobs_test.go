@@ -33,7 +33,7 @@ func open(t *testing.T, db storetest.DB, cfg jobs.Config) *jobs.Client {
 
 func get(t *testing.T, c *jobs.Client, id string) *ent.Job {
 	t.Helper()
-	j, err := c.Store().Job.Get(context.Background(), id)
+	j, err := jobs.StoreOf(c).Job.Get(context.Background(), id)
 	require.NoError(t, err)
 	return j
 }
@@ -118,7 +118,7 @@ func TestFinalHookFailureUndoesTheTransition(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
 		c := open(t, db, jobs.Config{})
 		ctx := context.Background()
-		c.OnFinal(func(ctx context.Context, tx *ent.Tx, j *ent.Job) error { return errors.New("no room for the webhook") }, nil)
+		c.OnFinal(func(ctx context.Context, tx *ent.Tx, j *jobs.Job) error { return errors.New("no room for the webhook") }, nil)
 		pipeline(t, c)
 		claim(t, c, "w")
 		_, err := c.Complete(ctx, "a", "w", jobs.Result{Outputs: map[string]string{"out": "k"}})

@@ -12,25 +12,37 @@ import (
 // A whole is a job made of parts that any worker may run (a split render,
 // docs/split.md). The parts are jobs of their own, inserted with the whole
 // in one Insert: each names the whole as its batch and carries its weight
-// in its metadata (MetaWeight), and the whole waits for them as a
-// dependant marked Whole, holding their count in its metadata (MetaParts).
+// (NewJob.Weight), and the whole waits for them as a dependant marked
+// Whole, knowing their count (NewJob.Parts, Job.Parts).
 // The core then keeps three promises: the whole's progress is its parts'
 // (weighted), a part that fails fails the whole with its own error, and a
 // whole that ends without completing cancels every part still to end.
 // Each part is claimed, leased, retried and rescued alone.
+// Both are kept in the metadata, which needs no column of its own.
 const (
-	// MetaParts is the metadata key of a whole: how many parts it has.
-	MetaParts = "parts"
-	// MetaWeight is the metadata key of a part: its share of the work.
-	MetaWeight = "weight"
+	// metaParts is the metadata key of a whole: how many parts it has.
+	metaParts = "parts"
+	// metaWeight is the metadata key of a part: its share of the work.
+	metaWeight = "weight"
 )
 
 // PartsShare is how much of a whole's progress its parts make; the rest is
 // the whole's own run (the join).
 const PartsShare = 0.98
 
-// IsWhole reports whether a job is made of parts.
-func IsWhole(j *ent.Job) bool { return j.Metadata[MetaParts] != nil }
+// partsOf is how many parts j is a whole of, 0 when it is not one.
+func partsOf(j *ent.Job) int {
+	switch n := j.Metadata[metaParts].(type) {
+	case float64: // read back from JSON
+		return int(n)
+	case int: // as inserted
+		return n
+	}
+	return 0
+}
+
+// isWhole reports whether j is made of parts.
+func isWhole(j *ent.Job) bool { return partsOf(j) > 0 }
 
 // wholeOf is the id of the whole j is a part of, or "".
 func wholeOf(j *ent.Job) string {
@@ -64,7 +76,7 @@ func (c *Client) rollUp(ctx context.Context, tx *ent.Tx, wholeID string) error {
 	}
 	var done, all float64
 	for _, p := range parts {
-		w, _ := p.Metadata[MetaWeight].(float64)
+		w, _ := p.Metadata[metaWeight].(float64)
 		if w <= 0 {
 			w = 1
 		}
@@ -90,7 +102,7 @@ func (c *Client) cancelParts(ctx context.Context, tx *ent.Tx, ch *changes, whole
 	if err != nil {
 		return fmt.Errorf("find parts of job %s: %w", whole.ID, err)
 	}
-	why := upstream(whole, CodeUpstreamCancelled, "ended without completing")
+	why := c.upstream(whole, CodeUpstreamCancelled, "ended without completing")
 	for _, id := range ids {
 		if _, err := c.finish(ctx, tx, ch, id, []predicate.Job{job.ID(id), job.StateIn(unfinished...)}, func(u *ent.JobUpdate) {
 			u.SetState(Cancelled).SetErrorCode(why.Code).SetErrorMessage(why.Message)

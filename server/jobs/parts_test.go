@@ -21,7 +21,7 @@ func split(t *testing.T, c *jobs.Client) {
 		jobstest.Job("whole",
 			jobstest.Joins("p0", map[string]string{"in-0": "out"}),
 			jobstest.Joins("p1", map[string]string{"in-1": "out"}),
-			jobstest.Meta(jobs.MetaParts, 2)),
+			jobstest.Parts(2)),
 		jobstest.Job("p0", jobstest.PartOf("whole", 3)),
 		jobstest.Job("p1", jobstest.PartOf("whole", 1)))
 }

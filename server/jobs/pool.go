@@ -17,6 +17,7 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/tracing"
 )
@@ -29,7 +30,7 @@ type Handler interface {
 	// or handed back; the outcome is then ignored (its Discard is called).
 	// progress records the percent done; a report that does not move it
 	// forward is dropped, as is 100, which the completion records.
-	Run(ctx context.Context, j *ent.Job, progress func(percent float64)) Outcome
+	Run(ctx context.Context, j *Job, progress func(percent float64)) Outcome
 }
 
 // Outcome is how an attempt ended.
@@ -236,13 +237,14 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 	log := p.cfg.Log.With("job_id", j.ID, "kind", j.Kind, "type", j.Type, "attempt", j.Attempt)
 	attrs := trace.WithAttributes(attribute.String("kino.job.id", j.ID), attribute.String("kino.job.kind", j.Kind),
 		attribute.String("kino.job.type", j.Type), attribute.Int("kino.job.attempt", j.Attempt))
-	traced := tracing.Extract(context.Background(), traceOf(j))
+	traced := tracing.Extract(context.Background(), traceOf(j.Metadata))
 	_, claim := p.tracer.Start(traced, "job.claim", attrs, trace.WithTimestamp(claimedAt))
 	claim.End()
 	traced, span := p.tracer.Start(traced, "job.run", attrs, trace.WithSpanKind(trace.SpanKindConsumer))
 	defer span.End()
 	ctx, cancel := context.WithCancelCause(p.cfg.Metrics.WithJob(traced, j.Kind, j.Type))
 	defer cancel(nil)
+	ctx, used := meter.With(ctx)
 	p.mu.Lock()
 	p.running[j.ID] = cancel
 	p.mu.Unlock()
@@ -289,7 +291,7 @@ func (p *Pool) run(j *ent.Job, claimedAt time.Time) {
 			}
 		}
 	})
-	p.finish(ctx, j, o, log, time.Since(started))
+	p.finish(ctx, j, metered(j, o, used.Used()), log, time.Since(started))
 }
 
 // runHandler runs one attempt of j with h. A panic of the handler (a bug,
@@ -306,7 +308,7 @@ func runHandler(ctx context.Context, h Handler, j *ent.Job, log *slog.Logger, pr
 				Message: "kino failed unexpectedly while running the job (its operators have the details); it is retried while attempts remain"}}
 		}
 	}()
-	return h.Run(ctx, j, progress)
+	return h.Run(ctx, view(j), progress)
 }
 
 // watch keeps the lease and stops the attempt when the job stops being this

@@ -31,7 +31,7 @@ type busy struct {
 
 func (b *busy) Types() []string { return b.types }
 
-func (b *busy) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+func (b *busy) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	n := b.now.Add(1)
 	defer b.now.Add(-1)
 	for {
@@ -71,7 +71,7 @@ func TestOnePoolBoundsEveryKindTogether(t *testing.T) {
 		p.Start(ctx)
 		defer p.Stop(ctx)
 		require.Eventually(t, func() bool {
-			n, err := c.Store().Job.Query().Count(ctx)
+			n, err := jobs.StoreOf(c).Job.Query().Count(ctx)
 			require.NoError(t, err)
 			done := 0
 			for _, id := range []string{"p", "q", "r", "s"} {
@@ -123,10 +123,10 @@ type reporter struct {
 
 func (r *reporter) Types() []string { return []string{"t"} }
 
-func (r *reporter) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+func (r *reporter) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	// Not require: this is not the test's goroutine.
 	read := func() *ent.Job {
-		cur, err := r.c.Store().Job.Get(ctx, j.ID)
+		cur, err := jobs.StoreOf(r.c).Job.Get(ctx, j.ID)
 		if err != nil {
 			return &ent.Job{LeaseExpiresAt: new(int64)}
 		}
@@ -191,11 +191,11 @@ type stepper struct {
 
 func (s *stepper) Types() []string { return []string{"t"} }
 
-func (s *stepper) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+func (s *stepper) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	var shown []float64
 	for _, p := range s.steps {
 		progress(p)
-		cur, err := s.c.Store().Job.Get(ctx, j.ID)
+		cur, err := jobs.StoreOf(s.c).Job.Get(ctx, j.ID)
 		if err != nil {
 			break
 		}
@@ -229,7 +229,7 @@ type partsAt struct {
 
 func (r *partsAt) Types() []string { return r.types }
 
-func (r *partsAt) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+func (r *partsAt) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	progress(r.percent)
 	select {
 	case <-ctx.Done():
@@ -268,7 +268,7 @@ type panicky struct{ bad map[string]bool }
 
 func (panicky) Types() []string { return []string{"t"} }
 
-func (h panicky) Run(_ context.Context, j *ent.Job, _ func(float64)) jobs.Outcome {
+func (h panicky) Run(_ context.Context, j *jobs.Job, _ func(float64)) jobs.Outcome {
 	if h.bad[j.ID] {
 		panic("a bug met input " + j.ID)
 	}

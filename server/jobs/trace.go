@@ -5,7 +5,6 @@ import (
 
 	"go.opentelemetry.io/otel/trace"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/tracing"
 )
 
@@ -13,11 +12,11 @@ import (
 // tracestate) of the request that inserted the job.
 const MetaTraceContext = "traceContext"
 
-// traceOf is the trace context stored with j; nil when it was inserted
-// outside any trace.
-func traceOf(j *ent.Job) tracing.Carrier {
+// traceOf is the trace context stored in a job's metadata; nil when it was
+// inserted outside any trace.
+func traceOf(meta map[string]any) tracing.Carrier {
 	// Metadata is JSON, so the fields come back as a map of any.
-	fields, _ := j.Metadata[MetaTraceContext].(map[string]any)
+	fields, _ := meta[MetaTraceContext].(map[string]any)
 	if len(fields) == 0 {
 		return nil
 	}
@@ -35,8 +34,8 @@ func traceOf(j *ent.Job) tracing.Carrier {
 // context of the request that inserted j as parent (a cancel, a rescue).
 // What runs on j's behalf after it ended, such as its webhook, so stays in
 // the trace of the request that made it.
-func TraceContext(ctx context.Context, j *ent.Job) context.Context {
-	stored := traceOf(j)
+func TraceContext(ctx context.Context, j *Job) context.Context {
+	stored := traceOf(j.Metadata)
 	if stored == nil {
 		return ctx
 	}

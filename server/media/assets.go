@@ -29,6 +29,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -76,6 +77,9 @@ type UploadOptions struct {
 	// Timeout caps one upload's probe and thumbnail, and, apart, its wait
 	// for a worker (DefaultUploadTimeout when 0).
 	Timeout time.Duration
+	// Quota counts each upload as a submit of its organisation's rate and
+	// its bytes against its storage quota; nil limits nothing.
+	Quota *quota.Limiter
 }
 
 // AssetService is the AssetService implementation.
@@ -274,32 +278,14 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	if info == nil {
 		return apierr.New(apierr.Validation, "the first message of an upload describes the file")
 	}
-	filename := filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
-	scope := info.GetScope()
-	if scope == "" {
-		scope = "org"
-	}
-	name := info.GetName()
-	if name == "" {
-		name = filename
-	}
-	if !slices.Contains(AssetTypes, info.GetType()) {
-		return apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
-	}
-	if err := checkFilename(filename); err != nil {
+	filename, name, scope, err := checkUpload(ctx, info)
+	if err != nil {
 		return err
 	}
-	if len(name) > 200 {
-		return apierr.New(apierr.Validation, "name: must be at most 200 characters")
-	}
-	if err := enum("category", info.GetCategory(), Categories); err != nil {
+	org := auth.Org(ctx)
+	// An upload is a submit: it takes a worker to probe and thumbnail.
+	if err := s.opts.Quota.Take(ctx, org); err != nil {
 		return err
-	}
-	if err := enum("scope", scope, Scopes); err != nil {
-		return err
-	}
-	if scope == "system" && !auth.Admin(ctx) {
-		return apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
 	}
 
 	dir, err := os.MkdirTemp(s.opts.TempDir, "upload-")
@@ -308,18 +294,12 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	}
 	defer os.RemoveAll(dir)
 	path := filepath.Join(dir, "file")
-	// A file declared as captions is cut at their limit, not the upload's:
-	// whatever it really is, it cannot make a captions asset past it.
-	limit, what := s.opts.MaxBytes, "the upload limit"
-	if info.GetType() == "captions" && limit > engine.MaxCaptionBytes {
-		limit, what = engine.MaxCaptionBytes, "the captions limit"
-	}
-	size, head, err := s.spool(stream, path, limit, what)
+	size, head, err := s.receive(stream, info.GetType(), path)
 	if err != nil {
 		return err
 	}
-	if size == 0 {
-		return apierr.New(apierr.Validation, "file: is empty")
+	if err := s.opts.Quota.Room(ctx, org, size); err != nil {
+		return err
 	}
 	kind, ok := sniff(head)
 	if !ok {
@@ -329,7 +309,6 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
 	}
 
-	org := auth.Org(ctx)
 	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
 	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
 	status := asset.StatusReady
@@ -415,16 +394,18 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	stored = append(stored, key)
 	metaJSON, _ := json.Marshal(meta)
 	now := nowMs()
-	create := s.st.Asset.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
-		SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
-		SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
-		SetCreatedAt(now).SetUpdatedAt(now)
-	if c := info.GetCategory(); c != "" {
-		create.SetCategory(asset.Category(c))
-	}
-	a, err := create.Save(ctx)
+	a, err := s.recordAsset(ctx, org, size, func(c *ent.AssetClient) *ent.AssetCreate {
+		create := c.Create().SetID(id).SetOrgID(org).SetType(asset.Type(kind.Type)).SetName(name).
+			SetFilename(filename).SetStorageKey(key).SetFileSize(size).SetMetadata(string(metaJSON)).
+			SetScope(asset.Scope(scope)).SetStatus(status).SetNillableThumbnailKey(thumbKey).
+			SetCreatedAt(now).SetUpdatedAt(now)
+		if c := info.GetCategory(); c != "" {
+			create.SetCategory(asset.Category(c))
+		}
+		return create
+	})
 	if err != nil {
-		return apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
+		return err
 	}
 	done = true
 	s.log.InfoContext(ctx, "asset uploaded", "asset_id", a.ID, "org", org, "type", a.Type, "status", a.Status, "bytes", size)
@@ -433,6 +414,78 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return err
 	}
 	return stream.SendAndClose(&mediav1.UploadAssetResponse{Data: r})
+}
+
+// receive spools the upload's file to path and returns its size and first
+// bytes; an empty file is refused.
+func (s *AssetService) receive(stream mediav1.AssetService_UploadAssetServer, typ, path string) (int64, []byte, error) {
+	// A file declared as captions is cut at their limit, not the upload's:
+	// whatever it really is, it cannot make a captions asset past it.
+	limit, what := s.opts.MaxBytes, "the upload limit"
+	if typ == "captions" && limit > engine.MaxCaptionBytes {
+		limit, what = engine.MaxCaptionBytes, "the captions limit"
+	}
+	size, head, err := s.spool(stream, path, limit, what)
+	if err != nil {
+		return 0, nil, err
+	}
+	if size == 0 {
+		return 0, nil, apierr.New(apierr.Validation, "file: is empty")
+	}
+	return size, head, nil
+}
+
+// recordAsset saves the asset build makes, its size counted against
+// org's storage quota in the same transaction, so that two uploads cannot
+// both fit in the room of one; a refusal is QUOTA_EXCEEDED.
+func (s *AssetService) recordAsset(ctx context.Context, org string, size int64, build func(*ent.AssetClient) *ent.AssetCreate) (*ent.Asset, error) {
+	var a *ent.Asset
+	err := s.opts.Quota.Keep(ctx, s.st.Client, org, size, func(tx *ent.Tx) error {
+		var err error
+		a, err = build(tx.Asset).Save(ctx)
+		return err
+	})
+	var refused *apierr.Error
+	if errors.As(err, &refused) {
+		return nil, err
+	}
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the asset could not be recorded; try again")
+	}
+	return a, nil
+}
+
+// checkUpload checks an upload's description and returns the file's name
+// as stored, the asset's name and its scope.
+func checkUpload(ctx context.Context, info *mediav1.AssetUpload) (filename, name, scope string, err error) {
+	filename = filepath.Base(strings.ReplaceAll(info.GetFilename(), "\\", "/"))
+	scope = info.GetScope()
+	if scope == "" {
+		scope = "org"
+	}
+	name = info.GetName()
+	if name == "" {
+		name = filename
+	}
+	if !slices.Contains(AssetTypes, info.GetType()) {
+		return "", "", "", apierr.New(apierr.Validation, "type: must be one of %s", strings.Join(AssetTypes, ", "))
+	}
+	if err := checkFilename(filename); err != nil {
+		return "", "", "", err
+	}
+	if len(name) > 200 {
+		return "", "", "", apierr.New(apierr.Validation, "name: must be at most 200 characters")
+	}
+	if err := enum("category", info.GetCategory(), Categories); err != nil {
+		return "", "", "", err
+	}
+	if err := enum("scope", scope, Scopes); err != nil {
+		return "", "", "", err
+	}
+	if scope == "system" && !auth.Admin(ctx) {
+		return "", "", "", apierr.New(apierr.Validation, "scope: system assets are uploaded with the admin key")
+	}
+	return filename, name, scope, nil
 }
 
 // checkCaptions parses an SRT or WebVTT upload as a render will, so that a

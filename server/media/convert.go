@@ -9,7 +9,6 @@ import (
 
 	"google.golang.org/protobuf/proto"
 
-	"github.com/kinohq/kino/ent"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
@@ -49,7 +48,7 @@ func metaStr(m map[string]any, key string) *string {
 // keys and handed out as URLs made now (signed where the bucket needs it):
 // outputUrl only when the job is complete, inputs fed by a pipeline edge,
 // the files in outputMeta, logsRef.
-func jobRecord(ctx context.Context, st *storage.Storage, j *ent.Job) (*mediav1.Job, error) {
+func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.Job, error) {
 	args, err := ArgsOf(j)
 	if err != nil {
 		return nil, err
@@ -155,7 +154,7 @@ func inputs(given json.RawMessage, keys map[string]string, url func(string) (str
 
 // retries is how many attempts of the job were put back: a job waits
 // after each, and runs or ended in the one after the last.
-func retries(j *ent.Job) int {
+func retries(j *jobs.Job) int {
 	if slices.Contains(jobs.Waiting, j.State) {
 		return j.Attempt
 	}

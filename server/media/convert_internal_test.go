@@ -8,7 +8,6 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
 )
@@ -26,7 +25,7 @@ func TestOutputMetaSignsOnlyTheJobsOwnFiles(t *testing.T) {
 	other := "http://kino.test" + storage.FilesPath + "jobs/org-b/job_2/outputUrl.mp4"
 	meta, err := json.Marshal(map[string]any{"captionsUrl": own, "transcript": other})
 	require.NoError(t, err)
-	j := &ent.Job{ID: "job_1", OrgID: "org-a", Type: "t", State: jobs.Completed, Args: []byte(`{"inputs":{},"params":{}}`),
+	j := &jobs.Job{ID: "job_1", OrgID: "org-a", Type: "t", State: jobs.Completed, Args: []byte(`{"inputs":{},"params":{}}`),
 		Metadata: map[string]any{MetaOutputMeta: string(meta)}}
 
 	r, err := jobRecord(ctx, st, j)

@@ -1,5 +1,3 @@
-// Package media implements kino.media.v1: typed media jobs, their
-// catalogue, and pipelines, each scoped to the caller's organisation.
 package media
 
 import (
@@ -14,39 +12,38 @@ import (
 	"time"
 
 	"github.com/google/uuid"
-	"google.golang.org/protobuf/proto"
 	"google.golang.org/protobuf/types/known/structpb"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/asset"
-	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/predicate"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
-	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 )
 
 // JobService is the JobService implementation.
 type JobService struct {
 	mediav1.UnimplementedJobServiceServer
+	// st holds the assets a job may name.
 	st      *store.Store
 	jobs    *jobs.Client
 	storage *storage.Storage
-	bus     events.Bus
+	quota   *quota.Limiter
 	log     *slog.Logger
 }
 
-// NewJobService returns the service.
-func NewJobService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, log *slog.Logger) *JobService {
-	return &JobService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, log: log}
+// NewJobService returns the service; limits checks each create against
+// its organisation's limits (nil limits nothing).
+func NewJobService(jc *jobs.Client, st *store.Store, storage *storage.Storage, limits *quota.Limiter, log *slog.Logger) *JobService {
+	return &JobService{st: st, jobs: jc, storage: storage, quota: limits, log: log}
 }
 
 func nowMs() int64 { return time.Now().UnixMilli() }
@@ -88,23 +85,20 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
-	submit, err := s.jobs.Keyed(ctx, Kind, "jobs.create", "job", req, func(j *ent.Job) string { return j.ID })
-	if err != nil {
-		return nil, err
-	}
-
 	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON})
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be stored")
 	}
 	inserting := time.Now()
-	var j *ent.Job
-	id, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
-		inserted, err := s.jobs.Insert(ctx, jobs.NewJob{
+	var j *jobs.Job
+	op := idempotency.Op{Kind: Kind, Name: "jobs.create", Noun: "job", Failed: "the job could not be queued; try again", Log: s.log}
+	id, made, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
+		inserted, err := s.jobs.InsertAdmitted(ctx, s.quota.Jobs(auth.Org(ctx), 1), jobs.NewJob{
 			ID:   "job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
 			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
-			Metadata:       map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation},
-			IdempotencyKey: submit.Key, RequestHash: submit.Hash, Priority: int(req.GetPriority()),
+			Metadata: map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
+				usage.MetaEstimatedPrice: t.Estimate(params)},
+			IdempotencyKey: k.Key, RequestHash: k.Hash, Priority: int(req.GetPriority()),
 		})
 		if err != nil {
 			return "", err
@@ -113,11 +107,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 		return j.ID, nil
 	})
 	if err != nil {
-		if _, ok := err.(*apierr.Error); ok {
-			return nil, err
-		}
-		s.log.ErrorContext(ctx, "create media job", "err", err)
-		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
+		return nil, err
 	}
 	if !made {
 		// A repeat answers with the job the first request made, as it is now.
@@ -140,7 +130,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	if err := s.jobs.Annotate(ctx, j.ID, timings); err != nil {
 		s.log.WarnContext(ctx, "record request timings", "job_id", j.ID, "err", err)
 	}
-	j.Metadata = map[string]any{}
+	j.Metadata = map[string]any{usage.MetaEstimatedPrice: t.Estimate(params)}
 	for k, v := range map[string]int64{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
 		MetaAPIDbInsertMs: insert, MetaAPIDispatchMs: dispatch, MetaAPITotalMs: total} {
 		j.Metadata[k] = float64(v)
@@ -237,9 +227,9 @@ func (s *JobService) GetJob(ctx context.Context, req *mediav1.GetJobRequest) (*m
 	return &mediav1.GetJobResponse{Data: rec}, nil
 }
 
-func (s *JobService) get(ctx context.Context, id string) (*ent.Job, error) {
-	j, err := s.st.Job.Query().Where(job.ID(id), job.Kind(Kind), job.OrgID(auth.Org(ctx))).Only(ctx)
-	if ent.IsNotFound(err) {
+func (s *JobService) get(ctx context.Context, id string) (*jobs.Job, error) {
+	j, err := s.jobs.Get(ctx, Kind, auth.Org(ctx), id)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, apierr.New(apierr.JobNotFound, "no job has the id %q", id)
 	}
 	if err != nil {
@@ -254,29 +244,28 @@ func (s *JobService) ListJobs(ctx context.Context, req *mediav1.ListJobsRequest)
 	if err != nil {
 		return nil, err
 	}
-	where := []predicate.Job{job.Kind(Kind), job.OrgID(auth.Org(ctx))}
+	f := jobs.Filter{Kind: Kind, Org: auth.Org(ctx)}
 	if st := req.GetStatus(); st != "" {
 		if !slices.Contains(Statuses, st) {
 			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
 		}
-		where = append(where, statusIs(st))
+		f.Phases = []jobs.Phase{statusIs(st)}
 	}
 	if ty := req.GetType(); ty != "" {
 		if _, ok := catalog.Lookup(ty); !ok {
 			return nil, apierr.New(apierr.Validation, "type: unknown job type %q; GET /jobs/types lists them", ty)
 		}
-		where = append(where, job.Type(ty))
+		f.Type = ty
 	}
-	// The (kind, org_id[, state][, type], created_at, id) indexes serve both reads.
-	total, jobs, err := s.jobs.List(ctx, limit, offset, where...)
+	total, found, err := s.jobs.List(ctx, f, limit, offset)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed; try again")
 	}
 	resp := &mediav1.ListJobsResponse{
-		Data: make([]*mediav1.Job, 0, len(jobs)),
+		Data: make([]*mediav1.Job, 0, len(found)),
 		Meta: &mediav1.JobListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
 	}
-	for _, j := range jobs {
+	for _, j := range found {
 		rec, err := jobRecord(ctx, s.storage, j)
 		if err != nil {
 			return nil, apierr.Wrap(err, apierr.Internal, "the jobs could not be listed")
@@ -313,25 +302,18 @@ func (s *JobService) CancelJob(ctx context.Context, req *mediav1.CancelJobReques
 // WatchJob streams the job until it ends.
 func (s *JobService) WatchJob(req *mediav1.WatchJobRequest, stream mediav1.JobService_WatchJobServer) error {
 	ctx := stream.Context()
-	changed, unsubscribe := s.bus.Subscribe(req.GetId())
-	defer unsubscribe()
-	var last *mediav1.Job
-	return events.Follow(ctx, changed, func() (bool, error) {
+	return jobs.Watch(ctx, s.jobs, []string{req.GetId()}, func() (*mediav1.Job, bool, error) {
 		j, err := s.get(ctx, req.GetId())
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
 		rec, err := jobRecord(ctx, s.storage, j)
 		if err != nil {
-			return false, apierr.Wrap(err, apierr.Internal, "the job could not be read")
+			return nil, false, apierr.Wrap(err, apierr.Internal, "the job could not be read")
 		}
-		if last == nil || !proto.Equal(last, rec) {
-			if err := stream.Send(&mediav1.WatchJobResponse{Data: rec}); err != nil {
-				return false, err
-			}
-			last = rec
-		}
-		return jobs.Final(j.State), nil
+		return rec, jobs.Final(j.State), nil
+	}, func(rec *mediav1.Job) error {
+		return stream.Send(&mediav1.WatchJobResponse{Data: rec})
 	})
 }
 

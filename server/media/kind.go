@@ -4,9 +4,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/predicate"
 	"github.com/kinohq/kino/server/jobs"
 )
 
@@ -21,7 +18,7 @@ type Args struct {
 }
 
 // ArgsOf reads a media job's args.
-func ArgsOf(j *ent.Job) (Args, error) {
+func ArgsOf(j *jobs.Job) (Args, error) {
 	var a Args
 	if err := json.Unmarshal(j.Args, &a); err != nil {
 		return Args{}, fmt.Errorf("read media job %s: %w", j.ID, err)
@@ -58,7 +55,7 @@ var Statuses = []string{"waiting", "dispatched", "running", "complete", "failed"
 
 // Status is the media interface's word for the state of a job: a running
 // job is dispatched until its worker starts it.
-func Status(j *ent.Job) string {
+func Status(j *jobs.Job) string {
 	switch j.State {
 	case jobs.Pending, jobs.Available, jobs.Retrying:
 		return "waiting"
@@ -74,16 +71,26 @@ func Status(j *ent.Job) string {
 }
 
 // statusIs selects the jobs whose Status is s, one of Statuses.
-func statusIs(s string) predicate.Job {
+func statusIs(s string) jobs.Phase {
 	switch s {
 	case "waiting":
-		return job.StateIn(jobs.Waiting...)
+		return jobs.Is(jobs.Waiting...)
 	case "dispatched":
-		return job.And(job.StateEQ(jobs.Running), job.StartedAtIsNil())
+		return jobs.Begun(false, jobs.Running)
 	case "running":
-		return job.And(job.StateEQ(jobs.Running), job.StartedAtNotNil())
+		return jobs.Begun(true, jobs.Running)
 	case "complete":
-		return job.StateEQ(jobs.Completed)
+		return jobs.Is(jobs.Completed)
 	}
-	return job.StateEQ(job.State(s))
+	return jobs.Is(jobs.State(s))
+}
+
+// Upstream words the error of a pipeline node cancelled because a node it
+// waits for ended without completing, as the pipeline names them (a
+// jobs.Config.Upstream); "" for jobs that are not nodes.
+func Upstream(parent *jobs.Job, ended string) string {
+	if parent.NodeID == nil {
+		return ""
+	}
+	return fmt.Sprintf("node %s %s, so this node cannot run", *parent.NodeID, ended)
 }

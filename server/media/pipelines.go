@@ -13,10 +13,10 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
-	"github.com/kinohq/kino/server/events"
+	"github.com/kinohq/kino/server/dag"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
-	"github.com/kinohq/kino/server/pipeline"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -24,26 +24,28 @@ import (
 // PipelineService is the PipelineService implementation.
 type PipelineService struct {
 	mediav1.UnimplementedPipelineServiceServer
+	// st holds the pipelines; their runs are jobs.
 	st      *store.Store
 	jobs    *jobs.Client
 	storage *storage.Storage
-	bus     events.Bus
+	quota   *quota.Limiter
 	log     *slog.Logger
 }
 
-// NewPipelineService returns the service.
-func NewPipelineService(jc *jobs.Client, storage *storage.Storage, bus events.Bus, log *slog.Logger) *PipelineService {
-	return &PipelineService{st: jc.Store(), jobs: jc, storage: storage, bus: bus, log: log}
+// NewPipelineService returns the service; limits checks each run against
+// its organisation's limits (nil limits nothing).
+func NewPipelineService(jc *jobs.Client, st *store.Store, storage *storage.Storage, limits *quota.Limiter, log *slog.Logger) *PipelineService {
+	return &PipelineService{st: st, jobs: jc, storage: storage, quota: limits, log: log}
 }
 
-// spec turns the request into what pipeline.Validate checks.
-func spec(req *mediav1.CreatePipelineRequest) pipeline.Spec {
-	s := pipeline.Spec{Name: req.GetName(), Description: req.GetDescription()}
+// spec turns the request into what dag.Validate checks.
+func spec(req *mediav1.CreatePipelineRequest) dag.Spec {
+	s := dag.Spec{Name: req.GetName(), Description: req.GetDescription()}
 	for _, n := range req.GetNodes() {
-		s.Nodes = append(s.Nodes, pipeline.Node{ID: n.GetId(), JobType: n.GetJobType(), Params: n.GetParams().AsMap()})
+		s.Nodes = append(s.Nodes, dag.Node{ID: n.GetId(), JobType: n.GetJobType(), Params: n.GetParams().AsMap()})
 	}
 	for _, e := range req.GetEdges() {
-		s.Edges = append(s.Edges, pipeline.Edge{From: e.GetFrom(), To: e.GetTo(),
+		s.Edges = append(s.Edges, dag.Edge{From: e.GetFrom(), To: e.GetTo(),
 			SourceField: e.GetOutputMapping().GetSourceField(), TargetField: e.GetOutputMapping().GetTargetField()})
 	}
 	return s
@@ -51,7 +53,7 @@ func spec(req *mediav1.CreatePipelineRequest) pipeline.Spec {
 
 // CreatePipeline validates a pipeline, reporting every problem at once, and stores it.
 func (s *PipelineService) CreatePipeline(ctx context.Context, req *mediav1.CreatePipelineRequest) (*mediav1.CreatePipelineResponse, error) {
-	if problems := pipeline.Validate(spec(req)); len(problems) > 0 {
+	if problems := dag.Validate(spec(req)); len(problems) > 0 {
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 	graph, err := protojson.Marshal(&mediav1.Pipeline{Nodes: req.GetNodes(), Edges: req.GetEdges()})

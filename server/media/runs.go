@@ -7,24 +7,20 @@ import (
 	"sort"
 	"strings"
 
-	entsql "entgo.io/ent/dialect/sql"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protojson"
-	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/job"
 	entpipeline "github.com/kinohq/kino/ent/pipeline"
-	"github.com/kinohq/kino/ent/predicate"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
-	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/usage"
 )
 
 func (s *PipelineService) load(ctx context.Context, id string) (*ent.Pipeline, *mediav1.Pipeline, error) {
@@ -113,16 +109,14 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
 	}
 
-	submit, err := s.jobs.Keyed(ctx, Kind, "pipelines.run", "run", req, func(j *ent.Job) string {
-		if j.BatchID == nil {
-			return j.ID // a job's key, which a run's hash never matches
-		}
-		return *j.BatchID
-	})
-	if err != nil {
-		return nil, err
-	}
-	runID, _, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
+	op := idempotency.Op{Kind: Kind, Name: "pipelines.run", Noun: "run", Failed: "the run could not be started; try again",
+		ID: func(j *jobs.Job) string {
+			if j.BatchID == nil {
+				return j.ID // a job's key, which a run's hash never matches
+			}
+			return *j.BatchID
+		}}
+	runID, _, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
 		runID := "run_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
 		idOf := map[string]string{}
 		for i, n := range g.GetNodes() {
@@ -140,28 +134,27 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 			}
 			nj := jobs.NewJob{ID: idOf[n.GetId()], Kind: Kind, Type: t.Name, Org: p.OrgID, Args: args,
 				BatchID: runID, PipelineID: p.ID, NodeID: n.GetId(),
+				Metadata: map[string]any{usage.MetaEstimatedPrice: t.Estimate(n.GetParams().AsMap())},
 				// Node order is creation order, so a run lists its jobs as the pipeline does.
 				CreatedAt: now}
 			for from, inputs := range upstream[n.GetId()] {
 				nj.Parents = append(nj.Parents, jobs.Parent{ID: idOf[from], Inputs: inputs})
 			}
 			sort.Slice(nj.Parents, func(a, b int) bool { return nj.Parents[a].ID < nj.Parents[b].ID })
-			if i == 0 && submit.Key != "" {
+			if i == 0 {
 				// The run's key, on its first job: the unique index makes it one run.
-				nj.IdempotencyKey, nj.RequestHash = submit.Key, submit.Hash
+				nj.IdempotencyKey, nj.RequestHash = k.Key, k.Hash
 			}
 			batch = append(batch, nj)
 		}
-		if _, err := s.jobs.Insert(ctx, batch...); err != nil {
+		// Every node of a run is a job waiting until it runs.
+		if _, err := s.jobs.InsertAdmitted(ctx, s.quota.Jobs(p.OrgID, len(batch)), batch...); err != nil {
 			return "", err
 		}
 		return runID, nil
 	})
 	if err != nil {
-		if _, ok := err.(*apierr.Error); ok {
-			return nil, err
-		}
-		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the run could not be started; try again")
+		return nil, err
 	}
 	// A repeat answers with the run the first request started, as it is now.
 	run, err := s.run(ctx, p.ID, runID)
@@ -173,22 +166,20 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 
 // run reads a run: its jobs and the status they add up to.
 func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*mediav1.PipelineRun, error) {
-	jobs, err := s.st.Job.Query().
-		Where(job.Kind(Kind), job.BatchID(runID), job.PipelineID(pipelineID), job.OrgID(auth.Org(ctx))).
-		Order(job.ByID()).All(ctx)
+	js, err := s.jobs.Batch(ctx, jobs.Filter{Kind: Kind, Org: auth.Org(ctx), PipelineID: pipelineID, BatchID: runID})
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read; try again")
 	}
-	if len(jobs) == 0 {
+	if len(js) == 0 {
 		return nil, apierr.New(apierr.NotFound, "pipeline %s has no run %q", pipelineID, runID)
 	}
-	return s.runRecord(ctx, pipelineID, runID, jobs)
+	return s.runRecord(ctx, pipelineID, runID, js)
 }
 
 // runRecord is the wire form of a run from its jobs, in id order.
-func (s *PipelineService) runRecord(ctx context.Context, pipelineID, runID string, jobs []*ent.Job) (*mediav1.PipelineRun, error) {
-	run := &mediav1.PipelineRun{Id: runID, PipelineId: pipelineID, Status: RunStatus(jobs), CreatedAt: float64(jobs[0].CreatedAt)}
-	for _, j := range jobs {
+func (s *PipelineService) runRecord(ctx context.Context, pipelineID, runID string, js []*jobs.Job) (*mediav1.PipelineRun, error) {
+	run := &mediav1.PipelineRun{Id: runID, PipelineId: pipelineID, Status: RunStatus(js), CreatedAt: float64(js[0].CreatedAt)}
+	for _, j := range js {
 		rec, err := jobRecord(ctx, s.storage, j)
 		if err != nil {
 			return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read")
@@ -209,39 +200,22 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 	if err != nil {
 		return nil, err
 	}
-	of := []predicate.Job{job.Kind(Kind), job.PipelineID(req.GetId()), job.OrgID(auth.Org(ctx)), job.BatchIDNotNil()}
+	of := jobs.Filter{Kind: Kind, Org: auth.Org(ctx), PipelineID: req.GetId()}
 	failed := func(err error) error {
 		return apierr.Wrap(err, apierr.Internal, "the runs could not be listed; try again")
 	}
-	total, err := s.st.Job.Query().Where(of...).Modify(func(sel *entsql.Selector) {
-		sel.Select(entsql.Count(entsql.Distinct(sel.C(job.FieldBatchID))))
-	}).Int(ctx)
+	total, ids, err := s.jobs.Batches(ctx, of, limit, offset)
 	if err != nil {
 		return nil, failed(err)
 	}
-	var runs []struct {
-		BatchID string `json:"batch_id"`
-		Created int64  `json:"created"`
+	var found []*jobs.Job
+	if len(ids) > 0 {
+		if found, err = s.jobs.Batch(ctx, of, ids...); err != nil {
+			return nil, failed(err)
+		}
 	}
-	err = s.st.Job.Query().Where(of...).Modify(func(sel *entsql.Selector) {
-		sel.Select(sel.C(job.FieldBatchID), entsql.As(entsql.Min(sel.C(job.FieldCreatedAt)), "created")).
-			GroupBy(sel.C(job.FieldBatchID)).
-			OrderBy(entsql.Desc("created"), entsql.Desc(sel.C(job.FieldBatchID))).
-			Limit(limit).Offset(offset)
-	}).Scan(ctx, &runs)
-	if err != nil {
-		return nil, failed(err)
-	}
-	ids := make([]string, len(runs))
-	for i, p := range runs {
-		ids[i] = p.BatchID
-	}
-	jobs, err := s.st.Job.Query().Where(append(of, job.BatchIDIn(ids...))...).Order(job.ByID()).All(ctx)
-	if err != nil {
-		return nil, failed(err)
-	}
-	byRun := map[string][]*ent.Job{}
-	for _, j := range jobs {
+	byRun := map[string][]*jobs.Job{}
+	for _, j := range found {
 		byRun[*j.BatchID] = append(byRun[*j.BatchID], j)
 	}
 	resp := &mediav1.ListPipelineRunsResponse{
@@ -261,7 +235,7 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 // RunStatus adds up the statuses of a run's jobs: failed if one failed,
 // cancelled if one was cancelled, complete when all are, running once one
 // has started, waiting before.
-func RunStatus(js []*ent.Job) string {
+func RunStatus(js []*jobs.Job) string {
 	count := map[string]int{}
 	for _, j := range js {
 		count[Status(j)]++
@@ -323,25 +297,20 @@ func (s *PipelineService) WatchPipelineRun(req *mediav1.WatchPipelineRunRequest,
 	for i, j := range run.GetJobs() {
 		ids[i] = j.GetId()
 	}
-	changed, unsubscribe := s.bus.Subscribe(ids...)
-	defer unsubscribe()
-	var last *mediav1.PipelineRun
-	return events.Follow(ctx, changed, func() (bool, error) {
-		if last != nil {
+	read := false
+	return jobs.Watch(ctx, s.jobs, ids, func() (*mediav1.PipelineRun, bool, error) {
+		if read { // the first read is the one above
 			if run, err = s.run(ctx, req.GetId(), req.GetRunId()); err != nil {
-				return false, err
+				return nil, false, err
 			}
 		}
-		if last == nil || !proto.Equal(last, run) {
-			if err := stream.Send(&mediav1.WatchPipelineRunResponse{Data: run}); err != nil {
-				return false, err
-			}
-			last = run
-		}
+		read = true
 		switch run.GetStatus() {
 		case "complete", "failed", "cancelled":
-			return true, nil
+			return run, true, nil
 		}
-		return false, nil
+		return run, false, nil
+	}, func(run *mediav1.PipelineRun) error {
+		return stream.Send(&mediav1.WatchPipelineRunResponse{Data: run})
 	})
 }

@@ -4,8 +4,8 @@ import (
 	"encoding/json"
 	"fmt"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/jobs"
 )
 
 // Kind is the job kind of renders, and their job type.
@@ -41,7 +41,7 @@ func argsOf(provider string, composition json.RawMessage, assets map[string]stri
 }
 
 // ArgsOf reads a render job's args.
-func ArgsOf(j *ent.Job) (Args, error) {
+func ArgsOf(j *jobs.Job) (Args, error) {
 	var a Args
 	if err := json.Unmarshal(j.Args, &a); err != nil {
 		return Args{}, fmt.Errorf("read render job %s: %w", j.ID, err)

@@ -2,12 +2,14 @@ package render
 
 import (
 	"context"
+	"encoding/json"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/store"
 )
 
@@ -34,8 +36,33 @@ func checkAssets(ctx context.Context, st *store.Store, org string, scene *engine
 			return apierr.New(apierr.Validation, "%s: asset %s is %s, not a font", src.Field, a.ID, kindOf(a.Type))
 		case src.Captions && a.Type != asset.TypeCaptions:
 			return apierr.New(apierr.Validation, "%s: asset %s is %s; a captions layer takes a captions asset (SRT or WebVTT)", src.Field, a.ID, kindOf(a.Type))
+		case src.Template && a.Type != asset.TypePsdTemplate:
+			return apierr.New(apierr.Validation, "%s: asset %s is %s; a mockup layer's template is a psd_template asset", src.Field, a.ID, kindOf(a.Type))
+		case src.Template:
+			if err := checkTemplate(scene, src, a.Metadata); err != nil {
+				return err
+			}
 		case !src.Font && !src.Captions && a.Type != asset.TypeImage:
 			return apierr.New(apierr.Validation, "%s: asset %s is %s; a layer takes an image asset", src.Field, a.ID, kindOf(a.Type))
+		}
+	}
+	return nil
+}
+
+// checkTemplate refuses, at submit, a template asset that a mockup layer
+// using it cannot draw, from the manifest stored with the asset. A
+// template given by URL is checked when the render reads it.
+func checkTemplate(scene *engine.Scene, src engine.Source, metadata string) error {
+	var m mockup.Manifest
+	if err := json.Unmarshal([]byte(metadata), &m); err != nil || m.Layers == nil {
+		return nil // stored before kino read templates: checked when the render runs
+	}
+	for _, l := range scene.Layers {
+		if l.Mockup == nil || l.Mockup.Template != src.Key {
+			continue
+		}
+		if err := l.Mockup.Check(&m); err != nil {
+			return apierr.New(apierr.Validation, "%s", err.Error())
 		}
 	}
 	return nil

@@ -2,11 +2,13 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 
-	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/predicate"
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
+
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
@@ -18,18 +20,18 @@ import (
 var Statuses = []string{"queued", "processing", "completed", "failed", "cancelled"}
 
 // statusIs selects the jobs whose Status is s, one of Statuses.
-func statusIs(s string) predicate.Job {
+func statusIs(s string) []jobs.Phase {
 	switch s {
 	// A waiting render is queued until it has started: only a split
 	// render can have, with its parts, and it stays processing while it
 	// waits for them and then for a worker to join them (shownStatus).
 	// The core clears the start of any other job it puts back.
 	case "queued":
-		return job.And(job.StateIn(jobs.Waiting...), job.StartedAtIsNil())
+		return []jobs.Phase{jobs.Begun(false, jobs.Waiting...)}
 	case "processing":
-		return job.Or(job.StateEQ(jobs.Running), job.And(job.StateIn(jobs.Waiting...), job.StartedAtNotNil()))
+		return []jobs.Phase{jobs.Is(jobs.Running), jobs.Begun(true, jobs.Waiting...)}
 	}
-	return job.StateEQ(job.State(s))
+	return []jobs.Phase{jobs.Is(jobs.State(s))}
 }
 
 // ListRenders lists the caller's render jobs, newest first (ties broken by
@@ -40,14 +42,14 @@ func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequ
 		return nil, err
 	}
 	// The (kind, org_id[, state], created_at, id) indexes serve both reads.
-	where := []predicate.Job{job.Kind(Kind), job.OrgID(auth.Org(ctx))}
+	f := jobs.Filter{Kind: Kind, Org: auth.Org(ctx)}
 	if st := req.GetStatus(); st != "" {
 		if !slices.Contains(Statuses, st) {
 			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
 		}
-		where = append(where, statusIs(st))
+		f.Phases = statusIs(st)
 	}
-	total, found, err := s.jobs.List(ctx, limit, offset, where...)
+	total, found, err := s.jobs.List(ctx, f, limit, offset)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the render jobs could not be listed; try again")
 	}
@@ -68,4 +70,27 @@ func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequ
 		resp.Data = append(resp.Data, rec)
 	}
 	return resp, nil
+}
+
+// GetRenderSubmission reads the request a render was made from, from what
+// its job keeps (Args): a template's render comes back with its
+// placeholders filled in, so that it renders again as it did.
+func (s *Service) GetRenderSubmission(ctx context.Context, req *renderv1.GetRenderSubmissionRequest) (*renderv1.GetRenderSubmissionResponse, error) {
+	j, err := s.get(ctx, req.GetJobId())
+	if err != nil {
+		return nil, err
+	}
+	args, err := ArgsOf(j)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job's request could not be read")
+	}
+	comp := &structpb.Struct{}
+	if err := protojson.Unmarshal(args.Composition, comp); err != nil {
+		return nil, apierr.Wrap(fmt.Errorf("read render job %s: %w", j.ID, err), apierr.Internal, "the job's request could not be read")
+	}
+	sub := &renderv1.RenderSubmission{Provider: args.Provider, Composition: comp, AssetUrls: args.AssetURLs}
+	if args.Webhook != "" {
+		sub.Webhook = &args.Webhook
+	}
+	return &renderv1.GetRenderSubmissionResponse{Request: sub}, nil
 }

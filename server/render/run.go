@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"time"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/executor"
@@ -29,7 +28,9 @@ func failed(code, format string, args ...any) *jobs.Failure {
 // HandlerConfig is what rendering needs.
 type HandlerConfig struct {
 	// Store holds the uploaded assets a composition may name.
-	Store   *store.Store
+	Store *store.Store
+	// Jobs reads the render a part belongs to.
+	Jobs    *jobs.Client
 	Storage *storage.Storage
 	Fetch   *fetch.Client
 	// Sources, when set, downloads URL sources through the node's cache,
@@ -66,7 +67,7 @@ func NewHandler(cfg HandlerConfig) *Handler { return &Handler{cfg: cfg} }
 func (h *Handler) Types() []string { return []string{Kind} }
 
 // Run renders one attempt of a job.
-func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+func (h *Handler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	log := h.cfg.Log.With("job_id", j.ID)
 	args, err := ArgsOf(j)
 	if err != nil {
@@ -75,12 +76,16 @@ func (h *Handler) Run(ctx context.Context, j *ent.Job, progress func(float64)) j
 	log.Info("render started", "attempt", j.Attempt)
 	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress, maxOutput: h.cfg.MaxOutputBytes}
 	execute := r.execute
-	if jobs.IsWhole(j) {
+	if j.Whole() {
 		// Its parts are rendered: what is left is to join them.
 		execute = r.join
 	}
 	keys, f := execute(ctx)
-	return r.outcome(keys, f)
+	o := r.outcome(keys, f)
+	if f == nil && keys != nil {
+		o.Result.Metadata = priced(args, h.cfg.Limits)
+	}
+	return o
 }
 
 // outcome is how r's attempt ended: completed with the outputs stored at
@@ -96,7 +101,7 @@ func (r *renderRun) outcome(keys map[string]string, f *jobs.Failure) jobs.Outcom
 // renderRun is one attempt at rendering one job.
 type renderRun struct {
 	cfg      HandlerConfig
-	job      *ent.Job
+	job      *jobs.Job
 	args     Args
 	log      *slog.Logger
 	progress func(float64)
@@ -279,7 +284,7 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 	cfg := r.cfg
 	list := make([]attempt.Source, len(sources))
 	for i, src := range sources {
-		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font,
+		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font && !src.Template,
 			Fetch: func(ctx context.Context, path string) (int64, error) {
 				switch {
 				case engine.IsAssetID(src.URL):
@@ -300,6 +305,8 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 		switch {
 		case src.Captions:
 			out[src.Key] = engine.Media{Path: got[i].Path}
+		case src.Template:
+			out[src.Key] = engine.Media{Path: got[i].Path, Template: true}
 		case src.Font:
 			m, err := engine.FontFromFile(got[i].Path)
 			if err != nil {

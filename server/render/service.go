@@ -16,18 +16,16 @@ import (
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
-	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/ent/webhookdelivery"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/webhook"
 )
 
 const maxWebhookURL = 2048
@@ -36,23 +34,26 @@ const maxWebhookURL = 2048
 type Service struct {
 	renderv1.UnimplementedRenderServiceServer
 
+	// st holds the templates and assets a render may name, and the
+	// deliveries of its webhook.
 	st      *store.Store
 	jobs    *jobs.Client
-	bus     events.Bus
 	storage *storage.Storage
 	limits  engine.Limits
 	// checkURL refuses webhooks kino may never call; nil accepts all.
 	checkURL func(string) error
 	split    SplitConfig
+	quota    *quota.Limiter
 	health   *healthCheck
-	log      *slog.Logger
+	// preview draws previews; nil on a node that draws none.
+	preview *Previewer
+	log     *slog.Logger
 }
 
 // ServiceConfig is what the service needs.
 type ServiceConfig struct {
 	Store   *store.Store
 	Jobs    *jobs.Client
-	Bus     events.Bus
 	Storage *storage.Storage
 	Limits  engine.Limits
 	// CheckURL refuses a webhook URL that kino would never be allowed to
@@ -60,7 +61,12 @@ type ServiceConfig struct {
 	CheckURL func(string) error
 	// Split says which renders are split across workers.
 	Split SplitConfig
-	Log   *slog.Logger
+	// Quota checks each submit against its organisation's limits; nil
+	// limits nothing.
+	Quota *quota.Limiter
+	// Preview draws the frames of PreviewRender; nil answers UNAVAILABLE.
+	Preview *Previewer
+	Log     *slog.Logger
 }
 
 // NewService returns the service.
@@ -68,18 +74,85 @@ func NewService(cfg ServiceConfig) *Service {
 	return &Service{
 		st:       cfg.Store,
 		jobs:     cfg.Jobs,
-		bus:      cfg.Bus,
 		storage:  cfg.Storage,
 		limits:   cfg.Limits,
 		checkURL: cfg.CheckURL,
 		split:    cfg.Split,
+		quota:    cfg.Quota,
 		health:   newHealthCheck(cfg.Store, cfg.Log),
+		preview:  cfg.Preview,
 		log:      cfg.Log,
 	}
 }
 
 // SubmitRender validates the composition and queues it.
 func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRequest) (*renderv1.SubmitRenderResponse, error) {
+	c, err := s.compile(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	provider, composition, assets, scene, split := c.provider, c.composition, c.assets, c.scene, c.split
+	org := auth.Org(ctx)
+	args, err := json.Marshal(argsOf(provider, composition, assets, req.GetWebhook(), scene))
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "could not store the request")
+	}
+	var queued *jobs.Job
+	op := idempotency.Op{Kind: Kind, Noun: "render", Failed: "the job could not be queued; try again", Log: s.log}
+	id, made, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
+		id, err := uuid.NewV7()
+		if err != nil {
+			return "", err
+		}
+		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
+			IdempotencyKey: k.Key, RequestHash: k.Hash, Priority: int(req.GetPriority())}
+		all, err := splitJobs(split, whole, scene)
+		if err != nil {
+			return "", err
+		}
+		if all == nil {
+			all = []jobs.NewJob{whole}
+		}
+		// A split render's parts and join are each a job waiting.
+		inserted, err := s.jobs.InsertAdmitted(ctx, s.quota.Jobs(org, len(all)), all...)
+		if err != nil {
+			return "", err
+		}
+		queued = inserted[0]
+		return queued.ID, nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if !made {
+		// A repeat of an idempotent submit answers as the first one did.
+		first, err := s.get(ctx, id)
+		if err != nil {
+			return nil, err
+		}
+		return submitResponse(first), nil
+	}
+	s.log.InfoContext(ctx, "render job queued", "job_id", queued.ID, "provider", provider,
+		"width", scene.Width, "height", scene.Height, "duration", scene.Duration, "format", scene.Format)
+	return submitResponse(queued), nil
+}
+
+// compiled is a render request, validated.
+type compiled struct {
+	provider    string
+	composition []byte
+	assets      map[string]string
+	scene       *engine.Scene
+	split       SplitConfig
+}
+
+// compile validates a render request as a submit does: the composition
+// (or the template it names, merged), its uploaded assets, the webhook
+// and the split.
+func (s *Service) compile(ctx context.Context, req *renderv1.SubmitRenderRequest) (*compiled, error) {
+	if p := req.GetPriority(); p < -jobs.MaxPriority || p > jobs.MaxPriority {
+		return nil, apierr.New(apierr.Validation, "priority %d: use -100 to 100 (higher runs sooner among your own renders and jobs)", p)
+	}
 	provider, assets := req.GetProvider(), req.GetAssetUrls()
 	var composition []byte
 	var err error
@@ -111,59 +184,7 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	if err != nil {
 		return nil, err
 	}
-	if p := req.GetPriority(); p < -jobs.MaxPriority || p > jobs.MaxPriority {
-		return nil, apierr.New(apierr.Validation, "priority %d: use -100 to 100 (higher runs sooner among your own renders and jobs)", p)
-	}
-	org := auth.Org(ctx)
-	var first *ent.Job // what Find found last
-	submit, err := s.jobs.Keyed(ctx, Kind, "", "render", req, func(j *ent.Job) string {
-		first = j
-		return j.ID
-	})
-	if err != nil {
-		return nil, err
-	}
-
-	args, err := json.Marshal(argsOf(provider, composition, assets, req.GetWebhook(), scene))
-	if err != nil {
-		return nil, apierr.Wrap(err, apierr.Internal, "could not store the request")
-	}
-	var queued *ent.Job
-	_, made, err := idempotency.Do(ctx, submit, func(ctx context.Context) (string, error) {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return "", err
-		}
-		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
-			IdempotencyKey: submit.Key, RequestHash: submit.Hash, Priority: int(req.GetPriority())}
-		all, err := splitJobs(split, whole, scene)
-		if err != nil {
-			return "", err
-		}
-		if all == nil {
-			all = []jobs.NewJob{whole}
-		}
-		inserted, err := s.jobs.Insert(ctx, all...)
-		if err != nil {
-			return "", err
-		}
-		queued = inserted[0]
-		return queued.ID, nil
-	})
-	if err != nil {
-		if _, ok := err.(*apierr.Error); ok {
-			return nil, err
-		}
-		s.log.ErrorContext(ctx, "queue render job", "err", err)
-		return nil, apierr.Wrap(err, apierr.TriggerSubmitFailed, "the job could not be queued; try again")
-	}
-	if !made {
-		// A repeat of an idempotent submit answers as the first one did.
-		return submitResponse(first), nil
-	}
-	s.log.InfoContext(ctx, "render job queued", "job_id", queued.ID, "provider", provider,
-		"width", scene.Width, "height", scene.Height, "duration", scene.Duration, "format", scene.Format)
-	return submitResponse(queued), nil
+	return &compiled{provider: provider, composition: composition, assets: assets, scene: scene, split: split}, nil
 }
 
 // GetRender reads a job's status record.
@@ -206,25 +227,18 @@ func (s *Service) CancelRender(ctx context.Context, req *renderv1.CancelRenderRe
 func (s *Service) WatchRender(req *renderv1.WatchRenderRequest, stream renderv1.RenderService_WatchRenderServer) error {
 	ctx := stream.Context()
 	id := req.GetJobId()
-	changed, unsubscribe := s.bus.Subscribe(id)
-	defer unsubscribe()
-	var last *renderv1.RenderJob
-	return events.Follow(ctx, changed, func() (bool, error) {
+	return jobs.Watch(ctx, s.jobs, []string{id}, func() (*renderv1.RenderJob, bool, error) {
 		j, err := s.get(ctx, id)
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
 		rec, err := s.record(ctx, j)
 		if err != nil {
-			return false, err
+			return nil, false, err
 		}
-		if last == nil || !proto.Equal(last, rec) {
-			if err := stream.Send(&renderv1.WatchRenderResponse{Job: rec}); err != nil {
-				return false, err
-			}
-			last = rec
-		}
-		return jobs.Final(j.State), nil
+		return rec, jobs.Final(j.State), nil
+	}, func(rec *renderv1.RenderJob) error {
+		return stream.Send(&renderv1.WatchRenderResponse{Job: rec})
 	})
 }
 
@@ -233,12 +247,12 @@ func (s *Service) Health(ctx context.Context, _ *renderv1.HealthRequest) (*rende
 	return s.health.check(ctx), nil
 }
 
-func (s *Service) get(ctx context.Context, id string) (*ent.Job, error) {
+func (s *Service) get(ctx context.Context, id string) (*jobs.Job, error) {
 	if id == "" {
 		return nil, apierr.New(apierr.Validation, "jobId: is required")
 	}
-	j, err := s.st.Job.Query().Where(job.ID(id), job.Kind(Kind), job.OrgID(auth.Org(ctx))).Only(ctx)
-	if ent.IsNotFound(err) {
+	j, err := s.jobs.Get(ctx, Kind, auth.Org(ctx), id)
+	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, notFound(id)
 	}
 	if err != nil {
@@ -248,7 +262,7 @@ func (s *Service) get(ctx context.Context, id string) (*ent.Job, error) {
 }
 
 // Status is the render interface's word for a state of the job core.
-func Status(s job.State) string {
+func Status(s jobs.State) string {
 	switch s {
 	case jobs.Pending, jobs.Available, jobs.Retrying:
 		return "queued"
@@ -261,8 +275,8 @@ func Status(s job.State) string {
 // shownStatus is a job's status in its record: a split render whose parts
 // have started is processing, though the core has it wait for them, and
 // then wait for a worker to join them.
-func shownStatus(j *ent.Job) string {
-	if slices.Contains(jobs.Waiting, j.State) && j.StartedAt != nil && jobs.IsWhole(j) {
+func shownStatus(j *jobs.Job) string {
+	if slices.Contains(jobs.Waiting, j.State) && j.StartedAt != nil && j.Whole() {
 		return "processing"
 	}
 	return Status(j.State)
@@ -270,7 +284,7 @@ func shownStatus(j *ent.Job) string {
 
 // record is the wire form of a job: outputUrl only when completed, error
 // only when failed.
-func (s *Service) record(ctx context.Context, j *ent.Job) (*renderv1.RenderJob, error) {
+func (s *Service) record(ctx context.Context, j *jobs.Job) (*renderv1.RenderJob, error) {
 	deliveries, err := s.deliveries(ctx, j)
 	if err != nil {
 		return nil, err
@@ -280,7 +294,7 @@ func (s *Service) record(ctx context.Context, j *ent.Job) (*renderv1.RenderJob, 
 
 // hooked reports whether a job ended and has a webhook, so that its record
 // shows the delivery.
-func hooked(j *ent.Job) (bool, error) {
+func hooked(j *jobs.Job) (bool, error) {
 	if !jobs.Final(j.State) {
 		return false, nil
 	}
@@ -293,7 +307,7 @@ func hooked(j *ent.Job) (bool, error) {
 
 // deliveries reads the latest webhook delivery of each of the jobs that
 // ended with a webhook, in one query, by job id.
-func (s *Service) deliveries(ctx context.Context, js ...*ent.Job) (map[string]*ent.WebhookDelivery, error) {
+func (s *Service) deliveries(ctx context.Context, js ...*jobs.Job) (map[string]webhook.Delivery, error) {
 	var ids []string
 	for _, j := range js {
 		ok, err := hooked(j)
@@ -304,25 +318,15 @@ func (s *Service) deliveries(ctx context.Context, js ...*ent.Job) (map[string]*e
 			ids = append(ids, j.ID)
 		}
 	}
-	if len(ids) == 0 {
-		return nil, nil
-	}
-	rows, err := s.st.WebhookDelivery.Query().Where(webhookdelivery.JobIDIn(ids...)).
-		Order(ent.Desc(webhookdelivery.FieldCreatedAt)).All(ctx)
+	out, err := webhook.Latest(ctx, s.st.Client, ids...)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job's webhook could not be read; try again")
-	}
-	out := make(map[string]*ent.WebhookDelivery, len(ids))
-	for _, d := range rows {
-		if _, ok := out[d.JobID]; !ok { // newest first
-			out[d.JobID] = d
-		}
 	}
 	return out, nil
 }
 
 // recordWith is record with the latest webhook deliveries already read.
-func (s *Service) recordWith(ctx context.Context, j *ent.Job, deliveries map[string]*ent.WebhookDelivery) (*renderv1.RenderJob, error) {
+func (s *Service) recordWith(ctx context.Context, j *jobs.Job, deliveries map[string]webhook.Delivery) (*renderv1.RenderJob, error) {
 	rec := &renderv1.RenderJob{
 		JobId:     j.ID,
 		Status:    shownStatus(j),
@@ -360,8 +364,8 @@ func deref(s *string) string {
 }
 
 // delivery is the wire form of a webhook delivery.
-func delivery(d *ent.WebhookDelivery) *renderv1.WebhookDelivery {
-	w := &renderv1.WebhookDelivery{Status: string(d.Status), Attempts: int32(d.Attempts)}
+func delivery(d webhook.Delivery) *renderv1.WebhookDelivery {
+	w := &renderv1.WebhookDelivery{Status: d.Status, Attempts: int32(d.Attempts)}
 	if d.LastStatusCode != 0 {
 		w.LastStatusCode = proto.Int32(int32(d.LastStatusCode))
 	}
@@ -371,7 +375,7 @@ func delivery(d *ent.WebhookDelivery) *renderv1.WebhookDelivery {
 	return w
 }
 
-func submitResponse(j *ent.Job) *renderv1.SubmitRenderResponse {
+func submitResponse(j *jobs.Job) *renderv1.SubmitRenderResponse {
 	return &renderv1.SubmitRenderResponse{JobId: j.ID, Status: "queued", CreatedAt: timestamp(j.CreatedAt)}
 }
 

@@ -27,7 +27,7 @@ func TestSubmitThatCannotBeStoredIsTriggerSubmitFailed(t *testing.T) {
 	require.NoError(t, err)
 	bus := events.NewLocal()
 	svc := NewService(ServiceConfig{
-		Store: st, Jobs: jobs.New(st, bus, jobs.Config{}), Bus: bus, Limits: engine.DefaultLimits(),
+		Store: st, Jobs: jobs.New(st, bus, jobs.Config{}), Limits: engine.DefaultLimits(),
 		Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
 	})
 	require.NoError(t, st.Close()) // the database goes away

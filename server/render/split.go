@@ -12,14 +12,11 @@ import (
 
 	"github.com/google/uuid"
 
-	"github.com/kinohq/kino/ent"
-	"github.com/kinohq/kino/ent/job"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
-	"github.com/kinohq/kino/server/store"
 )
 
 // A render longer than SplitConfig.After is split (docs/split.md): its
@@ -27,7 +24,7 @@ import (
 // its sound once for the whole timeline, then the render itself joins
 // them, copying both. The parts are jobs of their own kind, so that the
 // render interface never lists them; the render is the whole the core
-// knows (jobs.MetaParts), and its record reads as an unsplit render's.
+// knows (jobs.Job.Parts), and its record reads as an unsplit render's.
 
 // PartKind is the job kind of the parts of split renders.
 const PartKind = "render-part"
@@ -176,7 +173,7 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 			return err
 		}
 		parts = append(parts, jobs.NewJob{ID: id.String(), Kind: PartKind, Type: typ, Org: whole.Org, Args: args,
-			BatchID: whole.ID, Priority: whole.Priority, Metadata: map[string]any{jobs.MetaWeight: weight}})
+			BatchID: whole.ID, Priority: whole.Priority, Weight: weight})
 		whole.Parents = append(whole.Parents, jobs.Parent{ID: id.String(), Inputs: inputs, Whole: true})
 		return nil
 	}
@@ -194,7 +191,7 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 			return nil, err
 		}
 	}
-	whole.Metadata = map[string]any{jobs.MetaParts: len(parts)}
+	whole.Parts = len(parts)
 	return append([]jobs.NewJob{whole}, parts...), nil
 }
 
@@ -214,13 +211,13 @@ func (h *PartHandler) Types() []string { return []string{PartFrames, PartSound} 
 
 // Run renders one attempt of a part: its frames or the whole's sound,
 // stored under the render's prefix for the join to read.
-func (h *PartHandler) Run(ctx context.Context, j *ent.Job, progress func(float64)) jobs.Outcome {
+func (h *PartHandler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	log := h.cfg.Log.With("job_id", j.ID)
 	var pa PartArgs
 	if err := json.Unmarshal(j.Args, &pa); err != nil {
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
-	whole, err := h.cfg.Store.Job.Query().Where(job.ID(pa.Render), job.Kind(Kind)).Only(ctx)
+	whole, err := h.cfg.Jobs.Get(ctx, Kind, j.OrgID, pa.Render)
 	if err != nil {
 		if ctx.Err() != nil {
 			return jobs.Outcome{}
@@ -386,14 +383,14 @@ func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) 
 // CleanParts removes what the parts of a split render stored, once the
 // render has ended (a jobs after-hook): the parts and the sound always,
 // the poster and thumbnail unless the render completed with them.
-func CleanParts(st *storage.Storage, db *store.Store, log *slog.Logger) func(*ent.Job) {
-	return func(j *ent.Job) {
-		if j.Kind != Kind || !jobs.IsWhole(j) {
+func CleanParts(st *storage.Storage, c *jobs.Client, log *slog.Logger) func(*jobs.Job) {
+	return func(j *jobs.Job) {
+		if j.Kind != Kind || !j.Whole() {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		parts, err := db.Job.Query().Where(job.BatchID(j.ID), job.Kind(PartKind)).All(ctx)
+		parts, err := c.Batch(ctx, jobs.Filter{Kind: PartKind, Org: j.OrgID, BatchID: j.ID})
 		if err != nil {
 			log.Error("find parts of a split render to remove", "job_id", j.ID, "err", err)
 			return

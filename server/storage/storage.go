@@ -1,5 +1,7 @@
-// Package storage keeps render outputs in blob storage through gocloud.dev:
-// a local folder by default, S3 (or any S3-compatible store) when configured.
+// Package storage keeps files in blob storage through gocloud.dev: the
+// outputs of renders and media jobs, and uploaded assets; a local folder by
+// default, S3 (or any S3-compatible store) when configured. It also makes
+// the URLs they are served by. Rows are in the database, package store.
 package storage
 
 import (

@@ -1,5 +1,6 @@
 // Package store opens kino's database: embedded SQLite by default, PostgreSQL
-// for many nodes, behind one ent client and one Open.
+// for many nodes, behind one ent client and one Open. Files (outputs,
+// assets) are not here but in blob storage, package storage.
 package store
 
 import (

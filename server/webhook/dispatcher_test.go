@@ -21,7 +21,9 @@ import (
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/webhookdelivery"
+	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
 	"github.com/kinohq/kino/server/webhook"
@@ -112,7 +114,13 @@ func (b *logBuffer) lines(t *testing.T) []map[string]any {
 
 type bundle struct {
 	client *ent.Client
-	logs   *logBuffer
+	// jobs makes the jobs whose deliveries a test sends.
+	jobs *jobs.Client
+	logs *logBuffer
+}
+
+func newBundle(st *store.Store) *bundle {
+	return &bundle{client: st.Client, jobs: jobs.New(st, events.NewLocal(), jobs.Config{}), logs: &logBuffer{}}
 }
 
 func setup(t *testing.T) *bundle {
@@ -120,7 +128,7 @@ func setup(t *testing.T) *bundle {
 	st, err := store.Open(context.Background(), filepath.Join(t.TempDir(), "kino.db"))
 	require.NoError(t, err)
 	t.Cleanup(func() { st.Close() })
-	return &bundle{client: st.Client, logs: &logBuffer{}}
+	return newBundle(st)
 }
 
 // start runs a dispatcher on the bundle's database until the test ends.
@@ -170,11 +178,7 @@ func TestDeliversASignedPOST(t *testing.T) {
 	cfg := fast
 	cfg.Secret = specSecret
 	d := b.start(t, cfg)
-	payload, err := json.Marshal(webhook.RenderCompleted{
-		JobID: "job-1", Status: "completed", OutputURL: "https://cdn.example/job-1.mp4",
-		Duration: 10, Format: "mp4", Resolution: webhook.Resolution{Width: 1280, Height: 720},
-	})
-	require.NoError(t, err)
+	payload := []byte(`{"jobId":"job-1","status":"completed","outputUrl":"https://cdn.example/job-1.mp4","duration":10,"format":"mp4","resolution":{"width":1280,"height":720}}`)
 	id, err := d.Enqueue(context.Background(), nil, "job-1", rcv.URL+"/hooks?token=abc", payload)
 	require.NoError(t, err)
 	assert.Regexp(t, `^msg_[0-9a-f]{32}$`, id)

@@ -12,8 +12,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/webhookdelivery"
+	"github.com/kinohq/kino/server/jobs/jobstest"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
 )
@@ -54,11 +54,9 @@ func (r *blockingReceiver) calls() int {
 }
 
 // addJob stores a job of org for a delivery to report.
-func addJob(t *testing.T, client *ent.Client, id, org string) {
+func addJob(t *testing.T, b *bundle, id, org string) {
 	t.Helper()
-	now := time.Now().UnixMilli()
-	require.NoError(t, client.Job.Create().SetID(id).SetKind("render").SetType("render").SetOrgID(org).
-		SetArgs([]byte(`{}`)).SetCreatedAt(now).SetUpdatedAt(now).Exec(context.Background()))
+	jobstest.Insert(t, b.jobs, jobstest.Job(id, jobstest.OfOrg(org)))
 }
 
 // Organisation A's receiver hangs on every delivery (24 of them, as in the
@@ -72,7 +70,7 @@ func TestSlowReceiversOfOneOrganisationDoNotDelayAnother(t *testing.T) {
 		st, err := store.Open(context.Background(), db.URL)
 		require.NoError(t, err)
 		t.Cleanup(func() { st.Close() })
-		slowReceiversOfOneOrganisation(t, &bundle{client: st.Client, logs: &logBuffer{}})
+		slowReceiversOfOneOrganisation(t, newBundle(st))
 	})
 }
 
@@ -86,13 +84,13 @@ func slowReceiversOfOneOrganisation(t *testing.T, b *bundle) {
 
 	for i := range 24 {
 		id := fmt.Sprintf("a-%d", i)
-		addJob(t, b.client, id, "org-a")
+		addJob(t, b, id, "org-a")
 		b.enqueue(t, d, id, slow.URL)
 	}
 	// A's receivers hold every slot A may have before B's job ends.
 	require.Eventually(t, func() bool { return slow.calls() >= 4 }, 10*time.Second, 5*time.Millisecond)
 
-	addJob(t, b.client, "b-1", "org-b")
+	addJob(t, b, "b-1", "org-b")
 	id := b.enqueue(t, d, "b-1", quick.URL)
 	waitFor(t, b.client, id, webhookdelivery.StatusDelivered)
 	require.Len(t, quick.got(), 1)
@@ -113,7 +111,7 @@ func TestDeliveriesOfJobsThatAreGoneHoldOneShare(t *testing.T) {
 		b.enqueue(t, d, fmt.Sprintf("gone-%d", i), slow.URL)
 	}
 	require.Eventually(t, func() bool { return slow.calls() >= 4 }, 10*time.Second, 5*time.Millisecond)
-	addJob(t, b.client, "b-1", "org-b")
+	addJob(t, b, "b-1", "org-b")
 	id := b.enqueue(t, d, "b-1", quick.URL)
 	waitFor(t, b.client, id, webhookdelivery.StatusDelivered)
 	assert.Equal(t, 4, slow.calls())

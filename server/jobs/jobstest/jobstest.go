@@ -9,7 +9,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/jobs"
 )
 
@@ -34,7 +33,7 @@ func Job(id string, opts ...Option) jobs.NewJob {
 }
 
 // Insert inserts jobs in one transaction and fails the test if it cannot.
-func Insert(t testing.TB, c *jobs.Client, all ...jobs.NewJob) []*ent.Job {
+func Insert(t testing.TB, c *jobs.Client, all ...jobs.NewJob) []*jobs.Job {
 	t.Helper()
 	inserted, err := c.Insert(context.Background(), all...)
 	require.NoError(t, err)
@@ -43,6 +42,17 @@ func Insert(t testing.TB, c *jobs.Client, all ...jobs.NewJob) []*ent.Job {
 
 // OfType sets the type workers claim the job by.
 func OfType(typ string) Option { return func(n *jobs.NewJob) { n.Type = typ } }
+
+// OfOrg sets the organisation the job belongs to.
+func OfOrg(org string) Option { return func(n *jobs.NewJob) { n.Org = org } }
+
+// InBatch puts the job in a batch (a pipeline run).
+func InBatch(batch string) Option { return func(n *jobs.NewJob) { n.BatchID = batch } }
+
+// NodeOf makes the job the node of a pipeline.
+func NodeOf(pipeline, node string) Option {
+	return func(n *jobs.NewJob) { n.PipelineID, n.NodeID = pipeline, node }
+}
 
 // OfKind sets the kind (render, media, …).
 func OfKind(kind string) Option { return func(n *jobs.NewJob) { n.Kind = kind } }
@@ -61,7 +71,7 @@ func After(parent string, inputs map[string]string) Option {
 }
 
 // Joins makes the job the whole of part: it waits for it, takes its outputs
-// as inputs, and its progress is its parts'. Set jobs.MetaParts with Meta.
+// as inputs, and its progress is its parts'. Set the count with Parts.
 func Joins(part string, inputs map[string]string) Option {
 	return func(n *jobs.NewJob) {
 		n.Parents = append(n.Parents, jobs.Parent{ID: part, Inputs: inputs, Whole: true})
@@ -73,9 +83,12 @@ func Joins(part string, inputs map[string]string) Option {
 func PartOf(whole string, weight float64) Option {
 	return func(n *jobs.NewJob) {
 		n.Type, n.BatchID = "part", whole
-		Meta(jobs.MetaWeight, weight)(n)
+		n.Weight = weight
 	}
 }
+
+// Parts makes the job a whole of n parts (see Joins).
+func Parts(n int) Option { return func(j *jobs.NewJob) { j.Parts = n } }
 
 // Meta sets one metadata key.
 func Meta(key string, value any) Option {
@@ -86,9 +99,6 @@ func Meta(key string, value any) Option {
 		n.Metadata[key] = value
 	}
 }
-
-// OfOrg sets the organisation the job belongs to.
-func OfOrg(org string) Option { return func(n *jobs.NewJob) { n.Org = org } }
 
 // Priority sets the job's priority among its organisation's jobs.
 func Priority(p int) Option { return func(n *jobs.NewJob) { n.Priority = p } }

@@ -7,6 +7,10 @@
 //   adjusted.psd an adjustment clipped to a smart object, a layer effect.
 //   bench.psd   3000x3000: a background, one smart object in a perspective
 //               quad (content 2000x2000) and a multiply shading clipped to it.
+//   screen.psd  1280x720: a desk, a smart object "Screen" (content 1280x720)
+//               in a perspective quad with a multiply shading and a hidden
+//               overlay glare clipped to it, under a bezel: the template of
+//               the mockup layer's tests and benchmark.
 'use strict';
 const fs = require('fs');
 const path = require('path');
@@ -103,6 +107,32 @@ function bench() {
   };
 }
 
+function screen() {
+  const W = 1280, H = 720;
+  const bg = image(W, H, (x, y) => { const v = 90 + Math.floor(60 * y / H); return [v, v - 10, v - 30, 255]; });
+  const quad = [[300, 90], [1000, 130], [980, 600], [320, 620]];
+  const r = bbox(quad);
+  // The bezel: a dark frame 24 pixels wide around the screen's box, open
+  // in the middle.
+  const bezel = image(r[2] - r[0] + 48, r[3] - r[1] + 48, (x, y, w = r[2] - r[0] + 48, h = r[3] - r[1] + 48) =>
+    (x < 24 || y < 24 || x >= w - 24 || y >= h - 24) ? [30, 30, 34, 255] : [0, 0, 0, 0]);
+  return {
+    width: W, height: H, imageData: bg,
+    children: [
+      { name: 'Desk', left: 0, top: 0, right: W, bottom: H, imageData: bg },
+      smart('Screen', 'd4c5b7e2-0000-4000-8000-000000000001', quad, 1280, 720),
+      shading(r, 60),
+      // A warm glare in overlay, hidden: a test shows it to shade in RGB.
+      {
+        name: 'Glare', blendMode: 'overlay', clipping: true, hidden: true,
+        left: r[0], top: r[1], right: r[2], bottom: r[3],
+        imageData: image(r[2] - r[0], r[3] - r[1], (x, y) => [255, 200, 120, Math.max(0, 200 - Math.floor((x + y) / 4))]),
+      },
+      { name: 'Bezel', left: r[0] - 24, top: r[1] - 24, right: r[2] + 24, bottom: r[3] + 24, imageData: bezel },
+    ],
+  };
+}
+
 // adjusted: a hue/saturation adjustment clipped to the smart object (kino
 // refuses it: the design's colours would be wrong) and a layer with a drop
 // shadow (ignored with a warning).
@@ -123,6 +153,6 @@ function adjusted() {
   };
 }
 
-for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'adjusted.psd': adjusted() })) {
+for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'adjusted.psd': adjusted(), 'screen.psd': screen() })) {
   fs.writeFileSync(path.join(out, name), writePsdBuffer(psd, { generateThumbnail: false }));
 }

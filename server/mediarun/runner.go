@@ -1,7 +1,7 @@
-// Package jobrun runs media jobs for the job core's pool: it downloads a
+// Package mediarun runs media jobs for the job core's pool: it downloads a
 // job's inputs, runs the executor of its type, stores the outputs and
 // records every step with its time. The core owns the job's state.
-package jobrun
+package mediarun
 
 import (
 	"bytes"
@@ -15,7 +15,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
@@ -25,6 +24,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 )
 
 // Config tunes the runner.
@@ -95,7 +95,7 @@ var words = attempt.Words{
 }
 
 // Run does one attempt of a media job.
-func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs.Outcome {
+func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) jobs.Outcome {
 	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
 	start := time.Now()
 	args, err := media.ArgsOf(j)
@@ -194,16 +194,42 @@ func (r *Runner) Run(ctx context.Context, j *ent.Job, report func(float64)) jobs
 	for k, v := range logMeta {
 		meta[k] = v
 	}
+	meta[usage.MetaMediaSeconds] = mediaSeconds
 	if t, ok := catalog.Lookup(j.Type); ok {
-		meta[media.MetaPrice] = t.PricePerSecond * mediaSeconds
+		meta[media.MetaPrice] = t.Price(mediaSeconds, megapixels(res, description))
 	}
 	log.Info("media job done", "ms", time.Since(start).Milliseconds())
 	return jobs.Outcome{Result: jobs.Result{Outputs: keys, Metadata: meta}, Discard: a.Discard}
 }
 
+// megapixels are the megapixels of the pictures res holds: each picture
+// output counted at the size of the primary output (a batch of mockups of
+// one template are all its size), when that is a picture.
+func megapixels(res executor.Result, description map[string]any) float64 {
+	if ct, _ := description["contentType"].(string); !strings.HasPrefix(ct, "image/") {
+		return 0
+	}
+	side := func(k string) float64 {
+		switch v := description[k].(type) {
+		case int:
+			return float64(v)
+		case float64:
+			return v
+		}
+		return 0
+	}
+	pictures := 0
+	for _, out := range res.Files {
+		if strings.HasPrefix(out.ContentType, "image/") {
+			pictures++
+		}
+	}
+	return side("width") * side("height") / 1e6 * float64(pictures)
+}
+
 // execute is the attempt's ffmpeg step: the executor of j's type on its
 // inputs, and a description of its primary output.
-func (r *Runner) execute(a *attempt.Attempt, j *ent.Job, args media.Args, inputs map[string]executor.Input,
+func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, args media.Args, inputs map[string]executor.Input,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
 	ex, _ := executor.For(j.Type)
 	params := map[string]any{}
@@ -291,7 +317,7 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 
 // download fetches every input (URL or asset id) and probes it, a few at
 // once, and adds up the inputs' seconds (the job's price).
-func (r *Runner) download(a *attempt.Attempt, j *ent.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
+func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
 	values := map[string]string{}
 	_ = json.Unmarshal(args.Inputs, &values)
 	// Inputs a parent's outputs fed are objects of this organisation's

@@ -1,4 +1,4 @@
-package pipeline
+package dag
 
 import (
 	"encoding/json"

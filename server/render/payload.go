@@ -1,7 +1,7 @@
-package webhook
+package render
 
-// RenderCompleted is the body sent when a render completes: the spec's
-// completion callback payload (render-service.md 2.6).
+// RenderCompleted is the body sent when a render completes: the render
+// interface's completion callback payload (docs/webhooks.md, Payloads).
 type RenderCompleted struct {
 	JobID string `json:"jobId"`
 	// Status is "completed".
@@ -45,8 +45,8 @@ type RenderFailed struct {
 	Resolution Resolution `json:"resolution"`
 }
 
-// ErrorBody is the error of a failed job: the shape of the spec's error
-// object, {"code", "message"}.
+// ErrorBody is the error of a failed job: the shape of the render
+// interface's error object, {"code", "message"}.
 type ErrorBody struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`

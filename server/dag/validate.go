@@ -1,8 +1,8 @@
-// Package pipeline checks pipelines: graphs of media jobs whose edges copy
-// an output field of one job into an input field of another. Validation
-// reports every problem at once, each with its JSON path, so a client fixes
-// a pipeline in one round.
-package pipeline
+// Package dag checks the graph of a pipeline: media jobs (its nodes) whose
+// edges copy an output field of one job into an input field of another,
+// with no cycle. Validation reports every problem at once, each with its
+// JSON path, so a client fixes a pipeline in one round.
+package dag
 
 import (
 	"fmt"
