@@ -64,9 +64,18 @@ func TestExamplesRunAnywhere(t *testing.T) {
 	assert.NotContains(t, string(readme), "https://example.com/talk.mp4")
 	bodies := readmeRequests(t, string(readme))
 	require.GreaterOrEqual(t, len(bodies), 3, "the README's requests")
+	// A template the README stores is what its next request renders, as
+	// its "tpl_…" says.
+	template := ""
 	for _, rq := range bodies {
+		if template != "" {
+			rq.body = strings.ReplaceAll(rq.body, "tpl_…", template)
+		}
 		r := k.do(t, http.MethodPost, rq.path, rq.body)
 		switch rq.path {
+		case "/api/templates":
+			require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+			template = r.json(t)["id"].(string)
 		case "/api/render":
 			require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
 			k.waitStatus(t, r.json(t)["jobId"].(string), "completed", 2*time.Minute)
@@ -108,9 +117,9 @@ type readmeRequest struct {
 
 // readmeCurl finds the README's POSTs with a JSON body: the path, then
 // the body between the quotes of -d '…', one line or many.
-var readmeCurl = regexp.MustCompile(`(?s)curl -s -X POST localhost:8080(/api/render(?:/preview)?|/jobs) -H 'Content-Type: application/json'\s*(?:\\\s*)?-d '(\{.*?\})'`)
+var readmeCurl = regexp.MustCompile(`(?s)curl -s -X POST localhost:8080(/api/render(?:/preview)?|/api/templates|/jobs) -H 'Content-Type: application/json'\s*(?:\\\s*)?-d '(\{.*?\})'`)
 
-// readmeRequests are the README's render, preview and job requests whose
+// readmeRequests are the README's render, preview, template and job requests whose
 // bodies are whole (placeholders such as TEMPLATE_ID left out).
 func readmeRequests(t *testing.T, readme string) []readmeRequest {
 	var out []readmeRequest
