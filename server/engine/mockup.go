@@ -235,7 +235,8 @@ var greyModes = map[composite.Mode][2]string{
 // the start of the chain of the drawn frames, at the template's size. A
 // frame is cut to the smart object's shape (cover), scaled to the box the
 // smart object covers, mapped into its quad by ffmpeg's perspective
-// filter, shaded by the layers clipped to it, cut to its mask
+// filter (through remap's maps when it is warped: remapFrames), shaded
+// by the layers clipped to it, cut to its mask
 // (alphamerge), and laid between the pictures of what lies under and over
 // it, drawn once by package mockup. Grey shades that multiply or screen
 // (the usual folds and glare) are applied in YUV (lut2); any other in RGB
