@@ -4,7 +4,7 @@ GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures
+.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
 
 run: deps
 	$(GO) run ./cmd/kino serve
@@ -73,3 +73,8 @@ console-shots:
 
 bench: deps
 	$(GO) run ./cmd/kinobench
+
+# kino's demo media (server/demo/files, carried in the binary and served at
+# /demo/), made offline with ffmpeg: flite speaks the talk.
+demo-media:
+	./tools/demo-media.sh

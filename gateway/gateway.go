@@ -9,16 +9,20 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strings"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"go.opentelemetry.io/otel/trace"
+	"google.golang.org/genproto/googleapis/api/httpbody"
 	"google.golang.org/grpc"
 	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/gateway/console"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/storage"
@@ -31,6 +35,8 @@ type Config struct {
 	// Storage is served under /files/: all of a local folder, the HLS
 	// playlists of other buckets.
 	Storage *storage.Storage
+	// Demo is kino's demo media, served under /demo/; nil serves none.
+	Demo *demo.Files
 	// CORSOrigins may call the API from a browser; "*" allows any. Empty: CORS off.
 	CORSOrigins []string
 	// MaxBodyBytes caps request bodies.
@@ -62,7 +68,9 @@ var marshaler = &runtime.JSONPb{
 // New builds the HTTP handler.
 func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	opts := []runtime.ServeMuxOption{
-		runtime.WithMarshalerOption(runtime.MIMEWildcard, marshaler),
+		// A preview answers its picture as the body (pictureBody).
+		runtime.WithMarshalerOption(runtime.MIMEWildcard, &runtime.HTTPBodyMarshaler{Marshaler: marshaler}),
+		runtime.WithForwardResponseRewriter(pictureBody),
 		runtime.WithErrorHandler(writeStatusError),
 		runtime.WithRoutingErrorHandler(writeRoutingError),
 		runtime.WithForwardResponseOption(successStatus),
@@ -109,6 +117,15 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	}))
 	root.Handle("GET /{$}", ui)
 	root.Handle("GET "+console.Prefix, ui)
+	if cfg.Demo != nil {
+		root.Handle("GET "+demo.Path+"{name}", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if !cfg.Demo.Has(r.PathValue("name")) {
+				writeError(w, apierr.NotFound, fmt.Sprintf("no demo file at %s; there are %s", r.URL.Path, strings.Join(cfg.Demo.Names(), ", ")))
+				return
+			}
+			cfg.Demo.ServeHTTP(w, r)
+		}))
+	}
 	if cfg.Storage != nil {
 		// Every object of a local bucket; the HLS playlists of others.
 		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
@@ -125,6 +142,16 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	}
 	h = countRequests(h, cfg.Metrics)
 	return h, nil
+}
+
+// pictureBody makes a preview's picture the whole response body, as
+// google.api.HttpBody (which HTTPBodyMarshaler writes as it is); the RPC
+// keeps its own message, with the picture's size, for gRPC clients.
+func pictureBody(_ context.Context, m proto.Message) (any, error) {
+	if p, ok := m.(*renderv1.PreviewRenderResponse); ok {
+		return &httpbody.HttpBody{ContentType: p.GetContentType(), Data: p.GetData()}, nil
+	}
+	return m, nil
 }
 
 // incomingHeader forwards the headers the services read as gRPC metadata.
@@ -151,6 +178,12 @@ func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) e
 	method, _ := runtime.RPCMethod(ctx)
 	if code, ok := successStatuses[method]; ok {
 		w.WriteHeader(code)
+		return nil
+	}
+	if p, ok := m.(*renderv1.PreviewRenderResponse); ok {
+		// The body is the picture itself (pictureBody).
+		w.Header().Set("Content-Type", p.GetContentType())
+		w.Header().Set("Cache-Control", "no-store")
 		return nil
 	}
 	// A load balancer acts on the status, not the body.

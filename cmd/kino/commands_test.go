@@ -83,6 +83,11 @@ func TestRenderListSubcommand(t *testing.T) {
 	list = jsonOut(t, p.kinoCmd(t, "render", "list", "--status", "failed"))
 	assert.Empty(t, list["data"])
 	assert.Contains(t, p.kinoFails(t, "render", "list", "--limit", "0"), "VALIDATION_ERROR")
+
+	// Its request comes back as submit takes it, and renders again.
+	again := writeFile(t, dir, "again.json", p.kinoCmd(t, "render", "request", id))
+	assert.Contains(t, jsonOut(t, p.kinoCmd(t, "render", "request", id))["composition"], "layers")
+	assert.NotEmpty(t, jsonOut(t, p.kinoCmd(t, "render", "submit", again))["jobId"])
 }
 
 func TestJobSubcommands(t *testing.T) {

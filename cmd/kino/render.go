@@ -22,6 +22,7 @@ const renderUsage = `Usage:
   kino render cancel ID
   kino render watch ID
   kino render list [--status S] [--limit N] [--offset N]
+  kino render request ID    the request the render was made from, to submit again
 
 FILE holds the body of POST /api/render as JSON ("-" reads standard input).
 Flags (before or after the arguments):
@@ -66,6 +67,12 @@ func renderCmd(args []string) error {
 			return clientError(err)
 		}
 		return printJSON(out, resp.GetJob())
+	case "request":
+		resp, err := client.GetRenderSubmission(ctx, &renderv1.GetRenderSubmissionRequest{JobId: arg})
+		if err != nil {
+			return clientError(err)
+		}
+		return printJSON(out, resp.GetRequest())
 	case "cancel":
 		resp, err := client.CancelRender(ctx, &renderv1.CancelRenderRequest{JobId: arg})
 		if err != nil {

@@ -67,6 +67,7 @@ func serve(args []string) error {
 	fs.Var(&minFreeDisk, "min-free-disk", "free disk the working folder must keep beside --max-output-size for an attempt to start; else the job is retried later (NO_DISK_SPACE)")
 	sourceCache := sizeFlag(sourcecache.DefaultMaxBytes)
 	fs.Var(&sourceCache, "source-cache-size", "disk the node's cache of downloaded render sources may take; the parts of a split render on a node share one download of each source")
+	fs.IntVar(&cfg.MaxPreviews, "max-previews", render.DefaultMaxPreviews, "previews (POST /api/render/preview) this node draws at once; a further one waits up to 2s for a slot, then is refused 503 TOO_MANY_PREVIEWS")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")

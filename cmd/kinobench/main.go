@@ -26,7 +26,7 @@ func main() {
 		submits  = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL    = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only     = flag.String("only", "", "run one part: render, split, submit, executors, mockups, mockup-layer, jobs or memory")
+		only     = flag.String("only", "", "run one part: render, split, submit, executors, mockups, mockup-layer, preview, jobs or memory")
 		parts    = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
 		jobs     = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries  = flag.Int("queries", 2000, "list queries of the list test")
@@ -74,6 +74,11 @@ func main() {
 	}
 	if run("mockup-layer") {
 		if err := benchMockupLayer(ctx, *runs); err != nil {
+			fail(err)
+		}
+	}
+	if run("preview") {
+		if err := benchPreview(ctx, *runs); err != nil {
 			fail(err)
 		}
 	}

@@ -18,8 +18,8 @@ import (
 //go:embed static
 var static embed.FS
 
-// examples are the compositions of docs/compositions.md that need no media
-// of their own, extracted by go generate (a test keeps them in step).
+// examples are the compositions of docs/compositions.md, their media
+// kino's demo files, extracted by go generate (a test keeps them in step).
 //
 //go:embed examples.json
 var examples []byte

@@ -15,7 +15,7 @@ func TestExamplesMatchDocs(t *testing.T) {
 	require.NoError(t, err)
 	ex, err := extractExamples(md)
 	require.NoError(t, err)
-	require.GreaterOrEqual(t, len(ex), 3, "the document's media-free examples")
+	require.GreaterOrEqual(t, len(ex), 20, "the document's examples")
 	want, err := json.MarshalIndent(ex, "", "  ")
 	require.NoError(t, err)
 	want = append(want, '\n')

@@ -37,6 +37,9 @@ const (
 	AssetNotFound        Code = "ASSET_NOT_FOUND"
 	RequestTimeout       Code = "REQUEST_TIMEOUT"
 	TooManyStreams       Code = "TOO_MANY_STREAMS"
+	// TooManyPreviews: the node draws as many previews as --max-previews
+	// allows; kino's own.
+	TooManyPreviews Code = "TOO_MANY_PREVIEWS"
 	// Forbidden refuses a request whose credentials are known but not
 	// enough: a file URL without a valid signature, a node list asked
 	// for without the admin key.
@@ -77,9 +80,11 @@ var mappings = map[Code]mapping{
 	// The limit is the process's, not the client's: 503 lets a load
 	// balancer try another node, where 429 would blame the client.
 	TooManyStreams: {codes.ResourceExhausted, http.StatusServiceUnavailable},
-	Forbidden:      {codes.PermissionDenied, http.StatusForbidden},
-	RateLimited:    {codes.ResourceExhausted, http.StatusTooManyRequests},
-	QueueFull:      {codes.ResourceExhausted, http.StatusTooManyRequests},
+	// Likewise the node's bound on previews drawn at once.
+	TooManyPreviews: {codes.ResourceExhausted, http.StatusServiceUnavailable},
+	Forbidden:       {codes.PermissionDenied, http.StatusForbidden},
+	RateLimited:     {codes.ResourceExhausted, http.StatusTooManyRequests},
+	QueueFull:       {codes.ResourceExhausted, http.StatusTooManyRequests},
 	// Waiting frees no storage, so not 429 (which clients retry on
 	// their own): the request needs more room than the organisation has
 	// left, until it deletes assets.

@@ -32,6 +32,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/events"
 	"github.com/kinohq/kino/server/executor"
@@ -113,6 +114,9 @@ type Config struct {
 	// SourceCacheBytes bounds the node's cache of downloaded render
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
+	// MaxPreviews bounds the previews drawn at once (--max-previews);
+	// zero takes render.DefaultMaxPreviews.
+	MaxPreviews int
 	// Orgs is each organisation's weight and limits (--org-* flags and
 	// --orgs-file); nil gives every organisation weight 1 and no limits.
 	Orgs        *org.Policies
@@ -188,6 +192,9 @@ type App struct {
 	// metrics is nil when metrics are off.
 	metrics *metrics.Metrics
 	fetch   *fetch.Client
+	// demo is kino's demo media, served at /demo/ and read in-process
+	// wherever a source names it.
+	demo    *demo.Files
 	scratch *scratch.Dir
 	sources *sourcecache.Cache
 	// publicURL is the base of the URLs the gateway serves.
@@ -200,6 +207,8 @@ type App struct {
 	core  *jobs.Client
 	hooks *webhook.Dispatcher
 	pool  *jobs.Pool
+	// renderCfg is what renders, and the previews of the API, need.
+	renderCfg render.HandlerConfig
 
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
@@ -282,7 +291,9 @@ func (a *App) openInfrastructure(ctx context.Context) error {
 	if err := a.openStorage(ctx); err != nil {
 		return err
 	}
+	a.demo = demo.New(a.publicURL, a.HTTPAddr)
 	a.fetch = fetch.New(fetch.Options{
+		Local:        a.demo.Local,
 		AllowPrivate: a.cfg.AllowPrivateNetworks,
 		MaxBytes:     a.cfg.MaxAssetBytes,
 		Timeout:      a.cfg.FetchTimeout,
@@ -425,7 +436,7 @@ func (a *App) openCore() {
 // API-only node makes it too, and never starts it.
 func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
-	renderCfg := render.HandlerConfig{
+	a.renderCfg = render.HandlerConfig{
 		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
@@ -434,8 +445,8 @@ func (a *App) openWorkers() {
 		Owner: a.NodeID,
 		Slots: cfg.Workers,
 		Handlers: map[string]jobs.Handler{
-			render.Kind:     render.NewHandler(renderCfg),
-			render.PartKind: render.NewPartHandler(renderCfg),
+			render.Kind:     render.NewHandler(a.renderCfg),
+			render.PartKind: render.NewPartHandler(a.renderCfg),
 			media.Kind: mediarun.New(mediarun.Config{
 				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
@@ -482,7 +493,9 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Limits:   cfg.Limits,
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
-		Log:      cfg.Log,
+		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, MaxRunning: cfg.MaxPreviews,
+			Named: namedOrgs(cfg), Metrics: a.metrics}),
+		Log: cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
 	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log))
@@ -499,6 +512,11 @@ func (a *App) newGRPCServer() *grpc.Server {
 	return s
 }
 
+// maxPreviewMessage bounds a response the gateway takes from the gRPC
+// server: a PNG of the largest frame (--max-width × --max-height, 3840 ×
+// 2160 by default, 25 MB as raw RGB) fits.
+const maxPreviewMessage = 64 << 20
+
 // openGateway makes the REST gateway and its HTTP server. The gateway
 // reaches the gRPC server in memory, through the same interceptors as any
 // gRPC client.
@@ -508,6 +526,9 @@ func (a *App) openGateway(ctx context.Context) error {
 	gwOpts := []grpc.DialOption{
 		grpc.WithContextDialer(func(ctx context.Context, _ string) (net.Conn, error) { return a.inproc.DialContext(ctx) }),
 		grpc.WithTransportCredentials(insecure.NewCredentials()),
+		// A preview's picture comes back in one message: a PNG of a 4K
+		// frame can pass gRPC's default 4 MiB.
+		grpc.WithDefaultCallOptions(grpc.MaxCallRecvMsgSize(maxPreviewMessage)),
 	}
 	if cfg.TracerProvider != nil {
 		// Its calls are spans too, and carry the REST request's trace
@@ -521,6 +542,7 @@ func (a *App) openGateway(ctx context.Context) error {
 	handler, err := gateway.New(ctx, gateway.Config{
 		Conn:         a.gwConn,
 		Storage:      a.storage,
+		Demo:         a.demo,
 		CORSOrigins:  cfg.CORSOrigins,
 		MaxBodyBytes: cfg.MaxBodyBytes,
 		Deadlines: gateway.Deadlines{

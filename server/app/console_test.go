@@ -141,6 +141,7 @@ func TestConsole(t *testing.T) {
 	waitJS(t, ctx, "the job is submitted", `!!document.querySelector("#jobid")`, 10*time.Second)
 	waitJS(t, ctx, "progress reaches 100", `document.querySelector("#result .pct")?.textContent === "100%" && document.querySelector("#result .badge")?.dataset.status === "completed"`, 60*time.Second)
 	waitJS(t, ctx, "the video loads", `document.querySelector("#result video")?.readyState >= 2`, 20*time.Second)
+	eval[bool](t, ctx, `(() => { document.querySelector("#result").scrollIntoView({ block: "end" }); return true })()`)
 	shot(t, ctx, "render")
 	waitJS(t, ctx, "the video plays to its end", `(() => { const v = document.querySelector("#result video"); if (v.paused && !v.ended) v.play(); return v.ended && v.currentTime >= 1.4 })()`, 20*time.Second)
 	renderID := eval[string](t, ctx, `document.querySelector("#jobid").textContent`)

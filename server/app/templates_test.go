@@ -48,6 +48,17 @@ func TestTemplates(t *testing.T) {
 			return k.as(t, keyA, http.MethodGet, "/api/render/"+job, nil).json(t)["status"] == "completed"
 		}, time.Minute, 50*time.Millisecond)
 
+		// The render keeps its request: the template's composition with the
+		// values filled in, ready to submit again as it is.
+		r = k.as(t, keyA, http.MethodGet, "/api/render/"+job+"/request", nil)
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		again := r.json(t)
+		assert.Equal(t, "unified", again["provider"])
+		assert.Contains(t, string(r.body), `"Hello Ada!"`)
+		assert.NotContains(t, again, "template")
+		assert.Equal(t, http.StatusAccepted, k.as(t, keyA, http.MethodPost, "/api/render", again).status, "it submits as it is")
+		assert.Equal(t, http.StatusNotFound, k.as(t, keyB, http.MethodGet, "/api/render/"+job+"/request", nil).status, "another organisation's")
+
 		for name, c := range map[string]struct {
 			key, path string
 			body      map[string]any

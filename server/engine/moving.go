@@ -252,8 +252,13 @@ func (p *planner) frame(l Layer, m Media, win window) (size, zoompan string, sh 
 		}
 		zf := min(zmax, float64(maxDerivedSide)/float64(max(dw, dh)))
 		// zoompan numbers its input frames from 0 (in): the chain's
-		// frames, one per output frame from the window's first.
-		k := clock{t: fmt.Sprintf("(in/%d+%s)", p.s.FPS, f(win.startTime())), origin: l.Start}
+		// frames, one per output frame from the window's first, or from
+		// the first a still draws of a picture (held).
+		in := "in"
+		if h := p.held(win, m); h > 0 {
+			in = fmt.Sprintf("(in+%d)", h)
+		}
+		k := clock{t: fmt.Sprintf("(%s/%d+%s)", in, p.s.FPS, f(win.startTime())), origin: l.Start}
 		value := func(c Curve, def string) string {
 			if c == nil {
 				return def

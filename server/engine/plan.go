@@ -294,6 +294,10 @@ func (p *planner) pictureChains(video string, alpha bool) {
 	}
 	if s.Still() {
 		chain = join(chain, trimTo(s.frameShownAt(s.FrameTime)))
+		if s.scaleTo[0] != 0 {
+			// A preview: the render's frame, drawn at its size, then scaled.
+			chain = join(chain, fmt.Sprintf("scale=w=%d:h=%d", s.scaleTo[0], s.scaleTo[1]))
+		}
 	}
 	main := "vout"
 	if s.Format == "gif" {

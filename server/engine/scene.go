@@ -50,6 +50,9 @@ type Scene struct {
 	lead int
 	// stillCut marks the scene of a still's one frame (StillFrame).
 	stillCut bool
+	// scaleTo is the size a preview's frame is scaled to once drawn
+	// (Preview); zero: the scene's own.
+	scaleTo [2]int
 }
 
 // Pos is a coordinate in pixels, or centred.

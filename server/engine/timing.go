@@ -45,6 +45,28 @@ func (w window) during() string {
 // frames (N) instead of scaling times keeps the move exact.
 func (w window) shift() string { return fmt.Sprintf("setpts=N+%d", w.first) }
 
+// held is how many of a window's first frames a still's one frame
+// (StillFrame) comes after, for a picture layer that keeps its clock: its
+// chain need not make them, as the frame before the still's is never
+// drawn. A Ken Burns picture framed those frames by zoompan one at a time
+// (a still at 2.5 s of a 30 fps picture from 0 s framed 75 to keep one).
+// 0 in every other scene, and for videos, whose frames come from their
+// source.
+func (p *planner) held(win window, m Media) int {
+	if !p.s.stillCut || !m.Still {
+		return 0
+	}
+	return min(max(p.s.lead-win.first, 0), max(win.frames()-1, 0))
+}
+
+// repeatFrom is repeat without the first held frames.
+func (w window) repeatFrom(held int) string {
+	return fmt.Sprintf("loop=loop=%d:size=1:start=0,settb=expr=1/%d", max(w.frames()-held, 1)-1, w.fps)
+}
+
+// shiftFrom is shift for a chain that starts held frames into the window.
+func (w window) shiftFrom(held int) string { return fmt.Sprintf("setpts=N+%d", w.first+held) }
+
 // repeat makes one picture the window's frames: the loop filter holds the
 // one frame (it works for every picture format, where the demuxer's
 // -loop exists for some only, not GIF), numbered from 0 at 1/fps for

@@ -155,8 +155,13 @@ func (p *planner) picture(i int, l Layer, m Media, win window, lbl string) (in i
 		if zoompan == "" {
 			cut, at = p.visibleCut(l, sh)
 		}
+		repeat, shift := win.repeat(), win.shift()
+		if h := p.held(win, m); h > 0 && zoompan != "" {
+			// zoompan frames only the frames from the still's on.
+			repeat, shift = win.repeatFrom(h), win.shiftFrom(h)
+		}
 		chain = join(fmt.Sprintf("[%d:v]%s", in, join(before, size, after, "format=yuva420p", opacity(l), turn, cut)),
-			win.repeat(), zoompan, win.shift(), fades(l, win))
+			repeat, zoompan, shift, fades(l, win))
 		if cut != "" {
 			tail, _, _, enable := p.transform(i, l, win, sh)
 			p.graph = append(p.graph, join(chain, tail)+"["+lbl+"]")

@@ -44,6 +44,11 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// Metrics counts the bytes Download receives; nil counts nothing.
 	Metrics *metrics.Metrics
+	// Local answers, without a request, the URLs that name the node's own
+	// files (kino's demo media): the file's bytes and ETag, ok false for
+	// every other URL. Nothing is dialled for them, so the guard has
+	// nothing to refuse; every other local address is still refused.
+	Local func(rawURL string) (data []byte, etag string, ok bool)
 }
 
 // The defaults of Options.
@@ -211,6 +216,11 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string, have Vali
 	if (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 		return 0, Validators{}, &Error{Kind: BadURL, URL: rawURL, Err: errors.New("not an absolute http or https URL")}
 	}
+	if c.opts.Local != nil {
+		if data, etag, ok := c.opts.Local(rawURL); ok {
+			return c.local(rawURL, data, etag, dstPath, have)
+		}
+	}
 	limit := c.opts.Timeout
 	if dl, ok := ctx.Deadline(); ok && time.Until(dl) < limit {
 		limit = time.Until(dl).Round(time.Millisecond)
@@ -270,6 +280,22 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string, have Vali
 		return 0, Validators{}, err
 	}
 	return n, Validators{ETag: resp.Header.Get("ETag"), LastModified: resp.Header.Get("Last-Modified")}, nil
+}
+
+// local is a download of one of the node's own files (Options.Local).
+func (c *Client) local(rawURL string, data []byte, etag, dstPath string, have Validators) (int64, Validators, error) {
+	got := Validators{ETag: etag}
+	if have.ETag != "" && have.ETag == etag {
+		return 0, have, ErrNotModified
+	}
+	if int64(len(data)) > c.opts.MaxBytes {
+		return 0, Validators{}, c.tooLarge(rawURL)
+	}
+	if err := os.WriteFile(dstPath, data, 0o600); err != nil {
+		os.Remove(dstPath)
+		return 0, Validators{}, fmt.Errorf("write %s: %w", dstPath, err)
+	}
+	return int64(len(data)), got, nil
 }
 
 func (c *Client) tooLarge(rawURL string) error {

@@ -63,6 +63,8 @@ type Metrics struct {
 	orgJobs     *prometheus.CounterVec
 	orgCPU      *prometheus.CounterVec
 	orgPrice    *prometheus.CounterVec
+	previews    *prometheus.CounterVec
+	previewTime prometheus.Histogram
 }
 
 // New returns the collectors of one process on a registry of their own,
@@ -121,9 +123,18 @@ func New() *Metrics {
 			Name: "kino_org_price_usd_total",
 			Help: "Price in USD of the jobs this process ended, by organisation and kind.",
 		}, []string{"org", "kind"}),
+		previews: prometheus.NewCounterVec(prometheus.CounterOpts{
+			Name: "kino_previews_total",
+			Help: "Previews (POST /api/render/preview) this process answered, by organisation (as kino_org_jobs_total labels them) and outcome: drawn, failed, or refused (--max-previews).",
+		}, []string{"org", "outcome"}),
+		previewTime: prometheus.NewHistogram(prometheus.HistogramOpts{
+			Name:    "kino_preview_seconds",
+			Help:    "Time to answer a preview, from its arrival (its wait for a slot included) to its picture or its error.",
+			Buckets: []float64{0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30},
+		}),
 	}
 	m.reg.MustRegister(m.jobWait, m.jobRun, m.jobsEnded, m.ffmpegSpeed, m.fetched, m.stored, m.webhooks, m.grpc, m.http,
-		m.orgJobs, m.orgCPU, m.orgPrice,
+		m.orgJobs, m.orgCPU, m.orgPrice, m.previews, m.previewTime,
 		collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 	// Outcomes that have not happened yet are 0, not absent, so that
 	// increase() and alerts see the first one.
@@ -243,6 +254,16 @@ func (m *Metrics) HTTPRequest(method, route string, code int) {
 		return
 	}
 	m.http.WithLabelValues(method, route, strconv.Itoa(code)).Inc()
+}
+
+// Preview counts a preview of an organisation by its outcome (drawn,
+// failed, refused), and how long it took.
+func (m *Metrics) Preview(org, outcome string, took time.Duration) {
+	if m == nil {
+		return
+	}
+	m.previews.WithLabelValues(org, outcome).Inc()
+	m.previewTime.Observe(took.Seconds())
 }
 
 // job is what a job's context carries for the figures measured deep in

@@ -2,8 +2,12 @@ package render
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
+
+	"google.golang.org/protobuf/encoding/protojson"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
@@ -66,4 +70,27 @@ func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequ
 		resp.Data = append(resp.Data, rec)
 	}
 	return resp, nil
+}
+
+// GetRenderSubmission reads the request a render was made from, from what
+// its job keeps (Args): a template's render comes back with its
+// placeholders filled in, so that it renders again as it did.
+func (s *Service) GetRenderSubmission(ctx context.Context, req *renderv1.GetRenderSubmissionRequest) (*renderv1.GetRenderSubmissionResponse, error) {
+	j, err := s.get(ctx, req.GetJobId())
+	if err != nil {
+		return nil, err
+	}
+	args, err := ArgsOf(j)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the job's request could not be read")
+	}
+	comp := &structpb.Struct{}
+	if err := protojson.Unmarshal(args.Composition, comp); err != nil {
+		return nil, apierr.Wrap(fmt.Errorf("read render job %s: %w", j.ID, err), apierr.Internal, "the job's request could not be read")
+	}
+	sub := &renderv1.RenderSubmission{Provider: args.Provider, Composition: comp, AssetUrls: args.AssetURLs}
+	if args.Webhook != "" {
+		sub.Webhook = &args.Webhook
+	}
+	return &renderv1.GetRenderSubmissionResponse{Request: sub}, nil
 }

@@ -44,7 +44,9 @@ type Service struct {
 	split    SplitConfig
 	quota    *quota.Limiter
 	health   *healthCheck
-	log      *slog.Logger
+	// preview draws previews; nil on a node that draws none.
+	preview *Previewer
+	log     *slog.Logger
 }
 
 // ServiceConfig is what the service needs.
@@ -61,7 +63,9 @@ type ServiceConfig struct {
 	// Quota checks each submit against its organisation's limits; nil
 	// limits nothing.
 	Quota *quota.Limiter
-	Log   *slog.Logger
+	// Preview draws the frames of PreviewRender; nil answers UNAVAILABLE.
+	Preview *Previewer
+	Log     *slog.Logger
 }
 
 // NewService returns the service.
@@ -75,43 +79,18 @@ func NewService(cfg ServiceConfig) *Service {
 		split:    cfg.Split,
 		quota:    cfg.Quota,
 		health:   newHealthCheck(cfg.Store, cfg.Log),
+		preview:  cfg.Preview,
 		log:      cfg.Log,
 	}
 }
 
 // SubmitRender validates the composition and queues it.
 func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRequest) (*renderv1.SubmitRenderResponse, error) {
-	provider, assets := req.GetProvider(), req.GetAssetUrls()
-	var composition []byte
-	var err error
-	switch {
-	case req.GetTemplate() != "":
-		if provider, composition, assets, err = fromTemplate(ctx, s.st, req); err != nil {
-			return nil, err
-		}
-	case len(req.GetMerge()) > 0:
-		return nil, apierr.New(apierr.Validation, "merge: fills the placeholders of a template; name one in template")
-	case req.GetComposition() == nil:
-		return nil, apierr.New(apierr.Validation, "composition: is required")
-	default:
-		if composition, err = protojson.Marshal(req.GetComposition()); err != nil {
-			return nil, apierr.New(apierr.Validation, "composition: %v", err)
-		}
-	}
-	scene, err := engine.Compile(provider, composition, assets, s.limits)
-	if err != nil {
-		return nil, apierr.New(apierr.Validation, "%s", err.Error())
-	}
-	if err := checkAssets(ctx, s.st, auth.Org(ctx), scene); err != nil {
-		return nil, err
-	}
-	if err := s.validateWebhook(req.GetWebhook()); err != nil {
-		return nil, err
-	}
-	split, err := s.split.ForRequest(req.GetSplit(), s.limits.MaxDuration)
+	c, err := s.compile(ctx, req)
 	if err != nil {
 		return nil, err
 	}
+	provider, composition, assets, scene, split := c.provider, c.composition, c.assets, c.scene, c.split
 	org := auth.Org(ctx)
 	args, err := json.Marshal(argsOf(provider, composition, assets, req.GetWebhook(), scene))
 	if err != nil {
@@ -155,6 +134,53 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	s.log.InfoContext(ctx, "render job queued", "job_id", queued.ID, "provider", provider,
 		"width", scene.Width, "height", scene.Height, "duration", scene.Duration, "format", scene.Format)
 	return submitResponse(queued), nil
+}
+
+// compiled is a render request, validated.
+type compiled struct {
+	provider    string
+	composition []byte
+	assets      map[string]string
+	scene       *engine.Scene
+	split       SplitConfig
+}
+
+// compile validates a render request as a submit does: the composition
+// (or the template it names, merged), its uploaded assets, the webhook
+// and the split.
+func (s *Service) compile(ctx context.Context, req *renderv1.SubmitRenderRequest) (*compiled, error) {
+	provider, assets := req.GetProvider(), req.GetAssetUrls()
+	var composition []byte
+	var err error
+	switch {
+	case req.GetTemplate() != "":
+		if provider, composition, assets, err = fromTemplate(ctx, s.st, req); err != nil {
+			return nil, err
+		}
+	case len(req.GetMerge()) > 0:
+		return nil, apierr.New(apierr.Validation, "merge: fills the placeholders of a template; name one in template")
+	case req.GetComposition() == nil:
+		return nil, apierr.New(apierr.Validation, "composition: is required")
+	default:
+		if composition, err = protojson.Marshal(req.GetComposition()); err != nil {
+			return nil, apierr.New(apierr.Validation, "composition: %v", err)
+		}
+	}
+	scene, err := engine.Compile(provider, composition, assets, s.limits)
+	if err != nil {
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	}
+	if err := checkAssets(ctx, s.st, auth.Org(ctx), scene); err != nil {
+		return nil, err
+	}
+	if err := s.validateWebhook(req.GetWebhook()); err != nil {
+		return nil, err
+	}
+	split, err := s.split.ForRequest(req.GetSplit(), s.limits.MaxDuration)
+	if err != nil {
+		return nil, err
+	}
+	return &compiled{provider: provider, composition: composition, assets: assets, scene: scene, split: split}, nil
 }
 
 // GetRender reads a job's status record.

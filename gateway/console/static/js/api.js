@@ -50,6 +50,19 @@ export async function call(method, path, body, signal) {
 
 export const get = (path, signal) => call("GET", path, undefined, signal);
 
+// picture posts a JSON body to an endpoint that answers a picture (a
+// preview) and returns it as a Blob. A JSON answer carrying the picture
+// (contentType and base64 data, as gRPC's message reads) is taken too.
+export async function picture(path, body, signal) {
+  const res = await fetch(path, { method: "POST", headers: headers({ "Content-Type": "application/json" }), body: JSON.stringify(body), signal });
+  if (!res.ok) throw await fail(res);
+  const type = res.headers.get("Content-Type") || "";
+  if (!type.includes("json")) return res.blob();
+  const m = await res.json();
+  const bin = atob(m.data || "");
+  return new Blob([Uint8Array.from(bin, (c) => c.charCodeAt(0))], { type: m.contentType || "image/jpeg" });
+}
+
 // watch follows a job, run or render over its events endpoint. It reads the
 // newline-delimited JSON form, because EventSource cannot send the API key.
 // onRecord gets every record; the promise ends with the stream.

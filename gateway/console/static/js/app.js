@@ -8,8 +8,9 @@ import * as render from "./render.js";
 import * as pipelines from "./pipelines.js";
 import * as assets from "./assets.js";
 import * as types from "./types.js";
+import * as templates from "./templates.js";
 
-const pages = { jobs, render, pipelines, assets, types };
+const pages = { jobs, render, templates, pipelines, assets, types };
 const main = document.getElementById("main");
 let current = null;
 

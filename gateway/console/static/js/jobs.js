@@ -1,6 +1,7 @@
 // jobs.js: render jobs and media jobs in one list, and one job's page.
 import { get, call, watch, qs } from "./api.js";
 import { h, badge, progress, when, ago, ms, errorBox, player, pretty, terminal, toast } from "./ui.js";
+import { openInEditor } from "./render.js";
 
 const PAGE = 20;
 
@@ -111,6 +112,11 @@ async function job(main, kind, id, signal) {
       toast("Cancelled");
     } catch (err) { main.append(errorBox(err)); cancel.disabled = false; }
   } }, "Cancel");
+  // A render's request comes back from kino (GET /api/render/{id}/request).
+  const reopen = isRender ? h("button#openeditor", { onclick: async () => {
+    reopen.disabled = true;
+    try { openInEditor(await get(path + "/request", signal)); } catch (err) { main.append(errorBox(err)); reopen.disabled = false; }
+  } }, "Open in editor") : null;
   const facts = h("dl.kv");
   const out = h("div");
   const details = h("div");
@@ -121,7 +127,7 @@ async function job(main, kind, id, signal) {
     h("div.head",
       h("div", h("p.sub", h("a", { href: "#/jobs" }, "Jobs"), " / ", isRender ? "render" : first.type),
         h("h1.id", { style: "font-size:18px;color:inherit" }, id)),
-      h("div.filters", status, bar, cancel)),
+      h("div.filters", status, bar, cancel, reopen)),
     h("div.grid2", h("div", h("div.panel", h("h2", "Output"), out), logBox), h("div", h("div.panel", h("h2", "Timings"), facts), details)));
 
   function update(j) {

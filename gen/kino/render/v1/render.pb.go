@@ -126,6 +126,204 @@ func (x *SubmitRenderRequest) GetSplit() *RenderSplit {
 	return nil
 }
 
+// PreviewRenderRequest is a render request (the fields of
+// SubmitRenderRequest, validated as a submit validates them) and the frame
+// to draw of it.
+type PreviewRenderRequest struct {
+	state       protoimpl.MessageState `protogen:"open.v1"`
+	Provider    string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	Composition *structpb.Struct       `protobuf:"bytes,2,opt,name=composition,proto3" json:"composition,omitempty"`
+	AssetUrls   map[string]string      `protobuf:"bytes,3,rep,name=asset_urls,json=assetUrls,proto3" json:"asset_urls,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Checked as a submit checks it, never called.
+	Webhook  string            `protobuf:"bytes,4,opt,name=webhook,proto3" json:"webhook,omitempty"`
+	Template string            `protobuf:"bytes,5,opt,name=template,proto3" json:"template,omitempty"`
+	Merge    map[string]string `protobuf:"bytes,6,rep,name=merge,proto3" json:"merge,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Ignored: a preview is one frame on one node.
+	Split *RenderSplit `protobuf:"bytes,7,opt,name=split,proto3" json:"split,omitempty"`
+	// The time of the frame in seconds, from 0 to before the end of the
+	// composition; required.
+	Time *float64 `protobuf:"fixed64,8,opt,name=time,proto3,oneof" json:"time,omitempty"`
+	// The width of the picture in pixels, the composition's aspect kept;
+	// absent, the composition's width. At most the composition's width.
+	Width *int32 `protobuf:"varint,9,opt,name=width,proto3,oneof" json:"width,omitempty"`
+	// "jpg" (the default) or "png".
+	Format        string `protobuf:"bytes,10,opt,name=format,proto3" json:"format,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewRenderRequest) Reset() {
+	*x = PreviewRenderRequest{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewRenderRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewRenderRequest) ProtoMessage() {}
+
+func (x *PreviewRenderRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewRenderRequest.ProtoReflect.Descriptor instead.
+func (*PreviewRenderRequest) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{1}
+}
+
+func (x *PreviewRenderRequest) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *PreviewRenderRequest) GetComposition() *structpb.Struct {
+	if x != nil {
+		return x.Composition
+	}
+	return nil
+}
+
+func (x *PreviewRenderRequest) GetAssetUrls() map[string]string {
+	if x != nil {
+		return x.AssetUrls
+	}
+	return nil
+}
+
+func (x *PreviewRenderRequest) GetWebhook() string {
+	if x != nil {
+		return x.Webhook
+	}
+	return ""
+}
+
+func (x *PreviewRenderRequest) GetTemplate() string {
+	if x != nil {
+		return x.Template
+	}
+	return ""
+}
+
+func (x *PreviewRenderRequest) GetMerge() map[string]string {
+	if x != nil {
+		return x.Merge
+	}
+	return nil
+}
+
+func (x *PreviewRenderRequest) GetSplit() *RenderSplit {
+	if x != nil {
+		return x.Split
+	}
+	return nil
+}
+
+func (x *PreviewRenderRequest) GetTime() float64 {
+	if x != nil && x.Time != nil {
+		return *x.Time
+	}
+	return 0
+}
+
+func (x *PreviewRenderRequest) GetWidth() int32 {
+	if x != nil && x.Width != nil {
+		return *x.Width
+	}
+	return 0
+}
+
+func (x *PreviewRenderRequest) GetFormat() string {
+	if x != nil {
+		return x.Format
+	}
+	return ""
+}
+
+// PreviewRenderResponse is the picture of one frame.
+type PreviewRenderResponse struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	// "image/jpeg" or "image/png".
+	ContentType string `protobuf:"bytes,1,opt,name=content_type,json=contentType,proto3" json:"content_type,omitempty"`
+	// The encoded picture.
+	Data []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
+	// The picture's size in pixels.
+	Width         int32 `protobuf:"varint,3,opt,name=width,proto3" json:"width,omitempty"`
+	Height        int32 `protobuf:"varint,4,opt,name=height,proto3" json:"height,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *PreviewRenderResponse) Reset() {
+	*x = PreviewRenderResponse{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *PreviewRenderResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*PreviewRenderResponse) ProtoMessage() {}
+
+func (x *PreviewRenderResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use PreviewRenderResponse.ProtoReflect.Descriptor instead.
+func (*PreviewRenderResponse) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *PreviewRenderResponse) GetContentType() string {
+	if x != nil {
+		return x.ContentType
+	}
+	return ""
+}
+
+func (x *PreviewRenderResponse) GetData() []byte {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
+func (x *PreviewRenderResponse) GetWidth() int32 {
+	if x != nil {
+		return x.Width
+	}
+	return 0
+}
+
+func (x *PreviewRenderResponse) GetHeight() int32 {
+	if x != nil {
+		return x.Height
+	}
+	return 0
+}
+
 // RenderSplit overrides, for one render, the server's rule for splitting
 // renders into parts that any worker may render.
 type RenderSplit struct {
@@ -143,7 +341,7 @@ type RenderSplit struct {
 
 func (x *RenderSplit) Reset() {
 	*x = RenderSplit{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	mi := &file_kino_render_v1_render_proto_msgTypes[3]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -155,7 +353,7 @@ func (x *RenderSplit) String() string {
 func (*RenderSplit) ProtoMessage() {}
 
 func (x *RenderSplit) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[1]
+	mi := &file_kino_render_v1_render_proto_msgTypes[3]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -168,7 +366,7 @@ func (x *RenderSplit) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderSplit.ProtoReflect.Descriptor instead.
 func (*RenderSplit) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{1}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{3}
 }
 
 func (x *RenderSplit) GetEnabled() bool {
@@ -199,7 +397,7 @@ type SubmitRenderResponse struct {
 
 func (x *SubmitRenderResponse) Reset() {
 	*x = SubmitRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[2]
+	mi := &file_kino_render_v1_render_proto_msgTypes[4]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -211,7 +409,7 @@ func (x *SubmitRenderResponse) String() string {
 func (*SubmitRenderResponse) ProtoMessage() {}
 
 func (x *SubmitRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[2]
+	mi := &file_kino_render_v1_render_proto_msgTypes[4]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -224,7 +422,7 @@ func (x *SubmitRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use SubmitRenderResponse.ProtoReflect.Descriptor instead.
 func (*SubmitRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{2}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{4}
 }
 
 func (x *SubmitRenderResponse) GetJobId() string {
@@ -258,7 +456,7 @@ type GetRenderRequest struct {
 
 func (x *GetRenderRequest) Reset() {
 	*x = GetRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[3]
+	mi := &file_kino_render_v1_render_proto_msgTypes[5]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -270,7 +468,7 @@ func (x *GetRenderRequest) String() string {
 func (*GetRenderRequest) ProtoMessage() {}
 
 func (x *GetRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[3]
+	mi := &file_kino_render_v1_render_proto_msgTypes[5]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -283,12 +481,173 @@ func (x *GetRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenderRequest.ProtoReflect.Descriptor instead.
 func (*GetRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{3}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{5}
 }
 
 func (x *GetRenderRequest) GetJobId() string {
 	if x != nil {
 		return x.JobId
+	}
+	return ""
+}
+
+// GetRenderSubmissionRequest names the job whose request to read.
+type GetRenderSubmissionRequest struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	JobId         string                 `protobuf:"bytes,1,opt,name=job_id,json=jobId,proto3" json:"job_id,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRenderSubmissionRequest) Reset() {
+	*x = GetRenderSubmissionRequest{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRenderSubmissionRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRenderSubmissionRequest) ProtoMessage() {}
+
+func (x *GetRenderSubmissionRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRenderSubmissionRequest.ProtoReflect.Descriptor instead.
+func (*GetRenderSubmissionRequest) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{6}
+}
+
+func (x *GetRenderSubmissionRequest) GetJobId() string {
+	if x != nil {
+		return x.JobId
+	}
+	return ""
+}
+
+// GetRenderSubmissionResponse carries a render's request.
+type GetRenderSubmissionResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Request       *RenderSubmission      `protobuf:"bytes,1,opt,name=request,proto3" json:"request,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *GetRenderSubmissionResponse) Reset() {
+	*x = GetRenderSubmissionResponse{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *GetRenderSubmissionResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*GetRenderSubmissionResponse) ProtoMessage() {}
+
+func (x *GetRenderSubmissionResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use GetRenderSubmissionResponse.ProtoReflect.Descriptor instead.
+func (*GetRenderSubmissionResponse) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *GetRenderSubmissionResponse) GetRequest() *RenderSubmission {
+	if x != nil {
+		return x.Request
+	}
+	return nil
+}
+
+// RenderSubmission is what a render job keeps of its request, in the
+// fields of SubmitRenderRequest: a render of a template comes back as
+// its composition with the merge values filled in.
+type RenderSubmission struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Provider      string                 `protobuf:"bytes,1,opt,name=provider,proto3" json:"provider,omitempty"`
+	Composition   *structpb.Struct       `protobuf:"bytes,2,opt,name=composition,proto3" json:"composition,omitempty"`
+	AssetUrls     map[string]string      `protobuf:"bytes,3,rep,name=asset_urls,json=assetUrls,proto3" json:"asset_urls,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	Webhook       *string                `protobuf:"bytes,4,opt,name=webhook,proto3,oneof" json:"webhook,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *RenderSubmission) Reset() {
+	*x = RenderSubmission{}
+	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *RenderSubmission) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*RenderSubmission) ProtoMessage() {}
+
+func (x *RenderSubmission) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use RenderSubmission.ProtoReflect.Descriptor instead.
+func (*RenderSubmission) Descriptor() ([]byte, []int) {
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *RenderSubmission) GetProvider() string {
+	if x != nil {
+		return x.Provider
+	}
+	return ""
+}
+
+func (x *RenderSubmission) GetComposition() *structpb.Struct {
+	if x != nil {
+		return x.Composition
+	}
+	return nil
+}
+
+func (x *RenderSubmission) GetAssetUrls() map[string]string {
+	if x != nil {
+		return x.AssetUrls
+	}
+	return nil
+}
+
+func (x *RenderSubmission) GetWebhook() string {
+	if x != nil && x.Webhook != nil {
+		return *x.Webhook
 	}
 	return ""
 }
@@ -303,7 +662,7 @@ type GetRenderResponse struct {
 
 func (x *GetRenderResponse) Reset() {
 	*x = GetRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	mi := &file_kino_render_v1_render_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -315,7 +674,7 @@ func (x *GetRenderResponse) String() string {
 func (*GetRenderResponse) ProtoMessage() {}
 
 func (x *GetRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[4]
+	mi := &file_kino_render_v1_render_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -328,7 +687,7 @@ func (x *GetRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use GetRenderResponse.ProtoReflect.Descriptor instead.
 func (*GetRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{4}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *GetRenderResponse) GetJob() *RenderJob {
@@ -348,7 +707,7 @@ type CancelRenderRequest struct {
 
 func (x *CancelRenderRequest) Reset() {
 	*x = CancelRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -360,7 +719,7 @@ func (x *CancelRenderRequest) String() string {
 func (*CancelRenderRequest) ProtoMessage() {}
 
 func (x *CancelRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[5]
+	mi := &file_kino_render_v1_render_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -373,7 +732,7 @@ func (x *CancelRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRenderRequest.ProtoReflect.Descriptor instead.
 func (*CancelRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{5}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *CancelRenderRequest) GetJobId() string {
@@ -395,7 +754,7 @@ type CancelRenderResponse struct {
 
 func (x *CancelRenderResponse) Reset() {
 	*x = CancelRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -407,7 +766,7 @@ func (x *CancelRenderResponse) String() string {
 func (*CancelRenderResponse) ProtoMessage() {}
 
 func (x *CancelRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[6]
+	mi := &file_kino_render_v1_render_proto_msgTypes[11]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -420,7 +779,7 @@ func (x *CancelRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use CancelRenderResponse.ProtoReflect.Descriptor instead.
 func (*CancelRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{6}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
 }
 
 func (x *CancelRenderResponse) GetJobId() string {
@@ -447,7 +806,7 @@ type WatchRenderRequest struct {
 
 func (x *WatchRenderRequest) Reset() {
 	*x = WatchRenderRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -459,7 +818,7 @@ func (x *WatchRenderRequest) String() string {
 func (*WatchRenderRequest) ProtoMessage() {}
 
 func (x *WatchRenderRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[7]
+	mi := &file_kino_render_v1_render_proto_msgTypes[12]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -472,7 +831,7 @@ func (x *WatchRenderRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRenderRequest.ProtoReflect.Descriptor instead.
 func (*WatchRenderRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{7}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
 }
 
 func (x *WatchRenderRequest) GetJobId() string {
@@ -492,7 +851,7 @@ type WatchRenderResponse struct {
 
 func (x *WatchRenderResponse) Reset() {
 	*x = WatchRenderResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -504,7 +863,7 @@ func (x *WatchRenderResponse) String() string {
 func (*WatchRenderResponse) ProtoMessage() {}
 
 func (x *WatchRenderResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[8]
+	mi := &file_kino_render_v1_render_proto_msgTypes[13]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -517,7 +876,7 @@ func (x *WatchRenderResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WatchRenderResponse.ProtoReflect.Descriptor instead.
 func (*WatchRenderResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{8}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
 }
 
 func (x *WatchRenderResponse) GetJob() *RenderJob {
@@ -536,7 +895,7 @@ type HealthRequest struct {
 
 func (x *HealthRequest) Reset() {
 	*x = HealthRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[9]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -548,7 +907,7 @@ func (x *HealthRequest) String() string {
 func (*HealthRequest) ProtoMessage() {}
 
 func (x *HealthRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[9]
+	mi := &file_kino_render_v1_render_proto_msgTypes[14]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -561,7 +920,7 @@ func (x *HealthRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthRequest.ProtoReflect.Descriptor instead.
 func (*HealthRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{9}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
 }
 
 // HealthResponse reports the service's health.
@@ -579,7 +938,7 @@ type HealthResponse struct {
 
 func (x *HealthResponse) Reset() {
 	*x = HealthResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -591,7 +950,7 @@ func (x *HealthResponse) String() string {
 func (*HealthResponse) ProtoMessage() {}
 
 func (x *HealthResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[10]
+	mi := &file_kino_render_v1_render_proto_msgTypes[15]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -604,7 +963,7 @@ func (x *HealthResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use HealthResponse.ProtoReflect.Descriptor instead.
 func (*HealthResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{10}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
 }
 
 func (x *HealthResponse) GetStatus() string {
@@ -644,7 +1003,7 @@ type ListRendersRequest struct {
 
 func (x *ListRendersRequest) Reset() {
 	*x = ListRendersRequest{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[16]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -656,7 +1015,7 @@ func (x *ListRendersRequest) String() string {
 func (*ListRendersRequest) ProtoMessage() {}
 
 func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[11]
+	mi := &file_kino_render_v1_render_proto_msgTypes[16]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -669,7 +1028,7 @@ func (x *ListRendersRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRendersRequest.ProtoReflect.Descriptor instead.
 func (*ListRendersRequest) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{11}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{16}
 }
 
 func (x *ListRendersRequest) GetStatus() string {
@@ -706,7 +1065,7 @@ type RenderListMeta struct {
 
 func (x *RenderListMeta) Reset() {
 	*x = RenderListMeta{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[17]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -718,7 +1077,7 @@ func (x *RenderListMeta) String() string {
 func (*RenderListMeta) ProtoMessage() {}
 
 func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[12]
+	mi := &file_kino_render_v1_render_proto_msgTypes[17]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -731,7 +1090,7 @@ func (x *RenderListMeta) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderListMeta.ProtoReflect.Descriptor instead.
 func (*RenderListMeta) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{12}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{17}
 }
 
 func (x *RenderListMeta) GetTotal() int32 {
@@ -766,7 +1125,7 @@ type ListRendersResponse struct {
 
 func (x *ListRendersResponse) Reset() {
 	*x = ListRendersResponse{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[13]
+	mi := &file_kino_render_v1_render_proto_msgTypes[18]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -778,7 +1137,7 @@ func (x *ListRendersResponse) String() string {
 func (*ListRendersResponse) ProtoMessage() {}
 
 func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[13]
+	mi := &file_kino_render_v1_render_proto_msgTypes[18]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -791,7 +1150,7 @@ func (x *ListRendersResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use ListRendersResponse.ProtoReflect.Descriptor instead.
 func (*ListRendersResponse) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{13}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{18}
 }
 
 func (x *ListRendersResponse) GetData() []*RenderJob {
@@ -839,7 +1198,7 @@ type RenderJob struct {
 
 func (x *RenderJob) Reset() {
 	*x = RenderJob{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[14]
+	mi := &file_kino_render_v1_render_proto_msgTypes[19]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -851,7 +1210,7 @@ func (x *RenderJob) String() string {
 func (*RenderJob) ProtoMessage() {}
 
 func (x *RenderJob) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[14]
+	mi := &file_kino_render_v1_render_proto_msgTypes[19]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -864,7 +1223,7 @@ func (x *RenderJob) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderJob.ProtoReflect.Descriptor instead.
 func (*RenderJob) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{14}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{19}
 }
 
 func (x *RenderJob) GetJobId() string {
@@ -955,7 +1314,7 @@ type WebhookDelivery struct {
 
 func (x *WebhookDelivery) Reset() {
 	*x = WebhookDelivery{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[15]
+	mi := &file_kino_render_v1_render_proto_msgTypes[20]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -967,7 +1326,7 @@ func (x *WebhookDelivery) String() string {
 func (*WebhookDelivery) ProtoMessage() {}
 
 func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[15]
+	mi := &file_kino_render_v1_render_proto_msgTypes[20]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -980,7 +1339,7 @@ func (x *WebhookDelivery) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use WebhookDelivery.ProtoReflect.Descriptor instead.
 func (*WebhookDelivery) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{15}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{20}
 }
 
 func (x *WebhookDelivery) GetStatus() string {
@@ -1022,7 +1381,7 @@ type RenderError struct {
 
 func (x *RenderError) Reset() {
 	*x = RenderError{}
-	mi := &file_kino_render_v1_render_proto_msgTypes[16]
+	mi := &file_kino_render_v1_render_proto_msgTypes[21]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -1034,7 +1393,7 @@ func (x *RenderError) String() string {
 func (*RenderError) ProtoMessage() {}
 
 func (x *RenderError) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_render_v1_render_proto_msgTypes[16]
+	mi := &file_kino_render_v1_render_proto_msgTypes[21]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -1047,7 +1406,7 @@ func (x *RenderError) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use RenderError.ProtoReflect.Descriptor instead.
 func (*RenderError) Descriptor() ([]byte, []int) {
-	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{16}
+	return file_kino_render_v1_render_proto_rawDescGZIP(), []int{21}
 }
 
 func (x *RenderError) GetCode() string {
@@ -1084,7 +1443,34 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
 	"MergeEntry\x12\x10\n" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
-	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"Z\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\"\xc8\x04\n" +
+	"\x14PreviewRenderRequest\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x129\n" +
+	"\vcomposition\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcomposition\x12R\n" +
+	"\n" +
+	"asset_urls\x18\x03 \x03(\v23.kino.render.v1.PreviewRenderRequest.AssetUrlsEntryR\tassetUrls\x12\x18\n" +
+	"\awebhook\x18\x04 \x01(\tR\awebhook\x12\x1a\n" +
+	"\btemplate\x18\x05 \x01(\tR\btemplate\x12E\n" +
+	"\x05merge\x18\x06 \x03(\v2/.kino.render.v1.PreviewRenderRequest.MergeEntryR\x05merge\x121\n" +
+	"\x05split\x18\a \x01(\v2\x1b.kino.render.v1.RenderSplitR\x05split\x12\x17\n" +
+	"\x04time\x18\b \x01(\x01H\x00R\x04time\x88\x01\x01\x12\x19\n" +
+	"\x05width\x18\t \x01(\x05H\x01R\x05width\x88\x01\x01\x12\x16\n" +
+	"\x06format\x18\n" +
+	" \x01(\tR\x06format\x1a<\n" +
+	"\x0eAssetUrlsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01\x1a8\n" +
+	"\n" +
+	"MergeEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
+	"\x05_timeB\b\n" +
+	"\x06_width\"|\n" +
+	"\x15PreviewRenderResponse\x12!\n" +
+	"\fcontent_type\x18\x01 \x01(\tR\vcontentType\x12\x12\n" +
+	"\x04data\x18\x02 \x01(\fR\x04data\x12\x14\n" +
+	"\x05width\x18\x03 \x01(\x05R\x05width\x12\x16\n" +
+	"\x06height\x18\x04 \x01(\x05R\x06height\"Z\n" +
 	"\vRenderSplit\x12\x1d\n" +
 	"\aenabled\x18\x01 \x01(\bH\x00R\aenabled\x88\x01\x01\x12\x17\n" +
 	"\x04part\x18\x02 \x01(\x01H\x01R\x04part\x88\x01\x01B\n" +
@@ -1097,7 +1483,22 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
 	"created_at\x18\x03 \x01(\tR\tcreatedAt\")\n" +
 	"\x10GetRenderRequest\x12\x15\n" +
-	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"@\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"3\n" +
+	"\x1aGetRenderSubmissionRequest\x12\x15\n" +
+	"\x06job_id\x18\x01 \x01(\tR\x05jobId\"Y\n" +
+	"\x1bGetRenderSubmissionResponse\x12:\n" +
+	"\arequest\x18\x01 \x01(\v2 .kino.render.v1.RenderSubmissionR\arequest\"\xa2\x02\n" +
+	"\x10RenderSubmission\x12\x1a\n" +
+	"\bprovider\x18\x01 \x01(\tR\bprovider\x129\n" +
+	"\vcomposition\x18\x02 \x01(\v2\x17.google.protobuf.StructR\vcomposition\x12N\n" +
+	"\n" +
+	"asset_urls\x18\x03 \x03(\v2/.kino.render.v1.RenderSubmission.AssetUrlsEntryR\tassetUrls\x12\x1d\n" +
+	"\awebhook\x18\x04 \x01(\tH\x00R\awebhook\x88\x01\x01\x1a<\n" +
+	"\x0eAssetUrlsEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\n" +
+	"\n" +
+	"\b_webhook\"@\n" +
 	"\x11GetRenderResponse\x12+\n" +
 	"\x03job\x18\x01 \x01(\v2\x19.kino.render.v1.RenderJobR\x03job\",\n" +
 	"\x13CancelRenderRequest\x12\x15\n" +
@@ -1158,14 +1559,16 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\v_last_error\";\n" +
 	"\vRenderError\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
-	"\amessage\x18\x02 \x01(\tR\amessage2\x92\x04\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage2\xe0\x05\n" +
 	"\rRenderService\x12Y\n" +
 	"\fSubmitRender\x12#.kino.render.v1.SubmitRenderRequest\x1a$.kino.render.v1.SubmitRenderResponse\x12P\n" +
 	"\tGetRender\x12 .kino.render.v1.GetRenderRequest\x1a!.kino.render.v1.GetRenderResponse\x12Y\n" +
 	"\fCancelRender\x12#.kino.render.v1.CancelRenderRequest\x1a$.kino.render.v1.CancelRenderResponse\x12X\n" +
 	"\vWatchRender\x12\".kino.render.v1.WatchRenderRequest\x1a#.kino.render.v1.WatchRenderResponse0\x01\x12G\n" +
 	"\x06Health\x12\x1d.kino.render.v1.HealthRequest\x1a\x1e.kino.render.v1.HealthResponse\x12V\n" +
-	"\vListRenders\x12\".kino.render.v1.ListRendersRequest\x1a#.kino.render.v1.ListRendersResponseB4Z2github.com/kinohq/kino/gen/kino/render/v1;renderv1b\x06proto3"
+	"\vListRenders\x12\".kino.render.v1.ListRendersRequest\x1a#.kino.render.v1.ListRendersResponse\x12n\n" +
+	"\x13GetRenderSubmission\x12*.kino.render.v1.GetRenderSubmissionRequest\x1a+.kino.render.v1.GetRenderSubmissionResponse\x12\\\n" +
+	"\rPreviewRender\x12$.kino.render.v1.PreviewRenderRequest\x1a%.kino.render.v1.PreviewRenderResponseB4Z2github.com/kinohq/kino/gen/kino/render/v1;renderv1b\x06proto3"
 
 var (
 	file_kino_render_v1_render_proto_rawDescOnce sync.Once
@@ -1179,59 +1582,78 @@ func file_kino_render_v1_render_proto_rawDescGZIP() []byte {
 	return file_kino_render_v1_render_proto_rawDescData
 }
 
-var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 20)
+var file_kino_render_v1_render_proto_msgTypes = make([]protoimpl.MessageInfo, 28)
 var file_kino_render_v1_render_proto_goTypes = []any{
-	(*SubmitRenderRequest)(nil),  // 0: kino.render.v1.SubmitRenderRequest
-	(*RenderSplit)(nil),          // 1: kino.render.v1.RenderSplit
-	(*SubmitRenderResponse)(nil), // 2: kino.render.v1.SubmitRenderResponse
-	(*GetRenderRequest)(nil),     // 3: kino.render.v1.GetRenderRequest
-	(*GetRenderResponse)(nil),    // 4: kino.render.v1.GetRenderResponse
-	(*CancelRenderRequest)(nil),  // 5: kino.render.v1.CancelRenderRequest
-	(*CancelRenderResponse)(nil), // 6: kino.render.v1.CancelRenderResponse
-	(*WatchRenderRequest)(nil),   // 7: kino.render.v1.WatchRenderRequest
-	(*WatchRenderResponse)(nil),  // 8: kino.render.v1.WatchRenderResponse
-	(*HealthRequest)(nil),        // 9: kino.render.v1.HealthRequest
-	(*HealthResponse)(nil),       // 10: kino.render.v1.HealthResponse
-	(*ListRendersRequest)(nil),   // 11: kino.render.v1.ListRendersRequest
-	(*RenderListMeta)(nil),       // 12: kino.render.v1.RenderListMeta
-	(*ListRendersResponse)(nil),  // 13: kino.render.v1.ListRendersResponse
-	(*RenderJob)(nil),            // 14: kino.render.v1.RenderJob
-	(*WebhookDelivery)(nil),      // 15: kino.render.v1.WebhookDelivery
-	(*RenderError)(nil),          // 16: kino.render.v1.RenderError
-	nil,                          // 17: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	nil,                          // 18: kino.render.v1.SubmitRenderRequest.MergeEntry
-	nil,                          // 19: kino.render.v1.HealthResponse.ChecksEntry
-	(*structpb.Struct)(nil),      // 20: google.protobuf.Struct
+	(*SubmitRenderRequest)(nil),         // 0: kino.render.v1.SubmitRenderRequest
+	(*PreviewRenderRequest)(nil),        // 1: kino.render.v1.PreviewRenderRequest
+	(*PreviewRenderResponse)(nil),       // 2: kino.render.v1.PreviewRenderResponse
+	(*RenderSplit)(nil),                 // 3: kino.render.v1.RenderSplit
+	(*SubmitRenderResponse)(nil),        // 4: kino.render.v1.SubmitRenderResponse
+	(*GetRenderRequest)(nil),            // 5: kino.render.v1.GetRenderRequest
+	(*GetRenderSubmissionRequest)(nil),  // 6: kino.render.v1.GetRenderSubmissionRequest
+	(*GetRenderSubmissionResponse)(nil), // 7: kino.render.v1.GetRenderSubmissionResponse
+	(*RenderSubmission)(nil),            // 8: kino.render.v1.RenderSubmission
+	(*GetRenderResponse)(nil),           // 9: kino.render.v1.GetRenderResponse
+	(*CancelRenderRequest)(nil),         // 10: kino.render.v1.CancelRenderRequest
+	(*CancelRenderResponse)(nil),        // 11: kino.render.v1.CancelRenderResponse
+	(*WatchRenderRequest)(nil),          // 12: kino.render.v1.WatchRenderRequest
+	(*WatchRenderResponse)(nil),         // 13: kino.render.v1.WatchRenderResponse
+	(*HealthRequest)(nil),               // 14: kino.render.v1.HealthRequest
+	(*HealthResponse)(nil),              // 15: kino.render.v1.HealthResponse
+	(*ListRendersRequest)(nil),          // 16: kino.render.v1.ListRendersRequest
+	(*RenderListMeta)(nil),              // 17: kino.render.v1.RenderListMeta
+	(*ListRendersResponse)(nil),         // 18: kino.render.v1.ListRendersResponse
+	(*RenderJob)(nil),                   // 19: kino.render.v1.RenderJob
+	(*WebhookDelivery)(nil),             // 20: kino.render.v1.WebhookDelivery
+	(*RenderError)(nil),                 // 21: kino.render.v1.RenderError
+	nil,                                 // 22: kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	nil,                                 // 23: kino.render.v1.SubmitRenderRequest.MergeEntry
+	nil,                                 // 24: kino.render.v1.PreviewRenderRequest.AssetUrlsEntry
+	nil,                                 // 25: kino.render.v1.PreviewRenderRequest.MergeEntry
+	nil,                                 // 26: kino.render.v1.RenderSubmission.AssetUrlsEntry
+	nil,                                 // 27: kino.render.v1.HealthResponse.ChecksEntry
+	(*structpb.Struct)(nil),             // 28: google.protobuf.Struct
 }
 var file_kino_render_v1_render_proto_depIdxs = []int32{
-	20, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
-	17, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
-	18, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
-	1,  // 3: kino.render.v1.SubmitRenderRequest.split:type_name -> kino.render.v1.RenderSplit
-	14, // 4: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	14, // 5: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
-	19, // 6: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
-	14, // 7: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
-	12, // 8: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
-	16, // 9: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
-	15, // 10: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
-	0,  // 11: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
-	3,  // 12: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
-	5,  // 13: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
-	7,  // 14: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
-	9,  // 15: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
-	11, // 16: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
-	2,  // 17: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
-	4,  // 18: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
-	6,  // 19: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
-	8,  // 20: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
-	10, // 21: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
-	13, // 22: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
-	17, // [17:23] is the sub-list for method output_type
-	11, // [11:17] is the sub-list for method input_type
-	11, // [11:11] is the sub-list for extension type_name
-	11, // [11:11] is the sub-list for extension extendee
-	0,  // [0:11] is the sub-list for field type_name
+	28, // 0: kino.render.v1.SubmitRenderRequest.composition:type_name -> google.protobuf.Struct
+	22, // 1: kino.render.v1.SubmitRenderRequest.asset_urls:type_name -> kino.render.v1.SubmitRenderRequest.AssetUrlsEntry
+	23, // 2: kino.render.v1.SubmitRenderRequest.merge:type_name -> kino.render.v1.SubmitRenderRequest.MergeEntry
+	3,  // 3: kino.render.v1.SubmitRenderRequest.split:type_name -> kino.render.v1.RenderSplit
+	28, // 4: kino.render.v1.PreviewRenderRequest.composition:type_name -> google.protobuf.Struct
+	24, // 5: kino.render.v1.PreviewRenderRequest.asset_urls:type_name -> kino.render.v1.PreviewRenderRequest.AssetUrlsEntry
+	25, // 6: kino.render.v1.PreviewRenderRequest.merge:type_name -> kino.render.v1.PreviewRenderRequest.MergeEntry
+	3,  // 7: kino.render.v1.PreviewRenderRequest.split:type_name -> kino.render.v1.RenderSplit
+	8,  // 8: kino.render.v1.GetRenderSubmissionResponse.request:type_name -> kino.render.v1.RenderSubmission
+	28, // 9: kino.render.v1.RenderSubmission.composition:type_name -> google.protobuf.Struct
+	26, // 10: kino.render.v1.RenderSubmission.asset_urls:type_name -> kino.render.v1.RenderSubmission.AssetUrlsEntry
+	19, // 11: kino.render.v1.GetRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	19, // 12: kino.render.v1.WatchRenderResponse.job:type_name -> kino.render.v1.RenderJob
+	27, // 13: kino.render.v1.HealthResponse.checks:type_name -> kino.render.v1.HealthResponse.ChecksEntry
+	19, // 14: kino.render.v1.ListRendersResponse.data:type_name -> kino.render.v1.RenderJob
+	17, // 15: kino.render.v1.ListRendersResponse.meta:type_name -> kino.render.v1.RenderListMeta
+	21, // 16: kino.render.v1.RenderJob.error:type_name -> kino.render.v1.RenderError
+	20, // 17: kino.render.v1.RenderJob.webhook_delivery:type_name -> kino.render.v1.WebhookDelivery
+	0,  // 18: kino.render.v1.RenderService.SubmitRender:input_type -> kino.render.v1.SubmitRenderRequest
+	5,  // 19: kino.render.v1.RenderService.GetRender:input_type -> kino.render.v1.GetRenderRequest
+	10, // 20: kino.render.v1.RenderService.CancelRender:input_type -> kino.render.v1.CancelRenderRequest
+	12, // 21: kino.render.v1.RenderService.WatchRender:input_type -> kino.render.v1.WatchRenderRequest
+	14, // 22: kino.render.v1.RenderService.Health:input_type -> kino.render.v1.HealthRequest
+	16, // 23: kino.render.v1.RenderService.ListRenders:input_type -> kino.render.v1.ListRendersRequest
+	6,  // 24: kino.render.v1.RenderService.GetRenderSubmission:input_type -> kino.render.v1.GetRenderSubmissionRequest
+	1,  // 25: kino.render.v1.RenderService.PreviewRender:input_type -> kino.render.v1.PreviewRenderRequest
+	4,  // 26: kino.render.v1.RenderService.SubmitRender:output_type -> kino.render.v1.SubmitRenderResponse
+	9,  // 27: kino.render.v1.RenderService.GetRender:output_type -> kino.render.v1.GetRenderResponse
+	11, // 28: kino.render.v1.RenderService.CancelRender:output_type -> kino.render.v1.CancelRenderResponse
+	13, // 29: kino.render.v1.RenderService.WatchRender:output_type -> kino.render.v1.WatchRenderResponse
+	15, // 30: kino.render.v1.RenderService.Health:output_type -> kino.render.v1.HealthResponse
+	18, // 31: kino.render.v1.RenderService.ListRenders:output_type -> kino.render.v1.ListRendersResponse
+	7,  // 32: kino.render.v1.RenderService.GetRenderSubmission:output_type -> kino.render.v1.GetRenderSubmissionResponse
+	2,  // 33: kino.render.v1.RenderService.PreviewRender:output_type -> kino.render.v1.PreviewRenderResponse
+	26, // [26:34] is the sub-list for method output_type
+	18, // [18:26] is the sub-list for method input_type
+	18, // [18:18] is the sub-list for extension type_name
+	18, // [18:18] is the sub-list for extension extendee
+	0,  // [0:18] is the sub-list for field type_name
 }
 
 func init() { file_kino_render_v1_render_proto_init() }
@@ -1240,15 +1662,17 @@ func file_kino_render_v1_render_proto_init() {
 		return
 	}
 	file_kino_render_v1_render_proto_msgTypes[1].OneofWrappers = []any{}
-	file_kino_render_v1_render_proto_msgTypes[14].OneofWrappers = []any{}
-	file_kino_render_v1_render_proto_msgTypes[15].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[3].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[8].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[19].OneofWrappers = []any{}
+	file_kino_render_v1_render_proto_msgTypes[20].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_render_v1_render_proto_rawDesc), len(file_kino_render_v1_render_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   20,
+			NumMessages:   28,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

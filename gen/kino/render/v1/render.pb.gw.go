@@ -225,6 +225,72 @@ func local_request_RenderService_ListRenders_0(ctx context.Context, marshaler ru
 	return msg, metadata, err
 }
 
+func request_RenderService_GetRenderSubmission_0(ctx context.Context, marshaler runtime.Marshaler, client RenderServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetRenderSubmissionRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["job_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "job_id")
+	}
+	protoReq.JobId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "job_id", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.GetRenderSubmission(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_RenderService_GetRenderSubmission_0(ctx context.Context, marshaler runtime.Marshaler, server RenderServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq GetRenderSubmissionRequest
+		metadata runtime.ServerMetadata
+		err      error
+	)
+	val, ok := pathParams["job_id"]
+	if !ok {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "missing parameter %s", "job_id")
+	}
+	protoReq.JobId, err = runtime.String(val)
+	if err != nil {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "type mismatch, parameter: %s, error: %v", "job_id", err)
+	}
+	msg, err := server.GetRenderSubmission(ctx, &protoReq)
+	return msg, metadata, err
+}
+
+func request_RenderService_PreviewRender_0(ctx context.Context, marshaler runtime.Marshaler, client RenderServiceClient, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq PreviewRenderRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	if req.Body != nil {
+		_, _ = io.Copy(io.Discard, req.Body)
+	}
+	msg, err := client.PreviewRender(ctx, &protoReq, grpc.Header(&metadata.HeaderMD), grpc.Trailer(&metadata.TrailerMD))
+	return msg, metadata, err
+}
+
+func local_request_RenderService_PreviewRender_0(ctx context.Context, marshaler runtime.Marshaler, server RenderServiceServer, req *http.Request, pathParams map[string]string) (proto.Message, runtime.ServerMetadata, error) {
+	var (
+		protoReq PreviewRenderRequest
+		metadata runtime.ServerMetadata
+	)
+	if err := marshaler.NewDecoder(req.Body).Decode(&protoReq); err != nil && !errors.Is(err, io.EOF) {
+		return nil, metadata, status.Errorf(codes.InvalidArgument, "%v", err)
+	}
+	msg, err := server.PreviewRender(ctx, &protoReq)
+	return msg, metadata, err
+}
+
 // RegisterRenderServiceHandlerServer registers the http handlers for service RenderService to "mux".
 // UnaryRPC     :call RenderServiceServer directly.
 // StreamingRPC :currently unsupported pending https://github.com/grpc/grpc-go/issues/906.
@@ -337,6 +403,46 @@ func RegisterRenderServiceHandlerServer(ctx context.Context, mux *runtime.ServeM
 			return
 		}
 		forward_RenderService_ListRenders_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodGet, pattern_RenderService_GetRenderSubmission_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/kino.render.v1.RenderService/GetRenderSubmission", runtime.WithHTTPPathPattern("/api/render/{job_id}/request"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_RenderService_GetRenderSubmission_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_RenderService_GetRenderSubmission_0(annotatedContext, mux, outboundMarshaler, w, req, response_RenderService_GetRenderSubmission_0{resp.(*GetRenderSubmissionResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_RenderService_PreviewRender_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		var stream runtime.ServerTransportStream
+		ctx = grpc.NewContextWithServerTransportStream(ctx, &stream)
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateIncomingContext(ctx, mux, req, "/kino.render.v1.RenderService/PreviewRender", runtime.WithHTTPPathPattern("/api/render/preview"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := local_request_RenderService_PreviewRender_0(annotatedContext, inboundMarshaler, server, req, pathParams)
+		md.HeaderMD, md.TrailerMD = metadata.Join(md.HeaderMD, stream.Header()), metadata.Join(md.TrailerMD, stream.Trailer())
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_RenderService_PreviewRender_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
 
 	return nil
@@ -483,6 +589,40 @@ func RegisterRenderServiceHandlerClient(ctx context.Context, mux *runtime.ServeM
 		}
 		forward_RenderService_ListRenders_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
 	})
+	mux.Handle(http.MethodGet, pattern_RenderService_GetRenderSubmission_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/kino.render.v1.RenderService/GetRenderSubmission", runtime.WithHTTPPathPattern("/api/render/{job_id}/request"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_RenderService_GetRenderSubmission_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_RenderService_GetRenderSubmission_0(annotatedContext, mux, outboundMarshaler, w, req, response_RenderService_GetRenderSubmission_0{resp.(*GetRenderSubmissionResponse)}, mux.GetForwardResponseOptions()...)
+	})
+	mux.Handle(http.MethodPost, pattern_RenderService_PreviewRender_0, func(w http.ResponseWriter, req *http.Request, pathParams map[string]string) {
+		ctx, cancel := context.WithCancel(req.Context())
+		defer cancel()
+		inboundMarshaler, outboundMarshaler := runtime.MarshalerForRequest(mux, req)
+		annotatedContext, err := runtime.AnnotateContext(ctx, mux, req, "/kino.render.v1.RenderService/PreviewRender", runtime.WithHTTPPathPattern("/api/render/preview"))
+		if err != nil {
+			runtime.HTTPError(ctx, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		resp, md, err := request_RenderService_PreviewRender_0(annotatedContext, inboundMarshaler, client, req, pathParams)
+		annotatedContext = runtime.NewServerMetadataContext(annotatedContext, md)
+		if err != nil {
+			runtime.HTTPError(annotatedContext, mux, outboundMarshaler, w, req, err)
+			return
+		}
+		forward_RenderService_PreviewRender_0(annotatedContext, mux, outboundMarshaler, w, req, resp, mux.GetForwardResponseOptions()...)
+	})
 	return nil
 }
 
@@ -504,20 +644,33 @@ func (m response_RenderService_WatchRender_0) XXX_ResponseBody() interface{} {
 	return response.Job
 }
 
+type response_RenderService_GetRenderSubmission_0 struct {
+	*GetRenderSubmissionResponse
+}
+
+func (m response_RenderService_GetRenderSubmission_0) XXX_ResponseBody() interface{} {
+	response := m.GetRenderSubmissionResponse
+	return response.Request
+}
+
 var (
-	pattern_RenderService_SubmitRender_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "render"}, ""))
-	pattern_RenderService_GetRender_0    = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"api", "render", "job_id"}, ""))
-	pattern_RenderService_CancelRender_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"api", "render", "job_id"}, ""))
-	pattern_RenderService_WatchRender_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "render", "job_id", "events"}, ""))
-	pattern_RenderService_Health_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "health"}, ""))
-	pattern_RenderService_ListRenders_0  = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "render"}, ""))
+	pattern_RenderService_SubmitRender_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "render"}, ""))
+	pattern_RenderService_GetRender_0           = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"api", "render", "job_id"}, ""))
+	pattern_RenderService_CancelRender_0        = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2}, []string{"api", "render", "job_id"}, ""))
+	pattern_RenderService_WatchRender_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "render", "job_id", "events"}, ""))
+	pattern_RenderService_Health_0              = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "health"}, ""))
+	pattern_RenderService_ListRenders_0         = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1}, []string{"api", "render"}, ""))
+	pattern_RenderService_GetRenderSubmission_0 = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 1, 0, 4, 1, 5, 2, 2, 3}, []string{"api", "render", "job_id", "request"}, ""))
+	pattern_RenderService_PreviewRender_0       = runtime.MustPattern(runtime.NewPattern(1, []int{2, 0, 2, 1, 2, 2}, []string{"api", "render", "preview"}, ""))
 )
 
 var (
-	forward_RenderService_SubmitRender_0 = runtime.ForwardResponseMessage
-	forward_RenderService_GetRender_0    = runtime.ForwardResponseMessage
-	forward_RenderService_CancelRender_0 = runtime.ForwardResponseMessage
-	forward_RenderService_WatchRender_0  = runtime.ForwardResponseStream
-	forward_RenderService_Health_0       = runtime.ForwardResponseMessage
-	forward_RenderService_ListRenders_0  = runtime.ForwardResponseMessage
+	forward_RenderService_SubmitRender_0        = runtime.ForwardResponseMessage
+	forward_RenderService_GetRender_0           = runtime.ForwardResponseMessage
+	forward_RenderService_CancelRender_0        = runtime.ForwardResponseMessage
+	forward_RenderService_WatchRender_0         = runtime.ForwardResponseStream
+	forward_RenderService_Health_0              = runtime.ForwardResponseMessage
+	forward_RenderService_ListRenders_0         = runtime.ForwardResponseMessage
+	forward_RenderService_GetRenderSubmission_0 = runtime.ForwardResponseMessage
+	forward_RenderService_PreviewRender_0       = runtime.ForwardResponseMessage
 )

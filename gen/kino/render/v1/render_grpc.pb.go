@@ -19,12 +19,14 @@ import (
 const _ = grpc.SupportPackageIsVersion9
 
 const (
-	RenderService_SubmitRender_FullMethodName = "/kino.render.v1.RenderService/SubmitRender"
-	RenderService_GetRender_FullMethodName    = "/kino.render.v1.RenderService/GetRender"
-	RenderService_CancelRender_FullMethodName = "/kino.render.v1.RenderService/CancelRender"
-	RenderService_WatchRender_FullMethodName  = "/kino.render.v1.RenderService/WatchRender"
-	RenderService_Health_FullMethodName       = "/kino.render.v1.RenderService/Health"
-	RenderService_ListRenders_FullMethodName  = "/kino.render.v1.RenderService/ListRenders"
+	RenderService_SubmitRender_FullMethodName        = "/kino.render.v1.RenderService/SubmitRender"
+	RenderService_GetRender_FullMethodName           = "/kino.render.v1.RenderService/GetRender"
+	RenderService_CancelRender_FullMethodName        = "/kino.render.v1.RenderService/CancelRender"
+	RenderService_WatchRender_FullMethodName         = "/kino.render.v1.RenderService/WatchRender"
+	RenderService_Health_FullMethodName              = "/kino.render.v1.RenderService/Health"
+	RenderService_ListRenders_FullMethodName         = "/kino.render.v1.RenderService/ListRenders"
+	RenderService_GetRenderSubmission_FullMethodName = "/kino.render.v1.RenderService/GetRenderSubmission"
+	RenderService_PreviewRender_FullMethodName       = "/kino.render.v1.RenderService/PreviewRender"
 )
 
 // RenderServiceClient is the client API for RenderService service.
@@ -49,6 +51,14 @@ type RenderServiceClient interface {
 	// time, optionally only those of one status. kino's own: the render
 	// interface has no list.
 	ListRenders(ctx context.Context, in *ListRendersRequest, opts ...grpc.CallOption) (*ListRendersResponse, error)
+	// GetRenderSubmission reads the request a render job was made from, as
+	// SubmitRender takes it, so that it can be edited and submitted again.
+	// kino's own: the render interface keeps no request.
+	GetRenderSubmission(ctx context.Context, in *GetRenderSubmissionRequest, opts ...grpc.CallOption) (*GetRenderSubmissionResponse, error)
+	// PreviewRender draws the one frame a render of the request would show
+	// at a time, with the render's own engine, and answers it as a picture
+	// at once: nothing is queued or stored. kino's own (docs/api.md).
+	PreviewRender(ctx context.Context, in *PreviewRenderRequest, opts ...grpc.CallOption) (*PreviewRenderResponse, error)
 }
 
 type renderServiceClient struct {
@@ -128,6 +138,26 @@ func (c *renderServiceClient) ListRenders(ctx context.Context, in *ListRendersRe
 	return out, nil
 }
 
+func (c *renderServiceClient) GetRenderSubmission(ctx context.Context, in *GetRenderSubmissionRequest, opts ...grpc.CallOption) (*GetRenderSubmissionResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(GetRenderSubmissionResponse)
+	err := c.cc.Invoke(ctx, RenderService_GetRenderSubmission_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+func (c *renderServiceClient) PreviewRender(ctx context.Context, in *PreviewRenderRequest, opts ...grpc.CallOption) (*PreviewRenderResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(PreviewRenderResponse)
+	err := c.cc.Invoke(ctx, RenderService_PreviewRender_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 // RenderServiceServer is the server API for RenderService service.
 // All implementations must embed UnimplementedRenderServiceServer
 // for forward compatibility.
@@ -150,6 +180,14 @@ type RenderServiceServer interface {
 	// time, optionally only those of one status. kino's own: the render
 	// interface has no list.
 	ListRenders(context.Context, *ListRendersRequest) (*ListRendersResponse, error)
+	// GetRenderSubmission reads the request a render job was made from, as
+	// SubmitRender takes it, so that it can be edited and submitted again.
+	// kino's own: the render interface keeps no request.
+	GetRenderSubmission(context.Context, *GetRenderSubmissionRequest) (*GetRenderSubmissionResponse, error)
+	// PreviewRender draws the one frame a render of the request would show
+	// at a time, with the render's own engine, and answers it as a picture
+	// at once: nothing is queued or stored. kino's own (docs/api.md).
+	PreviewRender(context.Context, *PreviewRenderRequest) (*PreviewRenderResponse, error)
 	mustEmbedUnimplementedRenderServiceServer()
 }
 
@@ -177,6 +215,12 @@ func (UnimplementedRenderServiceServer) Health(context.Context, *HealthRequest) 
 }
 func (UnimplementedRenderServiceServer) ListRenders(context.Context, *ListRendersRequest) (*ListRendersResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method ListRenders not implemented")
+}
+func (UnimplementedRenderServiceServer) GetRenderSubmission(context.Context, *GetRenderSubmissionRequest) (*GetRenderSubmissionResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method GetRenderSubmission not implemented")
+}
+func (UnimplementedRenderServiceServer) PreviewRender(context.Context, *PreviewRenderRequest) (*PreviewRenderResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method PreviewRender not implemented")
 }
 func (UnimplementedRenderServiceServer) mustEmbedUnimplementedRenderServiceServer() {}
 func (UnimplementedRenderServiceServer) testEmbeddedByValue()                       {}
@@ -300,6 +344,42 @@ func _RenderService_ListRenders_Handler(srv interface{}, ctx context.Context, de
 	return interceptor(ctx, in, info, handler)
 }
 
+func _RenderService_GetRenderSubmission_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(GetRenderSubmissionRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RenderServiceServer).GetRenderSubmission(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RenderService_GetRenderSubmission_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RenderServiceServer).GetRenderSubmission(ctx, req.(*GetRenderSubmissionRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
+func _RenderService_PreviewRender_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(PreviewRenderRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(RenderServiceServer).PreviewRender(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: RenderService_PreviewRender_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(RenderServiceServer).PreviewRender(ctx, req.(*PreviewRenderRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 // RenderService_ServiceDesc is the grpc.ServiceDesc for RenderService service.
 // It's only intended for direct use with grpc.RegisterService,
 // and not to be introspected or modified (even as a copy)
@@ -326,6 +406,14 @@ var RenderService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "ListRenders",
 			Handler:    _RenderService_ListRenders_Handler,
+		},
+		{
+			MethodName: "GetRenderSubmission",
+			Handler:    _RenderService_GetRenderSubmission_Handler,
+		},
+		{
+			MethodName: "PreviewRender",
+			Handler:    _RenderService_PreviewRender_Handler,
 		},
 	},
 	Streams: []grpc.StreamDesc{

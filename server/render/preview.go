@@ -1,0 +1,304 @@
+package render
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strconv"
+	"time"
+
+	"golang.org/x/sync/errgroup"
+
+	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/meter"
+	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/usage"
+)
+
+// Preview is the kind previews are counted under in the organisations'
+// figures (kino_org_cpu_seconds_total): they are no jobs.
+const Preview = "preview"
+
+// DefaultMaxPreviews is how many previews a node draws at once when
+// --max-previews is not given: one per core of a small machine, so that
+// scrubbing never starves the renders of the node's workers.
+const DefaultMaxPreviews = 2
+
+// previewWait is how long a preview waits for a free slot before it is
+// refused: a scrubbing editor asks again at once, and an answer this late
+// is already stale.
+const previewWait = 2 * time.Second
+
+// previewTimeout caps one preview: downloads, probes and ffmpeg.
+const previewTimeout = 60 * time.Second
+
+// previewScopeEvery is how long previews of one organisation use a cached
+// source without asking its host whether it changed (sourcecache scopes):
+// scrubbing asks for many frames a second, each of the same files.
+const previewScopeEvery = time.Minute
+
+// PreviewConfig is what previews need: rendering's own configuration, so
+// that a preview reads its sources as a render does (the node's source
+// cache) and draws with the same default font.
+type PreviewConfig struct {
+	Handler HandlerConfig
+	// MaxRunning bounds the previews drawn at once (--max-previews);
+	// 0 takes DefaultMaxPreviews.
+	MaxRunning int
+	// Named says whether an organisation is labelled by its id in the
+	// metrics (usage.Config.Named); the others are "other".
+	Named   func(org string) bool
+	Metrics *metrics.Metrics
+}
+
+// Previewer draws single frames of render requests at once, on the node
+// that is asked (Service.PreviewRender).
+type Previewer struct {
+	cfg    HandlerConfig
+	named  func(org string) bool
+	slots  chan struct{}
+	probes *probeCache
+	m      *metrics.Metrics
+	log    *slog.Logger
+}
+
+// NewPreviewer returns a previewer.
+func NewPreviewer(cfg PreviewConfig) *Previewer {
+	n := cfg.MaxRunning
+	if n <= 0 {
+		n = DefaultMaxPreviews
+	}
+	named := cfg.Named
+	if named == nil {
+		named = func(string) bool { return false }
+	}
+	return &Previewer{cfg: cfg.Handler, named: named, slots: make(chan struct{}, n), probes: newProbeCache(maxProbes),
+		m: cfg.Metrics, log: cfg.Handler.Log}
+}
+
+// PreviewRender validates the request as SubmitRender does and answers
+// the frame a render of it shows at the time asked.
+func (s *Service) PreviewRender(ctx context.Context, req *renderv1.PreviewRenderRequest) (*renderv1.PreviewRenderResponse, error) {
+	if s.preview == nil {
+		return nil, apierr.New(apierr.Unavailable, "this node draws no previews; ask a node that serves the API with workers")
+	}
+	c, err := s.compile(ctx, &renderv1.SubmitRenderRequest{Provider: req.GetProvider(), Composition: req.GetComposition(),
+		AssetUrls: req.GetAssetUrls(), Webhook: req.GetWebhook(), Template: req.GetTemplate(), Merge: req.GetMerge(), Split: req.GetSplit()})
+	if err != nil {
+		return nil, err
+	}
+	if req.Time == nil {
+		return nil, apierr.New(apierr.Validation, "time: is required: the time in seconds of the frame to preview")
+	}
+	format := req.GetFormat()
+	if format == "" {
+		format = "jpg"
+	}
+	ask := Frame{Time: req.GetTime(), Width: int(req.GetWidth()), Format: format}
+	if _, err := ask.of(c.scene); err != nil {
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	}
+	return s.preview.Draw(ctx, auth.Org(ctx), c.scene, ask)
+}
+
+// Frame is the picture a preview asks for.
+type Frame struct {
+	// Time of the frame in seconds.
+	Time float64
+	// Width of the picture in pixels; 0 is the composition's.
+	Width int
+	// Format is jpg or png.
+	Format string
+}
+
+// of is the scene of the frame of scene (engine.Scene.Preview).
+func (f Frame) of(scene *engine.Scene) (*engine.Scene, error) {
+	return scene.Preview(f.Time, f.Width, f.Format, "time", "width")
+}
+
+// Draw draws a frame of a compiled scene once a slot is free.
+func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
+	t := time.Now()
+	label := usage.Other
+	if p.named(org) {
+		label = org
+	}
+	wait, cancel := context.WithTimeout(ctx, previewWait)
+	defer cancel()
+	select {
+	case p.slots <- struct{}{}:
+	case <-wait.Done():
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		p.m.Preview(label, "refused", time.Since(t))
+		return nil, apierr.New(apierr.TooManyPreviews, "this node is drawing %d previews already (--max-previews); ask again in a moment", cap(p.slots))
+	}
+	defer func() { <-p.slots }()
+	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
+	defer cancel()
+	// Its processes' CPU is the organisation's, as a job's is.
+	metered, used := meter.With(ctx)
+	resp, err := p.draw(metered, org, scene, ask)
+	outcome := "drawn"
+	if err != nil {
+		outcome = "failed"
+	}
+	took, cpu := time.Since(t), used.Used().CPU
+	p.m.Preview(label, outcome, took)
+	p.m.OrgUsed(label, Preview, 0, cpu.Seconds(), 0)
+	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(), "cpu_ms", cpu.Milliseconds(),
+		"width", resp.GetWidth(), "height", resp.GetHeight(), "time", ask.Time)
+	return resp, err
+}
+
+func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
+	frame, err := ask.of(scene)
+	if err != nil {
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	}
+	dir, err := os.MkdirTemp(p.cfg.TempDir, "preview-")
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "kino could not create a working folder; try again")
+	}
+	defer os.RemoveAll(dir)
+	// Only the frame's sources, unless captions show on it: their cues
+	// come from their file or from the whole timeline's sound, read as a
+	// render reads them, before the frame is cut again with them.
+	captions := hasCaptions(frame)
+	need := frame.Sources()
+	if captions {
+		need = scene.Sources()
+	}
+	sources, err := p.fetch(ctx, org, dir, need)
+	if err != nil {
+		return nil, err
+	}
+	if captions {
+		run := &renderRun{cfg: p.cfg, log: p.log}
+		if f := run.readCaptions(ctx, dir, scene, sources); f != nil {
+			return nil, apierr.New(apierr.Validation, "%s", f.Message)
+		}
+		if frame, err = ask.of(scene); err != nil {
+			return nil, apierr.New(apierr.Validation, "%s", err.Error())
+		}
+	}
+	frame.SeekVideos(ctx, sources, nil)
+	out := filepath.Join(dir, "frame."+frame.Format)
+	cmd, err := engine.Plan(frame, sources, dir, out, p.cfg.DefaultFont)
+	var me *engine.MediaError
+	var ve *engine.ValidationError
+	switch {
+	case errors.As(err, &me), errors.As(err, &ve):
+		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+	case err != nil:
+		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be planned")
+	}
+	if err := cmd.WriteFiles(dir); err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "kino could not write a working file; try again")
+	}
+	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+		if ctx.Err() != nil {
+			return nil, apierr.New(apierr.RequestTimeout, "the preview took longer than %s; lower the composition's size or use faster sources", previewTimeout)
+		}
+		return nil, apierr.Wrap(err, apierr.Internal, fmt.Sprintf("ffmpeg could not draw the frame: %s", lastLine(err)))
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be read; try again")
+	}
+	w, h := frame.PreviewSize()
+	return &renderv1.PreviewRenderResponse{ContentType: contentType(frame.Format), Data: data, Width: int32(w), Height: int32(h)}, nil
+}
+
+// hasCaptions reports whether a captions layer shows in the scene.
+func hasCaptions(s *engine.Scene) bool {
+	for _, l := range s.Layers {
+		if l.Captions != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// fetch puts the frame's sources in dir as a render does (uploaded assets
+// from storage, URLs through the node's source cache) and probes them,
+// probes of unchanged files kept. A source that cannot be had is the
+// request's error, naming its field.
+func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine.Source) (map[string]engine.Media, error) {
+	// Previews of an organisation share a scope for a while: a scrub
+	// asks the hosts nothing per frame.
+	scope := "preview-" + org + "-" + strconv.FormatInt(time.Now().Unix()/int64(previewScopeEvery/time.Second), 10)
+	out := make([]engine.Media, len(sources))
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(4)
+	for i, src := range sources {
+		g.Go(func() error {
+			path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
+			var err error
+			switch {
+			case engine.IsAssetID(src.URL):
+				_, err = media.CopyAsset(gctx, p.cfg.Store, p.cfg.Storage, org, src.URL, path)
+			case p.cfg.Sources != nil:
+				_, err = p.cfg.Sources.Download(gctx, scope, src.URL, path)
+			default:
+				_, err = p.cfg.Fetch.Download(gctx, src.URL, path)
+			}
+			if err != nil {
+				return sourceError(src, err)
+			}
+			out[i], err = p.read(gctx, src, path)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	got := make(map[string]engine.Media, len(sources))
+	for i, src := range sources {
+		got[src.Key] = out[i]
+	}
+	return got, nil
+}
+
+// read describes a downloaded source as fetchSources does.
+func (p *Previewer) read(ctx context.Context, src engine.Source, path string) (engine.Media, error) {
+	switch {
+	case src.Captions:
+		return engine.Media{Path: path}, nil
+	case src.Font:
+		m, err := engine.FontFromFile(path)
+		if err != nil {
+			return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not a font kino can read", src.Field, src.URL)
+		}
+		return m, nil
+	}
+	info, err := p.probes.probe(ctx, path)
+	var ie *ffmpeg.InputError
+	switch {
+	case errors.As(err, &ie):
+		return engine.Media{}, apierr.New(apierr.Validation, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
+	case err != nil:
+		return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
+	}
+	return engine.MediaFromInfo(path, info), nil
+}
+
+// sourceError is a source a preview could not download: the request's
+// to mend (400), unless the host may mend it by itself (503).
+func sourceError(src engine.Source, err error) error {
+	var fe *fetch.Error
+	if errors.As(err, &fe) && fe.Temporary() {
+		return apierr.New(apierr.Unavailable, "%s: %v; try again", src.Field, err)
+	}
+	return apierr.New(apierr.Validation, "%s: %v", src.Field, err)
+}
