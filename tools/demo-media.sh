@@ -25,6 +25,11 @@ ff -f lavfi -i "color=c=0x00000000:s=160x160,format=rgba" \
 # A font, and the licence it is shipped under.
 cp /usr/share/fonts/truetype/dejavu/DejaVuSerif-Bold.ttf "$out/font.ttf"
 cp /usr/share/doc/fonts-dejavu-core/copyright "$out/font-LICENSE.txt"
+# Two PSD templates for mockup layers: kino's own test templates, written
+# offline by ag-psd (make mockup-fixtures): a screen on a desk (smart object
+# "Screen", 1280x720) and a shirt (smart object "Front/Design").
+cp server/mockup/testdata/screen.psd "$out/screen.psd"
+cp server/mockup/testdata/mockup.psd "$out/shirt.psd"
 # Captions of the talk.
 cat > "$out/captions.srt" <<'SRT'
 1

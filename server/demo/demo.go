@@ -1,8 +1,9 @@
 // Package demo holds kino's demo media, carried in the binary: a short talk
-// (video with speech), two pictures, music, a logo, a font and captions.
-// The gateway serves them at /demo/NAME, and every node reads them as
-// sources without a request (Files.Local), so that the examples of the
-// README and of examples/ render on a machine with no network and without
+// (video with speech), two pictures, music, a logo, a font, captions and
+// two PSD templates for mockup layers. The gateway serves them at
+// /demo/NAME, and every node reads them as sources without a request
+// (Files.Local), so that the examples of the README, of examples/ and of
+// the console render on a machine with no network and without
 // --allow-private-networks. tools/demo-media.sh makes them.
 package demo
 
@@ -120,6 +121,9 @@ func (f *Files) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		ctype = "application/x-subrip"
 	case ".ttf":
 		ctype = "font/ttf"
+	case ".psd":
+		// Not in Go's table, and a system's mime.types may lack it.
+		ctype = "image/vnd.adobe.photoshop"
 	}
 	if ctype == "" {
 		ctype = "application/octet-stream"

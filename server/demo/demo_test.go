@@ -41,7 +41,7 @@ func TestLocalNamesOnlyTheNodesOwnDemoFiles(t *testing.T) {
 		_, _, ok := f.Local(url)
 		assert.Equal(t, want, ok, url)
 	}
-	for _, name := range []string{"talk.mp4", "picture1.jpg", "picture2.jpg", "music.mp3", "logo.png", "font.ttf", "captions.srt"} {
+	for _, name := range []string{"talk.mp4", "picture1.jpg", "picture2.jpg", "music.mp3", "logo.png", "font.ttf", "captions.srt", "screen.psd", "shirt.psd"} {
 		assert.True(t, f.Has(name), name)
 	}
 }
@@ -72,4 +72,24 @@ func TestFetchReadsDemoFilesInProcess(t *testing.T) {
 	var fe *fetch.Error
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, fetch.Blocked, fe.Kind)
+}
+
+// TestServeSaysEachFilesType: each demo file is served with the type a
+// client expects, the PSD templates and the captions included.
+func TestServeSaysEachFilesType(t *testing.T) {
+	t.Parallel()
+	f := demo.New("", "127.0.0.1:8080")
+	for name, want := range map[string]string{
+		"talk.mp4":     "video/mp4",
+		"picture1.jpg": "image/jpeg",
+		"captions.srt": "application/x-subrip",
+		"font.ttf":     "font/ttf",
+		"screen.psd":   "image/vnd.adobe.photoshop",
+		"shirt.psd":    "image/vnd.adobe.photoshop",
+	} {
+		w := httptest.NewRecorder()
+		f.ServeHTTP(w, httptest.NewRequest(http.MethodGet, demo.Path+name, nil))
+		assert.Equal(t, http.StatusOK, w.Code, name)
+		assert.Equal(t, want, w.Header().Get("Content-Type"), name)
+	}
 }
