@@ -33,6 +33,8 @@ var demoFor = map[string]string{
 	"font.ttf":     "font.ttf",
 	"captions.vtt": "captions.srt",
 	"speech.mp3":   "talk.mp4",
+	"screen.psd":   "screen.psd",
+	"shirt.psd":    "shirt.psd",
 }
 
 // withDemoMedia names the demo media in place of the document's, and

@@ -10,15 +10,18 @@ const round = (v) => Math.round(v * 1000) / 1000;
 
 // Each format's names for an object's time, place, size and content.
 const fieldsOf = {
-  provider_a: { start: "start", duration: "duration", x: "x", y: "y", width: "width", height: "height", text: "text", src: "src", color: "color" },
-  unified: { start: "start", duration: "length", x: "position.x", y: "position.y", width: "size.width", height: "size.height", text: "asset.text", src: "asset.src", color: "asset.color" },
+  provider_a: { start: "start", duration: "duration", x: "x", y: "y", width: "width", height: "height", text: "text",
+    template: "template", smartObject: "smartObject", src: "src", color: "color" },
+  unified: { start: "start", duration: "length", x: "position.x", y: "position.y", width: "size.width", height: "size.height", text: "asset.text",
+    template: "asset.template", smartObject: "asset.smartObject", src: "asset.src", color: "asset.color" },
 };
 const visual = (t) => t !== "audio";
 const shown = {
   start: () => true, duration: () => true,
   x: visual, y: visual, width: (t) => visual(t) && t !== "captions", height: (t) => visual(t) && t !== "captions",
   text: (t) => t === "text" || t === "captions",
-  src: (t) => ["image", "video", "audio", "captions"].includes(t),
+  template: (t) => t === "mockup", smartObject: (t) => t === "mockup",
+  src: (t) => ["image", "video", "audio", "captions", "mockup"].includes(t),
   color: (t) => ["color", "text", "rectangle", "ellipse"].includes(t),
 };
 
@@ -58,7 +61,11 @@ export function model(req) {
   const seqs = [];
   const item = (obj, path) => {
     const type = (unified ? obj.asset?.type : obj.type) || "?";
-    const what = getKey(obj, names.text) ?? String(getKey(obj, names.src) ?? getKey(obj, names.color) ?? "").split("/").pop();
+    const file = (v) => String(v ?? "").split("/").pop();
+    // A mockup is named by the smart object it fills (else its template), then what fills it.
+    const what = type === "mockup"
+      ? [getKey(obj, names.smartObject) ?? file(getKey(obj, names.template)), file(getKey(obj, names.src))].filter(Boolean).join(" ← ")
+      : getKey(obj, names.text) ?? file(getKey(obj, names.src) ?? getKey(obj, names.color));
     return { obj, path, type, label: `${type}${what ? " · " + String(what).slice(0, 40) : ""}`, start: num(obj.start), len: getKey(obj, names.duration) };
   };
   if (unified) {
@@ -268,7 +275,7 @@ export class Props {
     this.type = it.type;
     const rows = Object.keys(shown).filter((k) => shown[k](it.type)).map((k) => {
       const input = h(k === "text" ? "textarea" : "input", { name: k, id: "prop-" + k, type: "text", rows: k === "text" ? 2 : undefined, autocomplete: "off",
-        placeholder: { start: "0", x: "center", y: "center", width: "natural", height: "natural" }[k] });
+        placeholder: { start: "0", x: "center", y: "center", width: "natural", height: "natural", smartObject: "the only one" }[k] });
       input.addEventListener("input", () => this.onChange(path, k, parse(k, input.value)));
       return [h("label", { for: "prop-" + k }, m.names[k]), input];
     });
@@ -290,7 +297,7 @@ export class Props {
 // parse reads a form value: numbers as numbers, keyframes and other JSON
 // as JSON, empty as absent (the default applies).
 function parse(k, s) {
-  if (k === "text" || k === "src" || k === "color") return s === "" ? undefined : s;
+  if (["text", "src", "color", "template", "smartObject"].includes(k)) return s === "" ? undefined : s;
   const t = s.trim();
   if (t === "") return undefined;
   if (/^-?\d+(\.\d+)?$/.test(t)) return Number(t);
