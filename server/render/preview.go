@@ -275,6 +275,10 @@ func (p *Previewer) read(ctx context.Context, src engine.Source, path string) (e
 	switch {
 	case src.Captions:
 		return engine.Media{Path: path}, nil
+	case src.Template:
+		// Read by the mockup reader, as a render reads it: ffmpeg cannot
+		// decode every template a render draws (a PSB).
+		return engine.Media{Path: path, Template: true}, nil
 	case src.Font:
 		m, err := engine.FontFromFile(path)
 		if err != nil {
