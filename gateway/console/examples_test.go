@@ -3,6 +3,7 @@ package console
 import (
 	"encoding/json"
 	"os"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -16,6 +17,15 @@ func TestExamplesMatchDocs(t *testing.T) {
 	ex, err := extractExamples(md)
 	require.NoError(t, err)
 	require.GreaterOrEqual(t, len(ex), 20, "the document's examples")
+	// An example naming a medium with no demo file is left out silently:
+	// the mockups' templates must have theirs.
+	mockups := 0
+	for _, e := range ex {
+		if strings.HasPrefix(e.Title, "Mockups") {
+			mockups++
+		}
+	}
+	require.GreaterOrEqual(t, mockups, 2, "the Mockups examples, on the demo templates")
 	want, err := json.MarshalIndent(ex, "", "  ")
 	require.NoError(t, err)
 	want = append(want, '\n')

@@ -47,8 +47,9 @@ func drag(t *testing.T, ctx context.Context, from, to point, steps int) {
 // TestConsoleStudio: the render editor's timeline, preview and form. The
 // playhead dragged over the timeline shows the engine's frame of its time
 // (never more than one preview asked at once); a bar dragged moves its
-// layer's start in the JSON and the form, its end trims the duration; an
-// error shows beside the Render button; a finished render opens again in
+// layer's start in the JSON and the form, its end trims the duration; a
+// mockup layer's bar and form name its template, smart object and source;
+// an error shows beside the Render button; a finished render opens again in
 // the editor; a stored template renders from a form of its values.
 func TestConsoleStudio(t *testing.T) {
 	t.Parallel()
@@ -115,6 +116,21 @@ func TestConsoleStudio(t *testing.T) {
 	waitJS(t, ctx, "a row a track", `document.querySelectorAll("#timeline .row").length === 2 && !!document.querySelector('#timeline .clip[data-path="composition.tracks[1].clips[0]"]')`, 5*time.Second)
 	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(`#timeline .clip[data-path="composition.tracks[0].clips[0]"] span`))))
 	waitJS(t, ctx, "the clip's form", `document.querySelector('label[for="prop-duration"]')?.textContent === "length" && document.querySelector("#props input[name=duration]").value === "1.75" && document.querySelector("#props input[name=x]").value === "center"`, 5*time.Second)
+	// A mockup example: its bar named by the smart object it fills, its
+	// template, smart object and source in the form, its preview drawn
+	// from the demo template.
+	asked := eval[string](t, ctx, `document.querySelector(".preview").dataset.requests`)
+	eval[bool](t, ctx, `(() => { const s = document.querySelector("#example"); s.value = [...s.options].find(o => o.textContent.startsWith("Mockups: A video on a screen")).value; s.dispatchEvent(new Event("change")); return true })()`)
+	screen := `#timeline .clip[data-path="composition.layers[0]"]`
+	waitJS(t, ctx, "the mockup's bar", `document.querySelector('`+screen+` span')?.textContent === "mockup · Screen ← talk.mp4"`, 5*time.Second)
+	require.NoError(t, chromedp.Do(ctx, chromedp.Click(chromedp.CSS(screen+" span"))))
+	waitJS(t, ctx, "the mockup's form", `document.querySelector("#props input[name=smartObject]")?.value === "Screen" &&
+		document.querySelector("#props input[name=template]").value.endsWith("/demo/screen.psd") && document.querySelector("#props input[name=src]").value.endsWith("/demo/talk.mp4")`, 5*time.Second)
+	waitJS(t, ctx, "the mockup's preview", `Number(document.querySelector(".preview").dataset.requests) > `+asked+` && document.querySelector(".preview").dataset.loading === "" && !document.querySelector(".preview").classList.contains("failed")`, 30*time.Second)
+	// Emptied, the smart object leaves the JSON (the template's only one applies).
+	eval[bool](t, ctx, `(() => { const i = document.querySelector("#props input[name=smartObject]"); i.value = ""; i.dispatchEvent(new Event("input")); return true })()`)
+	waitJS(t, ctx, "the JSON without the smart object", `!("smartObject" in JSON.parse(document.querySelector("#request").value).composition.layers[0]) &&
+		document.querySelector('`+screen+` span').textContent === "mockup · screen.psd ← talk.mp4"`, 5*time.Second)
 
 	// An error shows beside the Render button, and the result says so.
 	bad := map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 160, "height": 96, "fps": 10, "duration": 1,
