@@ -17,8 +17,10 @@ import (
 // render of one video inside the smart object "Screen" of
 // server/mockup/testdata/screen.psd (a perspective quad, a multiply
 // shading clipped to it, a bezel over it), next to the same video
-// rendered full-frame, submit to complete through kino, alternately,
-// runs times each.
+// rendered full-frame, and in a warped smart object (Photoshop's
+// ag-werps.psd, "perspective": a quilt warp in a perspective quad, drawn
+// by remap), submit to complete through kino, alternately, runs times
+// each.
 func benchMockupLayer(ctx context.Context, runs int) error {
 	dir, err := os.MkdirTemp("", "kinobench-mockup-layer-")
 	if err != nil {
@@ -49,6 +51,14 @@ func benchMockupLayer(ctx context.Context, runs int) error {
 	if err != nil {
 		return err
 	}
+	werps, err := os.ReadFile(filepath.Join("server", "psd", "testdata", "photoshop", "ag-werps.psd"))
+	if err != nil {
+		return err
+	}
+	warpID, err := uploadTemplate(base, werps)
+	if err != nil {
+		return err
+	}
 	src := files.URL + "/app.mp4"
 	cases := []struct {
 		name  string
@@ -56,6 +66,9 @@ func benchMockupLayer(ctx context.Context, runs int) error {
 	}{
 		{"the video full-frame", map[string]any{"type": "video", "src": src, "x": 0, "y": 0, "width": benchWidth, "height": benchHeight, "duration": benchDuration}},
 		{"the video in the mockup layer", map[string]any{"type": "mockup", "template": id, "smartObject": "Screen", "src": src, "start": 0, "duration": benchDuration}},
+		{"the video in a warped smart object (720x720)", map[string]any{"type": "mockup", "template": warpID, "smartObject": "perspective", "src": src,
+			"hide": []string{"3x3", "4x4", "5x5", "custom (2x6)", "distort"}, "x": 280, "y": 0, "width": benchHeight, "height": benchHeight,
+			"start": 0, "duration": benchDuration}},
 	}
 	walls, cpus := make([][]time.Duration, len(cases)), make([][]time.Duration, len(cases))
 	for range runs {
@@ -75,8 +88,9 @@ func benchMockupLayer(ctx context.Context, runs int) error {
 	for i, c := range cases {
 		fmt.Printf("| %s | %s | %s | %v |\n", c.name, median(walls[i]).Round(time.Millisecond), median(cpus[i]).Round(time.Millisecond), rounded(walls[i]))
 	}
-	fmt.Printf("\nThe mockup layer takes %.2f× the wall time and %.2f× the ffmpeg CPU of the video full-frame.\n\n",
-		median(walls[1]).Seconds()/median(walls[0]).Seconds(), median(cpus[1]).Seconds()/median(cpus[0]).Seconds())
+	fmt.Printf("\nThe mockup layer takes %.2f× the wall time and %.2f× the ffmpeg CPU of the video full-frame; warped, %.2f× and %.2f×.\n\n",
+		median(walls[1]).Seconds()/median(walls[0]).Seconds(), median(cpus[1]).Seconds()/median(cpus[0]).Seconds(),
+		median(walls[2]).Seconds()/median(walls[0]).Seconds(), median(cpus[2]).Seconds()/median(cpus[0]).Seconds())
 	return nil
 }
 

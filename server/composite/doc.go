@@ -98,6 +98,10 @@
 // (0.5 + its distance to the outline, the outline's corners multiplying
 // two such factors); outside it the picture is transparent.
 //
+// Unmap gives, by the same tessellation, the point of the design each
+// pixel Warp draws samples: the inverse of a mapping, for a renderer that
+// resamples frames itself (the mockup layer's maps for ffmpeg's remap).
+//
 // # Memory
 //
 // What a drawing holds depends on the canvas and the pictures given, not

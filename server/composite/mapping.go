@@ -132,7 +132,8 @@ type then struct{ first, second Mapping }
 // Then is second(first(p)): a smart object's warp (in its own unit
 // square) followed by its perspective onto the canvas. Two perspectives
 // make one, and a perspective last stays last (Then(a, Then(b, p)) is
-// Then(Then(a, b), p)), where Warp inverts it exactly.
+// Then(Then(a, b), p), and Then(Then(a, p), q) is Then(a, q·p)), where
+// Warp inverts it exactly.
 func Then(first, second Mapping) Mapping {
 	a, ok := first.(*homography)
 	if b, ok2 := second.(*homography); ok && ok2 {
@@ -141,6 +142,14 @@ func Then(first, second Mapping) Mapping {
 	if t, ok := second.(then); ok {
 		if _, last := t.second.(*homography); last {
 			return then{Then(first, t.first), t.second}
+		}
+	}
+	if t, ok := first.(then); ok {
+		// A perspective after one (a warped quad drawn at another
+		// scale) joins it, so that Warp still inverts it exactly.
+		h, last := t.second.(*homography)
+		if b, ok2 := second.(*homography); last && ok2 {
+			return then{t.first, b.times(h)}
 		}
 	}
 	return then{first, second}

@@ -235,7 +235,8 @@ var greyModes = map[composite.Mode][2]string{
 // the start of the chain of the drawn frames, at the template's size. A
 // frame is cut to the smart object's shape (cover), scaled to the box the
 // smart object covers, mapped into its quad by ffmpeg's perspective
-// filter, shaded by the layers clipped to it, cut to its mask
+// filter (through remap's maps when it is warped: remapFrames), shaded
+// by the layers clipped to it, cut to its mask
 // (alphamerge), and laid between the pictures of what lies under and over
 // it, drawn once by package mockup. Grey shades that multiply or screen
 // (the usual folds and glare) are applied in YUV (lut2); any other in RGB
@@ -268,7 +269,11 @@ func (p *planner) mockupFrames(i int, l Layer, win window, head string) string {
 		format = "format=yuv420p"
 	}
 	cur := pre + "d"
-	p.graph = append(p.graph, join(head, "setpts=N", cut, fmt.Sprintf("scale=w=%d:h=%d", b.Dx(), b.Dy()), persp, format)+"["+cur+"]")
+	if sp.Warped() {
+		p.remapFrames(i, head, cut, yuv, format, cur)
+	} else {
+		p.graph = append(p.graph, join(head, "setpts=N", cut, fmt.Sprintf("scale=w=%d:h=%d", b.Dx(), b.Dy()), persp, format)+"["+cur+"]")
+	}
 	for k, sh := range sp.Shades {
 		in := p.input(p.pictureFile(fmt.Sprintf("mockup-%d-shade-%d.png", i, k), sh.Image))
 		s, out := fmt.Sprintf("%ss%d", pre, k), fmt.Sprintf("%sb%d", pre, k)
@@ -310,6 +315,42 @@ func (p *planner) mockupFrames(i int, l Layer, win window, head string) string {
 		out = pre + "v"
 	}
 	return "[" + out + "]null"
+}
+
+// remapFrames draws each frame of the chain head into a warped smart
+// object, as the chain labelled out: cut, scaled to the size its maps
+// read (mockup.Split.Remap, computed once and read as two 16-bit
+// pictures that stay on every frame), and resampled by ffmpeg's remap,
+// which takes no subsampled chroma (hence 4:4:4 or RGB around it).
+func (p *planner) remapFrames(i int, head, cut string, yuv bool, format, out string) {
+	src, xmap, ymap := p.mock.split.Remap()
+	full := "format=gbrp"
+	if yuv {
+		full = "format=yuv444p"
+	}
+	pre := fmt.Sprintf("l%dm", i)
+	xin := p.input(p.grayFile(fmt.Sprintf("mockup-%d-xmap.pgm", i), xmap))
+	yin := p.input(p.grayFile(fmt.Sprintf("mockup-%d-ymap.pgm", i), ymap))
+	p.graph = append(p.graph,
+		join(head, "setpts=N", cut, fmt.Sprintf("scale=w=%d:h=%d", src.X, src.Y), full)+"["+pre+"r]",
+		fmt.Sprintf("[%d:v]format=gray16[%sx]", xin, pre),
+		fmt.Sprintf("[%d:v]format=gray16[%sy]", yin, pre),
+		fmt.Sprintf("[%sr][%sx][%sy]remap,%s[%s]", pre, pre, pre, format, out))
+}
+
+// grayFile writes img as a 16-bit PGM picture the command reads (remap's
+// maps: a PNG would spend its compression on pictures read once), and
+// describes it.
+func (p *planner) grayFile(name string, img *image.Gray16) Media {
+	b := img.Bounds()
+	head := fmt.Sprintf("P5\n%d %d\n65535\n", b.Dx(), b.Dy())
+	buf := make([]byte, 0, len(head)+2*b.Dx()*b.Dy())
+	buf = append(buf, head...)
+	for y := b.Min.Y; y < b.Max.Y; y++ {
+		buf = append(buf, img.Pix[img.PixOffset(b.Min.X, y):img.PixOffset(b.Max.X, y)]...) // big-endian, as PGM
+	}
+	p.files[name] = buf
+	return Media{Path: filepath.Join(p.workDir, name), Format: "pgm_pipe", HasVideo: true, Still: true, Width: b.Dx(), Height: b.Dy()}
 }
 
 // greyPicture reports whether every pixel of img has R = G = B.

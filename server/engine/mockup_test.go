@@ -255,8 +255,12 @@ func TestMockupCheck(t *testing.T) {
 	warped := tpl.Manifest
 	warped.SmartObjects = append([]mockup.SmartObject(nil), warped.SmartObjects...)
 	warped.SmartObjects[0].Warp = "custom"
-	err = check(map[string]any{"smartObject": "Front/Design"}, &warped)
-	require.EqualError(t, err, `composition.layers[0].smartObject: "Front/Design" cannot be drawn in a render: its content is warped (custom), and a render maps a design by a perspective quad only; use mockup.render for a still, or a smart object without a warp`)
+	require.NoError(t, check(map[string]any{"smartObject": "Front/Design"}, &warped), "a warp is drawn by remap")
+	blended := tpl.Manifest
+	blended.SmartObjects = append([]mockup.SmartObject(nil), blended.SmartObjects...)
+	blended.SmartObjects[0].Blend = "multiply"
+	err = check(map[string]any{"smartObject": "Front/Design"}, &blended)
+	require.EqualError(t, err, `composition.layers[0].smartObject: "Front/Design" cannot be drawn in a render: it blends by multiply; a render draws a smart object that blends normally`)
 	above := tpl.Manifest
 	above.Layers = append([]mockup.LayerInfo(nil), above.Layers...)
 	for i := range above.Layers {
@@ -381,4 +385,136 @@ func TestPlanMockupBadTemplate(t *testing.T) {
 	_, err = Plan(s, media, t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"), testFont)
 	require.ErrorAs(t, err, &me)
 	require.EqualError(t, err, `composition.layers[0].smartObject: "Screen" is not a layer of the template (its smart objects: "Front/Design", "Back")`)
+}
+
+// warpTemplate is a template with a warped smart object, written by
+// ag-psd: 300×300, a smart object Design (200×200 content) in a 2×2 quilt
+// warp that bulges its rows down by up to 20 pixels.
+const warpTemplate = "../psd/testdata/warp-quilt.psd"
+
+// A video in a warped smart object is drawn through remap's maps: each
+// frame matches mockup.render with that frame as the design inside the
+// warped area, the background outside it is the template's, and the
+// video moves from frame to frame.
+func TestRenderMockupWarped(t *testing.T) {
+	t.Parallel()
+	_, video, _ := mockupMedia(t)
+	abs, err := filepath.Abs(warpTemplate)
+	require.NoError(t, err)
+	tpl, c, err := mockup.Load(abs, 0)
+	require.NoError(t, err)
+	defer c.Close()
+	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 300, "height": 300, "fps": 10, "format": "mov", "layers": []any{
+		map[string]any{"type": "mockup", "template": "ast_0123abcd", "smartObject": "Design", "src": "https://example.com/app.mp4", "start": 0, "duration": 1},
+	}}), nil, DefaultLimits())
+	require.NoError(t, err)
+	require.NoError(t, s.Layers[0].Mockup.Check(&tpl.Manifest), "a warp is no longer refused")
+	media := map[string]Media{s.Sources()[0].Key: {Path: abs, Template: true}, s.Sources()[1].Key: video}
+	cmd, out := runPlan(t, s, media, "mov", Plan)
+	graph := filterGraph(cmd)
+	require.Contains(t, graph, "remap,format=yuv420p")
+	require.NotContains(t, graph, "perspective=")
+	frames := decodeRGB(t, out, 300, 300)
+	require.Len(t, frames, 10)
+
+	sp, err := tpl.Split("Design", video.Width, video.Height, mockup.Options{})
+	require.NoError(t, err)
+	src, xmap, _ := sp.Remap()
+	require.Equal(t, sp.Box.Size(), src, "a frame is scaled to the box")
+	require.Equal(t, sp.Box.Size(), xmap.Bounds().Size())
+	// Inside: the pixels the design wholly covers; outside: those it
+	// does not touch.
+	var inside, outside []image.Point
+	for y := 0; y < 300; y++ {
+		for x := 0; x < 300; x++ {
+			pt := image.Pt(x, y)
+			switch a := uint8(0); {
+			case pt.In(sp.Box):
+				a = sp.Mask.GrayAt(x-sp.Box.Min.X, y-sp.Box.Min.Y).Y
+				if a == 255 {
+					inside = append(inside, pt)
+				} else if a == 0 {
+					outside = append(outside, pt)
+				}
+			default:
+				outside = append(outside, pt)
+			}
+		}
+	}
+	require.Greater(t, len(inside), 150*150, "the warped area")
+	still := func(n int) *image.NRGBA {
+		img, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"Design": designFrame(t, video, n)}})
+		require.NoError(t, err)
+		return img
+	}
+	for _, n := range []int{2, 7} {
+		in, bg := pointsPSNR(frames[n], 300, still(n), inside), pointsPSNR(frames[n], 300, still(n), outside)
+		t.Logf("warped frame %d: PSNR against mockup.render %.1f dB inside the warp, %.1f dB outside", n, in, bg)
+		require.Greater(t, in, 28.0, "frame %d inside the warp", n)
+		require.Greater(t, bg, 36.0, "frame %d outside the warp", n)
+	}
+	other := pointsPSNR(frames[2], 300, still(7), inside)
+	t.Logf("frame 2 against frame 7's still: %.1f dB", other)
+	require.Less(t, other, 22.0, "the video plays")
+}
+
+// pointsPSNR is the PSNR of an RGB frame against a picture over pts.
+func pointsPSNR(frame []byte, w int, img *image.NRGBA, pts []image.Point) float64 {
+	var sum float64
+	for _, pt := range pts {
+		for c := 0; c < 3; c++ {
+			d := float64(frame[3*(pt.Y*w+pt.X)+c]) - float64(img.Pix[img.PixOffset(pt.X, pt.Y)+c])
+			sum += d * d
+		}
+	}
+	if sum == 0 {
+		return math.Inf(1)
+	}
+	return 10 * math.Log10(255*255/(sum/float64(3*len(pts))))
+}
+
+// A warped smart object in a perspective quad (Photoshop's own file), at
+// the template's size and in a layer half its size, where the maps are
+// made for the scaled template: the frame matches mockup.render's still
+// (scaled by Resize, whose own smoothing costs a few dB).
+func TestRenderMockupWarpedSized(t *testing.T) {
+	t.Parallel()
+	_, video, _ := mockupMedia(t)
+	abs, err := filepath.Abs("../psd/testdata/photoshop/ag-werps.psd")
+	require.NoError(t, err)
+	tpl, c, err := mockup.Load(abs, 0)
+	require.NoError(t, err)
+	defer c.Close()
+	hide := []string{"3x3", "4x4", "5x5", "custom (2x6)", "distort"}
+	img, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"perspective": designFrame(t, video, 3)}, Hide: hide})
+	require.NoError(t, err)
+	for _, c := range []struct {
+		size int
+		min  float64
+	}{{1000, 28}, {500, 25}} {
+		s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": c.size, "height": c.size, "fps": 10, "format": "mov", "layers": []any{
+			map[string]any{"type": "mockup", "template": "ast_0123abcd", "smartObject": "perspective", "src": "https://example.com/app.mp4",
+				"start": 0, "duration": 0.5, "width": c.size, "height": c.size, "hide": hide},
+		}}), nil, DefaultLimits())
+		require.NoError(t, err)
+		media := map[string]Media{s.Sources()[0].Key: {Path: abs, Template: true}, s.Sources()[1].Key: video}
+		cmd, out := runPlan(t, s, media, "mov", Plan)
+		require.Contains(t, filterGraph(cmd), "remap,format=yuv420p")
+		frames := decodeRGB(t, out, c.size, c.size)
+		sp, err := tpl.Split("perspective", video.Width, video.Height, mockup.Options{Hide: hide})
+		require.NoError(t, err)
+		sp = sp.Scaled(c.size, c.size)
+		var inside []image.Point
+		for y := sp.Box.Min.Y; y < sp.Box.Max.Y; y++ {
+			for x := sp.Box.Min.X; x < sp.Box.Max.X; x++ {
+				if sp.Mask.GrayAt(x-sp.Box.Min.X, y-sp.Box.Min.Y).Y == 255 {
+					inside = append(inside, image.Pt(x, y))
+				}
+			}
+		}
+		require.Greater(t, len(inside), c.size*c.size/20)
+		p := pointsPSNR(frames[3], c.size, mockup.Resize(img, c.size), inside)
+		t.Logf("warp in a perspective quad, drawn at %d×%d: PSNR %.1f dB inside the warp", c.size, c.size, p)
+		require.Greater(t, p, c.min, "at %d", c.size)
+	}
 }

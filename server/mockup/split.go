@@ -43,6 +43,10 @@ type Split struct {
 	// Shades are the layers clipped to the smart object, bottom first, in
 	// the order they apply to the design, each Box-sized.
 	Shades []Shade
+	// warp is the mapping of a warped smart object's design (its unit
+	// square) to the canvas, nil when it has no warp: its frames are then
+	// drawn through Remap's maps, not by Corners.
+	warp composite.Mapping
 }
 
 // Shade is a layer clipped to the smart object. Its pixels are flattened,
@@ -65,9 +69,9 @@ var RenderModes = map[composite.Mode]uint8{
 
 // CheckSplit refuses a smart object that a renderer cannot draw frame by
 // frame (see Split): its path, as Check, and then what Split needs: a
-// perspective quad without a warp, drawn normally, inside groups that pass
-// through or blend normally, shaded by layers of RenderModes, under layers
-// that blend normally. hide and show are the request's. The error is a
+// smart object drawn normally, inside groups that pass through or blend
+// normally, shaded by layers of RenderModes, under layers that blend
+// normally. A warp is drawn (Remap). hide and show are the request's. The error is a
 // *PathError of the smartObject param.
 func CheckSplit(m *Manifest, smartObject string, hide, show []string) error {
 	if err := Check(m, []string{smartObject}, hide, show, nil); err != nil {
@@ -77,10 +81,7 @@ func CheckSplit(m *Manifest, smartObject string, hide, show []string) error {
 	refuse := func(format string, args ...any) error {
 		return &PathError{"smartObject", so.Path, "cannot be drawn in a render: " + fmt.Sprintf(format, args...)}
 	}
-	switch {
-	case so.Warp != "none":
-		return refuse("its content is warped (%s), and a render maps a design by a perspective quad only; use mockup.render for a still, or a smart object without a warp", so.Warp)
-	case composite.Mode(so.Blend) != composite.Normal:
+	if composite.Mode(so.Blend) != composite.Normal {
 		return refuse("it blends by %s; a render draws a smart object that blends normally", so.Blend)
 	}
 	visible := visibility(m, hide, show)
@@ -204,6 +205,13 @@ func (t *Template) Split(smartObject string, designW, designH int, opts Options)
 		return nil, err
 	}
 	s.corners(so.Placed, design, opts.Fit)
+	if s.warp != nil {
+		// A warp bulges past its corners: the box is what it covers.
+		if r := opaqueBounds(shape); !r.Empty() {
+			r.Min.X, r.Min.Y = r.Min.X&^1, r.Min.Y&^1
+			s.Box = s.Box.Union(r).Intersect(image.Rect(0, 0, s.Width, s.Height))
+		}
+	}
 	s.Mask = alphaOf(shape, s.Box)
 	s.Shades, err = t.shades(so, s.Box, opts)
 	return s, err
@@ -216,6 +224,9 @@ func (s *Split) corners(p *psd.Placed, design image.Image, fit string) {
 		s.Crop = p.Width / p.Height
 	}
 	m := mapping(p, part)
+	if w := p.Warp; w != nil && len(w.Points) == (3*w.Rows+1)*(3*w.Cols+1) && p.Width > 0 && p.Height > 0 {
+		s.warp = m // as mapping draws it: a mesh it cannot use is no warp
+	}
 	x0, y0, x1, y1 := math.Inf(1), math.Inf(1), math.Inf(-1), math.Inf(-1)
 	for i, u := range [4]composite.Point{{X: 0, Y: 0}, {X: 1, Y: 0}, {X: 1, Y: 1}, {X: 0, Y: 1}} {
 		c := m.Map(u)
@@ -333,6 +344,9 @@ func (s *Split) Scaled(w, h int) *Split {
 		xdraw.BiLinear.Transform(dst, m, src, b, xdraw.Src, nil)
 	}
 	out := &Split{Width: w, Height: h, Crop: s.Crop, Box: rect(s.Box)}
+	if s.warp != nil {
+		out.warp = composite.Then(s.warp, composite.Perspective([4]composite.Point{{X: 0, Y: 0}, {X: kx, Y: 0}, {X: kx, Y: ky}, {X: 0, Y: ky}}))
+	}
 	out.Under = image.NewNRGBA(image.Rect(0, 0, w, h))
 	draw(out.Under, out.Under.Rect, s.Under, image.Point{})
 	if s.Over != nil {
@@ -352,4 +366,45 @@ func (s *Split) Scaled(w, h int) *Split {
 		out.Shades = append(out.Shades, Shade{Mode: sh.Mode, Image: img})
 	}
 	return out
+}
+
+// Warped reports whether the smart object's content is warped: its
+// frames are drawn through Remap's maps, not into Corners.
+func (s *Split) Warped() bool { return s.warp != nil }
+
+// NoPixel marks a pixel of Remap's maps that the design does not cover:
+// it lies outside any frame, where remap leaves its fill.
+const NoPixel = 0xFFFF
+
+// Remap is how a warped smart object's frames are drawn, for ffmpeg's
+// remap filter: a frame (cut to Crop first) is scaled to src pixels, and
+// each pixel of Box shows the pixel (xmap, ymap) of it, the one Render's
+// warp samples there (NoPixel where the design does not reach; Mask is 0
+// there). Made from the mapping Render draws, once per Split. Nil maps
+// when the smart object has no warp.
+func (s *Split) Remap() (src image.Point, xmap, ymap *image.Gray16) {
+	if s.warp == nil {
+		return image.Point{}, nil, nil
+	}
+	b := s.Box
+	// The box's size, as a quad's frame is scaled to. remap takes the
+	// nearest pixel; a frame scaled to two or three times the box (to
+	// read nearer where Render's bilinear sampling reads) came within 1
+	// dB of this, at 4 to 9 times the pixels to scale on every frame.
+	src = image.Pt(min(b.Dx(), NoPixel-1), min(b.Dy(), NoPixel-1))
+	xmap, ymap = image.NewGray16(image.Rect(0, 0, b.Dx(), b.Dy())), image.NewGray16(image.Rect(0, 0, b.Dx(), b.Dy()))
+	for i := range xmap.Pix {
+		xmap.Pix[i], ymap.Pix[i] = 0xFF, 0xFF
+	}
+	sw, sh := float64(src.X), float64(src.Y)
+	put := func(img *image.Gray16, x, y int, v, n float64) {
+		p := min(int(v*n), int(n)-1) // the pixel whose square holds v
+		o := img.PixOffset(x-b.Min.X, y-b.Min.Y)
+		img.Pix[o], img.Pix[o+1] = uint8(p>>8), uint8(p)
+	}
+	composite.Unmap(s.warp, b, func(x, y int, u, v float64) {
+		put(xmap, x, y, u, sw)
+		put(ymap, x, y, v, sh)
+	})
+	return src, xmap, ymap
 }
