@@ -281,5 +281,5 @@ func TestTransitionDocExamples(t *testing.T) {
 		durations = append(durations, s.Duration)
 	}
 	// Overlapping by their transitions, three 3 s clips make 7 s.
-	assert.Equal(t, []float64{4, 7, 7, 4, 3, 3}, durations)
+	assert.Equal(t, []float64{4, 5, 7, 7, 4, 3, 3}, durations)
 }
