@@ -6,6 +6,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/kinohq/kino/server/org"
 )
 
 // envName is the environment variable of a flag: --http-addr is KINO_HTTP_ADDR.
@@ -47,22 +49,17 @@ func (l *listFlag) Set(v string) error {
 	return nil
 }
 
-// sizeFlag is a byte count, with an optional KiB, MiB or GiB suffix.
+// sizeFlag is a byte count, with an optional KiB, MiB, GiB or TiB suffix,
+// read as the file of organisations reads its quotas.
 type sizeFlag int64
 
 func (s *sizeFlag) String() string { return strconv.FormatInt(int64(*s), 10) }
 
 func (s *sizeFlag) Set(v string) error {
-	mult := int64(1)
-	for suffix, m := range map[string]int64{"KiB": 1 << 10, "MiB": 1 << 20, "GiB": 1 << 30} {
-		if strings.HasSuffix(v, suffix) {
-			mult, v = m, strings.TrimSuffix(v, suffix)
-		}
+	n, err := org.ParseSize(v)
+	if err != nil {
+		return err
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 {
-		return fmt.Errorf("not a size: %q", v)
-	}
-	*s = sizeFlag(n * mult)
+	*s = sizeFlag(n)
 	return nil
 }
