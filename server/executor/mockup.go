@@ -260,7 +260,10 @@ func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign
 	for ref, field := range refs {
 		if ref == DesignInput {
 			if hasDesign {
+				// The downloads already started write paths too.
+				mu.Lock()
 				paths[ref] = t.Inputs["design"].Path
+				mu.Unlock()
 			}
 			continue
 		}
