@@ -231,7 +231,31 @@ func (c *compiler) finish() {
 	default:
 		c.checkCaptionsTotal()
 		if c.r.err == nil {
+			c.checkMockupLayers()
+		}
+		if c.r.err == nil {
 			c.checkExtras()
+		}
+	}
+}
+
+// maxMockupLayers bounds the mockup layers of one render: each reads its
+// template and draws its pictures in kino's own process when planned (a
+// render's, a part's and a preview's), so one request with many of them
+// would cost that many template reads.
+const maxMockupLayers = 8
+
+// checkMockupLayers refuses a render of more than maxMockupLayers mockup
+// layers, naming the first one too many.
+func (c *compiler) checkMockupLayers() {
+	n := 0
+	for _, l := range c.scene.Layers {
+		if l.Mockup == nil {
+			continue
+		}
+		if n++; n > maxMockupLayers {
+			c.r.fail(l.Field, "is mockup layer %d; a render has at most %d mockup layers", n, maxMockupLayers)
+			return
 		}
 	}
 }

@@ -518,3 +518,28 @@ func TestRenderMockupWarpedSized(t *testing.T) {
 		require.Greater(t, p, c.min, "at %d", c.size)
 	}
 }
+
+// TestMockupLayersAreBounded: a render of more mockup layers than
+// maxMockupLayers is refused at compile, naming the first one too many,
+// since each reads its template in kino's process when planned.
+func TestMockupLayersAreBounded(t *testing.T) {
+	t.Parallel()
+	layers := func(n int) []any {
+		out := make([]any, n)
+		for i := range out {
+			out[i] = map[string]any{"type": "mockup", "template": "tpl", "smartObject": "Screen", "src": "design", "start": 0, "duration": 1}
+		}
+		return out
+	}
+	comp := func(n int) []byte {
+		return mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "layers": layers(n)})
+	}
+	assets := map[string]string{"tpl": "https://example.com/t.psd", "design": "https://example.com/d"}
+	_, err := Compile("provider_a", comp(maxMockupLayers), assets, DefaultLimits())
+	require.NoError(t, err)
+	_, err = Compile("provider_a", comp(maxMockupLayers+1), assets, DefaultLimits())
+	var ve *ValidationError
+	require.ErrorAs(t, err, &ve)
+	require.Equal(t, fmt.Sprintf("composition.layers[%d]", maxMockupLayers), ve.Field)
+	require.Contains(t, ve.Message, "at most 8 mockup layers")
+}
