@@ -12,6 +12,7 @@ import (
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/proto"
 
 	apiv1 "github.com/kinohq/kino/gen/kino/api/v1"
@@ -22,7 +23,21 @@ type protoMessage = proto.Message
 
 // writeError answers with the documented envelope {"error":{"code","message"}}.
 func writeError(w http.ResponseWriter, code apierr.Code, message string) {
-	body, err := marshaler.Marshal(&apiv1.ErrorResponse{Error: &apiv1.Error{Code: string(code), Message: message}})
+	writeProblems(w, code, message, nil)
+}
+
+// errorMarshaler writes the envelope: details only when there are some
+// (the shared marshaler would write an empty list on every error).
+var errorMarshaler = &runtime.JSONPb{MarshalOptions: protojson.MarshalOptions{}}
+
+// writeProblems answers with the envelope, listing each field problem of
+// an invalid request in error.details.
+func writeProblems(w http.ResponseWriter, code apierr.Code, message string, problems []apierr.FieldProblem) {
+	e := &apiv1.Error{Code: string(code), Message: message}
+	for _, p := range problems {
+		e.Details = append(e.Details, &apiv1.FieldProblem{Field: p.Field, Message: p.Message})
+	}
+	body, err := errorMarshaler.Marshal(&apiv1.ErrorResponse{Error: e})
 	if err != nil {
 		body = []byte(`{"error":{"code":"INTERNAL_ERROR","message":"internal error"}}`)
 	}
@@ -44,7 +59,7 @@ func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshale
 	if wait := apierr.RetryDelay(carried(err)); wait > 0 {
 		w.Header().Set("Retry-After", retryAfter(wait))
 	}
-	writeError(w, code, message)
+	writeProblems(w, code, message, apierr.Problems(carried(err)))
 }
 
 // retryAfter is a wait as Retry-After's whole seconds, rounded up and at

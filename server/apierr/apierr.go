@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 	"time"
 
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -101,6 +102,46 @@ type Error struct {
 	// trying again; it travels as a google.rpc.RetryInfo and becomes the
 	// Retry-After header.
 	RetryAfter time.Duration
+	// Fields, when a request has several problems, names each; it
+	// travels as a google.rpc.BadRequest and becomes error.details.
+	Fields []FieldProblem
+}
+
+// FieldProblem is one problem of a request at one field.
+type FieldProblem struct {
+	Field   string
+	Message string
+}
+
+// Invalid is a VALIDATION_ERROR listing every problem: the message names
+// the first and counts and lists the rest, Fields holds each.
+func Invalid(problems []FieldProblem) *Error {
+	if len(problems) == 0 {
+		return New(Validation, "the request is not valid")
+	}
+	first := problems[0].Field + ": " + problems[0].Message
+	if len(problems) == 1 {
+		return New(Validation, "%s", first)
+	}
+	rest := make([]string, 0, len(problems)-1)
+	for _, p := range problems[1:] {
+		rest = append(rest, p.Field+": "+p.Message)
+	}
+	return &Error{Code: Validation, Fields: problems,
+		Message: fmt.Sprintf("%s (and %d more problems: %s)", first, len(rest), strings.Join(rest, "; "))}
+}
+
+// Problems is the field problems a status carries in its google.rpc.BadRequest.
+func Problems(st *status.Status) []FieldProblem {
+	var out []FieldProblem
+	for _, d := range st.Details() {
+		if br, ok := d.(*errdetails.BadRequest); ok {
+			for _, v := range br.GetFieldViolations() {
+				out = append(out, FieldProblem{Field: v.GetField(), Message: v.GetDescription()})
+			}
+		}
+	}
+	return out
 }
 
 // Retry returns an error with the code and message that says to try
@@ -138,6 +179,13 @@ func (e *Error) GRPCStatus() *status.Status {
 	details := []protoadapt.MessageV1{&errdetails.ErrorInfo{Reason: string(e.Code), Domain: Domain}}
 	if e.RetryAfter > 0 {
 		details = append(details, &errdetails.RetryInfo{RetryDelay: durationpb.New(e.RetryAfter)})
+	}
+	if len(e.Fields) > 0 {
+		br := &errdetails.BadRequest{}
+		for _, f := range e.Fields {
+			br.FieldViolations = append(br.FieldViolations, &errdetails.BadRequest_FieldViolation{Field: f.Field, Description: f.Message})
+		}
+		details = append(details, br)
 	}
 	if withInfo, err := st.WithDetails(details...); err == nil {
 		return withInfo

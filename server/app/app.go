@@ -294,6 +294,7 @@ func (a *App) openInfrastructure(ctx context.Context) error {
 	a.demo = demo.New(a.publicURL, a.HTTPAddr)
 	a.fetch = fetch.New(fetch.Options{
 		Local:        a.demo.Local,
+		Unknown:      a.demo.Unknown,
 		AllowPrivate: a.cfg.AllowPrivateNetworks,
 		MaxBytes:     a.cfg.MaxAssetBytes,
 		Timeout:      a.cfg.FetchTimeout,

@@ -11,6 +11,7 @@ import (
 	"crypto/sha256"
 	"embed"
 	"encoding/hex"
+	"fmt"
 	"io/fs"
 	"mime"
 	"net"
@@ -105,6 +106,23 @@ func (f *Files) Local(rawURL string) (data []byte, etag string, ok bool) {
 		return nil, "", false
 	}
 	return b, f.etags[name], true
+}
+
+// Unknown says what is wrong with a URL of one of the node's own origins
+// whose path is under /demo/ but names no demo file; nil for any other URL.
+func (f *Files) Unknown(rawURL string) error {
+	if f == nil {
+		return nil
+	}
+	u, err := url.Parse(rawURL)
+	if err != nil || !f.origins[strings.ToLower(u.Scheme+"://"+u.Host)] || !strings.HasPrefix(u.Path, Path) {
+		return nil
+	}
+	name := strings.TrimPrefix(u.Path, Path)
+	if _, ok := f.files[name]; ok && u.RawQuery == "" && u.User == nil {
+		return nil
+	}
+	return fmt.Errorf("there is no demo file %q; the demo files are %s", name, strings.Join(f.Names(), ", "))
 }
 
 // ServeHTTP serves GET /demo/NAME.

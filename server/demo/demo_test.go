@@ -57,7 +57,7 @@ func TestFetchReadsDemoFilesInProcess(t *testing.T) {
 	}))
 	defer srv.Close()
 	f := demo.New("", srv.Listener.Addr().String())
-	c := fetch.New(fetch.Options{Local: f.Local})
+	c := fetch.New(fetch.Options{Local: f.Local, Unknown: f.Unknown})
 	dst := filepath.Join(t.TempDir(), "logo.png")
 	n, v, err := c.DownloadIfChanged(context.Background(), srv.URL+"/demo/logo.png", dst, fetch.Validators{})
 	require.NoError(t, err)
@@ -68,8 +68,16 @@ func TestFetchReadsDemoFilesInProcess(t *testing.T) {
 	_, _, err = c.DownloadIfChanged(context.Background(), srv.URL+"/demo/logo.png", dst, v)
 	assert.ErrorIs(t, err, fetch.ErrNotModified)
 
+	// A demo name that does not exist is said to be one, and which exist.
 	_, err = c.Download(context.Background(), srv.URL+"/demo/other.png", dst)
 	var fe *fetch.Error
+	require.True(t, errors.As(err, &fe), "%v", err)
+	assert.Equal(t, fetch.Status, fe.Kind)
+	assert.False(t, fe.Temporary())
+	assert.ErrorContains(t, err, `there is no demo file "other.png"; the demo files are captions.srt,`)
+
+	// Any other loopback URL is still refused.
+	_, err = c.Download(context.Background(), srv.URL+"/files/other.png", dst)
 	require.True(t, errors.As(err, &fe), "%v", err)
 	assert.Equal(t, fetch.Blocked, fe.Kind)
 }

@@ -95,7 +95,9 @@ func (c *compiler) output(o *object) {
 	s := c.scene
 	s.Width = c.dimension(o, "width", c.lim.MaxWidth)
 	s.Height = c.dimension(o, "height", c.lim.MaxHeight)
-	s.FPS = o.requiredInteger("fps", 1, c.lim.MaxFPS)
+	// 30 when absent, as Creatomate and Shotstack default (the spec names
+	// fps in its example and requires no value).
+	s.FPS = o.integer("fps", 30, 1, c.lim.MaxFPS)
 	c.fpsField = o.field("fps")
 	c.explicit = o.number("duration", 0, 0, c.lim.MaxDuration)
 	c.durationField = o.field("duration")

@@ -13,13 +13,57 @@ import (
 // reader walks a JSON object by hand so that every problem is reported with
 // its exact path, and unknown fields are caught (a typo must not silently
 // fall back to a default).
+//
+// Every problem is kept (up to maxProblems, one per field), so a client
+// fixes its request in one round instead of one error at a time; err is
+// the first, and the reading code stops early on it where going on would
+// only report consequences of it.
 type reader struct {
 	err *ValidationError
 }
 
+// maxProblems bounds the problems one answer lists.
+const maxProblems = 20
+
 func (r *reader) fail(field, format string, args ...any) {
+	p := ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
 	if r.err == nil {
-		r.err = &ValidationError{Field: field, Message: fmt.Sprintf(format, args...)}
+		r.err = &p
+		return
+	}
+	if len(r.err.Also) >= maxProblems-1 || r.err.Field == field || strings.HasPrefix(field, r.err.Field+".") || strings.HasPrefix(field, r.err.Field+"[") {
+		return
+	}
+	for _, o := range r.err.Also {
+		if o.Field == field || strings.HasPrefix(field, o.Field+".") || strings.HasPrefix(field, o.Field+"[") {
+			return
+		}
+	}
+	r.err.Also = append(r.err.Also, p)
+}
+
+// count is the number of problems found so far.
+func (r *reader) count() int {
+	if r.err == nil {
+		return 0
+	}
+	return 1 + len(r.err.Also)
+}
+
+// apart reads one part of a request (a layer, a clip) as if it were the
+// first thing read: its own checks that wait for an earlier problem to be
+// absent run, so the problems of every layer are found, while each
+// layer's problems after its first are still only those worth reporting.
+func (c *compiler) apart(read func()) {
+	before := c.r.err
+	c.r.err = nil
+	read()
+	found := c.r.err
+	c.r.err = before
+	if found != nil {
+		for _, p := range found.All() {
+			c.r.fail(p.Field, "%s", p.Message)
+		}
 	}
 }
 

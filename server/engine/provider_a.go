@@ -12,14 +12,11 @@ func (c *compiler) providerA(raw any) {
 	c.output(o)
 	layers := o.array("layers", c.lim.MaxLayers)
 	o.done()
+	for i, v := range layers {
+		c.apart(func() { c.layerA(c.r.object(fmt.Sprintf("composition.layers[%d]", i), v)) })
+	}
 	if c.r.err != nil {
 		return
-	}
-	for i, v := range layers {
-		c.layerA(c.r.object(fmt.Sprintf("composition.layers[%d]", i), v))
-		if c.r.err != nil {
-			return
-		}
 	}
 	// A transition leads into the next layer of the array.
 	c.link(func(i int) int {

@@ -20,9 +20,6 @@ func (c *compiler) unified(raw any) {
 	out.done()
 	tracks := o.array("tracks", c.lim.MaxLayers)
 	o.done()
-	if c.r.err != nil {
-		return
-	}
 	type clipAt struct {
 		path string
 		v    any
@@ -33,10 +30,11 @@ func (c *compiler) unified(raw any) {
 	var last []bool
 	total := 0
 	for i := len(tracks) - 1; i >= 0; i-- {
+		found := c.r.count()
 		t := c.r.object(fmt.Sprintf("composition.tracks[%d]", i), tracks[i])
 		clips := t.array("clips", c.lim.MaxLayers)
 		t.done()
-		if c.r.err != nil {
+		if c.r.count() > found {
 			return
 		}
 		total += len(clips)
@@ -50,10 +48,10 @@ func (c *compiler) unified(raw any) {
 		}
 	}
 	for _, cl := range order {
-		c.clip(c.r.object(cl.path, cl.v))
-		if c.r.err != nil {
-			return
-		}
+		c.apart(func() { c.clip(c.r.object(cl.path, cl.v)) })
+	}
+	if c.r.err != nil {
+		return
 	}
 	// A transition leads into the next clip of the same track, which is
 	// drawn right after it, over it.

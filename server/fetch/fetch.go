@@ -49,6 +49,11 @@ type Options struct {
 	// every other URL. Nothing is dialled for them, so the guard has
 	// nothing to refuse; every other local address is still refused.
 	Local func(rawURL string) (data []byte, etag string, ok bool)
+	// Unknown says why a URL of the node's own files names nothing (a
+	// demo file that does not exist): the download fails with it as a
+	// 404, at once, rather than being refused as a loopback address.
+	// nil for every other URL.
+	Unknown func(rawURL string) error
 }
 
 // The defaults of Options.
@@ -219,6 +224,11 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string, have Vali
 	if c.opts.Local != nil {
 		if data, etag, ok := c.opts.Local(rawURL); ok {
 			return c.local(rawURL, data, etag, dstPath, have)
+		}
+	}
+	if c.opts.Unknown != nil {
+		if err := c.opts.Unknown(rawURL); err != nil {
+			return 0, Validators{}, &Error{Kind: Status, StatusCode: http.StatusNotFound, URL: rawURL, Err: err}
 		}
 	}
 	limit := c.opts.Timeout

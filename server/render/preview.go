@@ -189,7 +189,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 			return nil, apierr.New(apierr.Validation, "%s", f.Message)
 		}
 		if frame, err = ask.of(scene); err != nil {
-			return nil, apierr.New(apierr.Validation, "%s", err.Error())
+			return nil, invalid(err)
 		}
 	}
 	frame.SeekVideos(ctx, sources, nil)
@@ -199,7 +199,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	var ve *engine.ValidationError
 	switch {
 	case errors.As(err, &me), errors.As(err, &ve):
-		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+		return nil, invalid(err)
 	case err != nil:
 		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be planned")
 	}

@@ -172,7 +172,7 @@ func (s *Service) compile(ctx context.Context, req *renderv1.SubmitRenderRequest
 	}
 	scene, err := engine.Compile(provider, composition, assets, s.limits)
 	if err != nil {
-		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+		return nil, invalid(err)
 	}
 	if err := checkAssets(ctx, s.st, auth.Org(ctx), scene); err != nil {
 		return nil, err

@@ -204,7 +204,7 @@ func (s *TemplateService) CreateTemplate(ctx context.Context, req *renderv1.Crea
 		return nil, apierr.New(apierr.Validation, "composition: is not valid JSON")
 	}
 	if _, err := engine.Compile(req.GetProvider(), standIn, req.GetAssetUrls(), s.limits); err != nil {
-		return nil, apierr.New(apierr.Validation, "%s", err.Error())
+		return nil, invalid(err)
 	}
 	now := time.Now().UnixMilli()
 	t, err := s.st.Template.Create().

@@ -72,7 +72,10 @@ type Error struct {
 	// A documented code such as VALIDATION_ERROR or JOB_NOT_FOUND.
 	Code string `protobuf:"bytes,1,opt,name=code,proto3" json:"code,omitempty"`
 	// A human-readable explanation naming the field or state at fault.
-	Message       string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	Message string `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	// Every problem of an invalid request, each naming its field, when there
+	// are several: the message lists them too. Absent otherwise.
+	Details       []*FieldProblem `protobuf:"bytes,3,rep,name=details,proto3" json:"details,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -121,15 +124,80 @@ func (x *Error) GetMessage() string {
 	return ""
 }
 
+func (x *Error) GetDetails() []*FieldProblem {
+	if x != nil {
+		return x.Details
+	}
+	return nil
+}
+
+// FieldProblem is one problem of a request, at a field named by its JSON
+// path from the request root.
+type FieldProblem struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Field         string                 `protobuf:"bytes,1,opt,name=field,proto3" json:"field,omitempty"`
+	Message       string                 `protobuf:"bytes,2,opt,name=message,proto3" json:"message,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *FieldProblem) Reset() {
+	*x = FieldProblem{}
+	mi := &file_kino_api_v1_error_proto_msgTypes[2]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *FieldProblem) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*FieldProblem) ProtoMessage() {}
+
+func (x *FieldProblem) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_api_v1_error_proto_msgTypes[2]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use FieldProblem.ProtoReflect.Descriptor instead.
+func (*FieldProblem) Descriptor() ([]byte, []int) {
+	return file_kino_api_v1_error_proto_rawDescGZIP(), []int{2}
+}
+
+func (x *FieldProblem) GetField() string {
+	if x != nil {
+		return x.Field
+	}
+	return ""
+}
+
+func (x *FieldProblem) GetMessage() string {
+	if x != nil {
+		return x.Message
+	}
+	return ""
+}
+
 var File_kino_api_v1_error_proto protoreflect.FileDescriptor
 
 const file_kino_api_v1_error_proto_rawDesc = "" +
 	"\n" +
 	"\x17kino/api/v1/error.proto\x12\vkino.api.v1\"9\n" +
 	"\rErrorResponse\x12(\n" +
-	"\x05error\x18\x01 \x01(\v2\x12.kino.api.v1.ErrorR\x05error\"5\n" +
+	"\x05error\x18\x01 \x01(\v2\x12.kino.api.v1.ErrorR\x05error\"j\n" +
 	"\x05Error\x12\x12\n" +
 	"\x04code\x18\x01 \x01(\tR\x04code\x12\x18\n" +
+	"\amessage\x18\x02 \x01(\tR\amessage\x123\n" +
+	"\adetails\x18\x03 \x03(\v2\x19.kino.api.v1.FieldProblemR\adetails\">\n" +
+	"\fFieldProblem\x12\x14\n" +
+	"\x05field\x18\x01 \x01(\tR\x05field\x12\x18\n" +
 	"\amessage\x18\x02 \x01(\tR\amessageB.Z,github.com/kinohq/kino/gen/kino/api/v1;apiv1b\x06proto3"
 
 var (
@@ -144,18 +212,20 @@ func file_kino_api_v1_error_proto_rawDescGZIP() []byte {
 	return file_kino_api_v1_error_proto_rawDescData
 }
 
-var file_kino_api_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 2)
+var file_kino_api_v1_error_proto_msgTypes = make([]protoimpl.MessageInfo, 3)
 var file_kino_api_v1_error_proto_goTypes = []any{
 	(*ErrorResponse)(nil), // 0: kino.api.v1.ErrorResponse
 	(*Error)(nil),         // 1: kino.api.v1.Error
+	(*FieldProblem)(nil),  // 2: kino.api.v1.FieldProblem
 }
 var file_kino_api_v1_error_proto_depIdxs = []int32{
 	1, // 0: kino.api.v1.ErrorResponse.error:type_name -> kino.api.v1.Error
-	1, // [1:1] is the sub-list for method output_type
-	1, // [1:1] is the sub-list for method input_type
-	1, // [1:1] is the sub-list for extension type_name
-	1, // [1:1] is the sub-list for extension extendee
-	0, // [0:1] is the sub-list for field type_name
+	2, // 1: kino.api.v1.Error.details:type_name -> kino.api.v1.FieldProblem
+	2, // [2:2] is the sub-list for method output_type
+	2, // [2:2] is the sub-list for method input_type
+	2, // [2:2] is the sub-list for extension type_name
+	2, // [2:2] is the sub-list for extension extendee
+	0, // [0:2] is the sub-list for field type_name
 }
 
 func init() { file_kino_api_v1_error_proto_init() }
@@ -169,7 +239,7 @@ func file_kino_api_v1_error_proto_init() {
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_api_v1_error_proto_rawDesc), len(file_kino_api_v1_error_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   2,
+			NumMessages:   3,
 			NumExtensions: 0,
 			NumServices:   0,
 		},
