@@ -127,8 +127,12 @@ func Invalid(problems []FieldProblem) *Error {
 	for _, p := range problems[1:] {
 		rest = append(rest, p.Field+": "+p.Message)
 	}
+	more := fmt.Sprintf("%d more problems", len(rest))
+	if len(rest) == 1 {
+		more = "1 more problem"
+	}
 	return &Error{Code: Validation, Fields: problems,
-		Message: fmt.Sprintf("%s (and %d more problems: %s)", first, len(rest), strings.Join(rest, "; "))}
+		Message: fmt.Sprintf("%s (and %s: %s)", first, more, strings.Join(rest, "; "))}
 }
 
 // Problems is the field problems a status carries in its google.rpc.BadRequest.

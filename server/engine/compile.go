@@ -99,9 +99,10 @@ func (c *compiler) output(o *object) {
 	// fps in its example and requires no value).
 	s.FPS = o.integer("fps", 30, 1, c.lim.MaxFPS)
 	c.fpsField = o.field("fps")
+	found := c.r.count()
 	c.explicit = o.number("duration", 0, 0, c.lim.MaxDuration)
 	c.durationField = o.field("duration")
-	if o.has("duration") && c.explicit == 0 && c.r.err == nil {
+	if o.has("duration") && c.explicit == 0 && c.r.count() == found {
 		c.r.fail(c.durationField, "must be more than 0")
 	}
 	s.Background = o.color("background", "0x000000FF")
@@ -114,8 +115,9 @@ func (c *compiler) output(o *object) {
 }
 
 func (c *compiler) dimension(o *object, key string, max int) int {
+	found := c.r.count()
 	v := o.requiredInteger(key, 16, max)
-	if v%2 != 0 && c.r.err == nil {
+	if v%2 != 0 && c.r.count() == found {
 		c.r.fail(o.field(key), "must be an even integer between 16 and %d (H.264 and VP9 need even sizes)", max)
 	}
 	return v

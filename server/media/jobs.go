@@ -73,7 +73,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 		problems = s.checkMockup(ctx, inputs, params)
 	}
 	if len(problems) > 0 {
-		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
+		return nil, invalid(problems)
 	}
 	inputsJSON, err := json.Marshal(inputs)
 	if err != nil {
@@ -204,6 +204,18 @@ func inputNames(t *catalog.Type) string {
 		n = append(n, f.Name)
 	}
 	return strings.Join(n, ", ")
+}
+
+// invalid is the VALIDATION_ERROR of a request with these problems: the
+// message lists them all, and so do its details, one per field.
+func invalid(ps []catalog.Problem) error {
+	e := &apierr.Error{Code: apierr.Validation, Message: joinProblems(ps)}
+	if len(ps) > 1 {
+		for _, p := range ps {
+			e.Fields = append(e.Fields, apierr.FieldProblem{Field: p.Path, Message: p.Message})
+		}
+	}
+	return e
 }
 
 func joinProblems(ps []catalog.Problem) string {

@@ -54,7 +54,7 @@ func spec(req *mediav1.CreatePipelineRequest) dag.Spec {
 // CreatePipeline validates a pipeline, reporting every problem at once, and stores it.
 func (s *PipelineService) CreatePipeline(ctx context.Context, req *mediav1.CreatePipelineRequest) (*mediav1.CreatePipelineResponse, error) {
 	if problems := dag.Validate(spec(req)); len(problems) > 0 {
-		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
+		return nil, invalid(problems)
 	}
 	graph, err := protojson.Marshal(&mediav1.Pipeline{Nodes: req.GetNodes(), Edges: req.GetEdges()})
 	if err != nil {

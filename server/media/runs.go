@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -103,10 +104,20 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 	}
 	sort.Strings(unknown)
 	for _, id := range unknown {
+		// "extract.source" is how the CLI's --input names a node's field;
+		// over REST the node is an object of its fields.
+		if node, field, ok := strings.Cut(id, "."); ok && known[node] {
+			problems = slices.DeleteFunc(problems, func(p catalog.Problem) bool {
+				return p.Path == "inputs."+id && p.Message == "is required: no edge feeds it"
+			})
+			problems = append(problems, catalog.Problem{Path: "inputs." + id,
+				Message: fmt.Sprintf(`names node %q and its input %q as the command line does; in the request body write "inputs": {%q: {%q: …}}`, node, field, node, field)})
+			continue
+		}
 		problems = append(problems, catalog.Problem{Path: "inputs." + id, Message: "no node has this id"})
 	}
 	if len(problems) > 0 {
-		return nil, apierr.New(apierr.Validation, "%s", joinProblems(problems))
+		return nil, invalid(problems)
 	}
 
 	op := idempotency.Op{Kind: Kind, Name: "pipelines.run", Noun: "run", Failed: "the run could not be started; try again",
