@@ -6,8 +6,13 @@ TESTFLAGS ?= -race -timeout 20m
 
 .PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
 
+# The first build compiles every dependency (about a minute on two cores),
+# so it says so rather than look hung.
 run: deps
-	$(GO) run ./cmd/kino serve
+	@echo "building kino (the first build takes about a minute; later ones a few seconds)..."
+	@$(GO) build -o bin/kino ./cmd/kino
+	@echo "starting kino: ./bin/kino serve (Ctrl-C stops it)"
+	./bin/kino serve
 
 test: deps
 	$(GO) test $(TESTFLAGS) ./...

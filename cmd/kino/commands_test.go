@@ -126,7 +126,11 @@ func TestJobSubcommands(t *testing.T) {
 	assert.Equal(t, 2.0, jsonOut(t, p.kinoCmd(t, "job", "list"))["meta"].(map[string]any)["total"])
 
 	// Usage: the resize, priced; the transcode was cancelled before it ended.
-	used := jsonOut(t, p.kinoCmd(t, "usage"))
+	table := p.kinoCmd(t, "usage")
+	assert.Regexp(t, `(?m)^\s*DAY\s+TYPE\s+JOBS\s+MEDIA S\s+CPU S\s+PRICE USD\s*$`, table)
+	assert.Regexp(t, `(?m)^\s*\d{4}-\d\d-\d\d\s+image\.resize\s+1\s+\S+\s+\S+\s+0\.0005\s*$`, table)
+	assert.Regexp(t, `(?m)\stotal\s+1\s`, table)
+	used := jsonOut(t, p.kinoCmd(t, "usage", "--json"))
 	rows := used["data"].([]any)
 	require.Len(t, rows, 1, "%v", used)
 	row := rows[0].(map[string]any)

@@ -25,7 +25,7 @@ Usage:
   kino pipeline list                 list pipelines
   kino pipeline runs ID              list a pipeline's runs, newest first
   kino pipeline run FILE|ID --watch  run a pipeline (FILE's stored pipeline, created the first time), following every node
-  kino usage [--from D] [--to D]     what the organisation's jobs and renders used and cost, by day and type
+  kino usage [--from D] [--to D]     what the organisation's jobs and renders used and cost, by day and type (a table; --json as GET /usage)
 
 Run 'kino serve -h', 'kino render -h', 'kino job -h' or 'kino pipeline -h'
 for flags. Every flag can also be set with an environment variable:
