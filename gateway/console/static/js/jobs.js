@@ -166,9 +166,15 @@ function renderFacts(j) {
   return f;
 }
 
+// inProcess says whether kino draws a job's type itself (a mockup is
+// composited in Go), so that its time is not ffmpeg's.
+function inProcess(j) {
+  return j.type === "mockup.render";
+}
+
 function mediaFacts(j) {
   const f = [["Type", j.type], ["Created", when(j.createdAt)], ["Dispatched", when(j.dispatchedAt)], ["Started", when(j.startedAt)], ["Completed", when(j.completedAt)],
-    ["Queue wait", ms(j.queueWaitMs)], ["Download", ms(j.execDownloadMs)], ["ffmpeg", ms(j.execExecuteMs)], ["Upload", ms(j.execUploadMs)], ["Total", ms(j.consumerTotalMs)],
+    ["Queue wait", ms(j.queueWaitMs)], ["Download", ms(j.execDownloadMs)], [inProcess(j) ? "Drawing (in kino)" : "ffmpeg", ms(j.execExecuteMs)], ["Upload", ms(j.execUploadMs)], ["Total", ms(j.consumerTotalMs)],
     ["Retries", j.retryCount ?? 0]];
   if (j.price !== undefined) f.push(["Price", "$" + j.price.toFixed(4)]);
   if (j.pipelineId) f.push(["Pipeline", h("a", { href: `#/pipelines/${j.pipelineId}` }, `${j.pipelineId} · ${j.pipelineNodeId}`)]);
@@ -185,7 +191,10 @@ async function mediaDetails(box, logBox, j, signal) {
   const log = h("div.panel.log", h("h2", "ffmpeg log"));
   box.replaceChildren(...sections);
   logBox.replaceChildren(log);
-  if (!j.logsRef) return log.append(h("p.note", terminal(j.status) ? "No log was kept." : "The log appears when the job ends."));
+  if (!j.logsRef) {
+    const none = inProcess(j) ? "No ffmpeg ran: kino draws this job in its own process, so there is no ffmpeg log." : "No log was kept.";
+    return log.append(h("p.note", terminal(j.status) ? none : "The log appears when the job ends."));
+  }
   try {
     const res = await fetch(j.logsRef, { signal });
     if (!res.ok) throw new Error(res.statusText);
