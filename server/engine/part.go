@@ -223,7 +223,12 @@ const joinList = "parts.txt"
 // otherwise decode every frame from their trims to the still's.
 func (s *Scene) StillFrame() *Scene {
 	n := s.frameShownAt(s.FrameTime)
-	p := s.Part(PartRange{First: n, Count: 1}, false)
+	frozen := *s
+	frozen.Layers = make([]Layer, len(s.Layers))
+	for i, l := range s.Layers {
+		frozen.Layers[i], _ = freezeAt(l, n, s.FPS)
+	}
+	p := frozen.Part(PartRange{First: n, Count: 1}, false)
 	p.FrameTime = 0
 	p.stillCut = true
 	return p

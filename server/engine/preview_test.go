@@ -44,8 +44,9 @@ func TestPreviewRefusesWhatHasNoFrame(t *testing.T) {
 }
 
 // TestPreviewFramesOnlyItsFrame: a preview at 2.5 s of a Ken Burns
-// picture from 0 s at 30 fps has zoompan frame the picture from its 75th
-// frame on, not the 75 before, then scales the frame to the width asked.
+// picture from 0 s at 30 fps frames the picture as it is on its 75th
+// frame (the zoom held at its value then, 1.25), never the 75 before, then
+// scales the frame to the width asked.
 func TestPreviewFramesOnlyItsFrame(t *testing.T) {
 	t.Parallel()
 	s := compileJSON(t, map[string]any{"width": 1280, "height": 720, "fps": 30, "format": "mp4", "loudness": map[string]any{}, "layers": []any{
@@ -62,8 +63,8 @@ func TestPreviewFramesOnlyItsFrame(t *testing.T) {
 	require.NoError(t, err)
 	graph := strings.Join(cmd.Args, " ")
 	assert.Contains(t, graph, "loop=loop=14:", "frames 75 to 89 of the layer")
-	assert.Contains(t, graph, "((in+75)/30+0)", "zoompan's clock starts at the layer's frame 75")
-	assert.Contains(t, graph, "setpts=N+75[", "and so do the frames' times")
+	assert.Contains(t, graph, "zoompan=z=(1.25-", "the zoom of the layer's frame 75, held")
+	assert.Contains(t, graph, "setpts=N+0[", "the layer starts on the preview's frame")
 	assert.Contains(t, graph, "trim=start_frame=0:end_frame=1,scale=w=640:h=360[vout]")
 	assert.NotContains(t, graph, "loudnorm")
 }
