@@ -11,7 +11,7 @@ const (
 	graphV               // a filter graph (-vf, -af, -filter, -filter_complex)
 	formatV              // a format (-f)
 	codecV               // a codec name (-c)
-	sizeV                // a picture size (-s)
+	sizeV                // a picture size (-s); a colour such as 0x102030 is not one
 	inputV               // -i
 )
 

@@ -155,7 +155,7 @@ var fileFilters = map[string]fileFilter{
 }
 
 // sizeValue is a picture size written as WxH.
-var sizeValue = regexp.MustCompile(`^([0-9]+)x([0-9]+)$`)
+var sizeValue = regexp.MustCompile(`^([1-9][0-9]*)x([1-9][0-9]*)$`)
 
 // checkGraph checks every filter of a graph: its name is allowed, its
 // file options name files of the folder (staged), no option loads its

@@ -5,13 +5,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/fetch"
 )
 
 // Limits of one command, shared by validation and the executor.
 const (
 	// MaxCommandBytes bounds the command's text.
-	MaxCommandBytes = 16 << 10
+	MaxCommandBytes = catalog.MaxCommandBytes
 	// MaxWords bounds its arguments.
 	MaxWords = 1000
 	// MaxInputs bounds its -i inputs (each a download) and named inputs.
@@ -202,7 +203,7 @@ func (p *parser) option(w, name string, a arity, v string) error {
 // input checks the value of -i.
 func (p *parser) input(v string) error {
 	if len(p.cmd.Inputs) >= MaxInputs {
-		return errorf(v, "the command has more than %d inputs", MaxInputs)
+		return errorf(v, "the command has more than %d inputs (%q is one too many)", MaxInputs, v)
 	}
 	in := Input{Ref: v, Loop: p.loop}
 	switch {
@@ -237,7 +238,7 @@ func (p *parser) input(v string) error {
 // output checks an output name.
 func (p *parser) output(w string) error {
 	if len(p.cmd.Outputs) >= MaxOutputs {
-		return errorf(w, "the command writes more than %d outputs", MaxOutputs)
+		return errorf(w, "the command writes more than %d outputs (%q is one too many)", MaxOutputs, w)
 	}
 	if !outputName.MatchString(strings.Replace(w, "%", "p", 1)) || strings.Contains(w, "..") || len(pattern.FindAllString(w, -1)) != strings.Count(w, "%") || strings.Count(w, "%") > 1 {
 		return errorf(w, "the output %q is not a bare file name: outputs are written only into the job's folder, named by letters, digits, '.', '_' and '-' (one %%d for a numbered sequence)", w)
