@@ -222,6 +222,8 @@ func TestRawFFmpegAttacksFailInsideTheWalls(t *testing.T) {
 			inputs: map[string]any{"list.m3u8": base + "/evil.m3u8"}},
 		{name: "concat list as a named input", command: "-i list.txt -c copy out.mp4", code: "INPUT_INVALID",
 			inputs: map[string]any{"list.txt": base + "/list.txt"}},
+		{name: "hls playlist staged as subtitles", command: "-i clip.mp4 -vf subtitles=subs.srt out.mp4", code: "INPUT_INVALID",
+			inputs: map[string]any{"clip.mp4": base + "/clip.mp4", "subs.srt": base + "/evil.m3u8"}},
 		{name: "infinite stream_loop", command: "-re -stream_loop -1 -i " + base + "/clip.mp4 -c copy out.mkv", code: "JOB_TIMEOUT", timeout: 2},
 		{name: "endless generated output", command: `-f lavfi -i "color=s=640x360:r=25" -c:v rawvideo -pix_fmt rgb24 out.avi`, code: "OUTPUT_TOO_LARGE", timeout: 60},
 		{name: "a sequence of too many files", command: `-f lavfi -i "color=s=16x16:r=25" -t 6 frame_%03d.png`, code: "OUTPUT_TOO_LARGE"},

@@ -16,9 +16,10 @@ import (
 // (raw.ffmpeg, ffmpeg) with the guarded fetch every job uses, before
 // ffmpeg starts: each named input staged in the folder under its name,
 // and each URL or asset id of the command's -i positions as input-N.
-// What the command reads with -i is probed (its format is forced when
-// ffmpeg opens it, and a playlist or a concat list is refused); files
-// only filters read (subtitles, fonts) are not.
+// What ffmpeg opens through a demuxer (-i, the subtitles and ass
+// filters) is probed: its format is forced when -i opens it, and a
+// playlist or a concat list is refused. Fonts and LUTs, read by their
+// filters' own parsers, are not.
 func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
 	values := map[string]string{}
 	_ = json.Unmarshal(args.Inputs, &values)
@@ -35,6 +36,9 @@ func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, args media.Arg
 		return nil, 0, &failure{Code: jobs.CodeInputInvalid, Message: "params.command: " + err.Error()}
 	}
 	probed := map[string]bool{}
+	for name := range cmd.Demuxed {
+		probed[name] = true
+	}
 	var keys, files []string
 	var sources []attempt.Source
 	add := func(key, file, label, ref string) {
@@ -46,8 +50,6 @@ func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, args media.Arg
 	}
 	for i, in := range cmd.Inputs {
 		switch in.Kind {
-		case rawcmd.Named:
-			probed[in.Ref] = true
 		case rawcmd.URL, rawcmd.Asset:
 			key := executor.CommandInputKey(i)
 			probed[key] = true

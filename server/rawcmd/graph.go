@@ -157,10 +157,16 @@ var fileFilters = map[string]fileFilter{
 // sizeValue is a picture size written as WxH.
 var sizeValue = regexp.MustCompile(`^([1-9][0-9]*)x([1-9][0-9]*)$`)
 
+// demuxedBy are the filters that open their file with ffmpeg's demuxers,
+// which guess its format: such a file is probed like an -i input, so that
+// a playlist staged as subs.srt is refused rather than followed.
+var demuxedBy = map[string]bool{"subtitles": true, "ass": true}
+
 // checkGraph checks every filter of a graph: its name is allowed, its
 // file options name files of the folder (staged), no option loads its
-// value from a file, and no size asks for more than maxPixels.
-func checkGraph(word, graph string, staged map[string]bool, maxPixels int64) error {
+// value from a file, and no size asks for more than maxPixels. demuxed
+// is told each staged file a filter opens through a demuxer.
+func checkGraph(word, graph string, staged map[string]bool, maxPixels int64, demuxed func(name string)) error {
 	fs, err := parseGraph(graph)
 	if err != nil {
 		return errorf(word, "the filter graph %q cannot be read: %v", short(graph), err)
@@ -183,6 +189,9 @@ func checkGraph(word, graph string, staged map[string]bool, maxPixels int64) err
 				}
 				if isFile && !(staged[v] || (key == "fontsdir" && v == ".")) {
 					return errorf(v, "filter %s: %q is not a file of the job: a file a filter reads must be one of the job's named inputs", base, v)
+				}
+				if isFile && demuxedBy[base] && key != "fontsdir" {
+					demuxed(v)
 				}
 			}
 			if err := checkSize(base, key, v, maxPixels); err != nil {

@@ -77,6 +77,11 @@ type Output struct {
 type Command struct {
 	Inputs  []Input
 	Outputs []Output
+	// Demuxed are the named inputs ffmpeg opens through a demuxer (with
+	// -i, or from the subtitles and ass filters): each must be probed as
+	// a self-contained media file before ffmpeg starts. Fonts, LUTs and
+	// text files read by their filters' own parsers are not.
+	Demuxed map[string]bool
 	words   []string
 }
 
@@ -166,6 +171,13 @@ type parser struct {
 
 func (p *parser) emit(w ...string) { p.cmd.words = append(p.cmd.words, w...) }
 
+func (p *parser) demuxed(name string) {
+	if p.cmd.Demuxed == nil {
+		p.cmd.Demuxed = map[string]bool{}
+	}
+	p.cmd.Demuxed[name] = true
+}
+
 // option checks one option and its value.
 func (p *parser) option(w, name string, a arity, v string) error {
 	switch a {
@@ -183,7 +195,7 @@ func (p *parser) option(w, name string, a arity, v string) error {
 			return errorf(v, "the codec %q is not allowed (see docs/media.md for the codecs kino runs)", v)
 		}
 	case graphV:
-		if err := checkGraph(w, v, p.named, p.maxPixels); err != nil {
+		if err := checkGraph(w, v, p.named, p.maxPixels, p.demuxed); err != nil {
 			return err
 		}
 	case sizeV:
@@ -209,7 +221,7 @@ func (p *parser) input(v string) error {
 	switch {
 	case p.format == "lavfi":
 		in.Kind = Graph
-		if err := checkGraph(v, v, p.named, p.maxPixels); err != nil {
+		if err := checkGraph(v, v, p.named, p.maxPixels, p.demuxed); err != nil {
 			return err
 		}
 		p.emit("-f", "lavfi")
@@ -217,6 +229,7 @@ func (p *parser) input(v string) error {
 		return errorf(p.format, "-f %s cannot be forced on an input: kino opens every downloaded input with the format it detects (only -f lavfi is allowed before -i)", p.format)
 	case p.named[v]:
 		in.Kind = Named
+		p.demuxed(v)
 	case assetID.MatchString(v):
 		in.Kind = Asset
 	case fetch.IsHTTPURL(v):

@@ -31,13 +31,13 @@ func Split(s string) ([]string, error) {
 				cur.Reset()
 				inWord = false
 			}
+		case c == '\\' && i+1 < len(s) && s[i+1] == '\n':
+			i++ // a backslash-newline joins lines
 		case c == '\\':
 			inWord = true
 			if i+1 < len(s) {
 				i++
-				if s[i] != '\n' { // a backslash-newline joins lines
-					cur.WriteByte(s[i])
-				}
+				cur.WriteByte(s[i])
 			}
 		case c == '\'':
 			inWord = true
