@@ -95,3 +95,21 @@ func TestSandboxHasNoNetwork(t *testing.T) {
 	}
 	assert.Zero(t, hits.Load(), "no request reached the host's loopback")
 }
+
+// Not parallel: it swaps the process's walls, and parallel tests run
+// only once the serial ones are done.
+func TestSandboxRefusesToRunWithoutItsWalls(t *testing.T) {
+	if !ffmpeg.ProbeWalls().Complete() {
+		t.Skip("no sandbox on this kernel")
+	}
+	restore := ffmpeg.SetWalls(ffmpeg.Walls{Landlock: 0, Err: "landlock: not supported"})
+	defer restore()
+	dir := t.TempDir()
+	args := []string{"-f", "lavfi", "-i", "color=size=16x16", "-frames:v", "1", "out.png"}
+	err := ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: dir, Sandbox: &ffmpeg.Sandbox{}})
+	require.ErrorIs(t, err, ffmpeg.ErrNoSandbox)
+	assert.NoFileExists(t, filepath.Join(dir, "out.png"), "ffmpeg never started")
+	// Allowed to run behind what walls remain (here none): it runs.
+	require.NoError(t, ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: dir, Sandbox: &ffmpeg.Sandbox{Partial: true}}))
+	assert.FileExists(t, filepath.Join(dir, "out.png"))
+}

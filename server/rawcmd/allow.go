@@ -43,7 +43,7 @@ var options = map[string]struct {
 	"disposition": {value, true}, "start_number": {value, false}, "update": {value, false},
 	"timecode": {value, false}, "max_interleave_delta": {value, false}, "final_delay": {value, false},
 	"an": {flag, false}, "vn": {flag, false}, "sn": {flag, false}, "dn": {flag, false},
-	"apad": {value, true}, "sws_flags": {value, false},
+	"sws_flags": {value, false},
 	// per stream
 	"c": {codecV, true}, "codec": {codecV, true}, "vcodec": {codecV, false}, "acodec": {codecV, false},
 	"scodec": {codecV, false}, "vf": {graphV, false}, "af": {graphV, false}, "filter": {graphV, true},
