@@ -81,11 +81,15 @@ func TestNamedInputsAreStagedByName(t *testing.T) {
 	id := k.createJob(t, map[string]any{"type": "ffmpeg",
 		"inputs": map[string]any{"clip.mp4": "http://localhost:8080/demo/talk.mp4", "subs.srt": map[string]any{"url": "http://localhost:8080/demo/captions.srt"},
 			"font.ttf": "http://localhost:8080/demo/font.ttf"},
-		"params": map[string]any{"command": `ffmpeg -i clip.mp4 -t 2 -vf "subtitles=subs.srt,drawtext=fontfile=font.ttf:text='kino':x=10:y=10:fontsize=24" -c:v libx264 -preset ultrafast -c:a aac out.mp4`}})
+		"params": map[string]any{"command": `ffmpeg -i clip.mp4 -t 2 -vf "subtitles=subs.srt,drawtext=fontfile=font.ttf:text='kino':x=10:y=10:fontsize=24" -c:v libx264 -preset ultrafast -c:a aac result`,
+			"outputFormat": "mp4"}})
 	j := k.waitJob(t, id)
 	require.Equal(t, "complete", j["status"], "%v", j)
+	// outputFormat names the container of an output without extension.
+	assert.True(t, strings.HasSuffix(j["outputUrl"].(string), ".mp4") || strings.Contains(j["outputUrl"].(string), ".mp4?"), "%v", j["outputUrl"])
 	info := download(t, j["outputUrl"].(string))
 	assert.InDelta(t, 2, info.Duration, 0.2)
+	assert.Contains(t, info.FormatName, "mp4")
 }
 
 // attack is a hostile command refused at submit, naming word.

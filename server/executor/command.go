@@ -45,8 +45,8 @@ func (ffmpegCommand) Run(ctx context.Context, t Task) (Result, error) {
 		}
 	}
 	maxPixels := ffmpeg.CurrentLimits().MaxPixels
-	command := str(t.Params, "command", "")
-	cmd, err := rawcmd.Parse(command, named, maxPixels)
+	command, format := str(t.Params, "command", ""), str(t.Params, "outputFormat", "")
+	cmd, err := rawcmd.Parse(command, named, maxPixels, format)
 	if err != nil { // checked at submit; a changed allowlist may refuse it now
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.command: %v", err)
 	}
@@ -71,7 +71,6 @@ func (ffmpegCommand) Run(ctx context.Context, t Task) (Result, error) {
 		locals[i] = rawcmd.Local{Path: got.Path, Demuxer: d}
 		duration = max(duration, got.Info.Duration)
 	}
-	format := str(t.Params, "outputFormat", "")
 	first := ""
 	if f, ok := commandFormats[format]; ok && !strings.EqualFold(filepath.Ext(cmd.Outputs[0].Name), "."+format) {
 		first = f.muxer

@@ -58,7 +58,8 @@ func validateCommand(t *catalog.Type, inputs, params map[string]any, assetMedia 
 		return append(out, ps...)
 	}
 	command, _ := params["command"].(string)
-	cmd, err := rawcmd.Parse(command, named, ffmpeg.CurrentLimits().MaxPixels)
+	format, _ := params["outputFormat"].(string)
+	cmd, err := rawcmd.Parse(command, named, ffmpeg.CurrentLimits().MaxPixels, format)
 	if err != nil {
 		return append(out, catalog.Problem{Path: "params.command", Message: err.Error()})
 	}

@@ -24,14 +24,15 @@ func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, args media.Arg
 	values := map[string]string{}
 	_ = json.Unmarshal(args.Inputs, &values)
 	params := struct {
-		Command string `json:"command"`
+		Command      string `json:"command"`
+		OutputFormat string `json:"outputFormat"`
 	}{}
 	_ = json.Unmarshal(args.Params, &params)
 	named := map[string]bool{}
 	for k := range values {
 		named[k] = true
 	}
-	cmd, err := rawcmd.Parse(params.Command, named, ffmpeg.CurrentLimits().MaxPixels)
+	cmd, err := rawcmd.Parse(params.Command, named, ffmpeg.CurrentLimits().MaxPixels, params.OutputFormat)
 	if err != nil {
 		return nil, 0, &failure{Code: jobs.CodeInputInvalid, Message: "params.command: " + err.Error()}
 	}

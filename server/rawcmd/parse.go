@@ -100,11 +100,12 @@ var (
 var dropped = map[string]bool{"y": true, "n": true, "hide_banner": true, "nostdin": true, "stats": true,
 	"nostats": true, "loglevel": true, "v": true, "benchmark": true}
 
-// Parse checks a command. named are the job's named inputs (the ffmpeg
-// type; nil for raw.ffmpeg): files staged in the folder under their
-// names, which -i and filters may use. maxPixels bounds picture sizes
-// the command asks for.
-func Parse(command string, named map[string]bool, maxPixels int64) (*Command, error) {
+// Parse checks a command. named are the job's named inputs: files staged
+// in the folder under their names, which -i and filters may use.
+// maxPixels bounds picture sizes the command asks for. outputFormat is
+// the job's outputFormat, which lets the first output's name go without
+// an extension.
+func Parse(command string, named map[string]bool, maxPixels int64, outputFormat string) (*Command, error) {
 	if len(command) > MaxCommandBytes {
 		return nil, errorf("", "the command is %d bytes, more than the limit of %d", len(command), MaxCommandBytes)
 	}
@@ -121,7 +122,7 @@ func Parse(command string, named map[string]bool, maxPixels int64) (*Command, er
 	if len(words) > MaxWords {
 		return nil, errorf("", "the command has %d arguments, more than the limit of %d", len(words), MaxWords)
 	}
-	p := parser{named: named, maxPixels: maxPixels, cmd: &Command{}}
+	p := parser{named: named, maxPixels: maxPixels, outputFormat: outputFormat, cmd: &Command{}}
 	for i := 0; i < len(words); i++ {
 		w := words[i]
 		if !strings.HasPrefix(w, "-") || w == "-" {
@@ -162,11 +163,12 @@ func Parse(command string, named map[string]bool, maxPixels int64) (*Command, er
 }
 
 type parser struct {
-	named     map[string]bool
-	maxPixels int64
-	cmd       *Command
-	format    string // a pending -f
-	loop      bool   // a pending -loop
+	named        map[string]bool
+	maxPixels    int64
+	outputFormat string
+	cmd          *Command
+	format       string // a pending -f
+	loop         bool   // a pending -loop
 }
 
 func (p *parser) emit(w ...string) { p.cmd.words = append(p.cmd.words, w...) }
@@ -264,7 +266,7 @@ func (p *parser) output(w string) error {
 			return errorf(w, "the output %q is written twice", w)
 		}
 	}
-	if p.format == "" && !strings.Contains(w, ".") {
+	if p.format == "" && !strings.Contains(w, ".") && (len(p.cmd.Outputs) > 0 || p.outputFormat == "") {
 		return errorf(w, "the output %q has no extension to tell its format; add one (output.mp4) or -f before it", w)
 	}
 	if p.format != "" && !outputFormats[p.format] {

@@ -1,6 +1,8 @@
 package rawcmd_test
 
 import (
+	"os/exec"
+	"regexp"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -36,7 +38,7 @@ func TestParseAllowsAClientsEdit(t *testing.T) {
 		`-f LAVFI -i "color=c=0x102030:s=640x360:d=3" -filter_complex "[0:v]trim=0:2,setpts=PTS-STARTPTS,scale=640:360[a];`+
 		`[3:v][a]overlay=x='(W-w)/2':y=0,drawtext=fontfile=font.ttf:text='hi',subtitles=subs.srt[v]" -map "[v]" -map 2:a -c:v libx264 -c:a:0 aac `+
 		`-shortest output.mp4 -map "[v]" -frames:v 1 -f image2 thumb_%03d.png`,
-		map[string]bool{"clip.mp4": true, "font.ttf": true, "subs.srt": true}, 50_000_000)
+		map[string]bool{"clip.mp4": true, "font.ttf": true, "subs.srt": true}, 50_000_000, "")
 	require.NoError(t, err)
 	require.Len(t, cmd.Inputs, 4)
 	assert.Equal(t, []rawcmd.InputKind{rawcmd.URL, rawcmd.Asset, rawcmd.Named, rawcmd.Graph},
@@ -60,11 +62,32 @@ func TestParseAllowsAClientsEdit(t *testing.T) {
 func TestParseReadsFilterNamesAsFFmpegDoes(t *testing.T) {
 	t.Parallel()
 	for _, graph := range []string{`mo'v'ie=x`, `mo\vie=x`, ` movie =x`, `[in]movie@one=x[out]`, `null,movie`, `null;'movie'`, `scale=2:2[a];[a]amovie`} {
-		_, err := rawcmd.Parse(`-f lavfi -i color -vf "`+graph+`" o.mp4`, nil, 1e6)
+		_, err := rawcmd.Parse(`-f lavfi -i color -vf "`+graph+`" o.mp4`, nil, 1e6, "")
 		require.Error(t, err, graph)
 		assert.Contains(t, err.(*rawcmd.Error).Word, "movie", graph)
 	}
 	// Quotes inside option values keep their separators.
-	_, err := rawcmd.Parse(`-f lavfi -i color -vf "drawtext=text='a\:b,c;d':fontsize=20" o.mp4`, nil, 1e6)
+	_, err := rawcmd.Parse(`-f lavfi -i color -vf "drawtext=text='a\:b,c;d':fontsize=20" o.mp4`, nil, 1e6, "")
 	assert.NoError(t, err)
+}
+
+// TestGraphNamesAgreeWithFFmpeg asks ffmpeg itself which filter it finds
+// first in graphs spelled to mislead, with a name that exists nowhere,
+// and checks kino reads the same name: a filter kino reads one way and
+// ffmpeg another would slip past the allowlist.
+func TestGraphNamesAgreeWithFFmpeg(t *testing.T) {
+	t.Parallel()
+	if _, err := exec.LookPath("ffmpeg"); err != nil {
+		t.Skip("no ffmpeg")
+	}
+	noSuch := regexp.MustCompile(`No such filter: '(.*)'\r?\n`)
+	for _, graph := range []string{`zz'q'x=1`, `zz\qx=1`, ` zzqx =1`, `null,zz'q'x`, `null;'zzqx'`, `[in]null[a];[a]zz\'qx[out]`,
+		`scale=2:2,zz"q"x`, `nu'll',zz\\qx`, "null,\tzzqx"} {
+		names, err := rawcmd.FilterNames(graph)
+		require.NoError(t, err, graph)
+		out, _ := exec.Command("ffmpeg", "-hide_banner", "-f", "lavfi", "-i", "nullsrc=s=16x16:d=0.04", "-filter_complex", graph, "-f", "null", "-").CombinedOutput()
+		m := noSuch.FindSubmatch(out)
+		require.NotNil(t, m, "%s: ffmpeg said %s", graph, out)
+		assert.Contains(t, names, string(m[1]), "%s: ffmpeg looked for %q, kino read %q", graph, m[1], names)
+	}
 }
