@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -266,4 +267,37 @@ func TestRawFFmpegReachesNoPrivateAddress(t *testing.T) {
 		assert.Equal(t, "ASSET_FETCH_FAILED", j["errorCode"], "%s: %v", in, j)
 	}
 	assert.Zero(t, hits.Load(), "no request reached 127.0.0.1")
+}
+
+// TestRawFFmpegCancelKillsTheSandboxedProcess: a cancel reaches ffmpeg
+// behind the launcher (same process, its own group): no ffmpeg working in
+// kino's folders is left.
+func TestRawFFmpegCancelKillsTheSandboxedProcess(t *testing.T) {
+	t.Parallel()
+	requireWalls(t)
+	k := start(t, storetest.SQLite(t), nil)
+	id := k.createJob(t, map[string]any{"type": "raw.ffmpeg", "inputs": map[string]any{},
+		"params": map[string]any{"command": `-re -f lavfi -i "color=s=64x64:r=25" -t 600 -c:v libx264 -preset ultrafast out.mp4`, "timeout": 900}})
+	require.Eventually(t, func() bool { return len(ffmpegsUnder(k.cfg.DataDir)) > 0 }, 30*time.Second, 20*time.Millisecond, "ffmpeg started")
+	k.waitMediaStatus(t, id, "running", 30*time.Second)
+	r := k.do(t, http.MethodPost, "/jobs/"+id+"/cancel", nil)
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+	require.Eventually(t, func() bool { return len(ffmpegsUnder(k.cfg.DataDir)) == 0 }, 5*time.Second, 20*time.Millisecond, "ffmpeg killed")
+	assert.Equal(t, "cancelled", k.waitJob(t, id)["status"])
+}
+
+// ffmpegsUnder are the pids of ffmpeg processes working in dir.
+func ffmpegsUnder(dir string) []string {
+	var out []string
+	procs, _ := filepath.Glob("/proc/[0-9]*")
+	for _, p := range procs {
+		comm, err := os.ReadFile(filepath.Join(p, "comm"))
+		if err != nil || strings.TrimSpace(string(comm)) != "ffmpeg" {
+			continue
+		}
+		if cwd, err := os.Readlink(filepath.Join(p, "cwd")); err == nil && strings.HasPrefix(cwd, dir) {
+			out = append(out, filepath.Base(p))
+		}
+	}
+	return out
 }
