@@ -184,6 +184,11 @@ func TestRawFFmpegAttacksAreRefusedAtSubmit(t *testing.T) {
 	r := k.do(t, http.MethodPost, "/jobs", map[string]any{"type": "raw.ffmpeg", "inputs": map[string]any{}, "params": map[string]any{"command": "-i " + u + " out.mp4", "timeout": 901}})
 	require.Equal(t, http.StatusBadRequest, r.status)
 	assert.Contains(t, string(r.body), "params.timeout")
+	// A pipeline's node is checked by the same parser.
+	r = k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "evil", "nodes": []any{
+		map[string]any{"id": "raw", "jobType": "raw.ffmpeg", "params": map[string]any{"command": "-report -i " + u + " out.mp4"}}}, "edges": []any{}})
+	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	assert.Contains(t, string(r.body), "-report")
 	r = k.do(t, http.MethodGet, "/api/health", nil)
 	assert.Equal(t, http.StatusOK, r.status, "kino keeps serving")
 }
