@@ -113,3 +113,19 @@ func TestSandboxRefusesToRunWithoutItsWalls(t *testing.T) {
 	require.NoError(t, ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: dir, Sandbox: &ffmpeg.Sandbox{Partial: true}}))
 	assert.FileExists(t, filepath.Join(dir, "out.png"))
 }
+
+// Not parallel: it sets FFREPORT in kino's own environment, which an
+// unsandboxed ffmpeg inherits and obeys by writing a report where it says.
+func TestSandboxDropsKinosEnvironment(t *testing.T) {
+	if !ffmpeg.ProbeWalls().Complete() {
+		t.Skip("no sandbox on this kernel")
+	}
+	outside := t.TempDir()
+	report := filepath.Join(outside, "report.log")
+	t.Setenv("FFREPORT", "file="+report+":level=32")
+	args := []string{"-f", "lavfi", "-i", "color=size=16x16", "-frames:v", "1", "out.png"}
+	require.NoError(t, ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir(), Sandbox: &ffmpeg.Sandbox{}}))
+	assert.NoFileExists(t, report, "the sandboxed ffmpeg saw no FFREPORT")
+	require.NoError(t, ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir()}))
+	assert.FileExists(t, report, "unsandboxed, the same run writes it: the test can fail")
+}
