@@ -35,6 +35,11 @@ require (
 )
 
 require (
+	github.com/landlock-lsm/go-landlock v0.11.2
+	kernel.org/pub/linux/libs/security/libcap/psx v1.2.78 // indirect
+)
+
+require (
 	ariga.io/atlas v0.32.1-0.20250325101103-175b25e1c1b9 // indirect
 	github.com/agext/levenshtein v1.2.3 // indirect
 	github.com/apparentlymart/go-textseg/v15 v15.0.0 // indirect

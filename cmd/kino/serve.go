@@ -48,6 +48,7 @@ func serve(args []string) error {
 	fs.DurationVar(&cfg.URLLifetime, "url-lifetime", storage.DefaultURLLifetime, "how long an output URL kino hands out stays valid (S3 presigned URLs and signed /files/ URLs)")
 	fs.StringVar(&cfg.URLSecret, "url-secret", "", "secret that signs /files/ URLs; every node must share it (default: a random secret created once and kept in the database)")
 	fs.BoolVar(&cfg.AllowPrivateNetworks, "allow-private-networks", false, "let asset downloads and webhooks reach private, loopback and link-local addresses")
+	fs.BoolVar(&cfg.RawFFmpegWithoutSandbox, "raw-ffmpeg-without-sandbox", false, "run raw.ffmpeg/ffmpeg jobs on a kernel without a network namespace or Landlock, behind the command parser alone (otherwise they fail there)")
 	fs.StringVar(&cfg.WebhookSecret, "webhook-secret", "", "sign webhooks with this Standard Webhooks secret (whsec_… or any string)")
 	fs.IntVar(&cfg.WebhookMaxAttempts, "webhook-attempts", 8, "delivery attempts of a webhook before it is given up")
 	fs.Var(&cors, "cors-origins", "comma-separated origins allowed to call the API from a browser (* for any); default CORS off")

@@ -86,14 +86,19 @@ type Config struct {
 	// the database, shared by every node on it.
 	URLSecret            string
 	AllowPrivateNetworks bool
-	WebhookSecret        string
-	WebhookMaxAttempts   int
-	WebhookBaseDelay     time.Duration
-	CORSOrigins          []string
-	MaxBodyBytes         int64
-	MaxAssetBytes        int64
-	FetchTimeout         time.Duration
-	RenderTimeout        time.Duration
+	// RawFFmpegWithoutSandbox runs clients' own ffmpeg commands
+	// (raw.ffmpeg, ffmpeg) on a kernel that lacks a wall of the sandbox
+	// (network namespace, Landlock), behind the parser and what walls
+	// remain (--raw-ffmpeg-without-sandbox); otherwise such jobs fail.
+	RawFFmpegWithoutSandbox bool
+	WebhookSecret           string
+	WebhookMaxAttempts      int
+	WebhookBaseDelay        time.Duration
+	CORSOrigins             []string
+	MaxBodyBytes            int64
+	MaxAssetBytes           int64
+	FetchTimeout            time.Duration
+	RenderTimeout           time.Duration
 	// Split says which renders are split across workers (docs/split.md);
 	// the zero value splits none.
 	Split render.SplitConfig
@@ -452,6 +457,7 @@ func (a *App) openWorkers() {
 				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
 				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
+				RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox,
 			}),
 		},
 		TracerProvider: cfg.TracerProvider,
@@ -605,6 +611,22 @@ func (a *App) serve() {
 	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "metrics", a.MetricsAddr, "database", a.store.Dialect,
 		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", a.publicURL,
 		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
+	if cfg.Role != node.RoleAPI {
+		logWalls(cfg)
+	}
+}
+
+// logWalls says which walls of the raw ffmpeg sandbox this node's kernel
+// offers, once at start: a node without them fails raw.ffmpeg jobs
+// unless --raw-ffmpeg-without-sandbox is set.
+func logWalls(cfg Config) {
+	w := ffmpeg.ProbeWalls()
+	if w.Complete() {
+		cfg.Log.Info("raw ffmpeg sandbox", "network_namespace", w.Network, "landlock_abi", w.Landlock)
+		return
+	}
+	cfg.Log.Warn("raw ffmpeg sandbox incomplete", "network_namespace", w.Network, "landlock_abi", w.Landlock, "err", w.Err,
+		"raw_ffmpeg_without_sandbox", cfg.RawFFmpegWithoutSandbox)
 }
 
 // goBackground runs f until it returns, counted in a.bg so that closeAll

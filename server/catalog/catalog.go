@@ -50,6 +50,11 @@ type Type struct {
 	// MediaOverrides are prices per media kind, when they differ: made
 	// from PricePerMegapixel for the types that write pictures.
 	MediaOverrides map[string]any
+	// Command types (raw.ffmpeg, ffmpeg) run the client's own ffmpeg
+	// command, params.command: their inputs are not fields but files
+	// named by the client, each staged in the job's folder under its
+	// name for the command to use, and the command's own -i URLs.
+	Command bool
 }
 
 // Input returns the input field named name.

@@ -61,7 +61,44 @@ var layerPath = Param{Kind: "string", MaxLength: 1000}
 // colorHex is a colour as #rrggbb.
 var colorHex = Param{Kind: "string", Pattern: regexp.MustCompile(`^#[0-9a-fA-F]{6}$`), PatternHint: "must be a colour as #rrggbb"}
 
+// ffmpegCommand is the declaration of raw.ffmpeg and of ffmpeg, its newer
+// name: the same job.
+func ffmpegCommand(name, summary string) *Type {
+	return &Type{
+		Name: name, Tag: "ffmpeg", Pattern: "transform", Command: true,
+		Summary:    summary,
+		ProviderID: "ffmpeg", Resource: "ffmpeg, sandboxed (allowlisted options, no network, confined to the job's folder)",
+		Outputs: []Field{
+			{Name: "outputUrl", Media: []string{Video, Audio, Image, Subtitles}, Description: "the command's first output file; outputUrl2, outputUrl3, … are the others, in the command's order"},
+		},
+		Params: []Param{
+			{Name: "command", Kind: "string", Required: true, MaxLength: MaxCommandBytes,
+				Description: "an ffmpeg command line (the leading ffmpeg is optional): -i takes an http(s) URL, an asset id or a named input; outputs are bare file names"},
+			{Name: "outputFormat", Kind: "string", Enum: OutputFormats,
+				Description: "the container of the first output; default from its file name's extension"},
+			{Name: "timeout", Kind: "integer", Min: bound(1), Max: bound(MaxCommandTimeout),
+				Description: "the longest ffmpeg may run, in seconds (downloads excluded); default 120"},
+		},
+		AcceptsMedia: []string{Video, Audio, Image}, PricePerSecond: 0.001, MinPrice: 0.001,
+	}
+}
+
+// Limits of the command types, shared by validation and the executor.
+const (
+	// MaxCommandBytes bounds params.command.
+	MaxCommandBytes = 16 << 10
+	// MaxCommandTimeout bounds params.timeout, in seconds.
+	MaxCommandTimeout = 900
+	// DefaultCommandTimeout is params.timeout when it is not given.
+	DefaultCommandTimeout = 120
+)
+
+// OutputFormats are the values of the command types' outputFormat.
+var OutputFormats = []string{"mp4", "mkv", "webm", "mov", "avi", "ts", "gif", "png", "jpg", "mp3", "wav", "flac", "ogg", "aac", "opus", "m4a", "srt", "vtt"}
+
 var types = []*Type{
+	ffmpegCommand("ffmpeg", "Run your own ffmpeg command on your inputs: named inputs staged in the job's folder by name, and http(s) URLs or asset ids in -i positions."),
+	ffmpegCommand("raw.ffmpeg", "Run your own ffmpeg command (the first name of the ffmpeg type): inputs are http(s) URLs or asset ids in -i positions."),
 	{
 		Name: "mockup.render", Tag: "image", Pattern: "transform",
 		Summary:    "Place designs into the smart objects of a PSD template, in its perspective and warps and under its shading, and draw the product picture.",

@@ -12,6 +12,8 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/rawcmd"
 )
 
 // Limits bound the size of a pipeline.
@@ -100,7 +102,17 @@ func Validate(s Spec) []catalog.Problem {
 		if params == nil {
 			params = map[string]any{}
 		}
-		out = append(out, t.ValidateParams(p+".params", params)...)
+		ps := t.ValidateParams(p+".params", params)
+		out = append(out, ps...)
+		if t.Command && len(ps) == 0 {
+			// A client's own command is checked by the same parser as a
+			// job's, at creation (and again when each job runs).
+			command, _ := params["command"].(string)
+			format, _ := params["outputFormat"].(string)
+			if _, err := rawcmd.Parse(command, nil, ffmpeg.CurrentLimits().MaxPixels, format); err != nil {
+				add(p+".params.command", "%s", err.Error())
+			}
+		}
 		if _, dup := types[n.ID]; !dup && n.ID != "" {
 			types[n.ID] = t
 		}

@@ -58,6 +58,10 @@ type Task struct {
 	// MaxOutputBytes bounds what each ffmpeg run writes in Dir
 	// (--max-output-size); 0 bounds nothing.
 	MaxOutputBytes int64
+	// SandboxPartial lets a client's own command (raw.ffmpeg) run behind
+	// the walls the kernel has when one is missing
+	// (--raw-ffmpeg-without-sandbox); otherwise such a job fails.
+	SandboxPartial bool
 }
 
 // Result is what a job produced: files by output field, and other output
@@ -95,6 +99,8 @@ var registry = map[string]Executor{
 	"caption.burn":    captionBurn{},
 	"video.thumbnail": videoThumbnail{},
 	"video.transcode": videoTranscode{},
+	"raw.ffmpeg":      ffmpegCommand{},
+	"ffmpeg":          ffmpegCommand{},
 }
 
 // For returns the executor of a job type, if kino can run it yet.

@@ -45,6 +45,11 @@ type RunOptions struct {
 	// it is stopped and fails with an *OutputTooLargeError. Dir must be
 	// the run's own folder.
 	MaxOutputBytes int64
+	// Sandbox, when set, runs ffmpeg behind the second wall of a
+	// client's own command: no network, the filesystem confined to Dir
+	// (read-write) and what ffmpeg needs to read, rlimits (see
+	// sandbox.go). Dir must be the run's own folder.
+	Sandbox *Sandbox
 }
 
 // runFlags come before the caller's arguments: no banner, no prompt, no
@@ -63,11 +68,17 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 	if err := ctx.Err(); err != nil {
 		return fmt.Errorf("ffmpeg not started: %w", err)
 	}
-	cmd := exec.Command("ffmpeg", append(append([]string{}, runFlags...), args...)...)
+	full := append(append([]string{}, runFlags...), args...)
+	cmd := exec.Command("ffmpeg", full...)
 	cmd.Dir = opts.Dir
 	// Its own process group, so a kill reaches every process of the run;
 	// and it dies with kino, so a killed kino leaves no render behind.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if opts.Sandbox != nil {
+		if cmd, err = sandboxCommand(full, opts); err != nil {
+			return err
+		}
+	}
 	stdout, err := cmd.StdoutPipe()
 	if err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)

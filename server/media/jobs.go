@@ -164,6 +164,9 @@ func (s *JobService) assetMedia(ctx context.Context) func(id string) (string, bo
 // http(s) URL, whose media kind shows only when the job runs, or the id of
 // an asset the caller can see, whose kind must be one the input accepts.
 func validateJob(t *catalog.Type, inputs, params map[string]any, assetMedia func(id string) (string, bool)) []catalog.Problem {
+	if t.Command {
+		return validateCommand(t, inputs, params, assetMedia)
+	}
 	var out []catalog.Problem
 	names := make([]string, 0, len(inputs))
 	for k := range inputs {

@@ -45,7 +45,11 @@ type Config struct {
 	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
 	// disk must have for an attempt to start (--min-free-disk).
 	MinFreeDisk int64
-	Log         *slog.Logger
+	// RawFFmpegWithoutSandbox runs clients' own ffmpeg commands behind
+	// the walls the kernel has when one is missing
+	// (--raw-ffmpeg-without-sandbox); otherwise such jobs fail.
+	RawFFmpegWithoutSandbox bool
+	Log                     *slog.Logger
 }
 
 // Runner runs media jobs; it is the core's handler of the media kind.
@@ -123,6 +127,10 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	var keys map[string]string // output field -> its object
 	var mediaSeconds float64
 	f = timed("download", func() (f *failure) {
+		if t, ok := catalog.Lookup(j.Type); ok && t.Command {
+			inputs, mediaSeconds, f = r.downloadCommand(a, j, args)
+			return f
+		}
 		inputs, mediaSeconds, f = r.download(a, j, args)
 		return f
 	})
@@ -235,7 +243,7 @@ func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, args media.Args, input
 	params := map[string]any{}
 	_ = json.Unmarshal(args.Params, &params)
 	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
-		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes,
+		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes, SandboxPartial: r.cfg.RawFFmpegWithoutSandbox,
 		Fetch: func(ctx context.Context, ref, dst string) error {
 			return r.fetch(ctx, j.OrgID, ref, "", dst)
 		}})
