@@ -7,16 +7,20 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"unicode/utf16"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -150,10 +154,15 @@ func TestCaptionBurnASSAsWritten(t *testing.T) {
 	for _, size := range []string{"1080x1920", "540x960"} {
 		src := filepath.Join(dir, size+".mp4")
 		makeVideo(t, src, size)
+		// Styling params do not restyle an ASS file; the job says so.
 		id := k.createJob(t, map[string]any{"type": "caption.burn", "inputs": map[string]any{
-			"source": srv + "/" + size + ".mp4", "subtitles": srv + "/reel.ass", "font": srv + "/fonts/font.ttf"}})
+			"source": srv + "/" + size + ".mp4", "subtitles": srv + "/reel.ass", "font": srv + "/fonts/font.ttf"},
+			"params": map[string]any{"fontSize": 20, "position": "top"}})
 		j := k.waitJob(t, id)
 		require.Equal(t, "complete", j["status"], "%v", j)
+		var meta map[string]any
+		require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
+		assert.Equal(t, []any{"params fontSize, position: not applied, the ASS file is burned as written (its own styles)"}, meta["warnings"])
 		got := filepath.Join(dir, size+"-kino.mp4")
 		fetchBody(t, j["outputUrl"].(string), got)
 
@@ -379,4 +388,28 @@ func TestCaptionBurnParamsRefused(t *testing.T) {
 		r := k.do(t, http.MethodPost, "/jobs", map[string]any{"type": "caption.burn", "inputs": map[string]any{"source": "https://x.example/v.mp4"}, "params": params})
 		assert.Equal(t, http.StatusAccepted, r.status, "%v: %s", params, r.body)
 	}
+}
+
+// With a Whisper endpoint, caption.burn transcribes in the language asked
+// for: the endpoint is told it.
+func TestCaptionBurnTranscribesWithWhisper(t *testing.T) {
+	t.Parallel()
+	var language atomic.Value
+	whisper := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		language.Store(r.FormValue("language"))
+		_ = json.NewEncoder(w).Encode(map[string]any{"text": "hola mundo", "segments": []any{
+			map[string]any{"start": 0.5, "end": 3.0, "text": " hola mundo"}}})
+	}))
+	t.Cleanup(whisper.Close)
+	k := start(t, storetest.SQLite(t), func(c *app.Config) {
+		c.Transcriber = executor.Whisper{URL: whisper.URL + "/v1/audio/transcriptions"}
+	})
+	id := k.createJob(t, map[string]any{"type": "caption.burn", "inputs": map[string]any{"source": k.base + "/demo/talk.mp4"},
+		"params": map[string]any{"language": "es"}})
+	j := k.waitJob(t, id)
+	require.Equal(t, "complete", j["status"], "%v", j)
+	assert.Equal(t, "es", language.Load())
+	var meta map[string]any
+	require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
+	assert.Equal(t, "hola mundo", meta["transcript"])
 }
