@@ -288,6 +288,14 @@ func TestCaptionBurnFontInput(t *testing.T) {
 	for name, f := range map[string][]byte{"ttf": ttf, "woff": woffed, "named": named} {
 		assert.Less(t, whole(serif, f), 0.5, "%s: drawn in the font input", name)
 	}
+
+	// A file that is not a font fails the job, naming the input.
+	id := k.createJob(t, map[string]any{"type": "caption.burn", "inputs": map[string]any{
+		"source": srv + "/black.mp4", "subtitles": srv + "/line.srt", "font": srv + "/line.srt"}})
+	j := k.waitJob(t, id)
+	assert.Equal(t, "failed", j["status"])
+	assert.Equal(t, "INPUT_INVALID", j["errorCode"])
+	assert.Equal(t, "inputs.font: the file is not a TTF, OTF, WOFF or WOFF2 font", j["errorMessage"])
 }
 
 // Without subtitles, the sound is transcribed and then burned.

@@ -275,14 +275,18 @@ func styleOf(p map[string]any, font burnFontFile) (burnStyle, error) {
 	// A font given is drawn as it is: bold by default would embolden a
 	// regular face.
 	s.bold = flag("bold", font.dir == "")
-	s.family = text("fontFamily", font.name)
+	s.family = text("fontFamily", "")
 	switch {
-	case s.family == "" && font.dir != "":
-		return s, permanent(jobs.CodeInputInvalid, "inputs.font: kino cannot read the name of a WOFF2 font; name its family in params.fontFamily, or send it as TTF, OTF or WOFF")
-	case s.family == "":
-		s.family = "DejaVu Sans"
-	case !catalog.FontFamily.MatchString(s.family):
+	case s.family != "" && !catalog.FontFamily.MatchString(s.family):
 		return s, permanent(jobs.CodeInputInvalid, "params.fontFamily: use letters, digits and spaces")
+	case s.family != "":
+	case font.name != "":
+		s.family = font.name
+	case font.dir != "":
+		return s, permanent(jobs.CodeInputInvalid, "inputs.font: kino cannot read a name the font can be selected by "+
+			"(a WOFF2 font, or names holding commas); name its family in params.fontFamily, or send it as TTF, OTF or WOFF")
+	default:
+		s.family = "DejaVu Sans"
 	}
 	fill, ok1 := webColour(text("fontColor", "#FFFFFF"), 1)
 	edge, ok2 := webColour(text("outlineColor", "#000000"), 1)

@@ -4,6 +4,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -77,6 +78,13 @@ func burnFont(t Task) (burnFontFile, error) {
 	if err != nil {
 		return burnFontFile{}, permanent(jobs.CodeInputInvalid, "inputs.font: the font cannot be read: %v", err)
 	}
-	out.name, out.names = font.FullName(), font.Names()
+	out.names = font.Names()
+	// The name goes into a style line, whose fields commas split.
+	for _, n := range append([]string{font.FullName()}, out.names...) {
+		if n != "" && !strings.ContainsAny(n, ",\r\n") {
+			out.name = n
+			break
+		}
+	}
 	return out, nil
 }
