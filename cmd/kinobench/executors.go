@@ -29,8 +29,10 @@ const spoken = "kino renders videos and runs media jobs for teams around the wor
 	"This sentence is spoken by a machine so that captions can be found, timed and burned into the picture. " +
 	"Thank you for listening to this short benchmark."
 
-// burnStyle is caption.burn's default style, written out by hand.
-const burnStyle = "FontName=DejaVu Sans,FontSize=24,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000,BorderStyle=1,Outline=2,Alignment=2,MarginV=20"
+// burnStyle is caption.burn's default style on the 1280x720 input (sizes
+// in its pixels), written out by hand.
+const burnStyle = "PlayResX=1280,PlayResY=720,FontName=DejaVu Sans,FontSize=48,PrimaryColour=&H00FFFFFF,OutlineColour=&H00000000," +
+	"BackColour=&H80000000,Bold=-1,BorderStyle=1,Outline=2,Shadow=1,Alignment=2,MarginL=40,MarginR=40,MarginV=60"
 
 func executorCases(dir string) []executorCase {
 	x264 := []string{"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac"}

@@ -84,7 +84,7 @@ func TestCaptionsExtractThenBurn(t *testing.T) {
 	// The spec's chain, by hand until pipelines run: captionsUrl -> subtitles, outputUrl -> source.
 	burn := k.createJob(t, map[string]any{"type": "caption.burn",
 		"inputs": map[string]any{"source": meta["outputUrl"], "subtitles": meta["captionsUrl"]},
-		"params": map[string]any{"fontSize": 10, "color": "#FFFF00"}}) // pixels, of 90
+		"params": map[string]any{"fontSize": 10, "color": "#FFFF00", "marginV": 5}}) // pixels, of 90
 	b := k.waitJob(t, burn)
 	require.Equal(t, "complete", b["status"], "%v", b)
 	out := filepath.Join(dir, "burned.mp4")
@@ -159,7 +159,7 @@ func inkHeight(frame []byte, w int) int {
 
 // fontSize is pixels of the output: a line of DejaVu Sans fontSize pixels
 // tall (ascent plus descent) holds "Hydrogen jelly" in 0.82 of it. Left
-// out, it is 1/12 of the height, the look it always had.
+// out, it is Rendobar's 48, whatever the height.
 func TestCaptionsBurnFontSizeIsPixels(t *testing.T) {
 	t.Parallel()
 	dir := t.TempDir()
@@ -177,7 +177,7 @@ func TestCaptionsBurnFontSizeIsPixels(t *testing.T) {
 	}{
 		{map[string]any{"fontSize": 40}, 30, 40},
 		{map[string]any{"fontSize": 100}, 75, 100},
-		{map[string]any{}, 45, 60},
+		{map[string]any{}, 36, 48},
 	} {
 		id := k.createJob(t, map[string]any{"type": "caption.burn",
 			"inputs": map[string]any{"source": srv + "/black.mp4", "subtitles": srv + "/line.vtt"}, "params": c.params})

@@ -110,8 +110,8 @@ func TestJobTypes(t *testing.T) {
 		return n
 	}
 	assert.ElementsMatch(t, []string{"captionsUrl", "outputUrl", "transcript"}, outputs(byType["caption.extract"], "outputs"))
-	assert.ElementsMatch(t, []string{"source", "subtitles"}, outputs(byType["caption.burn"], "inputs"))
-	assert.Equal(t, []any{"source", "subtitles"}, byType["caption.burn"]["needs"])
+	assert.ElementsMatch(t, []string{"source", "subtitles", "font"}, outputs(byType["caption.burn"], "inputs"))
+	assert.Equal(t, []any{"source"}, byType["caption.burn"]["needs"], "without subtitles, the sound is transcribed")
 	schema := byType["watermark.apply"]["paramsSchema"].(map[string]any)
 	assert.Equal(t, "object", schema["type"])
 	assert.Equal(t, []any{"watermarks"}, schema["required"])
@@ -233,7 +233,7 @@ func TestCreateJobValidation(t *testing.T) {
 		want []string
 	}{
 		{"unknown type", map[string]any{"type": "video.explode"}, []string{"type: unknown job type"}},
-		{"missing input", map[string]any{"type": "caption.burn", "inputs": map[string]any{"source": "https://x.example/v.mp4"}}, []string{"inputs.subtitles: is required"}},
+		{"missing input", map[string]any{"type": "video.trim", "inputs": map[string]any{}, "params": map[string]any{"start": 0, "duration": 1}}, []string{"inputs.source: is required"}},
 		{"unknown input", map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": "https://x.example/v.mp4", "video": "https://x"}}, []string{"inputs.video: audio.extract has no input"}},
 		{"input not a URL", map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": "file:///etc/passwd"}}, []string{"inputs.source: must be an absolute http or https URL, or an asset id"}},
 		{"unknown asset", map[string]any{"type": "audio.extract", "inputs": map[string]any{"source": "ast_0000"}}, []string{`inputs.source: no asset has the id "ast_0000"`}},

@@ -14,6 +14,7 @@ const (
 	Audio     = "audio"
 	Image     = "image"
 	Subtitles = "subtitles"
+	Font      = "font"
 	Text      = "text"
 )
 
@@ -30,15 +31,18 @@ type Field struct {
 
 // Type is one media job type.
 type Type struct {
-	Name         string
-	Tag          string
-	Summary      string
-	Pattern      string
-	ProviderID   string
-	Resource     string
-	Inputs       []Field
-	Outputs      []Field
-	Params       []Param
+	Name       string
+	Tag        string
+	Summary    string
+	Pattern    string
+	ProviderID string
+	Resource   string
+	Inputs     []Field
+	Outputs    []Field
+	Params     []Param
+	// Check adds rules that span params (two names for one setting, say),
+	// as (relative path, message) pairs.
+	Check        func(v map[string]any) [][2]string
 	AcceptsMedia []string
 	// PricePerSecond is the price in USD per second of input media.
 	PricePerSecond float64

@@ -54,7 +54,7 @@ func (p Problem) String() string { return p.Path + ": " + p.Message }
 // every problem found, with paths under prefix.
 func (t *Type) ValidateParams(prefix string, params map[string]any) []Problem {
 	var out []Problem
-	checkObject(prefix, params, t.Params, nil, &out)
+	checkObject(prefix, params, t.Params, t.Check, &out)
 	return out
 }
 

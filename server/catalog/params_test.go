@@ -39,3 +39,35 @@ func TestMockupParams(t *testing.T) {
 		t.Errorf("colors' schema: %v", s["colors"])
 	}
 }
+
+// TestCaptionBurnParams: Rendobar's names and kino's older ones are taken;
+// one setting under both names is refused at the older name.
+func TestCaptionBurnParams(t *testing.T) {
+	ct, ok := Lookup("caption.burn")
+	if !ok {
+		t.Fatal("no caption.burn")
+	}
+	good := map[string]any{"fontFamily": "Inter", "fontSize": float64(48), "fontColor": "#80FFFFFF", "bold": true, "italic": false,
+		"outlineColor": "#000000", "outlineWidth": float64(2), "shadow": float64(1), "boxEnabled": true, "boxColor": "#000000",
+		"boxOpacity": 0.6, "position": "center", "alignment": "left", "marginV": float64(60), "marginH": float64(40),
+		"maxCharsPerLine": float64(42), "language": "ja"}
+	if p := ct.ValidateParams("params", good); len(p) != 0 {
+		t.Fatalf("Rendobar's params refused: %v", p)
+	}
+	old := map[string]any{"font": "DejaVu Sans", "color": "#FFFF00", "outline": float64(3), "position": "middle"}
+	if p := ct.ValidateParams("params", old); len(p) != 0 {
+		t.Fatalf("kino's older names refused: %v", p)
+	}
+	both := map[string]any{"font": "A", "fontFamily": "A", "color": "#FFFFFF", "fontColor": "#FFFFFF"}
+	var got []string
+	for _, p := range ct.ValidateParams("params", both) {
+		got = append(got, p.String())
+	}
+	want := []string{"params.color: is the older name of fontColor: give one of them", "params.font: is the older name of fontFamily: give one of them"}
+	if strings.Join(got, "; ") != strings.Join(want, "; ") {
+		t.Errorf("got %q, want %q", got, want)
+	}
+	if _, ok := ct.Input("font"); !ok || len(ct.Needs()) != 1 {
+		t.Errorf("inputs: a font input, and only source required: %v", ct.Needs())
+	}
+}

@@ -168,21 +168,17 @@ var types = []*Type{
 	},
 	{
 		Name: "caption.burn", Tag: "captions", Pattern: "transform",
-		Summary:    "Burn subtitles into a video with libass.",
+		Summary: "Burn subtitles into a video with libass: an ASS or SSA file exactly as written, SRT or WebVTT in the style the params ask for; " +
+			"without subtitles, the sound is transcribed first.",
 		ProviderID: "ffmpeg", Resource: "subtitles (libass)",
 		Inputs: []Field{source(Video),
-			{Name: "subtitles", Media: []string{Subtitles}, Required: true, Description: "WebVTT or SRT: a URL or an asset id"}},
-		Outputs: []Field{outputURL(Video)},
-		Params: []Param{
-			{Name: "font", Kind: "string", MaxLength: 100, Pattern: FontFamily, PatternHint: "a font family name holds only letters, digits and spaces",
-				Description: "font family; default DejaVu Sans"},
-			{Name: "fontSize", Kind: "integer", Min: bound(6), Max: bound(200), Description: "line height in pixels of the output; default 1/12 of the video's height"},
-			{Name: "color", Kind: "string", MaxLength: 9, Description: "#RRGGBB; default white"},
-			{Name: "outlineColor", Kind: "string", MaxLength: 9, Description: "#RRGGBB; default black"},
-			{Name: "outline", Kind: "number", Min: bound(0), Max: bound(10), Description: "outline width in pixels; default 1/144 of the video's height"},
-			{Name: "position", Kind: "string", Enum: []string{"bottom", "middle", "top"}, Description: "default bottom"},
-			{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(1000), Description: "vertical margin in pixels; default 1/14.4 of the video's height"},
-		},
+			{Name: "subtitles", Media: []string{Subtitles}, Description: "SRT, WebVTT, ASS or SSA: a URL or a captions asset id. An ASS or SSA file is burned as written " +
+				"(its styles, positions and PlayResX/Y); the styling params apply to SRT and WebVTT. Omitted: the sound of source is transcribed (params.language)"},
+			{Name: "font", Media: []string{Font}, Unprobed: true, Description: "a TTF, OTF, WOFF or WOFF2 font file (a URL or a font asset id) that libass may use: " +
+				"for the families an ASS file names, or for SRT and WebVTT text (its own name, unless fontFamily names another)"}},
+		Outputs:      []Field{outputURL(Video)},
+		Params:       captionBurnParams,
+		Check:        captionBurnCheck,
 		AcceptsMedia: []string{Video}, PricePerSecond: 0.002, MinPrice: 0.0005,
 	},
 	{

@@ -4,14 +4,12 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 
-	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -33,6 +31,9 @@ type Audio struct {
 	// Dir is a working folder for the transcriber's files.
 	Dir      string
 	Duration float64
+	// Language is the spoken language as an ISO 639-1 code; "" or "auto"
+	// leaves it to the transcriber.
+	Language string
 	// Log and OnProgress are as in Task.
 	Log        io.Writer
 	OnProgress func(percent float64)
@@ -226,68 +227,4 @@ func passThrough(in Input) (string, string) {
 		return ".mp3", "audio/mpeg"
 	}
 	return "", "application/octet-stream"
-}
-
-// captionBurn burns subtitles into a video with libass.
-type captionBurn struct{}
-
-// assColour turns #RRGGBB into libass's &H00BBGGRR.
-func assColour(hex, def string) (string, bool) {
-	if hex == "" {
-		hex = def
-	}
-	if !hexColor.MatchString(hex) {
-		return "", false
-	}
-	return "&H00" + strings.ToUpper(hex[5:7]+hex[3:5]+hex[1:3]), true
-}
-
-func (captionBurn) Run(ctx context.Context, t Task) (Result, error) {
-	in, subs := t.Inputs["source"], t.Inputs["subtitles"]
-	if in.Info.Video() == nil {
-		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture to burn captions into")
-	}
-	if !hasSubtitles(subs) {
-		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.subtitles: the file is not WebVTT or SRT")
-	}
-	font := str(t.Params, "font", "DejaVu Sans")
-	// Checked at submit; jobs queued before that rule are checked here.
-	if !catalog.FontFamily.MatchString(font) {
-		return Result{}, permanent(jobs.CodeInputInvalid, "params.font: use letters, digits and spaces")
-	}
-	primary, ok1 := assColour(str(t.Params, "color", ""), "#FFFFFF")
-	outline, ok2 := assColour(str(t.Params, "outlineColor", ""), "#000000")
-	if !ok1 || !ok2 {
-		return Result{}, permanent(jobs.CodeInputInvalid, "params.color and params.outlineColor: must be #RRGGBB")
-	}
-	align := map[string]int{"bottom": 2, "middle": 5, "top": 8}[str(t.Params, "position", "bottom")]
-	// libass measures sizes in units of PlayResY: the subtitle decoders
-	// write 288, which made a fontSize 28 line 70 pixels tall at 720p. Setting it
-	// to the video's height makes fontSize, outline and marginV pixels of
-	// the output. The defaults are in proportion to the height, the look
-	// they had at 288: 24, 2 and 20 units.
-	h := float64(in.Info.Video().Height)
-	if h <= 0 {
-		h = 288 // unknown: libass's own scale
-	}
-	style := fmt.Sprintf("PlayResY=%d,FontName=%s,FontSize=%d,PrimaryColour=%s,OutlineColour=%s,BorderStyle=1,Outline=%g,Alignment=%d,MarginV=%d",
-		int(h), font, int(num(t.Params, "fontSize", math.Round(h*24/288))), primary, outline,
-		num(t.Params, "outline", math.Round(h*2/288*10)/10), align, int(num(t.Params, "marginV", math.Round(h*20/288))))
-	// libass picks the reader by extension.
-	ext := ".srt"
-	if strings.Contains(subs.Info.FormatName, "webvtt") {
-		ext = ".vtt"
-	}
-	named := filepath.Join(t.Dir, "subtitles"+ext)
-	if err := os.Link(subs.Path, named); err != nil {
-		return Result{}, err
-	}
-	out := filepath.Join(t.Dir, "output.mp4")
-	vf := fmt.Sprintf("subtitles=filename=%s:force_style=%s", engine.FilterPath(named), engine.FilterPath(style))
-	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
-		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:"+out)
-	if err := run(ctx, t, in.Info.Duration, args); err != nil {
-		return Result{}, err
-	}
-	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: "video/mp4", Ext: ".mp4"}}}, nil
 }

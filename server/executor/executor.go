@@ -96,7 +96,7 @@ var registry = map[string]Executor{
 	"watermark.apply": watermarkApply{},
 	"mockup.render":   mockupRender{},
 	"caption.extract": captionExtract{transcriber: Pocketsphinx{}},
-	"caption.burn":    captionBurn{},
+	"caption.burn":    captionBurn{transcriber: Pocketsphinx{}},
 	"video.thumbnail": videoThumbnail{},
 	"video.transcode": videoTranscode{},
 	"raw.ffmpeg":      ffmpegCommand{},

@@ -52,6 +52,9 @@ func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	}
 	_ = mw.WriteField("model", model)
 	_ = mw.WriteField("response_format", "verbose_json")
+	if a.Language != "" && a.Language != "auto" {
+		_ = mw.WriteField("language", a.Language)
+	}
 	fw, _ := mw.CreateFormFile("file", "audio.wav")
 	if _, err := io.Copy(fw, f); err != nil {
 		return nil, err

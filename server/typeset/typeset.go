@@ -239,3 +239,16 @@ func (f *Font) FullName() string {
 	}
 	return ""
 }
+
+// Names are the names libass selects the font by, those it has: its
+// family, full and PostScript names.
+func (f *Font) Names() []string {
+	var buf sfnt.Buffer
+	var out []string
+	for _, id := range []sfnt.NameID{sfnt.NameIDFamily, sfnt.NameIDFull, sfnt.NameIDPostScript} {
+		if s, err := f.f.Name(&buf, id); err == nil && s != "" {
+			out = append(out, s)
+		}
+	}
+	return out
+}
