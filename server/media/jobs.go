@@ -27,6 +27,7 @@ import (
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/usage"
+	"github.com/kinohq/kino/server/webhook"
 )
 
 // JobService is the JobService implementation.
@@ -38,6 +39,15 @@ type JobService struct {
 	storage *storage.Storage
 	quota   *quota.Limiter
 	log     *slog.Logger
+	// checkURL refuses webhooks kino may never call; nil refuses none.
+	checkURL func(string) error
+}
+
+// CheckWebhooks makes the service refuse, at create, a webhook URL that
+// check refuses (fetch.Client.CheckHost), and returns it.
+func (s *JobService) CheckWebhooks(check func(string) error) *JobService {
+	s.checkURL = check
+	return s
 }
 
 // NewJobService returns the service; limits checks each create against
@@ -63,6 +73,11 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	if p := req.GetPriority(); p < -jobs.MaxPriority || p > jobs.MaxPriority {
 		return nil, apierr.New(apierr.Validation, "priority %d: use -100 to 100 (higher runs sooner among your own jobs)", p)
 	}
+	if req.GetWebhook() != "" {
+		if err := webhook.CheckURL("webhook", req.GetWebhook(), s.checkURL); err != nil {
+			return nil, err
+		}
+	}
 	prechecks := ms(start)
 
 	validating := time.Now()
@@ -85,7 +100,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
-	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON})
+	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON, Webhook: req.GetWebhook()})
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be stored")
 	}

@@ -15,6 +15,11 @@ const Kind = "media"
 type Args struct {
 	Inputs json.RawMessage `json:"inputs"`
 	Params json.RawMessage `json:"params"`
+	// Webhook is the URL the job's own end is sent to; "" for none.
+	Webhook string `json:"webhook,omitempty"`
+	// RunWebhook is, on each job of a pipeline run, the URL the run's end
+	// is sent to; "" for none.
+	RunWebhook string `json:"runWebhook,omitempty"`
 }
 
 // ArgsOf reads a media job's args.

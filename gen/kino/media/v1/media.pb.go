@@ -105,9 +105,12 @@ func (x *PipelineRun) GetCreatedAt() float64 {
 
 // RunPipelineRequest gives the inputs that no edge feeds, by node and field.
 type RunPipelineRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Inputs        *structpb.Struct       `protobuf:"bytes,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Inputs *structpb.Struct       `protobuf:"bytes,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
+	// A URL sent the run's end (pipeline.run.completed, .failed,
+	// .cancelled), signed with the server's webhook secret.
+	Webhook       string `protobuf:"bytes,15,opt,name=webhook,proto3" json:"webhook,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,6 +157,13 @@ func (x *RunPipelineRequest) GetInputs() *structpb.Struct {
 		return x.Inputs
 	}
 	return nil
+}
+
+func (x *RunPipelineRequest) GetWebhook() string {
+	if x != nil {
+		return x.Webhook
+	}
+	return ""
 }
 
 // RunPipelineResponse is {"data": run}.
@@ -1295,7 +1305,10 @@ type CreateJobRequest struct {
 	// kino's own: orders this job among the organisation's own waiting
 	// jobs, higher first, from -100 to 100 (default 0). It never moves the
 	// organisation ahead of another: organisations take turns (docs/jobs.md).
-	Priority      *int32 `protobuf:"varint,4,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	Priority *int32 `protobuf:"varint,4,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	// A URL sent the job's end (job.completed, job.failed, job.cancelled),
+	// signed with the server's webhook secret (docs/webhooks.md).
+	Webhook       string `protobuf:"bytes,15,opt,name=webhook,proto3" json:"webhook,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1356,6 +1369,13 @@ func (x *CreateJobRequest) GetPriority() int32 {
 		return *x.Priority
 	}
 	return 0
+}
+
+func (x *CreateJobRequest) GetWebhook() string {
+	if x != nil {
+		return x.Webhook
+	}
+	return ""
 }
 
 // CreateJobResponse is {"data": job}.
@@ -2586,10 +2606,11 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12&\n" +
 	"\x04jobs\x18\x04 \x03(\v2\x12.kino.media.v1.JobR\x04jobs\x12\x1d\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\x01R\tcreatedAt\"U\n" +
+	"created_at\x18\x05 \x01(\x01R\tcreatedAt\"o\n" +
 	"\x12RunPipelineRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12/\n" +
-	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\"E\n" +
+	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x12\x18\n" +
+	"\awebhook\x18\x0f \x01(\tR\awebhook\"E\n" +
 	"\x13RunPipelineResponse\x12.\n" +
 	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\">\n" +
 	"\x15GetPipelineRunRequest\x12\x0e\n" +
@@ -2726,12 +2747,13 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"j\n" +
 	"\x10ListJobsResponse\x12&\n" +
 	"\x04data\x18\x01 \x03(\v2\x12.kino.media.v1.JobR\x04data\x12.\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\xb6\x01\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\xd0\x01\n" +
 	"\x10CreateJobRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12/\n" +
 	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x12/\n" +
 	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06params\x12\x1f\n" +
-	"\bpriority\x18\x04 \x01(\x05H\x00R\bpriority\x88\x01\x01B\v\n" +
+	"\bpriority\x18\x04 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12\x18\n" +
+	"\awebhook\x18\x0f \x01(\tR\awebhookB\v\n" +
 	"\t_priority\";\n" +
 	"\x11CreateJobResponse\x12&\n" +
 	"\x04data\x18\x01 \x01(\v2\x12.kino.media.v1.JobR\x04data\"\"\n" +
