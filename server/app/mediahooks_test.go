@@ -291,3 +291,61 @@ func TestMediaWebhookKinoMayNotCallIsRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestRunEndingInTwoPlacesSendsOnce: the jobs of a run of four side by
+// side nodes end on four workers, in transactions that may overlap, yet
+// every run sends its event exactly once. (On PostgreSQL a lock per run
+// makes sure of it; today the lock on the organisation's turn that ending
+// a job that ran takes already orders them, so this does not fail without
+// it, but it would once that lock goes.)
+func TestRunEndingInTwoPlacesSendsOnce(t *testing.T) {
+	t.Parallel()
+	media := serveMedia(t)
+	storetest.Each(t, func(t *testing.T, db storetest.DB) {
+		k := start(t, db, func(c *app.Config) { c.Workers = 4 })
+		own := receiveHooks(t, 0)
+		node := func(id string) map[string]any {
+			return map[string]any{"id": id, "jobType": "image.resize", "params": map[string]any{"width": 8}}
+		}
+		r := k.do(t, http.MethodPost, "/pipelines", map[string]any{"name": "side by side",
+			"nodes": []any{node("a"), node("b"), node("c"), node("d")}, "edges": []any{}})
+		require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+		pid := r.json(t)["data"].(map[string]any)["id"].(string)
+		src := map[string]any{"source": media.URL + "/image.png"}
+		const runs = 6
+		var ids []string
+		for range runs {
+			r = k.do(t, http.MethodPost, "/pipelines/"+pid+"/runs", map[string]any{"webhook": own.URL,
+				"inputs": map[string]any{"a": src, "b": src, "c": src, "d": src}})
+			require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+			ids = append(ids, r.json(t)["data"].(map[string]any)["id"].(string))
+		}
+		for _, id := range ids {
+			require.Equal(t, "complete", k.waitRun(t, pid, id)["status"])
+		}
+		st, err := store.Open(context.Background(), db.URL)
+		require.NoError(t, err)
+		defer st.Close()
+		for _, id := range ids {
+			n, err := st.WebhookDelivery.Query().Where(webhookdelivery.RunID(id)).Count(context.Background())
+			require.NoError(t, err)
+			assert.Equal(t, 1, n, "run %s", id)
+		}
+		hooks := byEvent(verifiedUnsigned(t, own, runs))
+		for _, id := range ids {
+			assert.Contains(t, hooks, "pipeline.run.completed "+id)
+		}
+	})
+}
+
+// verifiedUnsigned decodes the calls of h, sent without a secret.
+func verifiedUnsigned(t *testing.T, h *hookReceiver, n int) []mediaHook {
+	t.Helper()
+	var out []mediaHook
+	for _, c := range h.waitCalls(t, n) {
+		var m mediaHook
+		require.NoError(t, json.Unmarshal(c.body, &m), "%s", c.body)
+		out = append(out, m)
+	}
+	return out
+}
