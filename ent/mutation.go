@@ -8435,6 +8435,7 @@ type WebhookDeliveryMutation struct {
 	endpoint_id         *string
 	event               *string
 	run_id              *string
+	headers             *map[string]string
 	clearedFields       map[string]struct{}
 	done                bool
 	oldValue            func(context.Context) (*WebhookDelivery, error)
@@ -9168,6 +9169,55 @@ func (m *WebhookDeliveryMutation) ResetRunID() {
 	delete(m.clearedFields, webhookdelivery.FieldRunID)
 }
 
+// SetHeaders sets the "headers" field.
+func (m *WebhookDeliveryMutation) SetHeaders(value map[string]string) {
+	m.headers = &value
+}
+
+// Headers returns the value of the "headers" field in the mutation.
+func (m *WebhookDeliveryMutation) Headers() (r map[string]string, exists bool) {
+	v := m.headers
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldHeaders returns the old "headers" field's value of the WebhookDelivery entity.
+// If the WebhookDelivery object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookDeliveryMutation) OldHeaders(ctx context.Context) (v map[string]string, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldHeaders is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldHeaders requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldHeaders: %w", err)
+	}
+	return oldValue.Headers, nil
+}
+
+// ClearHeaders clears the value of the "headers" field.
+func (m *WebhookDeliveryMutation) ClearHeaders() {
+	m.headers = nil
+	m.clearedFields[webhookdelivery.FieldHeaders] = struct{}{}
+}
+
+// HeadersCleared returns if the "headers" field was cleared in this mutation.
+func (m *WebhookDeliveryMutation) HeadersCleared() bool {
+	_, ok := m.clearedFields[webhookdelivery.FieldHeaders]
+	return ok
+}
+
+// ResetHeaders resets all changes to the "headers" field.
+func (m *WebhookDeliveryMutation) ResetHeaders() {
+	m.headers = nil
+	delete(m.clearedFields, webhookdelivery.FieldHeaders)
+}
+
 // Where appends a list predicates to the WebhookDeliveryMutation builder.
 func (m *WebhookDeliveryMutation) Where(ps ...predicate.WebhookDelivery) {
 	m.predicates = append(m.predicates, ps...)
@@ -9202,7 +9252,7 @@ func (m *WebhookDeliveryMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookDeliveryMutation) Fields() []string {
-	fields := make([]string, 0, 14)
+	fields := make([]string, 0, 15)
 	if m.job_id != nil {
 		fields = append(fields, webhookdelivery.FieldJobID)
 	}
@@ -9245,6 +9295,9 @@ func (m *WebhookDeliveryMutation) Fields() []string {
 	if m.run_id != nil {
 		fields = append(fields, webhookdelivery.FieldRunID)
 	}
+	if m.headers != nil {
+		fields = append(fields, webhookdelivery.FieldHeaders)
+	}
 	return fields
 }
 
@@ -9281,6 +9334,8 @@ func (m *WebhookDeliveryMutation) Field(name string) (ent.Value, bool) {
 		return m.Event()
 	case webhookdelivery.FieldRunID:
 		return m.RunID()
+	case webhookdelivery.FieldHeaders:
+		return m.Headers()
 	}
 	return nil, false
 }
@@ -9318,6 +9373,8 @@ func (m *WebhookDeliveryMutation) OldField(ctx context.Context, name string) (en
 		return m.OldEvent(ctx)
 	case webhookdelivery.FieldRunID:
 		return m.OldRunID(ctx)
+	case webhookdelivery.FieldHeaders:
+		return m.OldHeaders(ctx)
 	}
 	return nil, fmt.Errorf("unknown WebhookDelivery field %s", name)
 }
@@ -9425,6 +9482,13 @@ func (m *WebhookDeliveryMutation) SetField(name string, value ent.Value) error {
 		}
 		m.SetRunID(v)
 		return nil
+	case webhookdelivery.FieldHeaders:
+		v, ok := value.(map[string]string)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetHeaders(v)
+		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery field %s", name)
 }
@@ -9500,6 +9564,9 @@ func (m *WebhookDeliveryMutation) ClearedFields() []string {
 	if m.FieldCleared(webhookdelivery.FieldRunID) {
 		fields = append(fields, webhookdelivery.FieldRunID)
 	}
+	if m.FieldCleared(webhookdelivery.FieldHeaders) {
+		fields = append(fields, webhookdelivery.FieldHeaders)
+	}
 	return fields
 }
 
@@ -9531,6 +9598,9 @@ func (m *WebhookDeliveryMutation) ClearField(name string) error {
 		return nil
 	case webhookdelivery.FieldRunID:
 		m.ClearRunID()
+		return nil
+	case webhookdelivery.FieldHeaders:
+		m.ClearHeaders()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery nullable field %s", name)
@@ -9581,6 +9651,9 @@ func (m *WebhookDeliveryMutation) ResetField(name string) error {
 		return nil
 	case webhookdelivery.FieldRunID:
 		m.ResetRunID()
+		return nil
+	case webhookdelivery.FieldHeaders:
+		m.ResetHeaders()
 		return nil
 	}
 	return fmt.Errorf("unknown WebhookDelivery field %s", name)
@@ -9647,6 +9720,7 @@ type WebhookEndpointMutation struct {
 	events        *[]string
 	appendevents  []string
 	secret        *string
+	active        *bool
 	created_at    *int64
 	addcreated_at *int64
 	updated_at    *int64
@@ -9992,6 +10066,42 @@ func (m *WebhookEndpointMutation) ResetSecret() {
 	m.secret = nil
 }
 
+// SetActive sets the "active" field.
+func (m *WebhookEndpointMutation) SetActive(b bool) {
+	m.active = &b
+}
+
+// Active returns the value of the "active" field in the mutation.
+func (m *WebhookEndpointMutation) Active() (r bool, exists bool) {
+	v := m.active
+	if v == nil {
+		return
+	}
+	return *v, true
+}
+
+// OldActive returns the old "active" field's value of the WebhookEndpoint entity.
+// If the WebhookEndpoint object wasn't provided to the builder, the object is fetched from the database.
+// An error is returned if the mutation operation is not UpdateOne, or the database query fails.
+func (m *WebhookEndpointMutation) OldActive(ctx context.Context) (v bool, err error) {
+	if !m.op.Is(OpUpdateOne) {
+		return v, errors.New("OldActive is only allowed on UpdateOne operations")
+	}
+	if m.id == nil || m.oldValue == nil {
+		return v, errors.New("OldActive requires an ID field in the mutation")
+	}
+	oldValue, err := m.oldValue(ctx)
+	if err != nil {
+		return v, fmt.Errorf("querying old value for OldActive: %w", err)
+	}
+	return oldValue.Active, nil
+}
+
+// ResetActive resets all changes to the "active" field.
+func (m *WebhookEndpointMutation) ResetActive() {
+	m.active = nil
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (m *WebhookEndpointMutation) SetCreatedAt(i int64) {
 	m.created_at = &i
@@ -10138,7 +10248,7 @@ func (m *WebhookEndpointMutation) Type() string {
 // order to get all numeric fields that were incremented/decremented, call
 // AddedFields().
 func (m *WebhookEndpointMutation) Fields() []string {
-	fields := make([]string, 0, 8)
+	fields := make([]string, 0, 9)
 	if m.org_id != nil {
 		fields = append(fields, webhookendpoint.FieldOrgID)
 	}
@@ -10156,6 +10266,9 @@ func (m *WebhookEndpointMutation) Fields() []string {
 	}
 	if m.secret != nil {
 		fields = append(fields, webhookendpoint.FieldSecret)
+	}
+	if m.active != nil {
+		fields = append(fields, webhookendpoint.FieldActive)
 	}
 	if m.created_at != nil {
 		fields = append(fields, webhookendpoint.FieldCreatedAt)
@@ -10183,6 +10296,8 @@ func (m *WebhookEndpointMutation) Field(name string) (ent.Value, bool) {
 		return m.Events()
 	case webhookendpoint.FieldSecret:
 		return m.Secret()
+	case webhookendpoint.FieldActive:
+		return m.Active()
 	case webhookendpoint.FieldCreatedAt:
 		return m.CreatedAt()
 	case webhookendpoint.FieldUpdatedAt:
@@ -10208,6 +10323,8 @@ func (m *WebhookEndpointMutation) OldField(ctx context.Context, name string) (en
 		return m.OldEvents(ctx)
 	case webhookendpoint.FieldSecret:
 		return m.OldSecret(ctx)
+	case webhookendpoint.FieldActive:
+		return m.OldActive(ctx)
 	case webhookendpoint.FieldCreatedAt:
 		return m.OldCreatedAt(ctx)
 	case webhookendpoint.FieldUpdatedAt:
@@ -10262,6 +10379,13 @@ func (m *WebhookEndpointMutation) SetField(name string, value ent.Value) error {
 			return fmt.Errorf("unexpected type %T for field %s", value, name)
 		}
 		m.SetSecret(v)
+		return nil
+	case webhookendpoint.FieldActive:
+		v, ok := value.(bool)
+		if !ok {
+			return fmt.Errorf("unexpected type %T for field %s", value, name)
+		}
+		m.SetActive(v)
 		return nil
 	case webhookendpoint.FieldCreatedAt:
 		v, ok := value.(int64)
@@ -10370,6 +10494,9 @@ func (m *WebhookEndpointMutation) ResetField(name string) error {
 		return nil
 	case webhookendpoint.FieldSecret:
 		m.ResetSecret()
+		return nil
+	case webhookendpoint.FieldActive:
+		m.ResetActive()
 		return nil
 	case webhookendpoint.FieldCreatedAt:
 		m.ResetCreatedAt()

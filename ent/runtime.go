@@ -153,6 +153,10 @@ func init() {
 	webhookendpointDescDescription := webhookendpointFields[3].Descriptor()
 	// webhookendpoint.DefaultDescription holds the default value on creation for the description field.
 	webhookendpoint.DefaultDescription = webhookendpointDescDescription.Default.(string)
+	// webhookendpointDescActive is the schema descriptor for active field.
+	webhookendpointDescActive := webhookendpointFields[7].Descriptor()
+	// webhookendpoint.DefaultActive holds the default value on creation for the active field.
+	webhookendpoint.DefaultActive = webhookendpointDescActive.Default.(bool)
 	// webhookendpointDescID is the schema descriptor for id field.
 	webhookendpointDescID := webhookendpointFields[0].Descriptor()
 	// webhookendpoint.IDValidator is a validator for the "id" field. It is called by the builders before save.

@@ -45,7 +45,9 @@ type WebhookDelivery struct {
 	// Event holds the value of the "event" field.
 	Event string `json:"event,omitempty"`
 	// RunID holds the value of the "run_id" field.
-	RunID        string `json:"run_id,omitempty"`
+	RunID string `json:"run_id,omitempty"`
+	// Headers holds the value of the "headers" field.
+	Headers      map[string]string `json:"-"`
 	selectValues sql.SelectValues
 }
 
@@ -54,7 +56,7 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookdelivery.FieldPayload, webhookdelivery.FieldTraceContext:
+		case webhookdelivery.FieldPayload, webhookdelivery.FieldTraceContext, webhookdelivery.FieldHeaders:
 			values[i] = new([]byte)
 		case webhookdelivery.FieldAttempts, webhookdelivery.FieldLastStatusCode:
 			values[i] = new(sql.NullInt64)
@@ -169,6 +171,14 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 			} else if value.Valid {
 				_m.RunID = value.String
 			}
+		case webhookdelivery.FieldHeaders:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field headers", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Headers); err != nil {
+					return fmt.Errorf("unmarshal field headers: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -246,6 +256,8 @@ func (_m *WebhookDelivery) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("run_id=")
 	builder.WriteString(_m.RunID)
+	builder.WriteString(", ")
+	builder.WriteString("headers=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

@@ -187,6 +187,12 @@ func (_c *WebhookDeliveryCreate) SetNillableRunID(v *string) *WebhookDeliveryCre
 	return _c
 }
 
+// SetHeaders sets the "headers" field.
+func (_c *WebhookDeliveryCreate) SetHeaders(v map[string]string) *WebhookDeliveryCreate {
+	_c.mutation.SetHeaders(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookDeliveryCreate) SetID(v string) *WebhookDeliveryCreate {
 	_c.mutation.SetID(v)
@@ -378,6 +384,10 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 		_spec.SetField(webhookdelivery.FieldRunID, field.TypeString, value)
 		_node.RunID = value
 	}
+	if value, ok := _c.mutation.Headers(); ok {
+		_spec.SetField(webhookdelivery.FieldHeaders, field.TypeJSON, value)
+		_node.Headers = value
+	}
 	return _node, _spec
 }
 
@@ -566,6 +576,9 @@ func (u *WebhookDeliveryUpsertOne) UpdateNewValues() *WebhookDeliveryUpsertOne {
 		}
 		if _, exists := u.create.mutation.RunID(); exists {
 			s.SetIgnore(webhookdelivery.FieldRunID)
+		}
+		if _, exists := u.create.mutation.Headers(); exists {
+			s.SetIgnore(webhookdelivery.FieldHeaders)
 		}
 	}))
 	return u
@@ -916,6 +929,9 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNewValues() *WebhookDeliveryUpsertBulk
 			}
 			if _, exists := b.mutation.RunID(); exists {
 				s.SetIgnore(webhookdelivery.FieldRunID)
+			}
+			if _, exists := b.mutation.Headers(); exists {
+				s.SetIgnore(webhookdelivery.FieldHeaders)
 			}
 		}
 	}))

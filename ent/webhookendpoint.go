@@ -29,6 +29,8 @@ type WebhookEndpoint struct {
 	Events []string `json:"events,omitempty"`
 	// Secret holds the value of the "secret" field.
 	Secret string `json:"-"`
+	// Active holds the value of the "active" field.
+	Active bool `json:"active,omitempty"`
 	// CreatedAt holds the value of the "created_at" field.
 	CreatedAt int64 `json:"created_at,omitempty"`
 	// UpdatedAt holds the value of the "updated_at" field.
@@ -43,6 +45,8 @@ func (*WebhookEndpoint) scanValues(columns []string) ([]any, error) {
 		switch columns[i] {
 		case webhookendpoint.FieldEvents:
 			values[i] = new([]byte)
+		case webhookendpoint.FieldActive:
+			values[i] = new(sql.NullBool)
 		case webhookendpoint.FieldCreatedAt, webhookendpoint.FieldUpdatedAt:
 			values[i] = new(sql.NullInt64)
 		case webhookendpoint.FieldID, webhookendpoint.FieldOrgID, webhookendpoint.FieldName, webhookendpoint.FieldDescription, webhookendpoint.FieldURL, webhookendpoint.FieldSecret:
@@ -105,6 +109,12 @@ func (_m *WebhookEndpoint) assignValues(columns []string, values []any) error {
 				return fmt.Errorf("unexpected type %T for field secret", values[i])
 			} else if value.Valid {
 				_m.Secret = value.String
+			}
+		case webhookendpoint.FieldActive:
+			if value, ok := values[i].(*sql.NullBool); !ok {
+				return fmt.Errorf("unexpected type %T for field active", values[i])
+			} else if value.Valid {
+				_m.Active = value.Bool
 			}
 		case webhookendpoint.FieldCreatedAt:
 			if value, ok := values[i].(*sql.NullInt64); !ok {
@@ -170,6 +180,9 @@ func (_m *WebhookEndpoint) String() string {
 	builder.WriteString(fmt.Sprintf("%v", _m.Events))
 	builder.WriteString(", ")
 	builder.WriteString("secret=<sensitive>")
+	builder.WriteString(", ")
+	builder.WriteString("active=")
+	builder.WriteString(fmt.Sprintf("%v", _m.Active))
 	builder.WriteString(", ")
 	builder.WriteString("created_at=")
 	builder.WriteString(fmt.Sprintf("%v", _m.CreatedAt))

@@ -74,6 +74,20 @@ func (_c *WebhookEndpointCreate) SetSecret(v string) *WebhookEndpointCreate {
 	return _c
 }
 
+// SetActive sets the "active" field.
+func (_c *WebhookEndpointCreate) SetActive(v bool) *WebhookEndpointCreate {
+	_c.mutation.SetActive(v)
+	return _c
+}
+
+// SetNillableActive sets the "active" field if the given value is not nil.
+func (_c *WebhookEndpointCreate) SetNillableActive(v *bool) *WebhookEndpointCreate {
+	if v != nil {
+		_c.SetActive(*v)
+	}
+	return _c
+}
+
 // SetCreatedAt sets the "created_at" field.
 func (_c *WebhookEndpointCreate) SetCreatedAt(v int64) *WebhookEndpointCreate {
 	_c.mutation.SetCreatedAt(v)
@@ -135,6 +149,10 @@ func (_c *WebhookEndpointCreate) defaults() {
 		v := webhookendpoint.DefaultDescription
 		_c.mutation.SetDescription(v)
 	}
+	if _, ok := _c.mutation.Active(); !ok {
+		v := webhookendpoint.DefaultActive
+		_c.mutation.SetActive(v)
+	}
 }
 
 // check runs all checks and user-defined validators on the builder.
@@ -156,6 +174,9 @@ func (_c *WebhookEndpointCreate) check() error {
 	}
 	if _, ok := _c.mutation.Secret(); !ok {
 		return &ValidationError{Name: "secret", err: errors.New(`ent: missing required field "WebhookEndpoint.secret"`)}
+	}
+	if _, ok := _c.mutation.Active(); !ok {
+		return &ValidationError{Name: "active", err: errors.New(`ent: missing required field "WebhookEndpoint.active"`)}
 	}
 	if _, ok := _c.mutation.CreatedAt(); !ok {
 		return &ValidationError{Name: "created_at", err: errors.New(`ent: missing required field "WebhookEndpoint.created_at"`)}
@@ -227,6 +248,10 @@ func (_c *WebhookEndpointCreate) createSpec() (*WebhookEndpoint, *sqlgraph.Creat
 	if value, ok := _c.mutation.Secret(); ok {
 		_spec.SetField(webhookendpoint.FieldSecret, field.TypeString, value)
 		_node.Secret = value
+	}
+	if value, ok := _c.mutation.Active(); ok {
+		_spec.SetField(webhookendpoint.FieldActive, field.TypeBool, value)
+		_node.Active = value
 	}
 	if value, ok := _c.mutation.CreatedAt(); ok {
 		_spec.SetField(webhookendpoint.FieldCreatedAt, field.TypeInt64, value)
@@ -333,6 +358,18 @@ func (u *WebhookEndpointUpsert) SetEvents(v []string) *WebhookEndpointUpsert {
 // UpdateEvents sets the "events" field to the value that was provided on create.
 func (u *WebhookEndpointUpsert) UpdateEvents() *WebhookEndpointUpsert {
 	u.SetExcluded(webhookendpoint.FieldEvents)
+	return u
+}
+
+// SetActive sets the "active" field.
+func (u *WebhookEndpointUpsert) SetActive(v bool) *WebhookEndpointUpsert {
+	u.Set(webhookendpoint.FieldActive, v)
+	return u
+}
+
+// UpdateActive sets the "active" field to the value that was provided on create.
+func (u *WebhookEndpointUpsert) UpdateActive() *WebhookEndpointUpsert {
+	u.SetExcluded(webhookendpoint.FieldActive)
 	return u
 }
 
@@ -464,6 +501,20 @@ func (u *WebhookEndpointUpsertOne) SetEvents(v []string) *WebhookEndpointUpsertO
 func (u *WebhookEndpointUpsertOne) UpdateEvents() *WebhookEndpointUpsertOne {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.UpdateEvents()
+	})
+}
+
+// SetActive sets the "active" field.
+func (u *WebhookEndpointUpsertOne) SetActive(v bool) *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetActive(v)
+	})
+}
+
+// UpdateActive sets the "active" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertOne) UpdateActive() *WebhookEndpointUpsertOne {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateActive()
 	})
 }
 
@@ -765,6 +816,20 @@ func (u *WebhookEndpointUpsertBulk) SetEvents(v []string) *WebhookEndpointUpsert
 func (u *WebhookEndpointUpsertBulk) UpdateEvents() *WebhookEndpointUpsertBulk {
 	return u.Update(func(s *WebhookEndpointUpsert) {
 		s.UpdateEvents()
+	})
+}
+
+// SetActive sets the "active" field.
+func (u *WebhookEndpointUpsertBulk) SetActive(v bool) *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.SetActive(v)
+	})
+}
+
+// UpdateActive sets the "active" field to the value that was provided on create.
+func (u *WebhookEndpointUpsertBulk) UpdateActive() *WebhookEndpointUpsertBulk {
+	return u.Update(func(s *WebhookEndpointUpsert) {
+		s.UpdateActive()
 	})
 }
 

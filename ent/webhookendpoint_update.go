@@ -83,6 +83,20 @@ func (_u *WebhookEndpointUpdate) AppendEvents(v []string) *WebhookEndpointUpdate
 	return _u
 }
 
+// SetActive sets the "active" field.
+func (_u *WebhookEndpointUpdate) SetActive(v bool) *WebhookEndpointUpdate {
+	_u.mutation.SetActive(v)
+	return _u
+}
+
+// SetNillableActive sets the "active" field if the given value is not nil.
+func (_u *WebhookEndpointUpdate) SetNillableActive(v *bool) *WebhookEndpointUpdate {
+	if v != nil {
+		_u.SetActive(*v)
+	}
+	return _u
+}
+
 // SetUpdatedAt sets the "updated_at" field.
 func (_u *WebhookEndpointUpdate) SetUpdatedAt(v int64) *WebhookEndpointUpdate {
 	_u.mutation.ResetUpdatedAt()
@@ -168,6 +182,9 @@ func (_u *WebhookEndpointUpdate) sqlSave(ctx context.Context) (_node int, err er
 			sqljson.Append(u, webhookendpoint.FieldEvents, value)
 		})
 	}
+	if value, ok := _u.mutation.Active(); ok {
+		_spec.SetField(webhookendpoint.FieldActive, field.TypeBool, value)
+	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookendpoint.FieldUpdatedAt, field.TypeInt64, value)
 	}
@@ -247,6 +264,20 @@ func (_u *WebhookEndpointUpdateOne) SetEvents(v []string) *WebhookEndpointUpdate
 // AppendEvents appends value to the "events" field.
 func (_u *WebhookEndpointUpdateOne) AppendEvents(v []string) *WebhookEndpointUpdateOne {
 	_u.mutation.AppendEvents(v)
+	return _u
+}
+
+// SetActive sets the "active" field.
+func (_u *WebhookEndpointUpdateOne) SetActive(v bool) *WebhookEndpointUpdateOne {
+	_u.mutation.SetActive(v)
+	return _u
+}
+
+// SetNillableActive sets the "active" field if the given value is not nil.
+func (_u *WebhookEndpointUpdateOne) SetNillableActive(v *bool) *WebhookEndpointUpdateOne {
+	if v != nil {
+		_u.SetActive(*v)
+	}
 	return _u
 }
 
@@ -364,6 +395,9 @@ func (_u *WebhookEndpointUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 		_spec.AddModifier(func(u *sql.UpdateBuilder) {
 			sqljson.Append(u, webhookendpoint.FieldEvents, value)
 		})
+	}
+	if value, ok := _u.mutation.Active(); ok {
+		_spec.SetField(webhookendpoint.FieldActive, field.TypeBool, value)
 	}
 	if value, ok := _u.mutation.UpdatedAt(); ok {
 		_spec.SetField(webhookendpoint.FieldUpdatedAt, field.TypeInt64, value)

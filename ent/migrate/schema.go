@@ -304,6 +304,7 @@ var (
 		{Name: "endpoint_id", Type: field.TypeString, Nullable: true},
 		{Name: "event", Type: field.TypeString, Nullable: true},
 		{Name: "run_id", Type: field.TypeString, Nullable: true},
+		{Name: "headers", Type: field.TypeJSON, Nullable: true},
 	}
 	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
 	WebhookDeliveriesTable = &schema.Table{
@@ -337,6 +338,7 @@ var (
 		{Name: "url", Type: field.TypeString},
 		{Name: "events", Type: field.TypeJSON},
 		{Name: "secret", Type: field.TypeString},
+		{Name: "active", Type: field.TypeBool, Default: true},
 		{Name: "created_at", Type: field.TypeInt64},
 		{Name: "updated_at", Type: field.TypeInt64},
 	}
@@ -349,7 +351,7 @@ var (
 			{
 				Name:    "webhookendpoint_org_id_created_at_id",
 				Unique:  false,
-				Columns: []*schema.Column{WebhookEndpointsColumns[1], WebhookEndpointsColumns[7], WebhookEndpointsColumns[0]},
+				Columns: []*schema.Column{WebhookEndpointsColumns[1], WebhookEndpointsColumns[8], WebhookEndpointsColumns[0]},
 			},
 		},
 	}

@@ -41,6 +41,9 @@ func (WebhookDelivery) Fields() []ent.Field {
 		// The pipeline run it reports, for a run's event: a run ends once,
 		// so at most one delivery of a run goes to one target.
 		field.String("run_id").Optional().Immutable(),
+		// Extra request headers the job asked for (callback.headers); may
+		// hold a credential, so never logged nor answered.
+		field.JSON("headers", map[string]string{}).Optional().Immutable().Sensitive(),
 	}
 }
 

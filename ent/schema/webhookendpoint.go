@@ -27,6 +27,8 @@ func (WebhookEndpoint) Fields() []ent.Field {
 		// base64); kept as it is because each delivery needs it, and
 		// answered only when the endpoint is made.
 		field.String("secret").Sensitive().Immutable(),
+		// False while switched off: it is sent nothing.
+		field.Bool("active").Default(true),
 		field.Int64("created_at").Immutable(),
 		field.Int64("updated_at"),
 	}

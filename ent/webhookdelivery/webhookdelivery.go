@@ -42,6 +42,8 @@ const (
 	FieldEvent = "event"
 	// FieldRunID holds the string denoting the run_id field in the database.
 	FieldRunID = "run_id"
+	// FieldHeaders holds the string denoting the headers field in the database.
+	FieldHeaders = "headers"
 	// Table holds the table name of the webhookdelivery in the database.
 	Table = "webhook_deliveries"
 )
@@ -63,6 +65,7 @@ var Columns = []string{
 	FieldEndpointID,
 	FieldEvent,
 	FieldRunID,
+	FieldHeaders,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).

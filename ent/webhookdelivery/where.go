@@ -834,6 +834,16 @@ func RunIDContainsFold(v string) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.FieldContainsFold(FieldRunID, v))
 }
 
+// HeadersIsNil applies the IsNil predicate on the "headers" field.
+func HeadersIsNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldIsNull(FieldHeaders))
+}
+
+// HeadersNotNil applies the NotNil predicate on the "headers" field.
+func HeadersNotNil() predicate.WebhookDelivery {
+	return predicate.WebhookDelivery(sql.FieldNotNull(FieldHeaders))
+}
+
 // And groups predicates with the AND operator between them.
 func And(predicates ...predicate.WebhookDelivery) predicate.WebhookDelivery {
 	return predicate.WebhookDelivery(sql.AndPredicates(predicates...))

@@ -258,6 +258,20 @@ func TestWebhookEndpoints(t *testing.T) {
 			assert.Contains(t, string(r.body), tc.msg)
 		}
 
+		// PATCH changes what it is given, as Rendobar's clients send it.
+		r = k.as(t, keyA, http.MethodPatch, "/webhooks/endpoints/"+id, map[string]any{
+			"url": "https://hooks.example/a2", "subscribedEvents": []string{"job.failed", "pipeline.run.failed"}, "active": false})
+		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+		d := r.json(t)["data"].(map[string]any)
+		assert.Equal(t, "https://hooks.example/a2", d["url"])
+		assert.Equal(t, []any{"job.failed", "pipeline.run.failed"}, d["subscribedEvents"])
+		assert.Equal(t, false, d["active"])
+		assert.Equal(t, "test", d["name"], "kept")
+		r = k.as(t, keyA, http.MethodPatch, "/webhooks/endpoints/"+id, map[string]any{"subscribedEvents": []string{"job.nope"}})
+		assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+		r = k.as(t, keyB, http.MethodPatch, "/webhooks/endpoints/"+id, map[string]any{"active": true})
+		assert.Equal(t, http.StatusNotFound, r.status, "%s", r.body)
+
 		r = k.as(t, keyA, http.MethodDelete, "/webhooks/endpoints/"+id, nil)
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 		r = k.as(t, keyA, http.MethodGet, "/webhooks/endpoints/"+id, nil)
@@ -348,4 +362,60 @@ func verifiedUnsigned(t *testing.T, h *hookReceiver, n int) []mediaHook {
 		out = append(out, m)
 	}
 	return out
+}
+
+// TestMediaJobCallback: Rendobar's callback object works as webhook does,
+// its headers sent with the delivery; a switched-off endpoint gets
+// nothing.
+func TestMediaJobCallback(t *testing.T) {
+	t.Parallel()
+	media := serveMedia(t)
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.WebhookSecret = testSecret })
+	own, off := receiveHooks(t, 0), receiveHooks(t, 0)
+	id, _ := k.endpoint(t, "", off.URL, "job.completed")
+	r := k.do(t, http.MethodPatch, "/webhooks/endpoints/"+id, map[string]any{"active": false})
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
+
+	job := func(callback map[string]any) response {
+		return k.do(t, http.MethodPost, "/jobs", map[string]any{"type": "image.resize", "callback": callback,
+			"inputs": map[string]any{"source": media.URL + "/image.png"}, "params": map[string]any{"width": 32}})
+	}
+	for _, tc := range []struct {
+		callback map[string]any
+		msg      string
+	}{
+		{map[string]any{"headers": map[string]any{"X-A": "b"}}, "callback.url: is required"},
+		{map[string]any{"url": own.URL, "headers": map[string]any{"Webhook-Signature": "v1,forged"}}, "kino sets this header itself"},
+		{map[string]any{"url": own.URL, "headers": map[string]any{"Content-Type": "text/plain"}}, "kino sets this header itself"},
+		{map[string]any{"url": own.URL, "headers": map[string]any{"X-A": "b\r\nX-B: c"}}, "line break"},
+		{map[string]any{"url": own.URL, "events": []string{"job.running"}}, "callback.events[0]: unknown event"},
+		{map[string]any{"url": "ftp://x.example/"}, "callback.url: must be an absolute http or https URL"},
+	} {
+		r := job(tc.callback)
+		assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+		assert.Contains(t, string(r.body), tc.msg)
+	}
+	r = k.do(t, http.MethodPost, "/jobs", map[string]any{"type": "image.resize", "webhook": own.URL + "/other",
+		"callback": map[string]any{"url": own.URL}, "inputs": map[string]any{"source": media.URL + "/image.png"}})
+	assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	assert.Contains(t, string(r.body), "give the URL once")
+
+	r = job(map[string]any{"url": own.URL, "headers": map[string]any{"Authorization": "Bearer cf-token"}, "verify": true, "events": []string{"job.started"}})
+	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
+	jobID := r.json(t)["data"].(map[string]any)["id"].(string)
+	assert.NotContains(t, string(r.body), "cf-token", "the headers are never answered")
+
+	calls := own.waitCalls(t, 1)
+	assert.Equal(t, "Bearer cf-token", calls[0].header.Get("Authorization"))
+	hooks := verified(t, own, 1, testSecret)
+	assert.Equal(t, "job.completed", hooks[0].Event)
+	assert.Equal(t, jobID, hooks[0].Data["id"])
+	assert.NotContains(t, string(k.do(t, http.MethodGet, "/jobs/"+jobID, nil).body), "cf-token")
+
+	st, err := store.Open(context.Background(), k.cfg.DatabaseURL)
+	require.NoError(t, err)
+	defer st.Close()
+	n, err := st.WebhookDelivery.Query().Where(webhookdelivery.URL(off.URL)).Count(context.Background())
+	require.NoError(t, err)
+	assert.Zero(t, n, "a switched-off endpoint is sent nothing")
 }

@@ -51,7 +51,11 @@ type envelope struct {
 
 // target is one URL an event goes to: a job's or run's own webhook
 // (endpoint ""), or an organisation endpoint.
-type target struct{ url, endpoint string }
+type target struct {
+	url, endpoint string
+	// headers are the extra headers of a job's own webhook.
+	headers map[string]string
+}
 
 // Notifier stores the webhooks of media jobs and pipeline runs that end,
 // in the transaction that ends them, for the dispatcher to send.
@@ -85,7 +89,11 @@ func (n *Notifier) Final(ctx context.Context, tx *ent.Tx, j *jobs.Job) error {
 		return fmt.Errorf("read webhook endpoints of %s: %w", j.OrgID, err)
 	}
 	event := jobEvent(j)
-	if err := n.send(ctx, tx, j, event, targets(args.Webhook, eps, event), func() (proto.Message, error) {
+	to := targets(args.Webhook, eps, event)
+	if len(to) > 0 && to[0].endpoint == "" {
+		to[0].headers = args.WebhookHeaders
+	}
+	if err := n.send(ctx, tx, j, event, to, func() (proto.Message, error) {
 		return jobRecord(ctx, n.st, j)
 	}, envelope{JobID: j.ID}); err != nil {
 		return err
@@ -94,8 +102,8 @@ func (n *Notifier) Final(ctx context.Context, tx *ent.Tx, j *jobs.Job) error {
 		return nil
 	}
 	if args.RunWebhook == "" && !slices.ContainsFunc(eps, func(e *ent.WebhookEndpoint) bool {
-		return slices.Contains(e.Events, EventRunCompleted) || slices.Contains(e.Events, EventRunFailed) ||
-			slices.Contains(e.Events, EventRunCancelled)
+		return e.Active && (slices.Contains(e.Events, EventRunCompleted) || slices.Contains(e.Events, EventRunFailed) ||
+			slices.Contains(e.Events, EventRunCancelled))
 	}) {
 		return nil
 	}
@@ -196,7 +204,7 @@ func (n *Notifier) send(ctx context.Context, tx *ent.Tx, j *jobs.Job, event stri
 			return fmt.Errorf("make webhook of job %s: %w", j.ID, err)
 		}
 		if err := n.d.Store(ctx, tx, webhook.Msg{ID: env.DeliveryID, JobID: j.ID, URL: t.url, Payload: body,
-			EndpointID: t.endpoint, Event: event, RunID: env.RunID}); err != nil {
+			EndpointID: t.endpoint, Event: event, RunID: env.RunID, Headers: t.headers}); err != nil {
 			return err
 		}
 	}
@@ -211,7 +219,7 @@ func targets(own string, eps []*ent.WebhookEndpoint, event string) []target {
 		out = append(out, target{url: own})
 	}
 	for _, e := range eps {
-		if slices.Contains(e.Events, event) {
+		if e.Active && slices.Contains(e.Events, event) {
 			out = append(out, target{url: e.URL, endpoint: e.ID})
 		}
 	}

@@ -105,21 +105,67 @@ func checkEndpoint(req *mediav1.CreateWebhookEndpointRequest) []string {
 	if req.GetUrl() == "" {
 		out = append(out, "url: is required")
 	}
-	if n := utf8.RuneCountInString(req.GetName()); n > MaxEndpointName {
-		out = append(out, fmt.Sprintf("name: must be at most %d characters (it has %d)", MaxEndpointName, n))
-	}
-	if n := utf8.RuneCountInString(req.GetDescription()); n > MaxEndpointDescription {
-		out = append(out, fmt.Sprintf("description: must be at most %d characters (it has %d)", MaxEndpointDescription, n))
-	}
 	if len(req.GetEvents()) == 0 {
 		out = append(out, "subscribedEvents: name at least one event: "+strings.Join(Events, ", "))
 	}
-	for i, e := range req.GetEvents() {
+	return append(out, checkFields(req.GetName(), req.GetDescription(), req.GetEvents())...)
+}
+
+// checkFields lists what is wrong with an endpoint's name, description
+// and events.
+func checkFields(name, description string, events []string) []string {
+	var out []string
+	if n := utf8.RuneCountInString(name); n > MaxEndpointName {
+		out = append(out, fmt.Sprintf("name: must be at most %d characters (it has %d)", MaxEndpointName, n))
+	}
+	if n := utf8.RuneCountInString(description); n > MaxEndpointDescription {
+		out = append(out, fmt.Sprintf("description: must be at most %d characters (it has %d)", MaxEndpointDescription, n))
+	}
+	for i, e := range events {
 		if !slices.Contains(Events, e) {
 			out = append(out, fmt.Sprintf("subscribedEvents[%d]: unknown event %q; the events are %s", i, e, strings.Join(Events, ", ")))
 		}
 	}
 	return out
+}
+
+// UpdateWebhookEndpoint changes the fields given of an endpoint of the
+// organisation, checked as a create checks them.
+func (s *WebhookService) UpdateWebhookEndpoint(ctx context.Context, req *mediav1.UpdateWebhookEndpointRequest) (*mediav1.UpdateWebhookEndpointResponse, error) {
+	e, err := s.get(ctx, req.GetId())
+	if err != nil {
+		return nil, err
+	}
+	if problems := checkFields(req.GetName(), req.GetDescription(), req.GetEvents()); len(problems) > 0 {
+		return nil, apierr.New(apierr.Validation, "%s", strings.Join(problems, "; "))
+	}
+	u := s.st.WebhookEndpoint.UpdateOne(e).Where(webhookendpoint.OrgID(e.OrgID)).SetUpdatedAt(nowMs())
+	if req.Url != nil {
+		if err := webhook.CheckURL("url", req.GetUrl(), s.checkURL); err != nil {
+			return nil, err
+		}
+		u.SetURL(req.GetUrl())
+	}
+	if len(req.GetEvents()) > 0 {
+		u.SetEvents(dedupe(req.GetEvents()))
+	}
+	if req.Name != nil {
+		u.SetName(req.GetName())
+	}
+	if req.Description != nil {
+		u.SetDescription(req.GetDescription())
+	}
+	if req.Active != nil {
+		u.SetActive(req.GetActive())
+	}
+	saved, err := u.Save(ctx)
+	if ent.IsNotFound(err) {
+		return nil, notFoundEndpoint(req.GetId())
+	}
+	if err != nil {
+		return nil, apierr.Wrap(err, apierr.Internal, "the endpoint could not be changed; try again")
+	}
+	return &mediav1.UpdateWebhookEndpointResponse{Data: endpointRecord(saved)}, nil
 }
 
 // dedupe is events in their order, each once.
@@ -192,7 +238,7 @@ func notFoundEndpoint(id string) error {
 func endpointRecord(e *ent.WebhookEndpoint) *mediav1.WebhookEndpoint {
 	return &mediav1.WebhookEndpoint{
 		Id: e.ID, OrgId: e.OrgID, Name: e.Name, Description: e.Description, Url: e.URL,
-		Events: append([]string{}, e.Events...), Active: true,
+		Events: append([]string{}, e.Events...), Active: e.Active,
 		CreatedAt: float64(e.CreatedAt), UpdatedAt: float64(e.UpdatedAt),
 	}
 }

@@ -114,6 +114,9 @@ func (d *Dispatcher) send(ctx context.Context, c claimed, key []byte) result {
 	// The timestamp is this attempt's, so a receiver's replay window holds
 	// for retries too; the id stays the same so it can deduplicate.
 	ts := time.Now().Unix()
+	for k, v := range c.del.Headers {
+		req.Header.Set(k, v)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("webhook-id", c.del.ID)

@@ -93,6 +93,9 @@ type Msg struct {
 	EndpointID string
 	// Event names what it reports; RunID the pipeline run, for a run's.
 	Event, RunID string
+	// Headers are extra request headers the job asked for; kino's own
+	// headers are set after them and win.
+	Headers map[string]string
 }
 
 // NewID is a new webhook-id: "msg_" and 32 hex digits.
@@ -118,6 +121,9 @@ func (d *Dispatcher) Store(ctx context.Context, tx *ent.Tx, m Msg) error {
 	}
 	if m.RunID != "" {
 		c.SetRunID(m.RunID)
+	}
+	if len(m.Headers) > 0 {
+		c.SetHeaders(m.Headers)
 	}
 	if tc := tracing.Inject(ctx); tc != nil {
 		c.SetTraceContext(tc)

@@ -36,7 +36,7 @@ type WebhookEndpoint struct {
 	// pipeline.run.completed, pipeline.run.failed, pipeline.run.cancelled.
 	// Read as "events" too.
 	Events []string `protobuf:"bytes,6,rep,name=events,json=subscribedEvents,proto3" json:"events,omitempty"`
-	// Always true: kino has no disabled endpoints.
+	// False while the endpoint is switched off: it is sent nothing.
 	Active bool `protobuf:"varint,7,opt,name=active,proto3" json:"active,omitempty"`
 	// "whsec_" and base64: the key that signs its deliveries. Present only
 	// in the answer to the create.
@@ -435,6 +435,138 @@ func (x *GetWebhookEndpointResponse) GetData() *WebhookEndpoint {
 	return nil
 }
 
+// UpdateWebhookEndpointRequest names an endpoint and the fields to change;
+// the fields not given stay as they are.
+type UpdateWebhookEndpointRequest struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Id    string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Url   *string                `protobuf:"bytes,2,opt,name=url,proto3,oneof" json:"url,omitempty"`
+	// When given, replaces the events; "events" also read.
+	Events        []string `protobuf:"bytes,3,rep,name=events,json=subscribedEvents,proto3" json:"events,omitempty"`
+	Name          *string  `protobuf:"bytes,4,opt,name=name,proto3,oneof" json:"name,omitempty"`
+	Description   *string  `protobuf:"bytes,5,opt,name=description,proto3,oneof" json:"description,omitempty"`
+	Active        *bool    `protobuf:"varint,6,opt,name=active,proto3,oneof" json:"active,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateWebhookEndpointRequest) Reset() {
+	*x = UpdateWebhookEndpointRequest{}
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[7]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateWebhookEndpointRequest) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateWebhookEndpointRequest) ProtoMessage() {}
+
+func (x *UpdateWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[7]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateWebhookEndpointRequest.ProtoReflect.Descriptor instead.
+func (*UpdateWebhookEndpointRequest) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{7}
+}
+
+func (x *UpdateWebhookEndpointRequest) GetId() string {
+	if x != nil {
+		return x.Id
+	}
+	return ""
+}
+
+func (x *UpdateWebhookEndpointRequest) GetUrl() string {
+	if x != nil && x.Url != nil {
+		return *x.Url
+	}
+	return ""
+}
+
+func (x *UpdateWebhookEndpointRequest) GetEvents() []string {
+	if x != nil {
+		return x.Events
+	}
+	return nil
+}
+
+func (x *UpdateWebhookEndpointRequest) GetName() string {
+	if x != nil && x.Name != nil {
+		return *x.Name
+	}
+	return ""
+}
+
+func (x *UpdateWebhookEndpointRequest) GetDescription() string {
+	if x != nil && x.Description != nil {
+		return *x.Description
+	}
+	return ""
+}
+
+func (x *UpdateWebhookEndpointRequest) GetActive() bool {
+	if x != nil && x.Active != nil {
+		return *x.Active
+	}
+	return false
+}
+
+// UpdateWebhookEndpointResponse is {"data": endpoint}, without its secret.
+type UpdateWebhookEndpointResponse struct {
+	state         protoimpl.MessageState `protogen:"open.v1"`
+	Data          *WebhookEndpoint       `protobuf:"bytes,1,opt,name=data,proto3" json:"data,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *UpdateWebhookEndpointResponse) Reset() {
+	*x = UpdateWebhookEndpointResponse{}
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[8]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *UpdateWebhookEndpointResponse) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*UpdateWebhookEndpointResponse) ProtoMessage() {}
+
+func (x *UpdateWebhookEndpointResponse) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[8]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use UpdateWebhookEndpointResponse.ProtoReflect.Descriptor instead.
+func (*UpdateWebhookEndpointResponse) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{8}
+}
+
+func (x *UpdateWebhookEndpointResponse) GetData() *WebhookEndpoint {
+	if x != nil {
+		return x.Data
+	}
+	return nil
+}
+
 // DeleteWebhookEndpointRequest names an endpoint.
 type DeleteWebhookEndpointRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -445,7 +577,7 @@ type DeleteWebhookEndpointRequest struct {
 
 func (x *DeleteWebhookEndpointRequest) Reset() {
 	*x = DeleteWebhookEndpointRequest{}
-	mi := &file_kino_media_v1_webhooks_proto_msgTypes[7]
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[9]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -457,7 +589,7 @@ func (x *DeleteWebhookEndpointRequest) String() string {
 func (*DeleteWebhookEndpointRequest) ProtoMessage() {}
 
 func (x *DeleteWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_webhooks_proto_msgTypes[7]
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[9]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -470,7 +602,7 @@ func (x *DeleteWebhookEndpointRequest) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookEndpointRequest.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookEndpointRequest) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{7}
+	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{9}
 }
 
 func (x *DeleteWebhookEndpointRequest) GetId() string {
@@ -490,7 +622,7 @@ type DeleteWebhookEndpointResponse struct {
 
 func (x *DeleteWebhookEndpointResponse) Reset() {
 	*x = DeleteWebhookEndpointResponse{}
-	mi := &file_kino_media_v1_webhooks_proto_msgTypes[8]
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[10]
 	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 	ms.StoreMessageInfo(mi)
 }
@@ -502,7 +634,7 @@ func (x *DeleteWebhookEndpointResponse) String() string {
 func (*DeleteWebhookEndpointResponse) ProtoMessage() {}
 
 func (x *DeleteWebhookEndpointResponse) ProtoReflect() protoreflect.Message {
-	mi := &file_kino_media_v1_webhooks_proto_msgTypes[8]
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[10]
 	if x != nil {
 		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
 		if ms.LoadMessageInfo() == nil {
@@ -515,12 +647,87 @@ func (x *DeleteWebhookEndpointResponse) ProtoReflect() protoreflect.Message {
 
 // Deprecated: Use DeleteWebhookEndpointResponse.ProtoReflect.Descriptor instead.
 func (*DeleteWebhookEndpointResponse) Descriptor() ([]byte, []int) {
-	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{8}
+	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{10}
 }
 
 func (x *DeleteWebhookEndpointResponse) GetData() *WebhookEndpoint {
 	if x != nil {
 		return x.Data
+	}
+	return nil
+}
+
+// JobCallback is Rendobar's per-job hook, read beside "webhook": the URL
+// sent the job's end, and headers to send with it.
+type JobCallback struct {
+	state protoimpl.MessageState `protogen:"open.v1"`
+	Url   string                 `protobuf:"bytes,1,opt,name=url,proto3" json:"url,omitempty"`
+	// Extra request headers (an Authorization, say); kino's own headers
+	// cannot be set this way.
+	Headers map[string]string `protobuf:"bytes,2,rep,name=headers,proto3" json:"headers,omitempty" protobuf_key:"bytes,1,opt,name=key" protobuf_val:"bytes,2,opt,name=value"`
+	// Accepted as Rendobar takes it; kino signs whenever it has a secret.
+	Verify *bool `protobuf:"varint,3,opt,name=verify,proto3,oneof" json:"verify,omitempty"`
+	// Rendobar's non-terminal events; only "job.started" is taken, and kino
+	// does not send it.
+	Events        []string `protobuf:"bytes,4,rep,name=events,proto3" json:"events,omitempty"`
+	unknownFields protoimpl.UnknownFields
+	sizeCache     protoimpl.SizeCache
+}
+
+func (x *JobCallback) Reset() {
+	*x = JobCallback{}
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[11]
+	ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+	ms.StoreMessageInfo(mi)
+}
+
+func (x *JobCallback) String() string {
+	return protoimpl.X.MessageStringOf(x)
+}
+
+func (*JobCallback) ProtoMessage() {}
+
+func (x *JobCallback) ProtoReflect() protoreflect.Message {
+	mi := &file_kino_media_v1_webhooks_proto_msgTypes[11]
+	if x != nil {
+		ms := protoimpl.X.MessageStateOf(protoimpl.Pointer(x))
+		if ms.LoadMessageInfo() == nil {
+			ms.StoreMessageInfo(mi)
+		}
+		return ms
+	}
+	return mi.MessageOf(x)
+}
+
+// Deprecated: Use JobCallback.ProtoReflect.Descriptor instead.
+func (*JobCallback) Descriptor() ([]byte, []int) {
+	return file_kino_media_v1_webhooks_proto_rawDescGZIP(), []int{11}
+}
+
+func (x *JobCallback) GetUrl() string {
+	if x != nil {
+		return x.Url
+	}
+	return ""
+}
+
+func (x *JobCallback) GetHeaders() map[string]string {
+	if x != nil {
+		return x.Headers
+	}
+	return nil
+}
+
+func (x *JobCallback) GetVerify() bool {
+	if x != nil && x.Verify != nil {
+		return *x.Verify
+	}
+	return false
+}
+
+func (x *JobCallback) GetEvents() []string {
+	if x != nil {
+		return x.Events
 	}
 	return nil
 }
@@ -558,15 +765,38 @@ const file_kino_media_v1_webhooks_proto_rawDesc = "" +
 	"\x19GetWebhookEndpointRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"P\n" +
 	"\x1aGetWebhookEndpointResponse\x122\n" +
+	"\x04data\x18\x01 \x01(\v2\x1e.kino.media.v1.WebhookEndpointR\x04data\"\xf0\x01\n" +
+	"\x1cUpdateWebhookEndpointRequest\x12\x0e\n" +
+	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
+	"\x03url\x18\x02 \x01(\tH\x00R\x03url\x88\x01\x01\x12 \n" +
+	"\x06events\x18\x03 \x03(\tR\x10subscribedEvents\x12\x17\n" +
+	"\x04name\x18\x04 \x01(\tH\x01R\x04name\x88\x01\x01\x12%\n" +
+	"\vdescription\x18\x05 \x01(\tH\x02R\vdescription\x88\x01\x01\x12\x1b\n" +
+	"\x06active\x18\x06 \x01(\bH\x03R\x06active\x88\x01\x01B\x06\n" +
+	"\x04_urlB\a\n" +
+	"\x05_nameB\x0e\n" +
+	"\f_descriptionB\t\n" +
+	"\a_active\"S\n" +
+	"\x1dUpdateWebhookEndpointResponse\x122\n" +
 	"\x04data\x18\x01 \x01(\v2\x1e.kino.media.v1.WebhookEndpointR\x04data\".\n" +
 	"\x1cDeleteWebhookEndpointRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\"S\n" +
 	"\x1dDeleteWebhookEndpointResponse\x122\n" +
-	"\x04data\x18\x01 \x01(\v2\x1e.kino.media.v1.WebhookEndpointR\x04data2\xd4\x03\n" +
+	"\x04data\x18\x01 \x01(\v2\x1e.kino.media.v1.WebhookEndpointR\x04data\"\xde\x01\n" +
+	"\vJobCallback\x12\x10\n" +
+	"\x03url\x18\x01 \x01(\tR\x03url\x12A\n" +
+	"\aheaders\x18\x02 \x03(\v2'.kino.media.v1.JobCallback.HeadersEntryR\aheaders\x12\x1b\n" +
+	"\x06verify\x18\x03 \x01(\bH\x00R\x06verify\x88\x01\x01\x12\x16\n" +
+	"\x06events\x18\x04 \x03(\tR\x06events\x1a:\n" +
+	"\fHeadersEntry\x12\x10\n" +
+	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
+	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\t\n" +
+	"\a_verify2\xc8\x04\n" +
 	"\x0eWebhookService\x12r\n" +
 	"\x15CreateWebhookEndpoint\x12+.kino.media.v1.CreateWebhookEndpointRequest\x1a,.kino.media.v1.CreateWebhookEndpointResponse\x12o\n" +
 	"\x14ListWebhookEndpoints\x12*.kino.media.v1.ListWebhookEndpointsRequest\x1a+.kino.media.v1.ListWebhookEndpointsResponse\x12i\n" +
 	"\x12GetWebhookEndpoint\x12(.kino.media.v1.GetWebhookEndpointRequest\x1a).kino.media.v1.GetWebhookEndpointResponse\x12r\n" +
+	"\x15UpdateWebhookEndpoint\x12+.kino.media.v1.UpdateWebhookEndpointRequest\x1a,.kino.media.v1.UpdateWebhookEndpointResponse\x12r\n" +
 	"\x15DeleteWebhookEndpoint\x12+.kino.media.v1.DeleteWebhookEndpointRequest\x1a,.kino.media.v1.DeleteWebhookEndpointResponseB2Z0github.com/kinohq/kino/gen/kino/media/v1;mediav1b\x06proto3"
 
 var (
@@ -581,7 +811,7 @@ func file_kino_media_v1_webhooks_proto_rawDescGZIP() []byte {
 	return file_kino_media_v1_webhooks_proto_rawDescData
 }
 
-var file_kino_media_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 9)
+var file_kino_media_v1_webhooks_proto_msgTypes = make([]protoimpl.MessageInfo, 13)
 var file_kino_media_v1_webhooks_proto_goTypes = []any{
 	(*WebhookEndpoint)(nil),               // 0: kino.media.v1.WebhookEndpoint
 	(*CreateWebhookEndpointRequest)(nil),  // 1: kino.media.v1.CreateWebhookEndpointRequest
@@ -590,27 +820,35 @@ var file_kino_media_v1_webhooks_proto_goTypes = []any{
 	(*ListWebhookEndpointsResponse)(nil),  // 4: kino.media.v1.ListWebhookEndpointsResponse
 	(*GetWebhookEndpointRequest)(nil),     // 5: kino.media.v1.GetWebhookEndpointRequest
 	(*GetWebhookEndpointResponse)(nil),    // 6: kino.media.v1.GetWebhookEndpointResponse
-	(*DeleteWebhookEndpointRequest)(nil),  // 7: kino.media.v1.DeleteWebhookEndpointRequest
-	(*DeleteWebhookEndpointResponse)(nil), // 8: kino.media.v1.DeleteWebhookEndpointResponse
+	(*UpdateWebhookEndpointRequest)(nil),  // 7: kino.media.v1.UpdateWebhookEndpointRequest
+	(*UpdateWebhookEndpointResponse)(nil), // 8: kino.media.v1.UpdateWebhookEndpointResponse
+	(*DeleteWebhookEndpointRequest)(nil),  // 9: kino.media.v1.DeleteWebhookEndpointRequest
+	(*DeleteWebhookEndpointResponse)(nil), // 10: kino.media.v1.DeleteWebhookEndpointResponse
+	(*JobCallback)(nil),                   // 11: kino.media.v1.JobCallback
+	nil,                                   // 12: kino.media.v1.JobCallback.HeadersEntry
 }
 var file_kino_media_v1_webhooks_proto_depIdxs = []int32{
-	0, // 0: kino.media.v1.CreateWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
-	0, // 1: kino.media.v1.ListWebhookEndpointsResponse.data:type_name -> kino.media.v1.WebhookEndpoint
-	0, // 2: kino.media.v1.GetWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
-	0, // 3: kino.media.v1.DeleteWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
-	1, // 4: kino.media.v1.WebhookService.CreateWebhookEndpoint:input_type -> kino.media.v1.CreateWebhookEndpointRequest
-	3, // 5: kino.media.v1.WebhookService.ListWebhookEndpoints:input_type -> kino.media.v1.ListWebhookEndpointsRequest
-	5, // 6: kino.media.v1.WebhookService.GetWebhookEndpoint:input_type -> kino.media.v1.GetWebhookEndpointRequest
-	7, // 7: kino.media.v1.WebhookService.DeleteWebhookEndpoint:input_type -> kino.media.v1.DeleteWebhookEndpointRequest
-	2, // 8: kino.media.v1.WebhookService.CreateWebhookEndpoint:output_type -> kino.media.v1.CreateWebhookEndpointResponse
-	4, // 9: kino.media.v1.WebhookService.ListWebhookEndpoints:output_type -> kino.media.v1.ListWebhookEndpointsResponse
-	6, // 10: kino.media.v1.WebhookService.GetWebhookEndpoint:output_type -> kino.media.v1.GetWebhookEndpointResponse
-	8, // 11: kino.media.v1.WebhookService.DeleteWebhookEndpoint:output_type -> kino.media.v1.DeleteWebhookEndpointResponse
-	8, // [8:12] is the sub-list for method output_type
-	4, // [4:8] is the sub-list for method input_type
-	4, // [4:4] is the sub-list for extension type_name
-	4, // [4:4] is the sub-list for extension extendee
-	0, // [0:4] is the sub-list for field type_name
+	0,  // 0: kino.media.v1.CreateWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
+	0,  // 1: kino.media.v1.ListWebhookEndpointsResponse.data:type_name -> kino.media.v1.WebhookEndpoint
+	0,  // 2: kino.media.v1.GetWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
+	0,  // 3: kino.media.v1.UpdateWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
+	0,  // 4: kino.media.v1.DeleteWebhookEndpointResponse.data:type_name -> kino.media.v1.WebhookEndpoint
+	12, // 5: kino.media.v1.JobCallback.headers:type_name -> kino.media.v1.JobCallback.HeadersEntry
+	1,  // 6: kino.media.v1.WebhookService.CreateWebhookEndpoint:input_type -> kino.media.v1.CreateWebhookEndpointRequest
+	3,  // 7: kino.media.v1.WebhookService.ListWebhookEndpoints:input_type -> kino.media.v1.ListWebhookEndpointsRequest
+	5,  // 8: kino.media.v1.WebhookService.GetWebhookEndpoint:input_type -> kino.media.v1.GetWebhookEndpointRequest
+	7,  // 9: kino.media.v1.WebhookService.UpdateWebhookEndpoint:input_type -> kino.media.v1.UpdateWebhookEndpointRequest
+	9,  // 10: kino.media.v1.WebhookService.DeleteWebhookEndpoint:input_type -> kino.media.v1.DeleteWebhookEndpointRequest
+	2,  // 11: kino.media.v1.WebhookService.CreateWebhookEndpoint:output_type -> kino.media.v1.CreateWebhookEndpointResponse
+	4,  // 12: kino.media.v1.WebhookService.ListWebhookEndpoints:output_type -> kino.media.v1.ListWebhookEndpointsResponse
+	6,  // 13: kino.media.v1.WebhookService.GetWebhookEndpoint:output_type -> kino.media.v1.GetWebhookEndpointResponse
+	8,  // 14: kino.media.v1.WebhookService.UpdateWebhookEndpoint:output_type -> kino.media.v1.UpdateWebhookEndpointResponse
+	10, // 15: kino.media.v1.WebhookService.DeleteWebhookEndpoint:output_type -> kino.media.v1.DeleteWebhookEndpointResponse
+	11, // [11:16] is the sub-list for method output_type
+	6,  // [6:11] is the sub-list for method input_type
+	6,  // [6:6] is the sub-list for extension type_name
+	6,  // [6:6] is the sub-list for extension extendee
+	0,  // [0:6] is the sub-list for field type_name
 }
 
 func init() { file_kino_media_v1_webhooks_proto_init() }
@@ -619,13 +857,15 @@ func file_kino_media_v1_webhooks_proto_init() {
 		return
 	}
 	file_kino_media_v1_webhooks_proto_msgTypes[0].OneofWrappers = []any{}
+	file_kino_media_v1_webhooks_proto_msgTypes[7].OneofWrappers = []any{}
+	file_kino_media_v1_webhooks_proto_msgTypes[11].OneofWrappers = []any{}
 	type x struct{}
 	out := protoimpl.TypeBuilder{
 		File: protoimpl.DescBuilder{
 			GoPackagePath: reflect.TypeOf(x{}).PkgPath(),
 			RawDescriptor: unsafe.Slice(unsafe.StringData(file_kino_media_v1_webhooks_proto_rawDesc), len(file_kino_media_v1_webhooks_proto_rawDesc)),
 			NumEnums:      0,
-			NumMessages:   9,
+			NumMessages:   13,
 			NumExtensions: 0,
 			NumServices:   1,
 		},

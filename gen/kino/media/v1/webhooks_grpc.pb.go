@@ -22,6 +22,7 @@ const (
 	WebhookService_CreateWebhookEndpoint_FullMethodName = "/kino.media.v1.WebhookService/CreateWebhookEndpoint"
 	WebhookService_ListWebhookEndpoints_FullMethodName  = "/kino.media.v1.WebhookService/ListWebhookEndpoints"
 	WebhookService_GetWebhookEndpoint_FullMethodName    = "/kino.media.v1.WebhookService/GetWebhookEndpoint"
+	WebhookService_UpdateWebhookEndpoint_FullMethodName = "/kino.media.v1.WebhookService/UpdateWebhookEndpoint"
 	WebhookService_DeleteWebhookEndpoint_FullMethodName = "/kino.media.v1.WebhookService/DeleteWebhookEndpoint"
 )
 
@@ -40,6 +41,8 @@ type WebhookServiceClient interface {
 	ListWebhookEndpoints(ctx context.Context, in *ListWebhookEndpointsRequest, opts ...grpc.CallOption) (*ListWebhookEndpointsResponse, error)
 	// GetWebhookEndpoint reads one endpoint of the organisation.
 	GetWebhookEndpoint(ctx context.Context, in *GetWebhookEndpointRequest, opts ...grpc.CallOption) (*GetWebhookEndpointResponse, error)
+	// UpdateWebhookEndpoint changes the fields given of an endpoint.
+	UpdateWebhookEndpoint(ctx context.Context, in *UpdateWebhookEndpointRequest, opts ...grpc.CallOption) (*UpdateWebhookEndpointResponse, error)
 	// DeleteWebhookEndpoint removes an endpoint; what is still pending for
 	// it is not sent.
 	DeleteWebhookEndpoint(ctx context.Context, in *DeleteWebhookEndpointRequest, opts ...grpc.CallOption) (*DeleteWebhookEndpointResponse, error)
@@ -83,6 +86,16 @@ func (c *webhookServiceClient) GetWebhookEndpoint(ctx context.Context, in *GetWe
 	return out, nil
 }
 
+func (c *webhookServiceClient) UpdateWebhookEndpoint(ctx context.Context, in *UpdateWebhookEndpointRequest, opts ...grpc.CallOption) (*UpdateWebhookEndpointResponse, error) {
+	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
+	out := new(UpdateWebhookEndpointResponse)
+	err := c.cc.Invoke(ctx, WebhookService_UpdateWebhookEndpoint_FullMethodName, in, out, cOpts...)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
 func (c *webhookServiceClient) DeleteWebhookEndpoint(ctx context.Context, in *DeleteWebhookEndpointRequest, opts ...grpc.CallOption) (*DeleteWebhookEndpointResponse, error) {
 	cOpts := append([]grpc.CallOption{grpc.StaticMethod()}, opts...)
 	out := new(DeleteWebhookEndpointResponse)
@@ -108,6 +121,8 @@ type WebhookServiceServer interface {
 	ListWebhookEndpoints(context.Context, *ListWebhookEndpointsRequest) (*ListWebhookEndpointsResponse, error)
 	// GetWebhookEndpoint reads one endpoint of the organisation.
 	GetWebhookEndpoint(context.Context, *GetWebhookEndpointRequest) (*GetWebhookEndpointResponse, error)
+	// UpdateWebhookEndpoint changes the fields given of an endpoint.
+	UpdateWebhookEndpoint(context.Context, *UpdateWebhookEndpointRequest) (*UpdateWebhookEndpointResponse, error)
 	// DeleteWebhookEndpoint removes an endpoint; what is still pending for
 	// it is not sent.
 	DeleteWebhookEndpoint(context.Context, *DeleteWebhookEndpointRequest) (*DeleteWebhookEndpointResponse, error)
@@ -129,6 +144,9 @@ func (UnimplementedWebhookServiceServer) ListWebhookEndpoints(context.Context, *
 }
 func (UnimplementedWebhookServiceServer) GetWebhookEndpoint(context.Context, *GetWebhookEndpointRequest) (*GetWebhookEndpointResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method GetWebhookEndpoint not implemented")
+}
+func (UnimplementedWebhookServiceServer) UpdateWebhookEndpoint(context.Context, *UpdateWebhookEndpointRequest) (*UpdateWebhookEndpointResponse, error) {
+	return nil, status.Error(codes.Unimplemented, "method UpdateWebhookEndpoint not implemented")
 }
 func (UnimplementedWebhookServiceServer) DeleteWebhookEndpoint(context.Context, *DeleteWebhookEndpointRequest) (*DeleteWebhookEndpointResponse, error) {
 	return nil, status.Error(codes.Unimplemented, "method DeleteWebhookEndpoint not implemented")
@@ -208,6 +226,24 @@ func _WebhookService_GetWebhookEndpoint_Handler(srv interface{}, ctx context.Con
 	return interceptor(ctx, in, info, handler)
 }
 
+func _WebhookService_UpdateWebhookEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
+	in := new(UpdateWebhookEndpointRequest)
+	if err := dec(in); err != nil {
+		return nil, err
+	}
+	if interceptor == nil {
+		return srv.(WebhookServiceServer).UpdateWebhookEndpoint(ctx, in)
+	}
+	info := &grpc.UnaryServerInfo{
+		Server:     srv,
+		FullMethod: WebhookService_UpdateWebhookEndpoint_FullMethodName,
+	}
+	handler := func(ctx context.Context, req interface{}) (interface{}, error) {
+		return srv.(WebhookServiceServer).UpdateWebhookEndpoint(ctx, req.(*UpdateWebhookEndpointRequest))
+	}
+	return interceptor(ctx, in, info, handler)
+}
+
 func _WebhookService_DeleteWebhookEndpoint_Handler(srv interface{}, ctx context.Context, dec func(interface{}) error, interceptor grpc.UnaryServerInterceptor) (interface{}, error) {
 	in := new(DeleteWebhookEndpointRequest)
 	if err := dec(in); err != nil {
@@ -244,6 +280,10 @@ var WebhookService_ServiceDesc = grpc.ServiceDesc{
 		{
 			MethodName: "GetWebhookEndpoint",
 			Handler:    _WebhookService_GetWebhookEndpoint_Handler,
+		},
+		{
+			MethodName: "UpdateWebhookEndpoint",
+			Handler:    _WebhookService_UpdateWebhookEndpoint_Handler,
 		},
 		{
 			MethodName: "DeleteWebhookEndpoint",
