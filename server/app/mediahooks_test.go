@@ -10,8 +10,10 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+	"google.golang.org/grpc/codes"
 
 	"github.com/kinohq/kino/ent/webhookdelivery"
+	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
@@ -418,4 +420,26 @@ func TestMediaJobCallback(t *testing.T) {
 	n, err := st.WebhookDelivery.Query().Where(webhookdelivery.URL(off.URL)).Count(context.Background())
 	require.NoError(t, err)
 	assert.Zero(t, n, "a switched-off endpoint is sent nothing")
+}
+
+// TestWebhookEndpointsOverGRPC: the endpoints are a gRPC service too,
+// whose errors carry the documented codes.
+func TestWebhookEndpointsOverGRPC(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), nil)
+	ctx := context.Background()
+	hooks := mediav1.NewWebhookServiceClient(k.conn)
+	made, err := hooks.CreateWebhookEndpoint(ctx, &mediav1.CreateWebhookEndpointRequest{Url: "https://hooks.example/g", Events: []string{"job.failed"}})
+	require.NoError(t, err)
+	assert.True(t, strings.HasPrefix(made.GetData().GetSigningSecret(), "whsec_"))
+	list, err := hooks.ListWebhookEndpoints(ctx, &mediav1.ListWebhookEndpointsRequest{})
+	require.NoError(t, err)
+	require.Len(t, list.GetData(), 1)
+	assert.Nil(t, list.GetData()[0].SigningSecret)
+	_, err = hooks.CreateWebhookEndpoint(ctx, &mediav1.CreateWebhookEndpointRequest{Url: "https://hooks.example/g"})
+	assertCode(t, err, codes.InvalidArgument, "VALIDATION_ERROR")
+	_, err = hooks.DeleteWebhookEndpoint(ctx, &mediav1.DeleteWebhookEndpointRequest{Id: made.GetData().GetId()})
+	require.NoError(t, err)
+	_, err = hooks.GetWebhookEndpoint(ctx, &mediav1.GetWebhookEndpointRequest{Id: made.GetData().GetId()})
+	assertCode(t, err, codes.NotFound, "NOT_FOUND")
 }

@@ -112,7 +112,7 @@ func (n *Notifier) Final(ctx context.Context, tx *ent.Tx, j *jobs.Job) error {
 	// judged as the transaction commits.
 	tx.OnCommit(func(next ent.Committer) ent.Committer {
 		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
-			stored, err := n.runEnded(ctx, tx, j)
+			stored, err := n.runEnded(jobs.TraceContext(ctx, j), tx, j)
 			if err != nil {
 				_ = tx.Rollback()
 				return err
