@@ -3,8 +3,10 @@ package app_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -273,6 +275,31 @@ func TestWebhookEndpoints(t *testing.T) {
 		assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
 		r = k.as(t, keyB, http.MethodPatch, "/webhooks/endpoints/"+id, map[string]any{"active": true})
 		assert.Equal(t, http.StatusNotFound, r.status, "%s", r.body)
+
+		// 25 creates at once: the organisation keeps 20, never more.
+		var wg sync.WaitGroup
+		answers := make(chan int, 25)
+		for i := range 25 {
+			wg.Go(func() {
+				r := k.as(t, keyB, http.MethodPost, "/webhooks/endpoints", map[string]any{
+					"url": fmt.Sprintf("https://hooks.example/b%d", i), "subscribedEvents": []string{"job.failed"}})
+				answers <- r.status
+			})
+		}
+		wg.Wait()
+		close(answers)
+		made := 0
+		for c := range answers {
+			if c == http.StatusCreated {
+				made++
+			}
+		}
+		assert.Equal(t, 20, made)
+		r = k.as(t, keyB, http.MethodGet, "/webhooks/endpoints", nil)
+		assert.Len(t, r.json(t)["data"], 20)
+		r = k.as(t, keyB, http.MethodPost, "/webhooks/endpoints", map[string]any{"url": "https://hooks.example/b", "subscribedEvents": []string{"job.failed"}})
+		assert.Equal(t, http.StatusBadRequest, r.status)
+		assert.Contains(t, string(r.body), "the most it may have")
 
 		r = k.as(t, keyA, http.MethodDelete, "/webhooks/endpoints/"+id, nil)
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)

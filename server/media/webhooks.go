@@ -9,6 +9,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"entgo.io/ent/dialect"
 	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
@@ -72,14 +73,20 @@ func (s *WebhookService) CreateWebhookEndpoint(ctx context.Context, req *mediav1
 }
 
 // create stores a new endpoint of org unless it has the most it may:
-// counted and stored in one transaction, so two creates at once cannot
-// both take the last place (on SQLite; on PostgreSQL they may, by one).
+// counted and stored in one transaction, one create of an organisation at
+// a time (SQLite writes one at a time; on PostgreSQL a lock per
+// organisation), so two creates at once cannot both take the last place.
 func (s *WebhookService) create(ctx context.Context, org string, req *mediav1.CreateWebhookEndpointRequest) (*ent.WebhookEndpoint, error) {
 	tx, err := s.st.Tx(ctx)
 	if err != nil {
 		return nil, err
 	}
 	defer func() { _ = tx.Rollback() }()
+	if s.st.Dialect == dialect.Postgres {
+		if _, err := tx.ExecContext(ctx, `SELECT pg_advisory_xact_lock(hashtextextended($1, 0))`, "webhook-endpoints:"+org); err != nil {
+			return nil, err
+		}
+	}
 	n, err := tx.WebhookEndpoint.Query().Where(webhookendpoint.OrgID(org)).Count(ctx)
 	if err != nil {
 		return nil, err
