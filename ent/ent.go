@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/ent/template"
 	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
+	"github.com/kinohq/kino/ent/webhookendpoint"
 )
 
 // ent aliases to avoid import conflicts in user's code.
@@ -92,6 +93,7 @@ func checkColumn(t, c string) error {
 			template.Table:        template.ValidColumn,
 			usage.Table:           usage.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
+			webhookendpoint.Table: webhookendpoint.ValidColumn,
 		})
 	})
 	return columnCheck(t, c)

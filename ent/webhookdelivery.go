@@ -40,6 +40,14 @@ type WebhookDelivery struct {
 	UpdatedAt time.Time `json:"updated_at,omitempty"`
 	// TraceContext holds the value of the "trace_context" field.
 	TraceContext map[string]string `json:"trace_context,omitempty"`
+	// EndpointID holds the value of the "endpoint_id" field.
+	EndpointID string `json:"endpoint_id,omitempty"`
+	// Event holds the value of the "event" field.
+	Event string `json:"event,omitempty"`
+	// RunID holds the value of the "run_id" field.
+	RunID string `json:"run_id,omitempty"`
+	// Headers holds the value of the "headers" field.
+	Headers      map[string]string `json:"-"`
 	selectValues sql.SelectValues
 }
 
@@ -48,11 +56,11 @@ func (*WebhookDelivery) scanValues(columns []string) ([]any, error) {
 	values := make([]any, len(columns))
 	for i := range columns {
 		switch columns[i] {
-		case webhookdelivery.FieldPayload, webhookdelivery.FieldTraceContext:
+		case webhookdelivery.FieldPayload, webhookdelivery.FieldTraceContext, webhookdelivery.FieldHeaders:
 			values[i] = new([]byte)
 		case webhookdelivery.FieldAttempts, webhookdelivery.FieldLastStatusCode:
 			values[i] = new(sql.NullInt64)
-		case webhookdelivery.FieldID, webhookdelivery.FieldJobID, webhookdelivery.FieldURL, webhookdelivery.FieldStatus, webhookdelivery.FieldLastError:
+		case webhookdelivery.FieldID, webhookdelivery.FieldJobID, webhookdelivery.FieldURL, webhookdelivery.FieldStatus, webhookdelivery.FieldLastError, webhookdelivery.FieldEndpointID, webhookdelivery.FieldEvent, webhookdelivery.FieldRunID:
 			values[i] = new(sql.NullString)
 		case webhookdelivery.FieldNextAttemptAt, webhookdelivery.FieldCreatedAt, webhookdelivery.FieldUpdatedAt:
 			values[i] = new(sql.NullTime)
@@ -145,6 +153,32 @@ func (_m *WebhookDelivery) assignValues(columns []string, values []any) error {
 					return fmt.Errorf("unmarshal field trace_context: %w", err)
 				}
 			}
+		case webhookdelivery.FieldEndpointID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field endpoint_id", values[i])
+			} else if value.Valid {
+				_m.EndpointID = value.String
+			}
+		case webhookdelivery.FieldEvent:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field event", values[i])
+			} else if value.Valid {
+				_m.Event = value.String
+			}
+		case webhookdelivery.FieldRunID:
+			if value, ok := values[i].(*sql.NullString); !ok {
+				return fmt.Errorf("unexpected type %T for field run_id", values[i])
+			} else if value.Valid {
+				_m.RunID = value.String
+			}
+		case webhookdelivery.FieldHeaders:
+			if value, ok := values[i].(*[]byte); !ok {
+				return fmt.Errorf("unexpected type %T for field headers", values[i])
+			} else if value != nil && len(*value) > 0 {
+				if err := json.Unmarshal(*value, &_m.Headers); err != nil {
+					return fmt.Errorf("unmarshal field headers: %w", err)
+				}
+			}
 		default:
 			_m.selectValues.Set(columns[i], values[i])
 		}
@@ -213,6 +247,17 @@ func (_m *WebhookDelivery) String() string {
 	builder.WriteString(", ")
 	builder.WriteString("trace_context=")
 	builder.WriteString(fmt.Sprintf("%v", _m.TraceContext))
+	builder.WriteString(", ")
+	builder.WriteString("endpoint_id=")
+	builder.WriteString(_m.EndpointID)
+	builder.WriteString(", ")
+	builder.WriteString("event=")
+	builder.WriteString(_m.Event)
+	builder.WriteString(", ")
+	builder.WriteString("run_id=")
+	builder.WriteString(_m.RunID)
+	builder.WriteString(", ")
+	builder.WriteString("headers=<sensitive>")
 	builder.WriteByte(')')
 	return builder.String()
 }

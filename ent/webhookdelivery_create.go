@@ -145,6 +145,54 @@ func (_c *WebhookDeliveryCreate) SetTraceContext(v map[string]string) *WebhookDe
 	return _c
 }
 
+// SetEndpointID sets the "endpoint_id" field.
+func (_c *WebhookDeliveryCreate) SetEndpointID(v string) *WebhookDeliveryCreate {
+	_c.mutation.SetEndpointID(v)
+	return _c
+}
+
+// SetNillableEndpointID sets the "endpoint_id" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableEndpointID(v *string) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetEndpointID(*v)
+	}
+	return _c
+}
+
+// SetEvent sets the "event" field.
+func (_c *WebhookDeliveryCreate) SetEvent(v string) *WebhookDeliveryCreate {
+	_c.mutation.SetEvent(v)
+	return _c
+}
+
+// SetNillableEvent sets the "event" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableEvent(v *string) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetEvent(*v)
+	}
+	return _c
+}
+
+// SetRunID sets the "run_id" field.
+func (_c *WebhookDeliveryCreate) SetRunID(v string) *WebhookDeliveryCreate {
+	_c.mutation.SetRunID(v)
+	return _c
+}
+
+// SetNillableRunID sets the "run_id" field if the given value is not nil.
+func (_c *WebhookDeliveryCreate) SetNillableRunID(v *string) *WebhookDeliveryCreate {
+	if v != nil {
+		_c.SetRunID(*v)
+	}
+	return _c
+}
+
+// SetHeaders sets the "headers" field.
+func (_c *WebhookDeliveryCreate) SetHeaders(v map[string]string) *WebhookDeliveryCreate {
+	_c.mutation.SetHeaders(v)
+	return _c
+}
+
 // SetID sets the "id" field.
 func (_c *WebhookDeliveryCreate) SetID(v string) *WebhookDeliveryCreate {
 	_c.mutation.SetID(v)
@@ -323,6 +371,22 @@ func (_c *WebhookDeliveryCreate) createSpec() (*WebhookDelivery, *sqlgraph.Creat
 	if value, ok := _c.mutation.TraceContext(); ok {
 		_spec.SetField(webhookdelivery.FieldTraceContext, field.TypeJSON, value)
 		_node.TraceContext = value
+	}
+	if value, ok := _c.mutation.EndpointID(); ok {
+		_spec.SetField(webhookdelivery.FieldEndpointID, field.TypeString, value)
+		_node.EndpointID = value
+	}
+	if value, ok := _c.mutation.Event(); ok {
+		_spec.SetField(webhookdelivery.FieldEvent, field.TypeString, value)
+		_node.Event = value
+	}
+	if value, ok := _c.mutation.RunID(); ok {
+		_spec.SetField(webhookdelivery.FieldRunID, field.TypeString, value)
+		_node.RunID = value
+	}
+	if value, ok := _c.mutation.Headers(); ok {
+		_spec.SetField(webhookdelivery.FieldHeaders, field.TypeJSON, value)
+		_node.Headers = value
 	}
 	return _node, _spec
 }
@@ -503,6 +567,18 @@ func (u *WebhookDeliveryUpsertOne) UpdateNewValues() *WebhookDeliveryUpsertOne {
 		}
 		if _, exists := u.create.mutation.TraceContext(); exists {
 			s.SetIgnore(webhookdelivery.FieldTraceContext)
+		}
+		if _, exists := u.create.mutation.EndpointID(); exists {
+			s.SetIgnore(webhookdelivery.FieldEndpointID)
+		}
+		if _, exists := u.create.mutation.Event(); exists {
+			s.SetIgnore(webhookdelivery.FieldEvent)
+		}
+		if _, exists := u.create.mutation.RunID(); exists {
+			s.SetIgnore(webhookdelivery.FieldRunID)
+		}
+		if _, exists := u.create.mutation.Headers(); exists {
+			s.SetIgnore(webhookdelivery.FieldHeaders)
 		}
 	}))
 	return u
@@ -844,6 +920,18 @@ func (u *WebhookDeliveryUpsertBulk) UpdateNewValues() *WebhookDeliveryUpsertBulk
 			}
 			if _, exists := b.mutation.TraceContext(); exists {
 				s.SetIgnore(webhookdelivery.FieldTraceContext)
+			}
+			if _, exists := b.mutation.EndpointID(); exists {
+				s.SetIgnore(webhookdelivery.FieldEndpointID)
+			}
+			if _, exists := b.mutation.Event(); exists {
+				s.SetIgnore(webhookdelivery.FieldEvent)
+			}
+			if _, exists := b.mutation.RunID(); exists {
+				s.SetIgnore(webhookdelivery.FieldRunID)
+			}
+			if _, exists := b.mutation.Headers(); exists {
+				s.SetIgnore(webhookdelivery.FieldHeaders)
 			}
 		}
 	}))

@@ -232,6 +232,18 @@ func (_u *WebhookDeliveryUpdate) sqlSave(ctx context.Context) (_node int, err er
 	if _u.mutation.TraceContextCleared() {
 		_spec.ClearField(webhookdelivery.FieldTraceContext, field.TypeJSON)
 	}
+	if _u.mutation.EndpointIDCleared() {
+		_spec.ClearField(webhookdelivery.FieldEndpointID, field.TypeString)
+	}
+	if _u.mutation.EventCleared() {
+		_spec.ClearField(webhookdelivery.FieldEvent, field.TypeString)
+	}
+	if _u.mutation.RunIDCleared() {
+		_spec.ClearField(webhookdelivery.FieldRunID, field.TypeString)
+	}
+	if _u.mutation.HeadersCleared() {
+		_spec.ClearField(webhookdelivery.FieldHeaders, field.TypeJSON)
+	}
 	_spec.AddModifiers(_u.modifiers...)
 	if _node, err = sqlgraph.UpdateNodes(ctx, _u.driver, _spec); err != nil {
 		if _, ok := err.(*sqlgraph.NotFoundError); ok {
@@ -486,6 +498,18 @@ func (_u *WebhookDeliveryUpdateOne) sqlSave(ctx context.Context) (_node *Webhook
 	}
 	if _u.mutation.TraceContextCleared() {
 		_spec.ClearField(webhookdelivery.FieldTraceContext, field.TypeJSON)
+	}
+	if _u.mutation.EndpointIDCleared() {
+		_spec.ClearField(webhookdelivery.FieldEndpointID, field.TypeString)
+	}
+	if _u.mutation.EventCleared() {
+		_spec.ClearField(webhookdelivery.FieldEvent, field.TypeString)
+	}
+	if _u.mutation.RunIDCleared() {
+		_spec.ClearField(webhookdelivery.FieldRunID, field.TypeString)
+	}
+	if _u.mutation.HeadersCleared() {
+		_spec.ClearField(webhookdelivery.FieldHeaders, field.TypeJSON)
 	}
 	_spec.AddModifiers(_u.modifiers...)
 	_node = &WebhookDelivery{config: _u.config}

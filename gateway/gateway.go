@@ -94,6 +94,9 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	if err := mediav1.RegisterAssetServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register asset gateway: %w", err)
 	}
+	if err := mediav1.RegisterWebhookServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register webhook gateway: %w", err)
+	}
 	if err := mediav1.RegisterUsageServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register usage gateway: %w", err)
 	}
@@ -167,11 +170,12 @@ func incomingHeader(key string) (string, bool) {
 
 // successStatuses are the documented non-200 success statuses, by RPC method.
 var successStatuses = map[string]int{
-	"/kino.render.v1.RenderService/SubmitRender":     http.StatusAccepted,
-	"/kino.media.v1.JobService/CreateJob":            http.StatusAccepted,
-	"/kino.media.v1.PipelineService/CreatePipeline":  http.StatusCreated,
-	"/kino.render.v1.TemplateService/CreateTemplate": http.StatusCreated,
-	"/kino.media.v1.PipelineService/RunPipeline":     http.StatusAccepted,
+	"/kino.render.v1.RenderService/SubmitRender":          http.StatusAccepted,
+	"/kino.media.v1.JobService/CreateJob":                 http.StatusAccepted,
+	"/kino.media.v1.PipelineService/CreatePipeline":       http.StatusCreated,
+	"/kino.render.v1.TemplateService/CreateTemplate":      http.StatusCreated,
+	"/kino.media.v1.PipelineService/RunPipeline":          http.StatusAccepted,
+	"/kino.media.v1.WebhookService/CreateWebhookEndpoint": http.StatusCreated,
 }
 
 func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) error {

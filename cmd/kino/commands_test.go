@@ -220,6 +220,7 @@ func TestClientCommandsCheckTheirArguments(t *testing.T) {
 		{"job", "watch"}, {"job", "create", "a.json", "b.json"},
 		{"pipeline", "list", "pl_x"}, {"pipeline", "runs"},
 		{"assets", "upload"}, {"assets", "list", "x"},
+		{"webhooks", "get"}, {"webhooks", "list", "x"}, {"webhooks", "nope", "x"},
 	} {
 		out, err := exec.Command(kinoBin, append(args, "--addr", "127.0.0.1:1")...).CombinedOutput()
 		var exit *exec.ExitError
@@ -228,4 +229,21 @@ func TestClientCommandsCheckTheirArguments(t *testing.T) {
 		assert.Contains(t, string(out), "Usage:\n  kino "+strings.TrimSuffix(args[0], "s"), "%v", args)
 		assert.Contains(t, string(out), "-api-key", "%v: the flags follow", args)
 	}
+}
+
+func TestWebhooksSubcommands(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	p := serveKino(t, filepath.Join(dir, "data"), "")
+	made := jsonOut(t, p.kinoCmd(t, "webhooks", "create", "https://hooks.example/in", "--events", "job.completed, job.failed", "--name", "ci"))["data"].(map[string]any)
+	id := made["id"].(string)
+	assert.True(t, strings.HasPrefix(made["signingSecret"].(string), "whsec_"), "%v", made)
+	assert.Equal(t, []any{"job.completed", "job.failed"}, made["subscribedEvents"])
+	list := jsonOut(t, p.kinoCmd(t, "webhooks", "list"))["data"].([]any)
+	require.Len(t, list, 1)
+	assert.NotContains(t, list[0], "signingSecret")
+	assert.Equal(t, id, jsonOut(t, p.kinoCmd(t, "webhooks", "get", id))["data"].(map[string]any)["id"])
+	assert.Contains(t, p.kinoFails(t, "webhooks", "create", "https://hooks.example/in"), "subscribedEvents")
+	p.kinoCmd(t, "webhooks", "delete", id)
+	assert.Contains(t, p.kinoFails(t, "webhooks", "get", id), "NOT_FOUND")
 }

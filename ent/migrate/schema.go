@@ -301,6 +301,10 @@ var (
 		{Name: "created_at", Type: field.TypeTime},
 		{Name: "updated_at", Type: field.TypeTime},
 		{Name: "trace_context", Type: field.TypeJSON, Nullable: true},
+		{Name: "endpoint_id", Type: field.TypeString, Nullable: true},
+		{Name: "event", Type: field.TypeString, Nullable: true},
+		{Name: "run_id", Type: field.TypeString, Nullable: true},
+		{Name: "headers", Type: field.TypeJSON, Nullable: true},
 	}
 	// WebhookDeliveriesTable holds the schema information for the "webhook_deliveries" table.
 	WebhookDeliveriesTable = &schema.Table{
@@ -318,6 +322,37 @@ var (
 				Unique:  false,
 				Columns: []*schema.Column{WebhookDeliveriesColumns[1]},
 			},
+			{
+				Name:    "webhookdelivery_run_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookDeliveriesColumns[14]},
+			},
+		},
+	}
+	// WebhookEndpointsColumns holds the columns for the "webhook_endpoints" table.
+	WebhookEndpointsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "name", Type: field.TypeString, Default: ""},
+		{Name: "description", Type: field.TypeString, Size: 2147483647, Default: ""},
+		{Name: "url", Type: field.TypeString},
+		{Name: "events", Type: field.TypeJSON},
+		{Name: "secret", Type: field.TypeString},
+		{Name: "active", Type: field.TypeBool, Default: true},
+		{Name: "created_at", Type: field.TypeInt64},
+		{Name: "updated_at", Type: field.TypeInt64},
+	}
+	// WebhookEndpointsTable holds the schema information for the "webhook_endpoints" table.
+	WebhookEndpointsTable = &schema.Table{
+		Name:       "webhook_endpoints",
+		Columns:    WebhookEndpointsColumns,
+		PrimaryKey: []*schema.Column{WebhookEndpointsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "webhookendpoint_org_id_created_at_id",
+				Unique:  false,
+				Columns: []*schema.Column{WebhookEndpointsColumns[1], WebhookEndpointsColumns[8], WebhookEndpointsColumns[0]},
+			},
 		},
 	}
 	// Tables holds all the tables in the schema.
@@ -332,6 +367,7 @@ var (
 		TemplatesTable,
 		UsagesTable,
 		WebhookDeliveriesTable,
+		WebhookEndpointsTable,
 	}
 )
 

@@ -31,6 +31,19 @@ func (WebhookDelivery) Fields() []ent.Field {
 		// continue: the trace of the job it reports. Last, as a column that
 		// migrations add to an existing table goes at the end.
 		field.JSON("trace_context", map[string]string{}).Optional().Immutable(),
+		// The organisation endpoint it goes to, whose secret signs it; ""
+		// for a job's own webhook, signed with the server's secret. A
+		// delivery whose endpoint was deleted is not sent.
+		field.String("endpoint_id").Optional().Immutable(),
+		// What it reports ("job.completed", "pipeline.run.failed"…); ""
+		// for a render's callback.
+		field.String("event").Optional().Immutable(),
+		// The pipeline run it reports, for a run's event: a run ends once,
+		// so at most one delivery of a run goes to one target.
+		field.String("run_id").Optional().Immutable(),
+		// Extra request headers the job asked for (callback.headers); may
+		// hold a credential, so never logged nor answered.
+		field.JSON("headers", map[string]string{}).Optional().Immutable().Sensitive(),
 	}
 }
 
@@ -39,5 +52,6 @@ func (WebhookDelivery) Indexes() []ent.Index {
 	return []ent.Index{
 		index.Fields("status", "next_attempt_at"),
 		index.Fields("job_id"),
+		index.Fields("run_id"),
 	}
 }

@@ -36,6 +36,14 @@ const (
 	FieldUpdatedAt = "updated_at"
 	// FieldTraceContext holds the string denoting the trace_context field in the database.
 	FieldTraceContext = "trace_context"
+	// FieldEndpointID holds the string denoting the endpoint_id field in the database.
+	FieldEndpointID = "endpoint_id"
+	// FieldEvent holds the string denoting the event field in the database.
+	FieldEvent = "event"
+	// FieldRunID holds the string denoting the run_id field in the database.
+	FieldRunID = "run_id"
+	// FieldHeaders holds the string denoting the headers field in the database.
+	FieldHeaders = "headers"
 	// Table holds the table name of the webhookdelivery in the database.
 	Table = "webhook_deliveries"
 )
@@ -54,6 +62,10 @@ var Columns = []string{
 	FieldCreatedAt,
 	FieldUpdatedAt,
 	FieldTraceContext,
+	FieldEndpointID,
+	FieldEvent,
+	FieldRunID,
+	FieldHeaders,
 }
 
 // ValidColumn reports if the column name is valid (part of the table columns).
@@ -157,4 +169,19 @@ func ByCreatedAt(opts ...sql.OrderTermOption) OrderOption {
 // ByUpdatedAt orders the results by the updated_at field.
 func ByUpdatedAt(opts ...sql.OrderTermOption) OrderOption {
 	return sql.OrderByField(FieldUpdatedAt, opts...).ToFunc()
+}
+
+// ByEndpointID orders the results by the endpoint_id field.
+func ByEndpointID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEndpointID, opts...).ToFunc()
+}
+
+// ByEvent orders the results by the event field.
+func ByEvent(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldEvent, opts...).ToFunc()
+}
+
+// ByRunID orders the results by the run_id field.
+func ByRunID(opts ...sql.OrderTermOption) OrderOption {
+	return sql.OrderByField(FieldRunID, opts...).ToFunc()
 }

@@ -430,6 +430,7 @@ func (a *App) openCore() {
 	a.core = jobs.New(a.store, a.bus, jobs.Config{Lease: a.cfg.Lease, MaxAttempts: a.cfg.MaxAttempts, RetryDelay: a.cfg.JobRetryDelay,
 		Upstream: media.Upstream, Orgs: a.cfg.Orgs})
 	a.core.OnFinal(render.WebhookHook(a.hooks, a.storage), render.NotifyWebhooks(a.hooks))
+	a.core.OnFinal(media.NewNotifier(a.hooks, a.storage, a.store.Dialect).Final, nil)
 	a.core.OnFinal(nil, render.CleanParts(a.storage, a.core, a.log))
 	a.core.OnFinal(nil, countEnded(a.metrics))
 	meters := usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
@@ -505,8 +506,9 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Log: cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log))
-	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log))
+	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost))
+	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost))
+	mediav1.RegisterWebhookServiceServer(s, media.NewWebhookService(a.store, a.fetch.CheckHost, cfg.Log))
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{

@@ -133,6 +133,16 @@ func (c *Client) Batch(ctx context.Context, f Filter, ids ...string) ([]*Job, er
 	return views(js), nil
 }
 
+// BatchIn is Batch read in tx, for a final hook that must see what its
+// own transaction changed (the jobs of a batch it ends).
+func BatchIn(ctx context.Context, tx *ent.Tx, f Filter) ([]*Job, error) {
+	js, err := tx.Job.Query().Where(f.where()...).Order(job.ByID()).All(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("read batch: %w", err)
+	}
+	return views(js), nil
+}
+
 // Batches is a page of the ids of the batches among the jobs f selects,
 // newest first (by their first job), and how many there are in all.
 func (c *Client) Batches(ctx context.Context, f Filter, limit, offset int) (int, []string, error) {

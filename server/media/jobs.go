@@ -27,6 +27,7 @@ import (
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/usage"
+	"github.com/kinohq/kino/server/webhook"
 )
 
 // JobService is the JobService implementation.
@@ -38,6 +39,15 @@ type JobService struct {
 	storage *storage.Storage
 	quota   *quota.Limiter
 	log     *slog.Logger
+	// checkURL refuses webhooks kino may never call; nil refuses none.
+	checkURL func(string) error
+}
+
+// CheckWebhooks makes the service refuse, at create, a webhook URL that
+// check refuses (fetch.Client.CheckHost), and returns it.
+func (s *JobService) CheckWebhooks(check func(string) error) *JobService {
+	s.checkURL = check
+	return s
 }
 
 // NewJobService returns the service; limits checks each create against
@@ -63,6 +73,10 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	if p := req.GetPriority(); p < -jobs.MaxPriority || p > jobs.MaxPriority {
 		return nil, apierr.New(apierr.Validation, "priority %d: use -100 to 100 (higher runs sooner among your own jobs)", p)
 	}
+	hook, headers, err := jobWebhook(req, s.checkURL)
+	if err != nil {
+		return nil, err
+	}
 	prechecks := ms(start)
 
 	validating := time.Now()
@@ -85,7 +99,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
-	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON})
+	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON, Webhook: hook, WebhookHeaders: headers})
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be stored")
 	}
@@ -141,6 +155,37 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be read")
 	}
 	return &mediav1.CreateJobResponse{Data: rec}, nil
+}
+
+// jobWebhook is the URL a job's end is sent to and the headers to send
+// with it, from webhook or Rendobar's callback object, checked.
+func jobWebhook(req *mediav1.CreateJobRequest, check func(string) error) (string, map[string]string, error) {
+	hook, cb := req.GetWebhook(), req.GetCallback()
+	field := "webhook"
+	if cb != nil {
+		switch {
+		case cb.GetUrl() == "":
+			return "", nil, apierr.New(apierr.Validation, "callback.url: is required")
+		case hook != "" && hook != cb.GetUrl():
+			return "", nil, apierr.New(apierr.Validation, "webhook and callback.url: give the URL once")
+		}
+		hook, field = cb.GetUrl(), "callback.url"
+		for i, e := range cb.GetEvents() {
+			if e != "job.started" {
+				return "", nil, apierr.New(apierr.Validation, "callback.events[%d]: unknown event %q; the only one is job.started", i, e)
+			}
+		}
+		if err := webhook.CheckHeaders("callback.headers", cb.GetHeaders()); err != nil {
+			return "", nil, err
+		}
+	}
+	if hook == "" {
+		return "", nil, nil
+	}
+	if err := webhook.CheckURL(field, hook, check); err != nil {
+		return "", nil, err
+	}
+	return hook, cb.GetHeaders(), nil
 }
 
 // assetMedia tells the media kind of an asset the caller can see, by id.

@@ -15,6 +15,13 @@ const Kind = "media"
 type Args struct {
 	Inputs json.RawMessage `json:"inputs"`
 	Params json.RawMessage `json:"params"`
+	// Webhook is the URL the job's own end is sent to; "" for none.
+	Webhook string `json:"webhook,omitempty"`
+	// WebhookHeaders are extra headers sent with Webhook (callback.headers).
+	WebhookHeaders map[string]string `json:"webhookHeaders,omitempty"`
+	// RunWebhook is, on each job of a pipeline run, the URL the run's end
+	// is sent to; "" for none.
+	RunWebhook string `json:"runWebhook,omitempty"`
 }
 
 // ArgsOf reads a media job's args.

@@ -30,6 +30,15 @@ type PipelineService struct {
 	storage *storage.Storage
 	quota   *quota.Limiter
 	log     *slog.Logger
+	// checkURL refuses webhooks kino may never call; nil refuses none.
+	checkURL func(string) error
+}
+
+// CheckWebhooks makes the service refuse, at a run, a webhook URL that
+// check refuses (fetch.Client.CheckHost), and returns it.
+func (s *PipelineService) CheckWebhooks(check func(string) error) *PipelineService {
+	s.checkURL = check
+	return s
 }
 
 // NewPipelineService returns the service; limits checks each run against

@@ -21,7 +21,9 @@ import (
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/usage"
+	"github.com/kinohq/kino/server/webhook"
 )
 
 func (s *PipelineService) load(ctx context.Context, id string) (*ent.Pipeline, *mediav1.Pipeline, error) {
@@ -46,6 +48,11 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 	p, g, err := s.load(ctx, req.GetId())
 	if err != nil {
 		return nil, err
+	}
+	if req.GetWebhook() != "" {
+		if err := webhook.CheckURL("webhook", req.GetWebhook(), s.checkURL); err != nil {
+			return nil, err
+		}
 	}
 	given := req.GetInputs().AsMap()
 	fed := map[string]map[string]bool{}
@@ -139,7 +146,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 			t, _ := catalog.Lookup(n.GetJobType())
 			inJSON, _ := json.Marshal(nodeInputs[n.GetId()])
 			pJSON, _ := json.Marshal(n.GetParams().AsMap())
-			args, err := json.Marshal(Args{Inputs: inJSON, Params: pJSON})
+			args, err := json.Marshal(Args{Inputs: inJSON, Params: pJSON, RunWebhook: req.GetWebhook()})
 			if err != nil {
 				return "", err
 			}
@@ -184,14 +191,14 @@ func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*m
 	if len(js) == 0 {
 		return nil, apierr.New(apierr.NotFound, "pipeline %s has no run %q", pipelineID, runID)
 	}
-	return s.runRecord(ctx, pipelineID, runID, js)
+	return runRecord(ctx, s.storage, pipelineID, runID, js)
 }
 
 // runRecord is the wire form of a run from its jobs, in id order.
-func (s *PipelineService) runRecord(ctx context.Context, pipelineID, runID string, js []*jobs.Job) (*mediav1.PipelineRun, error) {
+func runRecord(ctx context.Context, st *storage.Storage, pipelineID, runID string, js []*jobs.Job) (*mediav1.PipelineRun, error) {
 	run := &mediav1.PipelineRun{Id: runID, PipelineId: pipelineID, Status: RunStatus(js), CreatedAt: float64(js[0].CreatedAt)}
 	for _, j := range js {
-		rec, err := jobRecord(ctx, s.storage, j)
+		rec, err := jobRecord(ctx, st, j)
 		if err != nil {
 			return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read")
 		}
@@ -234,7 +241,7 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 		Meta: &mediav1.PipelineListMeta{Total: int32(total), Page: int32(paging.Page(limit, offset)), Limit: int32(limit)},
 	}
 	for _, id := range ids {
-		run, err := s.runRecord(ctx, req.GetId(), id, byRun[id])
+		run, err := runRecord(ctx, s.storage, req.GetId(), id, byRun[id])
 		if err != nil {
 			return nil, err
 		}

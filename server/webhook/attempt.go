@@ -19,6 +19,7 @@ import (
 	semconv "go.opentelemetry.io/otel/semconv/v1.43.0"
 	"go.opentelemetry.io/otel/trace"
 
+	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/metrics"
@@ -56,7 +57,7 @@ func (d *Dispatcher) attempt(ctx context.Context, c claimed) {
 		attribute.String("kino.webhook.id", c.del.ID), attribute.String("kino.job.id", c.del.JobID),
 		attribute.Int("kino.webhook.attempt", c.attempt)))
 	defer span.End()
-	res := d.send(ctx, c)
+	res := d.sendSigned(ctx, c)
 	if res.code != 0 {
 		span.SetAttributes(semconv.HTTPResponseStatusCode(res.code))
 	}
@@ -79,8 +80,27 @@ func (d *Dispatcher) attempt(ctx context.Context, c claimed) {
 	}
 }
 
-// send makes one POST of the delivery.
-func (d *Dispatcher) send(ctx context.Context, c claimed) result {
+// sendSigned makes one POST of the delivery, signed with its endpoint's
+// secret when it goes to an organisation endpoint, else with the server's.
+func (d *Dispatcher) sendSigned(ctx context.Context, c claimed) result {
+	key := d.key
+	if c.del.EndpointID != "" {
+		ep, err := d.client.WebhookEndpoint.Get(ctx, c.del.EndpointID)
+		if ent.IsNotFound(err) {
+			return result{err: errors.New("the webhook endpoint was deleted"), permanent: true}
+		}
+		if err != nil {
+			return result{err: errors.New("the endpoint's secret could not be read")}
+		}
+		if key, err = secretKey(ep.Secret); err != nil {
+			return result{err: err, permanent: true}
+		}
+	}
+	return d.send(ctx, c, key)
+}
+
+// send makes one POST of the delivery, signed with key when there is one.
+func (d *Dispatcher) send(ctx context.Context, c claimed, key []byte) result {
 	ctx, cancel := context.WithTimeout(ctx, d.cfg.AttemptTimeout)
 	defer cancel()
 	u, err := url.Parse(c.del.URL)
@@ -94,12 +114,15 @@ func (d *Dispatcher) send(ctx context.Context, c claimed) result {
 	// The timestamp is this attempt's, so a receiver's replay window holds
 	// for retries too; the id stays the same so it can deduplicate.
 	ts := time.Now().Unix()
+	for k, v := range c.del.Headers {
+		req.Header.Set(k, v)
+	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("User-Agent", userAgent)
 	req.Header.Set("webhook-id", c.del.ID)
 	req.Header.Set("webhook-timestamp", strconv.FormatInt(ts, 10))
-	if d.key != nil {
-		req.Header.Set("webhook-signature", sign(d.key, c.del.ID, ts, c.del.Payload))
+	if key != nil {
+		req.Header.Set("webhook-signature", sign(key, c.del.ID, ts, c.del.Payload))
 	}
 	// The receiver may continue the trace; a traced client replaces this
 	// with the context of its own span for the request.

@@ -75,27 +75,65 @@ func New(client *ent.Client, hc *http.Client, cfg Config, log *slog.Logger) *Dis
 // trace context of ctx, if any, is stored with it: its attempts continue
 // that trace.
 func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Tx, jobID, url string, payload []byte) (string, error) {
-	if !json.Valid(payload) {
-		return "", fmt.Errorf("store webhook of job %s: the payload is not JSON", jobID)
+	m := Msg{ID: NewID(), JobID: jobID, URL: url, Payload: payload}
+	return m.ID, d.Store(ctx, tx, m)
+}
+
+// Msg is one delivery to store.
+type Msg struct {
+	// ID is its webhook-id (NewID), known before it is stored so that the
+	// payload can carry it.
+	ID string
+	// JobID is the job it reports (for a run, the job whose end ended
+	// it): its organisation's share of attempts is the one it takes.
+	JobID, URL string
+	Payload    []byte
+	// EndpointID is the organisation endpoint it goes to, whose secret
+	// signs it; "" signs it with Config.Secret.
+	EndpointID string
+	// Event names what it reports; RunID the pipeline run, for a run's.
+	Event, RunID string
+	// Headers are extra request headers the job asked for; kino's own
+	// headers are set after them and win.
+	Headers map[string]string
+}
+
+// NewID is a new webhook-id: "msg_" and 32 hex digits.
+func NewID() string { return "msg_" + strings.ReplaceAll(uuid.NewString(), "-", "") }
+
+// Store stores m as a pending delivery, as Enqueue does.
+func (d *Dispatcher) Store(ctx context.Context, tx *ent.Tx, m Msg) error {
+	if !json.Valid(m.Payload) {
+		return fmt.Errorf("store webhook of job %s: the payload is not JSON", m.JobID)
 	}
-	id := "msg_" + strings.ReplaceAll(uuid.NewString(), "-", "")
 	now := dbTime(time.Now())
 	create := d.client.WebhookDelivery.Create
 	if tx != nil {
 		create = tx.WebhookDelivery.Create
 	}
-	c := create().SetID(id).SetJobID(jobID).SetURL(url).SetPayload(payload).
+	c := create().SetID(m.ID).SetJobID(m.JobID).SetURL(m.URL).SetPayload(m.Payload).
 		SetNextAttemptAt(now).SetCreatedAt(now).SetUpdatedAt(now)
+	if m.EndpointID != "" {
+		c.SetEndpointID(m.EndpointID)
+	}
+	if m.Event != "" {
+		c.SetEvent(m.Event)
+	}
+	if m.RunID != "" {
+		c.SetRunID(m.RunID)
+	}
+	if len(m.Headers) > 0 {
+		c.SetHeaders(m.Headers)
+	}
 	if tc := tracing.Inject(ctx); tc != nil {
 		c.SetTraceContext(tc)
 	}
-	err := c.Exec(ctx)
-	if err != nil {
-		return "", fmt.Errorf("store webhook of job %s: %w", jobID, err)
+	if err := c.Exec(ctx); err != nil {
+		return fmt.Errorf("store webhook of job %s: %w", m.JobID, err)
 	}
 	if tx == nil {
 		d.Notify()
-		return id, nil
+		return nil
 	}
 	tx.OnCommit(func(next ent.Committer) ent.Committer {
 		return ent.CommitFunc(func(ctx context.Context, tx *ent.Tx) error {
@@ -106,7 +144,7 @@ func (d *Dispatcher) Enqueue(ctx context.Context, tx *ent.Tx, jobID, url string,
 			return err
 		})
 	})
-	return id, nil
+	return nil
 }
 
 // Notify wakes the dispatcher to look for due deliveries. It never blocks;

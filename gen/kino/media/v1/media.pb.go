@@ -105,9 +105,12 @@ func (x *PipelineRun) GetCreatedAt() float64 {
 
 // RunPipelineRequest gives the inputs that no edge feeds, by node and field.
 type RunPipelineRequest struct {
-	state         protoimpl.MessageState `protogen:"open.v1"`
-	Id            string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
-	Inputs        *structpb.Struct       `protobuf:"bytes,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
+	state  protoimpl.MessageState `protogen:"open.v1"`
+	Id     string                 `protobuf:"bytes,1,opt,name=id,proto3" json:"id,omitempty"`
+	Inputs *structpb.Struct       `protobuf:"bytes,2,opt,name=inputs,proto3" json:"inputs,omitempty"`
+	// A URL sent the run's end (pipeline.run.completed, .failed,
+	// .cancelled), signed with the server's webhook secret.
+	Webhook       string `protobuf:"bytes,15,opt,name=webhook,proto3" json:"webhook,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -154,6 +157,13 @@ func (x *RunPipelineRequest) GetInputs() *structpb.Struct {
 		return x.Inputs
 	}
 	return nil
+}
+
+func (x *RunPipelineRequest) GetWebhook() string {
+	if x != nil {
+		return x.Webhook
+	}
+	return ""
 }
 
 // RunPipelineResponse is {"data": run}.
@@ -1295,7 +1305,12 @@ type CreateJobRequest struct {
 	// kino's own: orders this job among the organisation's own waiting
 	// jobs, higher first, from -100 to 100 (default 0). It never moves the
 	// organisation ahead of another: organisations take turns (docs/jobs.md).
-	Priority      *int32 `protobuf:"varint,4,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	Priority *int32 `protobuf:"varint,4,opt,name=priority,proto3,oneof" json:"priority,omitempty"`
+	// A URL sent the job's end (job.completed, job.failed, job.cancelled),
+	// signed with the server's webhook secret (docs/webhooks.md).
+	Webhook string `protobuf:"bytes,15,opt,name=webhook,proto3" json:"webhook,omitempty"`
+	// Rendobar's form of webhook, with headers (docs/webhooks.md).
+	Callback      *JobCallback `protobuf:"bytes,16,opt,name=callback,proto3" json:"callback,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1356,6 +1371,20 @@ func (x *CreateJobRequest) GetPriority() int32 {
 		return *x.Priority
 	}
 	return 0
+}
+
+func (x *CreateJobRequest) GetWebhook() string {
+	if x != nil {
+		return x.Webhook
+	}
+	return ""
+}
+
+func (x *CreateJobRequest) GetCallback() *JobCallback {
+	if x != nil {
+		return x.Callback
+	}
+	return nil
 }
 
 // CreateJobResponse is {"data": job}.
@@ -2578,7 +2607,7 @@ var File_kino_media_v1_media_proto protoreflect.FileDescriptor
 
 const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\n" +
-	"\x19kino/media/v1/media.proto\x12\rkino.media.v1\x1a\x1cgoogle/protobuf/struct.proto\"\x9d\x01\n" +
+	"\x19kino/media/v1/media.proto\x12\rkino.media.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1ckino/media/v1/webhooks.proto\"\x9d\x01\n" +
 	"\vPipelineRun\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vpipeline_id\x18\x02 \x01(\tR\n" +
@@ -2586,10 +2615,11 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x06status\x18\x03 \x01(\tR\x06status\x12&\n" +
 	"\x04jobs\x18\x04 \x03(\v2\x12.kino.media.v1.JobR\x04jobs\x12\x1d\n" +
 	"\n" +
-	"created_at\x18\x05 \x01(\x01R\tcreatedAt\"U\n" +
+	"created_at\x18\x05 \x01(\x01R\tcreatedAt\"o\n" +
 	"\x12RunPipelineRequest\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12/\n" +
-	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\"E\n" +
+	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x12\x18\n" +
+	"\awebhook\x18\x0f \x01(\tR\awebhook\"E\n" +
 	"\x13RunPipelineResponse\x12.\n" +
 	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\">\n" +
 	"\x15GetPipelineRunRequest\x12\x0e\n" +
@@ -2726,12 +2756,14 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"j\n" +
 	"\x10ListJobsResponse\x12&\n" +
 	"\x04data\x18\x01 \x03(\v2\x12.kino.media.v1.JobR\x04data\x12.\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\xb6\x01\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\x88\x02\n" +
 	"\x10CreateJobRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12/\n" +
 	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x12/\n" +
 	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06params\x12\x1f\n" +
-	"\bpriority\x18\x04 \x01(\x05H\x00R\bpriority\x88\x01\x01B\v\n" +
+	"\bpriority\x18\x04 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12\x18\n" +
+	"\awebhook\x18\x0f \x01(\tR\awebhook\x126\n" +
+	"\bcallback\x18\x10 \x01(\v2\x1a.kino.media.v1.JobCallbackR\bcallbackB\v\n" +
 	"\t_priority\";\n" +
 	"\x11CreateJobResponse\x12&\n" +
 	"\x04data\x18\x01 \x01(\v2\x12.kino.media.v1.JobR\x04data\"\"\n" +
@@ -2884,6 +2916,7 @@ var file_kino_media_v1_media_proto_goTypes = []any{
 	(*PipelineListMeta)(nil),          // 37: kino.media.v1.PipelineListMeta
 	(*ListPipelinesResponse)(nil),     // 38: kino.media.v1.ListPipelinesResponse
 	(*structpb.Struct)(nil),           // 39: google.protobuf.Struct
+	(*JobCallback)(nil),               // 40: kino.media.v1.JobCallback
 }
 var file_kino_media_v1_media_proto_depIdxs = []int32{
 	11, // 0: kino.media.v1.PipelineRun.jobs:type_name -> kino.media.v1.Job
@@ -2899,58 +2932,59 @@ var file_kino_media_v1_media_proto_depIdxs = []int32{
 	15, // 10: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
 	39, // 11: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
 	39, // 12: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
-	11, // 13: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
-	11, // 14: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
-	11, // 15: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
-	25, // 16: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
-	26, // 17: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
-	39, // 18: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
-	27, // 19: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
-	27, // 20: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
-	39, // 21: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
-	29, // 22: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
-	30, // 23: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
-	39, // 24: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
-	31, // 25: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
-	29, // 26: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
-	30, // 27: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
-	28, // 28: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	28, // 29: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	28, // 30: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
-	37, // 31: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
-	12, // 32: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
-	14, // 33: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
-	17, // 34: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
-	19, // 35: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
-	21, // 36: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
-	23, // 37: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
-	32, // 38: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
-	34, // 39: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
-	36, // 40: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
-	1,  // 41: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
-	3,  // 42: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
-	5,  // 43: kino.media.v1.PipelineService.ListPipelineRuns:input_type -> kino.media.v1.ListPipelineRunsRequest
-	7,  // 44: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
-	9,  // 45: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
-	13, // 46: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
-	16, // 47: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
-	18, // 48: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
-	20, // 49: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
-	22, // 50: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
-	24, // 51: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
-	33, // 52: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
-	35, // 53: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
-	38, // 54: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
-	2,  // 55: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
-	4,  // 56: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
-	6,  // 57: kino.media.v1.PipelineService.ListPipelineRuns:output_type -> kino.media.v1.ListPipelineRunsResponse
-	8,  // 58: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
-	10, // 59: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
-	46, // [46:60] is the sub-list for method output_type
-	32, // [32:46] is the sub-list for method input_type
-	32, // [32:32] is the sub-list for extension type_name
-	32, // [32:32] is the sub-list for extension extendee
-	0,  // [0:32] is the sub-list for field type_name
+	40, // 13: kino.media.v1.CreateJobRequest.callback:type_name -> kino.media.v1.JobCallback
+	11, // 14: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 15: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 16: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
+	25, // 17: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
+	26, // 18: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
+	39, // 19: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
+	27, // 20: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
+	27, // 21: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
+	39, // 22: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
+	29, // 23: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
+	30, // 24: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
+	39, // 25: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
+	31, // 26: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
+	29, // 27: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
+	30, // 28: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
+	28, // 29: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	28, // 30: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	28, // 31: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
+	37, // 32: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
+	12, // 33: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
+	14, // 34: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
+	17, // 35: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
+	19, // 36: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
+	21, // 37: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
+	23, // 38: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
+	32, // 39: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
+	34, // 40: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
+	36, // 41: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
+	1,  // 42: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
+	3,  // 43: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
+	5,  // 44: kino.media.v1.PipelineService.ListPipelineRuns:input_type -> kino.media.v1.ListPipelineRunsRequest
+	7,  // 45: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
+	9,  // 46: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
+	13, // 47: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
+	16, // 48: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
+	18, // 49: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
+	20, // 50: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
+	22, // 51: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
+	24, // 52: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
+	33, // 53: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
+	35, // 54: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
+	38, // 55: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
+	2,  // 56: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
+	4,  // 57: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
+	6,  // 58: kino.media.v1.PipelineService.ListPipelineRuns:output_type -> kino.media.v1.ListPipelineRunsResponse
+	8,  // 59: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
+	10, // 60: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
+	47, // [47:61] is the sub-list for method output_type
+	33, // [33:47] is the sub-list for method input_type
+	33, // [33:33] is the sub-list for extension type_name
+	33, // [33:33] is the sub-list for extension extendee
+	0,  // [0:33] is the sub-list for field type_name
 }
 
 func init() { file_kino_media_v1_media_proto_init() }
@@ -2958,6 +2992,7 @@ func file_kino_media_v1_media_proto_init() {
 	if File_kino_media_v1_media_proto != nil {
 		return
 	}
+	file_kino_media_v1_webhooks_proto_init()
 	file_kino_media_v1_media_proto_msgTypes[11].OneofWrappers = []any{}
 	file_kino_media_v1_media_proto_msgTypes[17].OneofWrappers = []any{}
 	type x struct{}
