@@ -21,6 +21,7 @@ import (
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/app"
+	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -30,19 +31,7 @@ import (
 // while A's next one waits for A's own and is refused 503.
 func TestPreviewSlotsAreSharedBetweenOrganisations(t *testing.T) {
 	t.Parallel()
-	files := http.FileServer(http.Dir(slides(t)))
-	asked, release := make(chan string, 2), make(chan struct{})
-	media := serveDir(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if held, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/"); ok && strings.HasPrefix(held, "held") {
-			asked <- held
-			<-release
-			r.URL.Path = "/" + rest
-		}
-		files.ServeHTTP(w, r)
-	}))
-	var once sync.Once
-	open := func() { once.Do(func() { close(release) }) }
-	t.Cleanup(open) // before the file server closes, should the test stop early
+	media, asked, open := heldSlides(t)
 	k := start(t, storetest.SQLite(t), func(c *app.Config) {
 		withKeys(c)
 		c.MaxPreviews = 2
@@ -70,6 +59,54 @@ func TestPreviewSlotsAreSharedBetweenOrganisations(t *testing.T) {
 		r := <-held
 		assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
 	}
+}
+
+// heldSlides serves the slides; under /heldN/ each request waits, once
+// announced on asked, until open is called.
+func heldSlides(t *testing.T) (base string, asked <-chan string, open func()) {
+	t.Helper()
+	files := http.FileServer(http.Dir(slides(t)))
+	ask, release := make(chan string, 4), make(chan struct{})
+	base = serveDir(t, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if held, rest, ok := strings.Cut(strings.TrimPrefix(r.URL.Path, "/"), "/"); ok && strings.HasPrefix(held, "held") {
+			ask <- held
+			<-release
+			r.URL.Path = "/" + rest
+		}
+		files.ServeHTTP(w, r)
+	}))
+	var once sync.Once
+	open = func() { once.Do(func() { close(release) }) }
+	t.Cleanup(open) // before the file server closes, should the test stop early
+	return base, ask, open
+}
+
+// TestPreviewsKeepTheOrganisationsCap: an organisation whose maxRunning
+// (--orgs-file) is 1 draws one preview at a time on a node, though a slot
+// is free: its second is refused naming the cap, while another's is drawn.
+func TestPreviewsKeepTheOrganisationsCap(t *testing.T) {
+	t.Parallel()
+	media, asked, open := heldSlides(t)
+	k := start(t, storetest.SQLite(t), func(c *app.Config) {
+		withKeys(c)
+		c.MaxPreviews = 2
+		c.Orgs = org.New(org.Policy{Weight: 1}, map[string]org.Policy{"org-a": {Weight: 1, MaxRunning: 1}})
+	})
+	preview := func(base string) map[string]any { return withFields(slideshow(base, 320, 180), "time", 0.2) }
+	held := make(chan response, 1)
+	go func() { held <- k.as(t, keyA, http.MethodPost, "/api/render/preview", preview(media+"/held1")) }()
+	<-asked
+
+	r := k.as(t, keyA, http.MethodPost, "/api/render/preview", preview(media))
+	assert.Equal(t, http.StatusServiceUnavailable, r.status, "A's second: %s", r.body)
+	assert.Equal(t, "TOO_MANY_PREVIEWS", r.errorCode(t))
+	assert.Contains(t, string(r.body), "its cap (maxRunning)")
+	r = k.as(t, keyB, http.MethodPost, "/api/render/preview", preview(media))
+	assert.Equal(t, http.StatusOK, r.status, "B's: %s", r.body)
+
+	open()
+	r = <-held
+	assert.Equal(t, http.StatusOK, r.status, "%s", r.body)
 }
 
 // TestUploadWorkersAreSharedBetweenOrganisations: with both upload workers
