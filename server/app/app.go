@@ -547,8 +547,15 @@ func (a *App) openPools() {
 	}
 	a.previews = share.New(previews, work)
 	a.uploads = share.New(uploads, work)
+	pools := map[string]*share.Pool{"previews": a.previews, "upload_workers": a.uploads}
 	if cfg.MaxWatchStreams > 0 {
 		a.watches = share.New(cfg.MaxWatchStreams, watch)
+		pools["watch_streams"] = a.watches
+	}
+	if a.metrics != nil {
+		if err := a.metrics.Register(newPoolCollector(pools, namedOrgs(cfg))); err != nil {
+			a.log.Error("register pool metrics", "err", err)
+		}
 	}
 }
 

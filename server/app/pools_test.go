@@ -164,6 +164,7 @@ func TestWatchStreamsAreSharedBetweenOrganisations(t *testing.T) {
 		withKeys(c)
 		c.Workers = 0
 		c.MaxWatchStreams = 4
+		c.MetricsAddr = "127.0.0.1:0"
 	})
 	idA := k.submit(t, longComposition(), bearer(keyA)...)
 	idB := k.submit(t, longComposition(), bearer(keyB)...)
@@ -189,6 +190,12 @@ func TestWatchStreamsAreSharedBetweenOrganisations(t *testing.T) {
 	require.NoError(t, err)
 	_, err = over.Recv()
 	assert.Equal(t, codes.ResourceExhausted, status.Code(err), "B past its share: %v", err)
+
+	m := k.scrape(t)
+	assert.Equal(t, 4.0, m.value("kino_pool_size", "pool", "watch_streams"))
+	assert.Equal(t, 4.0, m.value("kino_pool_slots", "pool", "watch_streams", "org", "org-a", "state", "held"))
+	assert.Equal(t, 2.0, m.value("kino_pool_slots", "pool", "watch_streams", "org", "org-b", "state", "held"))
+	assert.Equal(t, 2.0, m.value("kino_pool_size", "pool", "previews"))
 }
 
 // openWatchAs opens a watch stream with key's authorization and returns its lines.

@@ -92,6 +92,18 @@ func (p *Pool) Use(org string) Use {
 	return Use{Held: u.held, Waiting: len(u.queue)}
 }
 
+// Uses is what every organisation holding or waiting for slots holds
+// and has waiting, at one moment.
+func (p *Pool) Uses() map[string]Use {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	out := make(map[string]Use, len(p.orgs))
+	for id, u := range p.orgs {
+		out[id] = Use{Held: u.held, Waiting: len(u.queue)}
+	}
+	return out
+}
+
 // Held is how many slots are held, by every organisation together.
 func (p *Pool) Held() int {
 	p.mu.Lock()

@@ -107,6 +107,7 @@ func TestAFreeSlotGoesToTheOrganisationHoldingLeastForItsWeight(t *testing.T) {
 	aWaits := waiting(t, ctx, p, "a") // first in line
 	bWaits := waiting(t, ctx, p, "b")
 	assert.Equal(t, 2, p.Held())
+	assert.Equal(t, map[string]Use{"a": {Held: 2, Waiting: 1}, "b": {Waiting: 1}}, p.Uses())
 
 	rel[0]()
 	rb := <-bWaits
