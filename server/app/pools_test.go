@@ -18,6 +18,7 @@ import (
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/metadata"
 	"google.golang.org/grpc/status"
+	"google.golang.org/protobuf/types/known/structpb"
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/app"
@@ -48,6 +49,13 @@ func TestPreviewSlotsAreSharedBetweenOrganisations(t *testing.T) {
 	r := k.as(t, keyB, http.MethodPost, "/api/render/preview", preview(media))
 	require.Equal(t, http.StatusOK, r.status, "B's preview beside A's two: %s", r.body)
 	assert.Equal(t, "image/jpeg", r.header.Get("Content-Type"))
+	comp, err := structpb.NewStruct(preview(media)["composition"].(map[string]any))
+	require.NoError(t, err)
+	at := 0.2
+	got, err := k.rpc.PreviewRender(metadata.AppendToOutgoingContext(context.Background(), "authorization", "Bearer "+keyB),
+		&renderv1.PreviewRenderRequest{Provider: "provider_a", Composition: comp, Time: &at})
+	require.NoError(t, err, "B's preview over gRPC beside A's two")
+	assert.Equal(t, "image/jpeg", got.GetContentType())
 
 	r = k.as(t, keyA, http.MethodPost, "/api/render/preview", preview(media))
 	assert.Equal(t, http.StatusServiceUnavailable, r.status, "A's third: %s", r.body)
