@@ -35,7 +35,8 @@ func trickle(t *testing.T) (string, *atomic.Int32) {
 // TestSlowSourceFailsAsTheSourcesFault: a source slower than
 // --fetch-min-rate over --fetch-rate-window fails a render at once,
 // ASSET_FETCH_FAILED naming the source and the rate, without another
-// attempt; a preview of it is a 400 naming the layer.
+// attempt, as it fails a media job; a preview of it is a 400 naming the
+// layer.
 func TestSlowSourceFailsAsTheSourcesFault(t *testing.T) {
 	t.Parallel()
 	slow, hits := trickle(t)
@@ -54,6 +55,14 @@ func TestSlowSourceFailsAsTheSourcesFault(t *testing.T) {
 	assert.Contains(t, e["message"], slow+"/logo.png")
 	assert.Contains(t, e["message"], "slower than the minimum of 1000 bytes/s")
 	assert.Equal(t, int32(1), hits.Load(), "the source is not tried again")
+
+	j := k.waitJob(t, k.createJob(t, map[string]any{"type": "image.resize", "inputs": map[string]any{"source": slow + "/media.png"},
+		"params": map[string]any{"width": 16}}))
+	assert.Equal(t, "failed", j["status"])
+	assert.Equal(t, "ASSET_FETCH_FAILED", j["errorCode"])
+	assert.Contains(t, j["errorMessage"], "slower than the minimum of 1000 bytes/s")
+	assert.Equal(t, 0.0, j["retryCount"])
+	assert.Equal(t, int32(2), hits.Load(), "one request by the render, one by the media job")
 
 	r := k.do(t, http.MethodPost, "/api/render/preview", withFields(body, "time", 0.5))
 	require.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
