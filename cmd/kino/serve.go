@@ -86,7 +86,7 @@ func serve(args []string) error {
 	var orgsFile string
 	fs.Float64Var(&orgDefault.Rate, "org-rate", 0, "submits a second each organisation may make (renders, media jobs, pipeline runs and uploads together), with a burst of as many; more answer 429 RATE_LIMITED (0: no limit)")
 	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting (a split render's parts and a run's nodes each count); a submit past it answers 429 QUEUE_FULL (0: no limit)")
-	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together (0: no limit)")
+	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together, and previews drawn and uploads decoded at once on each node (0: no limit)")
 	orgQuota := sizeFlag(0)
 	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
 	fs.StringVar(&orgsFile, "orgs-file", "", "JSON file of organisations' weights and limits overriding the --org-* defaults (see docs/limits.md)")
