@@ -55,6 +55,9 @@ func serve(args []string) error {
 	fs.Var(&bodyLimit, "max-body-bytes", "largest accepted request body")
 	fs.Var(&assetLimit, "max-asset-bytes", "largest asset a render downloads")
 	fs.DurationVar(&cfg.FetchTimeout, "fetch-timeout", 2*time.Minute, "time limit of one asset download")
+	fetchMinRate := sizeFlag(app.DefaultFetchMinRate)
+	fs.Var(&fetchMinRate, "fetch-min-rate", "slowest accepted download of a source, bytes per second (KiB, MiB suffixes), measured over --fetch-rate-window; a slower one fails as the source's fault, not retried")
+	fs.DurationVar(&cfg.FetchRateWindow, "fetch-rate-window", app.DefaultFetchRateWindow, "window over which --fetch-min-rate is measured")
 	fs.DurationVar(&cfg.RenderTimeout, "render-timeout", 30*time.Minute, "time limit of one render attempt: downloads, encoding and upload")
 	fs.DurationVar(&cfg.Split.After, "split-after", render.DefaultSplit.After, "split an MP4 render longer than this into parts that any worker may render, joined without encoding again (0: never split; docs/split.md)")
 	fs.DurationVar(&cfg.Split.Part, "split-part", render.DefaultSplit.Part, "length of each part of a split render but the last")
@@ -84,7 +87,7 @@ func serve(args []string) error {
 	var orgsFile string
 	fs.Float64Var(&orgDefault.Rate, "org-rate", 0, "submits a second each organisation may make (renders, media jobs, pipeline runs and uploads together), with a burst of as many; more answer 429 RATE_LIMITED (0: no limit)")
 	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting (a split render's parts and a run's nodes each count); a submit past it answers 429 QUEUE_FULL (0: no limit)")
-	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together (0: no limit)")
+	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together, and previews drawn and uploads decoded at once on each node (0: no limit)")
 	orgQuota := sizeFlag(0)
 	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
 	fs.StringVar(&orgsFile, "orgs-file", "", "JSON file of organisations' weights and limits overriding the --org-* defaults (see docs/limits.md)")
@@ -125,6 +128,7 @@ func serve(args []string) error {
 	cfg.MinFreeDisk = int64(minFreeDisk)
 	cfg.SourceCacheBytes = int64(sourceCache)
 	cfg.BodyMinRate = int64(bodyMinRate)
+	cfg.FetchMinRate = int64(fetchMinRate)
 	orgDefault.Weight = 1
 	orgDefault.StorageQuota = int64(orgQuota)
 	var orgs map[string]org.Policy

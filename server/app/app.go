@@ -49,6 +49,7 @@ import (
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/share"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -98,7 +99,12 @@ type Config struct {
 	MaxBodyBytes            int64
 	MaxAssetBytes           int64
 	FetchTimeout            time.Duration
-	RenderTimeout           time.Duration
+	// FetchMinRate (bytes/s) over FetchRateWindow is the slowest accepted
+	// download of a source (--fetch-min-rate, --fetch-rate-window); a
+	// slower one fails as the source's fault. Zero takes the defaults.
+	FetchMinRate    int64
+	FetchRateWindow time.Duration
+	RenderTimeout   time.Duration
 	// Split says which renders are split across workers (docs/split.md);
 	// the zero value splits none.
 	Split render.SplitConfig
@@ -215,6 +221,10 @@ type App struct {
 	// renderCfg is what renders, and the previews of the API, need.
 	renderCfg render.HandlerConfig
 
+	// The node's pools shared between organisations by weight: preview
+	// slots, upload workers, watch streams (server/share).
+	previews, uploads, watches *share.Pool
+
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
 	inproc     *bufconn.Listener
@@ -303,6 +313,8 @@ func (a *App) openInfrastructure(ctx context.Context) error {
 		AllowPrivate: a.cfg.AllowPrivateNetworks,
 		MaxBytes:     a.cfg.MaxAssetBytes,
 		Timeout:      a.cfg.FetchTimeout,
+		MinRate:      a.cfg.FetchMinRate,
+		RateWindow:   a.cfg.FetchRateWindow,
 		UserAgent:    "kino/1",
 		// Downloads and webhooks are spans, and carry their trace context.
 		TracerProvider: a.cfg.TracerProvider,
@@ -484,7 +496,8 @@ func (a *App) newGRPCServer() *grpc.Server {
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
 	}
-	serverOpts := []grpc.ServerOption{rpc.WatchLimit(cfg.MaxWatchStreams),
+	a.openPools()
+	serverOpts := []grpc.ServerOption{rpc.WatchLimit(a.watches),
 		// A client that vanished without closing its connection (a
 		// laptop lid, a dropped NAT entry) would hold its watch streams
 		// forever; pings find it within Time + Timeout.
@@ -501,7 +514,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Limits:   cfg.Limits,
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
-		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, MaxRunning: cfg.MaxPreviews,
+		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, Pool: a.previews,
 			Named: namedOrgs(cfg), Metrics: a.metrics}),
 		Log: cfg.Log,
 	}))
@@ -512,13 +525,47 @@ func (a *App) newGRPCServer() *grpc.Server {
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
-		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Pool: a.uploads, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s, healthSrv)
 	reflection.Register(s)
 	return s
+}
+
+// openPools makes the node's pools shared between organisations. Their
+// weights are those of the workers' turns; the cap of the work pools
+// (previews drawn, uploads decoded) is the organisation's running cap, as
+// each is work done for it like a job. Watching costs little, so streams
+// have no cap of their own beside their share.
+func (a *App) openPools() {
+	cfg := a.cfg
+	work := func(o string) share.Limit {
+		p := cfg.Orgs.For(o)
+		return share.Limit{Weight: p.Weight, Cap: p.MaxRunning}
+	}
+	watch := func(o string) share.Limit { return share.Limit{Weight: cfg.Orgs.For(o).Weight} }
+	previews := cfg.MaxPreviews
+	if previews <= 0 {
+		previews = render.DefaultMaxPreviews
+	}
+	uploads := cfg.UploadWorkers
+	if uploads <= 0 {
+		uploads = media.DefaultUploadWorkers
+	}
+	a.previews = share.New(previews, work)
+	a.uploads = share.New(uploads, work)
+	pools := map[string]*share.Pool{"previews": a.previews, "upload_workers": a.uploads}
+	if cfg.MaxWatchStreams > 0 {
+		a.watches = share.New(cfg.MaxWatchStreams, watch)
+		pools["watch_streams"] = a.watches
+	}
+	if a.metrics != nil {
+		if err := a.metrics.Register(newPoolCollector(pools, namedOrgs(cfg))); err != nil {
+			a.log.Error("register pool metrics", "err", err)
+		}
+	}
 }
 
 // maxPreviewMessage bounds a response the gateway takes from the gRPC
@@ -775,8 +822,22 @@ func withDefaults(cfg Config) Config {
 	if cfg.MaxWatchStreams <= 0 {
 		cfg.MaxWatchStreams = d.MaxWatchStreams
 	}
+	if cfg.FetchMinRate <= 0 {
+		cfg.FetchMinRate = DefaultFetchMinRate
+	}
+	if cfg.FetchRateWindow <= 0 {
+		cfg.FetchRateWindow = DefaultFetchRateWindow
+	}
 	return cfg
 }
+
+// The defaults of --fetch-min-rate and --fetch-rate-window: a source that
+// brings less than 80 KiB in 20 s is stalled, not slow, and holds a worker
+// or a preview slot for nothing; any working host sends far more.
+const (
+	DefaultFetchMinRate    = 4 << 10
+	DefaultFetchRateWindow = 20 * time.Second
+)
 
 // DefaultMinFreeDisk is the free space an attempt leaves on the working
 // folder's disk beside its largest output (--min-free-disk): room for its

@@ -32,6 +32,9 @@ const (
 	// Network means the connection failed or broke (refused, reset, DNS,
 	// TLS), or the caller cancelled the request.
 	Network
+	// TooSlow means the body arrived slower than Options.MinRate: the
+	// source's to mend, not a failure that passes by itself.
+	TooSlow
 )
 
 // String names the kind, for logs.
@@ -49,6 +52,8 @@ func (k Kind) String() string {
 		return "timeout"
 	case Network:
 		return "network"
+	case TooSlow:
+		return "too slow"
 	}
 	return fmt.Sprintf("Kind(%d)", int(k))
 }

@@ -44,6 +44,13 @@ type Options struct {
 	TracerProvider trace.TracerProvider
 	// Metrics counts the bytes Download receives; nil counts nothing.
 	Metrics *metrics.Metrics
+	// MinRate is the slowest accepted download body in bytes a second,
+	// measured over RateWindow: each window must bring MinRate ×
+	// RateWindow bytes, or the end of the body, else the download fails
+	// as TooSlow, which is not Temporary (--fetch-min-rate,
+	// --fetch-rate-window). Zero: no minimum.
+	MinRate    int64
+	RateWindow time.Duration
 	// Local answers, without a request, the URLs that name the node's own
 	// files (kino's demo media): the file's bytes and ETag, ok false for
 	// every other URL. Nothing is dialled for them, so the guard has
@@ -236,7 +243,10 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string, have Vali
 		limit = time.Until(dl).Round(time.Millisecond)
 	}
 	var h hops
-	req, err := http.NewRequestWithContext(context.WithValue(ctx, hopsKey{}, &h), http.MethodGet, rawURL, nil)
+	// The rate's watch cuts a slow body through the request's context.
+	reqCtx, cancel := context.WithCancelCause(ctx)
+	defer cancel(nil)
+	req, err := http.NewRequestWithContext(context.WithValue(reqCtx, hopsKey{}, &h), http.MethodGet, rawURL, nil)
 	if err != nil {
 		return 0, Validators{}, &Error{Kind: BadURL, URL: rawURL, Err: err}
 	}
@@ -271,13 +281,25 @@ func (c *Client) download(ctx context.Context, rawURL, dstPath string, have Vali
 		return 0, Validators{}, fmt.Errorf("create %s: %w", dstPath, err)
 	}
 	w := &fileWriter{f: f}
-	n, err := io.Copy(w, io.LimitReader(resp.Body, c.opts.MaxBytes+1))
+	var body io.Reader = resp.Body
+	var watch *rateWatch
+	if c.opts.MinRate > 0 && c.opts.RateWindow > 0 {
+		watch = watchRate(c.opts.MinRate, c.opts.RateWindow, rawURL, cancel)
+		body = watch.reader(body)
+	}
+	n, err := io.Copy(w, io.LimitReader(body, c.opts.MaxBytes+1))
+	var slow *Error
+	if watch != nil {
+		slow = watch.stop()
+	}
 	// Counted whatever happens next: they crossed the network.
 	c.opts.Metrics.Fetched(n)
 	cerr := f.Close()
 	switch {
 	case w.err != nil:
 		err = fmt.Errorf("write %s: %w", dstPath, w.err)
+	case err != nil && slow != nil && ctx.Err() == nil:
+		err = slow
 	case err != nil:
 		err = classify(ctx, rawURL, err, limit, h.last)
 	case cerr != nil:

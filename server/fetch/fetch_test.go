@@ -376,3 +376,49 @@ func TestCheckHost(t *testing.T) {
 	}
 	assert.NoError(t, New(Options{AllowPrivate: true}).CheckHost("http://127.0.0.1/hook"))
 }
+
+// TestSlowBodyIsCutAsTheSourcesFault: a server that sends its headers and
+// a byte, then nothing, is cut once a window passes without the minimum
+// rate's bytes; the failure names the URL and the rate, and is not one to
+// retry. A body that comes at once passes under the same minimum.
+func TestSlowBodyIsCutAsTheSourcesFault(t *testing.T) {
+	t.Parallel()
+	sent := make(chan struct{}, 10)
+	trickle := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("Content-Length", "1000")
+		w.Write([]byte("x"))
+		w.(http.Flusher).Flush()
+		sent <- struct{}{}
+		<-r.Context().Done()
+	}))
+	t.Cleanup(trickle.Close)
+	o := newOrigin(t)
+	c := newClient(Options{MinRate: 1000, RateWindow: 50 * time.Millisecond}, nil)
+	dir := t.TempDir()
+
+	_, err := c.Download(context.Background(), trickle.URL+"/slow.mp4", filepath.Join(dir, "slow"))
+	var fe *Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, TooSlow, fe.Kind, "%v", err)
+	assert.False(t, fe.Temporary())
+	assert.Contains(t, err.Error(), trickle.URL+"/slow.mp4")
+	assert.Contains(t, err.Error(), "the server sent 1 bytes in 50ms, slower than the minimum of 1000 bytes/s")
+	assert.NoFileExists(t, filepath.Join(dir, "slow"))
+
+	n, err := c.Download(context.Background(), o.URL+"/size/100000", filepath.Join(dir, "fast"))
+	require.NoError(t, err)
+	assert.Equal(t, int64(100000), n)
+
+	// The caller's own cancel, mid-body, stays a cancel, not the
+	// source's fault.
+	<-sent
+	ctx, cancel := context.WithCancel(context.Background())
+	c = newClient(Options{MinRate: 1000, RateWindow: time.Hour}, nil)
+	go func() {
+		<-sent
+		cancel()
+	}()
+	_, err = c.Download(ctx, trickle.URL+"/slow.mp4", filepath.Join(dir, "cancelled"))
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, Network, fe.Kind, "%v", err)
+}

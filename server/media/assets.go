@@ -30,6 +30,7 @@ import (
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
+	"github.com/kinohq/kino/server/share"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 )
@@ -77,6 +78,10 @@ type UploadOptions struct {
 	// Timeout caps one upload's probe and thumbnail, and, apart, its wait
 	// for a worker (DefaultUploadTimeout when 0).
 	Timeout time.Duration
+	// Pool, when set, is the workers' pool, shared between organisations
+	// by their weights and caps (Workers is then unused); nil makes one
+	// of Workers where every organisation weighs 1.
+	Pool *share.Pool
 	// Quota counts each upload as a submit of its organisation's rate and
 	// its bytes against its storage quota; nil limits nothing.
 	Quota *quota.Limiter
@@ -88,8 +93,9 @@ type AssetService struct {
 	st      *store.Store
 	storage *storage.Storage
 	opts    UploadOptions
-	// workers holds a token for each upload being probed or thumbnailed.
-	workers chan struct{}
+	// workers holds a slot for each upload being probed or thumbnailed,
+	// shared fairly between organisations.
+	workers *share.Pool
 	log     *slog.Logger
 }
 
@@ -104,7 +110,11 @@ func NewAssetService(st *store.Store, storage *storage.Storage, opts UploadOptio
 	if opts.Timeout <= 0 {
 		opts.Timeout = DefaultUploadTimeout
 	}
-	return &AssetService{st: st, storage: storage, opts: opts, workers: make(chan struct{}, opts.Workers), log: log}
+	pool := opts.Pool
+	if pool == nil {
+		pool = share.New(opts.Workers, nil)
+	}
+	return &AssetService{st: st, storage: storage, opts: opts, workers: pool, log: log}
 }
 
 func enum(name, v string, allowed []string) error {
@@ -334,7 +344,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		case ctx.Err() != nil:
 			return grpcstatus.FromContextError(ctx.Err()).Err()
 		case errors.Is(err, errBusy):
-			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+			return s.busy()
 		case errors.Is(err, errSlow):
 			return apierr.New(apierr.Validation, "file: the template took longer than the limit of %s to read and draw", s.opts.Timeout)
 		case err != nil:
@@ -356,7 +366,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		case ctx.Err() != nil:
 			return grpcstatus.FromContextError(ctx.Err()).Err()
 		case errors.Is(err, errBusy):
-			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+			return s.busy()
 		case err != nil:
 			// Stored all the same, so the user can fetch what they sent and
 			// see why it failed.
@@ -574,29 +584,30 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 	return size, head, f.Close()
 }
 
+// busy is the answer to an upload that found no worker in time.
+func (s *AssetService) busy() error {
+	return apierr.New(apierr.Unavailable, "no upload worker of this node was free for your organisation within %s (--upload-workers %d, shared between organisations); try again", s.opts.Timeout, s.workers.Size())
+}
+
 // errBusy is an upload that waited longer than the time limit for a worker.
 var errBusy = errors.New("no upload worker is free")
 
 // errSlow is a template that took longer than the time limit to inspect.
 var errSlow = errors.New("the template took too long")
 
-// acquire takes an upload worker, waiting at most the time limit.
-func (s *AssetService) acquire(ctx context.Context) error {
-	select {
-	case s.workers <- struct{}{}:
-		return nil
-	default:
+// acquire takes an upload worker of org's share, waiting at most the time
+// limit, and returns its release.
+func (s *AssetService) acquire(ctx context.Context, org string) (func(), error) {
+	wait, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	release, err := s.workers.Acquire(wait, org)
+	switch {
+	case err == nil:
+		return release, nil
+	case ctx.Err() != nil:
+		return nil, ctx.Err()
 	}
-	wait := time.NewTimer(s.opts.Timeout)
-	defer wait.Stop()
-	select {
-	case s.workers <- struct{}{}:
-		return nil
-	case <-wait.C:
-		return errBusy
-	case <-ctx.Done():
-		return ctx.Err()
-	}
+	return nil, errBusy
 }
 
 // template reads a PSD template with kino's reader, checks that kino can
@@ -608,7 +619,8 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	if err := ffmpeg.CheckHeader(path); err != nil {
 		return nil, "", err
 	}
-	if err := s.acquire(ctx); err != nil {
+	release, err := s.acquire(ctx, auth.Org(ctx))
+	if err != nil {
 		return nil, "", err
 	}
 	type result struct {
@@ -618,7 +630,7 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	}
 	done := make(chan result, 1)
 	go func() {
-		defer func() { <-s.workers }()
+		defer release()
 		// A panic in the reader or the compositor (a file they did not
 		// foresee) refuses this upload instead of stopping the server.
 		defer func() {
@@ -693,20 +705,11 @@ func inspectTemplate(path, dir string, maxPixels int64) (*mockup.Manifest, strin
 // open (too many pixels, read from its header before anything decodes it)
 // is an *ffmpeg.InputError.
 func (s *AssetService) picture(ctx context.Context, path, dir string) (w, h int, thumb string, err error) {
-	select {
-	case s.workers <- struct{}{}:
-	default:
-		wait := time.NewTimer(s.opts.Timeout)
-		defer wait.Stop()
-		select {
-		case s.workers <- struct{}{}:
-		case <-wait.C:
-			return 0, 0, "", errBusy
-		case <-ctx.Done():
-			return 0, 0, "", ctx.Err()
-		}
+	release, err := s.acquire(ctx, auth.Org(ctx))
+	if err != nil {
+		return 0, 0, "", err
 	}
-	defer func() { <-s.workers }()
+	defer release()
 
 	pctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()

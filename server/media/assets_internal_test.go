@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -12,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -21,25 +23,30 @@ import (
 func TestPictureWaitsForAWorker(t *testing.T) {
 	t.Parallel()
 	s := NewAssetService(nil, nil, UploadOptions{Workers: 1, Timeout: 50 * time.Millisecond}, slog.New(slog.DiscardHandler))
-	s.workers <- struct{}{} // the only worker is busy
+	_, err := s.workers.TryAcquire(auth.DefaultOrg) // the only worker is busy
+	require.NoError(t, err)
 	start := time.Now()
-	_, _, _, err := s.picture(context.Background(), "/nonexistent", t.TempDir())
+	_, _, _, err = s.picture(context.Background(), "/nonexistent", t.TempDir())
 	require.ErrorIs(t, err, errBusy)
 	assert.GreaterOrEqual(t, time.Since(start), 50*time.Millisecond)
 
 	s = NewAssetService(nil, nil, UploadOptions{Workers: 1, Timeout: time.Minute}, slog.New(slog.DiscardHandler))
-	s.workers <- struct{}{}
+	busy, err := s.workers.TryAcquire(auth.DefaultOrg)
+	require.NoError(t, err)
 	done := make(chan error)
 	go func() {
 		_, _, _, err := s.picture(context.Background(), "/nonexistent", t.TempDir())
 		done <- err
 	}()
-	<-s.workers // the busy upload finishes
+	for s.workers.Use(auth.DefaultOrg).Waiting == 0 {
+		runtime.Gosched()
+	}
+	busy() // the busy upload finishes
 	err = <-done
 	require.Error(t, err)
 	assert.NotErrorIs(t, err, errBusy)
 	assert.Contains(t, err.Error(), "could not be decoded")
-	assert.Empty(t, s.workers, "the worker is given back")
+	assert.Zero(t, s.workers.Held(), "the worker is given back")
 }
 
 // TestManifestIsBounded: a template's manifest is its asset's metadata,

@@ -28,7 +28,9 @@ type Policy struct {
 	Rate float64
 	// MaxQueued is jobs waiting (not yet running) at once.
 	MaxQueued int
-	// MaxRunning is jobs running at once on all nodes together.
+	// MaxRunning is jobs running at once on all nodes together; on each
+	// node it also caps the previews drawn and uploads decoded at once
+	// (server/share).
 	MaxRunning int
 	// StorageQuota is bytes of assets and outputs kept.
 	StorageQuota int64

@@ -21,6 +21,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/share"
 	"github.com/kinohq/kino/server/usage"
 )
 
@@ -54,6 +55,11 @@ type PreviewConfig struct {
 	// MaxRunning bounds the previews drawn at once (--max-previews);
 	// 0 takes DefaultMaxPreviews.
 	MaxRunning int
+	// Pool, when set, is the previews' slots, shared between
+	// organisations by their weights and caps (MaxRunning is then
+	// unused); nil makes MaxRunning slots where every organisation
+	// weighs 1.
+	Pool *share.Pool
 	// Named says whether an organisation is labelled by its id in the
 	// metrics (usage.Config.Named); the others are "other".
 	Named   func(org string) bool
@@ -65,7 +71,7 @@ type PreviewConfig struct {
 type Previewer struct {
 	cfg    HandlerConfig
 	named  func(org string) bool
-	slots  chan struct{}
+	slots  *share.Pool
 	probes *probeCache
 	m      *metrics.Metrics
 	log    *slog.Logger
@@ -77,11 +83,15 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 	if n <= 0 {
 		n = DefaultMaxPreviews
 	}
+	slots := cfg.Pool
+	if slots == nil {
+		slots = share.New(n, nil)
+	}
 	named := cfg.Named
 	if named == nil {
 		named = func(string) bool { return false }
 	}
-	return &Previewer{cfg: cfg.Handler, named: named, slots: make(chan struct{}, n), probes: newProbeCache(maxProbes),
+	return &Previewer{cfg: cfg.Handler, named: named, slots: slots, probes: newProbeCache(maxProbes),
 		m: cfg.Metrics, log: cfg.Handler.Log}
 }
 
@@ -132,18 +142,19 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 	if p.named(org) {
 		label = org
 	}
+	// Its organisation's share of the slots is its own: another's
+	// previews, however many or slow, only wait for theirs.
 	wait, cancel := context.WithTimeout(ctx, previewWait)
-	defer cancel()
-	select {
-	case p.slots <- struct{}{}:
-	case <-wait.Done():
+	release, err := p.slots.Acquire(wait, org)
+	cancel()
+	if err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}
 		p.m.Preview(label, "refused", time.Since(t))
-		return nil, apierr.New(apierr.TooManyPreviews, "this node is drawing %d previews already (--max-previews); ask again in a moment", cap(p.slots))
+		return nil, previewsTaken(err)
 	}
-	defer func() { <-p.slots }()
+	defer release()
 	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
 	defer cancel()
 	// Its processes' CPU is the organisation's, as a job's is.
@@ -159,6 +170,18 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(), "cpu_ms", cpu.Milliseconds(),
 		"width", resp.GetWidth(), "height", resp.GetHeight(), "time", ask.Time)
 	return resp, err
+}
+
+// previewsTaken is the answer to a preview that found no slot in time.
+func previewsTaken(err error) error {
+	var r *share.Refusal
+	if errors.As(err, &r) && r.Capped {
+		return apierr.New(apierr.TooManyPreviews, "your organisation is drawing %d previews on this node already, its cap (maxRunning); ask again in a moment", r.Mine)
+	}
+	if errors.As(err, &r) {
+		return apierr.New(apierr.TooManyPreviews, "this node is drawing %d previews already (--max-previews %d, shared between organisations), %d of them your organisation's; ask again in a moment", r.Held, r.Size, r.Mine)
+	}
+	return apierr.New(apierr.TooManyPreviews, "this node is drawing as many previews as it may (--max-previews); ask again in a moment")
 }
 
 func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {

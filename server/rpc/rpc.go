@@ -5,6 +5,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -16,6 +17,7 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/share"
 )
 
 // NewServer returns a gRPC server with kino's interceptors: counting into
@@ -49,21 +51,24 @@ func countStream(m *metrics.Metrics) grpc.StreamServerInterceptor {
 // WatchLimit caps the server-streaming calls (watches) open at once in the
 // process: each holds memory and re-reads the database every second until
 // its job ends, which may be hours. The gateway's watch streams are among
-// them, as they are calls to this server. A call over the cap is refused
-// with TOO_MANY_STREAMS at once rather than queued.
-func WatchLimit(maxStreams int) grpc.ServerOption {
-	slots := make(chan struct{}, max(maxStreams, 0))
+// them, as they are calls to this server. The streams are a pool shared
+// between organisations (server/share), so that one opening many never
+// shuts another out; it runs after authentication, which names the
+// organisation. A call over the cap is refused with TOO_MANY_STREAMS at
+// once rather than queued. A nil pool caps nothing.
+func WatchLimit(pool *share.Pool) grpc.ServerOption {
 	return grpc.ChainStreamInterceptor(func(srv any, ss grpc.ServerStream, info *grpc.StreamServerInfo, handler grpc.StreamHandler) error {
-		if !info.IsServerStream || info.IsClientStream || maxStreams <= 0 {
+		if !info.IsServerStream || info.IsClientStream || pool == nil {
 			return handler(srv, ss)
 		}
-		select {
-		case slots <- struct{}{}:
-			defer func() { <-slots }()
-			return handler(srv, ss)
-		default:
-			return apierr.New(apierr.TooManyStreams, "this server already serves %d watch streams, the most it allows; retry later or poll the resource instead", maxStreams)
+		release, err := pool.TryAcquire(auth.Org(ss.Context()))
+		if err != nil {
+			var r *share.Refusal
+			errors.As(err, &r)
+			return apierr.New(apierr.TooManyStreams, "this server serves %d watch streams (--max-watch-streams %d, shared between organisations), %d of them your organisation's; retry later or poll the resource instead", r.Held, r.Size, r.Mine)
 		}
+		defer release()
+		return handler(srv, ss)
 	})
 }
 
