@@ -93,7 +93,12 @@ func (r response) errorCode(t *testing.T) string {
 	require.Len(t, m, 1, "an error body holds only error: %s", r.body)
 	e, ok := m["error"].(map[string]any)
 	require.True(t, ok, "no error object: %s", r.body)
-	require.Len(t, e, 2, "error holds code and message: %s", r.body)
+	for k := range e {
+		require.Contains(t, []string{"code", "message", "details"}, k, "error holds code and message, and details when there are several problems: %s", r.body)
+	}
+	if d, ok := e["details"]; ok {
+		require.Greater(t, len(d.([]any)), 1, "details list several problems: %s", r.body)
+	}
 	msg, _ := e["message"].(string)
 	require.NotEmpty(t, msg, "error message: %s", r.body)
 	code, _ := e["code"].(string)
