@@ -168,7 +168,7 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 			return "", "", &MediaError{Field: l.SourceField, Message: err.Error()}
 		}
 		opts.Designs = map[string]image.Image{so: design}
-		img, _, err := t.Render(opts)
+		img, _, err := t.RenderContext(p.ctx, opts)
 		if err != nil {
 			return "", "", fail(err)
 		}
@@ -176,7 +176,7 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 		_, x, y, enable := p.picture(i, l, m, win, lbl)
 		return p.overlay(i, enable, video, lbl, x, y), "", nil
 	}
-	sp, err := t.Split(so, d.Width, d.Height, opts)
+	sp, err := t.SplitContext(p.ctx, so, d.Width, d.Height, opts)
 	if err != nil {
 		return "", "", fail(err)
 	}
@@ -206,7 +206,7 @@ const maxDesignPixels = 50_000_000
 func (p *planner) pictureFile(name string, img image.Image) Media {
 	var buf bytes.Buffer
 	if nrgba, ok := img.(*image.NRGBA); ok {
-		_ = mockup.EncodePNG(&buf, nrgba)
+		_ = mockup.EncodePNGContext(p.ctx, &buf, nrgba)
 	} else {
 		_ = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
 	}
