@@ -132,9 +132,12 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	case psd.KindAdjustment:
 		return image.Rectangle{}
 	case psd.KindFill:
+		// A colour covers the canvas; a fill kino cannot redraw (a
+		// gradient, a pattern) is drawn from its own pixels.
 		ext = e.canvas
 		if l.FillColor == nil {
 			e.own(l)
+			ext = l.Rect.Intersect(e.canvas)
 		}
 	case psd.KindSmartObject:
 		e.own(l)

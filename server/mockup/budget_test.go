@@ -1,0 +1,113 @@
+package mockup
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"runtime"
+	"strings"
+	"testing"
+
+	"github.com/kinohq/kino/server/meter"
+	"github.com/kinohq/kino/server/psd"
+	"github.com/kinohq/kino/server/psd/psdtest"
+)
+
+// openBytes decodes a template held in memory, as Load does a file.
+func openBytes(b []byte) (*Template, error) {
+	f, err := psd.Decode(bytes.NewReader(b), int64(len(b)), Limits(50_000_000))
+	if err != nil {
+		return nil, Reason(err)
+	}
+	return Open(f)
+}
+
+// drawn is what drawing a template as an upload does (Render with no
+// options) cost: the bytes allocated (an upper bound of what it held at
+// once) and its CPU time, measured by the meter.
+func drawn(t *testing.T, tpl *Template) (allocated uint64, cpu float64) {
+	t.Helper()
+	ctx, m := meter.With(context.Background())
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	func() {
+		defer meter.Thread(ctx)()
+		if _, _, err := tpl.RenderContext(ctx, Options{}); err != nil {
+			t.Fatal(err)
+		}
+	}()
+	runtime.ReadMemStats(&b)
+	return b.TotalAlloc - a.TotalAlloc, m.Used().CPU.Seconds()
+}
+
+// The hostile templates, each within every other limit, are each
+// refused from their structure, naming why, the same way twice, with
+// nothing drawn: before the budgets they cost 3.7 GB, 4.8 GB and 27 s
+// of CPU to accept.
+func TestHostileTemplatesAreRefusedFromTheirStructure(t *testing.T) {
+	for name, file := range psdtest.Hostile() {
+		t.Run(name, func(t *testing.T) {
+			var first string
+			for try := range 2 {
+				var a, b runtime.MemStats
+				runtime.ReadMemStats(&a)
+				_, err := openBytes(file)
+				runtime.ReadMemStats(&b)
+				if !errors.Is(err, ErrRefused) || !strings.Contains(err.Error(), "over kino's budget") {
+					t.Fatalf("try %d: %v, want a refusal over the budget", try, err)
+				}
+				// Records only: a few MB, no picture decoded.
+				if n := b.TotalAlloc - a.TotalAlloc; n > 64<<20 {
+					t.Errorf("reading the structure allocated %d MB", n>>20)
+				}
+				if try == 0 {
+					first = err.Error()
+					t.Log(first)
+				} else if err.Error() != first {
+					t.Errorf("refused differently: %q, then %q", first, err)
+				}
+			}
+		})
+	}
+}
+
+// The estimate bounds what a drawing allocates, and a template just within
+// the budget draws within 512 MB and 5 s of CPU: a 4000×4000 canvas with a
+// smart object, a clipped shade and groups.
+func TestEstimateBoundsTheDrawing(t *testing.T) {
+	tpl, err := openBytes(largestTemplate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	est := tpl.Cost
+	alloc, cpu := drawn(t, tpl)
+	t.Logf("estimate %d MB, %.2f G work; allocated %d MB, %.2f s of CPU", est.Bytes()>>20, float64(est.Work)/1e9, alloc>>20, cpu)
+	if alloc > uint64(est.Bytes()) {
+		t.Errorf("allocated %d MB, over the estimate of %d MB", alloc>>20, est.Bytes()>>20)
+	}
+	if alloc > MaxDrawBytes {
+		t.Errorf("allocated %d MB, over the budget", alloc>>20)
+	}
+	if cpu <= 0 || cpu > 5 {
+		t.Errorf("%.2f s of CPU", cpu)
+	}
+}
+
+// A drawing stops when its context is done: nothing is drawn after.
+func TestRenderStopsWithItsContext(t *testing.T) {
+	tpl, err := openBytes(largestTemplate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, _, err := tpl.RenderContext(ctx, Options{}); !errors.Is(err, context.Canceled) {
+		t.Fatalf("got %v, want the context's error", err)
+	}
+}
+
+// largestTemplate is psdtest.Largest.
+func largestTemplate() []byte {
+	return psdtest.Largest()
+}
