@@ -29,7 +29,7 @@ func hostilePreview() map[string]any {
 			stops = append(stops, map[string]any{"offset": float64(s) / 15, "color": fmt.Sprintf("#%02x%02x%02x", 16*s, 255-16*s, (i*7+s*13)%256)})
 		}
 		layers = append(layers, map[string]any{"type": "rectangle", "width": 7680, "height": 4320, "start": 0, "duration": 10,
-			"x": []any{map[string]any{"time": 0, "value": -i}, map[string]any{"time": 10, "value": -3840 + i}},
+			"x":        []any{map[string]any{"time": 0, "value": -i}, map[string]any{"time": 10, "value": -3840 + i}},
 			"y":        []any{map[string]any{"time": 0, "value": -i}, map[string]any{"time": 10, "value": -2160 + i}},
 			"gradient": map[string]any{"type": "radial", "stops": stops}})
 	}
@@ -137,8 +137,8 @@ func TestHostileTemplatesRefusedAtUpload(t *testing.T) {
 	}
 	rows, _ := k.usageRows(t, "key-a")
 	if row := rows["asset.upload"]; row != nil {
-		assert.Less(t, row["cpuSeconds"].(float64), 2.0, "six refusals read the structure only")
-		t.Logf("six refusals: %.3f s of CPU", row["cpuSeconds"])
+		assert.Less(t, row["cpuSeconds"].(float64), 2.0, "eight refusals read the structure only")
+		t.Logf("eight refusals: %.3f s of CPU", row["cpuSeconds"])
 	}
 	list := k.do(t, http.MethodGet, "/assets", nil, bearer("key-a")...)
 	assert.Equal(t, 0.0, list.json(t)["meta"].(map[string]any)["total"], "nothing stored")
@@ -177,4 +177,19 @@ func TestMockupWorkIsMetered(t *testing.T) {
 	require.NotNil(t, rows["asset.upload"], "%v", rows)
 	assert.Greater(t, rows["asset.upload"]["cpuSeconds"], 0.0)
 	t.Logf("upload: %.3f s of CPU; mockup.render of 3 designs: %.3f s", rows["asset.upload"]["cpuSeconds"], rows["mockup.render"]["cpuSeconds"])
+
+	// What was accepted at upload draws in a mockup layer, a picture's
+	// or a video's, or is refused at submit naming the layer.
+	media := serveMedia(t)
+	for _, src := range []string{base + "/design.png", media.URL + "/clip.mp4"} {
+		r := k.do(t, http.MethodPost, "/api/render/preview", map[string]any{"provider": "provider_a", "time": 0.5, "composition": map[string]any{
+			"width": 1280, "height": 720, "fps": 10, "layers": []any{map[string]any{"type": "mockup", "template": tpl,
+				"src": src, "start": 0, "duration": 1, "width": 720, "height": 720}}}})
+		if r.status == http.StatusBadRequest {
+			assert.Contains(t, r.json(t)["error"].(map[string]any)["message"], "composition.layers[0].", src)
+			t.Logf("%s: %s", src, r.body)
+			continue
+		}
+		assert.Equal(t, http.StatusOK, r.status, "%s: %.300s", src, r.body)
+	}
 }

@@ -18,17 +18,19 @@ const (
 	// object.
 	MaxDrawBytes = 512 << 20
 	// MaxDrawWork bounds the pixels one drawing decodes and blends,
-	// weighted by what each costs (see Cost.Work): about 5 s of one core.
-	MaxDrawWork = 2_000_000_000
+	// weighted by what each costs (see Cost.Work): a unit is about 5 ns
+	// of one core, so the budget is about 5 s of CPU (docs/benchmarks.md).
+	MaxDrawWork = 1_000_000_000
 )
 
 // The weights of Cost.Work: a pixel blended with a separable mode (a
-// table) costs 1, decoding one costs 1, one blended with a
-// non-separable mode (hue, saturation, colour, luminosity, darker or
-// lighter colour: floating point on the whole pixel) or warped into a
-// smart object costs more.
+// table) costs 1, decoding one costs 1; one blended with a non-separable
+// mode (hue, saturation, colour, luminosity, darker or lighter colour:
+// floating point on the whole pixel, measured at about 150 ns against
+// 5) or warped into a smart object (sampled from the design's mip
+// levels) costs more.
 const (
-	workNonSeparable = 6
+	workNonSeparable = 30
 	workWarp         = 4
 )
 
@@ -40,47 +42,61 @@ type Cost struct {
 	// batch.
 	Held int64
 	// PerDrawing is the bytes one drawing allocates besides Held: the
-	// canvas, a picture for each isolated group and clipping unit, and
-	// for each smart object the picture of the design drawn into it.
+	// canvas and the picture encoded from it, a picture for each
+	// isolated group and clipping unit, and for each smart object the
+	// picture of the design drawn into it.
 	PerDrawing int64
+	// Split is the bytes taking the template apart for a video design
+	// allocates besides Held (mockup layers, Template.Split): three
+	// drawings (what lies under the smart object, over it, and its
+	// shape), a picture of each layer clipped to a smart object, and the
+	// mask.
+	Split int64
 	// Work is the pixels one drawing decodes and blends, weighted.
 	Work int64
 
 	canvas, buffers, placed int64
 	groups, depth, layers   int
-	smartObjects            int
+	smartObjects, shades    int
+	units                   int
+	width, height           int
 }
 
-// Bytes is what one drawing allocates in all.
-func (c Cost) Bytes() int64 { return c.Held + c.PerDrawing }
+// Bytes is what one drawing, or taking the template apart, allocates in
+// all, whichever is more.
+func (c Cost) Bytes() int64 { return c.Held + max(c.PerDrawing, c.Split) }
 
 // Estimate reads a decoded file's cost from its structure: canvas,
 // layers, groups and their nesting, modes, masks and smart objects.
 // Nothing is decoded.
 func Estimate(f *psd.File) Cost {
 	canvas := image.Rect(0, 0, f.Width, f.Height)
-	e := &estimator{canvas: canvas, bpp: 6}
-	if f.Depth == 16 {
-		e.bpp = 8 // the channel's compressed bytes are twice as large
-	}
+	e := &estimator{canvas: canvas}
+	e.c.width, e.c.height = f.Width, f.Height
 	area := area(canvas)
-	// The canvas, and the picture encoded from it.
-	e.c.canvas = 8 * area
 	e.c.Work += area
 	if len(f.Layers) == 0 {
 		// A flat file: its merged image is decoded.
-		e.c.Held += e.bpp * area
+		e.c.Held += 4 * area
 		e.c.Work += area
+		e.most = area
 	}
 	e.list(f.Layers, 1)
-	e.c.PerDrawing = e.c.canvas + e.c.buffers + e.c.placed
+	// While a layer is decoded, one channel's compressed bytes are held
+	// too: up to 2 bytes a pixel at 16 bits (the psd package's Memory).
+	e.c.Held += 2 * e.most
+	e.c.canvas = 4 * area
+	drawing := e.c.canvas + e.c.buffers + e.c.placed
+	e.c.PerDrawing = drawing + 4*area
+	e.c.Split = 3*drawing + 4*area*int64(e.c.shades) + area
 	return e.c
 }
 
 type estimator struct {
 	canvas image.Rectangle
-	bpp    int64
-	c      Cost
+	// most is the most pixels of one layer or mask decoded.
+	most int64
+	c    Cost
 }
 
 func area(r image.Rectangle) int64 {
@@ -100,9 +116,13 @@ func (e *estimator) list(ls []*psd.Layer, depth int) image.Rectangle {
 			out = out.Union(ext)
 		}
 		// A base that is no group takes a copy of itself for the layers
-		// clipped to it.
+		// clipped to it; those clipped to a smart object are its shades.
 		if !l.Clipped && l.Kind != psd.KindGroup && i+1 < len(ls) && ls[i+1].Clipped {
 			e.c.buffers += 4 * area(ext)
+			e.c.units++
+			for j := i + 1; l.Kind == psd.KindSmartObject && j < len(ls) && ls[j].Clipped; j++ {
+				e.c.shades++
+			}
 		}
 	}
 	return out
@@ -112,14 +132,15 @@ func (e *estimator) list(ls []*psd.Layer, depth int) image.Rectangle {
 // extent on the canvas.
 func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	e.c.layers++
-	e.c.depth = max(e.c.depth, depth)
 	if m := l.Mask; m != nil && !m.Disabled {
 		e.c.Held += area(m.Rect)
 		e.c.Work += area(m.Rect)
+		e.most = max(e.most, area(m.Rect))
 	}
 	var ext image.Rectangle
 	switch l.Kind {
 	case psd.KindGroup:
+		e.c.depth = max(e.c.depth, depth)
 		ext = e.list(l.Children, depth+1).Intersect(e.canvas)
 		mode := composite.Mode(l.Blend)
 		if mode != composite.PassThrough || l.Opacity < 255 || l.FillOpacity < 255 || (l.Mask != nil && !l.Mask.Disabled) {
@@ -163,8 +184,9 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 // own adds a layer's own pixels, decoded once.
 func (e *estimator) own(l *psd.Layer) {
 	a := area(l.Rect)
-	e.c.Held += e.bpp * a
+	e.c.Held += 4 * a
 	e.c.Work += a
+	e.most = max(e.most, a)
 }
 
 // modeWork is the weight of a pixel blended with m.
@@ -191,23 +213,33 @@ func quadBox(p *psd.Placed) image.Rectangle {
 // costs most; "" when it is within them.
 func (c Cost) Refusal() string {
 	if b := c.Bytes(); b > MaxDrawBytes {
+		// The parts of whichever costs more: a drawing, or the three of
+		// taking the template apart.
+		k, canvas := int64(1), c.PerDrawing-c.buffers-c.placed
+		if c.Split > c.PerDrawing {
+			k, canvas = 3, c.Split-3*(c.buffers+c.placed)
+		}
 		var why string
-		switch max(c.canvas, c.buffers, c.placed, c.Held) {
-		case c.buffers:
-			why = fmt.Sprintf("%d groups and clipped layers drawn in isolation, nested %d deep, each on a picture of its own (%s)", c.groups, c.depth, size(c.buffers))
-		case c.placed:
-			why = fmt.Sprintf("its %d smart objects, each a picture of the part of the canvas it covers (%s)", c.smartObjects, size(c.placed))
+		switch max(canvas, k*c.buffers, k*c.placed, c.Held) {
+		case k * c.buffers:
+			why = fmt.Sprintf("%d groups drawn in isolation, nested %d deep", c.groups, c.depth)
+			if c.units > 0 {
+				why += fmt.Sprintf(", and %d layers with layers clipped to them", c.units)
+			}
+			why = fmt.Sprintf("%s, each on a picture of its own (%s)", why, size(k*c.buffers))
+		case k * c.placed:
+			why = fmt.Sprintf("its %d smart objects, each a picture of the part of the canvas it covers (%s)", c.smartObjects, size(k*c.placed))
 		case c.Held:
 			why = fmt.Sprintf("the decoded pixels of its %d layers and masks (%s)", c.layers, size(c.Held))
 		default:
-			why = fmt.Sprintf("its canvas and the picture made from it (%s)", size(c.canvas))
+			why = fmt.Sprintf("its %d×%d canvas, drawn whole and in parts (%s)", c.width, c.height, size(canvas))
 		}
 		return fmt.Sprintf("drawing it would take about %s of memory, most of it %s, over kino's budget of %s a template; flatten groups, merge layers or make the canvas smaller",
 			size(b), why, size(MaxDrawBytes))
 	}
 	if c.Work > MaxDrawWork {
-		return fmt.Sprintf("drawing it would decode and blend about %.1f billion pixels (%d layers, groups nested %d deep), over kino's budget of %.1f billion a template; merge layers or make the canvas smaller",
-			float64(c.Work)/1e9, c.layers, c.depth, float64(MaxDrawWork)/1e9)
+		return fmt.Sprintf("drawing it would decode and blend about %.1f billion pixels (its %d layers over a %d×%d canvas, those in hue, saturation, colour, luminosity, darker or lighter colour counting %d times), over kino's budget of %.1f billion a template; merge layers or make the canvas smaller",
+			float64(c.Work)/1e9, c.layers, c.width, c.height, workNonSeparable, float64(MaxDrawWork)/1e9)
 	}
 	return ""
 }

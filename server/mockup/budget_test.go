@@ -73,8 +73,8 @@ func TestHostileTemplatesAreRefusedFromTheirStructure(t *testing.T) {
 }
 
 // The estimate bounds what a drawing allocates, and a template just within
-// the budget draws within 512 MB and 5 s of CPU: a 4000×4000 canvas with a
-// smart object, a clipped shade and groups.
+// the budget draws within 512 MB and 5 s of CPU: a 3500×3500 canvas with
+// a smart object, a clipped shade and a group.
 func TestEstimateBoundsTheDrawing(t *testing.T) {
 	tpl, err := openBytes(largestTemplate())
 	if err != nil {
@@ -83,7 +83,7 @@ func TestEstimateBoundsTheDrawing(t *testing.T) {
 	est := tpl.Cost
 	alloc, cpu := drawn(t, tpl)
 	t.Logf("estimate %d MB, %.2f G work; allocated %d MB, %.2f s of CPU", est.Bytes()>>20, float64(est.Work)/1e9, alloc>>20, cpu)
-	if alloc > uint64(est.Bytes()) {
+	if alloc > uint64(est.Held+est.PerDrawing) {
 		t.Errorf("allocated %d MB, over the estimate of %d MB", alloc>>20, est.Bytes()>>20)
 	}
 	if alloc > MaxDrawBytes {
@@ -110,4 +110,64 @@ func TestRenderStopsWithItsContext(t *testing.T) {
 // largestTemplate is psdtest.Largest.
 func largestTemplate() []byte {
 	return psdtest.Largest()
+}
+
+// A video design's template is taken apart once (Split: what lies under
+// and over the smart object, its shape and shades), within the budget too.
+func TestSplitWithinTheBudget(t *testing.T) {
+	tpl, err := openBytes(largestTemplate())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var a, b runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&a)
+	if _, err := tpl.SplitContext(context.Background(), "Product/Design", 1280, 720, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	runtime.ReadMemStats(&b)
+	alloc := b.TotalAlloc - a.TotalAlloc
+	t.Logf("split allocated %d MB; estimated %d MB", alloc>>20, (tpl.Cost.Held+tpl.Cost.Split)>>20)
+	if alloc > uint64(tpl.Cost.Held+tpl.Cost.Split) || alloc > MaxDrawBytes {
+		t.Errorf("allocated %d MB, over the budget", alloc>>20)
+	}
+}
+
+// BenchmarkLargestTemplate draws the largest template of the usual shape
+// the budgets accept (psdtest.Largest) as an upload does, and reports
+// the CPU of the drawing (every thread it used, as metered), the bytes
+// it allocated and the estimate's figures.
+func BenchmarkLargestTemplate(b *testing.B) {
+	file := psdtest.Largest()
+	var cpu float64
+	var alloc uint64
+	var est Cost
+	for b.Loop() {
+		tpl, err := openBytes(file)
+		if err != nil {
+			b.Fatal(err)
+		}
+		est = tpl.Cost
+		ctx, m := meter.With(context.Background())
+		var x, y runtime.MemStats
+		runtime.ReadMemStats(&x)
+		func() {
+			defer meter.Thread(ctx)()
+			img, _, err := tpl.RenderContext(ctx, Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			var buf bytes.Buffer
+			if err := EncodePNGContext(ctx, &buf, Resize(img, 320)); err != nil {
+				b.Fatal(err)
+			}
+		}()
+		runtime.ReadMemStats(&y)
+		cpu += m.Used().CPU.Seconds()
+		alloc += y.TotalAlloc - x.TotalAlloc
+	}
+	b.ReportMetric(cpu/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(alloc)/float64(b.N)/(1<<20), "MB-alloc/op")
+	b.ReportMetric(float64(est.Bytes())/(1<<20), "MB-estimated")
+	b.ReportMetric(float64(est.Work)/1e9, "Gwork-estimated")
 }

@@ -301,7 +301,9 @@ func nest(n int, blend string, layers []Layer) []Layer {
 //     inside 16 nested groups;
 //   - "isolated-exotic": 16 nested isolated groups holding 7 canvas-sized
 //     layers in non-separable blend modes, on a 5000×5000 canvas;
-//   - "many-layers": 1,999 layers of 440×440 on a 4000×4000 canvas.
+//   - "many-layers": 1,999 layers of 440×440 on a 4000×4000 canvas;
+//   - "hue-fills": 20 solid-colour fills in hue mode, each blended over
+//     the whole of a 4472×4472 canvas in floating point.
 func Hostile() map[string][]byte {
 	const side = 7071
 	inner := []Layer{{Name: "Design", Kind: SmartObject, Rect: image.Rect(0, 0, side, side), Value: 90,
@@ -318,7 +320,12 @@ func Hostile() map[string][]byte {
 		x, y := 440*(i%9), 440*(i/9%9)
 		many = append(many, Layer{Name: fmt.Sprintf("layer %d", i), Rect: image.Rect(x, y, x+440, y+440), Value: byte(i)})
 	}
+	var fills []Layer
+	for i := range 20 {
+		fills = append(fills, Layer{Name: fmt.Sprintf("fill %d", i), Kind: Fill, Blend: "hue ", Value: byte(12 * i)})
+	}
 	return map[string][]byte{
+		"hue-fills":           Write(4472, 4472, fills),
 		"nested-smart-object": Write(side, side, nest(16, "norm", inner)),
 		"isolated-exotic":     Write(5000, 5000, nest(16, "norm", exotic)),
 		"many-layers":         Write(4000, 4000, many),
@@ -326,18 +333,19 @@ func Hostile() map[string][]byte {
 }
 
 // Largest is about the largest template of the usual shape that kino's
-// budgets accept: a 4000×4000 canvas (16 MP), a background, a smart
-// object covering a quarter of it with a multiply shade clipped to it,
-// inside a group drawn in isolation, and a screen glare over all of it.
+// budgets accept: a 3500×3500 canvas (12 MP), a background, a smart
+// object covering a third of it with a multiply shade clipped to it,
+// inside a group drawn in isolation, and a canvas-sized layer over all
+// of it (normal: a render draws a video design under such layers only).
 func Largest() []byte {
-	box := image.Rect(1000, 1000, 3000, 3000)
+	box := image.Rect(750, 750, 2750, 2750)
 	product := []Layer{
-		{Name: "Design", Kind: SmartObject, Rect: box, Value: 128, Quad: [8]float64{1000, 1100, 3000, 1000, 2900, 3000, 1100, 2900}, Content: [2]float64{2000, 2000}},
+		{Name: "Design", Kind: SmartObject, Rect: box, Value: 128, Quad: [8]float64{750, 850, 2750, 750, 2650, 2750, 850, 2650}, Content: [2]float64{2000, 2000}},
 		{Name: "Shade", Rect: box, Blend: "mul ", Value: 180, Clipped: true},
 	}
-	return Write(4000, 4000, []Layer{
-		{Name: "Background", Rect: image.Rect(0, 0, 4000, 4000), Value: 230},
+	return Write(3500, 3500, []Layer{
+		{Name: "Background", Rect: image.Rect(0, 0, 3500, 3500), Value: 230},
 		{Name: "Product", Kind: Group, Children: product},
-		{Name: "Glare", Rect: image.Rect(0, 0, 4000, 4000), Blend: "scrn", Value: 20},
+		{Name: "Glare", Rect: image.Rect(0, 0, 3500, 3500), Value: 20},
 	})
 }
