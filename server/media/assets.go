@@ -335,22 +335,8 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		// kino's own reader and compositor: a template is ready only when
 		// a mockup can be drawn from it, and its thumbnail is that drawing.
 		manifest, t, err := s.template(ctx, path, dir)
-		var refused *ffmpeg.InputError
-		switch {
-		case errors.As(err, &refused):
-			return apierr.New(apierr.Validation, "file: %s", refused.Reason)
-		case errors.Is(err, mockup.ErrRefused):
-			return apierr.New(apierr.Validation, "file: %s", err.Error())
-		case ctx.Err() != nil:
-			return grpcstatus.FromContextError(ctx.Err()).Err()
-		case errors.Is(err, errBusy):
-			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
-		case errors.Is(err, errSlow):
-			// Within the budgets, so kino's load made it late: the same
-			// file is accepted when asked again.
-			return apierr.New(apierr.Unavailable, "kino could not read and draw the template within %s; try again", s.opts.Timeout)
-		case err != nil:
-			return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
+		if err != nil {
+			return s.templateError(ctx, err)
 		}
 		// The manifest's fields sit beside format and contentType.
 		b, err := manifestJSON(manifest)
@@ -588,6 +574,29 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 
 // errBusy is an upload that waited longer than the time limit for a worker.
 var errBusy = errors.New("no upload worker is free")
+
+// templateError is the answer to an upload whose template could not be
+// read: the file's fault (400) only when the file itself is refused, so
+// that the same file is accepted or refused the same way whatever the
+// load.
+func (s *AssetService) templateError(ctx context.Context, err error) error {
+	var refused *ffmpeg.InputError
+	switch {
+	case errors.As(err, &refused):
+		return apierr.New(apierr.Validation, "file: %s", refused.Reason)
+	case errors.Is(err, mockup.ErrRefused):
+		return apierr.New(apierr.Validation, "file: %s", err.Error())
+	case ctx.Err() != nil:
+		return grpcstatus.FromContextError(ctx.Err()).Err()
+	case errors.Is(err, errBusy):
+		return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+	case errors.Is(err, errSlow):
+		// Within the budgets, so kino's load made it late: the same file
+		// is accepted when asked again.
+		return apierr.New(apierr.Unavailable, "kino could not read and draw the template within %s; try again", s.opts.Timeout)
+	}
+	return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
+}
 
 // errSlow is a template that took longer than the time limit to inspect.
 var errSlow = errors.New("the template took too long")

@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
+	"image"
 	"runtime"
 	"strings"
 	"testing"
@@ -133,12 +135,25 @@ func TestSplitWithinTheBudget(t *testing.T) {
 	}
 }
 
+// BenchmarkWorkBudget draws a template just within the work budget: a
+// 2000×2000 background under 7 colour fills in hue mode (0.85 billion
+// units), to measure what a unit costs.
+func BenchmarkWorkBudget(b *testing.B) {
+	layers := []psdtest.Layer{{Name: "Background", Rect: image.Rect(0, 0, 2000, 2000), Value: 120}}
+	for i := range 7 {
+		layers = append(layers, psdtest.Layer{Name: fmt.Sprint("fill ", i), Kind: psdtest.Fill, Blend: "hue ", Value: byte(30 * i)})
+	}
+	benchDraw(b, psdtest.Write(2000, 2000, layers))
+}
+
 // BenchmarkLargestTemplate draws the largest template of the usual shape
 // the budgets accept (psdtest.Largest) as an upload does, and reports
 // the CPU of the drawing (every thread it used, as metered), the bytes
 // it allocated and the estimate's figures.
-func BenchmarkLargestTemplate(b *testing.B) {
-	file := psdtest.Largest()
+func BenchmarkLargestTemplate(b *testing.B) { benchDraw(b, psdtest.Largest()) }
+
+// benchDraw draws file as an upload does, and reports what it cost.
+func benchDraw(b *testing.B, file []byte) {
 	var cpu float64
 	var alloc uint64
 	var est Cost
