@@ -181,10 +181,17 @@ func TestMockupWorkIsMetered(t *testing.T) {
 	// What was accepted at upload draws in a mockup layer, a picture's
 	// or a video's, or is refused at submit naming the layer.
 	media := serveMedia(t)
-	for _, src := range []string{base + "/design.png", media.URL + "/clip.mp4"} {
+	for _, c := range []struct {
+		src  string
+		size bool
+	}{{base + "/design.png", true}, {media.URL + "/clip.mp4", true}, {base + "/design.png", false}, {media.URL + "/clip.mp4", false}} {
+		src := c.src
+		layer := map[string]any{"type": "mockup", "template": tpl, "src": src, "start": 0, "duration": 1}
+		if c.size {
+			layer["width"], layer["height"] = 720, 720
+		}
 		r := k.do(t, http.MethodPost, "/api/render/preview", map[string]any{"provider": "provider_a", "time": 0.5, "composition": map[string]any{
-			"width": 1280, "height": 720, "fps": 10, "layers": []any{map[string]any{"type": "mockup", "template": tpl,
-				"src": src, "start": 0, "duration": 1, "width": 720, "height": 720}}}})
+			"width": 1280, "height": 720, "fps": 10, "layers": []any{layer}}})
 		if r.status == http.StatusBadRequest {
 			assert.Contains(t, r.json(t)["error"].(map[string]any)["message"], "composition.layers[0].", src)
 			t.Logf("%s: %s", src, r.body)
