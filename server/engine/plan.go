@@ -119,6 +119,7 @@ func plan(ctx context.Context, s *Scene, media map[string]Media, workDir, outPat
 		s = s.StillFrame()
 	}
 	p := &planner{ctx: ctx, s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	defer p.closeTemplates()
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
 	// The topmost opaque colour layer that covers every pixel of every
 	// frame is the base itself: nothing below it shows, so it costs no
@@ -410,6 +411,8 @@ type planner struct {
 	mode     planMode
 	// mock is the mockup layer being planned, nil for other layers.
 	mock *mockPlan
+	// templates are the mockup templates open, by file (see template).
+	templates map[string]openTemplate
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino
