@@ -100,7 +100,7 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.Model, "whisper-model", "whisper-1", "model name sent to the Whisper endpoint")
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
 	fs.Float64Var(&whisper.PricePerMinute, "whisper-minute-price", 0.006, "what the Whisper endpoint charges, USD per minute of audio: the providerCost of a job it transcribes")
-	fs.Float64Var(&cfg.CPUSecondCost, "cpu-second-cost", kinousage.DefaultCPUSecondCost, "what one CPU second of a job's ffmpeg and ffprobe processes costs, USD: its infraCost")
+	fs.Float64Var(&cfg.CPUSecondCost, "cpu-second-cost", kinousage.DefaultCPUSecondCost, "what one CPU second of a job's ffmpeg and ffprobe processes and of its work in kino's process costs, USD: its infraCost")
 	uploadLimit := sizeFlag(100 << 20)
 	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
 	httpLimits := app.DefaultHTTPLimits()

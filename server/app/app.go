@@ -128,6 +128,9 @@ type Config struct {
 	// MaxPreviews bounds the previews drawn at once (--max-previews);
 	// zero takes render.DefaultMaxPreviews.
 	MaxPreviews int
+	// PreviewTimeout caps one preview; zero takes
+	// render.DefaultPreviewTimeout.
+	PreviewTimeout time.Duration
 	// Orgs is each organisation's weight and limits (--org-* flags and
 	// --orgs-file); nil gives every organisation weight 1 and no limits.
 	Orgs        *org.Policies
@@ -220,6 +223,8 @@ type App struct {
 	pool  *jobs.Pool
 	// renderCfg is what renders, and the previews of the API, need.
 	renderCfg render.HandlerConfig
+	// usage records what jobs, previews and uploads used.
+	usage *usage.Recorder
 
 	// The node's pools shared between organisations by weight: preview
 	// slots, upload workers, watch streams (server/share).
@@ -445,9 +450,9 @@ func (a *App) openCore() {
 	a.core.OnFinal(media.NewNotifier(a.hooks, a.storage, a.store.Dialect).Final, nil)
 	a.core.OnFinal(nil, render.CleanParts(a.storage, a.core, a.log))
 	a.core.OnFinal(nil, countEnded(a.metrics))
-	meters := usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
+	a.usage = usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
 		Named: namedOrgs(a.cfg), Metrics: a.metrics})
-	a.core.OnFinal(meters.Final, meters.After)
+	a.core.OnFinal(a.usage.Final, a.usage.After)
 }
 
 // openWorkers makes the pool of --workers slots and the handler of each
@@ -515,7 +520,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
 		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, Pool: a.previews,
-			Named: namedOrgs(cfg), Metrics: a.metrics}),
+			Named: namedOrgs(cfg), Metrics: a.metrics, Usage: a.usage, Timeout: cfg.PreviewTimeout}),
 		Log: cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
@@ -526,6 +531,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Pool: a.uploads, Timeout: cfg.UploadTimeout, Quota: limits,
+		Usage: a.usage,
 	}, cfg.Log))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)

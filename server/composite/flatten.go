@@ -1,10 +1,13 @@
 package composite
 
 import (
+	"context"
 	"image"
 	"image/color"
 	"runtime"
 	"sync"
+
+	"github.com/kinohq/kino/server/meter"
 )
 
 // Layer is one layer of a tree Flatten draws: pixels, a solid fill or a
@@ -43,24 +46,38 @@ func (l *Layer) group() bool { return l.Children != nil }
 // Flatten draws layers, bottom to top, onto a transparent canvas of
 // width × height pixels and returns it.
 func Flatten(width, height int, layers []*Layer) *image.NRGBA {
+	img, _ := FlattenContext(context.Background(), width, height, layers)
+	return img
+}
+
+// FlattenContext is Flatten under ctx: it stops between layers and bands
+// of rows once ctx is done, and returns ctx's error then, and the CPU
+// time of the goroutines it starts goes to ctx's meter (meter.Thread).
+func FlattenContext(ctx context.Context, width, height int, layers []*Layer) (*image.NRGBA, error) {
 	dst := image.NewNRGBA(image.Rect(0, 0, width, height))
-	drawList(dst, layers, true)
-	return dst
+	drawList(ctx, dst, layers, true)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	return dst, nil
 }
 
 // drawList draws a list of layers onto dst, each base with the layers
 // clipped to it as one unit. Empty says dst is all transparent, so that
 // the first layer drawn can be copied instead of blended.
-func drawList(dst *image.NRGBA, layers []*Layer, empty bool) {
+func drawList(ctx context.Context, dst *image.NRGBA, layers []*Layer, empty bool) {
 	for i := 0; i < len(layers); {
+		if ctx.Err() != nil {
+			return
+		}
 		j := i + 1
 		for j < len(layers) && layers[j].Clipped {
 			j++
 		}
-		if empty && copyOnto(dst, layers[i], layers[i+1:j]) {
+		if empty && copyOnto(ctx, dst, layers[i], layers[i+1:j]) {
 			empty = false
 		} else {
-			drawUnit(dst, layers[i], layers[i+1:j])
+			drawUnit(ctx, dst, layers[i], layers[i+1:j])
 			if !layers[i].Hidden {
 				empty = false
 			}
@@ -73,7 +90,7 @@ func drawList(dst *image.NRGBA, layers []*Layer, empty bool) {
 // blending would give: a pixel layer at full opacity without a mask or
 // clipped layers shows as it is on nothing, whatever its mode (but
 // dissolve's).
-func copyOnto(dst *image.NRGBA, l *Layer, clipped []*Layer) bool {
+func copyOnto(ctx context.Context, dst *image.NRGBA, l *Layer, clipped []*Layer) bool {
 	for _, c := range clipped {
 		if !c.Hidden {
 			return false
@@ -86,7 +103,7 @@ func copyOnto(dst *image.NRGBA, l *Layer, clipped []*Layer) bool {
 	if area.Empty() {
 		return true
 	}
-	rows(area, func(y0, y1 int) {
+	rows(ctx, area, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			copy(dst.Pix[dst.PixOffset(area.Min.X, y):][:4*area.Dx()], l.Image.Pix[l.Image.PixOffset(area.Min.X-l.Origin.X, y-l.Origin.Y):])
 		}
@@ -100,7 +117,7 @@ func copyOnto(dst *image.NRGBA, l *Layer, clipped []*Layer) bool {
 // own pixels and never change its alpha; the unit then blends onto the
 // backdrop with the base's mode, opacity, fill opacity and mask. A hidden
 // base hides its clipped layers too.
-func drawUnit(dst *image.NRGBA, base *Layer, clipped []*Layer) {
+func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Layer) {
 	if base.Hidden {
 		return
 	}
@@ -115,10 +132,10 @@ func drawUnit(dst *image.NRGBA, base *Layer, clipped []*Layer) {
 		return
 	}
 	if base.group() && base.Mode == PassThrough && len(shown) == 0 {
-		drawPassThrough(dst, base, area)
+		drawPassThrough(ctx, dst, base, area)
 		return
 	}
-	src := base.source(area)
+	src := base.source(ctx, area)
 	if len(shown) > 0 {
 		// A group's source is a picture of its own, drawn onto in place;
 		// another's is copied first.
@@ -134,11 +151,11 @@ func drawUnit(dst *image.NRGBA, base *Layer, clipped []*Layer) {
 			if a.Empty() {
 				continue
 			}
-			composite(unit, c.source(a), a, c.Mode, c.alphaScale(), c.Mask, c.MaskDefault, true)
+			composite(ctx, unit, c.source(ctx, a), a, c.Mode, c.alphaScale(), c.Mask, c.MaskDefault, true)
 		}
 		src = source{img: unit}
 	}
-	composite(dst, src, area, base.Mode, base.alphaScale(), base.Mask, base.MaskDefault, false)
+	composite(ctx, dst, src, area, base.Mode, base.alphaScale(), base.Mask, base.MaskDefault, false)
 }
 
 // drawPassThrough draws a pass-through group's children straight onto the
@@ -146,10 +163,10 @@ func drawUnit(dst *image.NRGBA, base *Layer, clipped []*Layer) {
 // opacity under 1 or a mask, the children are drawn onto a copy of the
 // backdrop, and the result is the backdrop mixed with that copy by the
 // group's opacity × mask (premultiplied), which is what Photoshop shows.
-func drawPassThrough(dst *image.NRGBA, g *Layer, area image.Rectangle) {
+func drawPassThrough(ctx context.Context, dst *image.NRGBA, g *Layer, area image.Rectangle) {
 	k := g.alphaScale()
 	if k == 255 && g.Mask == nil {
-		drawList(dst, g.Children, false)
+		drawList(ctx, dst, g.Children, false)
 		return
 	}
 	if k == 0 {
@@ -159,8 +176,8 @@ func drawPassThrough(dst *image.NRGBA, g *Layer, area image.Rectangle) {
 	for y := area.Min.Y; y < area.Max.Y; y++ {
 		copy(tmp.Pix[tmp.PixOffset(area.Min.X, y):][:4*area.Dx()], dst.Pix[dst.PixOffset(area.Min.X, y):])
 	}
-	drawList(tmp, g.Children, false)
-	mix(dst, tmp, area, k, g.Mask, g.MaskDefault)
+	drawList(ctx, tmp, g.Children, false)
+	mix(ctx, dst, tmp, area, k, g.Mask, g.MaskDefault)
 }
 
 // visible reports whether the layer could show at all.
@@ -208,11 +225,11 @@ type source struct {
 
 // source gives the layer's pixels over area; a group is drawn in
 // isolation first, onto a transparent picture of area.
-func (l *Layer) source(area image.Rectangle) source {
+func (l *Layer) source(ctx context.Context, area image.Rectangle) source {
 	switch {
 	case l.group():
 		buf := image.NewNRGBA(area)
-		drawList(buf, l.Children, true)
+		drawList(ctx, buf, l.Children, true)
 		return source{img: buf}
 	case l.Image != nil:
 		return source{img: l.Image, off: l.Origin}
@@ -240,18 +257,27 @@ func (s source) copy(area image.Rectangle) *image.NRGBA {
 }
 
 // rows runs fn over bands of r's rows, on every core when r is large
-// enough to be worth it.
-func rows(r image.Rectangle, fn func(y0, y1 int)) {
+// enough to be worth it. Once ctx is done no band starts (fn's callers
+// check ctx when it returns), and each goroutine it starts adds its CPU
+// time to ctx's meter: the caller's own goroutine is measured by whoever
+// asked for the drawing.
+func rows(ctx context.Context, r image.Rectangle, fn func(y0, y1 int)) {
+	if ctx.Err() != nil {
+		return
+	}
 	n := runtime.GOMAXPROCS(0)
-	if n == 1 || r.Dx()*r.Dy() < 1<<15 {
+	if r.Dx()*r.Dy() < 1<<15 {
 		fn(r.Min.Y, r.Max.Y)
 		return
 	}
 	// More bands than cores, so that a band of empty rows does not leave
-	// a core idle.
-	bands := 4 * n
-	if bands > r.Dy() {
-		bands = r.Dy()
+	// a core idle, and small enough that a cancel is seen soon.
+	bands := min(max(4*n, r.Dx()*r.Dy()>>20), r.Dy())
+	if n == 1 {
+		for b := 0; b < bands && ctx.Err() == nil; b++ {
+			fn(r.Min.Y+r.Dy()*b/bands, r.Min.Y+r.Dy()*(b+1)/bands)
+		}
+		return
 	}
 	var wg sync.WaitGroup
 	next := make(chan int, bands)
@@ -263,7 +289,11 @@ func rows(r image.Rectangle, fn func(y0, y1 int)) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer meter.Thread(ctx)()
 			for b := range next {
+				if ctx.Err() != nil {
+					return
+				}
 				fn(r.Min.Y+r.Dy()*b/bands, r.Min.Y+r.Dy()*(b+1)/bands)
 			}
 		}()
@@ -288,7 +318,7 @@ func maskAt(m *image.Gray, def uint8, x, y int) uint8 {
 //
 // With keepAlpha (a clipped layer onto its base) the colour is the same
 // and the alpha stays the backdrop's.
-func composite(dst *image.NRGBA, src source, area image.Rectangle, m Mode, k int, mask *image.Gray, maskDef uint8, keepAlpha bool) {
+func composite(ctx context.Context, dst *image.NRGBA, src source, area image.Rectangle, m Mode, k int, mask *image.Gray, maskDef uint8, keepAlpha bool) {
 	area = area.Intersect(dst.Rect)
 	if k == 0 || area.Empty() {
 		return
@@ -299,7 +329,7 @@ func composite(dst *image.NRGBA, src source, area image.Rectangle, m Mode, k int
 	tbl := tableOf(m)
 	n := area.Dx()
 	normal := m == Normal
-	rows(area, func(y0, y1 int) {
+	rows(ctx, area, func(y0, y1 int) {
 		// A fill is a row of its colour, no mask a row of 255: one
 		// loop for every kind of layer.
 		var fillRow, maskRow []uint8
@@ -433,8 +463,8 @@ func noise(x, y int) uint8 {
 
 // mix sets area of dst to dst + (over − dst)·t, t = k × mask, in
 // premultiplied colour: a pass-through group's opacity.
-func mix(dst, over *image.NRGBA, area image.Rectangle, k int, mask *image.Gray, maskDef uint8) {
-	rows(area, func(y0, y1 int) {
+func mix(ctx context.Context, dst, over *image.NRGBA, area image.Rectangle, k int, mask *image.Gray, maskDef uint8) {
+	rows(ctx, area, func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			for x := area.Min.X; x < area.Max.X; x++ {
 				t := k

@@ -1,6 +1,7 @@
 package composite
 
 import (
+	"context"
 	"image"
 	"math"
 )
@@ -22,9 +23,9 @@ func (t *Texture) shrunk(w, h int) *Texture {
 	if t.small != nil && t.small.base.w == w && t.small.base.h == h {
 		return t.small
 	}
-	tmp := resampleRows(t.base, w)
-	out := resampleCols(tmp, h)
-	t.small = &Texture{base: out}
+	tmp := resampleRows(t.ctx, t.base, w)
+	out := resampleCols(t.ctx, tmp, h)
+	t.small = &Texture{base: out, ctx: t.ctx}
 	return t.small
 }
 
@@ -108,13 +109,13 @@ func clampByte(v int32) uint8 {
 }
 
 // resampleRows scales each row of l to w pixels.
-func resampleRows(l level, w int) level {
+func resampleRows(ctx context.Context, l level, w int) level {
 	var k []taps
 	if l.h >= lazyBelow {
 		k = kernel(l.w, w)
 	}
 	out := level{w: w, h: l.h, pix: make([]uint8, 4*w*l.h)}
-	rows(image.Rect(0, 0, w, l.h), func(y0, y1 int) {
+	rows(ctx, image.Rect(0, 0, w, l.h), func(y0, y1 int) {
 		var ws []float64
 		var iw []int32
 		for y := y0; y < y1; y++ {
@@ -148,10 +149,10 @@ func resampleRows(l level, w int) level {
 //
 // Each output row's weights are worked out as it is made (each is used
 // once), so a design 50 million pixels tall holds no kernel of 800 MB.
-func resampleCols(l level, h int) level {
+func resampleCols(ctx context.Context, l level, h int) level {
 	out := level{w: l.w, h: h, pix: make([]uint8, 4*l.w*h)}
 	stride := 4 * l.w
-	rows(image.Rect(0, 0, l.w, h), func(y0, y1 int) {
+	rows(ctx, image.Rect(0, 0, l.w, h), func(y0, y1 int) {
 		acc := make([]int32, stride)
 		var ws []float64
 		var iw []int32

@@ -1,6 +1,7 @@
 package composite
 
 import (
+	"context"
 	"encoding/binary"
 	"image"
 	"image/draw"
@@ -20,6 +21,10 @@ type Texture struct {
 	once  sync.Once
 	mu    sync.Mutex
 	small *Texture // the last shrunk copy (see shrunk)
+
+	// ctx is the drawing's that made the texture (NewTextureContext): a
+	// texture lives for one render, and its warps stop when it is done.
+	ctx context.Context
 }
 
 // level is one mip level: premultiplied RGBA, 4 bytes a pixel.
@@ -30,11 +35,18 @@ type level struct {
 
 // NewTexture prepares src for Warp.
 func NewTexture(src image.Image) *Texture {
+	return NewTextureContext(context.Background(), src)
+}
+
+// NewTextureContext prepares src for Warp under ctx: the texture's work,
+// and its warps', stop once ctx is done (leaving their pictures partly
+// drawn: the caller checks ctx) and are metered as FlattenContext's.
+func NewTextureContext(ctx context.Context, src image.Image) *Texture {
 	b := src.Bounds()
 	l0 := level{w: b.Dx(), h: b.Dy(), pix: make([]uint8, 4*b.Dx()*b.Dy())}
 	switch s := src.(type) {
 	case *image.NRGBA:
-		rows(image.Rect(0, 0, l0.w, l0.h), func(y0, y1 int) {
+		rows(ctx, image.Rect(0, 0, l0.w, l0.h), func(y0, y1 int) {
 			for y := y0; y < y1; y++ {
 				in := s.Pix[s.PixOffset(b.Min.X, b.Min.Y+y):][:4*l0.w]
 				out := l0.pix[4*l0.w*y:][:4*l0.w]
@@ -57,12 +69,12 @@ func NewTexture(src image.Image) *Texture {
 		// A decoded JPEG (YCbCr), an RGBA PNG: the draw package's own
 		// conversions, a band of rows on each core.
 		rgba := &image.RGBA{Pix: l0.pix, Stride: 4 * l0.w, Rect: image.Rect(0, 0, l0.w, l0.h)}
-		rows(rgba.Rect, func(y0, y1 int) {
+		rows(ctx, rgba.Rect, func(y0, y1 int) {
 			r := image.Rect(0, y0, l0.w, y1)
 			draw.Draw(rgba, r, src, b.Min.Add(r.Min), draw.Src)
 		})
 	}
-	return &Texture{base: l0}
+	return &Texture{base: l0, ctx: ctx}
 }
 
 // mips makes the mip levels, once, when a warp first needs them (a design
@@ -71,7 +83,7 @@ func (t *Texture) mips() {
 	t.once.Do(func() {
 		levels := []level{t.base}
 		for l := t.base; l.w > 1 || l.h > 1; {
-			l = l.half()
+			l = l.half(t.ctx)
 			levels = append(levels, l)
 		}
 		t.levels = levels
@@ -80,10 +92,10 @@ func (t *Texture) mips() {
 
 // half averages 2×2 blocks; an odd last row or column is averaged with
 // itself.
-func (l level) half() level {
+func (l level) half(ctx context.Context) level {
 	n := level{w: (l.w + 1) / 2, h: (l.h + 1) / 2}
 	n.pix = make([]uint8, 4*n.w*n.h)
-	rows(image.Rect(0, 0, n.w, n.h), func(y0, y1 int) {
+	rows(ctx, image.Rect(0, 0, n.w, n.h), func(y0, y1 int) {
 		for y := y0; y < y1; y++ {
 			r0 := l.pix[4*l.w*(2*y):]
 			r1 := r0

@@ -1,6 +1,7 @@
 package composite
 
 import (
+	"context"
 	"image"
 	"math"
 )
@@ -15,6 +16,12 @@ import (
 // keeps the piece Warp keeps. fn is called from several goroutines, for
 // distinct pixels, at most once a pixel.
 func Unmap(m Mapping, r image.Rectangle, fn func(x, y int, u, v float64)) {
+	UnmapContext(context.Background(), m, r, fn)
+}
+
+// UnmapContext is Unmap under ctx: it stops between bands of rows once
+// ctx is done (the caller checks ctx), and is metered as FlattenContext.
+func UnmapContext(ctx context.Context, m Mapping, r image.Rectangle, fn func(x, y int, u, v float64)) {
 	pre, persp := splitPerspective(m)
 	inv := homography{1, 0, 0, 0, 1, 0, 0, 0, 1}
 	if persp != nil {
@@ -37,7 +44,7 @@ func Unmap(m Mapping, r image.Rectangle, fn func(x, y int, u, v float64)) {
 	cover := make([]uint8, bounds.Dx()*bounds.Dy())
 	type hit struct{ u, v float64 }
 	hits := make([]hit, len(cover))
-	rows(bounds, func(y0, y1 int) {
+	rows(ctx, bounds, func(y0, y1 int) {
 		for k := range tris {
 			tr := &tris[k]
 			if tr.y1 <= y0 || tr.y0 >= y1 {

@@ -256,7 +256,7 @@ func (t *Texture) draw(out *image.NRGBA, tris []triangle, inv homography, levels
 	// outline that two triangles reach keeps the larger one, not both.
 	cover := make([]uint8, bounds.Dx()*bounds.Dy())
 	sw, sh := float64(t.base.w), float64(t.base.h)
-	rows(bounds, func(y0, y1 int) {
+	rows(t.ctx, bounds, func(y0, y1 int) {
 		for k := range tris {
 			tr := &tris[k]
 			if tr.y1 <= y0 || tr.y0 >= y1 {

@@ -125,7 +125,7 @@ func MeasureLoudness(ctx context.Context, s *Scene, media map[string]Media, work
 	// The mix alone, into nothing: the format's encoder does not change
 	// what is measured, and WAV costs nothing to encode.
 	m.Loudness, m.Format, m.Poster, m.Thumbnail = &lo, "wav", nil, nil
-	cmd, err := plan(&m, media, workDir, os.DevNull, "", soundOnly)
+	cmd, err := plan(ctx, &m, media, workDir, os.DevNull, "", soundOnly)
 	if err != nil {
 		return err
 	}

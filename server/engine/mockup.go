@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"image"
 	"image/png"
+	"io"
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/composite"
@@ -144,11 +145,11 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 		field, msg := mk.describe(err)
 		return &MediaError{Field: field, Message: msg}
 	}
-	t, closer, err := mockup.Load(tm.Path, 0)
+	t, err := p.template(tm.Path)
 	if err != nil {
 		return "", "", fail(err)
 	}
-	defer closer.Close()
+	defer p.release(i, mk.Template)
 	so := mk.SmartObject
 	if so == "" {
 		if so, err = mockup.DefaultSmartObject(&t.Manifest); err != nil {
@@ -168,7 +169,7 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 			return "", "", &MediaError{Field: l.SourceField, Message: err.Error()}
 		}
 		opts.Designs = map[string]image.Image{so: design}
-		img, _, err := t.Render(opts)
+		img, _, err := t.RenderContext(p.ctx, opts)
 		if err != nil {
 			return "", "", fail(err)
 		}
@@ -176,7 +177,7 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 		_, x, y, enable := p.picture(i, l, m, win, lbl)
 		return p.overlay(i, enable, video, lbl, x, y), "", nil
 	}
-	sp, err := t.Split(so, d.Width, d.Height, opts)
+	sp, err := t.SplitContext(p.ctx, so, d.Width, d.Height, opts)
 	if err != nil {
 		return "", "", fail(err)
 	}
@@ -197,6 +198,56 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 	return out, "", nil
 }
 
+// template reads the template at path once for the mockup layers of a
+// plan that use it: they share its records and its decoded layers (their
+// pixels decoded once, within the template's budget) instead of reading
+// and decoding it once a layer. release lets it go after the last.
+func (p *planner) template(path string) (*mockup.Template, error) {
+	if o, ok := p.templates[path]; ok {
+		return o.t, nil
+	}
+	t, closer, err := mockup.Load(path, 0)
+	if err != nil {
+		return nil, err
+	}
+	if p.templates == nil {
+		p.templates = map[string]openTemplate{}
+	}
+	p.templates[path] = openTemplate{t, closer}
+	return t, nil
+}
+
+// openTemplate is a template a plan read, and its file.
+type openTemplate struct {
+	t *mockup.Template
+	c io.Closer
+}
+
+// release closes the template of source key once no layer after layer i
+// uses it: a plan holds at most one template's pixels at a time, unless
+// layers take turns between templates.
+func (p *planner) release(i int, key string) {
+	for _, l := range p.s.Layers[i+1:] {
+		if l.Kind == KindMockup && l.Mockup != nil && l.Mockup.Template == key {
+			return
+		}
+	}
+	path := p.media[key].Path
+	if o, ok := p.templates[path]; ok {
+		o.c.Close()
+		delete(p.templates, path)
+	}
+}
+
+// closeTemplates closes the files of the templates still open when the
+// plan ends (it stopped early).
+func (p *planner) closeTemplates() {
+	for _, o := range p.templates {
+		o.c.Close()
+	}
+	p.templates = nil
+}
+
 // maxDesignPixels bounds a mockup layer's picture beyond the output's
 // size: a design is shrunk into its smart object, so a photo larger than
 // the frame is usual.
@@ -206,7 +257,7 @@ const maxDesignPixels = 50_000_000
 func (p *planner) pictureFile(name string, img image.Image) Media {
 	var buf bytes.Buffer
 	if nrgba, ok := img.(*image.NRGBA); ok {
-		_ = mockup.EncodePNG(&buf, nrgba)
+		_ = mockup.EncodePNGContext(p.ctx, &buf, nrgba)
 	} else {
 		_ = (&png.Encoder{CompressionLevel: png.BestSpeed}).Encode(&buf, img)
 	}

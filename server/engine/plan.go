@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/meter"
 )
 
 // Command is an ffmpeg invocation and the files it reads that Plan made.
@@ -65,7 +67,16 @@ const (
 // *ValidationError naming the layer's text: only the font tells how many
 // lines a text wraps to.
 func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	return plan(s, media, workDir, outPath, defaultFont, whole)
+	return PlanContext(context.Background(), s, media, workDir, outPath, defaultFont)
+}
+
+// PlanContext is Plan under ctx: the work Plan does in kino's process
+// (painting shapes, laying text out, reading and drawing mockup
+// templates) stops between layers, and between rows of a picture, once
+// ctx is done, and Plan returns ctx's error; its CPU time goes to ctx's
+// meter (meter.Thread), as an ffmpeg process's does.
+func PlanContext(ctx context.Context, s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
+	return plan(ctx, s, media, workDir, outPath, defaultFont, whole)
 }
 
 // PlanPart plans a part of a split render (Scene.Part): its frames alone,
@@ -73,14 +84,24 @@ func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 // parts join without encoding again (MPEG-TS for H.264: no edit list, so
 // no frame is lost or repeated where two parts meet).
 func PlanPart(part *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	return plan(part, media, workDir, outPath, defaultFont, pictureOnly)
+	return PlanPartContext(context.Background(), part, media, workDir, outPath, defaultFont)
+}
+
+// PlanPartContext is PlanPart under ctx, as PlanContext is Plan.
+func PlanPartContext(ctx context.Context, part *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
+	return plan(ctx, part, media, workDir, outPath, defaultFont, pictureOnly)
 }
 
 // PlanSound plans the sound of a split render: the whole timeline's mix,
 // encoded once as the unsplit render encodes it, so that no encoder
 // priming or padding falls between parts.
 func PlanSound(s *Scene, media map[string]Media, workDir, outPath string) (*Command, error) {
-	return plan(s, media, workDir, outPath, "", soundOnly)
+	return PlanSoundContext(context.Background(), s, media, workDir, outPath)
+}
+
+// PlanSoundContext is PlanSound under ctx, as PlanContext is Plan.
+func PlanSoundContext(ctx context.Context, s *Scene, media map[string]Media, workDir, outPath string) (*Command, error) {
+	return plan(ctx, s, media, workDir, outPath, "", soundOnly)
 }
 
 // planMode is what of the output a command makes.
@@ -92,11 +113,13 @@ const (
 	soundOnly
 )
 
-func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
+func plan(ctx context.Context, s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
+	defer meter.Thread(ctx)()
 	if mode == whole && s.Still() && !s.stillCut {
 		s = s.StillFrame()
 	}
-	p := &planner{s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	p := &planner{ctx: ctx, s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	defer p.closeTemplates()
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
 	// The topmost opaque colour layer that covers every pixel of every
 	// frame is the base itself: nothing below it shows, so it costs no
@@ -129,6 +152,9 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			a   string
 			err error
 		)
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		// Layers under the cover are never seen, but are still checked,
 		// and a video's sound still plays.
 		hidden := i <= under
@@ -154,6 +180,9 @@ func plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string
 			if !hidden {
 				video = p.shape(i, l, video)
 			}
+		}
+		if err == nil {
+			err = ctx.Err()
 		}
 		if err != nil {
 			return nil, err
@@ -361,6 +390,8 @@ func scaleTo(s *Scene, c *Capture) string {
 
 // planner accumulates the inputs and filter chains of one command.
 type planner struct {
+	// ctx stops the work done in kino's process (see PlanContext).
+	ctx     context.Context
 	s       *Scene
 	media   map[string]Media
 	workDir string
@@ -380,6 +411,8 @@ type planner struct {
 	mode     planMode
 	// mock is the mockup layer being planned, nil for other layers.
 	mock *mockPlan
+	// templates are the mockup templates open, by file (see template).
+	templates map[string]openTemplate
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino

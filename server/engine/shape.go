@@ -2,6 +2,7 @@ package engine
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"path/filepath"
 
@@ -77,7 +78,12 @@ func (p *planner) paintPicture(name string, sh paint.Shape, x, y, w, h int) (int
 		size = fmt.Sprintf("scale=w=%d:h=%d", w, h)
 		w, h = pw, ph
 	}
-	p.files[name] = paint.PNG(paint.Draw(sh, x, y, w, h))
+	img, err := paint.DrawContext(p.ctx, sh, x, y, w, h)
+	if err != nil {
+		// The plan stops at the end of this layer (plan checks ctx).
+		img = image.NewNRGBA(image.Rect(0, 0, 1, 1))
+	}
+	p.files[name] = paint.PNG(img)
 	return p.input(Media{Path: filepath.Join(p.workDir, name), Format: "png_pipe"}), size
 }
 

@@ -18,6 +18,7 @@ import (
 
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -27,7 +28,9 @@ var templates = &mockup.Cache{Size: 4, MaxPixels: 16_000_000}
 
 // mockupRender places designs into the smart objects of a PSD template.
 // The template is decoded once per job; the mockups of a batch are drawn
-// and encoded on every core at once.
+// and encoded as many at once as the template's memory budget holds
+// (mockup.Cost.Drawings), at most one a core. Every drawing is kino's
+// own CPU time, metered into the job's cpuSeconds.
 type mockupRender struct{}
 
 // MockupField is the output field of the n-th mockup of a batch (from 0):
@@ -134,6 +137,9 @@ var mockupFormats = map[string]struct{ ext, contentType string }{
 }
 
 func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
+	// This goroutine reads the template and the fixed designs; each
+	// drawing of the batch is measured on its own goroutine.
+	defer meter.Thread(ctx)()
 	_, hasDesign := t.Inputs["design"]
 	plan, err := PlanMockup(t.Params, hasDesign)
 	if err != nil {
@@ -184,9 +190,10 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	outs := make([]Output, count)
 	warnings := make([][]string, count)
 	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(runtime.NumCPU())
+	g.SetLimit(tpl.Cost.Drawings(runtime.NumCPU(), designBytes(fixed, paths, plan.Designs)))
 	for i := range count {
 		g.Go(func() error {
+			defer meter.Thread(gctx)()
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
@@ -202,7 +209,10 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 				}
 				opts.Designs[plan.SmartObject] = d
 			}
-			img, warn, err := render(tpl, opts)
+			img, warn, err := render(gctx, tpl, opts)
+			if gctx.Err() != nil {
+				return gctx.Err()
+			}
 			if err != nil {
 				var pe *mockup.PathError
 				if errors.As(err, &pe) {
@@ -326,13 +336,29 @@ func mockupValues(res Result, plan MockupPlan, outs []Output, warnings [][]strin
 
 // render draws one mockup; a panic in the reader or the compositor (a file
 // they did not foresee) fails this job, not the worker.
-func render(tpl *mockup.Template, opts mockup.Options) (img *image.NRGBA, warn []string, err error) {
+func render(ctx context.Context, tpl *mockup.Template, opts mockup.Options) (img *image.NRGBA, warn []string, err error) {
 	defer func() {
 		if r := recover(); r != nil {
 			err = fmt.Errorf("kino could not draw the template: %v", r)
 		}
 	}()
-	return tpl.Render(opts)
+	return tpl.RenderContext(ctx, opts)
+}
+
+// designBytes is what the designs one drawing holds cost: the fixed ones
+// and the largest of the batch's, read from their headers.
+func designBytes(fixed map[string]image.Image, paths map[string]string, batch []string) int64 {
+	var n, most int64
+	for _, img := range fixed {
+		b := img.Bounds()
+		n += mockup.DesignBytes(b.Dx(), b.Dy())
+	}
+	for _, ref := range batch {
+		if w, h, ok := mockup.DesignSize(paths[ref]); ok {
+			most = max(most, mockup.DesignBytes(w, h))
+		}
+	}
+	return n + most
 }
 
 func btoi(b bool) int {
@@ -367,11 +393,11 @@ func encode(ctx context.Context, t Task, img *image.NRGBA, format string, qualit
 		return write(out, func(w *bufio.Writer) error { return mockup.EncodeJPEG(w, img, quality) })
 	case "webp":
 		tmp := out + ".png"
-		if err := write(tmp, func(w *bufio.Writer) error { return mockup.EncodePNG(w, img) }); err != nil {
+		if err := write(tmp, func(w *bufio.Writer) error { return mockup.EncodePNGContext(ctx, w, img) }); err != nil {
 			return err
 		}
 		defer os.Remove(tmp)
 		return run(ctx, t, 0, []string{"-f", "png_pipe", "-i", "file:" + tmp, "-c:v", "libwebp", "-quality", strconv.Itoa(quality), "-compression_level", "1", "-frames:v", "1", "file:" + out})
 	}
-	return write(out, func(w *bufio.Writer) error { return mockup.EncodePNG(w, img) })
+	return write(out, func(w *bufio.Writer) error { return mockup.EncodePNGContext(ctx, w, img) })
 }

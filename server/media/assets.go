@@ -27,12 +27,14 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/share"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/usage"
 )
 
 // The enums of the asset interface.
@@ -85,6 +87,9 @@ type UploadOptions struct {
 	// Quota counts each upload as a submit of its organisation's rate and
 	// its bytes against its storage quota; nil limits nothing.
 	Quota *quota.Limiter
+	// Usage records the CPU time of each upload's reading of its file
+	// (usage.TypeUpload); nil records nothing.
+	Usage *usage.Recorder
 }
 
 // AssetService is the AssetService implementation.
@@ -278,7 +283,7 @@ func deref(s *string) string {
 // content against the declared type, stores it, and makes a thumbnail of
 // images and templates; captions are parsed instead. A refused upload
 // leaves nothing in storage.
-func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer) error {
+func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer) (err error) {
 	ctx := stream.Context()
 	first, err := stream.Recv()
 	if err != nil {
@@ -319,6 +324,11 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		return apierr.New(apierr.Validation, "type: the file is %s, which makes a %s asset, not a %s", strings.ToUpper(kind.Format), kind.Type, info.GetType())
 	}
 
+	// Reading the file (a template drawn in kino's process, a picture's
+	// probe and thumbnail) is the organisation's CPU time, recorded
+	// however the upload ends.
+	ctx, used := meter.With(ctx)
+	defer func() { s.recordUse(ctx, org, used, err) }()
 	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
 	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
 	status := asset.StatusReady
@@ -335,20 +345,8 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		// kino's own reader and compositor: a template is ready only when
 		// a mockup can be drawn from it, and its thumbnail is that drawing.
 		manifest, t, err := s.template(ctx, path, dir)
-		var refused *ffmpeg.InputError
-		switch {
-		case errors.As(err, &refused):
-			return apierr.New(apierr.Validation, "file: %s", refused.Reason)
-		case errors.Is(err, mockup.ErrRefused):
-			return apierr.New(apierr.Validation, "file: %s", err.Error())
-		case ctx.Err() != nil:
-			return grpcstatus.FromContextError(ctx.Err()).Err()
-		case errors.Is(err, errBusy):
-			return s.busy()
-		case errors.Is(err, errSlow):
-			return apierr.New(apierr.Validation, "file: the template took longer than the limit of %s to read and draw", s.opts.Timeout)
-		case err != nil:
-			return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
+		if err != nil {
+			return s.templateError(ctx, err)
 		}
 		// The manifest's fields sit beside format and contentType.
 		b, err := manifestJSON(manifest)
@@ -592,6 +590,29 @@ func (s *AssetService) busy() error {
 // errBusy is an upload that waited longer than the time limit for a worker.
 var errBusy = errors.New("no upload worker is free")
 
+// templateError is the answer to an upload whose template could not be
+// read: the file's fault (400) only when the file itself is refused, so
+// that the same file is accepted or refused the same way whatever the
+// load.
+func (s *AssetService) templateError(ctx context.Context, err error) error {
+	var refused *ffmpeg.InputError
+	switch {
+	case errors.As(err, &refused):
+		return apierr.New(apierr.Validation, "file: %s", refused.Reason)
+	case errors.Is(err, mockup.ErrRefused):
+		return apierr.New(apierr.Validation, "file: %s", err.Error())
+	case ctx.Err() != nil:
+		return grpcstatus.FromContextError(ctx.Err()).Err()
+	case errors.Is(err, errBusy):
+		return s.busy()
+	case errors.Is(err, errSlow):
+		// Within the budgets, so kino's load made it late: the same file
+		// is accepted when asked again.
+		return apierr.New(apierr.Unavailable, "kino could not read and draw the template within %s; try again", s.opts.Timeout)
+	}
+	return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
+}
+
 // errSlow is a template that took longer than the time limit to inspect.
 var errSlow = errors.New("the template took too long")
 
@@ -611,10 +632,11 @@ func (s *AssetService) acquire(ctx context.Context, org string) (func(), error) 
 }
 
 // template reads a PSD template with kino's reader, checks that kino can
-// draw it, and draws its thumbnail from the template as it is, on one of
-// the upload workers. The drawing is bounded by the reader's limits, not
-// stoppable: past the time limit the upload answers and the worker
-// finishes alone (docs/limits.md).
+// draw it within its budgets (mockup.Open: refused from the file's
+// structure alone, so the same file is always accepted or refused alike),
+// and draws its thumbnail from the template as it is, on one of the
+// upload workers. The drawing stops when the client leaves or the time
+// limit is up, and its CPU time goes to ctx's meter.
 func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.Manifest, string, error) {
 	if err := ffmpeg.CheckHeader(path); err != nil {
 		return nil, "", err
@@ -623,34 +645,32 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	if err != nil {
 		return nil, "", err
 	}
-	type result struct {
-		m     *mockup.Manifest
-		thumb string
-		err   error
-	}
-	done := make(chan result, 1)
-	go func() {
-		defer release()
-		// A panic in the reader or the compositor (a file they did not
-		// foresee) refuses this upload instead of stopping the server.
-		defer func() {
-			if r := recover(); r != nil {
-				done <- result{err: fmt.Errorf("%w: kino could not draw it: %v", mockup.ErrRefused, r)}
-			}
-		}()
-		m, thumb, err := inspectTemplate(path, dir, ffmpeg.CurrentLimits().MaxPixels)
-		done <- result{m, thumb, err}
-	}()
-	timer := time.NewTimer(s.opts.Timeout)
-	defer timer.Stop()
-	select {
-	case r := <-done:
-		return r.m, r.thumb, r.err
-	case <-timer.C:
-		return nil, "", errSlow
-	case <-ctx.Done():
+	defer release()
+	ictx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
+	defer cancel()
+	m, thumb, err := inspect(ictx, path, dir)
+	switch {
+	case err == nil:
+		return m, thumb, nil
+	case ctx.Err() != nil:
 		return nil, "", ctx.Err()
+	case ictx.Err() != nil:
+		return nil, "", errSlow
 	}
+	return nil, "", err
+}
+
+// inspect is inspectTemplate on the calling goroutine, metered; a panic
+// in the reader or the compositor (a file they did not foresee) refuses
+// this upload instead of stopping the server.
+func inspect(ctx context.Context, path, dir string) (m *mockup.Manifest, thumb string, err error) {
+	defer meter.Thread(ctx)()
+	defer func() {
+		if r := recover(); r != nil {
+			m, thumb, err = nil, "", fmt.Errorf("%w: kino could not draw it: %v", mockup.ErrRefused, r)
+		}
+	}()
+	return inspectTemplate(ctx, path, dir, ffmpeg.CurrentLimits().MaxPixels)
 }
 
 // maxManifestBytes bounds a template's manifest: it is the asset's
@@ -675,13 +695,16 @@ func manifestJSON(m *mockup.Manifest) ([]byte, error) {
 
 // inspectTemplate decodes a template, draws it as it is and writes the
 // drawing, thumbnail-sized, as a PNG in dir.
-func inspectTemplate(path, dir string, maxPixels int64) (*mockup.Manifest, string, error) {
+func inspectTemplate(ctx context.Context, path, dir string, maxPixels int64) (*mockup.Manifest, string, error) {
 	tpl, closer, err := mockup.Load(path, maxPixels)
 	if err != nil {
 		return nil, "", err
 	}
 	defer closer.Close()
-	img, _, err := tpl.Render(mockup.Options{})
+	img, _, err := tpl.RenderContext(ctx, mockup.Options{})
+	if ctx.Err() != nil {
+		return nil, "", ctx.Err()
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", mockup.ErrRefused, err)
 	}
@@ -690,7 +713,7 @@ func inspectTemplate(path, dir string, maxPixels int64) (*mockup.Manifest, strin
 	if err != nil {
 		return nil, "", err
 	}
-	if err := mockup.EncodePNG(f, mockup.Resize(img, min(thumbnailWidth, img.Bounds().Dx()))); err != nil {
+	if err := mockup.EncodePNGContext(ctx, f, mockup.Resize(img, min(thumbnailWidth, img.Bounds().Dx()))); err != nil {
 		f.Close()
 		return nil, "", err
 	}
@@ -698,6 +721,21 @@ func inspectTemplate(path, dir string, maxPixels int64) (*mockup.Manifest, strin
 		return nil, "", err
 	}
 	return &tpl.Manifest, thumb, nil
+}
+
+// recordUse writes what reading an upload's file used into the ledger.
+func (s *AssetService) recordUse(ctx context.Context, org string, m *meter.Meter, err error) {
+	if s.opts.Usage == nil {
+		return
+	}
+	state := "completed"
+	if err != nil {
+		state = "failed"
+	}
+	w := usage.Work{Org: org, Kind: usage.KindUpload, Type: usage.TypeUpload, State: state, CPU: m.Used().CPU}
+	if uerr := s.opts.Usage.Work(ctx, s.st.Client, w); uerr != nil {
+		s.log.ErrorContext(ctx, "record an upload's usage", "err", uerr)
+	}
 }
 
 // picture reads an upload's picture size and makes its thumbnail, on one

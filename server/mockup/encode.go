@@ -1,6 +1,7 @@
 package mockup
 
 import (
+	"context"
 	"image"
 	"image/jpeg"
 	"io"
@@ -26,7 +27,13 @@ func Resize(img *image.NRGBA, width int) *image.NRGBA {
 // when the picture is opaque: on a 3000x3000 mockup Go's encoder at its
 // default level takes several times as long (docs/benchmarks.md).
 func EncodePNG(w io.Writer, img *image.NRGBA) error {
-	return encodePNGParallel(w, img, !opaque(img))
+	return EncodePNGContext(context.Background(), w, img)
+}
+
+// EncodePNGContext is EncodePNG with the CPU of its goroutines added to
+// ctx's meter (meter.Thread).
+func EncodePNGContext(ctx context.Context, w io.Writer, img *image.NRGBA) error {
+	return encodePNGParallel(ctx, w, img, !opaque(img))
 }
 
 // EncodeJPEG writes a JPEG, transparent parts on white.

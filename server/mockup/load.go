@@ -65,6 +65,20 @@ func Reason(err error) error {
 	return err
 }
 
+// DesignSize reads a design's size from its header, without decoding it.
+func DesignSize(path string) (w, h int, ok bool) {
+	f, err := os.Open(path)
+	if err != nil {
+		return 0, 0, false
+	}
+	defer f.Close()
+	c, _, err := image.DecodeConfig(bufio.NewReader(f))
+	if err != nil {
+		return 0, 0, false
+	}
+	return c.Width, c.Height, true
+}
+
 // DecodeDesign reads a PNG, JPEG or WebP picture, refusing one larger than
 // maxPixels from its header before decoding it.
 func DecodeDesign(path string, maxPixels int64) (image.Image, error) {

@@ -7,6 +7,7 @@
 package mockup
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"image"
@@ -63,6 +64,8 @@ func (e *PathError) Error() string {
 type Template struct {
 	File     *psd.File
 	Manifest Manifest
+	// Cost is what drawing it costs, estimated from its structure.
+	Cost Cost
 
 	mu     sync.Mutex
 	pixels map[*psd.Layer]*cached
@@ -79,10 +82,15 @@ type cached struct {
 var ErrRefused = errors.New("the template cannot be rendered")
 
 // Open reads a decoded file's manifest and refuses it, naming the reason,
-// when kino cannot draw it credibly.
+// when kino cannot draw it credibly, or not within its budgets
+// (MaxDrawBytes, MaxDrawWork: decided from the file's structure before
+// anything is drawn).
 func Open(f *psd.File) (*Template, error) {
-	t := &Template{File: f, Manifest: manifest(f), pixels: map[*psd.Layer]*cached{}}
+	t := &Template{File: f, Manifest: manifest(f), Cost: Estimate(f), pixels: map[*psd.Layer]*cached{}}
 	if r := t.Manifest.Refusal(); r != "" {
+		return nil, fmt.Errorf("%w: %s", ErrRefused, r)
+	}
+	if r := t.Cost.Refusal(); r != "" {
 		return nil, fmt.Errorf("%w: %s", ErrRefused, r)
 	}
 	return t, nil
@@ -159,6 +167,14 @@ func joinComma(s []string) string {
 // Render draws the template with opts, at canvas size, and returns what it
 // did not draw (warnings for the job's outputMeta).
 func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
+	return t.RenderContext(context.Background(), opts)
+}
+
+// RenderContext is Render under ctx: it stops between layers (and bands
+// of their rows) once ctx is done, returning ctx's error, and the CPU of
+// the goroutines it starts goes to ctx's meter. The caller's own
+// goroutine is measured by the caller (meter.Thread).
+func (t *Template) RenderContext(ctx context.Context, opts Options) (*image.NRGBA, []string, error) {
 	var so, colors []string
 	for p := range opts.Designs {
 		so = append(so, p)
@@ -173,6 +189,9 @@ func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
 	if len(t.File.Layers) == 0 {
 		// A flat file: its merged image is all there is.
 		img, err := t.File.Composite()
+		if err == nil {
+			err = ctx.Err()
+		}
 		return img, nil, err
 	}
 	// Paths as the request gave them (a name alone, say) become the
@@ -197,16 +216,21 @@ func (t *Template) Render(opts Options) (*image.NRGBA, []string, error) {
 	for _, p := range opts.Show {
 		show[canon(p)] = true
 	}
-	r := &renderer{t: t, opts: opts, hide: hide, show: show}
+	r := &renderer{ctx: ctx, t: t, opts: opts, hide: hide, show: show}
 	layers, err := r.layers(t.File.Layers)
 	if err != nil {
 		return nil, nil, err
 	}
 	r.textures = nil // the designs' textures are done with: not held while flattening
-	return composite.Flatten(t.File.Width, t.File.Height, layers), r.warnings, nil
+	img, err := composite.FlattenContext(ctx, t.File.Width, t.File.Height, layers)
+	if err != nil {
+		return nil, nil, err
+	}
+	return img, r.warnings, nil
 }
 
 type renderer struct {
+	ctx        context.Context
 	t          *Template
 	opts       Options
 	hide, show map[string]bool
@@ -228,7 +252,7 @@ func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
 	k := textureKey{d, src.Bounds()}
 	tex, ok := r.textures[k]
 	if !ok {
-		tex = composite.NewTexture(src)
+		tex = composite.NewTextureContext(r.ctx, src)
 		if r.textures == nil {
 			r.textures = map[textureKey]*composite.Texture{}
 		}
@@ -241,6 +265,9 @@ func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
 func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 	out := make([]*composite.Layer, 0, len(ls))
 	for _, l := range ls {
+		if err := r.ctx.Err(); err != nil {
+			return nil, err
+		}
 		hidden := !l.Visible
 		if r.hide[l.Path] {
 			hidden = true

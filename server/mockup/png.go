@@ -3,6 +3,7 @@ package mockup
 import (
 	"bytes"
 	"compress/flate"
+	"context"
 	"encoding/binary"
 	"hash/adler32"
 	"hash/crc32"
@@ -10,6 +11,8 @@ import (
 	"io"
 	"runtime"
 	"sync"
+
+	"github.com/kinohq/kino/server/meter"
 )
 
 // encodePNGParallel writes an 8-bit RGB (opaque) or RGBA PNG with every
@@ -18,7 +21,7 @@ import (
 // at zlib's fastest level, ending on a byte boundary (a sync flush), so
 // the bands concatenate into one zlib stream, as pigz does. The Adler-32
 // checksums of the bands are combined. Any PNG decoder reads the result.
-func encodePNGParallel(w io.Writer, img *image.NRGBA, alpha bool) error {
+func encodePNGParallel(ctx context.Context, w io.Writer, img *image.NRGBA, alpha bool) error {
 	b := img.Bounds()
 	width, height := b.Dx(), b.Dy()
 	bpp := 3
@@ -40,6 +43,7 @@ func encodePNGParallel(w io.Writer, img *image.NRGBA, alpha bool) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
+			defer meter.Thread(ctx)()
 			bd := &out[i]
 			fw, _ := flate.NewWriter(&bd.data, flate.BestSpeed)
 			cur := make([]byte, rowLen)

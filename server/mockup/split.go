@@ -1,6 +1,7 @@
 package mockup
 
 import (
+	"context"
 	"fmt"
 	"image"
 	"image/color"
@@ -47,6 +48,8 @@ type Split struct {
 	// square) to the canvas, nil when it has no warp: its frames are then
 	// drawn through Remap's maps, not by Corners.
 	warp composite.Mapping
+	// ctx is the drawing's that made the split (SplitContext), for Remap.
+	ctx context.Context
 }
 
 // Shade is a layer clipped to the smart object. Its pixels are flattened,
@@ -138,6 +141,12 @@ func visibility(m *Manifest, hide, show []string) map[string]bool {
 // for designs of designW × designH pixels placed with opts.Fit; opts.Hide,
 // opts.Show and opts.Colors apply as in Render, opts.Designs is unused.
 func (t *Template) Split(smartObject string, designW, designH int, opts Options) (*Split, error) {
+	return t.SplitContext(context.Background(), smartObject, designW, designH, opts)
+}
+
+// SplitContext is Split under ctx, as RenderContext is Render; Remap
+// runs under it too.
+func (t *Template) SplitContext(ctx context.Context, smartObject string, designW, designH int, opts Options) (*Split, error) {
 	if err := CheckSplit(&t.Manifest, smartObject, opts.Hide, opts.Show); err != nil {
 		return nil, err
 	}
@@ -167,7 +176,7 @@ func (t *Template) Split(smartObject string, designW, designH int, opts Options)
 			above, others = append(above, l.Path), append(others, l.Path)
 		}
 	}
-	s := &Split{Width: t.File.Width, Height: t.File.Height}
+	s := &Split{Width: t.File.Width, Height: t.File.Height, ctx: ctx}
 	draw := func(hide []string, designs map[string]image.Image) (*image.NRGBA, error) {
 		o := opts
 		o.Designs = designs
@@ -176,7 +185,7 @@ func (t *Template) Split(smartObject string, designW, designH int, opts Options)
 			l, _ := t.Manifest.Layer(p)
 			return slices.Contains(hide, l.Path)
 		})
-		img, _, err := t.Render(o)
+		img, _, err := t.RenderContext(ctx, o)
 		return img, err
 	}
 	var err error
@@ -213,7 +222,7 @@ func (t *Template) Split(smartObject string, designW, designH int, opts Options)
 		}
 	}
 	s.Mask = alphaOf(shape, s.Box)
-	s.Shades, err = t.shades(so, s.Box, opts)
+	s.Shades, err = t.shades(ctx, so, s.Box, opts)
 	return s, err
 }
 
@@ -270,7 +279,7 @@ func opaqueBounds(img *image.NRGBA) image.Rectangle {
 }
 
 // shades draws the visible layers clipped to so, each over box.
-func (t *Template) shades(so *psd.Layer, box image.Rectangle, opts Options) ([]Shade, error) {
+func (t *Template) shades(ctx context.Context, so *psd.Layer, box image.Rectangle, opts Options) ([]Shade, error) {
 	siblings := t.File.Layers
 	if i := strings.LastIndex(so.Path, "/"); i > 0 {
 		var find func([]*psd.Layer) []*psd.Layer
@@ -289,7 +298,7 @@ func (t *Template) shades(so *psd.Layer, box image.Rectangle, opts Options) ([]S
 	}
 	j := slices.Index(siblings, so)
 	visible := visibility(&t.Manifest, opts.Hide, opts.Show)
-	r := &renderer{t: t, opts: opts, hide: map[string]bool{}, show: map[string]bool{}}
+	r := &renderer{ctx: ctx, t: t, opts: opts, hide: map[string]bool{}, show: map[string]bool{}}
 	var out []Shade
 	for _, l := range siblings[j+1:] {
 		if !l.Clipped {
@@ -311,7 +320,10 @@ func (t *Template) shades(so *psd.Layer, box image.Rectangle, opts Options) ([]S
 			n := RenderModes[mode]
 			layers = append([]*composite.Layer{{Fill: &color.NRGBA{n, n, n, 255}, Opacity: 1, FillOpacity: 1}}, layers...)
 		}
-		img := composite.Flatten(t.File.Width, t.File.Height, layers)
+		img, err := composite.FlattenContext(ctx, t.File.Width, t.File.Height, layers)
+		if err != nil {
+			return nil, err
+		}
 		out = append(out, Shade{Mode: mode, Image: img.SubImage(box).(*image.NRGBA)})
 	}
 	return out, nil
@@ -343,7 +355,7 @@ func (s *Split) Scaled(w, h int) *Split {
 			0, ky, ky*float64(at.Y-b.Min.Y) - float64(r.Min.Y-d.Min.Y)}
 		xdraw.BiLinear.Transform(dst, m, src, b, xdraw.Src, nil)
 	}
-	out := &Split{Width: w, Height: h, Crop: s.Crop, Box: rect(s.Box)}
+	out := &Split{Width: w, Height: h, Crop: s.Crop, Box: rect(s.Box), ctx: s.ctx}
 	if s.warp != nil {
 		out.warp = composite.Then(s.warp, composite.Perspective([4]composite.Point{{X: 0, Y: 0}, {X: kx, Y: 0}, {X: kx, Y: ky}, {X: 0, Y: ky}}))
 	}
@@ -402,7 +414,11 @@ func (s *Split) Remap() (src image.Point, xmap, ymap *image.Gray16) {
 		o := img.PixOffset(x-b.Min.X, y-b.Min.Y)
 		img.Pix[o], img.Pix[o+1] = uint8(p>>8), uint8(p)
 	}
-	composite.Unmap(s.warp, b, func(x, y int, u, v float64) {
+	ctx := s.ctx
+	if ctx == nil {
+		ctx = context.Background()
+	}
+	composite.UnmapContext(ctx, s.warp, b, func(x, y int, u, v float64) {
 		put(xmap, x, y, u, sw)
 		put(ymap, x, y, v, sh)
 	})

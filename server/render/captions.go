@@ -118,7 +118,7 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 	mix := *scene
 	mix.Format, mix.Poster, mix.Thumbnail = "wav", nil, nil
 	wav := filepath.Join(work, "mix.wav")
-	cmd, err := engine.Plan(&mix, media, work, wav, r.cfg.DefaultFont)
+	cmd, err := engine.PlanContext(ctx, &mix, media, work, wav, r.cfg.DefaultFont)
 	if err != nil {
 		var me *engine.MediaError
 		if errors.As(err, &me) {

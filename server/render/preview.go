@@ -26,8 +26,9 @@ import (
 )
 
 // Preview is the kind previews are counted under in the organisations'
-// figures (kino_org_cpu_seconds_total): they are no jobs.
-const Preview = "preview"
+// figures (kino_org_cpu_seconds_total) and the usage ledger: they are no
+// jobs.
+const Preview = usage.KindPreview
 
 // DefaultMaxPreviews is how many previews a node draws at once when
 // --max-previews is not given: one per core of a small machine, so that
@@ -39,8 +40,9 @@ const DefaultMaxPreviews = 2
 // is already stale.
 const previewWait = 2 * time.Second
 
-// previewTimeout caps one preview: downloads, probes and ffmpeg.
-const previewTimeout = 60 * time.Second
+// DefaultPreviewTimeout caps one preview: downloads, probes, the work in
+// kino's process (painting, templates) and ffmpeg.
+const DefaultPreviewTimeout = 60 * time.Second
 
 // previewScopeEvery is how long previews of one organisation use a cached
 // source without asking its host whether it changed (sourcecache scopes):
@@ -64,17 +66,24 @@ type PreviewConfig struct {
 	// metrics (usage.Config.Named); the others are "other".
 	Named   func(org string) bool
 	Metrics *metrics.Metrics
+	// Usage records each preview's CPU time in the usage ledger
+	// (usage.TypePreview); nil records nothing.
+	Usage *usage.Recorder
+	// Timeout caps one preview; 0 takes DefaultPreviewTimeout.
+	Timeout time.Duration
 }
 
 // Previewer draws single frames of render requests at once, on the node
 // that is asked (Service.PreviewRender).
 type Previewer struct {
-	cfg    HandlerConfig
-	named  func(org string) bool
-	slots  *share.Pool
-	probes *probeCache
-	m      *metrics.Metrics
-	log    *slog.Logger
+	cfg     HandlerConfig
+	named   func(org string) bool
+	slots   *share.Pool
+	probes  *probeCache
+	m       *metrics.Metrics
+	usage   *usage.Recorder
+	timeout time.Duration
+	log     *slog.Logger
 }
 
 // NewPreviewer returns a previewer.
@@ -91,8 +100,12 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 	if named == nil {
 		named = func(string) bool { return false }
 	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPreviewTimeout
+	}
 	return &Previewer{cfg: cfg.Handler, named: named, slots: slots, probes: newProbeCache(maxProbes),
-		m: cfg.Metrics, log: cfg.Handler.Log}
+		m: cfg.Metrics, usage: cfg.Usage, timeout: timeout, log: cfg.Handler.Log}
 }
 
 // PreviewRender validates the request as SubmitRender does and answers
@@ -155,9 +168,10 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 		return nil, previewsTaken(err)
 	}
 	defer release()
-	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
+	ctx, cancel = context.WithTimeout(ctx, p.timeout)
 	defer cancel()
-	// Its processes' CPU is the organisation's, as a job's is.
+	// Its processes' CPU and its own work's in kino's process are the
+	// organisation's, as a job's are.
 	metered, used := meter.With(ctx)
 	resp, err := p.draw(metered, org, scene, ask)
 	outcome := "drawn"
@@ -166,7 +180,13 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	took, cpu := time.Since(t), used.Used().CPU
 	p.m.Preview(label, outcome, took)
-	p.m.OrgUsed(label, Preview, 0, cpu.Seconds(), 0)
+	state := "completed"
+	if err != nil {
+		state = "failed"
+	}
+	if p.usage != nil && p.cfg.Store != nil {
+		p.record(ctx, usage.Work{Org: org, Kind: usage.KindPreview, Type: usage.TypePreview, State: state, CPU: cpu})
+	}
 	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(), "cpu_ms", cpu.Milliseconds(),
 		"width", resp.GetWidth(), "height", resp.GetHeight(), "time", ask.Time)
 	return resp, err
@@ -217,10 +237,12 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	frame.SeekVideos(ctx, sources, nil)
 	out := filepath.Join(dir, "frame."+frame.Format)
-	cmd, err := engine.Plan(frame, sources, dir, out, p.cfg.DefaultFont)
+	cmd, err := engine.PlanContext(ctx, frame, sources, dir, out, p.cfg.DefaultFont)
 	var me *engine.MediaError
 	var ve *engine.ValidationError
 	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, p.late()
 	case errors.As(err, &me), errors.As(err, &ve):
 		return nil, invalid(err)
 	case err != nil:
@@ -231,7 +253,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
 		if ctx.Err() != nil {
-			return nil, apierr.New(apierr.RequestTimeout, "the preview took longer than %s; lower the composition's size or use faster sources", previewTimeout)
+			return nil, p.late()
 		}
 		return nil, apierr.Wrap(err, apierr.Internal, fmt.Sprintf("ffmpeg could not draw the frame: %s", lastLine(err)))
 	}
@@ -241,6 +263,18 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	w, h := frame.PreviewSize()
 	return &renderv1.PreviewRenderResponse{ContentType: contentType(frame.Format), Data: data, Width: int32(w), Height: int32(h)}, nil
+}
+
+// record writes a preview's use into the ledger.
+func (p *Previewer) record(ctx context.Context, w usage.Work) {
+	if err := p.usage.Work(ctx, p.cfg.Store.Client, w); err != nil {
+		p.log.ErrorContext(ctx, "record a preview's usage", "err", err)
+	}
+}
+
+// late is a preview that took longer than its limit.
+func (p *Previewer) late() error {
+	return apierr.New(apierr.RequestTimeout, "the preview took longer than %s; lower the composition's size or use faster sources", p.timeout)
 }
 
 // hasCaptions reports whether a captions layer shows in the scene.

@@ -360,7 +360,7 @@ func (r *renderRun) plan(ctx context.Context, scene *engine.Scene, media map[str
 		scene = scene.StillFrame()
 		scene.SeekVideos(ctx, media, r.seekFailed)
 	}
-	return engine.Plan(scene, media, dir, out, r.cfg.DefaultFont)
+	return engine.PlanContext(ctx, scene, media, dir, out, r.cfg.DefaultFont)
 }
 
 // seekFailed logs a video that could not be probed for its seek

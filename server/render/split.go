@@ -243,14 +243,14 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 			if err := engine.MeasureLoudness(ctx, scene, media, dir); err != nil {
 				return nil, out, scene.Duration, err
 			}
-			cmd, err := engine.PlanSound(scene, media, dir, out)
+			cmd, err := engine.PlanSoundContext(ctx, scene, media, dir, out)
 			return cmd, out, scene.Duration, err
 		}
 		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
 		r.maxOutput = partShare(r.cfg.MaxOutputBytes, pa.Count, scene.Frames())
 		p.SeekVideos(ctx, media, r.seekFailed)
 		out := filepath.Join(dir, "part.ts")
-		cmd, err := engine.PlanPart(p, media, dir, out, r.cfg.DefaultFont)
+		cmd, err := engine.PlanPartContext(ctx, p, media, dir, out, r.cfg.DefaultFont)
 		return cmd, out, p.Shown(), err
 	}
 	sources := func(scene *engine.Scene) []engine.Source {
