@@ -212,6 +212,7 @@ type App struct {
 
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
+	authn      *auth.Authenticator
 	inproc     *bufconn.Listener
 	gwConn     *grpc.ClientConn
 	httpServer *http.Server
@@ -462,6 +463,9 @@ func (a *App) openWorkers() {
 // openAPIs makes the gRPC server with every service, and the REST gateway
 // in front of it.
 func (a *App) openAPIs(ctx context.Context) error {
+	// One authenticator for both faces: the gateway refuses a request
+	// without a valid key before it reads anything, the gRPC server a call.
+	a.authn = auth.New(a.cfg.APIKeys, a.cfg.AdminKey, "/kino.render.v1.RenderService/Health")
 	a.grpcServer = a.newGRPCServer()
 	return a.openGateway(ctx)
 }
@@ -472,7 +476,7 @@ func (a *App) openAPIs(ctx context.Context) error {
 func (a *App) newGRPCServer() *grpc.Server {
 	cfg, tmp := a.cfg, a.scratch.Path
 	limits := quota.New(a.store, cfg.Orgs)
-	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")
+	authn := a.authn
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
 	}
@@ -551,6 +555,7 @@ func (a *App) openGateway(ctx context.Context) error {
 			WriteTimeout:   cfg.HTTPWriteTimeout,
 		},
 		TracerProvider: cfg.TracerProvider,
+		Auth:           a.authn,
 		Metrics:        a.metrics,
 		Log:            cfg.Log,
 	})

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -18,15 +19,38 @@ import (
 	"github.com/kinohq/kino/server/metrics"
 )
 
-// NewServer returns a gRPC server with kino's interceptors: counting into
-// m outermost, so it counts every call by the code the client got; then
-// error translation, so it also covers authentication; then auth.
+// NewServer returns a gRPC server with kino's interceptors. The key is
+// checked first of all, by a tap on each new stream (auth.Tap): a call
+// without a valid key is refused from its headers, before its message is
+// read. Then counting into m, outermost, so it counts every call by the code
+// the client got; then error translation; then auth, which puts the key's
+// organisation in the call's context.
 func NewServer(log *slog.Logger, authn *auth.Authenticator, m *metrics.Metrics, opts ...grpc.ServerOption) *grpc.Server {
+	var s *grpc.Server
+	var once sync.Once
+	known := map[string]bool{}
+	refused := func(method string) {
+		// The tap runs before the method is looked up: a made-up name
+		// must not become a metric series of its own.
+		once.Do(func() {
+			for svc, info := range s.GetServiceInfo() {
+				for _, md := range info.Methods {
+					known["/"+svc+"/"+md.Name] = true
+				}
+			}
+		})
+		if !known[method] {
+			method = "unknown"
+		}
+		m.GRPCRequest(method, codes.Unauthenticated.String())
+	}
 	opts = append([]grpc.ServerOption{
+		grpc.InTapHandle(authn.Tap(refused)),
 		grpc.ChainUnaryInterceptor(countUnary(m), unary(log), authn.Unary()),
 		grpc.ChainStreamInterceptor(countStream(m), stream(log), authn.Stream()),
 	}, opts...)
-	return grpc.NewServer(opts...)
+	s = grpc.NewServer(opts...)
+	return s
 }
 
 func countUnary(m *metrics.Metrics) grpc.UnaryServerInterceptor {
