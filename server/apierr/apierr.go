@@ -5,6 +5,7 @@
 package apierr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -53,7 +54,16 @@ const (
 	// QuotaExceeded refuses what would store more than the organisation's
 	// --org-storage-quota.
 	QuotaExceeded Code = "QUOTA_EXCEEDED"
+	// Cancelled answers a request its client cancelled (or went away
+	// from) while kino worked on it; nobody may read it, but logs and
+	// metrics do.
+	Cancelled Code = "CANCELLED"
 )
+
+// StatusClientClosedRequest is the HTTP status of a request its client
+// closed before the answer (nginx's 499, which grpc-gateway uses for a
+// cancelled call).
+const StatusClientClosedRequest = 499
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
 const Domain = "kino"
@@ -89,6 +99,7 @@ var mappings = map[Code]mapping{
 	// their own): the request needs more room than the organisation has
 	// left, until it deletes assets.
 	QuotaExceeded: {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
+	Cancelled:     {codes.Canceled, StatusClientClosedRequest},
 }
 
 // Error is a client-facing error with a documented code.
@@ -175,6 +186,7 @@ var fallback = map[codes.Code]Code{
 	codes.Unauthenticated:    Unauthenticated,
 	codes.PermissionDenied:   Forbidden,
 	codes.Unavailable:        Unavailable,
+	codes.Canceled:           Cancelled,
 }
 
 // FromStatus recovers the code of a status: the ErrorInfo reason when kino set
@@ -200,6 +212,10 @@ func ToStatus(err error) *status.Status {
 	}
 	if st, ok := status.FromError(err); ok {
 		return st
+	}
+	// A context's cancel is its caller's, not a failure of kino's.
+	if errors.Is(err, context.Canceled) {
+		return (&Error{Code: Cancelled, Message: "the request was cancelled"}).GRPCStatus()
 	}
 	return (&Error{Code: Internal, Message: "internal error"}).GRPCStatus()
 }

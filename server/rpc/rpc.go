@@ -5,6 +5,7 @@ package rpc
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"runtime/debug"
@@ -122,6 +123,13 @@ func panicked(ctx context.Context, log *slog.Logger, method string, v any) error
 func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
 	if err == nil {
 		return nil
+	}
+	// The client cancelled or left while kino worked: whatever the work
+	// failed with then (a download cut, a query stopped) is the cancel's
+	// doing, not kino's failure, and is answered and counted as such.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		log.DebugContext(ctx, "request cancelled by its client", "method", method, "err", err)
+		return apierr.New(apierr.Cancelled, "the request was cancelled").GRPCStatus().Err()
 	}
 	st := apierr.ToStatus(err)
 	if code, _ := apierr.FromStatus(st); code == apierr.Internal || code == apierr.TriggerSubmitFailed {
