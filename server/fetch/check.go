@@ -131,4 +131,3 @@ func (g *literalGuard) CloseIdleConnections() {
 		c.CloseIdleConnections()
 	}
 }
-
