@@ -345,7 +345,9 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		if err != nil {
 			return err
 		}
-		_ = json.Unmarshal(b, &meta)
+		if err := json.Unmarshal(b, &meta); err != nil {
+			return apierr.Wrap(err, apierr.Internal, "the template's description could not be written")
+		}
 		thumb = t
 	default:
 		w, h, t, err := s.picture(ctx, path, dir)
