@@ -4,7 +4,8 @@ import (
 	"image"
 	"image/color"
 	"runtime"
-	"sync"
+
+	"github.com/kinohq/kino/server/rescue"
 )
 
 // Layer is one layer of a tree Flatten draws: pixels, a solid fill or a
@@ -253,22 +254,22 @@ func rows(r image.Rectangle, fn func(y0, y1 int)) {
 	if bands > r.Dy() {
 		bands = r.Dy()
 	}
-	var wg sync.WaitGroup
+	// A panic in a band is raised again here, in the caller's goroutine,
+	// where the job's or the request's recovery catches it.
+	var g rescue.Group
 	next := make(chan int, bands)
 	for b := 0; b < bands; b++ {
 		next <- b
 	}
 	close(next)
 	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			for b := range next {
 				fn(r.Min.Y+r.Dy()*b/bands, r.Min.Y+r.Dy()*(b+1)/bands)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // maskAt is the mask's value at x, y.

@@ -19,6 +19,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/mockup"
+	"github.com/kinohq/kino/server/rescue"
 )
 
 // templates keeps the last few templates decoded between jobs: a shop
@@ -186,7 +187,7 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.NumCPU())
 	for i := range count {
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
@@ -222,9 +223,12 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 				t.OnProgress(float64(i+1) * 100 / float64(count))
 			}
 			return nil
-		})
+		}))
 	}
-	if err := g.Wait(); err != nil {
+	err = g.Wait()
+	// A drawing that panicked fails the job as the job's own panic would.
+	rescue.Raise(err)
+	if err != nil {
 		return Result{}, err
 	}
 	mockupValues(res, plan, outs, warnings)
@@ -269,7 +273,7 @@ func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign
 		}
 		path := filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
 		n++
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			if err := t.Fetch(gctx, ref, path); err != nil {
 				return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
 			}
@@ -277,9 +281,11 @@ func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign
 			paths[ref] = path
 			mu.Unlock()
 			return nil
-		})
+		}))
 	}
-	return paths, g.Wait()
+	err := g.Wait()
+	rescue.Raise(err)
+	return paths, err
 }
 
 // mockupColors reads params.colors, fill layers' new colours (#rrggbb,

@@ -9,7 +9,8 @@ import (
 	"image"
 	"io"
 	"runtime"
-	"sync"
+
+	"github.com/kinohq/kino/server/rescue"
 )
 
 // encodePNGParallel writes an 8-bit RGB (opaque) or RGBA PNG with every
@@ -34,12 +35,11 @@ func encodePNGParallel(w io.Writer, img *image.NRGBA, alpha bool) error {
 		err   error
 	}
 	out := make([]band, bands)
-	var wg sync.WaitGroup
+	// A panic in a band is raised again in the caller's goroutine.
+	var wg rescue.Group
 	for i := range bands {
 		y0, y1 := b.Min.Y+height*i/bands, b.Min.Y+height*(i+1)/bands
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			bd := &out[i]
 			fw, _ := flate.NewWriter(&bd.data, flate.BestSpeed)
 			cur := make([]byte, rowLen)
@@ -72,7 +72,7 @@ func encodePNGParallel(w io.Writer, img *image.NRGBA, alpha bool) error {
 			} else {
 				bd.err = fw.Flush()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	var sum uint32 = 1

@@ -21,6 +21,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/usage"
 )
 
@@ -242,7 +243,7 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for i, src := range sources {
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
 			var err error
 			switch {
@@ -258,9 +259,12 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 			}
 			out[i], err = p.read(gctx, src, path)
 			return err
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
+		// Raised in the request's goroutine, where the gRPC server's
+		// recovery answers INTERNAL_ERROR; in this one it would stop kino.
+		rescue.Raise(err)
 		return nil, err
 	}
 	got := make(map[string]engine.Media, len(sources))
