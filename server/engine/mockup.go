@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/composite"
+	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -144,7 +145,9 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 		field, msg := mk.describe(err)
 		return &MediaError{Field: field, Message: msg}
 	}
-	t, closer, err := mockup.Load(tm.Path, 0)
+	// The node's one pixel bound (--max-image-pixels), as uploads and
+	// mockup.render read templates: not the reader's own, larger default.
+	t, closer, err := mockup.Load(tm.Path, ffmpeg.CurrentLimits().MaxPixels)
 	if err != nil {
 		return "", "", fail(err)
 	}
