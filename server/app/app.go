@@ -41,6 +41,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/mediarun"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
@@ -103,7 +104,10 @@ type Config struct {
 	// MaxImagePixels is the largest picture or frame kino opens, read from
 	// its header before any decode; MaxFFmpegMemory the address space of
 	// each ffmpeg and ffprobe process. Both apply to the whole process.
-	MaxImagePixels  int64
+	MaxImagePixels int64
+	// MemoryLimit is the process's soft memory limit (--memory-limit);
+	// 0 leaves Go's default, none. It is the process's, not one app's.
+	MemoryLimit     int64
 	MaxFFmpegMemory int64
 	// MaxOutputBytes bounds what ffmpeg writes in one attempt of a render
 	// or media job (--max-output-size); MinFreeDisk is the free space the
@@ -236,6 +240,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a := &App{cfg: cfg, log: cfg.Log}
 	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
+	memory.SetLimit(cfg.MemoryLimit)
 	ok := false
 	defer func() {
 		if !ok {
@@ -608,7 +613,7 @@ func (a *App) serve() {
 	}
 	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "metrics", a.MetricsAddr, "database", a.store.Dialect,
 		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", a.publicURL,
-		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
+		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "", "memory_limit", cfg.MemoryLimit)
 }
 
 // goBackground runs f until it returns, counted in a.bg so that closeAll

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -121,6 +122,9 @@ type mockPlan struct {
 // sized, moved and faded as a video layer. A hidden layer is only
 // checked, and plays its sound.
 func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string, string, error) {
+	// The template is read and drawn in kino's process; its heap goes
+	// back to the system once the layer is planned.
+	defer memory.Release()
 	d, err := p.medium(l)
 	if err != nil {
 		return "", "", err

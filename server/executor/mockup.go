@@ -18,6 +18,7 @@ import (
 
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/rescue"
 )
@@ -135,6 +136,9 @@ var mockupFormats = map[string]struct{ ext, contentType string }{
 }
 
 func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
+	// Drawing mockups in kino's process may grow the heap by gigabytes;
+	// it goes back to the system when the job ends, not minutes later.
+	defer memory.Release()
 	_, hasDesign := t.Inputs["design"]
 	plan, err := PlanMockup(t.Params, hasDesign)
 	if err != nil {

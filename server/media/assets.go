@@ -27,6 +27,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
@@ -621,6 +622,9 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	done := make(chan result, 1)
 	go func() {
 		defer func() { <-s.workers }()
+		// Reading and drawing a template may grow the heap by gigabytes;
+		// it goes back to the system when the upload is done.
+		defer memory.Release()
 		// A panic in the reader or the compositor (a file they did not
 		// foresee) refuses this upload instead of stopping the server.
 		defer func() {
