@@ -62,6 +62,7 @@ func serve(args []string) error {
 	fs.Int64Var(&cfg.MaxImagePixels, "max-image-pixels", ffmpeg.DefaultMaxPixels, "largest picture or video frame kino opens, in pixels (width × height, read from the file's header before any decode)")
 	ffmpegMemory := sizeFlag(ffmpeg.DefaultMaxMemory)
 	fs.Var(&ffmpegMemory, "ffmpeg-max-memory", "address space of each ffmpeg and ffprobe process")
+	fs.DurationVar(&cfg.PreviewTimeout, "preview-timeout", render.DefaultPreviewTimeout, "time limit of one preview (POST /api/render/preview): downloads, probes and drawing; past it, 503 UNAVAILABLE with Retry-After")
 	memoryLimit := sizeFlag(memory.DefaultLimit())
 	fs.Var(&memoryLimit, "memory-limit", "soft memory limit of kino's own process (Go's heap; ffmpeg's processes are apart): near it, memory no longer used is returned to the system at once; 0: none (default: three quarters of the machine's or the cgroup's memory)")
 	maxOutput := sizeFlag(ffmpeg.DefaultMaxOutputBytes)

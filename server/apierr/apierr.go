@@ -60,6 +60,10 @@ const (
 	Cancelled Code = "CANCELLED"
 )
 
+// ServerTimeoutRetryAfter is the Retry-After of a request kino ran out
+// of time on.
+const ServerTimeoutRetryAfter = 5 * time.Second
+
 // StatusClientClosedRequest is the HTTP status of a request its client
 // closed before the answer (nginx's 499, which grpc-gateway uses for a
 // cancelled call).
@@ -216,6 +220,12 @@ func ToStatus(err error) *status.Status {
 	// A context's cancel is its caller's, not a failure of kino's.
 	if errors.Is(err, context.Canceled) {
 		return (&Error{Code: Cancelled, Message: "the request was cancelled"}).GRPCStatus()
+	}
+	// A deadline of kino's own ran out (a client's own deadline is the
+	// interceptors' to answer): the node was slow, so 503 with a time to
+	// try again, never 408, which says the client was slow.
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Retry(ServerTimeoutRetryAfter, Unavailable, "kino ran out of time on this request; try again").GRPCStatus()
 	}
 	return (&Error{Code: Internal, Message: "internal error"}).GRPCStatus()
 }

@@ -105,6 +105,9 @@ type Config struct {
 	// its header before any decode; MaxFFmpegMemory the address space of
 	// each ffmpeg and ffprobe process. Both apply to the whole process.
 	MaxImagePixels int64
+	// PreviewTimeout caps one preview (--preview-timeout); 0 takes
+	// render.DefaultPreviewTimeout.
+	PreviewTimeout time.Duration
 	// MemoryLimit is the process's soft memory limit (--memory-limit);
 	// 0 leaves Go's default, none. It is the process's, not one app's.
 	MemoryLimit     int64
@@ -217,6 +220,8 @@ type App struct {
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
 	authn      *auth.Authenticator
+	// after runs what follows a job's end off the committing goroutine.
+	after      afterWork
 	inproc     *bufconn.Listener
 	gwConn     *grpc.ClientConn
 	httpServer *http.Server
@@ -430,7 +435,10 @@ func (a *App) openCore() {
 	a.core = jobs.New(a.store, a.bus, jobs.Config{Lease: a.cfg.Lease, MaxAttempts: a.cfg.MaxAttempts, RetryDelay: a.cfg.JobRetryDelay,
 		Upstream: media.Upstream, Orgs: a.cfg.Orgs})
 	a.core.OnFinal(render.WebhookHook(a.hooks, a.storage), render.NotifyWebhooks(a.hooks))
-	a.core.OnFinal(nil, render.CleanParts(a.storage, a.core, a.log))
+	// Removing a split render's parts takes up to a minute: never inside
+	// the request (a DELETE) or the worker whose commit ended the render.
+	clean := render.CleanParts(a.storage, a.core, a.log)
+	a.core.OnFinal(nil, func(j *jobs.Job) { a.after.run(func() { clean(j) }) })
 	a.core.OnFinal(nil, countEnded(a.metrics))
 	meters := usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
 		Named: namedOrgs(a.cfg), Metrics: a.metrics})
@@ -503,7 +511,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
 		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, MaxRunning: cfg.MaxPreviews,
-			Named: namedOrgs(cfg), Metrics: a.metrics}),
+			Named: namedOrgs(cfg), Metrics: a.metrics, Timeout: cfg.PreviewTimeout}),
 		Log: cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
@@ -676,6 +684,7 @@ func (a *App) closeAll() {
 		}
 	}
 	a.bg.Wait()
+	a.after.close()
 	if a.gwConn != nil {
 		a.gwConn.Close()
 	}

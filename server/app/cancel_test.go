@@ -87,6 +87,11 @@ func TestClientCancelIsCancelled(t *testing.T) {
 	<-done
 	require.Equal(t, map[string]float64{"499": 1}, answers(t, k, "kino_http_requests_total", "route", "/api/render/preview"),
 		"the gateway answered 499, and only that")
+	// The gateway's call to the gRPC server ends as its client left; the
+	// server counts it when its handler returns.
+	require.Eventually(t, func() bool {
+		return k.scrape(t).value("kino_grpc_requests_total", "method", method, "code", "Canceled") == 2
+	}, 20*time.Second, 20*time.Millisecond)
 	assert.Equal(t, map[string]float64{"Canceled": 2}, answers(t, k, "kino_grpc_requests_total", "method", method))
 
 	assert.False(t, strings.Contains(logs.String(), "level=ERROR"), "a client's cancel is no error in the log:\n%s", logs.String())

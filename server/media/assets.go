@@ -335,7 +335,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		case ctx.Err() != nil:
 			return grpcstatus.FromContextError(ctx.Err()).Err()
 		case errors.Is(err, errBusy):
-			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+			return apierr.Retry(uploadRetryAfter, apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
 		case errors.Is(err, errSlow):
 			return apierr.New(apierr.Validation, "file: the template took longer than the limit of %s to read and draw", s.opts.Timeout)
 		case err != nil:
@@ -359,7 +359,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		case ctx.Err() != nil:
 			return grpcstatus.FromContextError(ctx.Err()).Err()
 		case errors.Is(err, errBusy):
-			return apierr.New(apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
+			return apierr.Retry(uploadRetryAfter, apierr.Unavailable, "%d uploads are being processed and none finished within %s; try again", s.opts.Workers, s.opts.Timeout)
 		case err != nil:
 			// Stored all the same, so the user can fetch what they sent and
 			// see why it failed.
@@ -579,6 +579,11 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 
 // errBusy is an upload that waited longer than the time limit for a worker.
 var errBusy = errors.New("no upload worker is free")
+
+// uploadRetryAfter is the Retry-After of an upload that found every
+// upload worker busy for the whole time limit: the node's load, not the
+// client's fault.
+const uploadRetryAfter = 5 * time.Second
 
 // errSlow is a template that took longer than the time limit to inspect.
 var errSlow = errors.New("the template took too long")

@@ -39,8 +39,11 @@ const DefaultMaxPreviews = 2
 // is already stale.
 const previewWait = 2 * time.Second
 
-// previewTimeout caps one preview: downloads, probes and ffmpeg.
-const previewTimeout = 60 * time.Second
+// DefaultPreviewTimeout caps one preview: downloads, probes and ffmpeg.
+const DefaultPreviewTimeout = 60 * time.Second
+
+// previewRetryAfter is the Retry-After of a preview that ran out of time.
+const previewRetryAfter = 5 * time.Second
 
 // previewScopeEvery is how long previews of one organisation use a cached
 // source without asking its host whether it changed (sourcecache scopes):
@@ -59,17 +62,21 @@ type PreviewConfig struct {
 	// metrics (usage.Config.Named); the others are "other".
 	Named   func(org string) bool
 	Metrics *metrics.Metrics
+	// Timeout caps one preview (--preview-timeout); 0 takes
+	// DefaultPreviewTimeout.
+	Timeout time.Duration
 }
 
 // Previewer draws single frames of render requests at once, on the node
 // that is asked (Service.PreviewRender).
 type Previewer struct {
-	cfg    HandlerConfig
-	named  func(org string) bool
-	slots  chan struct{}
-	probes *probeCache
-	m      *metrics.Metrics
-	log    *slog.Logger
+	cfg     HandlerConfig
+	named   func(org string) bool
+	slots   chan struct{}
+	probes  *probeCache
+	m       *metrics.Metrics
+	log     *slog.Logger
+	timeout time.Duration
 }
 
 // NewPreviewer returns a previewer.
@@ -82,8 +89,12 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 	if named == nil {
 		named = func(string) bool { return false }
 	}
+	timeout := cfg.Timeout
+	if timeout <= 0 {
+		timeout = DefaultPreviewTimeout
+	}
 	return &Previewer{cfg: cfg.Handler, named: named, slots: make(chan struct{}, n), probes: newProbeCache(maxProbes),
-		m: cfg.Metrics, log: cfg.Handler.Log}
+		m: cfg.Metrics, log: cfg.Handler.Log, timeout: timeout}
 }
 
 // PreviewRender validates the request as SubmitRender does and answers
@@ -145,11 +156,19 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 		return nil, apierr.New(apierr.TooManyPreviews, "this node is drawing %d previews already (--max-previews); ask again in a moment", cap(p.slots))
 	}
 	defer func() { <-p.slots }()
-	ctx, cancel = context.WithTimeout(ctx, previewTimeout)
+	request := ctx
+	ctx, cancel = context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	// Its processes' CPU is the organisation's, as a job's is.
 	metered, used := meter.With(ctx)
 	resp, err := p.draw(metered, org, scene, ask)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && request.Err() == nil {
+		// The preview ran out of its own time, whatever step noticed
+		// (a download, a transcription, the plan, ffmpeg): the node was
+		// slow, not the client (408 would say the client was slow).
+		err = apierr.Retry(previewRetryAfter, apierr.Unavailable,
+			"the preview took longer than %s; ask again, or lower the composition's size or use faster sources", p.timeout)
+	}
 	outcome := "drawn"
 	if err != nil {
 		outcome = "failed"
@@ -209,7 +228,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
 		if ctx.Err() != nil {
-			return nil, apierr.New(apierr.RequestTimeout, "the preview took longer than %s; lower the composition's size or use faster sources", previewTimeout)
+			return nil, ctx.Err() // Draw says why
 		}
 		return nil, apierr.Wrap(err, apierr.Internal, fmt.Sprintf("ffmpeg could not draw the frame: %s", lastLine(err)))
 	}

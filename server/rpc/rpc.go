@@ -131,6 +131,10 @@ func toStatus(ctx context.Context, log *slog.Logger, method string, err error) e
 		log.DebugContext(ctx, "request cancelled by its client", "method", method, "err", err)
 		return apierr.New(apierr.Cancelled, "the request was cancelled").GRPCStatus().Err()
 	}
+	// The client's own deadline passed: its answer, not kino's slowness.
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(ctx.Err()).Err()
+	}
 	st := apierr.ToStatus(err)
 	if code, _ := apierr.FromStatus(st); code == apierr.Internal || code == apierr.TriggerSubmitFailed {
 		log.ErrorContext(ctx, "request failed", "method", method, "err", err)
