@@ -95,6 +95,8 @@ func TestClientCancelIsCancelled(t *testing.T) {
 	assert.Equal(t, map[string]float64{"Canceled": 2}, answers(t, k, "kino_grpc_requests_total", "method", method))
 
 	assert.False(t, strings.Contains(logs.String(), "level=ERROR"), "a client's cancel is no error in the log:\n%s", logs.String())
+	assert.Equal(t, 2.0, k.scrape(t).value("kino_previews_total", "outcome", "cancelled"), "the previews are logged and counted cancelled")
+	assert.Equal(t, 2, strings.Count(logs.String(), "outcome=cancelled"), "%s", logs.String())
 }
 
 // answers waits until a request counted in family under the label has

@@ -170,7 +170,11 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 			"the preview took longer than %s; ask again, or lower the composition's size or use faster sources", p.timeout)
 	}
 	outcome := "drawn"
-	if err != nil {
+	switch {
+	case err != nil && errors.Is(request.Err(), context.Canceled):
+		// The client left: its doing, not a failure of the drawing.
+		outcome = "cancelled"
+	case err != nil:
 		outcome = "failed"
 	}
 	took, cpu := time.Since(t), used.Used().CPU
