@@ -22,6 +22,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/metrics"
@@ -45,6 +46,9 @@ type Config struct {
 	Deadlines Deadlines
 	// TracerProvider makes every request a span; nil makes none.
 	TracerProvider trace.TracerProvider
+	// Auth checks the API key of every request before anything else
+	// reads it; nil, or one with no keys, checks none.
+	Auth *auth.Authenticator
 	// Metrics counts requests by method, route and status; nil counts nothing.
 	Metrics *metrics.Metrics
 	Log     *slog.Logger
@@ -138,6 +142,9 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	h = limitBody(h, cfg.MaxBodyBytes)
 	h = utf8URL(h)
 	h = withDeadlines(h, cfg.Deadlines)
+	h = requireKey(h, cfg.Auth)
+	// A browser's preflight carries no key; it is answered before the key
+	// is asked for, and reads no body.
 	h = cors(h, cfg.CORSOrigins)
 	h = recoverPanics(h, cfg.Log)
 	if cfg.TracerProvider != nil {

@@ -16,6 +16,7 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/render"
@@ -65,6 +66,9 @@ func serve(args []string) error {
 	fs.Int64Var(&cfg.MaxImagePixels, "max-image-pixels", ffmpeg.DefaultMaxPixels, "largest picture or video frame kino opens, in pixels (width × height, read from the file's header before any decode)")
 	ffmpegMemory := sizeFlag(ffmpeg.DefaultMaxMemory)
 	fs.Var(&ffmpegMemory, "ffmpeg-max-memory", "address space of each ffmpeg and ffprobe process")
+	fs.DurationVar(&cfg.PreviewTimeout, "preview-timeout", render.DefaultPreviewTimeout, "time limit of one preview (POST /api/render/preview): downloads, probes and drawing; past it, 503 UNAVAILABLE with Retry-After")
+	memoryLimit := sizeFlag(memory.DefaultLimit())
+	fs.Var(&memoryLimit, "memory-limit", "soft memory limit of kino's own process (Go's heap; ffmpeg's processes are apart): near it, memory no longer used is returned to the system at once; 0: none (default: three quarters of the machine's or the cgroup's memory)")
 	maxOutput := sizeFlag(ffmpeg.DefaultMaxOutputBytes)
 	fs.Var(&maxOutput, "max-output-size", "largest output of one render or media job attempt, all files ffmpeg writes together; a larger one fails OUTPUT_TOO_LARGE")
 	minFreeDisk := sizeFlag(app.DefaultMinFreeDisk)
@@ -125,6 +129,7 @@ func serve(args []string) error {
 	cfg.MaxUploadBytes = int64(uploadLimit)
 	cfg.MaxFFmpegMemory = int64(ffmpegMemory)
 	cfg.MaxOutputBytes = int64(maxOutput)
+	cfg.MemoryLimit = int64(memoryLimit)
 	cfg.MinFreeDisk = int64(minFreeDisk)
 	cfg.SourceCacheBytes = int64(sourceCache)
 	cfg.BodyMinRate = int64(bodyMinRate)

@@ -5,6 +5,7 @@
 package apierr
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"net/http"
@@ -54,7 +55,20 @@ const (
 	// QuotaExceeded refuses what would store more than the organisation's
 	// --org-storage-quota.
 	QuotaExceeded Code = "QUOTA_EXCEEDED"
+	// Cancelled answers a request its client cancelled (or went away
+	// from) while kino worked on it; nobody may read it, but logs and
+	// metrics do.
+	Cancelled Code = "CANCELLED"
 )
+
+// ServerTimeoutRetryAfter is the Retry-After of a request kino ran out
+// of time on.
+const ServerTimeoutRetryAfter = 5 * time.Second
+
+// StatusClientClosedRequest is the HTTP status of a request its client
+// closed before the answer (nginx's 499, which grpc-gateway uses for a
+// cancelled call).
+const StatusClientClosedRequest = 499
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
 const Domain = "kino"
@@ -90,6 +104,7 @@ var mappings = map[Code]mapping{
 	// their own): the request needs more room than the organisation has
 	// left, until it deletes assets.
 	QuotaExceeded: {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
+	Cancelled:     {codes.Canceled, StatusClientClosedRequest},
 }
 
 // Error is a client-facing error with a documented code.
@@ -227,6 +242,7 @@ var fallback = map[codes.Code]Code{
 	codes.Unauthenticated:    Unauthenticated,
 	codes.PermissionDenied:   Forbidden,
 	codes.Unavailable:        Unavailable,
+	codes.Canceled:           Cancelled,
 }
 
 // FromStatus recovers the code of a status: the ErrorInfo reason when kino set
@@ -252,6 +268,16 @@ func ToStatus(err error) *status.Status {
 	}
 	if st, ok := status.FromError(err); ok {
 		return st
+	}
+	// A context's cancel is its caller's, not a failure of kino's.
+	if errors.Is(err, context.Canceled) {
+		return (&Error{Code: Cancelled, Message: "the request was cancelled"}).GRPCStatus()
+	}
+	// A deadline of kino's own ran out (a client's own deadline is the
+	// interceptors' to answer): the node was slow, so 503 with a time to
+	// try again, never 408, which says the client was slow.
+	if errors.Is(err, context.DeadlineExceeded) {
+		return Retry(ServerTimeoutRetryAfter, Unavailable, "kino ran out of time on this request; try again").GRPCStatus()
 	}
 	return (&Error{Code: Internal, Message: "internal error"}).GRPCStatus()
 }

@@ -41,6 +41,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/mediarun"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
@@ -114,7 +115,13 @@ type Config struct {
 	// MaxImagePixels is the largest picture or frame kino opens, read from
 	// its header before any decode; MaxFFmpegMemory the address space of
 	// each ffmpeg and ffprobe process. Both apply to the whole process.
-	MaxImagePixels  int64
+	MaxImagePixels int64
+	// PreviewTimeout caps one preview (--preview-timeout); 0 takes
+	// render.DefaultPreviewTimeout.
+	PreviewTimeout time.Duration
+	// MemoryLimit is the process's soft memory limit (--memory-limit);
+	// 0 leaves Go's default, none. It is the process's, not one app's.
+	MemoryLimit     int64
 	MaxFFmpegMemory int64
 	// MaxOutputBytes bounds what ffmpeg writes in one attempt of a render
 	// or media job (--max-output-size); MinFreeDisk is the free space the
@@ -128,9 +135,6 @@ type Config struct {
 	// MaxPreviews bounds the previews drawn at once (--max-previews);
 	// zero takes render.DefaultMaxPreviews.
 	MaxPreviews int
-	// PreviewTimeout caps one preview; zero takes
-	// render.DefaultPreviewTimeout.
-	PreviewTimeout time.Duration
 	// Orgs is each organisation's weight and limits (--org-* flags and
 	// --orgs-file); nil gives every organisation weight 1 and no limits.
 	Orgs        *org.Policies
@@ -232,6 +236,9 @@ type App struct {
 
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
+	authn      *auth.Authenticator
+	// after runs what follows a job's end off the committing goroutine.
+	after      afterWork
 	inproc     *bufconn.Listener
 	gwConn     *grpc.ClientConn
 	httpServer *http.Server
@@ -255,6 +262,7 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	}
 	a := &App{cfg: cfg, log: cfg.Log}
 	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
+	memory.SetLimit(cfg.MemoryLimit)
 	ok := false
 	defer func() {
 		if !ok {
@@ -448,7 +456,10 @@ func (a *App) openCore() {
 		Upstream: media.Upstream, Orgs: a.cfg.Orgs})
 	a.core.OnFinal(render.WebhookHook(a.hooks, a.storage), render.NotifyWebhooks(a.hooks))
 	a.core.OnFinal(media.NewNotifier(a.hooks, a.storage, a.store.Dialect).Final, nil)
-	a.core.OnFinal(nil, render.CleanParts(a.storage, a.core, a.log))
+	// Removing a split render's parts takes up to a minute: never inside
+	// the request (a DELETE) or the worker whose commit ended the render.
+	clean := render.CleanParts(a.storage, a.core, a.log)
+	a.core.OnFinal(nil, func(j *jobs.Job) { a.after.run(func() { clean(j) }) })
 	a.core.OnFinal(nil, countEnded(a.metrics))
 	a.usage = usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
 		Named: namedOrgs(a.cfg), Metrics: a.metrics})
@@ -487,6 +498,9 @@ func (a *App) openWorkers() {
 // openAPIs makes the gRPC server with every service, and the REST gateway
 // in front of it.
 func (a *App) openAPIs(ctx context.Context) error {
+	// One authenticator for both faces: the gateway refuses a request
+	// without a valid key before it reads anything, the gRPC server a call.
+	a.authn = auth.New(a.cfg.APIKeys, a.cfg.AdminKey, "/kino.render.v1.RenderService/Health")
 	a.grpcServer = a.newGRPCServer()
 	return a.openGateway(ctx)
 }
@@ -497,7 +511,7 @@ func (a *App) openAPIs(ctx context.Context) error {
 func (a *App) newGRPCServer() *grpc.Server {
 	cfg, tmp := a.cfg, a.scratch.Path
 	limits := quota.New(a.store, cfg.Orgs)
-	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")
+	authn := a.authn
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
 	}
@@ -613,6 +627,7 @@ func (a *App) openGateway(ctx context.Context) error {
 			WriteTimeout:   cfg.HTTPWriteTimeout,
 		},
 		TracerProvider: cfg.TracerProvider,
+		Auth:           a.authn,
 		Metrics:        a.metrics,
 		Log:            cfg.Log,
 	})
@@ -665,7 +680,7 @@ func (a *App) serve() {
 	}
 	cfg.Log.Info("kino serving", "http", a.HTTPAddr, "grpc", a.GRPCAddr, "metrics", a.MetricsAddr, "database", a.store.Dialect,
 		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", a.publicURL,
-		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
+		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "", "memory_limit", cfg.MemoryLimit)
 	if cfg.Role != node.RoleAPI {
 		logWalls(cfg)
 	}
@@ -744,6 +759,7 @@ func (a *App) closeAll() {
 		}
 	}
 	a.bg.Wait()
+	a.after.close()
 	if a.gwConn != nil {
 		a.gwConn.Close()
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/storage"
 )
@@ -151,16 +152,19 @@ func (a *Attempt) Fetch(sources []Source, name func(i int) string) ([]Fetched, *
 	g, gctx := errgroup.WithContext(a.ctx)
 	g.SetLimit(parallelFetches)
 	for i, src := range sources {
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			f, fail := a.fetch(gctx, filepath.Join(a.Dir, name(i)), src)
 			if fail != nil {
 				return fail
 			}
 			out[i] = f
 			return gctx.Err()
-		})
+		}))
 	}
 	err := g.Wait()
+	// A download or probe that panicked fails the job as a panic of the
+	// job's own goroutine does.
+	rescue.Raise(err)
 	if f, ok := a.Stopped(); ok {
 		return nil, f
 	}

@@ -16,6 +16,7 @@ import (
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/metadata"
+	"google.golang.org/grpc/tap"
 
 	"github.com/kinohq/kino/server/apierr"
 )
@@ -144,41 +145,89 @@ func WithOrg(ctx context.Context, org string) context.Context {
 	return context.WithValue(ctx, orgKey{}, org)
 }
 
-// authenticate finds the organisation of the request's key. Digests of
-// equal length are compared in constant time against every key, so timing
-// tells nothing about how close a guess was.
+// authenticate finds the organisation of the request's key.
 func (a *Authenticator) authenticate(ctx context.Context, method string) (context.Context, error) {
 	if a.SingleOrg() {
 		return WithAdmin(WithOrg(ctx, DefaultOrg)), nil
 	}
-	if a.public[method] || strings.HasPrefix(method, "/grpc.health.v1.") || strings.HasPrefix(method, "/grpc.reflection.") {
+	if a.Public(method) {
 		return ctx, nil
 	}
 	md, _ := metadata.FromIncomingContext(ctx)
-	var token string
+	var header string
 	if v := md.Get("authorization"); len(v) > 0 {
-		scheme, rest, ok := strings.Cut(strings.TrimSpace(v[0]), " ")
-		if ok && strings.EqualFold(scheme, "Bearer") {
-			token = strings.TrimSpace(rest)
-		}
+		header = v[0]
+	}
+	org, admin, err := a.Check(header)
+	if err != nil {
+		return nil, err
+	}
+	if admin {
+		ctx = WithAdmin(ctx)
+	}
+	return WithOrg(ctx, org), nil
+}
+
+// Public reports whether a gRPC method needs no key.
+func (a *Authenticator) Public(method string) bool {
+	return a.public[method] || strings.HasPrefix(method, "/grpc.health.v1.") || strings.HasPrefix(method, "/grpc.reflection.")
+}
+
+// Check finds the organisation of an Authorization value ("Bearer KEY"),
+// and whether the key is the admin key; an *apierr.Error with
+// UNAUTHENTICATED when there is no key or an unknown one. Digests of
+// equal length are compared in constant time against every key, so
+// timing tells nothing about how close a guess was. In single-organisation
+// mode every value is DefaultOrg's, acting as admin.
+func (a *Authenticator) Check(authorization string) (org string, admin bool, err error) {
+	if a.SingleOrg() {
+		return DefaultOrg, true, nil
+	}
+	var token string
+	scheme, rest, ok := strings.Cut(strings.TrimSpace(authorization), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") {
+		token = strings.TrimSpace(rest)
 	}
 	if token == "" {
-		return nil, apierr.New(apierr.Unauthenticated, "send an API key as Authorization: Bearer KEY")
+		return "", false, apierr.New(apierr.Unauthenticated, "send an API key as Authorization: Bearer KEY")
 	}
 	d := sha256.Sum256([]byte(token))
 	if a.admin != nil && subtle.ConstantTimeCompare(d[:], a.admin[:]) == 1 {
-		return WithAdmin(WithOrg(ctx, SystemOrg)), nil
+		return SystemOrg, true, nil
 	}
-	org := ""
 	for _, e := range a.entries {
 		if subtle.ConstantTimeCompare(d[:], e.digest[:]) == 1 {
 			org = e.org
 		}
 	}
 	if org == "" {
-		return nil, apierr.New(apierr.Unauthenticated, "the API key is not valid")
+		return "", false, apierr.New(apierr.Unauthenticated, "the API key is not valid")
 	}
-	return WithOrg(ctx, org), nil
+	return org, false, nil
+}
+
+// Tap refuses a call without a valid key when its stream opens, from its
+// headers alone: before the request message is read or decoded and before
+// any interceptor runs, so an unauthenticated call costs no more than a
+// digest. refused, when not nil, is told of each call refused (the
+// interceptors that count calls never see it).
+func (a *Authenticator) Tap(refused func(method string)) tap.ServerInHandle {
+	return func(ctx context.Context, info *tap.Info) (context.Context, error) {
+		if a.SingleOrg() || a.Public(info.FullMethodName) {
+			return ctx, nil
+		}
+		var header string
+		if v := info.Header.Get("authorization"); len(v) > 0 {
+			header = v[0]
+		}
+		if _, _, err := a.Check(header); err != nil {
+			if refused != nil {
+				refused(info.FullMethodName)
+			}
+			return ctx, err
+		}
+		return ctx, nil
+	}
 }
 
 // Unary is the interceptor of unary calls.

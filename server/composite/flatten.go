@@ -5,9 +5,9 @@ import (
 	"image"
 	"image/color"
 	"runtime"
-	"sync"
 
 	"github.com/kinohq/kino/server/meter"
+	"github.com/kinohq/kino/server/rescue"
 )
 
 // Layer is one layer of a tree Flatten draws: pixels, a solid fill or a
@@ -279,16 +279,16 @@ func rows(ctx context.Context, r image.Rectangle, fn func(y0, y1 int)) {
 		}
 		return
 	}
-	var wg sync.WaitGroup
+	// A panic in a band is raised again here, in the caller's goroutine,
+	// where the job's or the request's recovery catches it.
+	var g rescue.Group
 	next := make(chan int, bands)
 	for b := 0; b < bands; b++ {
 		next <- b
 	}
 	close(next)
 	for w := 0; w < n; w++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		g.Go(func() {
 			defer meter.Thread(ctx)()
 			for b := range next {
 				if ctx.Err() != nil {
@@ -296,9 +296,9 @@ func rows(ctx context.Context, r image.Rectangle, fn func(y0, y1 int)) {
 				}
 				fn(r.Min.Y+r.Dy()*b/bands, r.Min.Y+r.Dy()*(b+1)/bands)
 			}
-		}()
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // maskAt is the mask's value at x, y.

@@ -139,12 +139,13 @@ func (o *object) number(key string, def, lo, hi float64) float64 {
 		o.r.fail(o.field(key), "must be a number")
 		return def
 	}
-	f = math.Round(f*1e6) / 1e6
+	// The bounds are compared with the number as written: rounded first,
+	// 600.0000001 would pass a limit of 600.
 	if f < lo || f > hi {
 		o.r.fail(o.field(key), "must be between %s and %s", num(lo), num(hi))
 		return def
 	}
-	return f
+	return math.Round(f*1e6) / 1e6
 }
 
 func (o *object) integer(key string, def, lo, hi int) int {

@@ -10,6 +10,8 @@ import (
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/composite"
+	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -121,6 +123,9 @@ type mockPlan struct {
 // sized, moved and faded as a video layer. A hidden layer is only
 // checked, and plays its sound.
 func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string, string, error) {
+	// The template is read and drawn in kino's process; its heap goes
+	// back to the system once the layer is planned.
+	defer memory.Release()
 	d, err := p.medium(l)
 	if err != nil {
 		return "", "", err
@@ -206,7 +211,9 @@ func (p *planner) template(path string) (*mockup.Template, error) {
 	if o, ok := p.templates[path]; ok {
 		return o.t, nil
 	}
-	t, closer, err := mockup.Load(path, 0)
+	// The node's one pixel bound (--max-image-pixels), as uploads and
+	// mockup.render read templates: not the reader's own, larger default.
+	t, closer, err := mockup.Load(path, ffmpeg.CurrentLimits().MaxPixels)
 	if err != nil {
 		return nil, err
 	}

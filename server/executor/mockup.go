@@ -18,8 +18,10 @@ import (
 
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
+	"github.com/kinohq/kino/server/rescue"
 )
 
 // templates keeps the last few templates decoded between jobs: a shop
@@ -140,6 +142,9 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	// This goroutine reads the template and the fixed designs; each
 	// drawing of the batch is measured on its own goroutine.
 	defer meter.Thread(ctx)()
+	// Drawing mockups in kino's process may grow the heap by gigabytes;
+	// it goes back to the system when the job ends, not minutes later.
+	defer memory.Release()
 	_, hasDesign := t.Inputs["design"]
 	plan, err := PlanMockup(t.Params, hasDesign)
 	if err != nil {
@@ -192,7 +197,7 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(tpl.Cost.Drawings(runtime.NumCPU(), designBytes(fixed, paths, plan.Designs)))
 	for i := range count {
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			defer meter.Thread(gctx)()
 			if gctx.Err() != nil {
 				return gctx.Err()
@@ -232,9 +237,12 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 				t.OnProgress(float64(i+1) * 100 / float64(count))
 			}
 			return nil
-		})
+		}))
 	}
-	if err := g.Wait(); err != nil {
+	err = g.Wait()
+	// A drawing that panicked fails the job as the job's own panic would.
+	rescue.Raise(err)
+	if err != nil {
 		return Result{}, err
 	}
 	mockupValues(res, plan, outs, warnings)
@@ -279,7 +287,7 @@ func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign
 		}
 		path := filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
 		n++
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			if err := t.Fetch(gctx, ref, path); err != nil {
 				return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
 			}
@@ -287,9 +295,11 @@ func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign
 			paths[ref] = path
 			mu.Unlock()
 			return nil
-		})
+		}))
 	}
-	return paths, g.Wait()
+	err := g.Wait()
+	rescue.Raise(err)
+	return paths, err
 }
 
 // mockupColors reads params.colors, fill layers' new colours (#rrggbb,

@@ -128,6 +128,9 @@ func newClient(opts Options, check func(netip.AddrPort) error) *Client {
 			rt = otelhttp.NewTransport(redactSpanURL{next: transport, originOnly: originOnly},
 				otelhttp.WithTracerProvider(opts.TracerProvider), otelhttp.WithPropagators(tracing.Propagator))
 		}
+		if check != nil {
+			rt = &literalGuard{next: rt, check: check}
+		}
 		return &userAgent{next: rt, ua: opts.UserAgent}
 	}
 	c := &Client{opts: opts}

@@ -422,3 +422,40 @@ func TestSlowBodyIsCutAsTheSourcesFault(t *testing.T) {
 	require.ErrorAs(t, err, &fe)
 	assert.Equal(t, Network, fe.Kind, "%v", err)
 }
+
+// TestNumericLoopbackFormsAreRefusedWithoutDNS: the older forms of an IPv4
+// address and localhost names are read as the addresses they are and
+// refused at once, as the URL's fault, before any lookup or connection.
+func TestNumericLoopbackFormsAreRefusedWithoutDNS(t *testing.T) {
+	t.Parallel()
+	for host, want := range map[string]string{
+		"127.1": "127.0.0.1", "0x7f000001": "127.0.0.1", "2130706433": "127.0.0.1", "0177.0.0.1": "127.0.0.1",
+		"0x7f.1": "127.0.0.1", "10.1.2": "10.1.0.2", "0": "0.0.0.0", "192.168.0x1.01": "192.168.1.1",
+		"localhost.": "127.0.0.1", "api.LOCALHOST": "127.0.0.1", "::ffff:127.0.0.1": "::ffff:127.0.0.1", "::1": "::1", "127.0.0.1.": "127.0.0.1",
+	} {
+		addr, ok := literal(host)
+		require.True(t, ok, host)
+		assert.Equal(t, want, addr.String(), host)
+	}
+	for _, host := range []string{"example.com", "123.example", "1.2.3.4.5", "0x", "08", "256.1", "4294967296", "1.2.3.256", "", "..", "1..2"} {
+		_, ok := literal(host)
+		assert.False(t, ok, host)
+	}
+
+	c := New(Options{})
+	for _, raw := range []string{"http://127.1/a.png", "http://0x7f000001:8080/a.png", "http://2130706433/a.png",
+		"http://0177.0.0.1/a.png", "http://localhost./a.png", "http://[::ffff:127.0.0.1]/a.png", "http://[::1]:9/a.png", "https://10.1/a.png"} {
+		require.Error(t, c.CheckHost(raw), raw)
+		_, err := c.Download(context.Background(), raw, filepath.Join(t.TempDir(), "a"))
+		var fe *Error
+		require.ErrorAs(t, err, &fe, raw)
+		assert.Equal(t, Blocked, fe.Kind, "%s: %v", raw, err)
+		assert.False(t, fe.Temporary(), raw)
+		assert.NotContains(t, err.Error(), "no such host", raw)
+	}
+	// A webhook client refuses them too.
+	_, err := c.NoRedirectClient().Post("http://127.1/hook", "application/json", strings.NewReader("{}"))
+	var fe *Error
+	require.ErrorAs(t, err, &fe)
+	assert.Equal(t, Blocked, fe.Kind)
+}

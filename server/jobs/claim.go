@@ -133,9 +133,6 @@ func (c *Client) take(ctx context.Context, tx *ent.Tx, id, owner string, now int
 		SetState(Running).AddAttempt(1).
 		SetLeaseOwner(owner).SetLeaseExpiresAt(now + c.cfg.Lease.Milliseconds()).
 		SetClaimedAt(now).ClearStartedAt().SetUpdatedAt(now)
-	if !isWhole(j) {
-		u.SetProgress(0)
-	}
 	claimed, err := u.Save(ctx)
 	if ent.IsNotFound(err) {
 		return nil, nil

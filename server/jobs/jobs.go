@@ -351,9 +351,13 @@ func (c *Client) owns(ctx context.Context, id, owner string) (bool, error) {
 	return ok, nil
 }
 
-// Progress records the percent done of a job owner runs.
+// Progress records the percent done of a job owner runs. A record's
+// progress never goes back: an attempt that starts again after a crash, a
+// retry or a shutdown reports from 0, and its reports count only once they
+// pass what an earlier attempt reached.
 func (c *Client) Progress(ctx context.Context, id, owner string, percent float64) error {
-	_, err := c.update(ctx, id, owned(id, owner), func(u *ent.JobUpdate) { u.SetProgress(percent) })
+	where := append(owned(id, owner), job.ProgressLT(percent))
+	_, err := c.update(ctx, id, where, func(u *ent.JobUpdate) { u.SetProgress(percent) })
 	return err
 }
 
@@ -547,8 +551,9 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 				SetUpdatedAt(now)
 			if !isWhole(cur) {
 				// The next claim starts it again; until then it has
-				// not started (a whole keeps its parts' start).
-				u.SetProgress(0).ClearStartedAt()
+				// not started (a whole keeps its parts' start). Its
+				// progress stays: a record's never goes back.
+				u.ClearStartedAt()
 			}
 			n, err := u.Save(ctx)
 			if err != nil {
@@ -640,7 +645,7 @@ func (c *Client) Release(ctx context.Context, id, owner string) (bool, error) {
 	err := c.transition(ctx, func(tx *ent.Tx, ch *changes) error {
 		now := nowMs()
 		n, err := tx.Job.Update().Where(owned(id, owner)...).
-			SetState(Available).SetAvailableAt(now).AddAttempt(-1).SetProgress(0).
+			SetState(Available).SetAvailableAt(now).AddAttempt(-1).
 			ClearLeaseOwner().ClearLeaseExpiresAt().ClearClaimedAt().ClearStartedAt().SetUpdatedAt(now).Save(ctx)
 		if err != nil {
 			return fmt.Errorf("release job %s: %w", id, err)
@@ -741,7 +746,7 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 			u := tx.Job.Update().Where(where...).SetState(Available).SetAvailableAt(now).
 				ClearLeaseOwner().ClearLeaseExpiresAt().SetUpdatedAt(now)
 			if !isWhole(l) {
-				u.SetProgress(0).ClearStartedAt()
+				u.ClearStartedAt()
 			}
 			n, err := u.Save(ctx)
 			if err != nil {

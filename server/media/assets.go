@@ -27,6 +27,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/paging"
@@ -353,7 +354,9 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 		if err != nil {
 			return err
 		}
-		_ = json.Unmarshal(b, &meta)
+		if err := json.Unmarshal(b, &meta); err != nil {
+			return apierr.Wrap(err, apierr.Internal, "the template's description could not be written")
+		}
 		thumb = t
 	default:
 		w, h, t, err := s.picture(ctx, path, dir)
@@ -584,7 +587,7 @@ func (s *AssetService) spool(stream mediav1.AssetService_UploadAssetServer, path
 
 // busy is the answer to an upload that found no worker in time.
 func (s *AssetService) busy() error {
-	return apierr.New(apierr.Unavailable, "no upload worker of this node was free for your organisation within %s (--upload-workers %d, shared between organisations); try again", s.opts.Timeout, s.workers.Size())
+	return apierr.Retry(uploadRetryAfter, apierr.Unavailable, "no upload worker of this node was free for your organisation within %s (--upload-workers %d, shared between organisations); try again", s.opts.Timeout, s.workers.Size())
 }
 
 // errBusy is an upload that waited longer than the time limit for a worker.
@@ -612,6 +615,11 @@ func (s *AssetService) templateError(ctx context.Context, err error) error {
 	}
 	return apierr.Wrap(err, apierr.Internal, "the template could not be read; try again")
 }
+
+// uploadRetryAfter is the Retry-After of an upload that found every
+// upload worker busy for the whole time limit: the node's load, not the
+// client's fault.
+const uploadRetryAfter = 5 * time.Second
 
 // errSlow is a template that took longer than the time limit to inspect.
 var errSlow = errors.New("the template took too long")
@@ -646,6 +654,9 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 		return nil, "", err
 	}
 	defer release()
+	// Reading and drawing a template may grow the heap by gigabytes; it
+	// goes back to the system when the upload is done.
+	defer memory.Release()
 	ictx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
 	m, thumb, err := inspect(ictx, path, dir)

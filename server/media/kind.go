@@ -33,6 +33,24 @@ func ArgsOf(j *jobs.Job) (Args, error) {
 	return a, nil
 }
 
+// Decode reads the params and inputs a job was stored with. A job whose
+// row does not decode is an error, never a job run with empty params:
+// what it would do is not what was asked.
+func (a Args) Decode() (params map[string]any, inputs map[string]string, err error) {
+	params, inputs = map[string]any{}, map[string]string{}
+	if len(a.Params) > 0 && string(a.Params) != "null" {
+		if err := json.Unmarshal(a.Params, &params); err != nil {
+			return nil, nil, fmt.Errorf("read params: %w", err)
+		}
+	}
+	if len(a.Inputs) > 0 && string(a.Inputs) != "null" {
+		if err := json.Unmarshal(a.Inputs, &inputs); err != nil {
+			return nil, nil, fmt.Errorf("read inputs: %w", err)
+		}
+	}
+	return params, inputs, nil
+}
+
 // The metadata keys of a media job: what its API and its runs measured
 // and produced beyond its outputs.
 const (

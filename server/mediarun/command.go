@@ -2,13 +2,11 @@ package mediarun
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
-	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/rawcmd"
 )
 
@@ -20,19 +18,14 @@ import (
 // filters) is probed: its format is forced when -i opens it, and a
 // playlist or a concat list is refused. Fonts and LUTs, read by their
 // filters' own parsers, are not.
-func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
-	values := map[string]string{}
-	_ = json.Unmarshal(args.Inputs, &values)
-	params := struct {
-		Command      string `json:"command"`
-		OutputFormat string `json:"outputFormat"`
-	}{}
-	_ = json.Unmarshal(args.Params, &params)
+func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, params map[string]any, values map[string]string) (map[string]executor.Input, float64, *failure) {
+	command, _ := params["command"].(string)
+	outputFormat, _ := params["outputFormat"].(string)
 	named := map[string]bool{}
 	for k := range values {
 		named[k] = true
 	}
-	cmd, err := rawcmd.Parse(params.Command, named, ffmpeg.CurrentLimits().MaxPixels, params.OutputFormat)
+	cmd, err := rawcmd.Parse(command, named, ffmpeg.CurrentLimits().MaxPixels, outputFormat)
 	if err != nil {
 		return nil, 0, &failure{Code: jobs.CodeInputInvalid, Message: "params.command: " + err.Error()}
 	}

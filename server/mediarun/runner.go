@@ -103,8 +103,15 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
 	start := time.Now()
 	args, err := media.ArgsOf(j)
+	var params map[string]any
+	var values map[string]string
+	if err == nil {
+		params, values, err = args.Decode()
+	}
 	if err != nil {
-		return jobs.Outcome{Failure: &failure{Code: jobs.CodeExecFailed, Message: "the job could not be read"}}
+		// A corrupt row fails loudly, not as a job run on empty params.
+		log.Error("the job's stored arguments do not decode", "err", err)
+		return jobs.Outcome{Failure: &failure{Code: jobs.CodeInternal, Message: "the job's stored params or inputs could not be read: " + err.Error()}}
 	}
 	a, f := attempt.Begin(ctx, attempt.Config{TempDir: r.cfg.TempDir, Timeout: r.cfg.Timeout, MaxOutputBytes: r.cfg.MaxOutputBytes,
 		MinFreeDisk: r.cfg.MinFreeDisk, Storage: r.cfg.Storage, Words: words}, "job", log)
@@ -128,15 +135,15 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	var mediaSeconds float64
 	f = timed("download", func() (f *failure) {
 		if t, ok := catalog.Lookup(j.Type); ok && t.Command {
-			inputs, mediaSeconds, f = r.downloadCommand(a, j, args)
+			inputs, mediaSeconds, f = r.downloadCommand(a, j, params, values)
 			return f
 		}
-		inputs, mediaSeconds, f = r.download(a, j, args)
+		inputs, mediaSeconds, f = r.download(a, j, values)
 		return f
 	})
 	if _, stopped := a.Stopped(); f == nil && !stopped {
 		f = timed("execute", func() (f *failure) {
-			res, description, f = r.execute(a, j, args, inputs, &ffmpegLog, report)
+			res, description, f = r.execute(a, j, params, inputs, &ffmpegLog, report)
 			return f
 		})
 	}
@@ -237,11 +244,9 @@ func megapixels(res executor.Result, description map[string]any) float64 {
 
 // execute is the attempt's ffmpeg step: the executor of j's type on its
 // inputs, and a description of its primary output.
-func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, args media.Args, inputs map[string]executor.Input,
+func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any, inputs map[string]executor.Input,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
 	ex, _ := executor.For(j.Type)
-	params := map[string]any{}
-	_ = json.Unmarshal(args.Params, &params)
 	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
 		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes, SandboxPartial: r.cfg.RawFFmpegWithoutSandbox,
 		Fetch: func(ctx context.Context, ref, dst string) error {
@@ -325,9 +330,7 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 
 // download fetches every input (URL or asset id) and probes it, a few at
 // once, and adds up the inputs' seconds (the job's price).
-func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, args media.Args) (map[string]executor.Input, float64, *failure) {
-	values := map[string]string{}
-	_ = json.Unmarshal(args.Inputs, &values)
+func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, values map[string]string) (map[string]executor.Input, float64, *failure) {
 	// Inputs a parent's outputs fed are objects of this organisation's
 	// jobs, by key; the others are as submitted.
 	keys := map[string]string{}

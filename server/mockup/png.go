@@ -5,14 +5,13 @@ import (
 	"compress/flate"
 	"context"
 	"encoding/binary"
+	"github.com/kinohq/kino/server/meter"
+	"github.com/kinohq/kino/server/rescue"
 	"hash/adler32"
 	"hash/crc32"
 	"image"
 	"io"
 	"runtime"
-	"sync"
-
-	"github.com/kinohq/kino/server/meter"
 )
 
 // encodePNGParallel writes an 8-bit RGB (opaque) or RGBA PNG with every
@@ -37,12 +36,11 @@ func encodePNGParallel(ctx context.Context, w io.Writer, img *image.NRGBA, alpha
 		err   error
 	}
 	out := make([]band, bands)
-	var wg sync.WaitGroup
+	// A panic in a band is raised again in the caller's goroutine.
+	var wg rescue.Group
 	for i := range bands {
 		y0, y1 := b.Min.Y+height*i/bands, b.Min.Y+height*(i+1)/bands
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
+		wg.Go(func() {
 			defer meter.Thread(ctx)()
 			bd := &out[i]
 			fw, _ := flate.NewWriter(&bd.data, flate.BestSpeed)
@@ -76,7 +74,7 @@ func encodePNGParallel(ctx context.Context, w io.Writer, img *image.NRGBA, alpha
 			} else {
 				bd.err = fw.Flush()
 			}
-		}()
+		})
 	}
 	wg.Wait()
 	var sum uint32 = 1

@@ -14,9 +14,10 @@ import (
 	"os"
 	"regexp"
 	"sort"
-	"strconv"
 	"strings"
 	"sync/atomic"
+
+	"github.com/dustin/go-humanize"
 )
 
 // Policy is what one organisation may take. Zero in a limit means no limit.
@@ -182,21 +183,15 @@ func (e entry) apply(p Policy) (Policy, error) {
 	return p, nil
 }
 
-// ParseSize reads a byte count with an optional KiB, MiB, GiB or TiB suffix.
+// ParseSize reads a byte count as people write one: digits with an
+// optional unit, in either system, case and spacing aside: kB, MB, GB, TB
+// (and K, M, G, T) are powers of 1000; KiB, MiB, GiB, TiB (and Ki, Mi, Gi,
+// Ti) powers of 1024; a fraction is allowed before a unit (1.5GiB). This
+// is the one parser of sizes: flags and the organisations file use it.
 func ParseSize(v string) (int64, error) {
-	mult := int64(1)
-	for _, s := range []struct {
-		suffix string
-		mult   int64
-	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40}} {
-		if strings.HasSuffix(v, s.suffix) {
-			mult, v = s.mult, strings.TrimSuffix(v, s.suffix)
-			break
-		}
+	n, err := humanize.ParseBytes(strings.TrimSpace(v))
+	if err != nil || n > 1<<62 || strings.HasPrefix(strings.TrimSpace(v), ".") {
+		return 0, fmt.Errorf("not a size: %q (a byte count, or with a unit: 50MB, 500M, 2GB, 1.5GiB, 4GiB)", v)
 	}
-	n, err := strconv.ParseInt(strings.TrimSpace(v), 10, 64)
-	if err != nil || n < 0 || n > (1<<62)/mult {
-		return 0, fmt.Errorf("not a size: %q (a byte count, or with KiB, MiB, GiB, TiB)", v)
-	}
-	return n * mult, nil
+	return int64(n), nil
 }

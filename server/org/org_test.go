@@ -52,12 +52,13 @@ func TestBurstIsTheRateRoundedDownAndAtLeastOne(t *testing.T) {
 
 func TestParseSize(t *testing.T) {
 	t.Parallel()
-	for in, want := range map[string]int64{"0": 0, "512": 512, "3KiB": 3 << 10, "2GiB": 2 << 30, "1TiB": 1 << 40} {
+	for in, want := range map[string]int64{"0": 0, "512": 512, "3KiB": 3 << 10, "2GiB": 2 << 30, "1TiB": 1 << 40,
+		"50MB": 50e6, "500M": 500e6, "2GB": 2e9, "1.5GiB": 3 << 29, "4GiB": 4 << 30, "100 MiB": 100 << 20, "64kb": 64e3, " 1gib ": 1 << 30} {
 		got, err := ParseSize(in)
 		require.NoError(t, err, in)
 		require.Equal(t, want, got, in)
 	}
-	for _, in := range []string{"", "-1", "1.5GiB", "9999999999999TiB"} {
+	for _, in := range []string{"", "-1", "MB", "5 apples", "9999999999999TiB", "5EiB", ".5GB", "1e9"} {
 		_, err := ParseSize(in)
 		require.Error(t, err, in)
 	}

@@ -21,6 +21,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/share"
 	"github.com/kinohq/kino/server/usage"
 )
@@ -43,6 +44,9 @@ const previewWait = 2 * time.Second
 // DefaultPreviewTimeout caps one preview: downloads, probes, the work in
 // kino's process (painting, templates) and ffmpeg.
 const DefaultPreviewTimeout = 60 * time.Second
+
+// previewRetryAfter is the Retry-After of a preview that ran out of time.
+const previewRetryAfter = 5 * time.Second
 
 // previewScopeEvery is how long previews of one organisation use a cached
 // source without asking its host whether it changed (sourcecache scopes):
@@ -69,7 +73,8 @@ type PreviewConfig struct {
 	// Usage records each preview's CPU time in the usage ledger
 	// (usage.TypePreview); nil records nothing.
 	Usage *usage.Recorder
-	// Timeout caps one preview; 0 takes DefaultPreviewTimeout.
+	// Timeout caps one preview (--preview-timeout); 0 takes
+	// DefaultPreviewTimeout.
 	Timeout time.Duration
 }
 
@@ -168,14 +173,26 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 		return nil, previewsTaken(err)
 	}
 	defer release()
+	request := ctx
 	ctx, cancel = context.WithTimeout(ctx, p.timeout)
 	defer cancel()
 	// Its processes' CPU and its own work's in kino's process are the
 	// organisation's, as a job's are.
 	metered, used := meter.With(ctx)
 	resp, err := p.draw(metered, org, scene, ask)
+	if err != nil && errors.Is(ctx.Err(), context.DeadlineExceeded) && request.Err() == nil {
+		// The preview ran out of its own time, whatever step noticed
+		// (a download, a transcription, the plan, ffmpeg): the node was
+		// slow, not the client (408 would say the client was slow).
+		err = apierr.Retry(previewRetryAfter, apierr.Unavailable,
+			"the preview took longer than %s; ask again, or lower the composition's size or use faster sources", p.timeout)
+	}
 	outcome := "drawn"
-	if err != nil {
+	switch {
+	case err != nil && errors.Is(request.Err(), context.Canceled):
+		// The client left: its doing, not a failure of the drawing.
+		outcome = "cancelled"
+	case err != nil:
 		outcome = "failed"
 	}
 	took, cpu := time.Since(t), used.Used().CPU
@@ -242,7 +259,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	var ve *engine.ValidationError
 	switch {
 	case err != nil && ctx.Err() != nil:
-		return nil, p.late()
+		return nil, ctx.Err() // Draw says why
 	case errors.As(err, &me), errors.As(err, &ve):
 		return nil, invalid(err)
 	case err != nil:
@@ -253,7 +270,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
 		if ctx.Err() != nil {
-			return nil, p.late()
+			return nil, ctx.Err() // Draw says why
 		}
 		return nil, apierr.Wrap(err, apierr.Internal, fmt.Sprintf("ffmpeg could not draw the frame: %s", lastLine(err)))
 	}
@@ -270,11 +287,6 @@ func (p *Previewer) record(ctx context.Context, w usage.Work) {
 	if err := p.usage.Work(ctx, p.cfg.Store.Client, w); err != nil {
 		p.log.ErrorContext(ctx, "record a preview's usage", "err", err)
 	}
-}
-
-// late is a preview that took longer than its limit.
-func (p *Previewer) late() error {
-	return apierr.New(apierr.RequestTimeout, "the preview took longer than %s; lower the composition's size or use faster sources", p.timeout)
 }
 
 // hasCaptions reports whether a captions layer shows in the scene.
@@ -299,7 +311,7 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	for i, src := range sources {
-		g.Go(func() error {
+		g.Go(rescue.Func(func() error {
 			path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
 			var err error
 			switch {
@@ -315,9 +327,12 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 			}
 			out[i], err = p.read(gctx, src, path)
 			return err
-		})
+		}))
 	}
 	if err := g.Wait(); err != nil {
+		// Raised in the request's goroutine, where the gRPC server's
+		// recovery answers INTERNAL_ERROR; in this one it would stop kino.
+		rescue.Raise(err)
 		return nil, err
 	}
 	got := make(map[string]engine.Media, len(sources))

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"runtime/debug"
+	"sync"
 
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
@@ -20,15 +21,38 @@ import (
 	"github.com/kinohq/kino/server/share"
 )
 
-// NewServer returns a gRPC server with kino's interceptors: counting into
-// m outermost, so it counts every call by the code the client got; then
-// error translation, so it also covers authentication; then auth.
+// NewServer returns a gRPC server with kino's interceptors. The key is
+// checked first of all, by a tap on each new stream (auth.Tap): a call
+// without a valid key is refused from its headers, before its message is
+// read. Then counting into m, outermost, so it counts every call by the code
+// the client got; then error translation; then auth, which puts the key's
+// organisation in the call's context.
 func NewServer(log *slog.Logger, authn *auth.Authenticator, m *metrics.Metrics, opts ...grpc.ServerOption) *grpc.Server {
+	var s *grpc.Server
+	var once sync.Once
+	known := map[string]bool{}
+	refused := func(method string) {
+		// The tap runs before the method is looked up: a made-up name
+		// must not become a metric series of its own.
+		once.Do(func() {
+			for svc, info := range s.GetServiceInfo() {
+				for _, md := range info.Methods {
+					known["/"+svc+"/"+md.Name] = true
+				}
+			}
+		})
+		if !known[method] {
+			method = "unknown"
+		}
+		m.GRPCRequest(method, codes.Unauthenticated.String())
+	}
 	opts = append([]grpc.ServerOption{
+		grpc.InTapHandle(authn.Tap(refused)),
 		grpc.ChainUnaryInterceptor(countUnary(m), unary(log), authn.Unary()),
 		grpc.ChainStreamInterceptor(countStream(m), stream(log), authn.Stream()),
 	}, opts...)
-	return grpc.NewServer(opts...)
+	s = grpc.NewServer(opts...)
+	return s
 }
 
 func countUnary(m *metrics.Metrics) grpc.UnaryServerInterceptor {
@@ -103,6 +127,17 @@ func panicked(ctx context.Context, log *slog.Logger, method string, v any) error
 func toStatus(ctx context.Context, log *slog.Logger, method string, err error) error {
 	if err == nil {
 		return nil
+	}
+	// The client cancelled or left while kino worked: whatever the work
+	// failed with then (a download cut, a query stopped) is the cancel's
+	// doing, not kino's failure, and is answered and counted as such.
+	if errors.Is(ctx.Err(), context.Canceled) {
+		log.DebugContext(ctx, "request cancelled by its client", "method", method, "err", err)
+		return apierr.New(apierr.Cancelled, "the request was cancelled").GRPCStatus().Err()
+	}
+	// The client's own deadline passed: its answer, not kino's slowness.
+	if errors.Is(ctx.Err(), context.DeadlineExceeded) && errors.Is(err, context.DeadlineExceeded) {
+		return status.FromContextError(ctx.Err()).Err()
 	}
 	st := apierr.ToStatus(err)
 	if code, _ := apierr.FromStatus(st); code == apierr.Internal || code == apierr.TriggerSubmitFailed {

@@ -3,6 +3,7 @@ package rpc
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"testing"
@@ -43,4 +44,33 @@ func TestInterceptorsHideInternalsAndRecoverPanics(t *testing.T) {
 	require.Equal(t, codes.NotFound, st.Code())
 	code, _ = apierr.FromStatus(st)
 	assert.Equal(t, apierr.JobNotFound, code)
+}
+
+// TestAClientsCancelIsCancelled: a call whose client cancelled is answered
+// CANCELLED whatever its work failed with then, context.Canceled (which
+// apierr.ToStatus once made INTERNAL) included.
+func TestAClientsCancelIsCancelled(t *testing.T) {
+	t.Parallel()
+	log := slog.New(slog.NewTextHandler(io.Discard, nil))
+	call := unary(log)
+	info := &grpc.UnaryServerInfo{FullMethod: "/kino.media.v1.JobService/ListJobs"}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	for _, failure := range []error{
+		context.Canceled,
+		fmt.Errorf("list jobs: %w", context.Canceled),
+		errors.New("sql: statement interrupted"),
+		apierr.New(apierr.Unavailable, "the source answered 503"),
+	} {
+		_, err := call(ctx, nil, info, func(context.Context, any) (any, error) { return nil, failure })
+		st := status.Convert(err)
+		assert.Equal(t, codes.Canceled, st.Code(), "%v", failure)
+		code, own := apierr.FromStatus(st)
+		assert.True(t, own)
+		assert.Equal(t, apierr.Cancelled, code)
+	}
+	// Without the call's own cancel, a context error is still no INTERNAL.
+	st := apierr.ToStatus(fmt.Errorf("read: %w", context.Canceled))
+	assert.Equal(t, codes.Canceled, st.Code())
+	assert.Equal(t, apierr.StatusClientClosedRequest, apierr.HTTPStatus(apierr.Cancelled))
 }

@@ -3,7 +3,9 @@ package store
 import (
 	"context"
 	"crypto/rand"
+	"database/sql"
 	"encoding/base64"
+	"errors"
 	"fmt"
 )
 
@@ -16,11 +18,14 @@ func (s *Store) SharedSecret(ctx context.Context, name string) ([]byte, error) {
 	if _, err := rand.Read(b); err != nil {
 		return nil, fmt.Errorf("make secret %s: %w", name, err)
 	}
-	err := s.Setting.Create().SetID(name).SetValue(base64.RawStdEncoding.EncodeToString(b)).
+	insertErr := s.Setting.Create().SetID(name).SetValue(base64.RawStdEncoding.EncodeToString(b)).
 		OnConflict().DoNothing().Exec(ctx)
-	// DoNothing reports no rows as an error on some drivers; the read
-	// below is what counts.
-	_ = err
+	// On a conflict (another node's secret is there) DoNothing reports
+	// no rows on some drivers; the read below is what counts then. Any
+	// other failure is reported: it is why the read finds nothing.
+	if insertErr != nil && !errors.Is(insertErr, sql.ErrNoRows) {
+		return nil, fmt.Errorf("store secret %s: %w", name, insertErr)
+	}
 	row, err := s.Setting.Get(ctx, name)
 	if err != nil {
 		return nil, fmt.Errorf("read secret %s: %w", name, err)
