@@ -10,8 +10,8 @@ import "math"
 
 // freezeAt is l as it looks on frame n of a scene at fps, starting on that
 // frame with every curve held at its value then; ok is false when l cannot
-// be frozen there (a transition into or out of it, or an enter, exit or
-// fade under way, a loop), and it keeps its clock.
+// be frozen there (a transition into or out of it, an enter or an exit,
+// a fade under way, a loop), and it keeps its clock.
 func freezeAt(l Layer, n, fps int) (Layer, bool) {
 	w := frameWindow(l, fps)
 	if w.first >= n || n >= w.end || l.Playback.Loop || l.Motion == nil {
@@ -28,17 +28,12 @@ func freezeAt(l Layer, n, fps int) (Layer, bool) {
 	if m.Into != nil || m.Out != nil || l.FadeIn > tau || l.FadeOut > 0 && tau > l.Duration-l.FadeOut {
 		return l, false
 	}
-	if m.Enter != nil {
-		if tau < m.Enter.Duration {
-			return l, false
-		}
-		m.Enter = nil
-	}
-	if m.Exit != nil {
-		if tau >= l.Duration-m.Exit.Duration {
-			return l, false
-		}
-		m.Exit = nil
+	// An enter or exit decides how the layer is drawn (a slide moves a
+	// text box that would otherwise be drawn in place); without it the
+	// layer would not be drawn as the video draws it, so it keeps its
+	// clock.
+	if m.Enter != nil || m.Exit != nil {
+		return l, false
 	}
 	if l.Kind == KindVideo || l.Kind == KindMockup {
 		l.SkipFrames += n - w.first
