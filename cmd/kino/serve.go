@@ -18,6 +18,7 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
+	fileupload "github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
@@ -97,8 +98,11 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
 	fs.Float64Var(&whisper.PricePerMinute, "whisper-minute-price", 0.006, "what the Whisper endpoint charges, USD per minute of audio: the providerCost of a job it transcribes")
 	fs.Float64Var(&cfg.CPUSecondCost, "cpu-second-cost", kinousage.DefaultCPUSecondCost, "what one CPU second of a job's ffmpeg and ffprobe processes costs, USD: its infraCost")
-	uploadLimit := sizeFlag(100 << 20)
-	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
+	uploadLimit := sizeFlag(media.DefaultMaxUpload)
+	fs.Var(&uploadLimit, "max-asset-upload-bytes", "largest asset upload (POST /assets)")
+	fileLimit := sizeFlag(fileupload.DefaultMaxBytes)
+	fs.Var(&fileLimit, "max-upload-bytes", "largest file upload (POST /uploads); more answers 413 FILE_TOO_LARGE")
+	fs.DurationVar(&cfg.FileUploadLifetime, "upload-lifetime", fileupload.DefaultLifetime, "how long a file upload (POST /uploads) and its downloadUrl live; then both are deleted")
 	httpLimits := app.DefaultHTTPLimits()
 	fs.DurationVar(&cfg.HTTPHeaderTimeout, "http-header-timeout", httpLimits.HTTPHeaderTimeout, "time to send a request's headers")
 	fs.DurationVar(&cfg.HTTPIdleTimeout, "http-idle-timeout", httpLimits.HTTPIdleTimeout, "how long an idle keep-alive connection stays open")
@@ -119,6 +123,7 @@ func serve(args []string) error {
 	cfg.MaxAssetBytes = int64(assetLimit)
 	cfg.Limits = limits
 	cfg.MaxUploadBytes = int64(uploadLimit)
+	cfg.FileUploadBytes = int64(fileLimit)
 	cfg.MaxFFmpegMemory = int64(ffmpegMemory)
 	cfg.MaxOutputBytes = int64(maxOutput)
 	cfg.MinFreeDisk = int64(minFreeDisk)

@@ -53,6 +53,9 @@ const (
 	// QuotaExceeded refuses what would store more than the organisation's
 	// --org-storage-quota.
 	QuotaExceeded Code = "QUOTA_EXCEEDED"
+	// FileTooLarge refuses an upload (POST /uploads) larger than
+	// --max-upload-bytes; kino's own.
+	FileTooLarge Code = "FILE_TOO_LARGE"
 )
 
 // Domain is the ErrorInfo domain that marks kino's own codes.
@@ -89,6 +92,7 @@ var mappings = map[Code]mapping{
 	// their own): the request needs more room than the organisation has
 	// left, until it deletes assets.
 	QuotaExceeded: {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
+	FileTooLarge:  {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
 }
 
 // Error is a client-facing error with a documented code.

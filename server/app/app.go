@@ -31,6 +31,7 @@ import (
 	"github.com/kinohq/kino/gateway"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/account"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
@@ -49,9 +50,11 @@ import (
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
 )
@@ -137,8 +140,16 @@ type Config struct {
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
 	Transcriber executor.Transcriber
-	// MaxUploadBytes caps an asset upload.
+	// MaxUploadBytes caps an asset upload (POST /assets).
 	MaxUploadBytes int64
+	// FileUploadBytes caps a file upload (POST /uploads), FileUploadLifetime
+	// is how long one lives; zero takes upload.DefaultMaxBytes and
+	// upload.DefaultLifetime.
+	FileUploadBytes    int64
+	FileUploadLifetime time.Duration
+	// Now is the clock uploads expire by, in the API, the file server and
+	// the workers; nil is time.Now. Tests move it.
+	Now func() time.Time
 	// HTTPHeaderTimeout bounds reading a request's headers; HTTPIdleTimeout
 	// closes a keep-alive connection left idle.
 	HTTPHeaderTimeout time.Duration
@@ -209,6 +220,11 @@ type App struct {
 	pool  *jobs.Pool
 	// renderCfg is what renders, and the previews of the API, need.
 	renderCfg render.HandlerConfig
+	// own reads the organisations' own stored files named by URL
+	// in-process; uploads keeps the files of POST /uploads and sweeps
+	// them when they expire.
+	own     *source.Own
+	uploads *upload.Service
 
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
@@ -436,7 +452,8 @@ func (a *App) openCore() {
 // API-only node makes it too, and never starts it.
 func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
-	a.renderCfg = render.HandlerConfig{
+	a.own = &source.Own{Store: a.store, Storage: a.storage, Now: cfg.Now}
+	a.renderCfg = render.HandlerConfig{Own: a.own,
 		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
@@ -450,7 +467,7 @@ func (a *App) openWorkers() {
 			media.Kind: mediarun.New(mediarun.Config{
 				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
-				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
+				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Own: a.own,
 			}),
 		},
 		TracerProvider: cfg.TracerProvider,
@@ -471,7 +488,9 @@ func (a *App) openAPIs(ctx context.Context) error {
 // to its organisation's limits.
 func (a *App) newGRPCServer() *grpc.Server {
 	cfg, tmp := a.cfg, a.scratch.Path
-	limits := quota.New(a.store, cfg.Orgs)
+	limits := quota.New(a.store, cfg.Orgs).WithClock(cfg.Now)
+	a.uploads = upload.New(upload.Config{Store: a.store, Storage: a.storage, Quota: limits, MaxBytes: cfg.FileUploadBytes,
+		Lifetime: cfg.FileUploadLifetime, Now: cfg.Now, Log: cfg.Log})
 	authn := auth.New(cfg.APIKeys, cfg.AdminKey, "/kino.render.v1.RenderService/Health")
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
@@ -505,6 +524,9 @@ func (a *App) newGRPCServer() *grpc.Server {
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Workers: cfg.UploadWorkers, Timeout: cfg.UploadTimeout, Quota: limits,
 	}, cfg.Log))
+	mediav1.RegisterUploadServiceServer(s, a.uploads)
+	mediav1.RegisterOrgServiceServer(s, account.New(account.Config{Policies: cfg.Orgs, Quota: limits,
+		MaxUploadBytes: cfg.FileUploadBytes, UploadLifetime: cfg.FileUploadLifetime}))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s, healthSrv)
@@ -552,6 +574,7 @@ func (a *App) openGateway(ctx context.Context) error {
 		},
 		TracerProvider: cfg.TracerProvider,
 		Metrics:        a.metrics,
+		Now:            cfg.Now,
 		Log:            cfg.Log,
 	})
 	if err != nil {
@@ -582,6 +605,8 @@ func (a *App) serve() {
 			cfg.Log.Error("webhook dispatcher stopped", "err", err)
 		}
 	})
+	// Every node sweeps: a pass deletes what is expired, whoever deletes it.
+	a.goBackground(func() { a.uploads.RunSweeper(bgCtx) })
 	if a.grpcLis != nil {
 		a.goBackground(func() { _ = a.grpcServer.Serve(a.grpcLis) })
 	}
@@ -605,6 +630,10 @@ func (a *App) serve() {
 		"storage", storageName(cfg), "role", cfg.Role, "workers", cfg.Workers, "url_lifetime", a.storage.URLLifetime(), "public_url", a.publicURL,
 		"allow_private_networks", cfg.AllowPrivateNetworks, "webhook_signing", cfg.WebhookSecret != "")
 }
+
+// SweepUploads deletes the uploads expired by the configured clock now,
+// as the sweeper does every minute, and returns how many.
+func (a *App) SweepUploads(ctx context.Context) (int, error) { return a.uploads.Sweep(ctx) }
 
 // goBackground runs f until it returns, counted in a.bg so that closeAll
 // waits for it.
@@ -727,6 +756,15 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.Orgs == nil {
 		cfg.Orgs = org.New(org.Policy{Weight: 1}, nil)
+	}
+	if cfg.FileUploadBytes <= 0 {
+		cfg.FileUploadBytes = upload.DefaultMaxBytes
+	}
+	if cfg.FileUploadLifetime <= 0 {
+		cfg.FileUploadLifetime = upload.DefaultLifetime
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()
