@@ -18,11 +18,11 @@ import (
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
-	fileupload "github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/render"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
+	fileupload "github.com/kinohq/kino/server/upload"
 	kinousage "github.com/kinohq/kino/server/usage"
 )
 
