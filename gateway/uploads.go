@@ -12,8 +12,9 @@ import (
 )
 
 // fileChunk is the size of each message of a file upload's stream: large
-// enough that a 500 MB file is a few thousand messages, small enough to
-// keep far from gRPC's 4 MiB message limit.
+// enough that a 500 MB file is two thousand messages, small enough that
+// four fit in the server's stream window (app's uploadWindow), so the
+// gateway sends while the service writes.
 const fileChunk = 256 << 10
 
 // fileUploadHandler serves POST /uploads?filename=NAME: the body is the

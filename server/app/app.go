@@ -499,7 +499,14 @@ func (a *App) newGRPCServer() *grpc.Server {
 		// A client that vanished without closing its connection (a
 		// laptop lid, a dropped NAT entry) would hold its watch streams
 		// forever; pings find it within Time + Timeout.
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second})}
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
+		// An upload's bytes flow to the server: with HTTP/2's default
+		// 64 KiB windows (which the bandwidth estimator barely grows over
+		// the gateway's in-memory connection) a stream of them waits on
+		// window updates most of the time. Fixed windows bound what a
+		// client may send ahead of the service's reads: 1 MiB a stream,
+		// 4 MiB a connection.
+		grpc.InitialWindowSize(uploadWindow), grpc.InitialConnWindowSize(4 * uploadWindow)}
 	if cfg.TracerProvider != nil {
 		serverOpts = append(serverOpts, rpc.ServerTraces(cfg.TracerProvider))
 	}
@@ -533,6 +540,10 @@ func (a *App) newGRPCServer() *grpc.Server {
 	reflection.Register(s)
 	return s
 }
+
+// uploadWindow is the HTTP/2 flow-control window of each gRPC stream the
+// server receives on.
+const uploadWindow = 1 << 20
 
 // maxPreviewMessage bounds a response the gateway takes from the gRPC
 // server: a PNG of the largest frame (--max-width × --max-height, 3840 ×
