@@ -86,7 +86,7 @@ func serve(args []string) error {
 	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting (a split render's parts and a run's nodes each count); a submit past it answers 429 QUEUE_FULL (0: no limit)")
 	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together (0: no limit)")
 	orgQuota := sizeFlag(0)
-	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
+	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets and live file uploads each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
 	fs.StringVar(&orgsFile, "orgs-file", "", "JSON file of organisations' weights and limits overriding the --org-* defaults (see docs/limits.md)")
 	var apiKeys, apiKeysFile string
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
