@@ -301,3 +301,34 @@ func uploadedFiles(t *testing.T, k *kino) []string {
 func orgsWithQuota(bytes int64) *org.Policies {
 	return org.New(org.Policy{Weight: 1, StorageQuota: bytes}, nil)
 }
+
+// TestFileUploadsOutliveARestart: uploads are rows in the database, so a
+// kino started again on the same database and bucket serves them, and
+// sweeps them when they expire.
+func TestFileUploadsOutliveARestart(t *testing.T) {
+	t.Parallel()
+	db, dir := storetest.SQLite(t), t.TempDir()
+	clock := newTestClock()
+	same := func(c *app.Config) {
+		c.DataDir = dir
+		clock.config(c)
+	}
+	first := start(t, db, same)
+	r := first.uploadFile(t, "", "note.txt", []byte("kept across a restart"))
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	url := r.json(t)["data"].(map[string]any)["downloadUrl"].(string)
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	require.NoError(t, first.app.Shutdown(ctx))
+
+	again := start(t, db, same)
+	got := again.do(t, http.MethodGet, strings.TrimPrefix(url, first.base), nil)
+	require.Equal(t, http.StatusOK, got.status, "%s", got.body)
+	assert.Equal(t, "kept across a restart", string(got.body))
+	require.Len(t, uploadedFiles(t, again), 1)
+	clock.add(24*time.Hour + time.Second)
+	n, err := again.app.SweepUploads(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.Empty(t, uploadedFiles(t, again))
+}
