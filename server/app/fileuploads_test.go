@@ -127,6 +127,16 @@ func pictureRender(src string) map[string]any {
 	}
 }
 
+// videoRender is a small render of one video from src.
+func videoRender(src string) map[string]any {
+	return map[string]any{
+		"provider": "provider_a",
+		"composition": map[string]any{"width": 96, "height": 64, "fps": 10, "duration": 1, "background": "#000000",
+			"layers": []any{map[string]any{"type": "video", "src": "clip", "start": 0, "duration": 1}}},
+		"assetUrls": map[string]any{"clip": src},
+	}
+}
+
 // TestFileUploads plays a client's uploads over real HTTP with two
 // organisations' keys and no --allow-private-networks: raw bodies with no
 // Content-Type, limits answered before the body is read, the downloadUrl
@@ -226,11 +236,16 @@ func TestFileUploads(t *testing.T) {
 		assert.NotContains(t, j, "error")
 	})
 
+	var renderURL string
 	t.Run("the organisation's render reads it, and its own outputs, in-process", func(t *testing.T) {
 		for _, src := range []string{picURL, thumbnailURL} {
 			rd := k.renderAs(t, keyA, pictureRender(src))
-			assert.Equal(t, "completed", rd["status"], "%v", rd)
+			require.Equal(t, "completed", rd["status"], "%v", rd)
+			renderURL = rd["outputUrl"].(string)
 		}
+		// A render's own output, as a video source of the next render.
+		rd := k.renderAs(t, keyA, videoRender(renderURL))
+		assert.Equal(t, "completed", rd["status"], "%v", rd)
 	})
 
 	t.Run("another organisation cannot read it that way", func(t *testing.T) {
@@ -243,6 +258,8 @@ func TestFileUploads(t *testing.T) {
 		assert.NotContains(t, j, "output")
 		rd := k.renderAs(t, keyB, pictureRender(picURL))
 		assert.Equal(t, "failed", rd["status"], "%v", rd)
+		rd = k.renderAs(t, keyB, videoRender(renderURL))
+		assert.Equal(t, "failed", rd["status"], "another organisation's render output: %v", rd)
 	})
 
 	t.Run("expiry", func(t *testing.T) {
