@@ -294,7 +294,7 @@ func (s *Storage) Put(ctx context.Context, key string, r io.Reader, contentType 
 	// Cancelling the writer's context before Close aborts the write.
 	wctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType, BufferSize: 1 << 20})
+	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType})
 	if err != nil {
 		return 0, fmt.Errorf("store %s: %w", key, err)
 	}

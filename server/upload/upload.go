@@ -6,6 +6,7 @@
 package upload
 
 import (
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -125,7 +126,7 @@ func (s *Service) UploadFile(stream mediav1.UploadService_UploadFileServer) erro
 		return apierr.New(apierr.Validation, "the body is empty: send the file's bytes as the request body")
 	}
 	contentType := ContentType(info.GetContentType(), filename, head)
-	size, err := s.cfg.Storage.Put(ctx, key, io.MultiReader(strings.NewReader(string(head)), body), contentType)
+	size, err := s.cfg.Storage.Put(ctx, key, io.MultiReader(bytes.NewReader(head), body), contentType)
 	if err != nil {
 		s.remove(ctx, key)
 		return s.bodyError(err)
