@@ -17,6 +17,7 @@ import (
 
 	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/org"
+	"github.com/kinohq/kino/server/storage/s3test"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -348,4 +349,41 @@ func TestFileUploadsOutliveARestart(t *testing.T) {
 	require.NoError(t, err)
 	assert.Equal(t, 1, n)
 	assert.Empty(t, uploadedFiles(t, again))
+}
+
+// TestFileUploadsOnAPrivateBucket: on S3, kino still serves an upload's
+// downloadUrl itself (signed by kino, read from the bucket), the
+// organisation's job reads it in-process, and the sweeper deletes the
+// object when it expires.
+func TestFileUploadsOnAPrivateBucket(t *testing.T) {
+	t.Parallel()
+	srv := s3test.Start(t)
+	su := setup{db: storetest.SQLite(t), storageURL: srv.Bucket(t), s3: srv}
+	clock := newTestClock()
+	k := su.start(t, func(c *app.Config) {
+		withKeys(c)
+		clock.config(c)
+		c.AllowPrivateNetworks = false
+	})
+	picture, err := os.ReadFile(filepath.Join(testMedia(t), "image.png"))
+	require.NoError(t, err)
+	r := k.uploadFile(t, keyA, "picture.png", picture)
+	require.Equal(t, http.StatusCreated, r.status, "%s", r.body)
+	url := r.json(t)["data"].(map[string]any)["downloadUrl"].(string)
+	require.True(t, strings.HasPrefix(url, k.base+"/files/uploads/org-a/"), url)
+	got := k.do(t, http.MethodGet, strings.TrimPrefix(url, k.base), nil)
+	require.Equal(t, http.StatusOK, got.status, "%s", got.body)
+	assert.Equal(t, picture, got.body)
+
+	id := k.createJobAs(t, keyA, map[string]any{"type": "image.resize", "inputs": map[string]any{"source": url}, "params": map[string]any{"width": 32}})
+	j := k.waitJobAs(t, keyA, id)
+	assert.Equal(t, "complete", j["status"], "%v", j)
+
+	key := strings.TrimPrefix(strings.Split(url, "?")[0], k.base+"/files/")
+	require.True(t, k.stored(t, su, key))
+	clock.add(25 * time.Hour)
+	n, err := k.app.SweepUploads(context.Background())
+	require.NoError(t, err)
+	assert.Equal(t, 1, n)
+	assert.False(t, k.stored(t, su, key))
 }
