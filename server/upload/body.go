@@ -51,6 +51,43 @@ func (c *chunks) Read(p []byte) (int, error) {
 	return n, nil
 }
 
+// WriteTo writes every message's bytes to w as they come, one write a
+// message (io.Copy would cut them into 32 KiB writes, a system call each
+// on a local bucket).
+func (c *chunks) WriteTo(w io.Writer) (int64, error) {
+	var total int64
+	write := func(p []byte) error {
+		n, err := w.Write(p)
+		total += int64(n)
+		return err
+	}
+	if len(c.buf) > 0 {
+		if err := write(c.buf); err != nil {
+			return total, err
+		}
+		c.buf = nil
+	}
+	for !c.eof {
+		msg, err := c.stream.Recv()
+		if errors.Is(err, io.EOF) {
+			c.eof = true
+			break
+		}
+		if err != nil {
+			return total, err
+		}
+		chunk := msg.GetChunk()
+		c.n += int64(len(chunk))
+		if c.n > c.limit {
+			return total, &overLimit{n: c.n}
+		}
+		if err := write(chunk); err != nil {
+			return total, err
+		}
+	}
+	return total, nil
+}
+
 // head reads the first n bytes (fewer when the body is shorter): what the
 // content type is sniffed from.
 func (c *chunks) head(n int) ([]byte, error) {
