@@ -28,9 +28,6 @@ type fileUploadHandler struct {
 }
 
 func (h *fileUploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	// Without this, net/http reads up to 256 KiB of an unread body before
-	// it writes a response, so a refusal would wait on the client's body.
-	_ = http.NewResponseController(w).EnableFullDuplex()
 	ctx := r.Context()
 	if v := r.Header.Get("Authorization"); v != "" {
 		ctx = metadata.AppendToOutgoingContext(ctx, "authorization", v)

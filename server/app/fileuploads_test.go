@@ -158,6 +158,9 @@ func TestFileUploads(t *testing.T) {
 		clock.config(c)
 		c.AllowPrivateNetworks = false
 		c.FileUploadBytes = limit
+		// A body that never comes is waited for this long: a refusal that
+		// waited on the body would not be answered within the test.
+		c.BodyRateWindow = 10 * time.Minute
 	})
 
 	// A raw body, no Content-Type: the type is sniffed.
@@ -189,7 +192,7 @@ func TestFileUploads(t *testing.T) {
 		r = k.unsentBody(t, keyA, "/uploads?filename=a.mp4", limit+1)
 		assert.Equal(t, http.StatusRequestEntityTooLarge, r.status, "%s", r.body)
 		assert.Equal(t, "FILE_TOO_LARGE", r.errorCode(t))
-		r = k.unsentBody(t, keyA, "/uploads", 10)
+		r = k.unsentBody(t, keyA, "/uploads", 10<<20)
 		assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
 		assert.Contains(t, string(r.body), "filename")
 	})
