@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/upload"
 	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/ent/webhookendpoint"
@@ -50,6 +51,8 @@ type Client struct {
 	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// Upload is the client for interacting with the Upload builders.
+	Upload *UploadClient
 	// Usage is the client for interacting with the Usage builders.
 	Usage *UsageClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -75,6 +78,7 @@ func (c *Client) init() {
 	c.Pipeline = NewPipelineClient(c.config)
 	c.Setting = NewSettingClient(c.config)
 	c.Template = NewTemplateClient(c.config)
+	c.Upload = NewUploadClient(c.config)
 	c.Usage = NewUsageClient(c.config)
 	c.WebhookDelivery = NewWebhookDeliveryClient(c.config)
 	c.WebhookEndpoint = NewWebhookEndpointClient(c.config)
@@ -178,6 +182,7 @@ func (c *Client) Tx(ctx context.Context) (*Tx, error) {
 		Pipeline:        NewPipelineClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		Template:        NewTemplateClient(cfg),
+		Upload:          NewUploadClient(cfg),
 		Usage:           NewUsageClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 		WebhookEndpoint: NewWebhookEndpointClient(cfg),
@@ -208,6 +213,7 @@ func (c *Client) BeginTx(ctx context.Context, opts *sql.TxOptions) (*Tx, error) 
 		Pipeline:        NewPipelineClient(cfg),
 		Setting:         NewSettingClient(cfg),
 		Template:        NewTemplateClient(cfg),
+		Upload:          NewUploadClient(cfg),
 		Usage:           NewUsageClient(cfg),
 		WebhookDelivery: NewWebhookDeliveryClient(cfg),
 		WebhookEndpoint: NewWebhookEndpointClient(cfg),
@@ -241,7 +247,7 @@ func (c *Client) Close() error {
 func (c *Client) Use(hooks ...Hook) {
 	for _, n := range []interface{ Use(...Hook) }{
 		c.Asset, c.Job, c.Node, c.OrgRate, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
-		c.Usage, c.WebhookDelivery, c.WebhookEndpoint,
+		c.Upload, c.Usage, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Use(hooks...)
 	}
@@ -252,7 +258,7 @@ func (c *Client) Use(hooks ...Hook) {
 func (c *Client) Intercept(interceptors ...Interceptor) {
 	for _, n := range []interface{ Intercept(...Interceptor) }{
 		c.Asset, c.Job, c.Node, c.OrgRate, c.OrgTurn, c.Pipeline, c.Setting, c.Template,
-		c.Usage, c.WebhookDelivery, c.WebhookEndpoint,
+		c.Upload, c.Usage, c.WebhookDelivery, c.WebhookEndpoint,
 	} {
 		n.Intercept(interceptors...)
 	}
@@ -277,6 +283,8 @@ func (c *Client) Mutate(ctx context.Context, m Mutation) (Value, error) {
 		return c.Setting.mutate(ctx, m)
 	case *TemplateMutation:
 		return c.Template.mutate(ctx, m)
+	case *UploadMutation:
+		return c.Upload.mutate(ctx, m)
 	case *UsageMutation:
 		return c.Usage.mutate(ctx, m)
 	case *WebhookDeliveryMutation:
@@ -1352,6 +1360,139 @@ func (c *TemplateClient) mutate(ctx context.Context, m *TemplateMutation) (Value
 	}
 }
 
+// UploadClient is a client for the Upload schema.
+type UploadClient struct {
+	config
+}
+
+// NewUploadClient returns a client for the Upload from the given config.
+func NewUploadClient(c config) *UploadClient {
+	return &UploadClient{config: c}
+}
+
+// Use adds a list of mutation hooks to the hooks stack.
+// A call to `Use(f, g, h)` equals to `upload.Hooks(f(g(h())))`.
+func (c *UploadClient) Use(hooks ...Hook) {
+	c.hooks.Upload = append(c.hooks.Upload, hooks...)
+}
+
+// Intercept adds a list of query interceptors to the interceptors stack.
+// A call to `Intercept(f, g, h)` equals to `upload.Intercept(f(g(h())))`.
+func (c *UploadClient) Intercept(interceptors ...Interceptor) {
+	c.inters.Upload = append(c.inters.Upload, interceptors...)
+}
+
+// Create returns a builder for creating a Upload entity.
+func (c *UploadClient) Create() *UploadCreate {
+	mutation := newUploadMutation(c.config, OpCreate)
+	return &UploadCreate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// CreateBulk returns a builder for creating a bulk of Upload entities.
+func (c *UploadClient) CreateBulk(builders ...*UploadCreate) *UploadCreateBulk {
+	return &UploadCreateBulk{config: c.config, builders: builders}
+}
+
+// MapCreateBulk creates a bulk creation builder from the given slice. For each item in the slice, the function creates
+// a builder and applies setFunc on it.
+func (c *UploadClient) MapCreateBulk(slice any, setFunc func(*UploadCreate, int)) *UploadCreateBulk {
+	rv := reflect.ValueOf(slice)
+	if rv.Kind() != reflect.Slice {
+		return &UploadCreateBulk{err: fmt.Errorf("calling to UploadClient.MapCreateBulk with wrong type %T, need slice", slice)}
+	}
+	builders := make([]*UploadCreate, rv.Len())
+	for i := 0; i < rv.Len(); i++ {
+		builders[i] = c.Create()
+		setFunc(builders[i], i)
+	}
+	return &UploadCreateBulk{config: c.config, builders: builders}
+}
+
+// Update returns an update builder for Upload.
+func (c *UploadClient) Update() *UploadUpdate {
+	mutation := newUploadMutation(c.config, OpUpdate)
+	return &UploadUpdate{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOne returns an update builder for the given entity.
+func (c *UploadClient) UpdateOne(_m *Upload) *UploadUpdateOne {
+	mutation := newUploadMutation(c.config, OpUpdateOne, withUpload(_m))
+	return &UploadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// UpdateOneID returns an update builder for the given id.
+func (c *UploadClient) UpdateOneID(id string) *UploadUpdateOne {
+	mutation := newUploadMutation(c.config, OpUpdateOne, withUploadID(id))
+	return &UploadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// Delete returns a delete builder for Upload.
+func (c *UploadClient) Delete() *UploadDelete {
+	mutation := newUploadMutation(c.config, OpDelete)
+	return &UploadDelete{config: c.config, hooks: c.Hooks(), mutation: mutation}
+}
+
+// DeleteOne returns a builder for deleting the given entity.
+func (c *UploadClient) DeleteOne(_m *Upload) *UploadDeleteOne {
+	return c.DeleteOneID(_m.ID)
+}
+
+// DeleteOneID returns a builder for deleting the given entity by its id.
+func (c *UploadClient) DeleteOneID(id string) *UploadDeleteOne {
+	builder := c.Delete().Where(upload.ID(id))
+	builder.mutation.id = &id
+	builder.mutation.op = OpDeleteOne
+	return &UploadDeleteOne{builder}
+}
+
+// Query returns a query builder for Upload.
+func (c *UploadClient) Query() *UploadQuery {
+	return &UploadQuery{
+		config: c.config,
+		ctx:    &QueryContext{Type: TypeUpload},
+		inters: c.Interceptors(),
+	}
+}
+
+// Get returns a Upload entity by its id.
+func (c *UploadClient) Get(ctx context.Context, id string) (*Upload, error) {
+	return c.Query().Where(upload.ID(id)).Only(ctx)
+}
+
+// GetX is like Get, but panics if an error occurs.
+func (c *UploadClient) GetX(ctx context.Context, id string) *Upload {
+	obj, err := c.Get(ctx, id)
+	if err != nil {
+		panic(err)
+	}
+	return obj
+}
+
+// Hooks returns the client hooks.
+func (c *UploadClient) Hooks() []Hook {
+	return c.hooks.Upload
+}
+
+// Interceptors returns the client interceptors.
+func (c *UploadClient) Interceptors() []Interceptor {
+	return c.inters.Upload
+}
+
+func (c *UploadClient) mutate(ctx context.Context, m *UploadMutation) (Value, error) {
+	switch m.Op() {
+	case OpCreate:
+		return (&UploadCreate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdate:
+		return (&UploadUpdate{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpUpdateOne:
+		return (&UploadUpdateOne{config: c.config, hooks: c.Hooks(), mutation: m}).Save(ctx)
+	case OpDelete, OpDeleteOne:
+		return (&UploadDelete{config: c.config, hooks: c.Hooks(), mutation: m}).Exec(ctx)
+	default:
+		return nil, fmt.Errorf("ent: unknown Upload mutation op: %q", m.Op())
+	}
+}
+
 // UsageClient is a client for the Usage schema.
 type UsageClient struct {
 	config
@@ -1754,11 +1895,11 @@ func (c *WebhookEndpointClient) mutate(ctx context.Context, m *WebhookEndpointMu
 // hooks and interceptors per client, for fast access.
 type (
 	hooks struct {
-		Asset, Job, Node, OrgRate, OrgTurn, Pipeline, Setting, Template, Usage,
+		Asset, Job, Node, OrgRate, OrgTurn, Pipeline, Setting, Template, Upload, Usage,
 		WebhookDelivery, WebhookEndpoint []ent.Hook
 	}
 	inters struct {
-		Asset, Job, Node, OrgRate, OrgTurn, Pipeline, Setting, Template, Usage,
+		Asset, Job, Node, OrgRate, OrgTurn, Pipeline, Setting, Template, Upload, Usage,
 		WebhookDelivery, WebhookEndpoint []ent.Interceptor
 	}
 )

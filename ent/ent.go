@@ -20,6 +20,7 @@ import (
 	"github.com/kinohq/kino/ent/pipeline"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/upload"
 	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/ent/webhookendpoint"
@@ -91,6 +92,7 @@ func checkColumn(t, c string) error {
 			pipeline.Table:        pipeline.ValidColumn,
 			setting.Table:         setting.ValidColumn,
 			template.Table:        template.ValidColumn,
+			upload.Table:          upload.ValidColumn,
 			usage.Table:           usage.ValidColumn,
 			webhookdelivery.Table: webhookdelivery.ValidColumn,
 			webhookendpoint.Table: webhookendpoint.ValidColumn,

@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/ent/schema"
 	"github.com/kinohq/kino/ent/setting"
 	"github.com/kinohq/kino/ent/template"
+	"github.com/kinohq/kino/ent/upload"
 	"github.com/kinohq/kino/ent/usage"
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/ent/webhookendpoint"
@@ -115,6 +116,12 @@ func init() {
 	templateDescID := templateFields[0].Descriptor()
 	// template.IDValidator is a validator for the "id" field. It is called by the builders before save.
 	template.IDValidator = templateDescID.Validators[0].(func(string) error)
+	uploadFields := schema.Upload{}.Fields()
+	_ = uploadFields
+	// uploadDescID is the schema descriptor for id field.
+	uploadDescID := uploadFields[0].Descriptor()
+	// upload.IDValidator is a validator for the "id" field. It is called by the builders before save.
+	upload.IDValidator = uploadDescID.Validators[0].(func(string) error)
 	usageFields := schema.Usage{}.Fields()
 	_ = usageFields
 	// usageDescID is the schema descriptor for id field.

@@ -30,6 +30,8 @@ type Tx struct {
 	Setting *SettingClient
 	// Template is the client for interacting with the Template builders.
 	Template *TemplateClient
+	// Upload is the client for interacting with the Upload builders.
+	Upload *UploadClient
 	// Usage is the client for interacting with the Usage builders.
 	Usage *UsageClient
 	// WebhookDelivery is the client for interacting with the WebhookDelivery builders.
@@ -175,6 +177,7 @@ func (tx *Tx) init() {
 	tx.Pipeline = NewPipelineClient(tx.config)
 	tx.Setting = NewSettingClient(tx.config)
 	tx.Template = NewTemplateClient(tx.config)
+	tx.Upload = NewUploadClient(tx.config)
 	tx.Usage = NewUsageClient(tx.config)
 	tx.WebhookDelivery = NewWebhookDeliveryClient(tx.config)
 	tx.WebhookEndpoint = NewWebhookEndpointClient(tx.config)

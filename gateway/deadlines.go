@@ -59,6 +59,11 @@ func withDeadlines(next http.Handler, d Deadlines) http.Handler {
 		if d.BodyMinRate > 0 && d.BodyRateWindow > 0 && r.Body != nil && r.Body != http.NoBody {
 			if rc.SetReadDeadline(time.Now().Add(d.BodyRateWindow)) == nil {
 				quota := max(1, d.BodyMinRate*int64(d.BodyRateWindow)/int64(time.Second))
+				// On a copy of the request: net/http keeps the original,
+				// whose body it knows, and so answers a refusal of a large
+				// unread body at once (closing the connection) instead of
+				// reading up to 256 KiB of it first, waiting on the client.
+				r = r.WithContext(r.Context())
 				r.Body = &minRateBody{ReadCloser: r.Body, rc: rc, quota: quota, window: d.BodyRateWindow,
 					slow: &errBodyTooSlow{rate: d.BodyMinRate, window: d.BodyRateWindow}}
 			}

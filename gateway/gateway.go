@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net/http"
 	"strings"
+	"time"
 
 	"github.com/grpc-ecosystem/grpc-gateway/v2/runtime"
 	"go.opentelemetry.io/otel/trace"
@@ -51,7 +52,9 @@ type Config struct {
 	Auth *auth.Authenticator
 	// Metrics counts requests by method, route and status; nil counts nothing.
 	Metrics *metrics.Metrics
-	Log     *slog.Logger
+	// Now is the clock signed /files/ URLs expire by; nil is time.Now.
+	Now func() time.Time
+	Log *slog.Logger
 }
 
 // marshaler writes the spec's JSON: camelCase names; lists present even
@@ -104,6 +107,9 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	if err := mediav1.RegisterUsageServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register usage gateway: %w", err)
 	}
+	if err := mediav1.RegisterOrgServiceHandler(ctx, mux, cfg.Conn); err != nil {
+		return nil, fmt.Errorf("register org gateway: %w", err)
+	}
 	if err := renderv1.RegisterNodeServiceHandler(ctx, mux, cfg.Conn); err != nil {
 		return nil, fmt.Errorf("register node gateway: %w", err)
 	}
@@ -116,6 +122,7 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	assets := mediav1.NewAssetServiceClient(cfg.Conn)
 	root.Handle("POST /assets", &uploadHandler{client: assets})
 	root.Handle("GET /assets/{id}/content", &contentHandler{client: assets, storage: cfg.Storage})
+	root.Handle("POST /uploads", &fileUploadHandler{client: mediav1.NewUploadServiceClient(cfg.Conn)})
 	root.HandleFunc("GET /api/openapi.json", serveOpenAPI)
 	// The web console: the page at "/" only (every other path keeps its
 	// API answer, 404 included) and its files under /console/.
@@ -135,7 +142,7 @@ func New(ctx context.Context, cfg Config) (http.Handler, error) {
 	}
 	if cfg.Storage != nil {
 		// Every object of a local bucket; the HLS playlists of others.
-		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage})
+		root.Handle("GET "+storage.FilesPath+"{key...}", &filesHandler{storage: cfg.Storage, now: cfg.Now})
 	}
 
 	h := routed(root)

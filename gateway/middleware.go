@@ -44,8 +44,9 @@ func limitBody(next http.Handler, limit int64) http.Handler {
 			next.ServeHTTP(w, r)
 			return
 		}
-		// Uploads stream; the asset service enforces their own limit.
-		if r.URL.Path == "/assets" {
+		// Uploads stream, and their bodies are files of any type; the
+		// services enforce their own limits.
+		if r.URL.Path == "/assets" || r.URL.Path == "/uploads" {
 			next.ServeHTTP(w, r)
 			return
 		}

@@ -38,6 +38,7 @@ func errorBody(code apierr.Code, message string) *apiv1.Error {
 // can be streamed by a video player.
 type filesHandler struct {
 	storage *storage.Storage
+	now     func() time.Time
 }
 
 func (h *filesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
@@ -58,7 +59,11 @@ func (h *filesHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			writeError(w, apierr.Forbidden, "file URLs cannot be checked: no URL secret is configured")
 			return
 		}
-		if err := s.Check(key, r.URL.Query(), time.Now()); err != nil {
+		now := time.Now
+		if h.now != nil {
+			now = h.now
+		}
+		if err := s.Check(key, r.URL.Query(), now()); err != nil {
 			writeError(w, apierr.Forbidden, err.Error())
 			return
 		}

@@ -247,3 +247,24 @@ func TestWebhooksSubcommands(t *testing.T) {
 	p.kinoCmd(t, "webhooks", "delete", id)
 	assert.Contains(t, p.kinoFails(t, "webhooks", "get", id), "NOT_FOUND")
 }
+
+// TestUploadSubcommand stores a file with kino upload and runs a job on its
+// downloadUrl, on a kino that refuses private addresses: the job reads the
+// organisation's own upload in-process.
+func TestUploadSubcommand(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "testsrc2=size=64x48",
+		"-frames:v", "1", filepath.Join(dir, "pic.png")).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	p := serveKino(t, filepath.Join(dir, "data"), "")
+	up := jsonOut(t, p.kinoCmd(t, "upload", filepath.Join(dir, "pic.png")))["data"].(map[string]any)
+	assert.Equal(t, "pic.png", up["filename"])
+	assert.Equal(t, "image/png", up["contentType"])
+	url := up["downloadUrl"].(string)
+	require.Contains(t, url, "/files/uploads/default/")
+	resize := writeFile(t, dir, "resize.json", `{"type":"image.resize","inputs":{"source":"`+url+`"},"params":{"width":32}}`)
+	got := p.kinoCmd(t, "job", "create", resize, "--watch")
+	assert.Equal(t, "32x24", probeSize(t, lastLine(got)), "%s", got)
+	assert.Contains(t, p.kinoFails(t, "upload", filepath.Join(dir, "nothere.png")), "no such file")
+}

@@ -21,6 +21,7 @@ Usage:
   kino job list [--status S]         list media jobs, newest first
   kino assets upload FILE --type T   upload an image, PSD template or font
   kino assets list                   list assets
+  kino upload FILE                   store a file for a while (as POST /uploads); prints its downloadUrl
   kino pipeline create FILE          create the pipeline in FILE (JSON, as POST /pipelines)
   kino pipeline list                 list pipelines
   kino pipeline runs ID              list a pipeline's runs, newest first
@@ -46,6 +47,8 @@ func main() {
 		err = renderCmd(os.Args[2:])
 	case "assets":
 		err = assetsCmd(os.Args[2:])
+	case "upload":
+		err = uploadCmd(os.Args[2:])
 	case "job", "jobs":
 		err = jobCmd(os.Args[2:])
 	case "pipeline", "pipelines":

@@ -23,6 +23,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
+	fileupload "github.com/kinohq/kino/server/upload"
 	kinousage "github.com/kinohq/kino/server/usage"
 )
 
@@ -93,7 +94,7 @@ func serve(args []string) error {
 	fs.IntVar(&orgDefault.MaxQueued, "org-max-queued", 0, "jobs each organisation may have waiting (a split render's parts and a run's nodes each count); a submit past it answers 429 QUEUE_FULL (0: no limit)")
 	fs.IntVar(&orgDefault.MaxRunning, "org-max-running", 0, "jobs each organisation may have running at once on all nodes together, and previews drawn and uploads decoded at once on each node (0: no limit)")
 	orgQuota := sizeFlag(0)
-	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
+	fs.Var(&orgQuota, "org-storage-quota", "bytes of uploaded assets and live file uploads each organisation may keep; an upload past it answers 413 QUOTA_EXCEEDED (0: no limit)")
 	fs.StringVar(&orgsFile, "orgs-file", "", "JSON file of organisations' weights and limits overriding the --org-* defaults (see docs/limits.md)")
 	var apiKeys, apiKeysFile string
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
@@ -105,8 +106,11 @@ func serve(args []string) error {
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")
 	fs.Float64Var(&whisper.PricePerMinute, "whisper-minute-price", 0.006, "what the Whisper endpoint charges, USD per minute of audio: the providerCost of a job it transcribes")
 	fs.Float64Var(&cfg.CPUSecondCost, "cpu-second-cost", kinousage.DefaultCPUSecondCost, "what one CPU second of a job's ffmpeg and ffprobe processes and of its work in kino's process costs, USD: its infraCost")
-	uploadLimit := sizeFlag(100 << 20)
-	fs.Var(&uploadLimit, "max-upload-bytes", "largest asset upload")
+	uploadLimit := sizeFlag(media.DefaultMaxUpload)
+	fs.Var(&uploadLimit, "max-asset-upload-bytes", "largest asset upload (POST /assets)")
+	fileLimit := sizeFlag(fileupload.DefaultMaxBytes)
+	fs.Var(&fileLimit, "max-upload-bytes", "largest file upload (POST /uploads); more answers 413 FILE_TOO_LARGE")
+	fs.DurationVar(&cfg.FileUploadLifetime, "upload-lifetime", fileupload.DefaultLifetime, "how long a file upload (POST /uploads) and its downloadUrl live; then both are deleted")
 	httpLimits := app.DefaultHTTPLimits()
 	fs.DurationVar(&cfg.HTTPHeaderTimeout, "http-header-timeout", httpLimits.HTTPHeaderTimeout, "time to send a request's headers")
 	fs.DurationVar(&cfg.HTTPIdleTimeout, "http-idle-timeout", httpLimits.HTTPIdleTimeout, "how long an idle keep-alive connection stays open")
@@ -127,6 +131,7 @@ func serve(args []string) error {
 	cfg.MaxAssetBytes = int64(assetLimit)
 	cfg.Limits = limits
 	cfg.MaxUploadBytes = int64(uploadLimit)
+	cfg.FileUploadBytes = int64(fileLimit)
 	cfg.MaxFFmpegMemory = int64(ffmpegMemory)
 	cfg.MaxOutputBytes = int64(maxOutput)
 	cfg.MemoryLimit = int64(memoryLimit)

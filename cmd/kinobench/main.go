@@ -26,7 +26,7 @@ func main() {
 		submits   = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel  = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL     = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only      = flag.String("only", "", "run one part: render, split, submit, executors, mockups, mockup-layer, preview, jobs, claims or memory")
+		only      = flag.String("only", "", "run one part: render, split, submit, executors, mockups, mockup-layer, preview, jobs, claims, memory or upload")
 		parts     = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
 		jobs      = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries   = flag.Int("queries", 2000, "list queries of the list test")
@@ -36,6 +36,7 @@ func main() {
 		claimCase = flag.String("claim-case", "", "run only the cases of the claims test whose name contains this")
 		turns     = flag.String("turn-jobs", "10000,1000000", "A's jobs waiting in each run of the fair-turns test, comma-separated")
 		video     = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
+		uploadMB  = flag.Int64("upload-mb", 500, "megabytes of the upload test's file")
 	)
 	flag.Parse()
 	ctx := context.Background()
@@ -88,6 +89,11 @@ func main() {
 	}
 	if run("memory") {
 		if err := benchMemory(ctx, *streams); err != nil {
+			fail(err)
+		}
+	}
+	if run("upload") {
+		if err := benchUpload(ctx, *uploadMB*1e6, *runs); err != nil {
 			fail(err)
 		}
 	}

@@ -105,6 +105,18 @@ func (f TemplateFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, er
 	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.TemplateMutation", m)
 }
 
+// The UploadFunc type is an adapter to allow the use of ordinary
+// function as Upload mutator.
+type UploadFunc func(context.Context, *ent.UploadMutation) (ent.Value, error)
+
+// Mutate calls f(ctx, m).
+func (f UploadFunc) Mutate(ctx context.Context, m ent.Mutation) (ent.Value, error) {
+	if mv, ok := m.(*ent.UploadMutation); ok {
+		return f(ctx, mv)
+	}
+	return nil, fmt.Errorf("unexpected mutation type %T. expect *ent.UploadMutation", m)
+}
+
 // The UsageFunc type is an adapter to allow the use of ordinary
 // function as Usage mutator.
 type UsageFunc func(context.Context, *ent.UsageMutation) (ent.Value, error)

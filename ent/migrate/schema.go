@@ -258,6 +258,35 @@ var (
 			},
 		},
 	}
+	// UploadsColumns holds the columns for the "uploads" table.
+	UploadsColumns = []*schema.Column{
+		{Name: "id", Type: field.TypeString},
+		{Name: "org_id", Type: field.TypeString},
+		{Name: "filename", Type: field.TypeString},
+		{Name: "content_type", Type: field.TypeString},
+		{Name: "size", Type: field.TypeInt64},
+		{Name: "storage_key", Type: field.TypeString},
+		{Name: "created_at", Type: field.TypeInt64},
+		{Name: "expires_at", Type: field.TypeInt64},
+	}
+	// UploadsTable holds the schema information for the "uploads" table.
+	UploadsTable = &schema.Table{
+		Name:       "uploads",
+		Columns:    UploadsColumns,
+		PrimaryKey: []*schema.Column{UploadsColumns[0]},
+		Indexes: []*schema.Index{
+			{
+				Name:    "upload_org_id_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{UploadsColumns[1], UploadsColumns[7]},
+			},
+			{
+				Name:    "upload_expires_at",
+				Unique:  false,
+				Columns: []*schema.Column{UploadsColumns[7]},
+			},
+		},
+	}
 	// UsagesColumns holds the columns for the "usages" table.
 	UsagesColumns = []*schema.Column{
 		{Name: "id", Type: field.TypeString},
@@ -365,6 +394,7 @@ var (
 		PipelinesTable,
 		SettingsTable,
 		TemplatesTable,
+		UploadsTable,
 		UsagesTable,
 		WebhookDeliveriesTable,
 		WebhookEndpointsTable,

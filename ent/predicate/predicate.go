@@ -30,6 +30,9 @@ type Setting func(*sql.Selector)
 // Template is the predicate function for template builders.
 type Template func(*sql.Selector)
 
+// Upload is the predicate function for upload builders.
+type Upload func(*sql.Selector)
+
 // Usage is the predicate function for usage builders.
 type Usage func(*sql.Selector)
 

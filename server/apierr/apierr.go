@@ -59,6 +59,9 @@ const (
 	// from) while kino worked on it; nobody may read it, but logs and
 	// metrics do.
 	Cancelled Code = "CANCELLED"
+	// FileTooLarge refuses an upload (POST /uploads) larger than
+	// --max-upload-bytes; kino's own.
+	FileTooLarge Code = "FILE_TOO_LARGE"
 )
 
 // ServerTimeoutRetryAfter is the Retry-After of a request kino ran out
@@ -105,6 +108,7 @@ var mappings = map[Code]mapping{
 	// left, until it deletes assets.
 	QuotaExceeded: {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
 	Cancelled:     {codes.Canceled, StatusClientClosedRequest},
+	FileTooLarge:  {codes.ResourceExhausted, http.StatusRequestEntityTooLarge},
 }
 
 // Error is a client-facing error with a documented code.

@@ -31,6 +31,7 @@ import (
 	"github.com/kinohq/kino/gateway"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/account"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
@@ -51,9 +52,11 @@ import (
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/share"
+	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
 )
@@ -155,8 +158,16 @@ type Config struct {
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
 	Transcriber executor.Transcriber
-	// MaxUploadBytes caps an asset upload.
+	// MaxUploadBytes caps an asset upload (POST /assets).
 	MaxUploadBytes int64
+	// FileUploadBytes caps a file upload (POST /uploads), FileUploadLifetime
+	// is how long one lives; zero takes upload.DefaultMaxBytes and
+	// upload.DefaultLifetime.
+	FileUploadBytes    int64
+	FileUploadLifetime time.Duration
+	// Now is the clock uploads expire by, in the API, the file server and
+	// the workers; nil is time.Now. Tests move it.
+	Now func() time.Time
 	// HTTPHeaderTimeout bounds reading a request's headers; HTTPIdleTimeout
 	// closes a keep-alive connection left idle.
 	HTTPHeaderTimeout time.Duration
@@ -232,7 +243,13 @@ type App struct {
 
 	// The node's pools shared between organisations by weight: preview
 	// slots, upload workers, watch streams (server/share).
-	previews, uploads, watches *share.Pool
+	previews, uploadSlots, watches *share.Pool
+
+	// own reads the organisations' own stored files named by URL
+	// in-process; uploads keeps the files of POST /uploads and sweeps
+	// them when they expire.
+	own     *source.Own
+	uploads *upload.Service
 
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
 	grpcServer *grpc.Server
@@ -471,7 +488,8 @@ func (a *App) openCore() {
 // API-only node makes it too, and never starts it.
 func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
-	a.renderCfg = render.HandlerConfig{
+	a.own = &source.Own{Store: a.store, Storage: a.storage, Now: cfg.Now}
+	a.renderCfg = render.HandlerConfig{Own: a.own,
 		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
 		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
@@ -485,7 +503,7 @@ func (a *App) openWorkers() {
 			media.Kind: mediarun.New(mediarun.Config{
 				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
 				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
-				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
+				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Own: a.own,
 				RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox,
 			}),
 		},
@@ -510,7 +528,9 @@ func (a *App) openAPIs(ctx context.Context) error {
 // to its organisation's limits.
 func (a *App) newGRPCServer() *grpc.Server {
 	cfg, tmp := a.cfg, a.scratch.Path
-	limits := quota.New(a.store, cfg.Orgs)
+	limits := quota.New(a.store, cfg.Orgs).WithClock(cfg.Now)
+	a.uploads = upload.New(upload.Config{Store: a.store, Storage: a.storage, Quota: limits, MaxBytes: cfg.FileUploadBytes,
+		Lifetime: cfg.FileUploadLifetime, Now: cfg.Now, Log: cfg.Log})
 	authn := a.authn
 	if authn.SingleOrg() {
 		cfg.Log.Warn("no API keys configured: single-organisation mode, every request belongs to organisation \"default\" and needs no key")
@@ -520,7 +540,14 @@ func (a *App) newGRPCServer() *grpc.Server {
 		// A client that vanished without closing its connection (a
 		// laptop lid, a dropped NAT entry) would hold its watch streams
 		// forever; pings find it within Time + Timeout.
-		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second})}
+		grpc.KeepaliveParams(keepalive.ServerParameters{Time: time.Minute, Timeout: 20 * time.Second}),
+		// An upload's bytes flow to the server: with HTTP/2's default
+		// 64 KiB windows (which the bandwidth estimator barely grows over
+		// the gateway's in-memory connection) a stream of them waits on
+		// window updates most of the time. Fixed windows bound what a
+		// client may send ahead of the service's reads: 1 MiB a stream,
+		// 4 MiB a connection.
+		grpc.InitialWindowSize(uploadWindow), grpc.InitialConnWindowSize(4 * uploadWindow)}
 	if cfg.TracerProvider != nil {
 		serverOpts = append(serverOpts, rpc.ServerTraces(cfg.TracerProvider))
 	}
@@ -544,9 +571,12 @@ func (a *App) newGRPCServer() *grpc.Server {
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
-		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Pool: a.uploads, Timeout: cfg.UploadTimeout, Quota: limits,
+		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Pool: a.uploadSlots, Timeout: cfg.UploadTimeout, Quota: limits,
 		Usage: a.usage,
 	}, cfg.Log))
+	mediav1.RegisterUploadServiceServer(s, a.uploads)
+	mediav1.RegisterOrgServiceServer(s, account.New(account.Config{Policies: cfg.Orgs, Quota: limits,
+		MaxUploadBytes: cfg.FileUploadBytes, UploadLifetime: cfg.FileUploadLifetime}))
 	healthSrv := health.NewServer()
 	healthSrv.SetServingStatus(renderv1.RenderService_ServiceDesc.ServiceName, healthpb.HealthCheckResponse_SERVING)
 	healthpb.RegisterHealthServer(s, healthSrv)
@@ -575,8 +605,8 @@ func (a *App) openPools() {
 		uploads = media.DefaultUploadWorkers
 	}
 	a.previews = share.New(previews, work)
-	a.uploads = share.New(uploads, work)
-	pools := map[string]*share.Pool{"previews": a.previews, "upload_workers": a.uploads}
+	a.uploadSlots = share.New(uploads, work)
+	pools := map[string]*share.Pool{"previews": a.previews, "upload_workers": a.uploadSlots}
 	if cfg.MaxWatchStreams > 0 {
 		a.watches = share.New(cfg.MaxWatchStreams, watch)
 		pools["watch_streams"] = a.watches
@@ -587,6 +617,10 @@ func (a *App) openPools() {
 		}
 	}
 }
+
+// uploadWindow is the HTTP/2 flow-control window of each gRPC stream the
+// server receives on.
+const uploadWindow = 1 << 20
 
 // maxPreviewMessage bounds a response the gateway takes from the gRPC
 // server: a PNG of the largest frame (--max-width × --max-height, 3840 ×
@@ -629,6 +663,7 @@ func (a *App) openGateway(ctx context.Context) error {
 		TracerProvider: cfg.TracerProvider,
 		Auth:           a.authn,
 		Metrics:        a.metrics,
+		Now:            cfg.Now,
 		Log:            cfg.Log,
 	})
 	if err != nil {
@@ -659,6 +694,8 @@ func (a *App) serve() {
 			cfg.Log.Error("webhook dispatcher stopped", "err", err)
 		}
 	})
+	// Every node sweeps: a pass deletes what is expired, whoever deletes it.
+	a.goBackground(func() { a.uploads.RunSweeper(bgCtx) })
 	if a.grpcLis != nil {
 		a.goBackground(func() { _ = a.grpcServer.Serve(a.grpcLis) })
 	}
@@ -698,6 +735,10 @@ func logWalls(cfg Config) {
 	cfg.Log.Warn("raw ffmpeg sandbox incomplete", "network_namespace", w.Network, "landlock_abi", w.Landlock, "err", w.Err,
 		"raw_ffmpeg_without_sandbox", cfg.RawFFmpegWithoutSandbox)
 }
+
+// SweepUploads deletes the uploads expired by the configured clock now,
+// as the sweeper does every minute, and returns how many.
+func (a *App) SweepUploads(ctx context.Context) (int, error) { return a.uploads.Sweep(ctx) }
 
 // goBackground runs f until it returns, counted in a.bg so that closeAll
 // waits for it.
@@ -821,6 +862,15 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.Orgs == nil {
 		cfg.Orgs = org.New(org.Policy{Weight: 1}, nil)
+	}
+	if cfg.FileUploadBytes <= 0 {
+		cfg.FileUploadBytes = upload.DefaultMaxBytes
+	}
+	if cfg.FileUploadLifetime <= 0 {
+		cfg.FileUploadLifetime = upload.DefaultLifetime
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	if cfg.DefaultFont == "" {
 		cfg.DefaultFont = findFont()

@@ -26,7 +26,12 @@ var (
 	// Media ids, epoch milliseconds and measured durations.
 	mediaIDRE = regexp.MustCompile(`(job|pl|ast)_[0-9a-f]{32}`)
 	epochRE   = regexp.MustCompile(`\b1\d{12}\b`)
-	msRE      = regexp.MustCompile(`("api\w+Ms"):\d+`)
+	msRE      = regexp.MustCompile(`("(?:api|exec)\w+Ms"|"queueWaitMs"|"consumerTotalMs"|"ms"):\d+`)
+	// Signatures of signed URLs, and measured sizes.
+	sigRE  = regexp.MustCompile(`(signature=)[A-Za-z0-9_-]+`)
+	sizeRE = regexp.MustCompile(`("size"|\\"sizeBytes\\"|\\"ms\\"):\d+`)
+	// What a job's processes cost: measured CPU time.
+	costRE = regexp.MustCompile(`("infraCost"|"margin"):[0-9.e-]+`)
 )
 
 // TestGoldenResponses pins one response of each kind byte for byte (ids,
@@ -52,6 +57,16 @@ func TestGoldenResponses(t *testing.T) {
 	bodies["job"] = k.do(t, http.MethodPost, "/jobs", watermarkJob()).body
 	bodies["pipeline"] = k.do(t, http.MethodPost, "/pipelines", specPipeline()).body
 	bodies["jobs-empty"] = k.do(t, http.MethodGet, "/jobs?status=failed", nil).body
+	// A complete job and a failed one: the output and error objects
+	// beside the flat fields.
+	done := k.createJob(t, map[string]any{"type": "image.resize", "inputs": map[string]any{"source": media.URL + "/image.png"},
+		"params": map[string]any{"width": 32}})
+	require.Equal(t, "complete", k.waitJob(t, done)["status"])
+	bodies["job-complete"] = k.do(t, http.MethodGet, "/jobs/"+done, nil).body
+	broken := k.createJob(t, map[string]any{"type": "image.resize", "inputs": map[string]any{"source": media.URL + "/missing.png"},
+		"params": map[string]any{"width": 32}})
+	require.Equal(t, "failed", k.waitJob(t, broken)["status"])
+	bodies["job-failed"] = k.do(t, http.MethodGet, "/jobs/"+broken, nil).body
 
 	for name, body := range bodies {
 		// protojson adds a random space here and there on purpose, so
@@ -61,6 +76,8 @@ func TestGoldenResponses(t *testing.T) {
 		body = compact.Bytes()
 		got := portRE.ReplaceAll(timeRE.ReplaceAll(uuidRE.ReplaceAll(body, []byte("<id>")), []byte("<time>")), []byte("127.0.0.1:<port>"))
 		got = msRE.ReplaceAll(epochRE.ReplaceAll(mediaIDRE.ReplaceAll(got, []byte("${1}_<id>")), []byte("<epoch-ms>")), []byte("${1}:<ms>"))
+		got = sizeRE.ReplaceAll(sigRE.ReplaceAll(got, []byte("${1}<sig>")), []byte("${1}:<n>"))
+		got = costRE.ReplaceAll(got, []byte("${1}:<usd>"))
 		path := filepath.Join("testdata", name+".golden.json")
 		if *update {
 			require.NoError(t, os.WriteFile(path, got, 0o644))

@@ -56,6 +56,22 @@ func transcodeToHLS(t *testing.T, k *kino, src string, private bool) {
 	assert.Equal(t, "aac", meta["audioCodec"])
 	assert.Equal(t, 64.0, meta["width"])
 	assert.InDelta(t, 9, meta["duration"], 0.2)
+	// The output object lists the playlist, its headline, then every
+	// segment, each with its URL, name, type and size.
+	out := j["output"].(map[string]any)
+	file := out["file"].(map[string]any)
+	assert.Equal(t, playlist, file["url"])
+	assert.Equal(t, "playlist", file["type"])
+	files := out["files"].([]any)
+	require.Len(t, files, 4, "%v", files)
+	assert.Equal(t, file, files[0])
+	for i, f := range files[1:] {
+		f := f.(map[string]any)
+		assert.Equal(t, fmt.Sprintf("hls-%03d.ts", i), f["path"])
+		assert.Equal(t, "video", f["type"])
+		assert.Greater(t, f["size"], 0.0)
+		assert.Contains(t, f["url"], fmt.Sprintf("/hls-%03d.ts", i))
+	}
 
 	// A VOD playlist of three segments of at most 4 s, named relative to it.
 	resp, err := http.Get(playlist)

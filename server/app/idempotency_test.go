@@ -86,6 +86,39 @@ func TestCreateJobIdempotencyKey(t *testing.T) {
 	})
 }
 
+// TestCreateJobIdempotencyKeyInBody: Rendobar's clients send the key as
+// idempotencyKey in the job's body; it works as the header does, with the
+// header or without, and a body key that differs from the header is a 400.
+func TestCreateJobIdempotencyKeyInBody(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), apiOnly)
+	withKey := func(v string) map[string]any {
+		j := watermarkJob()
+		j["idempotencyKey"] = v
+		return j
+	}
+	first := k.as(t, keyA, http.MethodPost, "/jobs", withKey("order-7"))
+	require.Equal(t, http.StatusAccepted, first.status, "%s", first.body)
+	again := k.as(t, keyA, http.MethodPost, "/jobs", withKey("order-7"))
+	require.Equal(t, http.StatusAccepted, again.status, "%s", again.body)
+	assert.Equal(t, dataID(t, first), dataID(t, again), "a repeat returns the first job")
+	header := k.do(t, http.MethodPost, "/jobs", watermarkJob(), append(bearer(keyA), "Idempotency-Key", "order-7")...)
+	require.Equal(t, http.StatusAccepted, header.status, "%s", header.body)
+	assert.Equal(t, dataID(t, first), dataID(t, header), "the header and the body name one key")
+	both := k.do(t, http.MethodPost, "/jobs", withKey("order-7"), append(bearer(keyA), "Idempotency-Key", "order-7")...)
+	require.Equal(t, http.StatusAccepted, both.status, "%s", both.body)
+	assert.Equal(t, dataID(t, first), dataID(t, both))
+
+	r := k.do(t, http.MethodPost, "/jobs", withKey("order-8"), append(bearer(keyA), "Idempotency-Key", "order-9")...)
+	assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	assert.Equal(t, "VALIDATION_ERROR", r.errorCode(t))
+	assert.Contains(t, string(r.body), "idempotencyKey")
+	r = k.as(t, keyA, http.MethodPost, "/jobs", withKey(" "))
+	assert.Equal(t, http.StatusBadRequest, r.status, "%s", r.body)
+	list := k.as(t, keyA, http.MethodGet, "/jobs", nil)
+	assert.Equal(t, 1.0, list.json(t)["meta"].(map[string]any)["total"], "%s", list.body)
+}
+
 func TestRunPipelineIdempotencyKey(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {

@@ -171,6 +171,17 @@ func TestMockupRenderOverREST(t *testing.T) {
 	meta := map[string]any{}
 	require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
 	require.Contains(t, meta, "outputUrl2", "a batch of two lists both: %v", meta)
+	// So does the output object: the first is its file, both are in files.
+	out := j["output"].(map[string]any)
+	files := out["files"].([]any)
+	require.Len(t, files, 2, "%v", out)
+	assert.Equal(t, out["file"], files[0])
+	for i, field := range []string{"outputUrl", "outputUrl2"} {
+		f := files[i].(map[string]any)
+		assert.Equal(t, meta[field], f["url"])
+		assert.Equal(t, "image", f["type"])
+		assert.Greater(t, f["size"], 0.0)
+	}
 	for _, field := range []string{"outputUrl", "outputUrl2"} {
 		img := fetchPNG(t, meta[field].(string))
 		assert.Equal(t, color.NRGBA{0, 255, 0, 255}, img.NRGBAAt(70, 550), field)

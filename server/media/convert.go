@@ -44,7 +44,9 @@ func metaStr(m map[string]any, key string) *string {
 	return nil
 }
 
-// jobRecord is the wire form of a job. Stored files are kept as storage
+// jobRecord is the wire form of a job, the one conversion every answer
+// (and a webhook's payload) makes: the flat fields of the interface, and
+// beside them the output and error objects in Rendobar's shape. Stored files are kept as storage
 // keys and handed out as URLs made now (signed where the bucket needs it):
 // outputUrl only when the job is complete, inputs fed by a pipeline edge,
 // the files in outputMeta, logsRef.
@@ -83,6 +85,7 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.
 	if key, ok := j.Outputs[OutputField]; ok {
 		r.OutputRef = proto.String(key)
 	}
+	var outMeta map[string]any
 	if text, ok := m[MetaOutputMeta].(string); ok {
 		meta := map[string]any{}
 		if err := json.Unmarshal([]byte(text), &meta); err != nil {
@@ -113,6 +116,7 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.
 			return nil, err
 		}
 		r.OutputMeta = proto.String(string(b))
+		outMeta = meta
 	}
 	if key, ok := m[MetaLogsKey].(string); ok {
 		u, err := url(key)
@@ -127,6 +131,10 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.
 			return nil, err
 		}
 		r.OutputUrl = proto.String(u)
+	}
+	r.Error = jobError(j)
+	if r.Output, err = jobOutput(st, j, outMeta, url); err != nil {
+		return nil, err
 	}
 	return r, nil
 }

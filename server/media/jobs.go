@@ -63,6 +63,10 @@ func ms(since time.Time) int64 { return time.Since(since).Milliseconds() }
 // CreateJob validates a job against its type and queues it as waiting.
 func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobRequest) (*mediav1.CreateJobResponse, error) {
 	start := time.Now()
+	ctx, req, err := idempotency.BodyKey(ctx, req)
+	if err != nil {
+		return nil, err
+	}
 	t, ok := catalog.Lookup(req.GetType())
 	if !ok {
 		if req.GetType() == "" {

@@ -70,6 +70,9 @@ const (
 	MetaPrice      = "price"
 	// MetaLogsKey is the storage key of the last attempt's ffmpeg log.
 	MetaLogsKey = "logsKey"
+	// MetaFiles lists every file a completed job stored ([]StoredFile),
+	// for the record's output.files.
+	MetaFiles = "files"
 )
 
 // OutputField is the primary output of a media job.

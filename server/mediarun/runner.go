@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/usage"
@@ -49,7 +50,10 @@ type Config struct {
 	// the walls the kernel has when one is missing
 	// (--raw-ffmpeg-without-sandbox); otherwise such jobs fail.
 	RawFFmpegWithoutSandbox bool
-	Log                     *slog.Logger
+	// Own reads the organisation's own stored files (outputs, uploads)
+	// named by URL in-process.
+	Own *source.Own
+	Log *slog.Logger
 }
 
 // Runner runs media jobs; it is the core's handler of the media kind.
@@ -132,6 +136,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	var ffmpegLog bytes.Buffer
 	var description map[string]any
 	var keys map[string]string // output field -> its object
+	var files []media.StoredFile
 	var mediaSeconds float64
 	f = timed("download", func() (f *failure) {
 		if t, ok := catalog.Lookup(j.Type); ok && t.Command {
@@ -163,7 +168,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	}
 	if f == nil {
 		f = timed("upload", func() (f *failure) {
-			keys, f = upload(a, prefix, res)
+			keys, files, f = upload(a, prefix, res)
 			return f
 		})
 	}
@@ -209,6 +214,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	for k, v := range logMeta {
 		meta[k] = v
 	}
+	meta[media.MetaFiles] = files
 	meta[usage.MetaMediaSeconds] = mediaSeconds
 	if t, ok := catalog.Lookup(j.Type); ok {
 		meta[media.MetaPrice] = t.Price(mediaSeconds, megapixels(res, description))
@@ -270,22 +276,34 @@ func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any,
 }
 
 // upload stores the files of res under prefix, and returns the keys of
-// its outputs by field.
-func upload(a *attempt.Attempt, prefix string, res executor.Result) (map[string]string, *failure) {
+// its outputs by field and every file it stored (the record's
+// output.files).
+func upload(a *attempt.Attempt, prefix string, res executor.Result) (map[string]string, []media.StoredFile, *failure) {
 	keys := map[string]string{}
+	var files []media.StoredFile
+	stored := func(key, field, path, contentType string) {
+		f := media.StoredFile{Key: key, Field: field, ContentType: contentType}
+		if st, err := os.Stat(path); err == nil {
+			f.Size = st.Size()
+		}
+		files = append(files, f)
+	}
 	for field, out := range res.Files {
 		for _, p := range out.Parts {
-			if f := a.Upload(prefix+filepath.Base(p.Path), p.Path, p.ContentType); f != nil {
-				return nil, f
+			key := prefix + filepath.Base(p.Path)
+			if f := a.Upload(key, p.Path, p.ContentType); f != nil {
+				return nil, nil, f
 			}
+			stored(key, "", p.Path, p.ContentType)
 		}
 		key := prefix + field + out.Ext
 		if f := a.Upload(key, out.Path, out.ContentType); f != nil {
-			return nil, f
+			return nil, nil, f
 		}
 		keys[field] = key
+		stored(key, field, out.Path, out.ContentType)
 	}
-	return keys, nil
+	return keys, files, nil
 }
 
 // progress passes on ffmpeg's reports on a job (about two a second) in
@@ -380,12 +398,9 @@ func unprobed(typ, field string) bool {
 
 // fetch puts at path the file ref names for a job of org: an asset's
 // content; an output of one of org's jobs, such as a pipeline edge passes
-// on, by its key (given, or read from the URL kino handed out for it); or
-// else what the URL serves.
+// on, by its key; a file of org's that the URL kino handed out names (an
+// output, an upload: source.Own); or else what the URL serves.
 func (r *Runner) fetch(ctx context.Context, org, ref, key, path string) error {
-	if key == "" {
-		key, _ = r.cfg.Storage.KeyOf(ref)
-	}
 	switch {
 	case strings.HasPrefix(ref, "ast_"):
 		_, err := media.CopyAsset(ctx, r.cfg.Store, r.cfg.Storage, org, ref, path)
@@ -395,6 +410,9 @@ func (r *Runner) fetch(ctx context.Context, org, ref, key, path string) error {
 			return fmt.Errorf("stored file %s could not be read", key)
 		}
 		return nil
+	}
+	if _, own, err := r.cfg.Own.Download(ctx, org, ref, path); own {
+		return err
 	}
 	_, err := r.cfg.Fetch.Download(ctx, ref, path)
 	return err

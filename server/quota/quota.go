@@ -47,6 +47,15 @@ func New(st *store.Store, orgs *org.Policies) *Limiter {
 	return &Limiter{st: st, orgs: orgs, now: time.Now}
 }
 
+// WithClock makes the limiter read time from now (time.Now by default):
+// uploads stop counting against the storage quota when they expire by it.
+func (l *Limiter) WithClock(now func() time.Time) *Limiter {
+	if l != nil && now != nil {
+		l.now = now
+	}
+	return l
+}
+
 type querier interface {
 	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
 	ExecContext(ctx context.Context, query string, args ...any) (sql.Result, error)

@@ -3,6 +3,7 @@ package quota
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/server/apierr"
@@ -19,11 +20,20 @@ func (l *Limiter) Room(ctx context.Context, o string, bytes int64) error {
 	if quota <= 0 {
 		return nil
 	}
-	used, err := keptBytes(ctx, l.st.Client, o)
+	used, err := keptBytes(ctx, l.st.Client, o, l.now())
 	if err != nil {
 		return apierr.Wrap(err, apierr.Internal, "the organisation's storage could not be counted; try again")
 	}
 	return overQuota(o, used, bytes, quota)
+}
+
+// Used is what organisation o keeps now: the bytes of its assets and of
+// its uploads that have not expired.
+func (l *Limiter) Used(ctx context.Context, o string) (int64, error) {
+	if l == nil {
+		return 0, nil
+	}
+	return keptBytes(ctx, l.st.Client, o, l.now())
 }
 
 // Keep records bytes more of organisation o's with record, in one
@@ -52,7 +62,7 @@ func (l *Limiter) keep(ctx context.Context, tx *ent.Tx, o string, bytes int64, r
 			if err := l.lock(ctx, tx, o); err != nil {
 				return err
 			}
-			used, err := keptBytes(ctx, tx, o)
+			used, err := keptBytes(ctx, tx, o, l.now())
 			if err != nil {
 				return apierr.Wrap(err, apierr.Internal, "the organisation's storage could not be counted; try again")
 			}
@@ -69,13 +79,16 @@ func overQuota(o string, used, bytes, quota int64) error {
 		return nil
 	}
 	return apierr.New(apierr.QuotaExceeded,
-		"organisation %q keeps %d bytes of assets and this adds %d, over its storage quota of %d bytes; delete assets it no longer needs to make room",
+		"organisation %q keeps %d bytes of assets and uploads and this adds %d, over its storage quota of %d bytes; delete assets it no longer needs, or wait for uploads to expire, to make room",
 		o, used, bytes, quota)
 }
 
-// keptBytes is what organisation o keeps: the bytes of its assets.
-func keptBytes(ctx context.Context, q querier, o string) (int64, error) {
-	rows, err := q.QueryContext(ctx, `SELECT CAST(coalesce(sum(file_size), 0) AS BIGINT) FROM assets WHERE org_id = $1`, o)
+// keptBytes is what organisation o keeps at now: the bytes of its assets
+// and of its uploads that have not expired (an expired one is no longer
+// served, whether or not the sweeper has deleted it yet).
+func keptBytes(ctx context.Context, q querier, o string, now time.Time) (int64, error) {
+	rows, err := q.QueryContext(ctx, `SELECT CAST((SELECT coalesce(sum(file_size), 0) FROM assets WHERE org_id = $1)
+		+ (SELECT coalesce(sum(size), 0) FROM uploads WHERE org_id = $1 AND expires_at > $2) AS BIGINT)`, o, now.UnixMilli())
 	if err != nil {
 		return 0, fmt.Errorf("count the bytes of %s: %w", o, err)
 	}

@@ -314,9 +314,12 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 		g.Go(rescue.Func(func() error {
 			path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
 			var err error
+			_, own, ownErr := p.cfg.Own.Download(gctx, org, src.URL, path)
 			switch {
 			case engine.IsAssetID(src.URL):
 				_, err = media.CopyAsset(gctx, p.cfg.Store, p.cfg.Storage, org, src.URL, path)
+			case own:
+				err = ownErr
 			case p.cfg.Sources != nil:
 				_, err = p.cfg.Sources.Download(gctx, scope, src.URL, path)
 			default:

@@ -15,6 +15,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -54,7 +55,11 @@ type HandlerConfig struct {
 	// disk must have for an attempt to start (--min-free-disk): room for
 	// the downloads, and for everything else on that disk.
 	MinFreeDisk int64
-	Log         *slog.Logger
+	// Own reads the organisation's own stored files (outputs of its
+	// renders and jobs, its uploads) named by URL in-process, as media
+	// jobs do.
+	Own *source.Own
+	Log *slog.Logger
 }
 
 // Handler renders render jobs for the job core's pool.
@@ -286,10 +291,13 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 	for i, src := range sources {
 		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font && !src.Template,
 			Fetch: func(ctx context.Context, path string) (int64, error) {
-				switch {
-				case engine.IsAssetID(src.URL):
+				if engine.IsAssetID(src.URL) {
 					return media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
-				case cfg.Sources != nil:
+				}
+				if n, own, err := cfg.Own.Download(ctx, r.job.OrgID, src.URL, path); own {
+					return n, err
+				}
+				if cfg.Sources != nil {
 					// Scoped to the render, which its parts share.
 					return cfg.Sources.Download(ctx, r.job.ID, src.URL, path)
 				}

@@ -106,6 +106,9 @@ func (s *Storage) Signer() *Signer { return s.signer }
 // key without a valid signature: on a local bucket with signing on, and
 // for a playlist of a private (S3) bucket, which kino serves itself.
 func (s *Storage) SignRequired(key string) bool {
+	if IsUpload(key) {
+		return true
+	}
 	if s.local {
 		return s.signLocal
 	}
@@ -116,7 +119,7 @@ func (s *Storage) SignRequired(key string) bool {
 // by kino: every object of a local bucket, and the HLS playlists of other
 // buckets, whose segment URIs kino signs one by one as it serves them.
 func (s *Storage) ServedByKino(key string) bool {
-	return s.local || IsPlaylist(key)
+	return s.local || IsPlaylist(key) || IsUpload(key)
 }
 
 // Local reports whether the gateway serves this bucket's objects.
@@ -249,9 +252,6 @@ func redact(raw string) string {
 // them over the network (where the address guard would rightly refuse a
 // loopback public URL).
 func (s *Storage) KeyOf(rawURL string) (string, bool) {
-	if !s.local {
-		return "", false
-	}
 	rest, ok := strings.CutPrefix(rawURL, s.publicURL+FilesPath)
 	// A signed URL's query is its signature, not part of the key.
 	rest, _, _ = strings.Cut(rest, "?")
@@ -262,5 +262,51 @@ func (s *Storage) KeyOf(rawURL string) (string, bool) {
 	if err != nil || strings.Contains(key, "..") {
 		return "", false
 	}
+	// Uploads are served by kino on every bucket; other objects only on
+	// a local one.
+	if !s.local && !IsUpload(key) {
+		return "", false
+	}
 	return key, true
+}
+
+// UploadsPrefix is where uploads (POST /uploads) are kept, each under its
+// organisation's own prefix: uploads/ORG/ID/NAME.
+const UploadsPrefix = "uploads/"
+
+// IsUpload reports whether key is an upload's. Uploads are served by kino
+// under /files/ on every bucket, always by a signed URL that expires with
+// the upload.
+func IsUpload(key string) bool { return strings.HasPrefix(key, UploadsPrefix) }
+
+// SignedURL is kino's own URL of the object at key, signed until expires
+// whatever the bucket (the URL of an upload).
+func (s *Storage) SignedURL(key string, expires time.Time) (string, error) {
+	if s.signer == nil {
+		return "", fmt.Errorf("sign URL of %s: no URL secret configured", key)
+	}
+	return s.publicURL + FilesPath + escapeKey(key) + "?" + s.signer.Query(key, expires), nil
+}
+
+// Put streams r to key, without holding it whole, and returns the bytes
+// written. A failed Put leaves nothing at key.
+func (s *Storage) Put(ctx context.Context, key string, r io.Reader, contentType string) (int64, error) {
+	// Cancelling the writer's context before Close aborts the write.
+	wctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	w, err := s.bucket.NewWriter(wctx, key, &blob.WriterOptions{ContentType: contentType})
+	if err != nil {
+		return 0, fmt.Errorf("store %s: %w", key, err)
+	}
+	n, err := io.Copy(w, r)
+	if err != nil {
+		cancel()
+		_ = w.Close()
+		return n, fmt.Errorf("store %s: %w", key, err)
+	}
+	if err := w.Close(); err != nil {
+		return n, fmt.Errorf("store %s: %w", key, err)
+	}
+	s.metrics.Stored(n)
+	return n, nil
 }

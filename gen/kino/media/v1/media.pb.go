@@ -676,7 +676,13 @@ type Job struct {
 	// Percent done, 0 to 100, from ffmpeg's progress reports while the job
 	// runs; 100 once it is complete. Not in the interface: kino's addition,
 	// for watchers.
-	Progress      float64 `protobuf:"fixed64,44,opt,name=progress,proto3" json:"progress,omitempty"`
+	Progress float64 `protobuf:"fixed64,44,opt,name=progress,proto3" json:"progress,omitempty"`
+	// What the job produced, in Rendobar's shape (output.proto); present
+	// when the job is complete. Not in the interface: kino's addition.
+	Output *JobOutput `protobuf:"bytes,45,opt,name=output,proto3" json:"output,omitempty"`
+	// Why the job failed, as errorCode and errorMessage; present when they
+	// are. Not in the interface: kino's addition.
+	Error         *JobError `protobuf:"bytes,46,opt,name=error,proto3" json:"error,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1019,6 +1025,20 @@ func (x *Job) GetProgress() float64 {
 	return 0
 }
 
+func (x *Job) GetOutput() *JobOutput {
+	if x != nil {
+		return x.Output
+	}
+	return nil
+}
+
+func (x *Job) GetError() *JobError {
+	if x != nil {
+		return x.Error
+	}
+	return nil
+}
+
 // GetJobRequest names a job.
 type GetJobRequest struct {
 	state         protoimpl.MessageState `protogen:"open.v1"`
@@ -1310,9 +1330,12 @@ type CreateJobRequest struct {
 	// signed with the server's webhook secret (docs/webhooks.md).
 	Webhook string `protobuf:"bytes,15,opt,name=webhook,proto3" json:"webhook,omitempty"`
 	// Rendobar's form of webhook, with headers (docs/webhooks.md).
-	Callback      *JobCallback `protobuf:"bytes,16,opt,name=callback,proto3" json:"callback,omitempty"`
-	unknownFields protoimpl.UnknownFields
-	sizeCache     protoimpl.SizeCache
+	Callback *JobCallback `protobuf:"bytes,16,opt,name=callback,proto3" json:"callback,omitempty"`
+	// The Idempotency-Key header's value, given in the body instead (as
+	// Rendobar's clients send it); both given must be equal.
+	IdempotencyKey *string `protobuf:"bytes,5,opt,name=idempotency_key,json=idempotencyKey,proto3,oneof" json:"idempotency_key,omitempty"`
+	unknownFields  protoimpl.UnknownFields
+	sizeCache      protoimpl.SizeCache
 }
 
 func (x *CreateJobRequest) Reset() {
@@ -1385,6 +1408,13 @@ func (x *CreateJobRequest) GetCallback() *JobCallback {
 		return x.Callback
 	}
 	return nil
+}
+
+func (x *CreateJobRequest) GetIdempotencyKey() string {
+	if x != nil && x.IdempotencyKey != nil {
+		return *x.IdempotencyKey
+	}
+	return ""
 }
 
 // CreateJobResponse is {"data": job}.
@@ -2607,7 +2637,7 @@ var File_kino_media_v1_media_proto protoreflect.FileDescriptor
 
 const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\n" +
-	"\x19kino/media/v1/media.proto\x12\rkino.media.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1ckino/media/v1/webhooks.proto\"\x9d\x01\n" +
+	"\x19kino/media/v1/media.proto\x12\rkino.media.v1\x1a\x1cgoogle/protobuf/struct.proto\x1a\x1akino/media/v1/output.proto\x1a\x1ckino/media/v1/webhooks.proto\"\x9d\x01\n" +
 	"\vPipelineRun\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x1f\n" +
 	"\vpipeline_id\x18\x02 \x01(\tR\n" +
@@ -2643,7 +2673,7 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06run_id\x18\x02 \x01(\tR\x05runId\"J\n" +
 	"\x18WatchPipelineRunResponse\x12.\n" +
-	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"\xbe\x11\n" +
+	"\x04data\x18\x01 \x01(\v2\x1a.kino.media.v1.PipelineRunR\x04data\"\x9f\x12\n" +
 	"\x03Job\x12\x0e\n" +
 	"\x02id\x18\x01 \x01(\tR\x02id\x12\x15\n" +
 	"\x06org_id\x18\x02 \x01(\tR\x05orgId\x12\x1c\n" +
@@ -2704,7 +2734,9 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x0eexec_upload_ms\x18) \x01(\x05H R\fexecUploadMs\x88\x01\x01\x12'\n" +
 	"\rqueue_wait_ms\x18* \x01(\x05H!R\vqueueWaitMs\x88\x01\x01\x12/\n" +
 	"\x11consumer_total_ms\x18+ \x01(\x05H\"R\x0fconsumerTotalMs\x88\x01\x01\x12\x1a\n" +
-	"\bprogress\x18, \x01(\x01R\bprogressB\n" +
+	"\bprogress\x18, \x01(\x01R\bprogress\x120\n" +
+	"\x06output\x18- \x01(\v2\x18.kino.media.v1.JobOutputR\x06output\x12-\n" +
+	"\x05error\x18. \x01(\v2\x17.kino.media.v1.JobErrorR\x05errorB\n" +
 	"\n" +
 	"\b_user_idB\v\n" +
 	"\t_batch_idB\x0e\n" +
@@ -2756,15 +2788,17 @@ const file_kino_media_v1_media_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"j\n" +
 	"\x10ListJobsResponse\x12&\n" +
 	"\x04data\x18\x01 \x03(\v2\x12.kino.media.v1.JobR\x04data\x12.\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\x88\x02\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1a.kino.media.v1.JobListMetaR\x04meta\"\xca\x02\n" +
 	"\x10CreateJobRequest\x12\x12\n" +
 	"\x04type\x18\x01 \x01(\tR\x04type\x12/\n" +
 	"\x06inputs\x18\x02 \x01(\v2\x17.google.protobuf.StructR\x06inputs\x12/\n" +
 	"\x06params\x18\x03 \x01(\v2\x17.google.protobuf.StructR\x06params\x12\x1f\n" +
 	"\bpriority\x18\x04 \x01(\x05H\x00R\bpriority\x88\x01\x01\x12\x18\n" +
 	"\awebhook\x18\x0f \x01(\tR\awebhook\x126\n" +
-	"\bcallback\x18\x10 \x01(\v2\x1a.kino.media.v1.JobCallbackR\bcallbackB\v\n" +
-	"\t_priority\";\n" +
+	"\bcallback\x18\x10 \x01(\v2\x1a.kino.media.v1.JobCallbackR\bcallback\x12,\n" +
+	"\x0fidempotency_key\x18\x05 \x01(\tH\x01R\x0eidempotencyKey\x88\x01\x01B\v\n" +
+	"\t_priorityB\x12\n" +
+	"\x10_idempotency_key\";\n" +
 	"\x11CreateJobResponse\x12&\n" +
 	"\x04data\x18\x01 \x01(\v2\x12.kino.media.v1.JobR\x04data\"\"\n" +
 	"\x10CancelJobRequest\x12\x0e\n" +
@@ -2916,7 +2950,9 @@ var file_kino_media_v1_media_proto_goTypes = []any{
 	(*PipelineListMeta)(nil),          // 37: kino.media.v1.PipelineListMeta
 	(*ListPipelinesResponse)(nil),     // 38: kino.media.v1.ListPipelinesResponse
 	(*structpb.Struct)(nil),           // 39: google.protobuf.Struct
-	(*JobCallback)(nil),               // 40: kino.media.v1.JobCallback
+	(*JobOutput)(nil),                 // 40: kino.media.v1.JobOutput
+	(*JobError)(nil),                  // 41: kino.media.v1.JobError
+	(*JobCallback)(nil),               // 42: kino.media.v1.JobCallback
 }
 var file_kino_media_v1_media_proto_depIdxs = []int32{
 	11, // 0: kino.media.v1.PipelineRun.jobs:type_name -> kino.media.v1.Job
@@ -2927,64 +2963,66 @@ var file_kino_media_v1_media_proto_depIdxs = []int32{
 	37, // 5: kino.media.v1.ListPipelineRunsResponse.meta:type_name -> kino.media.v1.PipelineListMeta
 	0,  // 6: kino.media.v1.CancelPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
 	0,  // 7: kino.media.v1.WatchPipelineRunResponse.data:type_name -> kino.media.v1.PipelineRun
-	11, // 8: kino.media.v1.GetJobResponse.data:type_name -> kino.media.v1.Job
-	11, // 9: kino.media.v1.ListJobsResponse.data:type_name -> kino.media.v1.Job
-	15, // 10: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
-	39, // 11: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
-	39, // 12: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
-	40, // 13: kino.media.v1.CreateJobRequest.callback:type_name -> kino.media.v1.JobCallback
-	11, // 14: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
-	11, // 15: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
-	11, // 16: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
-	25, // 17: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
-	26, // 18: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
-	39, // 19: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
-	27, // 20: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
-	27, // 21: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
-	39, // 22: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
-	29, // 23: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
-	30, // 24: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
-	39, // 25: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
-	31, // 26: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
-	29, // 27: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
-	30, // 28: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
-	28, // 29: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	28, // 30: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
-	28, // 31: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
-	37, // 32: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
-	12, // 33: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
-	14, // 34: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
-	17, // 35: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
-	19, // 36: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
-	21, // 37: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
-	23, // 38: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
-	32, // 39: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
-	34, // 40: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
-	36, // 41: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
-	1,  // 42: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
-	3,  // 43: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
-	5,  // 44: kino.media.v1.PipelineService.ListPipelineRuns:input_type -> kino.media.v1.ListPipelineRunsRequest
-	7,  // 45: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
-	9,  // 46: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
-	13, // 47: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
-	16, // 48: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
-	18, // 49: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
-	20, // 50: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
-	22, // 51: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
-	24, // 52: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
-	33, // 53: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
-	35, // 54: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
-	38, // 55: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
-	2,  // 56: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
-	4,  // 57: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
-	6,  // 58: kino.media.v1.PipelineService.ListPipelineRuns:output_type -> kino.media.v1.ListPipelineRunsResponse
-	8,  // 59: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
-	10, // 60: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
-	47, // [47:61] is the sub-list for method output_type
-	33, // [33:47] is the sub-list for method input_type
-	33, // [33:33] is the sub-list for extension type_name
-	33, // [33:33] is the sub-list for extension extendee
-	0,  // [0:33] is the sub-list for field type_name
+	40, // 8: kino.media.v1.Job.output:type_name -> kino.media.v1.JobOutput
+	41, // 9: kino.media.v1.Job.error:type_name -> kino.media.v1.JobError
+	11, // 10: kino.media.v1.GetJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 11: kino.media.v1.ListJobsResponse.data:type_name -> kino.media.v1.Job
+	15, // 12: kino.media.v1.ListJobsResponse.meta:type_name -> kino.media.v1.JobListMeta
+	39, // 13: kino.media.v1.CreateJobRequest.inputs:type_name -> google.protobuf.Struct
+	39, // 14: kino.media.v1.CreateJobRequest.params:type_name -> google.protobuf.Struct
+	42, // 15: kino.media.v1.CreateJobRequest.callback:type_name -> kino.media.v1.JobCallback
+	11, // 16: kino.media.v1.CreateJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 17: kino.media.v1.CancelJobResponse.data:type_name -> kino.media.v1.Job
+	11, // 18: kino.media.v1.WatchJobResponse.data:type_name -> kino.media.v1.Job
+	25, // 19: kino.media.v1.ListJobTypesResponse.data:type_name -> kino.media.v1.JobType
+	26, // 20: kino.media.v1.JobType.provider:type_name -> kino.media.v1.JobTypeProvider
+	39, // 21: kino.media.v1.JobType.media_overrides:type_name -> google.protobuf.Struct
+	27, // 22: kino.media.v1.JobType.inputs:type_name -> kino.media.v1.JobTypeField
+	27, // 23: kino.media.v1.JobType.outputs:type_name -> kino.media.v1.JobTypeField
+	39, // 24: kino.media.v1.JobType.params_schema:type_name -> google.protobuf.Struct
+	29, // 25: kino.media.v1.Pipeline.nodes:type_name -> kino.media.v1.PipelineNode
+	30, // 26: kino.media.v1.Pipeline.edges:type_name -> kino.media.v1.PipelineEdge
+	39, // 27: kino.media.v1.PipelineNode.params:type_name -> google.protobuf.Struct
+	31, // 28: kino.media.v1.PipelineEdge.output_mapping:type_name -> kino.media.v1.OutputMapping
+	29, // 29: kino.media.v1.CreatePipelineRequest.nodes:type_name -> kino.media.v1.PipelineNode
+	30, // 30: kino.media.v1.CreatePipelineRequest.edges:type_name -> kino.media.v1.PipelineEdge
+	28, // 31: kino.media.v1.CreatePipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	28, // 32: kino.media.v1.GetPipelineResponse.data:type_name -> kino.media.v1.Pipeline
+	28, // 33: kino.media.v1.ListPipelinesResponse.data:type_name -> kino.media.v1.Pipeline
+	37, // 34: kino.media.v1.ListPipelinesResponse.meta:type_name -> kino.media.v1.PipelineListMeta
+	12, // 35: kino.media.v1.JobService.GetJob:input_type -> kino.media.v1.GetJobRequest
+	14, // 36: kino.media.v1.JobService.ListJobs:input_type -> kino.media.v1.ListJobsRequest
+	17, // 37: kino.media.v1.JobService.CreateJob:input_type -> kino.media.v1.CreateJobRequest
+	19, // 38: kino.media.v1.JobService.CancelJob:input_type -> kino.media.v1.CancelJobRequest
+	21, // 39: kino.media.v1.JobService.WatchJob:input_type -> kino.media.v1.WatchJobRequest
+	23, // 40: kino.media.v1.JobService.ListJobTypes:input_type -> kino.media.v1.ListJobTypesRequest
+	32, // 41: kino.media.v1.PipelineService.CreatePipeline:input_type -> kino.media.v1.CreatePipelineRequest
+	34, // 42: kino.media.v1.PipelineService.GetPipeline:input_type -> kino.media.v1.GetPipelineRequest
+	36, // 43: kino.media.v1.PipelineService.ListPipelines:input_type -> kino.media.v1.ListPipelinesRequest
+	1,  // 44: kino.media.v1.PipelineService.RunPipeline:input_type -> kino.media.v1.RunPipelineRequest
+	3,  // 45: kino.media.v1.PipelineService.GetPipelineRun:input_type -> kino.media.v1.GetPipelineRunRequest
+	5,  // 46: kino.media.v1.PipelineService.ListPipelineRuns:input_type -> kino.media.v1.ListPipelineRunsRequest
+	7,  // 47: kino.media.v1.PipelineService.CancelPipelineRun:input_type -> kino.media.v1.CancelPipelineRunRequest
+	9,  // 48: kino.media.v1.PipelineService.WatchPipelineRun:input_type -> kino.media.v1.WatchPipelineRunRequest
+	13, // 49: kino.media.v1.JobService.GetJob:output_type -> kino.media.v1.GetJobResponse
+	16, // 50: kino.media.v1.JobService.ListJobs:output_type -> kino.media.v1.ListJobsResponse
+	18, // 51: kino.media.v1.JobService.CreateJob:output_type -> kino.media.v1.CreateJobResponse
+	20, // 52: kino.media.v1.JobService.CancelJob:output_type -> kino.media.v1.CancelJobResponse
+	22, // 53: kino.media.v1.JobService.WatchJob:output_type -> kino.media.v1.WatchJobResponse
+	24, // 54: kino.media.v1.JobService.ListJobTypes:output_type -> kino.media.v1.ListJobTypesResponse
+	33, // 55: kino.media.v1.PipelineService.CreatePipeline:output_type -> kino.media.v1.CreatePipelineResponse
+	35, // 56: kino.media.v1.PipelineService.GetPipeline:output_type -> kino.media.v1.GetPipelineResponse
+	38, // 57: kino.media.v1.PipelineService.ListPipelines:output_type -> kino.media.v1.ListPipelinesResponse
+	2,  // 58: kino.media.v1.PipelineService.RunPipeline:output_type -> kino.media.v1.RunPipelineResponse
+	4,  // 59: kino.media.v1.PipelineService.GetPipelineRun:output_type -> kino.media.v1.GetPipelineRunResponse
+	6,  // 60: kino.media.v1.PipelineService.ListPipelineRuns:output_type -> kino.media.v1.ListPipelineRunsResponse
+	8,  // 61: kino.media.v1.PipelineService.CancelPipelineRun:output_type -> kino.media.v1.CancelPipelineRunResponse
+	10, // 62: kino.media.v1.PipelineService.WatchPipelineRun:output_type -> kino.media.v1.WatchPipelineRunResponse
+	49, // [49:63] is the sub-list for method output_type
+	35, // [35:49] is the sub-list for method input_type
+	35, // [35:35] is the sub-list for extension type_name
+	35, // [35:35] is the sub-list for extension extendee
+	0,  // [0:35] is the sub-list for field type_name
 }
 
 func init() { file_kino_media_v1_media_proto_init() }
@@ -2992,6 +3030,7 @@ func file_kino_media_v1_media_proto_init() {
 	if File_kino_media_v1_media_proto != nil {
 		return
 	}
+	file_kino_media_v1_output_proto_init()
 	file_kino_media_v1_webhooks_proto_init()
 	file_kino_media_v1_media_proto_msgTypes[11].OneofWrappers = []any{}
 	file_kino_media_v1_media_proto_msgTypes[17].OneofWrappers = []any{}
