@@ -20,13 +20,14 @@ func TestSplitQuotesAsAShell(t *testing.T) {
 		`-metadata title="a \"b\" \$c" o.mp4`:           {"-metadata", `title=a "b" $c`, "o.mp4"},
 		"-map \"[v]\" \\\n out.mp4":                     {"-map", "[v]", "out.mp4"},
 		`a\ b`:                                          {"a b"},
+		`-i http://h/a.mp4?e=1&s=2 o.mp4`:               {"-i", "http://h/a.mp4?e=1&s=2", "o.mp4"},
 		`-filter_complex [0]scale=2:2[a];[a]null o.mp4`: {"-filter_complex", "[0]scale=2:2[a];[a]null", "o.mp4"},
 	} {
 		got, err := rawcmd.Split(in)
 		require.NoError(t, err, in)
 		assert.Equal(t, want, got, in)
 	}
-	for _, in := range []string{`a | b`, `a > b`, `a & b`, "a `b`", `$(b)`, `"open`, `'open`} {
+	for _, in := range []string{`a | b`, `a > b`, `a & b`, `a& b`, `a &b`, `a&&b`, `a&`, "a `b`", `$(b)`, `"open`, `'open`} {
 		_, err := rawcmd.Split(in)
 		assert.Error(t, err, in)
 	}

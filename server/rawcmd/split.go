@@ -64,6 +64,10 @@ func Split(s string) ([]string, error) {
 				return nil, errorf(`"`, `the command has a " that is never closed`)
 			}
 			i = j
+		case c == '&' && inWord && i+1 < len(s) && strings.IndexByte(" \t\n&|;<>", s[i+1]) < 0:
+			// Inside a word, as between a URL's query parameters
+			// (?expires=…&signature=…), which clients paste unquoted.
+			cur.WriteByte(c)
 		case strings.IndexByte("|&<>`", c) >= 0 || (c == '$' && i+1 < len(s) && s[i+1] == '('):
 			return nil, errorf(string(c), "the command uses the shell operator %q; kino runs ffmpeg without a shell, so quote it if it belongs to an argument", string(c))
 		default:
