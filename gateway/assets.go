@@ -91,35 +91,13 @@ func (h *uploadHandler) stream(w http.ResponseWriter, r *http.Request, ctx conte
 		// comes from CloseAndRecv.
 		return stream.Send(m) == nil
 	}
-	if send(&mediav1.UploadAssetRequest{Part: &mediav1.UploadAssetRequest_Info{Info: info}}) {
-		buf := make([]byte, uploadChunk)
-		for {
-			n, err := body.Read(buf)
-			if n > 0 && !send(&mediav1.UploadAssetRequest{Part: &mediav1.UploadAssetRequest_Chunk{Chunk: append([]byte(nil), buf[:n]...)}}) {
-				break
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				writeBodyError(w, err, "the upload was interrupted: "+err.Error())
-				return
-			}
-		}
+	if send(&mediav1.UploadAssetRequest{Part: &mediav1.UploadAssetRequest_Info{Info: info}}) && !pump(w, body, uploadChunk, func(chunk []byte) bool {
+		return send(&mediav1.UploadAssetRequest{Part: &mediav1.UploadAssetRequest_Chunk{Chunk: chunk}})
+	}) {
+		return
 	}
 	resp, err := stream.CloseAndRecv()
-	if err != nil {
-		writeStatusError(ctx, nil, nil, w, r, err)
-		return
-	}
-	body2, err := marshaler.Marshal(resp)
-	if err != nil {
-		writeError(w, apierr.Internal, "an unexpected error occurred")
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(body2)
+	writeCreated(w, r, resp, err)
 }
 
 // contentHandler serves GET /assets/{id}/content: the asset is read through

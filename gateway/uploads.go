@@ -1,14 +1,11 @@
 package gateway
 
 import (
-	"errors"
-	"io"
 	"net/http"
 
 	"google.golang.org/grpc/metadata"
 
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
-	"github.com/kinohq/kino/server/apierr"
 )
 
 // fileChunk is the size of each message of a file upload's stream: large
@@ -45,35 +42,13 @@ func (h *fileUploadHandler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		md, err := stream.Header()
 		sent = err == nil && md != nil
 	}
-	if sent {
-		buf := make([]byte, fileChunk)
-		for {
-			n, err := r.Body.Read(buf)
-			// A failed send means the server ended the stream; its
-			// answer comes from CloseAndRecv.
-			if n > 0 && stream.Send(&mediav1.UploadFileRequest{Part: &mediav1.UploadFileRequest_Chunk{Chunk: append([]byte(nil), buf[:n]...)}}) != nil {
-				break
-			}
-			if errors.Is(err, io.EOF) {
-				break
-			}
-			if err != nil {
-				writeBodyError(w, err, "the upload was interrupted: "+err.Error())
-				return
-			}
-		}
+	if sent && !pump(w, r.Body, fileChunk, func(chunk []byte) bool {
+		// A failed send means the server ended the stream; its answer
+		// comes from CloseAndRecv.
+		return stream.Send(&mediav1.UploadFileRequest{Part: &mediav1.UploadFileRequest_Chunk{Chunk: chunk}}) == nil
+	}) {
+		return
 	}
 	resp, err := stream.CloseAndRecv()
-	if err != nil {
-		writeStatusError(ctx, nil, nil, w, r, err)
-		return
-	}
-	body, err := marshaler.Marshal(resp)
-	if err != nil {
-		writeError(w, apierr.Internal, "an unexpected error occurred")
-		return
-	}
-	w.Header().Set("Content-Type", "application/json")
-	w.WriteHeader(http.StatusCreated)
-	_, _ = w.Write(body)
+	writeCreated(w, r, resp, err)
 }
