@@ -26,7 +26,7 @@ func TestMediaOverGRPC(t *testing.T) {
 
 	types, err := jobs.ListJobTypes(ctx, &mediav1.ListJobTypesRequest{})
 	require.NoError(t, err)
-	require.Len(t, types.GetData(), 9)
+	require.Len(t, types.GetData(), 11)
 	assert.True(t, slices.ContainsFunc(types.GetData(), func(jt *mediav1.JobType) bool { return jt.GetType() == "mockup.render" }))
 
 	inputs, err := structpb.NewStruct(map[string]any{"source": "https://cdn.example/v.mp4"})
