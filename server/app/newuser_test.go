@@ -6,6 +6,7 @@ import (
 	"net/http"
 	"os"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"google.golang.org/genproto/googleapis/rpc/errdetails"
@@ -103,4 +104,33 @@ func TestWrongDemoNameSaysSo(t *testing.T) {
 	require.Equal(t, "failed", j["status"], "%v", j)
 	require.Contains(t, j["errorMessage"], `there is no demo file "nothere.png"; the demo files are captions.srt,`)
 	require.NotContains(t, j["errorMessage"], "loopback")
+}
+
+// 100 blurred pictures need more memory in ffmpeg's graph than one ffmpeg
+// may use: ffmpeg failed to configure its filters ("Cannot allocate
+// memory") and the preview answered 500 INTERNAL_ERROR, the render failed
+// the same. The plan refuses first, naming the layer where the memory runs
+// out; fewer layers draw.
+func TestBlurredLayersPastTheGraphsMemoryAreRefusedByName(t *testing.T) {
+	t.Parallel()
+	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.AllowPrivateNetworks = false })
+	blurred := func(n int) map[string]any {
+		var layers []any
+		for range n {
+			layers = append(layers, map[string]any{"type": "image", "src": k.base + "/demo/picture1.jpg", "filters": map[string]any{"blur": 100}, "duration": 2})
+		}
+		return map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 1920, "height": 1080, "fps": 25, "layers": layers}}
+	}
+	preview := withFields(blurred(100), "time", 0.5, "width", 320)
+	r := k.do(t, http.MethodPost, "/api/render/preview", preview)
+	require.Equal(t, "VALIDATION_ERROR", r.errorCode(t), "%s", r.body)
+	require.Contains(t, string(r.body), "composition.layers[46].filters.blur: with the layers under it, drawing needs about")
+	require.Contains(t, string(r.body), "--ffmpeg-max-memory")
+
+	id := k.submit(t, blurred(100))
+	job := k.waitStatus(t, id, "failed", time.Minute)
+	require.Contains(t, job["error"].(map[string]any)["message"], "composition.layers[46].filters.blur")
+
+	r = k.do(t, http.MethodPost, "/api/render/preview", withFields(blurred(20), "time", 0.5, "width", 320))
+	require.Equal(t, http.StatusOK, r.status, "%s", r.body)
 }

@@ -126,6 +126,9 @@ func plan(ctx context.Context, s *Scene, media map[string]Media, workDir, outPat
 	// overlay.
 	under, background := p.cover()
 	if picture {
+		if err := p.checkGraphMemory(); err != nil {
+			return nil, err
+		}
 		base := fmt.Sprintf("color=c=%s:s=%dx%d:r=%d:d=%s", background, s.Width, s.Height, s.FPS, f(s.Shown()))
 		if s.lead > 0 {
 			// A part's frames start where its timeline's lead ends: the
