@@ -37,6 +37,11 @@ type kino struct {
 
 func start(t *testing.T, db storetest.DB, mutate func(*app.Config)) *kino {
 	t.Helper()
+	if testing.Short() {
+		// -short is the fast loop: a whole kino, its database and its
+		// renders are the full suite's.
+		t.Skip("starts a whole kino")
+	}
 	cfg := app.Config{
 		HTTPAddr:             "127.0.0.1:0",
 		GRPCAddr:             "127.0.0.1:0",
