@@ -196,10 +196,12 @@ func TestSplitRenderCancelStopsEveryPart(t *testing.T) {
 		var payload map[string]any
 		require.NoError(t, json.Unmarshal(calls[0].body, &payload))
 		assert.Equal(t, "cancelled", payload["status"])
-		require.Eventually(t, func() bool {
+		// The parts' files are removed after the cancel's commit, off the
+		// request, while the parts' own attempts end and discard theirs.
+		require.EventuallyWithT(t, func(c *assert.CollectT) {
 			left, _ := filepath.Glob(filepath.Join(k.cfg.DataDir, "outputs", "renders", id+"*"))
-			return len(left) == 0
-		}, 5*time.Second, 20*time.Millisecond, "nothing of the parts is left")
+			assert.Empty(c, left, "nothing of the parts is left")
+		}, 20*time.Second, 20*time.Millisecond)
 	})
 }
 
