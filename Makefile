@@ -54,6 +54,7 @@ fuzz:
 	$(GO) test ./server/mockup -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/psd -run '^$$' -fuzz '^FuzzDraw$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/composite -run '^$$' -fuzz '^FuzzWarp$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
+	$(GO) test ./server/rawcmd -run '^$$' -fuzz '^FuzzParse$$' -fuzztime $(FUZZTIME)
 
 # The PSD reader's fixtures, written by the npm package ag-psd (pinned in
 # server/psd/testdata/gen/package-lock.json) and a small writer beside it;
