@@ -3,6 +3,8 @@ package engine
 import (
 	"errors"
 	"fmt"
+
+	"github.com/kinohq/kino/server/ident"
 )
 
 // KindCaptions is a layer of timed captions: cues from an SRT or WebVTT
@@ -115,7 +117,7 @@ func (c *compiler) captionSource(o *object) (string, string) {
 	if u, isKey := c.assets[s]; isKey {
 		s = u
 	}
-	if !validURL(s) && !IsAssetID(s) {
+	if !validURL(s) && !ident.IsAsset(s) {
 		c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL or an asset id", s)
 		return "", field
 	}

@@ -8,6 +8,8 @@ import (
 	"io"
 	"math"
 	"sort"
+
+	"github.com/kinohq/kino/server/ident"
 )
 
 // Providers are the composition formats Compile accepts.
@@ -66,7 +68,7 @@ func checkAssetURLs(assets map[string]string, lim Limits) error {
 		if k == "" || len(k) > 128 {
 			return &ValidationError{Field: "assetUrls", Message: "keys must be 1 to 128 characters"}
 		}
-		if !validURL(assets[k]) && !IsAssetID(assets[k]) {
+		if !validURL(assets[k]) && !ident.IsAsset(assets[k]) {
 			return &ValidationError{Field: "assetUrls." + k, Message: "must be an absolute http or https URL, or the id of an uploaded asset"}
 		}
 	}
@@ -203,7 +205,7 @@ func (c *compiler) source(o *object, key string, font bool) (string, string) {
 	if u, isKey := c.assets[s]; isKey {
 		return c.scene.addSource(u, font, field), field
 	}
-	if validURL(s) || IsAssetID(s) {
+	if validURL(s) || ident.IsAsset(s) {
 		return c.scene.addSource(s, font, field), field
 	}
 	c.r.fail(field, "no such asset key %q in assetUrls, and not an http or https URL or an asset id", s)

@@ -11,6 +11,7 @@ import (
 
 	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 )
@@ -31,7 +32,7 @@ func (c *compiler) mockup(o *object, trimKey string, l *Layer) {
 		}
 	} else if u, isKey := c.assets[s]; isKey {
 		mk.Template = c.scene.add(Source{URL: u, Template: true, Field: mk.TemplateField})
-	} else if validURL(s) || IsAssetID(s) {
+	} else if validURL(s) || ident.IsAsset(s) {
 		mk.Template = c.scene.add(Source{URL: s, Template: true, Field: mk.TemplateField})
 	} else if c.r.err == nil {
 		c.r.fail(mk.TemplateField, "no such asset key %q in assetUrls, and not an http or https URL or an asset id", s)

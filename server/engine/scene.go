@@ -2,7 +2,6 @@ package engine
 
 import (
 	"fmt"
-	"strings"
 )
 
 // Kind is what a layer draws or plays.
@@ -202,21 +201,6 @@ func (l Layer) styled() bool {
 	return l.Style != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
 }
 
-// IsAssetID reports whether a src names an uploaded asset (ast_ and hex
-// digits, as the asset API makes them) rather than a URL or a key.
-func IsAssetID(s string) bool {
-	rest, ok := strings.CutPrefix(s, "ast_")
-	if !ok || rest == "" || len(rest) > 64 {
-		return false
-	}
-	for _, r := range rest {
-		if (r < '0' || r > '9') && (r < 'a' || r > 'f') {
-			return false
-		}
-	}
-	return true
-}
-
 // still is the motion of a layer that does not move.
 var still Motion
 
@@ -236,7 +220,7 @@ type Source struct {
 	// Key names the source in the media map given to Plan.
 	Key string
 	// URL is where it is downloaded from, or an uploaded asset's id
-	// (IsAssetID), which the render reads from storage.
+	// (ident.IsAsset), which the render reads from storage.
 	URL string
 	// Font marks a font file (not probed as media).
 	Font bool

@@ -15,7 +15,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	grpcstatus "google.golang.org/grpc/status"
 	"google.golang.org/protobuf/proto"
 
@@ -24,9 +23,11 @@ import (
 	"github.com/kinohq/kino/ent/predicate"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
@@ -201,30 +202,6 @@ func (s *AssetService) list(ctx context.Context, where []predicate.Asset, limit,
 	return out, total, nil
 }
 
-// VisibleTo selects the assets an organisation may use: its own, and the
-// system's. Reads, job inputs and the job runner all ask this one question.
-func VisibleTo(org string) predicate.Asset {
-	return asset.Or(asset.OrgID(org), asset.ScopeEQ(asset.ScopeSystem))
-}
-
-// CopyAsset writes the content of an asset org may use to a new file at
-// path, and returns its size: for a job, which runs after the request that
-// named the asset, so the asset may have been deleted since.
-func CopyAsset(ctx context.Context, st *store.Store, bucket *storage.Storage, org, id, path string) (int64, error) {
-	a, err := st.Asset.Query().Where(asset.ID(id), VisibleTo(org)).Only(ctx)
-	if ent.IsNotFound(err) {
-		return 0, fmt.Errorf("asset %s no longer exists", id)
-	}
-	if err != nil {
-		return 0, fmt.Errorf("asset %s could not be read", id)
-	}
-	n, err := bucket.Download(ctx, a.StorageKey, path)
-	if err != nil {
-		return 0, fmt.Errorf("asset %s could not be read from storage", id)
-	}
-	return n, nil
-}
-
 // GetAsset reads an asset of the caller's organisation, or a system asset.
 func (s *AssetService) GetAsset(ctx context.Context, req *mediav1.GetAssetRequest) (*mediav1.GetAssetResponse, error) {
 	a, err := s.visible(ctx, req.GetId())
@@ -239,7 +216,7 @@ func (s *AssetService) GetAsset(ctx context.Context, req *mediav1.GetAssetReques
 }
 
 func (s *AssetService) visible(ctx context.Context, id string) (*ent.Asset, error) {
-	a, err := s.st.Asset.Query().Where(asset.ID(id), VisibleTo(auth.Org(ctx))).Only(ctx)
+	a, err := kinoasset.Visible(ctx, s.st, auth.Org(ctx), id)
 	if ent.IsNotFound(err) {
 		return nil, apierr.New(apierr.AssetNotFound, "no asset has the id %q", id)
 	}
@@ -330,7 +307,7 @@ func (s *AssetService) UploadAsset(stream mediav1.AssetService_UploadAssetServer
 	// however the upload ends.
 	ctx, used := meter.With(ctx)
 	defer func() { s.recordUse(ctx, org, used, err) }()
-	id := "ast_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	id := ident.New(ident.Asset)
 	meta := map[string]any{"format": kind.Format, "contentType": kind.ContentType}
 	status := asset.StatusReady
 	var thumb string

@@ -8,6 +8,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/rawcmd"
 )
 
@@ -45,7 +46,7 @@ func validateCommand(t *catalog.Type, inputs, params map[string]any, assetMedia 
 			}
 		}
 		switch {
-		case ok && strings.HasPrefix(v, "ast_"):
+		case ok && ident.IsAsset(v):
 			if _, found := assetMedia(v); !found {
 				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("no asset has the id %q", v)})
 			}

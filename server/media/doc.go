@@ -2,6 +2,6 @@
 // their catalogue, pipelines and their runs, and assets, each scoped to
 // the caller's organisation. It also defines a media job as it is stored
 // (Kind, Args, the Meta… keys of its metadata, output fields and URLs),
-// which the worker that runs it (server/mediarun) reads and writes, and the
-// rules of assets (VisibleTo, CopyAsset) the render API applies too.
+// which the worker that runs it (server/mediarun) reads and writes. The
+// rules of assets it shares with the render API are package asset's.
 package media

@@ -11,16 +11,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/types/known/structpb"
 
 	"github.com/kinohq/kino/ent/asset"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/idempotency"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
@@ -112,7 +113,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	op := idempotency.Op{Kind: Kind, Name: "jobs.create", Noun: "job", Failed: "the job could not be queued; try again", Log: s.log}
 	id, made, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
 		inserted, err := s.jobs.InsertAdmitted(ctx, s.quota.Jobs(auth.Org(ctx), 1), jobs.NewJob{
-			ID:   "job_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", ""),
+			ID:   ident.New(ident.Job),
 			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
 			Metadata: map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
 				usage.MetaEstimatedPrice: t.Estimate(params)},
@@ -195,7 +196,7 @@ func jobWebhook(req *mediav1.CreateJobRequest, check func(string) error) (string
 // assetMedia tells the media kind of an asset the caller can see, by id.
 func (s *JobService) assetMedia(ctx context.Context) func(id string) (string, bool) {
 	return func(id string) (string, bool) {
-		a, err := s.st.Asset.Query().Where(asset.ID(id), VisibleTo(auth.Org(ctx))).Only(ctx)
+		a, err := kinoasset.Visible(ctx, s.st, auth.Org(ctx), id)
 		if err != nil {
 			return "", false
 		}
@@ -231,7 +232,7 @@ func validateJob(t *catalog.Type, inputs, params map[string]any, assetMedia func
 		field, _ := t.Input(name)
 		v, ok := inputs[name].(string)
 		switch {
-		case ok && strings.HasPrefix(v, "ast_"):
+		case ok && ident.IsAsset(v):
 			kind, found := assetMedia(v)
 			if !found {
 				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("no asset has the id %q", v)})

@@ -8,10 +8,12 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/ent/asset"
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -30,8 +32,8 @@ func (s *JobService) checkMockup(ctx context.Context, inputs, params map[string]
 	}
 	ref := func(path, v string) {
 		switch {
-		case strings.HasPrefix(v, "ast_"):
-			a, err := s.st.Asset.Query().Where(asset.ID(v), VisibleTo(auth.Org(ctx))).Only(ctx)
+		case ident.IsAsset(v):
+			a, err := kinoasset.Visible(ctx, s.st, auth.Org(ctx), v)
 			switch {
 			case err != nil:
 				out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf("no asset has the id %q", v)})
@@ -52,10 +54,10 @@ func (s *JobService) checkMockup(ctx context.Context, inputs, params map[string]
 		ref(fmt.Sprintf("params.smartObjects[%q]", k), d)
 	}
 	id, _ := inputs["template"].(string)
-	if !strings.HasPrefix(id, "ast_") {
+	if !ident.IsAsset(id) {
 		return out
 	}
-	a, err := s.st.Asset.Query().Where(asset.ID(id), VisibleTo(auth.Org(ctx))).Only(ctx)
+	a, err := kinoasset.Visible(ctx, s.st, auth.Org(ctx), id)
 	if err != nil {
 		return out // validateJob said so
 	}

@@ -3,9 +3,7 @@ package media
 import (
 	"context"
 	"log/slog"
-	"strings"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/kinohq/kino/ent"
@@ -14,6 +12,7 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/dag"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
@@ -71,7 +70,7 @@ func (s *PipelineService) CreatePipeline(ctx context.Context, req *mediav1.Creat
 	}
 	now := nowMs()
 	p, err := s.st.Pipeline.Create().
-		SetID("pl_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
+		SetID(ident.New(ident.Pipeline)).
 		SetOrgID(auth.Org(ctx)).
 		SetName(req.GetName()).
 		SetDescription(req.GetDescription()).

@@ -8,7 +8,6 @@ import (
 	"sort"
 	"strings"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protojson"
 
 	"github.com/kinohq/kino/ent"
@@ -19,6 +18,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/idempotency"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/storage"
@@ -90,7 +90,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 				problems = append(problems, catalog.Problem{Path: path, Message: "is fed by an edge of the pipeline; do not give it"})
 				continue
 			}
-			if sv, ok := v.(string); !ok || (!fetch.IsHTTPURL(sv) && !strings.HasPrefix(sv, "ast_")) {
+			if sv, ok := v.(string); !ok || (!fetch.IsHTTPURL(sv) && !ident.IsAsset(sv)) {
 				problems = append(problems, catalog.Problem{Path: path, Message: "must be an absolute http or https URL, or an asset id"})
 				continue
 			}
@@ -135,7 +135,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 			return *j.BatchID
 		}}
 	runID, _, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
-		runID := "run_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+		runID := ident.New(ident.Run)
 		idOf := map[string]string{}
 		for i, n := range g.GetNodes() {
 			idOf[n.GetId()] = fmt.Sprintf("job_%s%02d", strings.TrimPrefix(runID, "run_")[:30], i)

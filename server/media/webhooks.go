@@ -10,7 +10,6 @@ import (
 	"unicode/utf8"
 
 	"entgo.io/ent/dialect"
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/proto"
 
 	"github.com/kinohq/kino/ent"
@@ -18,6 +17,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/webhook"
 )
@@ -96,7 +96,7 @@ func (s *WebhookService) create(ctx context.Context, org string, req *mediav1.Cr
 	}
 	now := nowMs()
 	made, err := tx.WebhookEndpoint.Create().
-		SetID("we_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
+		SetID(ident.New(ident.Endpoint)).
 		SetOrgID(org).SetName(req.GetName()).SetDescription(req.GetDescription()).
 		SetURL(req.GetUrl()).SetEvents(dedupe(req.GetEvents())).SetSecret(webhook.NewSecret()).
 		SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)

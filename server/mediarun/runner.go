@@ -15,11 +15,13 @@ import (
 	"strings"
 	"time"
 
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/source"
@@ -402,8 +404,8 @@ func unprobed(typ, field string) bool {
 // output, an upload: source.Own); or else what the URL serves.
 func (r *Runner) fetch(ctx context.Context, org, ref, key, path string) error {
 	switch {
-	case strings.HasPrefix(ref, "ast_"):
-		_, err := media.CopyAsset(ctx, r.cfg.Store, r.cfg.Storage, org, ref, path)
+	case ident.IsAsset(ref):
+		_, err := kinoasset.Copy(ctx, r.cfg.Store, r.cfg.Storage, org, ref, path)
 		return err
 	case strings.HasPrefix(key, "jobs/"+org+"/"):
 		if _, err := r.cfg.Storage.Download(ctx, key, path); err != nil {

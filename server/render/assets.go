@@ -7,8 +7,9 @@ import (
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/asset"
 	"github.com/kinohq/kino/server/apierr"
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/store"
 )
@@ -19,10 +20,10 @@ import (
 // the render service's part of validation.
 func checkAssets(ctx context.Context, st *store.Store, org string, scene *engine.Scene) error {
 	for _, src := range scene.Sources() {
-		if !engine.IsAssetID(src.URL) {
+		if !ident.IsAsset(src.URL) {
 			continue
 		}
-		a, err := st.Asset.Query().Where(asset.ID(src.URL), media.VisibleTo(org)).Only(ctx)
+		a, err := kinoasset.Visible(ctx, st, org, src.URL)
 		if ent.IsNotFound(err) {
 			return apierr.New(apierr.Validation, "%s: no asset has the id %q", src.Field, src.URL)
 		}

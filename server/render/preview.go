@@ -14,11 +14,12 @@ import (
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/rescue"
@@ -316,8 +317,8 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 			var err error
 			_, own, ownErr := p.cfg.Own.Download(gctx, org, src.URL, path)
 			switch {
-			case engine.IsAssetID(src.URL):
-				_, err = media.CopyAsset(gctx, p.cfg.Store, p.cfg.Storage, org, src.URL, path)
+			case ident.IsAsset(src.URL):
+				_, err = kinoasset.Copy(gctx, p.cfg.Store, p.cfg.Storage, org, src.URL, path)
 			case own:
 				err = ownErr
 			case p.cfg.Sources != nil:

@@ -8,13 +8,14 @@ import (
 	"path/filepath"
 	"time"
 
+	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
-	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
@@ -291,8 +292,8 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 	for i, src := range sources {
 		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font && !src.Template,
 			Fetch: func(ctx context.Context, path string) (int64, error) {
-				if engine.IsAssetID(src.URL) {
-					return media.CopyAsset(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
+				if ident.IsAsset(src.URL) {
+					return kinoasset.Copy(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
 				}
 				if n, own, err := cfg.Own.Download(ctx, r.job.OrgID, src.URL, path); own {
 					return n, err

@@ -15,6 +15,7 @@ import (
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/storage"
 )
@@ -61,7 +62,7 @@ func splitFetches(scene *engine.Scene, ranges []engine.PartRange) int {
 	count := func(sources []engine.Source) int {
 		n := 0
 		for _, src := range sources {
-			if !engine.IsAssetID(src.URL) {
+			if !ident.IsAsset(src.URL) {
 				n++
 			}
 		}

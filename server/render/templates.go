@@ -9,7 +9,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
 	"google.golang.org/protobuf/encoding/protojson"
 	"google.golang.org/protobuf/types/known/structpb"
 
@@ -19,6 +18,7 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/store"
 )
 
@@ -208,7 +208,7 @@ func (s *TemplateService) CreateTemplate(ctx context.Context, req *renderv1.Crea
 	}
 	now := time.Now().UnixMilli()
 	t, err := s.st.Template.Create().
-		SetID("tpl_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")).
+		SetID(ident.New(ident.Template)).
 		SetOrgID(auth.Org(ctx)).SetName(name).SetProvider(req.GetProvider()).
 		SetComposition(composition).SetAssetUrls(req.GetAssetUrls()).
 		SetCreatedAt(now).SetUpdatedAt(now).Save(ctx)

@@ -17,13 +17,13 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/google/uuid"
 	"google.golang.org/grpc/metadata"
 
 	"github.com/kinohq/kino/ent"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
+	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -115,7 +115,7 @@ func (s *Service) UploadFile(stream mediav1.UploadService_UploadFileServer) erro
 		return err
 	}
 
-	id := "upl_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	id := ident.New(ident.Upload)
 	key := fmt.Sprintf("%s%s/%s/%s", storage.UploadsPrefix, org, id, filename)
 	body := &chunks{stream: stream, limit: s.cfg.MaxBytes}
 	head, err := body.head(sniffLen)

@@ -6,9 +6,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
 	"github.com/kinohq/kino/ent"
+	"github.com/kinohq/kino/server/ident"
 )
 
 // Work that kino does for an organisation outside any job, each recorded
@@ -48,7 +47,7 @@ func (r *Recorder) Work(ctx context.Context, db *ent.Client, w Work) error {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 10*time.Second)
 	defer cancel()
 	now := time.Now()
-	id := strings.ReplaceAll(w.Kind, ".", "_") + "_" + strings.ReplaceAll(uuid.Must(uuid.NewV7()).String(), "-", "")
+	id := ident.New(strings.ReplaceAll(w.Kind, ".", "_"))
 	state := w.State
 	if state == "" {
 		state = "completed"
