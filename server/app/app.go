@@ -32,6 +32,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/account"
+	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/demo"
 	"github.com/kinohq/kino/server/engine"
@@ -237,7 +238,9 @@ type App struct {
 	hooks *webhook.Dispatcher
 	pool  *jobs.Pool
 	// renderCfg is what renders, and the previews of the API, need.
-	renderCfg render.HandlerConfig
+	// env is the workers' environment, shared by the render worker, the
+	// previews and the media runner.
+	env *attempt.Env
 	// usage records what jobs, previews and uploads used.
 	usage *usage.Recorder
 
@@ -248,7 +251,6 @@ type App struct {
 	// own reads the organisations' own stored files named by URL
 	// in-process; uploads keeps the files of POST /uploads and sweeps
 	// them when they expire.
-	own     *source.Own
 	uploads *upload.Service
 
 	// The APIs: the gRPC server, and the gateway reaching it in memory.
@@ -488,24 +490,18 @@ func (a *App) openCore() {
 // API-only node makes it too, and never starts it.
 func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
-	a.own = &source.Own{Store: a.store, Storage: a.storage, Now: cfg.Now}
-	a.renderCfg = render.HandlerConfig{Own: a.own,
-		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
-		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
-		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
-	}
+	a.env = &attempt.Env{TempDir: tmp, RenderTimeout: cfg.RenderTimeout, JobTimeout: cfg.JobTimeout,
+		MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
+		Store: a.store, Storage: a.storage, Fetch: a.fetch, Log: cfg.Log,
+		Sources: source.New(source.Config{Store: a.store, Storage: a.storage, Fetch: a.fetch, Cache: a.sources, Now: cfg.Now})}
+	renderCfg := render.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}
 	a.pool = jobs.NewPool(a.core, jobs.PoolConfig{
 		Owner: a.NodeID,
 		Slots: cfg.Workers,
 		Handlers: map[string]jobs.Handler{
-			render.Kind:     render.NewHandler(a.renderCfg),
-			render.PartKind: render.NewPartHandler(a.renderCfg),
-			media.Kind: mediarun.New(mediarun.Config{
-				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
-				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
-				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Own: a.own,
-				RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox,
-			}),
+			render.Kind:     render.NewHandler(renderCfg),
+			render.PartKind: render.NewPartHandler(renderCfg),
+			media.Kind:      mediarun.New(mediarun.Config{Env: a.env, RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox}),
 		},
 		TracerProvider: cfg.TracerProvider,
 		Metrics:        a.metrics,
@@ -560,7 +556,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Limits:   cfg.Limits,
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
-		Preview: render.NewPreviewer(render.PreviewConfig{Handler: a.renderCfg, Pool: a.previews,
+		Preview: render.NewPreviewer(render.PreviewConfig{Worker: render.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}, Pool: a.previews,
 			Named: namedOrgs(cfg), Metrics: a.metrics, Usage: a.usage, Timeout: cfg.PreviewTimeout}),
 		Log: cfg.Log,
 	}))

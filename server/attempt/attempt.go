@@ -18,30 +18,49 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
+	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/scratch"
+	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/storage"
+	"github.com/kinohq/kino/server/store"
 )
 
-// Config is what every attempt of a kind of job shares.
-type Config struct {
+// Env is a node's worker environment: what every attempt of a render or
+// of a media job reads, derived once from the configuration and passed
+// down as one value to the render worker, the previews and the media
+// runner.
+type Env struct {
 	// TempDir holds each attempt's working folder.
 	TempDir string
-	// Timeout caps one attempt: downloads, probes, ffmpeg and uploads.
-	Timeout time.Duration
+	// RenderTimeout caps one attempt of a render, or of a step of a split
+	// one (--render-timeout); JobTimeout one of a media job
+	// (--job-timeout). Each covers downloads, probes, ffmpeg and uploads.
+	RenderTimeout, JobTimeout time.Duration
 	// MaxOutputBytes bounds what ffmpeg writes in one attempt
 	// (--max-output-size); 0 bounds nothing.
 	MaxOutputBytes int64
 	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
-	// disk must have for an attempt to start (--min-free-disk).
+	// disk must have for an attempt to start (--min-free-disk): room for
+	// the downloads, and for everything else on that disk.
 	MinFreeDisk int64
-	Storage     *storage.Storage
-	Log         *slog.Logger
-	// Words are the failures in the words of the job's API.
-	Words Words
+	// Font is the font file of text that names none.
+	Font string
+	// Transcriber hears the speech of caption.extract and of captions
+	// layers that transcribe; nil is the offline transcriber.
+	Transcriber executor.Transcriber
+	// Store holds the assets, jobs and usage the workers read and write.
+	Store   *store.Store
+	Storage *storage.Storage
+	// Fetch is the guarded client of downloads that are no source, such as
+	// the files a client's own ffmpeg command names.
+	Fetch *fetch.Client
+	// Sources gets every source an attempt downloads.
+	Sources *source.Resolver
+	Log     *slog.Logger
 }
 
 // Words are how a kind of job names the failures of its attempts: renders
@@ -50,7 +69,7 @@ type Words struct {
 	// Job names the job in messages: "render", "job".
 	Job string
 	// TimeoutCode and TimeoutMessage (formatted with the limit) are an
-	// attempt that outlived Config.Timeout.
+	// attempt that outlived its timeout.
 	TimeoutCode, TimeoutMessage string
 	// FolderCode is the code of a working folder that could not be made.
 	FolderCode string
@@ -61,10 +80,12 @@ type Words struct {
 
 // Attempt is one attempt at a job, begun by Begin and ended by End.
 type Attempt struct {
-	cfg    Config
-	parent context.Context
-	ctx    context.Context
-	cancel context.CancelFunc
+	env     *Env
+	words   Words
+	timeout time.Duration
+	parent  context.Context
+	ctx     context.Context
+	cancel  context.CancelFunc
 	// Dir is the attempt's own working folder, removed by End.
 	Dir string
 	log *slog.Logger
@@ -74,26 +95,26 @@ type Attempt struct {
 }
 
 // Begin starts an attempt under parent, which ends when the job is
-// cancelled, taken over or handed back. It fails, to be tried again
-// later, when the disk has too little room for it. name prefixes the
-// working folder.
-func Begin(parent context.Context, cfg Config, name string, log *slog.Logger) (*Attempt, *jobs.Failure) {
-	if need := cfg.MaxOutputBytes + cfg.MinFreeDisk; need > 0 {
+// cancelled, taken over or handed back, and at timeout. It fails, to be
+// tried again later, when the disk has too little room for it. name
+// prefixes the working folder; words name its failures.
+func Begin(parent context.Context, env *Env, words Words, timeout time.Duration, name string, log *slog.Logger) (*Attempt, *jobs.Failure) {
+	if need := env.MaxOutputBytes + env.MinFreeDisk; need > 0 {
 		// A full disk fails the attempt here, cleanly, on this node or
 		// another, rather than part way through a download or an encode,
 		// for this job and every other on the node.
-		if err := scratch.Room(cfg.TempDir, need); err != nil {
-			log.Warn("too little free disk to start a "+cfg.Words.Job+"; handed back", "err", err)
+		if err := scratch.Room(env.TempDir, need); err != nil {
+			log.Warn("too little free disk to start a "+words.Job+"; handed back", "err", err)
 			return nil, &jobs.Failure{Code: jobs.CodeNoDiskSpace, Retry: true,
-				Message: "the node had too little free disk space to start the " + cfg.Words.Job + " (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}
+				Message: "the node had too little free disk space to start the " + words.Job + " (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}
 		}
 	}
-	dir, err := os.MkdirTemp(cfg.TempDir, name+"-")
+	dir, err := os.MkdirTemp(env.TempDir, name+"-")
 	if err != nil {
-		return nil, &jobs.Failure{Code: cfg.Words.FolderCode, Message: "kino could not create a working folder", Retry: true}
+		return nil, &jobs.Failure{Code: words.FolderCode, Message: "kino could not create a working folder", Retry: true}
 	}
-	ctx, cancel := context.WithTimeout(parent, cfg.Timeout)
-	return &Attempt{cfg: cfg, parent: parent, ctx: ctx, cancel: cancel, Dir: dir, log: log}, nil
+	ctx, cancel := context.WithTimeout(parent, timeout)
+	return &Attempt{env: env, words: words, timeout: timeout, parent: parent, ctx: ctx, cancel: cancel, Dir: dir, log: log}, nil
 }
 
 // Context is the attempt's: it ends with the job's or at the deadline.
@@ -114,7 +135,7 @@ func (a *Attempt) Stopped() (f *jobs.Failure, ok bool) {
 	case a.parent.Err() != nil:
 		return nil, true
 	case a.ctx.Err() != nil:
-		return &jobs.Failure{Code: a.cfg.Words.TimeoutCode, Message: fmt.Sprintf(a.cfg.Words.TimeoutMessage, a.cfg.Timeout)}, true
+		return &jobs.Failure{Code: a.words.TimeoutCode, Message: fmt.Sprintf(a.words.TimeoutMessage, a.timeout)}, true
 	}
 	return nil, false
 }
@@ -123,10 +144,9 @@ func (a *Attempt) Stopped() (f *jobs.Failure, ok bool) {
 type Source struct {
 	// Label names it in failures: an input's or a composition's field.
 	Label string
-	// URL is what it was given as, for messages.
-	URL string
-	// Fetch puts the file at path.
-	Fetch func(ctx context.Context, path string) (int64, error)
+	// Ref is the source as the request named it (its URL is named in
+	// messages), got by the environment's resolver.
+	Ref source.Ref
 	// Probe asks for it to be read by ffprobe: media, not a font or captions.
 	Probe bool
 }
@@ -179,7 +199,7 @@ func (a *Attempt) Fetch(sources []Source, name func(i int) string) ([]Fetched, *
 // (Fetch says why).
 func (a *Attempt) fetch(ctx context.Context, path string, src Source) (Fetched, *jobs.Failure) {
 	t := time.Now()
-	n, err := src.Fetch(ctx, path)
+	n, err := a.env.Sources.Get(ctx, src.Ref, path)
 	if ctx.Err() != nil {
 		return Fetched{}, nil
 	}
@@ -197,9 +217,9 @@ func (a *Attempt) fetch(ctx context.Context, path string, src Source) (Fetched, 
 	case ctx.Err() != nil:
 		return Fetched{}, nil
 	case errors.As(err, &ie):
-		return Fetched{}, a.cfg.Words.Invalid(src, ie.Reason)
+		return Fetched{}, a.words.Invalid(src, ie.Reason)
 	case err != nil:
-		return Fetched{}, a.cfg.Words.Invalid(src, "")
+		return Fetched{}, a.words.Invalid(src, "")
 	}
 	got.Info = info
 	return got, nil
@@ -219,7 +239,7 @@ func Transient(err error) bool {
 // stored stays until Discard: a failed attempt may keep some of it, such
 // as a log.
 func (a *Attempt) Upload(key, path, contentType string) *jobs.Failure {
-	if err := a.cfg.Storage.Upload(a.ctx, key, path, contentType); err != nil {
+	if err := a.env.Storage.Upload(a.ctx, key, path, contentType); err != nil {
 		if f, ok := a.Stopped(); ok {
 			return f
 		}
@@ -245,7 +265,7 @@ func (a *Attempt) Discard(ctx context.Context) {
 	a.stored = nil
 	a.mu.Unlock()
 	for _, key := range keys {
-		if err := a.cfg.Storage.Delete(ctx, key); err != nil {
+		if err := a.env.Storage.Delete(ctx, key); err != nil {
 			a.log.Error("remove output of a job that is not completed", "key", key, "err", err)
 		}
 	}

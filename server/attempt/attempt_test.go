@@ -16,6 +16,7 @@ import (
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/source"
 )
 
 var words = attempt.Words{
@@ -25,20 +26,21 @@ var words = attempt.Words{
 	},
 }
 
+// env downloads with a client that may reach 127.0.0.1.
+func env(t *testing.T) *attempt.Env {
+	return &attempt.Env{TempDir: t.TempDir(), Sources: source.New(source.Config{Fetch: fetch.New(fetch.Options{AllowPrivate: true})})}
+}
+
 func begin(t *testing.T, parent context.Context, timeout time.Duration) *attempt.Attempt {
 	t.Helper()
-	a, f := attempt.Begin(parent, attempt.Config{TempDir: t.TempDir(), Timeout: timeout, Words: words}, "test",
-		slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, f := attempt.Begin(parent, env(t), words, timeout, "test", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.Nil(t, f)
 	t.Cleanup(a.End)
 	return a
 }
 
-// source fetches url with a client that may reach 127.0.0.1.
-func source(url string, probe bool) attempt.Source {
-	c := fetch.New(fetch.Options{AllowPrivate: true})
-	return attempt.Source{Label: "inputs.source", URL: url, Probe: probe,
-		Fetch: func(ctx context.Context, path string) (int64, error) { return c.Download(ctx, url, path) }}
+func src(url string, probe bool) attempt.Source {
+	return attempt.Source{Label: "inputs.source", Ref: source.Ref{Org: "org", URL: url}, Probe: probe}
 }
 
 // TestFetchSaysWhatMayMend: a 5xx or a connection refused fails the
@@ -74,7 +76,7 @@ func TestFetchSaysWhatMayMend(t *testing.T) {
 		{url: srv.URL + "/text", fetchedAll: true},
 	} {
 		a := begin(t, context.Background(), time.Minute)
-		got, f := a.Fetch([]attempt.Source{source(c.url, c.probe)}, func(int) string { return "in" })
+		got, f := a.Fetch([]attempt.Source{src(c.url, c.probe)}, func(int) string { return "in" })
 		if c.fetchedAll {
 			require.Nil(t, f, c.url)
 			require.Len(t, got, 1)
@@ -106,7 +108,7 @@ func TestOneDeadlineCoversDownloads(t *testing.T) {
 	defer stuck.Close()
 
 	a := begin(t, context.Background(), 200*time.Millisecond)
-	got, f := a.Fetch([]attempt.Source{source(stuck.URL+"/a", true), source(stuck.URL+"/b", true)}, func(i int) string { return string(rune('a' + i)) })
+	got, f := a.Fetch([]attempt.Source{src(stuck.URL+"/a", true), src(stuck.URL+"/b", true)}, func(i int) string { return string(rune('a' + i)) })
 	assert.Nil(t, got)
 	require.NotNil(t, f)
 	assert.Equal(t, "TIMEOUT", f.Code)
@@ -122,7 +124,7 @@ func TestOneDeadlineCoversDownloads(t *testing.T) {
 			}
 		}
 	}()
-	got, f = a.Fetch([]attempt.Source{source(stuck.URL+"/c", true)}, func(int) string { return "c" })
+	got, f = a.Fetch([]attempt.Source{src(stuck.URL+"/c", true)}, func(int) string { return "c" })
 	assert.Nil(t, got)
 	assert.Nil(t, f, "a cancel is the job's end, not a failure")
 	f, stopped := a.Stopped()
@@ -135,13 +137,13 @@ func TestOneDeadlineCoversDownloads(t *testing.T) {
 func TestBeginNeedsRoom(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, f := attempt.Begin(context.Background(), attempt.Config{TempDir: t.TempDir(), Timeout: time.Minute, MinFreeDisk: 1 << 62, Words: words}, "test", log)
+	_, f := attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1 << 62}, words, time.Minute, "test", log)
 	require.NotNil(t, f)
 	assert.Equal(t, jobs.CodeNoDiskSpace, f.Code)
 	assert.True(t, f.Retry)
 	assert.Contains(t, f.Message, "to start the job")
 
-	a, f := attempt.Begin(context.Background(), attempt.Config{TempDir: t.TempDir(), Timeout: time.Minute, MinFreeDisk: 1, Words: words}, "test", log)
+	a, f := attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1}, words, time.Minute, "test", log)
 	require.Nil(t, f)
 	assert.DirExists(t, a.Dir)
 	a.End()

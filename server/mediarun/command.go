@@ -1,13 +1,12 @@
 package mediarun
 
 import (
-	"context"
-
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/rawcmd"
+	"github.com/kinohq/kino/server/source"
 )
 
 // downloadCommand fetches the inputs of a client's own ffmpeg command
@@ -37,10 +36,7 @@ func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, params map[str
 	var sources []attempt.Source
 	add := func(key, file, label, ref string) {
 		keys, files = append(keys, key), append(files, file)
-		sources = append(sources, attempt.Source{Label: label, URL: ref, Probe: probed[key],
-			Fetch: func(ctx context.Context, path string) (int64, error) {
-				return 0, r.fetch(ctx, j.OrgID, ref, "", path)
-			}})
+		sources = append(sources, attempt.Source{Label: label, Ref: source.Ref{Org: j.OrgID, URL: ref}, Probe: probed[key]})
 	}
 	for i, in := range cmd.Inputs {
 		switch in.Kind {

@@ -1,6 +1,7 @@
 // Package mediarun runs media jobs for the job core's pool: it downloads a
-// job's inputs, runs the executor of its type, stores the outputs and
-// records every step with its time. The core owns the job's state.
+// job's inputs (package source, as renders do), runs the executor of its
+// type, stores the outputs and records every step with its time. The core
+// owns the job's state.
 package mediarun
 
 import (
@@ -9,66 +10,49 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
 	"time"
 
-	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
-	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/source"
-	"github.com/kinohq/kino/server/storage"
-	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/usage"
 )
 
-// Config tunes the runner.
+// Config is what the runner needs: the node's worker environment, and
+// what only media jobs read.
 type Config struct {
-	Store   *store.Store
-	Storage *storage.Storage
-	Fetch   *fetch.Client
-	TempDir string
-	// Timeout caps one attempt: downloads, probes, ffmpeg and uploads.
-	Timeout time.Duration
-	// Font is the font file of text that names none.
-	Font string
-	// Transcriber, when set, replaces the offline transcriber.
-	Transcriber executor.Transcriber
-	// MaxOutputBytes bounds what each ffmpeg run of an attempt writes
-	// (--max-output-size); 0 bounds nothing.
-	MaxOutputBytes int64
-	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
-	// disk must have for an attempt to start (--min-free-disk).
-	MinFreeDisk int64
+	Env *attempt.Env
 	// RawFFmpegWithoutSandbox runs clients' own ffmpeg commands behind
 	// the walls the kernel has when one is missing
 	// (--raw-ffmpeg-without-sandbox); otherwise such jobs fail.
 	RawFFmpegWithoutSandbox bool
-	// Own reads the organisation's own stored files (outputs, uploads)
-	// named by URL in-process.
-	Own *source.Own
-	Log *slog.Logger
 }
+
+// DefaultTimeout caps an attempt of a media job when the environment
+// gives no JobTimeout.
+const DefaultTimeout = 30 * time.Minute
 
 // Runner runs media jobs; it is the core's handler of the media kind.
 type Runner struct {
-	cfg Config
+	cfg     Config
+	env     *attempt.Env
+	timeout time.Duration
 }
 
 // New returns a runner.
 func New(cfg Config) *Runner {
-	if cfg.Timeout <= 0 {
-		cfg.Timeout = 30 * time.Minute
+	timeout := cfg.Env.JobTimeout
+	if timeout <= 0 {
+		timeout = DefaultTimeout
 	}
-	return &Runner{cfg: cfg}
+	return &Runner{cfg: cfg, env: cfg.Env, timeout: timeout}
 }
 
 // Types are the types with an executor; others wait for a kino that has one.
@@ -106,7 +90,7 @@ var words = attempt.Words{
 
 // Run does one attempt of a media job.
 func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) jobs.Outcome {
-	log := r.cfg.Log.With("job_id", j.ID, "type", j.Type)
+	log := r.env.Log.With("job_id", j.ID, "type", j.Type)
 	start := time.Now()
 	args, err := media.ArgsOf(j)
 	var params map[string]any
@@ -119,8 +103,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 		log.Error("the job's stored arguments do not decode", "err", err)
 		return jobs.Outcome{Failure: &failure{Code: jobs.CodeInternal, Message: "the job's stored params or inputs could not be read: " + err.Error()}}
 	}
-	a, f := attempt.Begin(ctx, attempt.Config{TempDir: r.cfg.TempDir, Timeout: r.cfg.Timeout, MaxOutputBytes: r.cfg.MaxOutputBytes,
-		MinFreeDisk: r.cfg.MinFreeDisk, Storage: r.cfg.Storage, Words: words}, "job", log)
+	a, f := attempt.Begin(ctx, r.env, words, r.timeout, "job", log)
 	if f != nil {
 		return jobs.Outcome{Failure: f}
 	}
@@ -161,7 +144,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	logsKey := ""
 	if ctx.Err() == nil && ffmpegLog.Len() > 0 {
 		key := prefix + "ffmpeg.log"
-		if err := r.cfg.Storage.Write(ctx, key, ffmpegLog.Bytes(), "text/plain; charset=utf-8"); err != nil {
+		if err := r.env.Storage.Write(ctx, key, ffmpegLog.Bytes(), "text/plain; charset=utf-8"); err != nil {
 			log.Warn("store ffmpeg log", "err", err)
 		} else {
 			logsKey = key
@@ -255,10 +238,11 @@ func megapixels(res executor.Result, description map[string]any) float64 {
 func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any, inputs map[string]executor.Input,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
 	ex, _ := executor.For(j.Type)
-	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
-		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes, SandboxPartial: r.cfg.RawFFmpegWithoutSandbox,
+	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.env.Font, Transcriber: r.env.Transcriber,
+		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.env.MaxOutputBytes, SandboxPartial: r.cfg.RawFFmpegWithoutSandbox,
 		Fetch: func(ctx context.Context, ref, dst string) error {
-			return r.fetch(ctx, j.OrgID, ref, "", dst)
+			_, err := r.env.Sources.Get(ctx, source.Ref{Org: j.OrgID, URL: ref}, dst)
+			return err
 		}})
 	var pe *executor.PermanentError
 	if f, ok := a.Stopped(); ok {
@@ -365,10 +349,10 @@ func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, values map[string]str
 	for field, key := range keys {
 		v := values[field]
 		fields = append(fields, field)
-		sources = append(sources, attempt.Source{Label: "inputs." + field, URL: v, Probe: !unprobed(j.Type, field),
-			Fetch: func(ctx context.Context, path string) (int64, error) {
-				return 0, r.fetch(ctx, j.OrgID, v, key, path)
-			}})
+		// An input a parent fed is read by its key: an output of one of
+		// the organisation's jobs.
+		sources = append(sources, attempt.Source{Label: "inputs." + field, Ref: source.Ref{Org: j.OrgID, URL: v, Key: key},
+			Probe: !unprobed(j.Type, field)})
 	}
 	got, f := a.Fetch(sources, func(i int) string { return "input-" + fields[i] })
 	if f != nil || got == nil {
@@ -396,26 +380,4 @@ func unprobed(typ, field string) bool {
 	}
 	f, ok := t.Input(field)
 	return ok && f.Unprobed
-}
-
-// fetch puts at path the file ref names for a job of org: an asset's
-// content; an output of one of org's jobs, such as a pipeline edge passes
-// on, by its key; a file of org's that the URL kino handed out names (an
-// output, an upload: source.Own); or else what the URL serves.
-func (r *Runner) fetch(ctx context.Context, org, ref, key, path string) error {
-	switch {
-	case ident.IsAsset(ref):
-		_, err := kinoasset.Copy(ctx, r.cfg.Store, r.cfg.Storage, org, ref, path)
-		return err
-	case strings.HasPrefix(key, "jobs/"+org+"/"):
-		if _, err := r.cfg.Storage.Download(ctx, key, path); err != nil {
-			return fmt.Errorf("stored file %s could not be read", key)
-		}
-		return nil
-	}
-	if _, own, err := r.cfg.Own.Download(ctx, org, ref, path); own {
-		return err
-	}
-	_, err := r.cfg.Fetch.Download(ctx, ref, path)
-	return err
 }

@@ -118,7 +118,7 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 	mix := *scene
 	mix.Format, mix.Poster, mix.Thumbnail = "wav", nil, nil
 	wav := filepath.Join(work, "mix.wav")
-	cmd, err := engine.PlanContext(ctx, &mix, media, work, wav, r.cfg.DefaultFont)
+	cmd, err := engine.PlanContext(ctx, &mix, media, work, wav, r.cfg.Env.Font)
 	if err != nil {
 		var me *engine.MediaError
 		if errors.As(err, &me) {
@@ -148,8 +148,8 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 
 // transcriber is the configured transcriber, or offline pocketsphinx.
 func (r *renderRun) transcriber() executor.Transcriber {
-	if r.cfg.Transcriber != nil {
-		return r.cfg.Transcriber
+	if r.cfg.Env.Transcriber != nil {
+		return r.cfg.Env.Transcriber
 	}
 	return executor.Pocketsphinx{}
 }

@@ -12,6 +12,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 )
@@ -43,7 +44,7 @@ func TestCaptionsTranscribedWithHighlight(t *testing.T) {
 	require.NoError(t, err)
 	media := map[string]engine.Media{scene.Sources()[0].Key: engine.MediaFromInfo(speech, info)}
 
-	r := &renderRun{cfg: HandlerConfig{}, log: slog.New(slog.DiscardHandler)}
+	r := &renderRun{cfg: Config{Env: &attempt.Env{}}, log: slog.New(slog.DiscardHandler)}
 	require.Nil(t, r.readCaptions(context.Background(), dir, scene, media))
 	cues := scene.Layers[1].Captions.Cues
 	require.NotEmpty(t, cues)
@@ -123,7 +124,7 @@ func TestCaptionsTranscribeMix(t *testing.T) {
 	info, err := ffmpeg.ProbeFast(context.Background(), speech)
 	require.NoError(t, err)
 	media := map[string]engine.Media{scene.Sources()[0].Key: engine.MediaFromInfo(speech, info)}
-	r := &renderRun{cfg: HandlerConfig{DefaultFont: testFont}, log: slog.New(slog.DiscardHandler)}
+	r := &renderRun{cfg: Config{Env: &attempt.Env{Font: testFont}}, log: slog.New(slog.DiscardHandler)}
 	require.Nil(t, r.readCaptions(context.Background(), dir, scene, media))
 	cues := scene.Layers[1].Captions.Cues
 	require.NotEmpty(t, cues)

@@ -14,16 +14,15 @@ import (
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
-	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/share"
+	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/usage"
 )
 
@@ -58,7 +57,7 @@ const previewScopeEvery = time.Minute
 // that a preview reads its sources as a render does (the node's source
 // cache) and draws with the same default font.
 type PreviewConfig struct {
-	Handler HandlerConfig
+	Worker Config
 	// MaxRunning bounds the previews drawn at once (--max-previews);
 	// 0 takes DefaultMaxPreviews.
 	MaxRunning int
@@ -82,7 +81,7 @@ type PreviewConfig struct {
 // Previewer draws single frames of render requests at once, on the node
 // that is asked (Service.PreviewRender).
 type Previewer struct {
-	cfg     HandlerConfig
+	cfg     Config
 	named   func(org string) bool
 	slots   *share.Pool
 	probes  *probeCache
@@ -110,8 +109,8 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 	if timeout <= 0 {
 		timeout = DefaultPreviewTimeout
 	}
-	return &Previewer{cfg: cfg.Handler, named: named, slots: slots, probes: newProbeCache(maxProbes),
-		m: cfg.Metrics, usage: cfg.Usage, timeout: timeout, log: cfg.Handler.Log}
+	return &Previewer{cfg: cfg.Worker, named: named, slots: slots, probes: newProbeCache(maxProbes),
+		m: cfg.Metrics, usage: cfg.Usage, timeout: timeout, log: cfg.Worker.Env.Log}
 }
 
 // PreviewRender validates the request as SubmitRender does and answers
@@ -202,7 +201,7 @@ func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, a
 	if err != nil {
 		state = "failed"
 	}
-	if p.usage != nil && p.cfg.Store != nil {
+	if p.usage != nil && p.cfg.Env.Store != nil {
 		p.record(ctx, usage.Work{Org: org, Kind: usage.KindPreview, Type: usage.TypePreview, State: state, CPU: cpu})
 	}
 	p.log.InfoContext(ctx, "preview", "org", org, "outcome", outcome, "ms", took.Milliseconds(), "cpu_ms", cpu.Milliseconds(),
@@ -227,7 +226,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	if err != nil {
 		return nil, apierr.New(apierr.Validation, "%s", err.Error())
 	}
-	dir, err := os.MkdirTemp(p.cfg.TempDir, "preview-")
+	dir, err := os.MkdirTemp(p.cfg.Env.TempDir, "preview-")
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "kino could not create a working folder; try again")
 	}
@@ -255,7 +254,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	}
 	frame.SeekVideos(ctx, sources, nil)
 	out := filepath.Join(dir, "frame."+frame.Format)
-	cmd, err := engine.PlanContext(ctx, frame, sources, dir, out, p.cfg.DefaultFont)
+	cmd, err := engine.PlanContext(ctx, frame, sources, dir, out, p.cfg.Env.Font)
 	var me *engine.MediaError
 	var ve *engine.ValidationError
 	switch {
@@ -285,7 +284,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 
 // record writes a preview's use into the ledger.
 func (p *Previewer) record(ctx context.Context, w usage.Work) {
-	if err := p.usage.Work(ctx, p.cfg.Store.Client, w); err != nil {
+	if err := p.usage.Work(ctx, p.cfg.Env.Store.Client, w); err != nil {
 		p.log.ErrorContext(ctx, "record a preview's usage", "err", err)
 	}
 }
@@ -314,21 +313,10 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 	for i, src := range sources {
 		g.Go(rescue.Func(func() error {
 			path := filepath.Join(dir, fmt.Sprintf("source-%d", i))
-			var err error
-			_, own, ownErr := p.cfg.Own.Download(gctx, org, src.URL, path)
-			switch {
-			case ident.IsAsset(src.URL):
-				_, err = kinoasset.Copy(gctx, p.cfg.Store, p.cfg.Storage, org, src.URL, path)
-			case own:
-				err = ownErr
-			case p.cfg.Sources != nil:
-				_, err = p.cfg.Sources.Download(gctx, scope, src.URL, path)
-			default:
-				_, err = p.cfg.Fetch.Download(gctx, src.URL, path)
-			}
-			if err != nil {
+			if _, err := p.cfg.Env.Sources.Get(gctx, source.Ref{Org: org, URL: src.URL, Scope: scope}, path); err != nil {
 				return sourceError(src, err)
 			}
+			var err error
 			out[i], err = p.read(gctx, src, path)
 			return err
 		}))
@@ -346,31 +334,26 @@ func (p *Previewer) fetch(ctx context.Context, org, dir string, sources []engine
 	return got, nil
 }
 
-// read describes a downloaded source as fetchSources does.
+// read probes a downloaded source, probes of unchanged files kept, and
+// describes it as a render does.
 func (p *Previewer) read(ctx context.Context, src engine.Source, path string) (engine.Media, error) {
-	switch {
-	case src.Captions:
-		return engine.Media{Path: path}, nil
-	case src.Template:
-		// Read by the mockup reader, as a render reads it: ffmpeg cannot
-		// decode every template a render draws (a PSB).
-		return engine.Media{Path: path, Template: true}, nil
-	case src.Font:
-		m, err := engine.FontFromFile(path)
-		if err != nil {
-			return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not a font kino can read", src.Field, src.URL)
+	var info *ffmpeg.Info
+	if probed(src) {
+		var err error
+		info, err = p.probes.probe(ctx, path)
+		var ie *ffmpeg.InputError
+		switch {
+		case errors.As(err, &ie):
+			return engine.Media{}, apierr.New(apierr.Validation, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
+		case err != nil:
+			return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
 		}
-		return m, nil
 	}
-	info, err := p.probes.probe(ctx, path)
-	var ie *ffmpeg.InputError
-	switch {
-	case errors.As(err, &ie):
-		return engine.Media{}, apierr.New(apierr.Validation, "%s: %s (%s)", src.Field, ie.Reason, src.URL)
-	case err != nil:
-		return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not media that ffmpeg can read", src.Field, src.URL)
+	m, err := describe(src, path, info)
+	if err != nil {
+		return engine.Media{}, apierr.New(apierr.Validation, "%s: the file at %s is not a font kino can read", src.Field, src.URL)
 	}
-	return engine.MediaFromInfo(path, info), nil
+	return m, nil
 }
 
 // sourceError is a source a preview could not download: the request's

@@ -8,18 +8,11 @@ import (
 	"path/filepath"
 	"time"
 
-	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/executor"
-	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
-	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/source"
-	"github.com/kinohq/kino/server/sourcecache"
-	"github.com/kinohq/kino/server/storage"
-	"github.com/kinohq/kino/server/store"
 )
 
 // failed is a failure that no retry mends.
@@ -27,60 +20,34 @@ func failed(code, format string, args ...any) *jobs.Failure {
 	return &jobs.Failure{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-// HandlerConfig is what rendering needs.
-type HandlerConfig struct {
-	// Store holds the uploaded assets a composition may name.
-	Store *store.Store
+// Config is what the render worker needs: the node's worker environment,
+// and what only renders read.
+type Config struct {
+	Env *attempt.Env
 	// Jobs reads the render a part belongs to.
-	Jobs    *jobs.Client
-	Storage *storage.Storage
-	Fetch   *fetch.Client
-	// Sources, when set, downloads URL sources through the node's cache,
-	// so that the parts of a split render on this node share one download
-	// of each.
-	Sources *sourcecache.Cache
-	Limits  engine.Limits
-	// TempDir holds each render's downloads and partial output.
-	TempDir string
-	// DefaultFont is the font file of text layers that name none.
-	DefaultFont string
-	// Transcriber hears the sound captions layers transcribe; nil is
-	// offline pocketsphinx, as for caption.extract.
-	Transcriber executor.Transcriber
-	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
-	RenderTimeout time.Duration
-	// MaxOutputBytes bounds what ffmpeg writes in one attempt
-	// (--max-output-size); 0 bounds nothing.
-	MaxOutputBytes int64
-	// MinFreeDisk is the free space, beside MaxOutputBytes, that TempDir's
-	// disk must have for an attempt to start (--min-free-disk): room for
-	// the downloads, and for everything else on that disk.
-	MinFreeDisk int64
-	// Own reads the organisation's own stored files (outputs of its
-	// renders and jobs, its uploads) named by URL in-process, as media
-	// jobs do.
-	Own *source.Own
-	Log *slog.Logger
+	Jobs *jobs.Client
+	// Limits are the compositions' (engine.Limits), as at submit.
+	Limits engine.Limits
 }
 
 // Handler renders render jobs for the job core's pool.
-type Handler struct{ cfg HandlerConfig }
+type Handler struct{ cfg Config }
 
 // NewHandler returns the render handler.
-func NewHandler(cfg HandlerConfig) *Handler { return &Handler{cfg: cfg} }
+func NewHandler(cfg Config) *Handler { return &Handler{cfg: cfg} }
 
 // Types are the job types the handler runs.
 func (h *Handler) Types() []string { return []string{Kind} }
 
 // Run renders one attempt of a job.
 func (h *Handler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
-	log := h.cfg.Log.With("job_id", j.ID)
+	log := h.cfg.Env.Log.With("job_id", j.ID)
 	args, err := ArgsOf(j)
 	if err != nil {
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
 	log.Info("render started", "attempt", j.Attempt)
-	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress, maxOutput: h.cfg.MaxOutputBytes}
+	r := &renderRun{cfg: h.cfg, job: j, args: args, log: log, progress: progress, maxOutput: h.cfg.Env.MaxOutputBytes}
 	execute := r.execute
 	if j.Whole() {
 		// Its parts are rendered: what is left is to join them.
@@ -106,7 +73,7 @@ func (r *renderRun) outcome(keys map[string]string, f *jobs.Failure) jobs.Outcom
 
 // renderRun is one attempt at rendering one job.
 type renderRun struct {
-	cfg      HandlerConfig
+	cfg      Config
 	job      *jobs.Job
 	args     Args
 	log      *slog.Logger
@@ -171,9 +138,9 @@ var words = attempt.Words{
 	FolderCode:     jobs.CodeRenderFailed,
 	Invalid: func(src attempt.Source, reason string) *jobs.Failure {
 		if reason == "" {
-			return failed(jobs.CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Label, src.URL)
+			return failed(jobs.CodeAssetInvalid, "%s: the file at %s is not media that ffmpeg can read", src.Label, src.Ref.URL)
 		}
-		return failed(jobs.CodeAssetInvalid, "%s: %s (%s)", src.Label, reason, src.URL)
+		return failed(jobs.CodeAssetInvalid, "%s: %s (%s)", src.Label, reason, src.Ref.URL)
 	},
 }
 
@@ -193,8 +160,7 @@ func (r *renderRun) begin(parent context.Context) (*renderAttempt, *jobs.Failure
 		// Validated at submit; only a change of limits between then and now gets here.
 		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
 	}
-	a, f := attempt.Begin(parent, attempt.Config{TempDir: cfg.TempDir, Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.MaxOutputBytes,
-		MinFreeDisk: cfg.MinFreeDisk, Storage: cfg.Storage, Words: words}, "render-"+r.job.ID, r.log)
+	a, f := attempt.Begin(parent, cfg.Env, words, cfg.Env.RenderTimeout, "render-"+r.job.ID, r.log)
 	if f != nil {
 		return nil, f
 	}
@@ -284,26 +250,13 @@ type upload struct {
 var pictureFields = map[string]string{"poster": PosterField, "thumbnail": ThumbnailField}
 
 // fetchSources downloads and probes every source of the scene, a few at
-// once (attempt.Fetch); fonts are read once here, captions once every
-// source is (readCaptions).
+// once (attempt.Fetch), URLs through the node's cache in the render's
+// scope, which its parts share; captions are read once every source is
+// (readCaptions).
 func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (map[string]engine.Media, *jobs.Failure) {
-	cfg := r.cfg
 	list := make([]attempt.Source, len(sources))
 	for i, src := range sources {
-		list[i] = attempt.Source{Label: src.Field, URL: src.URL, Probe: !src.Captions && !src.Font && !src.Template,
-			Fetch: func(ctx context.Context, path string) (int64, error) {
-				if ident.IsAsset(src.URL) {
-					return kinoasset.Copy(ctx, cfg.Store, cfg.Storage, r.job.OrgID, src.URL, path)
-				}
-				if n, own, err := cfg.Own.Download(ctx, r.job.OrgID, src.URL, path); own {
-					return n, err
-				}
-				if cfg.Sources != nil {
-					// Scoped to the render, which its parts share.
-					return cfg.Sources.Download(ctx, r.job.ID, src.URL, path)
-				}
-				return cfg.Fetch.Download(ctx, src.URL, path)
-			}}
+		list[i] = attempt.Source{Label: src.Field, Ref: source.Ref{Org: r.job.OrgID, URL: src.URL, Scope: r.job.ID}, Probe: probed(src)}
 	}
 	got, f := a.Fetch(list, func(i int) string { return fmt.Sprintf("source-%d", i) })
 	if f != nil || got == nil {
@@ -311,22 +264,34 @@ func (r *renderRun) fetchSources(a *attempt.Attempt, sources []engine.Source) (m
 	}
 	out := make(map[string]engine.Media, len(sources))
 	for i, src := range sources {
-		switch {
-		case src.Captions:
-			out[src.Key] = engine.Media{Path: got[i].Path}
-		case src.Template:
-			out[src.Key] = engine.Media{Path: got[i].Path, Template: true}
-		case src.Font:
-			m, err := engine.FontFromFile(got[i].Path)
-			if err != nil {
-				return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not read a downloaded font", Retry: true}
-			}
-			out[src.Key] = m
-		default:
-			out[src.Key] = engine.MediaFromInfo(got[i].Path, got[i].Info)
+		m, err := describe(src, got[i].Path, got[i].Info)
+		if err != nil {
+			return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not read a downloaded font", Retry: true}
 		}
+		out[src.Key] = m
 	}
 	return out, nil
+}
+
+// probed says whether a source is media that ffprobe reads: not a font,
+// captions or a template, which kino reads itself.
+func probed(src engine.Source) bool { return !src.Captions && !src.Font && !src.Template }
+
+// describe is what the engine needs to know of a downloaded source, for
+// renders and previews alike: info is ffprobe's reading of a probed one.
+// Its one error is a font kino cannot read.
+func describe(src engine.Source, path string, info *ffmpeg.Info) (engine.Media, error) {
+	switch {
+	case src.Captions:
+		return engine.Media{Path: path}, nil
+	case src.Template:
+		// Read by the mockup reader: ffmpeg cannot decode every template
+		// a render draws (a PSB).
+		return engine.Media{Path: path, Template: true}, nil
+	case src.Font:
+		return engine.FontFromFile(path)
+	}
+	return engine.MediaFromInfo(path, info), nil
 }
 
 // contentType is the media type a stored output is served with, by
@@ -369,7 +334,7 @@ func (r *renderRun) plan(ctx context.Context, scene *engine.Scene, media map[str
 		scene = scene.StillFrame()
 		scene.SeekVideos(ctx, media, r.seekFailed)
 	}
-	return engine.PlanContext(ctx, scene, media, dir, out, r.cfg.DefaultFont)
+	return engine.PlanContext(ctx, scene, media, dir, out, r.cfg.Env.Font)
 }
 
 // seekFailed logs a video that could not be probed for its seek

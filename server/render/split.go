@@ -198,12 +198,12 @@ func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.
 
 // PartHandler runs the parts of split renders for the job core's pool.
 type PartHandler struct {
-	cfg HandlerConfig
+	cfg Config
 }
 
 // NewPartHandler returns the handler of parts; the pool records their
 // progress into their render's.
-func NewPartHandler(cfg HandlerConfig) *PartHandler {
+func NewPartHandler(cfg Config) *PartHandler {
 	return &PartHandler{cfg: cfg}
 }
 
@@ -213,7 +213,7 @@ func (h *PartHandler) Types() []string { return []string{PartFrames, PartSound} 
 // Run renders one attempt of a part: its frames or the whole's sound,
 // stored under the render's prefix for the join to read.
 func (h *PartHandler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
-	log := h.cfg.Log.With("job_id", j.ID)
+	log := h.cfg.Env.Log.With("job_id", j.ID)
 	var pa PartArgs
 	if err := json.Unmarshal(j.Args, &pa); err != nil {
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
@@ -230,7 +230,7 @@ func (h *PartHandler) Run(ctx context.Context, j *jobs.Job, progress func(float6
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
 	log = log.With("render_id", whole.ID, "part", pa.Index)
-	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress, maxOutput: h.cfg.MaxOutputBytes}
+	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress, maxOutput: h.cfg.Env.MaxOutputBytes}
 	return r.outcome(r.part(ctx, j.Type, pa))
 }
 
@@ -248,10 +248,10 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 			return cmd, out, scene.Duration, err
 		}
 		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
-		r.maxOutput = partShare(r.cfg.MaxOutputBytes, pa.Count, scene.Frames())
+		r.maxOutput = partShare(r.cfg.Env.MaxOutputBytes, pa.Count, scene.Frames())
 		p.SeekVideos(ctx, media, r.seekFailed)
 		out := filepath.Join(dir, "part.ts")
-		cmd, err := engine.PlanPartContext(ctx, p, media, dir, out, r.cfg.DefaultFont)
+		cmd, err := engine.PlanPartContext(ctx, p, media, dir, out, r.cfg.Env.Font)
 		return cmd, out, p.Shown(), err
 	}
 	sources := func(scene *engine.Scene) []engine.Source {
@@ -316,15 +316,15 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 			case !strings.HasPrefix(input, "part-"):
 				continue // a poster or thumbnail, stored already
 			}
-			n, err := r.cfg.Storage.Download(ctx, key, filepath.Join(dir, name))
+			n, err := r.cfg.Env.Storage.Download(ctx, key, filepath.Join(dir, name))
 			if err != nil {
 				if ctx.Err() != nil {
 					return nil
 				}
 				return &jobs.Failure{Code: jobs.CodeStorageFailed, Message: "a part of the render could not be read back", Retry: true}
 			}
-			if total += n; r.cfg.MaxOutputBytes > 0 && total > r.cfg.MaxOutputBytes {
-				return tooLargeFailure(r.cfg.MaxOutputBytes)
+			if total += n; r.cfg.Env.MaxOutputBytes > 0 && total > r.cfg.Env.MaxOutputBytes {
+				return tooLargeFailure(r.cfg.Env.MaxOutputBytes)
 			}
 		}
 		return nil

@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 )
@@ -44,7 +45,7 @@ func TestStillPlanSeeksItsVideo(t *testing.T) {
 	require.NoError(t, err)
 	media := map[string]engine.Media{scene.Sources()[0].Key: engine.MediaFromInfo(long, info)}
 
-	r := &renderRun{cfg: HandlerConfig{DefaultFont: testFont}, log: slog.New(slog.DiscardHandler)}
+	r := &renderRun{cfg: Config{Env: &attempt.Env{Font: testFont}}, log: slog.New(slog.DiscardHandler)}
 	cmd, err := r.plan(ctx, scene, media, dir, filepath.Join(dir, "output.png"))
 	require.NoError(t, err)
 	in := slices.Index(cmd.Args, "file:"+long)
