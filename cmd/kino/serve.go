@@ -20,6 +20,7 @@ import (
 	"github.com/kinohq/kino/server/node"
 	"github.com/kinohq/kino/server/org"
 	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/renderrun"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
@@ -67,7 +68,7 @@ func serve(args []string) error {
 	fs.Int64Var(&cfg.MaxImagePixels, "max-image-pixels", ffmpeg.DefaultMaxPixels, "largest picture or video frame kino opens, in pixels (width × height, read from the file's header before any decode)")
 	ffmpegMemory := sizeFlag(ffmpeg.DefaultMaxMemory)
 	fs.Var(&ffmpegMemory, "ffmpeg-max-memory", "address space of each ffmpeg and ffprobe process")
-	fs.DurationVar(&cfg.PreviewTimeout, "preview-timeout", render.DefaultPreviewTimeout, "time limit of one preview (POST /api/render/preview): downloads, probes and drawing; past it, 503 UNAVAILABLE with Retry-After")
+	fs.DurationVar(&cfg.PreviewTimeout, "preview-timeout", renderrun.DefaultPreviewTimeout, "time limit of one preview (POST /api/render/preview): downloads, probes and drawing; past it, 503 UNAVAILABLE with Retry-After")
 	memoryLimit := sizeFlag(memory.DefaultLimit())
 	fs.Var(&memoryLimit, "memory-limit", "soft memory limit of kino's own process (Go's heap; ffmpeg's processes are apart): near it, memory no longer used is returned to the system at once; 0: none (default: three quarters of the machine's or the cgroup's memory)")
 	maxOutput := sizeFlag(ffmpeg.DefaultMaxOutputBytes)
@@ -76,7 +77,7 @@ func serve(args []string) error {
 	fs.Var(&minFreeDisk, "min-free-disk", "free disk the working folder must keep beside --max-output-size for an attempt to start; else the job is retried later (NO_DISK_SPACE)")
 	sourceCache := sizeFlag(sourcecache.DefaultMaxBytes)
 	fs.Var(&sourceCache, "source-cache-size", "disk the node's cache of downloaded render sources may take; the parts of a split render on a node share one download of each source")
-	fs.IntVar(&cfg.MaxPreviews, "max-previews", render.DefaultMaxPreviews, "previews (POST /api/render/preview) this node draws at once; a further one waits up to 2s for a slot, then is refused 503 TOO_MANY_PREVIEWS")
+	fs.IntVar(&cfg.MaxPreviews, "max-previews", renderrun.DefaultMaxPreviews, "previews (POST /api/render/preview) this node draws at once; a further one waits up to 2s for a slot, then is refused 503 TOO_MANY_PREVIEWS")
 	fs.DurationVar(&cfg.ShutdownGrace, "shutdown-grace", 30*time.Second, "how long SIGTERM lets running renders finish")
 	fs.DurationVar(&cfg.Lease, "lease", 30*time.Second, "how long a worker's claim on a job lasts without renewal")
 	fs.IntVar(&cfg.MaxAttempts, "max-attempts", 3, "attempts of a job (renders and media jobs) before a lost worker or transient failure fails it")

@@ -50,6 +50,8 @@ import (
 	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/redact"
 	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/renderjob"
+	"github.com/kinohq/kino/server/renderrun"
 	"github.com/kinohq/kino/server/rpc"
 	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/share"
@@ -121,7 +123,7 @@ type Config struct {
 	// each ffmpeg and ffprobe process. Both apply to the whole process.
 	MaxImagePixels int64
 	// PreviewTimeout caps one preview (--preview-timeout); 0 takes
-	// render.DefaultPreviewTimeout.
+	// renderrun.DefaultPreviewTimeout.
 	PreviewTimeout time.Duration
 	// MemoryLimit is the process's soft memory limit (--memory-limit);
 	// 0 leaves Go's default, none. It is the process's, not one app's.
@@ -137,7 +139,7 @@ type Config struct {
 	// sources (--source-cache-size); zero takes the default.
 	SourceCacheBytes int64
 	// MaxPreviews bounds the previews drawn at once (--max-previews);
-	// zero takes render.DefaultMaxPreviews.
+	// zero takes renderrun.DefaultMaxPreviews.
 	MaxPreviews int
 	// Orgs is each organisation's weight and limits (--org-* flags and
 	// --orgs-file); nil gives every organisation weight 1 and no limits.
@@ -477,10 +479,10 @@ func (a *App) openCore() {
 	a.core.OnFinal(media.NewNotifier(a.hooks, a.storage, a.store.Dialect).Final, nil)
 	// Removing a split render's parts takes up to a minute: never inside
 	// the request (a DELETE) or the worker whose commit ended the render.
-	clean := render.CleanParts(a.storage, a.core, a.log)
+	clean := renderrun.CleanParts(a.storage, a.core, a.log)
 	a.core.OnFinal(nil, func(j *jobs.Job) { a.after.run(func() { clean(j) }) })
 	a.core.OnFinal(nil, countEnded(a.metrics))
-	a.usage = usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{render.PartKind: render.Kind},
+	a.usage = usage.New(usage.Config{CPUSecondCost: a.cfg.CPUSecondCost, Parts: map[string]string{renderjob.PartKind: renderjob.Kind},
 		Named: namedOrgs(a.cfg), Metrics: a.metrics})
 	a.core.OnFinal(a.usage.Final, a.usage.After)
 }
@@ -494,14 +496,14 @@ func (a *App) openWorkers() {
 		MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
 		Store: a.store, Storage: a.storage, Fetch: a.fetch, Log: cfg.Log,
 		Sources: source.New(source.Config{Store: a.store, Storage: a.storage, Fetch: a.fetch, Cache: a.sources, Now: cfg.Now})}
-	renderCfg := render.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}
+	renderCfg := renderrun.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}
 	a.pool = jobs.NewPool(a.core, jobs.PoolConfig{
 		Owner: a.NodeID,
 		Slots: cfg.Workers,
 		Handlers: map[string]jobs.Handler{
-			render.Kind:     render.NewHandler(renderCfg),
-			render.PartKind: render.NewPartHandler(renderCfg),
-			media.Kind:      mediarun.New(mediarun.Config{Env: a.env, RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox}),
+			renderjob.Kind:     renderrun.NewHandler(renderCfg),
+			renderjob.PartKind: renderrun.NewPartHandler(renderCfg),
+			media.Kind:         mediarun.New(mediarun.Config{Env: a.env, RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox}),
 		},
 		TracerProvider: cfg.TracerProvider,
 		Metrics:        a.metrics,
@@ -556,7 +558,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Limits:   cfg.Limits,
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
-		Preview: render.NewPreviewer(render.PreviewConfig{Worker: render.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}, Pool: a.previews,
+		Preview: renderrun.NewPreviewer(renderrun.PreviewConfig{Worker: renderrun.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}, Pool: a.previews,
 			Named: namedOrgs(cfg), Metrics: a.metrics, Usage: a.usage, Timeout: cfg.PreviewTimeout}),
 		Log: cfg.Log,
 	}))
@@ -594,7 +596,7 @@ func (a *App) openPools() {
 	watch := func(o string) share.Limit { return share.Limit{Weight: cfg.Orgs.For(o).Weight} }
 	previews := cfg.MaxPreviews
 	if previews <= 0 {
-		previews = render.DefaultMaxPreviews
+		previews = renderrun.DefaultMaxPreviews
 	}
 	uploads := cfg.UploadWorkers
 	if uploads <= 0 {

@@ -18,7 +18,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	entjob "github.com/kinohq/kino/ent/job"
-	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/storage/s3test"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
@@ -95,7 +95,7 @@ func TestThreeNodes(t *testing.T) {
 	go func() {
 		defer close(watchDone)
 		for ; watchCtx.Err() == nil; time.Sleep(10 * time.Millisecond) {
-			parts, err := st.Job.Query().Where(entjob.BatchID(split), entjob.Kind(render.PartKind)).All(watchCtx)
+			parts, err := st.Job.Query().Where(entjob.BatchID(split), entjob.Kind(renderjob.PartKind)).All(watchCtx)
 			if err != nil {
 				continue
 			}

@@ -13,7 +13,7 @@ import (
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/metrics"
-	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/store"
 )
 
@@ -25,7 +25,7 @@ const metricsQueryTimeout = 5 * time.Second
 // of every kind and type of job registered beside them.
 func newMetrics(st *store.Store, log *slog.Logger) (*metrics.Metrics, error) {
 	m := metrics.New()
-	known := []jobs.KindType{{Kind: render.Kind, Type: render.Kind}}
+	known := []jobs.KindType{{Kind: renderjob.Kind, Type: renderjob.Kind}}
 	for _, t := range catalog.All() {
 		known = append(known, jobs.KindType{Kind: media.Kind, Type: t.Name})
 	}

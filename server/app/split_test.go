@@ -28,6 +28,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/render"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/store/storetest"
 )
@@ -211,7 +212,7 @@ func partsOf(t *testing.T, db storetest.DB, id string) []*ent.Job {
 	st, err := store.Open(context.Background(), db.URL)
 	require.NoError(t, err)
 	defer st.Close()
-	parts, err := st.Job.Query().Where(job.BatchID(id), job.Kind(render.PartKind)).All(context.Background())
+	parts, err := st.Job.Query().Where(job.BatchID(id), job.Kind(renderjob.PartKind)).All(context.Background())
 	require.NoError(t, err)
 	return parts
 }
@@ -291,7 +292,7 @@ func TestSplitRenderPartOfDeadWorkerRunsAgainAlone(t *testing.T) {
 		require.NoError(t, err)
 		defer st.Close()
 		dead, err := jobs.New(st, events.NewLocal(), jobs.Config{Lease: 50 * time.Millisecond}).
-			Claim(context.Background(), "dead-worker", []string{render.PartFrames})
+			Claim(context.Background(), "dead-worker", []string{renderjob.PartFrames})
 		require.NoError(t, err)
 		require.NotNil(t, dead)
 		time.Sleep(100 * time.Millisecond) // past the lease

@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
+	"github.com/kinohq/kino/server/renderjob"
 )
 
 // Statuses are the render statuses, in lifecycle order.
@@ -42,7 +43,7 @@ func (s *Service) ListRenders(ctx context.Context, req *renderv1.ListRendersRequ
 		return nil, err
 	}
 	// The (kind, org_id[, state], created_at, id) indexes serve both reads.
-	f := jobs.Filter{Kind: Kind, Org: auth.Org(ctx)}
+	f := jobs.Filter{Kind: renderjob.Kind, Org: auth.Org(ctx)}
 	if st := req.GetStatus(); st != "" {
 		if !slices.Contains(Statuses, st) {
 			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))
@@ -80,7 +81,7 @@ func (s *Service) GetRenderSubmission(ctx context.Context, req *renderv1.GetRend
 	if err != nil {
 		return nil, err
 	}
-	args, err := ArgsOf(j)
+	args, err := renderjob.ArgsOf(j)
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job's request could not be read")
 	}

@@ -1,6 +1,9 @@
-// Package render implements kino.render.v1.RenderService: validation and
-// persistence of render jobs on the request path, and the workers that
-// render them with ffmpeg.
+// Package render is the render API, kino.render.v1's RenderService and
+// TemplateService: validation and persistence of render jobs on the
+// request path (a split render's parts included), their records, lists
+// and watches, previews checked and handed to a Drawer, templates, and the
+// webhook payloads of renders that ended. The worker that renders them is
+// package renderrun; what both read of a render job is package renderjob.
 package render
 
 import (
@@ -23,6 +26,7 @@ import (
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/quota"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/webhook"
@@ -46,7 +50,7 @@ type Service struct {
 	quota    *quota.Limiter
 	health   *healthCheck
 	// preview draws previews; nil on a node that draws none.
-	preview *Previewer
+	preview Drawer
 	log     *slog.Logger
 }
 
@@ -65,7 +69,7 @@ type ServiceConfig struct {
 	// limits nothing.
 	Quota *quota.Limiter
 	// Preview draws the frames of PreviewRender; nil answers UNAVAILABLE.
-	Preview *Previewer
+	Preview Drawer
 	Log     *slog.Logger
 }
 
@@ -98,13 +102,13 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 		return nil, apierr.Wrap(err, apierr.Internal, "could not store the request")
 	}
 	var queued *jobs.Job
-	op := idempotency.Op{Kind: Kind, Noun: "render", Failed: "the job could not be queued; try again", Log: s.log}
+	op := idempotency.Op{Kind: renderjob.Kind, Noun: "render", Failed: "the job could not be queued; try again", Log: s.log}
 	id, made, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
 		id, err := uuid.NewV7()
 		if err != nil {
 			return "", err
 		}
-		whole := jobs.NewJob{ID: id.String(), Kind: Kind, Type: Kind, Org: org, Args: args,
+		whole := jobs.NewJob{ID: id.String(), Kind: renderjob.Kind, Type: renderjob.Kind, Org: org, Args: args,
 			IdempotencyKey: k.Key, RequestHash: k.Hash, Priority: int(req.GetPriority())}
 		all, err := splitJobs(split, whole, scene)
 		if err != nil {
@@ -135,6 +139,21 @@ func (s *Service) SubmitRender(ctx context.Context, req *renderv1.SubmitRenderRe
 	s.log.InfoContext(ctx, "render job queued", "job_id", queued.ID, "provider", provider,
 		"width", scene.Width, "height", scene.Height, "duration", scene.Duration, "format", scene.Format)
 	return submitResponse(queued), nil
+}
+
+// argsOf is what a render job keeps of a valid request. The output
+// settings describe the file: an audio format has no picture (0 × 0), a
+// still no duration.
+func argsOf(provider string, composition json.RawMessage, assets map[string]string, webhook string, scene *engine.Scene) renderjob.Args {
+	a := renderjob.Args{Provider: provider, Composition: composition, AssetURLs: assets,
+		Webhook: webhook, Format: scene.Format, Width: scene.Width, Height: scene.Height, Duration: scene.Duration}
+	if !scene.HasPicture() {
+		a.Width, a.Height = 0, 0
+	}
+	if scene.Still() {
+		a.Duration = 0
+	}
+	return a
 }
 
 // compiled is a render request, validated.
@@ -172,7 +191,7 @@ func (s *Service) compile(ctx context.Context, req *renderv1.SubmitRenderRequest
 	}
 	scene, err := engine.Compile(provider, composition, assets, s.limits)
 	if err != nil {
-		return nil, invalid(err)
+		return nil, renderjob.Invalid(err)
 	}
 	if err := checkAssets(ctx, s.st, auth.Org(ctx), scene); err != nil {
 		return nil, err
@@ -251,7 +270,7 @@ func (s *Service) get(ctx context.Context, id string) (*jobs.Job, error) {
 	if id == "" {
 		return nil, apierr.New(apierr.Validation, "jobId: is required")
 	}
-	j, err := s.jobs.Get(ctx, Kind, auth.Org(ctx), id)
+	j, err := s.jobs.Get(ctx, renderjob.Kind, auth.Org(ctx), id)
 	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, notFound(id)
 	}
@@ -298,7 +317,7 @@ func hooked(j *jobs.Job) (bool, error) {
 	if !jobs.Final(j.State) {
 		return false, nil
 	}
-	args, err := ArgsOf(j)
+	args, err := renderjob.ArgsOf(j)
 	if err != nil {
 		return false, apierr.Wrap(err, apierr.Internal, "the job could not be read")
 	}
@@ -336,7 +355,7 @@ func (s *Service) recordWith(ctx context.Context, j *jobs.Job, deliveries map[st
 	}
 	switch j.State {
 	case jobs.Completed:
-		for field, dst := range map[string]**string{OutputField: &rec.OutputUrl, PosterField: &rec.PosterUrl, ThumbnailField: &rec.ThumbnailUrl} {
+		for field, dst := range map[string]**string{renderjob.OutputField: &rec.OutputUrl, renderjob.PosterField: &rec.PosterUrl, renderjob.ThumbnailField: &rec.ThumbnailUrl} {
 			key, ok := j.Outputs[field]
 			if !ok {
 				continue

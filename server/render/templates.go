@@ -19,6 +19,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ident"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/store"
 )
 
@@ -204,7 +205,7 @@ func (s *TemplateService) CreateTemplate(ctx context.Context, req *renderv1.Crea
 		return nil, apierr.New(apierr.Validation, "composition: is not valid JSON")
 	}
 	if _, err := engine.Compile(req.GetProvider(), standIn, req.GetAssetUrls(), s.limits); err != nil {
-		return nil, invalid(err)
+		return nil, renderjob.Invalid(err)
 	}
 	now := time.Now().UnixMilli()
 	t, err := s.st.Template.Create().

@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/webhook"
 )
@@ -15,10 +16,10 @@ import (
 // without its delivery, nor the delivery sent for a job that is not.
 func WebhookHook(d *webhook.Dispatcher, st *storage.Storage) jobs.FinalHook {
 	return d.Hook(func(ctx context.Context, j *jobs.Job) (string, []byte, error) {
-		if j.Kind != Kind {
+		if j.Kind != renderjob.Kind {
 			return "", nil, nil
 		}
-		args, err := ArgsOf(j)
+		args, err := renderjob.ArgsOf(j)
 		if err != nil || args.Webhook == "" {
 			return "", nil, err
 		}
@@ -36,7 +37,7 @@ func WebhookHook(d *webhook.Dispatcher, st *storage.Storage) jobs.FinalHook {
 
 // callback is the body of an ended render's webhook: RenderCompleted, or
 // RenderFailed for a failed or cancelled one.
-func callback(ctx context.Context, st *storage.Storage, j *jobs.Job, args Args) (any, error) {
+func callback(ctx context.Context, st *storage.Storage, j *jobs.Job, args renderjob.Args) (any, error) {
 	res := Resolution{Width: args.Width, Height: args.Height}
 	status := Status(j.State)
 	if j.State != jobs.Completed {
@@ -47,7 +48,7 @@ func callback(ctx context.Context, st *storage.Storage, j *jobs.Job, args Args) 
 		return f, nil
 	}
 	c := RenderCompleted{JobID: j.ID, Status: status, Duration: args.Duration, Format: args.Format, Resolution: res}
-	for field, dst := range map[string]*string{OutputField: &c.OutputURL, PosterField: &c.PosterURL, ThumbnailField: &c.ThumbnailURL} {
+	for field, dst := range map[string]*string{renderjob.OutputField: &c.OutputURL, renderjob.PosterField: &c.PosterURL, renderjob.ThumbnailField: &c.ThumbnailURL} {
 		key, ok := j.Outputs[field]
 		if !ok {
 			continue
@@ -63,7 +64,7 @@ func callback(ctx context.Context, st *storage.Storage, j *jobs.Job, args Args) 
 // NotifyWebhooks wakes the dispatcher after a render with a webhook ended.
 func NotifyWebhooks(d *webhook.Dispatcher) func(*jobs.Job) {
 	return func(j *jobs.Job) {
-		if j.Kind == Kind {
+		if j.Kind == renderjob.Kind {
 			d.Notify()
 		}
 	}

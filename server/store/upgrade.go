@@ -282,7 +282,7 @@ func legacyRender(jc *ent.JobClient, r row) (*ent.JobCreate, error) {
 		return nil, fmt.Errorf("render job %s: the composition is not JSON", r.str("id"))
 	}
 	dur, _ := r.num("duration")
-	// The field names of render.Args, which this package cannot import.
+	// The field names of renderjob.Args, which this package cannot import.
 	args, err := json.Marshal(map[string]any{
 		"provider": r.str("provider"), "composition": composition, "assetUrls": assetURLs,
 		"webhook": r.str("webhook_url"), "format": r.str("format"),

@@ -1,4 +1,10 @@
-package render
+// Package renderrun is the render worker: the job core's handlers of
+// renders and of the parts of split renders (downloads through package
+// source, captions, the ffmpeg step, the join of a split render's parts,
+// the upload), the removal of a split render's parts once it ended, and
+// the previewer that draws single frames as a render would. Its API is
+// package render; what both read of a render job is package renderjob.
+package renderrun
 
 import (
 	"context"
@@ -12,6 +18,7 @@ import (
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/source"
 )
 
@@ -37,12 +44,12 @@ type Handler struct{ cfg Config }
 func NewHandler(cfg Config) *Handler { return &Handler{cfg: cfg} }
 
 // Types are the job types the handler runs.
-func (h *Handler) Types() []string { return []string{Kind} }
+func (h *Handler) Types() []string { return []string{renderjob.Kind} }
 
 // Run renders one attempt of a job.
 func (h *Handler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	log := h.cfg.Env.Log.With("job_id", j.ID)
-	args, err := ArgsOf(j)
+	args, err := renderjob.ArgsOf(j)
 	if err != nil {
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
@@ -75,7 +82,7 @@ func (r *renderRun) outcome(keys map[string]string, f *jobs.Failure) jobs.Outcom
 type renderRun struct {
 	cfg      Config
 	job      *jobs.Job
-	args     Args
+	args     renderjob.Args
 	log      *slog.Logger
 	progress func(float64)
 	// maxOutput bounds what ffmpeg writes in this attempt: the
@@ -127,7 +134,7 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	}
 	// Every file of the render is stored under its prefix: the output as
 	// renders/ID.FORMAT, a poster as renders/ID.poster.jpg.
-	return r.store(a, upload{field: OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}, cmd)
+	return r.store(a, upload{field: renderjob.OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}, cmd)
 }
 
 // words are renders' names for the failures of an attempt.
@@ -247,7 +254,7 @@ type upload struct {
 }
 
 // pictureFields are the output fields of the pictures made beside a video.
-var pictureFields = map[string]string{"poster": PosterField, "thumbnail": ThumbnailField}
+var pictureFields = map[string]string{"poster": renderjob.PosterField, "thumbnail": renderjob.ThumbnailField}
 
 // fetchSources downloads and probes every source of the scene, a few at
 // once (attempt.Fetch), URLs through the node's cache in the render's

@@ -10,6 +10,7 @@ import (
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/renderjob"
 )
 
 // TestSplitJobsBoundsTheParts: a request's one-second parts of a
@@ -30,7 +31,7 @@ func TestSplitJobsBoundsTheParts(t *testing.T) {
 		require.NoError(t, err)
 		var frames []jobs.NewJob
 		for _, j := range all {
-			if j.Type == PartFrames {
+			if j.Type == renderjob.PartFrames {
 				frames = append(frames, j)
 			}
 		}
@@ -41,7 +42,7 @@ func TestSplitJobsBoundsTheParts(t *testing.T) {
 	require.Equal(t, MaxParts, len(parts))
 	frames := 0
 	for _, p := range parts {
-		var pa PartArgs
+		var pa renderjob.PartArgs
 		require.NoError(t, json.Unmarshal(p.Args, &pa))
 		assert.Equal(t, frames, pa.First, "the runs follow each other")
 		frames += pa.Count
@@ -74,9 +75,9 @@ func TestSplitJobsCountsTheirDownloads(t *testing.T) {
 	require.NotEmpty(t, all, "still split")
 	fetches, frames := 0, 0
 	for _, j := range all[1:] {
-		var pa PartArgs
+		var pa renderjob.PartArgs
 		require.NoError(t, json.Unmarshal(j.Args, &pa))
-		if j.Type == PartSound {
+		if j.Type == renderjob.PartSound {
 			fetches += len(scene.SoundSources())
 			continue
 		}
@@ -87,13 +88,4 @@ func TestSplitJobsCountsTheirDownloads(t *testing.T) {
 	assert.LessOrEqual(t, fetches, MaxSplitFetches)
 	assert.Greater(t, fetches, MaxSplitFetches/2, "parts no longer than the bound needs")
 	t.Logf("%d jobs, %d downloads", len(all)-1, fetches)
-}
-
-// TestPartShare: a part may write twice its share of --max-output-size,
-// never more than the whole limit; without a limit, none.
-func TestPartShare(t *testing.T) {
-	t.Parallel()
-	assert.EqualValues(t, 200, partShare(1000, 10, 100))
-	assert.EqualValues(t, 1000, partShare(1000, 90, 100))
-	assert.EqualValues(t, 0, partShare(0, 10, 100))
 }

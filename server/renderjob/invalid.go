@@ -1,4 +1,4 @@
-package render
+package renderjob
 
 import (
 	"errors"
@@ -7,9 +7,9 @@ import (
 	"github.com/kinohq/kino/server/engine"
 )
 
-// invalid is the VALIDATION_ERROR of a request the engine refused, listing
+// Invalid is the VALIDATION_ERROR of a request the engine refused, listing
 // every problem it found rather than the first alone.
-func invalid(err error) error {
+func Invalid(err error) error {
 	var ve *engine.ValidationError
 	if !errors.As(err, &ve) {
 		return apierr.New(apierr.Validation, "%s", err.Error())

@@ -1,4 +1,4 @@
-package render
+package renderrun
 
 import (
 	"context"
@@ -10,191 +10,17 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/uuid"
-
-	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
-	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/storage"
 )
 
-// A render longer than SplitConfig.After is split (docs/split.md): its
-// frames in parts of SplitConfig.Part that any worker on any node may run,
-// its sound once for the whole timeline, then the render itself joins
-// them, copying both. The parts are jobs of their own kind, so that the
-// render interface never lists them; the render is the whole the core
-// knows (jobs.Job.Parts), and its record reads as an unsplit render's.
-
-// PartKind is the job kind of the parts of split renders.
-const PartKind = "render-part"
-
-// The job types of parts: a run of frames, or the sound of the whole.
-const (
-	PartFrames = "render-part"
-	PartSound  = "render-sound"
-)
-
-// SplitConfig says which renders are split, and how.
-type SplitConfig struct {
-	// After is the length past which a render is split; 0 never splits.
-	After time.Duration
-	// Part is the length of each part but the last.
-	Part time.Duration
-	// Always splits at any length, ignoring After: the request asked.
-	Always bool
-}
-
-// MaxParts bounds the runs of frames one render is split into: a render
-// that its part length would cut into more gets longer parts.
-const MaxParts = 100
-
-// MaxSplitFetches bounds the downloads of URL sources that the parts of
-// one split render would make if no two ran on one node: each part
-// fetches the sources it shows, the sound part those it hears. A render
-// whose parts would fetch more gets longer parts, or is not split.
-const MaxSplitFetches = 100
-
-// splitFetches counts the URL sources that the parts of ranges and the
-// sound part would download, each its own.
-func splitFetches(scene *engine.Scene, ranges []engine.PartRange) int {
-	count := func(sources []engine.Source) int {
-		n := 0
-		for _, src := range sources {
-			if !ident.IsAsset(src.URL) {
-				n++
-			}
-		}
-		return n
-	}
-	n := 0
-	if scene.HasSound() {
-		n = count(scene.SoundSources())
-	}
-	for i, r := range ranges {
-		n += count(scene.Part(r, i == len(ranges)-1).Sources())
-	}
-	return n
-}
-
-// minPart is the shortest part a request may ask for: shorter parts
-// would cost more in their fixed overhead (about a second of a worker's
-// time each) than they could save.
-const minPart = 1.0
-
-// ForRequest is the rule for one render: cfg, unless the request's split
-// overrides it. A request that gives split asks for a split at any length
-// (its part, else cfg's), or, with enabled false, for one piece. maxPart
-// bounds the part, in seconds (a longer part than any render is one piece).
-func (cfg SplitConfig) ForRequest(req *renderv1.RenderSplit, maxPart float64) (SplitConfig, error) {
-	if req == nil {
-		return cfg, nil
-	}
-	if req.Enabled != nil && !req.GetEnabled() {
-		if req.Part != nil {
-			return cfg, apierr.New(apierr.Validation, "split.part: a render kept in one piece (split.enabled false) has no parts; remove one of them")
-		}
-		return SplitConfig{}, nil
-	}
-	out := SplitConfig{Part: cfg.Part, Always: true}
-	if req.Part != nil {
-		part := req.GetPart()
-		// NaN fails both comparisons, so it is refused too.
-		if !(part >= minPart && part <= maxPart) {
-			return cfg, apierr.New(apierr.Validation, "split.part: must be a number of seconds from %g to %g", minPart, maxPart)
-		}
-		out.Part = time.Duration(part * float64(time.Second))
-	}
-	if out.Part <= 0 {
-		out.Part = DefaultSplit.Part
-	}
-	return out, nil
-}
-
-// DefaultSplit is the default: renders over a minute, in parts of 30 s.
-// Each part costs a fixed overhead (its downloads, an ffmpeg start, an
-// encoder warming up, a keyframe) of about a second of a worker's time,
-// and the join a few seconds more; under a minute a render takes one
-// worker so little time that the overhead would cost more than it saves.
-var DefaultSplit = SplitConfig{After: time.Minute, Part: 30 * time.Second}
-
-// PartArgs are what a part holds: the render it is part of (whose args it
-// reads) and its frames; a sound part has none.
-type PartArgs struct {
-	Render string `json:"render"`
-	Index  int    `json:"index"`
-	First  int    `json:"first,omitempty"`
-	Count  int    `json:"count,omitempty"`
-	Last   bool   `json:"last,omitempty"`
-}
-
-// soundInput is the input of a split render that its sound part fills;
-// the frames parts fill partInput(i).
-const soundInput = "sound"
-
-func partInput(i int) string { return fmt.Sprintf("part-%03d", i) }
-
-// soundWeight is the sound part's share of a split render's work against
-// its frames: mixing and encoding sound costs a few percent of encoding
-// the picture.
-const soundWeight = 0.05
-
-// splitJobs are the jobs of a render of scene to split, with the render
-// (the whole) first; nil when it is not split.
-func splitJobs(cfg SplitConfig, whole jobs.NewJob, scene *engine.Scene) ([]jobs.NewJob, error) {
-	if !scene.Splittable() || (!cfg.Always && (cfg.After <= 0 || scene.Duration <= cfg.After.Seconds())) {
-		return nil, nil
-	}
-	per := int(cfg.Part.Seconds() * float64(scene.FPS))
-	// Every part downloads the sources it shows (a background video, all
-	// of it, each time) and is a job of its own: a request's one-second
-	// parts of a ten-minute render would make 600 of each.
-	per = max(per, 1, (scene.Frames()+MaxParts-1)/MaxParts)
-	ranges := scene.Ranges(per)
-	// What the parts will download is counted before the split: parts on
-	// one node share one download of each source (the node's cache), but
-	// parts spread over many nodes each fetch what they show, from hosts
-	// that are not kino's. Longer parts fetch less.
-	for len(ranges) >= 2 && splitFetches(scene, ranges) > MaxSplitFetches {
-		per = per*5/4 + 1
-		ranges = scene.Ranges(per)
-	}
-	if len(ranges) < 2 {
-		return nil, nil
-	}
-	var parts []jobs.NewJob
-	add := func(typ string, a PartArgs, weight float64, inputs map[string]string) error {
-		id, err := uuid.NewV7()
-		if err != nil {
-			return err
-		}
-		args, err := json.Marshal(a)
-		if err != nil {
-			return err
-		}
-		parts = append(parts, jobs.NewJob{ID: id.String(), Kind: PartKind, Type: typ, Org: whole.Org, Args: args,
-			BatchID: whole.ID, Priority: whole.Priority, Weight: weight})
-		whole.Parents = append(whole.Parents, jobs.Parent{ID: id.String(), Inputs: inputs, Whole: true})
-		return nil
-	}
-	for i, r := range ranges {
-		// The part that holds the poster's or thumbnail's frame makes it.
-		inputs := map[string]string{partInput(i): OutputField, PosterField: PosterField, ThumbnailField: ThumbnailField}
-		if err := add(PartFrames, PartArgs{Render: whole.ID, Index: i, First: r.First, Count: r.Count, Last: i == len(ranges)-1},
-			float64(r.Count), inputs); err != nil {
-			return nil, err
-		}
-	}
-	if scene.HasSound() {
-		if err := add(PartSound, PartArgs{Render: whole.ID, Index: len(ranges)}, soundWeight*float64(scene.Frames()),
-			map[string]string{soundInput: OutputField}); err != nil {
-			return nil, err
-		}
-	}
-	whole.Parts = len(parts)
-	return append([]jobs.NewJob{whole}, parts...), nil
-}
+// The parts of a split render (docs/split.md) are jobs of their own kind
+// (renderjob.PartKind) that any worker on any node may run: a run of its
+// frames, or its sound for the whole timeline. Each stores its output
+// under the render's prefix; the render itself, once they are done, joins
+// them without encoding again.
 
 // PartHandler runs the parts of split renders for the job core's pool.
 type PartHandler struct {
@@ -208,24 +34,24 @@ func NewPartHandler(cfg Config) *PartHandler {
 }
 
 // Types are the job types the handler runs.
-func (h *PartHandler) Types() []string { return []string{PartFrames, PartSound} }
+func (h *PartHandler) Types() []string { return []string{renderjob.PartFrames, renderjob.PartSound} }
 
 // Run renders one attempt of a part: its frames or the whole's sound,
 // stored under the render's prefix for the join to read.
 func (h *PartHandler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) jobs.Outcome {
 	log := h.cfg.Env.Log.With("job_id", j.ID)
-	var pa PartArgs
+	var pa renderjob.PartArgs
 	if err := json.Unmarshal(j.Args, &pa); err != nil {
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
-	whole, err := h.cfg.Jobs.Get(ctx, Kind, j.OrgID, pa.Render)
+	whole, err := h.cfg.Jobs.Get(ctx, renderjob.Kind, j.OrgID, pa.Render)
 	if err != nil {
 		if ctx.Err() != nil {
 			return jobs.Outcome{}
 		}
 		return jobs.Outcome{Failure: &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "the render could not be read", Retry: true}}
 	}
-	args, err := ArgsOf(whole)
+	args, err := renderjob.ArgsOf(whole)
 	if err != nil {
 		return jobs.Outcome{Failure: failed(jobs.CodeRenderFailed, "the job could not be read")}
 	}
@@ -235,9 +61,9 @@ func (h *PartHandler) Run(ctx context.Context, j *jobs.Job, progress func(float6
 }
 
 // part renders a part of r's render: the frames pa names, or its sound.
-func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[string]string, *jobs.Failure) {
+func (r *renderRun) part(parent context.Context, typ string, pa renderjob.PartArgs) (map[string]string, *jobs.Failure) {
 	plan := func(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir string) (*engine.Command, string, float64, error) {
-		if typ == PartSound {
+		if typ == renderjob.PartSound {
 			out := filepath.Join(dir, "sound.mp4")
 			// The sound is mixed once for the whole timeline, so its
 			// loudness is measured here, over the whole, as unsplit.
@@ -255,13 +81,13 @@ func (r *renderRun) part(parent context.Context, typ string, pa PartArgs) (map[s
 		return cmd, out, p.Shown(), err
 	}
 	sources := func(scene *engine.Scene) []engine.Source {
-		if typ == PartSound {
+		if typ == renderjob.PartSound {
 			return scene.SoundSources()
 		}
 		return scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last).Sources()
 	}
-	key := fmt.Sprintf("renders/%s.%s.ts", r.job.ID, partInput(pa.Index))
-	if typ == PartSound {
+	key := fmt.Sprintf("renders/%s.%s.ts", r.job.ID, renderjob.PartInput(pa.Index))
+	if typ == renderjob.PartSound {
 		key = fmt.Sprintf("renders/%s.sound.mp4", r.job.ID)
 	}
 	return r.run(parent, sources, plan, key, "video/mp2t")
@@ -297,7 +123,7 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 			parts = append(parts, filepath.Join(dir, name+".ts"))
 		}
 		sound := ""
-		if _, ok := r.job.InputKeys[soundInput]; ok {
+		if _, ok := r.job.InputKeys[renderjob.SoundInput]; ok {
 			sound = filepath.Join(dir, "sound.mp4")
 		}
 		out := filepath.Join(dir, "output."+scene.Format)
@@ -311,7 +137,7 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 		for input, key := range r.job.InputKeys {
 			name := input + ".ts"
 			switch {
-			case input == soundInput:
+			case input == renderjob.SoundInput:
 				name = "sound.mp4"
 			case !strings.HasPrefix(input, "part-"):
 				continue // a poster or thumbnail, stored already
@@ -333,7 +159,7 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 	if f != nil {
 		return nil, f
 	}
-	for _, field := range []string{PosterField, ThumbnailField} {
+	for _, field := range []string{renderjob.PosterField, renderjob.ThumbnailField} {
 		if key, ok := r.job.InputKeys[field]; ok {
 			keys[field] = key
 		}
@@ -378,7 +204,7 @@ func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) 
 	if f, ok := r.encode(a, cmd, err, dur); !ok {
 		return nil, f
 	}
-	return r.store(a, upload{field: OutputField, key: key, path: out, contentType: ctype}, cmd)
+	return r.store(a, upload{field: renderjob.OutputField, key: key, path: out, contentType: ctype}, cmd)
 }
 
 // CleanParts removes what the parts of a split render stored, once the
@@ -386,12 +212,12 @@ func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) 
 // the poster and thumbnail unless the render completed with them.
 func CleanParts(st *storage.Storage, c *jobs.Client, log *slog.Logger) func(*jobs.Job) {
 	return func(j *jobs.Job) {
-		if j.Kind != Kind || !j.Whole() {
+		if j.Kind != renderjob.Kind || !j.Whole() {
 			return
 		}
 		ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 		defer cancel()
-		parts, err := c.Batch(ctx, jobs.Filter{Kind: PartKind, Org: j.OrgID, BatchID: j.ID})
+		parts, err := c.Batch(ctx, jobs.Filter{Kind: renderjob.PartKind, Org: j.OrgID, BatchID: j.ID})
 		if err != nil {
 			log.Error("find parts of a split render to remove", "job_id", j.ID, "err", err)
 			return

@@ -1,4 +1,4 @@
-package render
+package renderrun
 
 import (
 	"context"
@@ -14,12 +14,12 @@ import (
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
-	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/metrics"
+	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/share"
 	"github.com/kinohq/kino/server/source"
@@ -79,7 +79,7 @@ type PreviewConfig struct {
 }
 
 // Previewer draws single frames of render requests at once, on the node
-// that is asked (Service.PreviewRender).
+// that is asked (render.Service.PreviewRender).
 type Previewer struct {
 	cfg     Config
 	named   func(org string) bool
@@ -113,48 +113,8 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 		m: cfg.Metrics, usage: cfg.Usage, timeout: timeout, log: cfg.Worker.Env.Log}
 }
 
-// PreviewRender validates the request as SubmitRender does and answers
-// the frame a render of it shows at the time asked.
-func (s *Service) PreviewRender(ctx context.Context, req *renderv1.PreviewRenderRequest) (*renderv1.PreviewRenderResponse, error) {
-	if s.preview == nil {
-		return nil, apierr.New(apierr.Unavailable, "this node draws no previews; ask a node that serves the API with workers")
-	}
-	c, err := s.compile(ctx, &renderv1.SubmitRenderRequest{Provider: req.GetProvider(), Composition: req.GetComposition(),
-		AssetUrls: req.GetAssetUrls(), Webhook: req.GetWebhook(), Template: req.GetTemplate(), Merge: req.GetMerge(), Split: req.GetSplit()})
-	if err != nil {
-		return nil, err
-	}
-	if req.Time == nil {
-		return nil, apierr.New(apierr.Validation, "time: is required: the time in seconds of the frame to preview")
-	}
-	format := req.GetFormat()
-	if format == "" {
-		format = "jpg"
-	}
-	ask := Frame{Time: req.GetTime(), Width: int(req.GetWidth()), Format: format}
-	if _, err := ask.of(c.scene); err != nil {
-		return nil, apierr.New(apierr.Validation, "%s", err.Error())
-	}
-	return s.preview.Draw(ctx, auth.Org(ctx), c.scene, ask)
-}
-
-// Frame is the picture a preview asks for.
-type Frame struct {
-	// Time of the frame in seconds.
-	Time float64
-	// Width of the picture in pixels; 0 is the composition's.
-	Width int
-	// Format is jpg or png.
-	Format string
-}
-
-// of is the scene of the frame of scene (engine.Scene.Preview).
-func (f Frame) of(scene *engine.Scene) (*engine.Scene, error) {
-	return scene.Preview(f.Time, f.Width, f.Format, "time", "width")
-}
-
 // Draw draws a frame of a compiled scene once a slot is free.
-func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
+func (p *Previewer) Draw(ctx context.Context, org string, scene *engine.Scene, ask renderjob.Frame) (*renderv1.PreviewRenderResponse, error) {
 	t := time.Now()
 	label := usage.Other
 	if p.named(org) {
@@ -221,8 +181,8 @@ func previewsTaken(err error) error {
 	return apierr.New(apierr.TooManyPreviews, "this node is drawing as many previews as it may (--max-previews); ask again in a moment")
 }
 
-func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, ask Frame) (*renderv1.PreviewRenderResponse, error) {
-	frame, err := ask.of(scene)
+func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, ask renderjob.Frame) (*renderv1.PreviewRenderResponse, error) {
+	frame, err := ask.Of(scene)
 	if err != nil {
 		return nil, apierr.New(apierr.Validation, "%s", err.Error())
 	}
@@ -248,8 +208,8 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 		if f := run.readCaptions(ctx, dir, scene, sources); f != nil {
 			return nil, apierr.New(apierr.Validation, "%s", f.Message)
 		}
-		if frame, err = ask.of(scene); err != nil {
-			return nil, invalid(err)
+		if frame, err = ask.Of(scene); err != nil {
+			return nil, renderjob.Invalid(err)
 		}
 	}
 	frame.SeekVideos(ctx, sources, nil)
@@ -261,7 +221,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	case err != nil && ctx.Err() != nil:
 		return nil, ctx.Err() // Draw says why
 	case errors.As(err, &me), errors.As(err, &ve):
-		return nil, invalid(err)
+		return nil, renderjob.Invalid(err)
 	case err != nil:
 		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be planned")
 	}
