@@ -1,9 +1,11 @@
 // Package attempt owns one attempt at a job, for renders and media jobs
 // alike: its working folder, its one deadline (downloads, probes, ffmpeg
-// and uploads), fetching and probing its sources a few at once with one
-// classification of their failures, the room it needs on disk, the files
-// it stores, and clean-up. A handler supplies only its ffmpeg step and
-// the words its API uses for failures.
+// and uploads), fetching (through package source) and probing its sources
+// a few at once with one classification of their failures, the room it
+// needs on disk, the files it stores, and clean-up. A handler supplies
+// only its ffmpeg step and the words its API uses for failures. Env is
+// the workers' environment every attempt reads, built once from the
+// configuration.
 package attempt
 
 import (
