@@ -558,7 +558,7 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Limits:   cfg.Limits,
 		CheckURL: a.fetch.CheckHost,
 		Split:    cfg.Split,
-		Preview: renderrun.NewPreviewer(renderrun.PreviewConfig{Worker: renderrun.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}, Pool: a.previews,
+		Preview: renderrun.NewPreviewer(renderrun.PreviewConfig{Env: a.env, Pool: a.previews,
 			Named: namedOrgs(cfg), Metrics: a.metrics, Usage: a.usage, Timeout: cfg.PreviewTimeout}),
 		Log: cfg.Log,
 	}))

@@ -14,6 +14,7 @@ import (
 
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
 	"github.com/kinohq/kino/server/apierr"
+	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
@@ -53,11 +54,11 @@ const previewRetryAfter = 5 * time.Second
 // scrubbing asks for many frames a second, each of the same files.
 const previewScopeEvery = time.Minute
 
-// PreviewConfig is what previews need: rendering's own configuration, so
+// PreviewConfig is what previews need: the workers' environment, so
 // that a preview reads its sources as a render does (the node's source
-// cache) and draws with the same default font.
+// cache) and draws with the same default font, and its own bounds.
 type PreviewConfig struct {
-	Worker Config
+	Env *attempt.Env
 	// MaxRunning bounds the previews drawn at once (--max-previews);
 	// 0 takes DefaultMaxPreviews.
 	MaxRunning int
@@ -109,8 +110,8 @@ func NewPreviewer(cfg PreviewConfig) *Previewer {
 	if timeout <= 0 {
 		timeout = DefaultPreviewTimeout
 	}
-	return &Previewer{cfg: cfg.Worker, named: named, slots: slots, probes: newProbeCache(maxProbes),
-		m: cfg.Metrics, usage: cfg.Usage, timeout: timeout, log: cfg.Worker.Env.Log}
+	return &Previewer{cfg: Config{Env: cfg.Env}, named: named, slots: slots, probes: newProbeCache(maxProbes),
+		m: cfg.Metrics, usage: cfg.Usage, timeout: timeout, log: cfg.Env.Log}
 }
 
 // Draw draws a frame of a compiled scene once a slot is free.
