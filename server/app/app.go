@@ -41,6 +41,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/mediarun"
 	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/metrics"
@@ -56,6 +57,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/transcribe"
 	"github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
@@ -157,7 +159,7 @@ type Config struct {
 	CPUSecondCost float64
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
-	Transcriber executor.Transcriber
+	Transcriber transcribe.Transcriber
 	// MaxUploadBytes caps an asset upload (POST /assets).
 	MaxUploadBytes int64
 	// FileUploadBytes caps a file upload (POST /uploads), FileUploadLifetime
@@ -500,11 +502,11 @@ func (a *App) openWorkers() {
 		Handlers: map[string]jobs.Handler{
 			render.Kind:     render.NewHandler(a.renderCfg),
 			render.PartKind: render.NewPartHandler(a.renderCfg),
-			media.Kind: mediarun.New(mediarun.Config{
-				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
-				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
+			mediajob.Kind: mediarun.New(mediarun.Config{
+				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout, Log: cfg.Log,
+				Executors: executor.New(executor.Config{Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
+					MaxPixels: cfg.MaxImagePixels, MaxOutputBytes: cfg.MaxOutputBytes, SandboxPartial: cfg.RawFFmpegWithoutSandbox}),
 				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Own: a.own,
-				RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox,
 			}),
 		},
 		TracerProvider: cfg.TracerProvider,
@@ -838,6 +840,10 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	// One pixel bound for every picture and PSD the node reads.
+	if cfg.MaxImagePixels <= 0 {
+		cfg.MaxImagePixels = ffmpeg.DefaultMaxPixels
 	}
 	if cfg.Split.Part <= 0 {
 		cfg.Split.Part = render.DefaultSplit.Part

@@ -10,7 +10,6 @@ import (
 
 	"github.com/kinohq/kino/server/attempt"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -19,6 +18,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // failed is a failure that no retry mends.
@@ -45,7 +45,7 @@ type HandlerConfig struct {
 	DefaultFont string
 	// Transcriber hears the sound captions layers transcribe; nil is
 	// offline pocketsphinx, as for caption.extract.
-	Transcriber executor.Transcriber
+	Transcriber transcribe.Transcriber
 	// RenderTimeout caps one attempt: downloads, probes, ffmpeg and upload.
 	RenderTimeout time.Duration
 	// MaxOutputBytes bounds what ffmpeg writes in one attempt
