@@ -13,7 +13,6 @@ import (
 	"github.com/kinohq/kino/server/app"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/memory"
@@ -24,6 +23,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/tracing"
+	"github.com/kinohq/kino/server/transcribe"
 	fileupload "github.com/kinohq/kino/server/upload"
 	kinousage "github.com/kinohq/kino/server/usage"
 )
@@ -101,7 +101,7 @@ func serve(args []string) error {
 	fs.StringVar(&apiKeys, "api-keys", "", "API keys and their organisations: key1=org1,key2=org2 (default: single-organisation mode, no keys)")
 	fs.StringVar(&apiKeysFile, "api-keys-file", "", "file of API keys, one key=org a line")
 	fs.StringVar(&cfg.AdminKey, "admin-key", "", "key that manages system-scope assets (acts as organisation \"system\")")
-	var whisper executor.Whisper
+	var whisper transcribe.Whisper
 	fs.StringVar(&whisper.URL, "whisper-url", "", "transcribe with this Whisper-compatible endpoint (…/v1/audio/transcriptions) instead of offline pocketsphinx")
 	fs.StringVar(&whisper.Model, "whisper-model", "whisper-1", "model name sent to the Whisper endpoint")
 	fs.StringVar(&whisper.APIKey, "whisper-api-key", "", "bearer key of the Whisper endpoint")

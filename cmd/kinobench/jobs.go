@@ -16,6 +16,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/store"
 )
 
@@ -117,7 +118,7 @@ func seedJobs(ctx context.Context, st *store.Store, n int) error {
 			builders = append(builders, tx.Job.Create().
 				SetID(fmt.Sprintf("job_seed%09d", i)).
 				SetOrgID("default").
-				SetKind(media.Kind).
+				SetKind(mediajob.Kind).
 				SetType(types[i%len(types)]).
 				SetState(states[rand.IntN(len(states))]).
 				SetArgs([]byte(`{"inputs":{"source":"https://cdn.example/v.mp4"},"params":{}}`)).

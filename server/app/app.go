@@ -42,6 +42,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/mediarun"
 	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/metrics"
@@ -59,6 +60,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/transcribe"
 	"github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
@@ -160,7 +162,7 @@ type Config struct {
 	CPUSecondCost float64
 	// Transcriber replaces the offline pocketsphinx transcriber of
 	// caption.extract (a Whisper-compatible service, say).
-	Transcriber executor.Transcriber
+	Transcriber transcribe.Transcriber
 	// MaxUploadBytes caps an asset upload (POST /assets).
 	MaxUploadBytes int64
 	// FileUploadBytes caps a file upload (POST /uploads), FileUploadLifetime
@@ -503,7 +505,10 @@ func (a *App) openWorkers() {
 		Handlers: map[string]jobs.Handler{
 			renderjob.Kind:     renderrun.NewHandler(renderCfg),
 			renderjob.PartKind: renderrun.NewPartHandler(renderCfg),
-			media.Kind:         mediarun.New(mediarun.Config{Env: a.env, RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox}),
+			mediajob.Kind: mediarun.New(mediarun.Config{Env: a.env,
+				Executors: executor.New(executor.Config{Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
+					MaxPixels: cfg.MaxImagePixels, MaxOutputBytes: cfg.MaxOutputBytes, SandboxPartial: cfg.RawFFmpegWithoutSandbox}),
+			}),
 		},
 		TracerProvider: cfg.TracerProvider,
 		Metrics:        a.metrics,
@@ -836,6 +841,10 @@ func withDefaults(cfg Config) Config {
 	}
 	if cfg.MaxBodyBytes <= 0 {
 		cfg.MaxBodyBytes = 1 << 20
+	}
+	// One pixel bound for every picture and PSD the node reads.
+	if cfg.MaxImagePixels <= 0 {
+		cfg.MaxImagePixels = ffmpeg.DefaultMaxPixels
 	}
 	if cfg.Split.Part <= 0 {
 		cfg.Split.Part = render.DefaultSplit.Part

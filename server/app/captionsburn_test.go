@@ -20,8 +20,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/app"
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/store/storetest"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // assPSNR is the least PSNR (dB, whole frame, luma and chroma averaged)
@@ -411,7 +411,7 @@ func TestCaptionBurnTranscribesWithWhisper(t *testing.T) {
 	}))
 	t.Cleanup(whisper.Close)
 	k := start(t, storetest.SQLite(t), func(c *app.Config) {
-		c.Transcriber = executor.Whisper{URL: whisper.URL + "/v1/audio/transcriptions"}
+		c.Transcriber = transcribe.Whisper{URL: whisper.URL + "/v1/audio/transcriptions"}
 	})
 	id := k.createJob(t, map[string]any{"type": "caption.burn", "inputs": map[string]any{"source": k.base + "/demo/talk.mp4"},
 		"params": map[string]any{"language": "es"}})

@@ -11,7 +11,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
-	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/metrics"
 	"github.com/kinohq/kino/server/renderjob"
 	"github.com/kinohq/kino/server/store"
@@ -27,7 +27,7 @@ func newMetrics(st *store.Store, log *slog.Logger) (*metrics.Metrics, error) {
 	m := metrics.New()
 	known := []jobs.KindType{{Kind: renderjob.Kind, Type: renderjob.Kind}}
 	for _, t := range catalog.All() {
-		known = append(known, jobs.KindType{Kind: media.Kind, Type: t.Name})
+		known = append(known, jobs.KindType{Kind: mediajob.Kind, Type: t.Name})
 	}
 	for _, kt := range known {
 		m.Declare(kt.Kind, kt.Type)

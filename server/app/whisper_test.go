@@ -13,8 +13,8 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/app"
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/store/storetest"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // A stand-in for a Whisper-compatible server: it checks the request as the
@@ -56,7 +56,7 @@ func TestCaptionExtractWithWhisper(t *testing.T) {
 	var calls atomic.Int32
 	whisper := fakeWhisper(t, &calls)
 	k := start(t, storetest.SQLite(t), func(c *app.Config) {
-		c.Transcriber = executor.Whisper{URL: whisper.URL + "/v1/audio/transcriptions", APIKey: "sk-test", PricePerMinute: 0.6}
+		c.Transcriber = transcribe.Whisper{URL: whisper.URL + "/v1/audio/transcriptions", APIKey: "sk-test", PricePerMinute: 0.6}
 		c.CPUSecondCost = 0.001
 	})
 	id := k.createJob(t, map[string]any{"type": "caption.extract", "inputs": map[string]any{"source": src + "/speech.mp4"}, "params": map[string]any{"format": "srt"}})

@@ -20,7 +20,6 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -29,6 +28,7 @@ import (
 	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // Env is a node's worker environment: what every attempt of a render or
@@ -53,7 +53,7 @@ type Env struct {
 	Font string
 	// Transcriber hears the speech of caption.extract and of captions
 	// layers that transcribe; nil is the offline transcriber.
-	Transcriber executor.Transcriber
+	Transcriber transcribe.Transcriber
 	// Store holds the assets, jobs and usage the workers read and write.
 	Store   *store.Store
 	Storage *storage.Storage

@@ -25,7 +25,7 @@ var CaptionLanguages = []string{"auto",
 var CaptionAliases = map[string]string{"font": "fontFamily", "color": "fontColor", "outline": "outlineWidth"}
 
 func colourParam(name, def string) Param {
-	return Param{Name: name, Kind: "string", Pattern: WebColour, PatternHint: "must be a colour as #RRGGBB or #AARRGGBB (alpha first)",
+	return Param{Name: name, Kind: "string", Pattern: WebColour, PatternHint: "must be a colour as #RRGGBB or #AARRGGBB (alpha first)", Default: def,
 		Description: "web hex, #RRGGBB or #AARRGGBB with the alpha first; default " + def}
 }
 
@@ -37,22 +37,22 @@ var familyParam = func(name, desc string) Param {
 // output video, and kino's older names as aliases. They style SRT and
 // WebVTT; an ASS or SSA file keeps its own styles.
 var captionBurnParams = []Param{
-	{Name: "language", Kind: "string", Enum: CaptionLanguages, Description: "the spoken language when subtitles is omitted: an ISO 639-1 code or auto (default); the offline transcriber hears English only"},
+	{Name: "language", Kind: "string", Enum: CaptionLanguages, Default: "auto", DefaultText: "auto (default)", Description: "the spoken language when subtitles is omitted: an ISO 639-1 code or auto (default); the offline transcriber hears English only"},
 	familyParam("fontFamily", "font family; default the font input's own, else DejaVu Sans"),
-	{Name: "fontSize", Kind: "integer", Min: bound(8), Max: bound(400), Description: "line height in pixels of the output (ascent plus descent); default 48"},
+	{Name: "fontSize", Kind: "integer", Min: bound(8), Max: bound(400), Default: 48, Description: "line height in pixels of the output (ascent plus descent); default 48"},
 	colourParam("fontColor", "#FFFFFF"),
 	{Name: "bold", Kind: "boolean", Description: "default true (false with a font input: the font is drawn as it is)"},
-	{Name: "italic", Kind: "boolean", Description: "default false"},
+	{Name: "italic", Kind: "boolean", Default: false, Description: "default false"},
 	colourParam("outlineColor", "#000000"),
-	{Name: "outlineWidth", Kind: "number", Min: bound(0), Max: bound(20), Description: "outline width in pixels; default 2"},
-	{Name: "shadow", Kind: "number", Min: bound(0), Max: bound(20), Description: "drop-shadow depth in pixels, 0 for none; default 1 (no shadow with a box)"},
-	{Name: "boxEnabled", Kind: "boolean", Description: "a filled box behind each caption; default false"},
+	{Name: "outlineWidth", Kind: "number", Min: bound(0), Max: bound(20), Default: 2, Description: "outline width in pixels; default 2"},
+	{Name: "shadow", Kind: "number", Min: bound(0), Max: bound(20), Default: 1, Description: "drop-shadow depth in pixels, 0 for none; default 1 (no shadow with a box)"},
+	{Name: "boxEnabled", Kind: "boolean", Default: false, Description: "a filled box behind each caption; default false"},
 	colourParam("boxColor", "#000000"),
-	{Name: "boxOpacity", Kind: "number", Min: bound(0), Max: bound(1), Description: "0 (transparent) to 1 (opaque); default 0.6"},
-	{Name: "position", Kind: "string", Enum: []string{"bottom", "center", "middle", "top"}, Description: "vertical placement; middle is kino's older name of center; default bottom"},
-	{Name: "alignment", Kind: "string", Enum: []string{"left", "center", "right"}, Description: "horizontal alignment; default center"},
-	{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(2000), Description: "vertical margin in pixels; default 60"},
-	{Name: "marginH", Kind: "integer", Min: bound(0), Max: bound(2000), Description: "left and right margins in pixels, which also bound the line width; default 40"},
+	{Name: "boxOpacity", Kind: "number", Min: bound(0), Max: bound(1), Default: 0.6, Description: "0 (transparent) to 1 (opaque); default 0.6"},
+	{Name: "position", Kind: "string", Enum: []string{"bottom", "center", "middle", "top"}, Default: "bottom", Description: "vertical placement; middle is kino's older name of center; default bottom"},
+	{Name: "alignment", Kind: "string", Enum: []string{"left", "center", "right"}, Default: "center", Description: "horizontal alignment; default center"},
+	{Name: "marginV", Kind: "integer", Min: bound(0), Max: bound(2000), Default: 60, Description: "vertical margin in pixels; default 60"},
+	{Name: "marginH", Kind: "integer", Min: bound(0), Max: bound(2000), Default: 40, Description: "left and right margins in pixels, which also bound the line width; default 40"},
 	{Name: "maxCharsPerLine", Kind: "integer", Min: bound(10), Max: bound(80), Description: "transcribed captions only: at most this many characters a line, two lines a caption"},
 	familyParam("font", "kino's older name of fontFamily"),
 	{Name: "color", Kind: "string", Pattern: WebColour, PatternHint: "must be a colour as #RRGGBB or #AARRGGBB (alpha first)", Description: "kino's older name of fontColor"},

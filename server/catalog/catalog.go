@@ -1,6 +1,7 @@
 // Package catalog is the one definition of kino's media job types: their
-// inputs, outputs, params and cost. Validation of jobs and pipelines, the
-// executors and GET /jobs/types all read it from here.
+// inputs, outputs, params (with their defaults and limits) and cost, and
+// the typed struct each type's params decode into. Validation of jobs and
+// pipelines, the executors and GET /jobs/types all read it from here.
 package catalog
 
 import (
@@ -42,7 +43,13 @@ type Type struct {
 	Params     []Param
 	// Check adds rules that span params (two names for one setting, say),
 	// as (relative path, message) pairs.
-	Check        func(v map[string]any) [][2]string
+	Check func(v map[string]any) [][2]string
+	// Aliases are older names of params: older -> newer. Both are
+	// declared; a job gives one (Check), and Decode reads it as the newer.
+	Aliases map[string]string
+	// Args is the zero value of the struct Decode reads the type's params
+	// into: AudioExtract for audio.extract, say.
+	Args         any
 	AcceptsMedia []string
 	// PricePerSecond is the price in USD per second of input media.
 	PricePerSecond float64

@@ -38,6 +38,12 @@ type Param struct {
 	// Check adds rules that span fields; it returns problems as
 	// (relative path, message) pairs.
 	Check func(v map[string]any) [][2]string
+	// Default is the value a job takes when the param is not given
+	// (Decode fills it in); nil when there is none, or when it depends on
+	// more than the params. The Description says it in words: "default "
+	// and the value, or DefaultText when the words are not the value.
+	Default     any
+	DefaultText string
 }
 
 func bound(v float64) *float64 { return &v }

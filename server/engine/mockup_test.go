@@ -101,7 +101,7 @@ func itoa(n int) string { return f(float64(n)) }
 // Front/Design.
 func stillMockup(t *testing.T, design image.Image, hide []string) *image.NRGBA {
 	t.Helper()
-	tpl, c, err := mockup.Load(mockupTemplate, 0)
+	tpl, c, err := mockup.Load(mockupTemplate, ffmpeg.DefaultMaxPixels)
 	require.NoError(t, err)
 	defer c.Close()
 	img, _, err := tpl.Render(mockup.Options{Designs: map[string]image.Image{"Front/Design": design}, Hide: hide})
@@ -230,7 +230,7 @@ func TestPartMockup(t *testing.T) {
 // A template the layer cannot draw is refused with the layer's fields.
 func TestMockupCheck(t *testing.T) {
 	t.Parallel()
-	tpl, c, err := mockup.Load(mockupTemplate, 0)
+	tpl, c, err := mockup.Load(mockupTemplate, ffmpeg.DefaultMaxPixels)
 	require.NoError(t, err)
 	defer c.Close()
 	compile := func(layer map[string]any) *Scene {
@@ -287,7 +287,7 @@ func TestRenderMockupStill(t *testing.T) {
 	_, video, _ := mockupMedia(t)
 	abs, err := filepath.Abs("../mockup/testdata/screen.psd")
 	require.NoError(t, err)
-	tpl, c, err := mockup.Load(abs, 0)
+	tpl, c, err := mockup.Load(abs, ffmpeg.DefaultMaxPixels)
 	require.NoError(t, err)
 	defer c.Close()
 	for _, show := range [][]string{nil, {"Glare"}} {
@@ -401,7 +401,7 @@ func TestRenderMockupWarped(t *testing.T) {
 	_, video, _ := mockupMedia(t)
 	abs, err := filepath.Abs(warpTemplate)
 	require.NoError(t, err)
-	tpl, c, err := mockup.Load(abs, 0)
+	tpl, c, err := mockup.Load(abs, ffmpeg.DefaultMaxPixels)
 	require.NoError(t, err)
 	defer c.Close()
 	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 300, "height": 300, "fps": 10, "format": "mov", "layers": []any{
@@ -482,7 +482,7 @@ func TestRenderMockupWarpedSized(t *testing.T) {
 	_, video, _ := mockupMedia(t)
 	abs, err := filepath.Abs("../psd/testdata/photoshop/ag-werps.psd")
 	require.NoError(t, err)
-	tpl, c, err := mockup.Load(abs, 0)
+	tpl, c, err := mockup.Load(abs, ffmpeg.DefaultMaxPixels)
 	require.NoError(t, err)
 	defer c.Close()
 	hide := []string{"3x3", "4x4", "5x5", "custom (2x6)", "distort"}

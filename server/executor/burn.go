@@ -8,13 +8,13 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // captionBurn burns subtitles into a video with libass: an ASS or SSA file
@@ -22,15 +22,15 @@ import (
 // in the style the params ask for. Both reach libass as one ASS script
 // burned by ffmpeg's subtitles filter, the font input in a folder of its
 // own as the filter's fontsdir.
-type captionBurn struct{ transcriber Transcriber }
+type captionBurn struct{ *env }
 
-func (e captionBurn) Run(ctx context.Context, t Task) (Result, error) {
+func (e captionBurn) Work(ctx context.Context, t Task[catalog.CaptionBurn]) (Result, error) {
 	in := t.Inputs["source"]
 	v := in.Info.Video()
 	if v == nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture to burn captions into")
 	}
-	font, err := burnFont(t)
+	font, err := burnFont(t.Attempt)
 	if err != nil {
 		return Result{}, err
 	}
@@ -45,19 +45,19 @@ func (e captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 		if err := os.Link(subs.Path, script); err != nil {
 			return Result{}, err
 		}
-		warnings = append(warnings, assWarnings(t.Params, subs.Path, font)...)
+		warnings = append(warnings, assWarnings(t.Given, subs.Path, font)...)
 	case given:
 		if !hasSubtitles(subs) {
 			return Result{}, permanent(jobs.CodeInputInvalid, "inputs.subtitles: the file is not SRT, WebVTT, ASS or SSA")
 		}
-		if _, ok := t.Params["maxCharsPerLine"]; ok {
+		if t.Params.MaxCharsPerLine > 0 {
 			warnings = append(warnings, "params.maxCharsPerLine applies to transcribed captions only: the subtitles' own lines are kept")
 		}
 		if err := e.styled(ctx, t, subs.Path, demuxer(subs.Info), v.Width, v.Height, font, script); err != nil {
 			return Result{}, err
 		}
 	default:
-		srt, transcript, err := e.transcribe(ctx, t, in)
+		srt, transcript, err := e.hear(ctx, t, in)
 		if err != nil {
 			return Result{}, err
 		}
@@ -73,7 +73,7 @@ func (e captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 	out := filepath.Join(t.Dir, "output.mp4")
 	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
 		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:"+out)
-	if err := run(ctx, t, in.Info.Duration, args); err != nil {
+	if err := e.run(ctx, t.Attempt, in.Info.Duration, args); err != nil {
 		return Result{}, err
 	}
 	if len(warnings) > 0 {
@@ -95,29 +95,25 @@ func isASS(in Input) bool {
 	return false
 }
 
-// transcribe hears the source's sound and writes it as SRT, in cues of at
+// hear transcribes the source's sound and writes it as SRT, in cues of at
 // most 6 seconds and 12 words, and of two lines of maxCharsPerLine when
 // that is given.
-func (e captionBurn) transcribe(ctx context.Context, t Task, in Input) (string, string, error) {
+func (e captionBurn) hear(ctx context.Context, t Task[catalog.CaptionBurn], in Input) (string, string, error) {
 	if in.Info.Audio() == nil {
 		return "", "", permanent(jobs.CodeInputInvalid, "inputs.subtitles: not given, and inputs.source has no sound to transcribe")
 	}
-	tr := e.transcriber
-	if t.Transcriber != nil {
-		tr = t.Transcriber
-	}
-	lang := str(t.Params, "language", "auto")
-	if _, offline := tr.(Pocketsphinx); offline && lang != "auto" && lang != "en" {
+	tr, lang := e.Transcriber, t.Params.Language
+	if _, offline := tr.(transcribe.Pocketsphinx); offline && lang != "auto" && lang != "en" {
 		return "", "", permanent(jobs.CodeInputInvalid,
 			"params.language: this kino transcribes offline, in English (en) only; %s needs a Whisper endpoint (--whisper-url), or send inputs.subtitles", lang)
 	}
-	cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration,
+	cues, err := tr.Transcribe(ctx, transcribe.Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration,
 		Language: lang, Log: t.Log, OnProgress: t.OnProgress})
 	if err != nil {
 		return "", "", err
 	}
 	cues = split(cues, 6)
-	if n := int(num(t.Params, "maxCharsPerLine", 0)); n > 0 {
+	if n := t.Params.MaxCharsPerLine; n > 0 {
 		cues = wrapCues(cues, n)
 	}
 	path := filepath.Join(t.Dir, "transcript.srt")
@@ -139,8 +135,8 @@ func (e captionBurn) transcribe(ctx context.Context, t Task, in Input) (string, 
 // wrapCues breaks each cue's words into lines of at most n characters (a
 // longer word stands alone), and cues of more than two lines into cues of
 // two, sharing the time by word count.
-func wrapCues(cues []Cue, n int) []Cue {
-	var out []Cue
+func wrapCues(cues []transcribe.Cue, n int) []transcribe.Cue {
+	var out []transcribe.Cue
 	for _, c := range cues {
 		words := strings.Fields(c.Text)
 		if len(words) == 0 {
@@ -167,7 +163,7 @@ func wrapCues(cues []Cue, n int) []Cue {
 				text = append(text, strings.Join(l, " "))
 				count += len(l)
 			}
-			out = append(out, Cue{Start: c.Start + float64(at)*per, End: c.Start + float64(at+count)*per, Text: strings.Join(text, "\n")})
+			out = append(out, transcribe.Cue{Start: c.Start + float64(at)*per, End: c.Start + float64(at+count)*per, Text: strings.Join(text, "\n")})
 			at += count
 		}
 	}
@@ -179,7 +175,7 @@ func wrapCues(cues []Cue, n int) []Cue {
 // then puts kino's header on the events: the video's size as PlayResX/Y,
 // so that every size is in pixels of the output, and the style of the
 // params.
-func (e captionBurn) styled(ctx context.Context, t Task, path, format string, w, h int, font burnFontFile, script string) error {
+func (e captionBurn) styled(ctx context.Context, t Task[catalog.CaptionBurn], path, format string, w, h int, font burnFontFile, script string) error {
 	st, err := styleOf(t.Params, font)
 	if err != nil {
 		return err
@@ -187,7 +183,7 @@ func (e captionBurn) styled(ctx context.Context, t Task, path, format string, w,
 	events := []byte("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 && format != "" {
 		converted := filepath.Join(t.Dir, "converted.ass")
-		if err := run(ctx, t, 0, append(ffmpeg.InputArgsFormat(format, path), "-map", "0:s:0", "-c:s", "ass", "-f", "ass", "file:"+converted)); err != nil {
+		if err := e.run(ctx, t.Attempt, 0, append(ffmpeg.InputArgsFormat(format, path), "-map", "0:s:0", "-c:s", "ass", "-f", "ass", "file:"+converted)); err != nil {
 			return err
 		}
 		b, err := os.ReadFile(converted)
@@ -229,56 +225,18 @@ func (s burnStyle) header(w, h int) string {
 		s.border, s.outlineWidth, s.shadow, s.alignment, s.margin, s.margin, s.marginV)
 }
 
-// param reads a param under its name or its older one.
-func param(p map[string]any, name string) (any, bool) {
-	if v, ok := p[name]; ok && v != nil {
-		return v, true
-	}
-	for old, n := range catalog.CaptionAliases {
-		if n == name {
-			if v, ok := p[old]; ok && v != nil {
-				return v, true
-			}
-		}
-	}
-	return nil, false
-}
-
-// styleOf is the style of the params, with Rendobar's defaults. Values
-// were checked at submit; jobs queued before a rule are checked here.
-func styleOf(p map[string]any, font burnFontFile) (burnStyle, error) {
-	text := func(name, def string) string {
-		if v, ok := param(p, name); ok {
-			if s, ok := v.(string); ok && s != "" {
-				return s
-			}
-		}
-		return def
-	}
-	number := func(name string, def float64) float64 {
-		if v, ok := param(p, name); ok {
-			if f, ok := v.(float64); ok {
-				return f
-			}
-		}
-		return def
-	}
-	flag := func(name string, def bool) bool {
-		if v, ok := p[name].(bool); ok {
-			return v
-		}
-		return def
-	}
-	s := burnStyle{size: int(number("fontSize", 48)), italic: flag("italic", false), border: 1,
-		outlineWidth: number("outlineWidth", 2), shadow: number("shadow", 1),
-		marginV: int(number("marginV", 60)), margin: int(number("marginH", 40))}
+// styleOf is the style of the params (Rendobar's defaults, filled in by
+// the catalogue) and of the font input.
+func styleOf(p catalog.CaptionBurn, font burnFontFile) (burnStyle, error) {
+	s := burnStyle{size: p.FontSize, italic: p.Italic, border: 1, outlineWidth: p.OutlineWidth, shadow: p.Shadow,
+		marginV: p.MarginV, margin: p.MarginH, family: p.FontFamily}
 	// A font given is drawn as it is: bold by default would embolden a
 	// regular face.
-	s.bold = flag("bold", font.dir == "")
-	s.family = text("fontFamily", "")
+	s.bold = font.dir == ""
+	if p.Bold != nil {
+		s.bold = *p.Bold
+	}
 	switch {
-	case s.family != "" && !catalog.FontFamily.MatchString(s.family):
-		return s, permanent(jobs.CodeInputInvalid, "params.fontFamily: use letters, digits and spaces")
 	case s.family != "":
 	case font.name != "":
 		s.family = font.name
@@ -288,22 +246,22 @@ func styleOf(p map[string]any, font burnFontFile) (burnStyle, error) {
 	default:
 		s.family = "DejaVu Sans"
 	}
-	fill, ok1 := webColour(text("fontColor", "#FFFFFF"), 1)
-	edge, ok2 := webColour(text("outlineColor", "#000000"), 1)
+	fill, ok1 := webColour(p.FontColor, 1)
+	edge, ok2 := webColour(p.OutlineColor, 1)
 	// The drop shadow is the outline's colour at half its opacity.
-	shade, _ := webColour(text("outlineColor", "#000000"), 0.5)
-	box, ok3 := webColour(text("boxColor", "#000000"), number("boxOpacity", 0.6))
+	shade, _ := webColour(p.OutlineColor, 0.5)
+	box, ok3 := webColour(p.BoxColor, p.BoxOpacity)
 	if !ok1 || !ok2 || !ok3 {
 		return s, permanent(jobs.CodeInputInvalid, "params.fontColor, outlineColor and boxColor: must be #RRGGBB or #AARRGGBB")
 	}
 	s.primary, s.outline, s.back = fill, edge, shade
-	if flag("boxEnabled", false) {
+	if p.BoxEnabled {
 		// libass's BorderStyle 4: one box an event in BackColour, around
 		// the outlined text, padded by Shadow (so no drop shadow is drawn).
 		s.border, s.back, s.shadow = 4, box, math.Max(2, math.Round(float64(s.size)/5))
 	}
-	row := map[string]int{"bottom": 0, "center": 3, "middle": 3, "top": 6}[text("position", "bottom")]
-	s.alignment = row + map[string]int{"left": 1, "center": 2, "right": 3}[text("alignment", "center")]
+	row := map[string]int{"bottom": 0, "center": 3, "middle": 3, "top": 6}[p.Position]
+	s.alignment = row + map[string]int{"left": 1, "center": 2, "right": 3}[p.Alignment]
 	return s, nil
 }
 
@@ -327,15 +285,10 @@ func webColour(hex string, opacity float64) (string, bool) {
 
 // assWarnings says what of the job does not apply to an ASS file: the
 // styling params, and a font input whose names no style of the file uses.
-func assWarnings(p map[string]any, path string, font burnFontFile) []string {
+func assWarnings(given []string, path string, font burnFontFile) []string {
 	var out []string
-	var ignored []string
-	for k := range p {
-		ignored = append(ignored, k)
-	}
-	sort.Strings(ignored)
-	if len(ignored) > 0 {
-		out = append(out, fmt.Sprintf("params %s: not applied, the ASS file is burned as written (its own styles)", strings.Join(ignored, ", ")))
+	if len(given) > 0 {
+		out = append(out, fmt.Sprintf("params %s: not applied, the ASS file is burned as written (its own styles)", strings.Join(given, ", ")))
 	}
 	if len(font.names) == 0 {
 		return out

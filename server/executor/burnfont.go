@@ -36,7 +36,7 @@ var fontFormats = map[string]string{"\x00\x01\x00\x00": ".ttf", "true": ".ttf", 
 
 // burnFont checks the font input, when there is one, and puts it in a
 // folder of its own.
-func burnFont(t Task) (burnFontFile, error) {
+func burnFont(t Attempt) (burnFontFile, error) {
 	in, ok := t.Inputs["font"]
 	if !ok {
 		return burnFontFile{}, nil

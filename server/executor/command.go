@@ -21,7 +21,7 @@ import (
 // ffmpegCommand runs a client's own ffmpeg command (raw.ffmpeg, ffmpeg)
 // behind both walls: the command as the parser checked it, every input
 // replaced by kino's downloaded copy, and ffmpeg in its sandbox.
-type ffmpegCommand struct{}
+type ffmpegCommand struct{ *env }
 
 // CommandInputKey is the key in Task.Inputs of the command's i-th -i
 // input when it is a URL or an asset id (named inputs keep their names).
@@ -37,16 +37,15 @@ var commandFormats = map[string]struct{ muxer, contentType string }{
 	"m4a": {"ipod", "audio/mp4"}, "srt": {"srt", "application/x-subrip"}, "vtt": {"webvtt", "text/vtt"},
 }
 
-func (ffmpegCommand) Run(ctx context.Context, t Task) (Result, error) {
+func (e ffmpegCommand) Work(ctx context.Context, t Task[catalog.Command]) (Result, error) {
 	named := map[string]bool{}
 	for k := range t.Inputs {
 		if !strings.HasPrefix(k, "#") {
 			named[k] = true
 		}
 	}
-	maxPixels := ffmpeg.CurrentLimits().MaxPixels
-	command, format := str(t.Params, "command", ""), str(t.Params, "outputFormat", "")
-	cmd, err := rawcmd.Parse(command, named, maxPixels, format)
+	format := t.Params.OutputFormat
+	cmd, err := rawcmd.Parse(t.Params.Command, named, e.MaxPixels, format)
 	if err != nil { // checked at submit; a changed allowlist may refuse it now
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.command: %v", err)
 	}
@@ -75,16 +74,16 @@ func (ffmpegCommand) Run(ctx context.Context, t Task) (Result, error) {
 	if f, ok := commandFormats[format]; ok && !strings.EqualFold(filepath.Ext(cmd.Outputs[0].Name), "."+format) {
 		first = f.muxer
 	}
-	args, err := cmd.Args(locals, maxPixels, first)
+	args, err := cmd.Args(locals, e.MaxPixels, first)
 	if err != nil {
 		return Result{}, err
 	}
-	timeout := time.Duration(num(t.Params, "timeout", catalog.DefaultCommandTimeout)) * time.Second
+	timeout := time.Duration(t.Params.Timeout) * time.Second
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	err = ffmpeg.Run(rctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log,
-		MaxOutputBytes: t.MaxOutputBytes,
-		Sandbox:        &ffmpeg.Sandbox{CPUSeconds: uint64(timeout.Seconds())*uint64(runtime.NumCPU()) + 5, Partial: t.SandboxPartial}})
+		MaxOutputBytes: e.MaxOutputBytes,
+		Sandbox:        &ffmpeg.Sandbox{CPUSeconds: uint64(timeout.Seconds())*uint64(runtime.NumCPU()) + 5, Partial: e.SandboxPartial}})
 	switch {
 	case err != nil && ctx.Err() == nil && rctx.Err() != nil:
 		return Result{}, permanent(jobs.CodeJobTimeout, "ffmpeg ran longer than params.timeout (%s) and was stopped", timeout)

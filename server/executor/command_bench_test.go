@@ -2,6 +2,7 @@ package executor
 
 import (
 	"context"
+	"encoding/json"
 	"io"
 	"os"
 	"os/exec"
@@ -61,6 +62,14 @@ func BenchmarkRawFFmpegAgainstByHand(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	params, err := json.Marshal(map[string]any{"command": command, "timeout": 300})
+	if err != nil {
+		b.Fatal(err)
+	}
+	job, err := New(Config{MaxPixels: ffmpeg.DefaultMaxPixels, MaxOutputBytes: ffmpeg.DefaultMaxOutputBytes}).Decode("raw.ffmpeg", params)
+	if err != nil {
+		b.Fatal(err)
+	}
 	var kino, hand, kinoCPU, handCPU time.Duration
 	b.ResetTimer()
 	for range b.N {
@@ -78,8 +87,7 @@ func BenchmarkRawFFmpegAgainstByHand(b *testing.B) {
 		}
 		b.StartTimer()
 		start, cpu := time.Now(), childCPU()
-		_, err := ffmpegCommand{}.Run(context.Background(), Task{Params: map[string]any{"command": command, "timeout": 300.0},
-			Inputs: local, Dir: dir, Log: io.Discard, OnProgress: func(float64) {}, MaxOutputBytes: ffmpeg.DefaultMaxOutputBytes})
+		_, err := job.Work(context.Background(), Attempt{Inputs: local, Dir: dir, Log: io.Discard, OnProgress: func(float64) {}})
 		kino += time.Since(start)
 		kinoCPU += childCPU() - cpu
 		if err != nil {

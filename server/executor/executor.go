@@ -1,15 +1,24 @@
-// Package executor runs media jobs: one Executor per job type of the
-// catalogue, each an ffmpeg run on local files. Downloading the inputs and
-// storing the outputs is the runner's work; an executor only transforms.
+// Package executor runs media jobs on local files: one Worker per job type
+// of the catalogue, each handed its params decoded into its type's struct
+// (catalog.Decode), once. Most run ffmpeg; mockup.render draws with kino's
+// own compositor, and the caption types may call a transcriber. Downloading
+// the inputs and storing the outputs is the runner's work (server/mediarun);
+// a worker only transforms.
 package executor
 
 import (
 	"context"
 	"fmt"
 	"io"
+	"reflect"
+	"slices"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mockup"
+	"github.com/kinohq/kino/server/rawcmd"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // Input is a downloaded input of a job.
@@ -39,9 +48,11 @@ type Part struct {
 	ContentType string
 }
 
-// Task is one job to run.
-type Task struct {
-	Params map[string]any
+// Attempt is what one attempt of a job gives its worker: the downloaded
+// inputs, the folder, and where its runs report.
+type Attempt struct {
+	// Inputs are the downloaded inputs by field (a command's -i URLs by
+	// CommandInputKey).
 	Inputs map[string]Input
 	// Dir is the job's working folder; outputs go there.
 	Dir        string
@@ -49,19 +60,23 @@ type Task struct {
 	// Fetch downloads a URL or an asset id of the job's organisation to
 	// dst, for media that params name (a watermark image).
 	Fetch func(ctx context.Context, ref, dst string) error
-	// Font is the font file of text that names none.
-	Font string
-	// Transcriber replaces the offline transcriber of caption.extract.
-	Transcriber Transcriber
 	// Log receives the log of every ffmpeg run of the job.
 	Log io.Writer
-	// MaxOutputBytes bounds what each ffmpeg run writes in Dir
-	// (--max-output-size); 0 bounds nothing.
-	MaxOutputBytes int64
-	// SandboxPartial lets a client's own command (raw.ffmpeg) run behind
-	// the walls the kernel has when one is missing
-	// (--raw-ffmpeg-without-sandbox); otherwise such a job fails.
-	SandboxPartial bool
+}
+
+// Task is one job to run: its attempt, and its params decoded into T, the
+// struct of its type.
+type Task[T any] struct {
+	Attempt
+	Params T
+	// Given are the names of the params the request set, sorted: Params
+	// holds the catalogue's defaults for the others.
+	Given []string
+}
+
+// Worker runs the jobs of one type, whose params decode into T.
+type Worker[T any] interface {
+	Work(ctx context.Context, t Task[T]) (Result, error)
 }
 
 // Result is what a job produced: files by output field, and other output
@@ -69,11 +84,6 @@ type Task struct {
 type Result struct {
 	Files  map[string]Output
 	Values map[string]any
-}
-
-// Executor runs the jobs of one type.
-type Executor interface {
-	Run(ctx context.Context, t Task) (Result, error)
 }
 
 // PermanentError is a job that cannot succeed however often it is tried:
@@ -89,44 +99,125 @@ func permanent(code, format string, args ...any) error {
 	return &PermanentError{Code: code, Message: fmt.Sprintf(format, args...)}
 }
 
-var registry = map[string]Executor{
-	"audio.extract":   audioExtract{},
-	"video.trim":      videoTrim{},
-	"image.resize":    imageResize{},
-	"watermark.apply": watermarkApply{},
-	"mockup.render":   mockupRender{},
-	"caption.extract": captionExtract{transcriber: Pocketsphinx{}},
-	"caption.burn":    captionBurn{transcriber: Pocketsphinx{}},
-	"video.thumbnail": videoThumbnail{},
-	"video.transcode": videoTranscode{},
-	"raw.ffmpeg":      ffmpegCommand{},
-	"ffmpeg":          ffmpegCommand{},
+// Config is what the workers take from the node's configuration.
+type Config struct {
+	// Font is the font file of text that names none.
+	Font string
+	// Transcriber hears the sound of caption.extract and caption.burn;
+	// nil is the offline one (transcribe.Pocketsphinx).
+	Transcriber transcribe.Transcriber
+	// MaxPixels is the largest picture kino opens (--max-image-pixels):
+	// every template, design and client's command is read under it.
+	MaxPixels int64
+	// MaxOutputBytes bounds what each ffmpeg run writes in a job's folder
+	// (--max-output-size); 0 bounds nothing.
+	MaxOutputBytes int64
+	// SandboxPartial lets a client's own command (raw.ffmpeg) run behind
+	// the walls the kernel has when one is missing
+	// (--raw-ffmpeg-without-sandbox); otherwise such a job fails.
+	SandboxPartial bool
 }
 
-// For returns the executor of a job type, if kino can run it yet.
-func For(jobType string) (Executor, bool) {
-	e, ok := registry[jobType]
-	return e, ok
+// env is the configuration every worker of one Executors shares.
+type env struct {
+	Config
+	// templates keeps the last few templates decoded between
+	// mockup.render jobs: a shop renders many designs on one product
+	// (docs/limits.md).
+	templates *mockup.Cache
 }
 
-func str(p map[string]any, key, def string) string {
-	if v, ok := p[key].(string); ok && v != "" {
-		return v
+// Executors are the workers of the job types kino runs, built from one
+// configuration: each node (and each app of a test binary) has its own.
+type Executors struct {
+	env   *env
+	types map[string]func(params []byte) (*Decoded, error)
+}
+
+// New returns the workers of every job type, configured by cfg.
+func New(cfg Config) *Executors {
+	if cfg.Transcriber == nil {
+		cfg.Transcriber = transcribe.Pocketsphinx{}
 	}
-	return def
+	e := &Executors{env: &env{Config: cfg, templates: &mockup.Cache{Size: 4, MaxPixels: 16_000_000}},
+		types: map[string]func([]byte) (*Decoded, error){}}
+	add(e, "audio.extract", audioExtract{e.env})
+	add(e, "video.trim", videoTrim{e.env})
+	add(e, "image.resize", imageResize{e.env})
+	add(e, "watermark.apply", watermarkApply{e.env})
+	add(e, "mockup.render", mockupRender{e.env})
+	add(e, "caption.extract", captionExtract{e.env})
+	add(e, "caption.burn", captionBurn{e.env})
+	add(e, "video.thumbnail", videoThumbnail{e.env})
+	add(e, "video.transcode", videoTranscode{e.env})
+	add(e, "raw.ffmpeg", ffmpegCommand{e.env})
+	add(e, "ffmpeg", ffmpegCommand{e.env})
+	return e
 }
 
-func num(p map[string]any, key string, def float64) float64 {
-	if v, ok := p[key].(float64); ok {
-		return v
+// add registers w as the worker of the job type name, whose catalogue
+// entry must declare T as its params' struct.
+func add[T any](e *Executors, name string, w Worker[T]) {
+	t, ok := catalog.Lookup(name)
+	if !ok || reflect.TypeOf(t.Args) != reflect.TypeFor[T]() {
+		panic(fmt.Sprintf("executor: %s is not a catalogue type whose params are %s", name, reflect.TypeFor[T]()))
 	}
-	return def
+	e.types[name] = func(raw []byte) (*Decoded, error) {
+		d, err := catalog.Decode[T](t, raw)
+		if err != nil {
+			return nil, err
+		}
+		return &Decoded{Params: d.Params, work: func(ctx context.Context, a Attempt) (Result, error) {
+			return w.Work(ctx, Task[T]{Attempt: a, Params: d.Params, Given: d.Given})
+		}}, nil
+	}
+}
+
+// Decoded is a job whose params are decoded for its worker, waiting for
+// an attempt.
+type Decoded struct {
+	// Params are the job's params, the struct of its type (a
+	// catalog.Command for a command type, whose inputs the runner reads
+	// from it before downloading).
+	Params any
+	work   func(ctx context.Context, a Attempt) (Result, error)
+}
+
+// Work runs the job on an attempt's inputs and folder.
+func (d *Decoded) Work(ctx context.Context, a Attempt) (Result, error) { return d.work(ctx, a) }
+
+// Decode reads the params of a job of type typ, stored as JSON, for its
+// worker. Params the catalogue refuses are a *catalog.ParamsError; a row
+// that does not decode at all is another error.
+func (e *Executors) Decode(typ string, params []byte) (*Decoded, error) {
+	decode, ok := e.types[typ]
+	if !ok {
+		return nil, fmt.Errorf("no executor runs jobs of type %q", typ)
+	}
+	return decode(params)
+}
+
+// Types are the catalogue's types that have a worker, sorted.
+func (e *Executors) Types() []string {
+	var out []string
+	for _, t := range catalog.Names() {
+		if _, ok := e.types[t]; ok {
+			out = append(out, t)
+		}
+	}
+	return slices.Clip(out)
+}
+
+// ParseCommand parses the client's command of a command type's job under
+// the node's pixel bound, named being the job's named inputs.
+func (e *Executors) ParseCommand(p catalog.Command, named map[string]bool) (*rawcmd.Command, error) {
+	return rawcmd.Parse(p.Command, named, e.env.MaxPixels, p.OutputFormat)
 }
 
 // run runs ffmpeg, turning its failure into a permanent error with the
 // telling last line: inputs were checked, so a failure is the media's.
-func run(ctx context.Context, t Task, duration float64, args []string) error {
-	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log, MaxOutputBytes: t.MaxOutputBytes})
+func (e *env) run(ctx context.Context, a Attempt, duration float64, args []string) error {
+	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, OnProgress: a.OnProgress, Log: a.Log, MaxOutputBytes: e.MaxOutputBytes})
 	if err != nil && ctx.Err() == nil {
 		if tl, ok := err.(*ffmpeg.OutputTooLargeError); ok {
 			return permanent(jobs.CodeOutputTooLarge, "the output grew past the limit of %s (--max-output-size); lower the size, frame rate or quality the params ask for, or cut the input shorter", ffmpeg.FormatBytes(tl.Limit))

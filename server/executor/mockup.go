@@ -6,17 +6,15 @@ import (
 	"errors"
 	"fmt"
 	"image"
-	"image/color"
 	"os"
 	"path/filepath"
 	"runtime"
-	"sort"
 	"strconv"
 	"sync"
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/meter"
@@ -24,112 +22,13 @@ import (
 	"github.com/kinohq/kino/server/rescue"
 )
 
-// templates keeps the last few templates decoded between jobs: a shop
-// renders many designs on one product (docs/limits.md).
-var templates = &mockup.Cache{Size: 4, MaxPixels: 16_000_000}
-
 // mockupRender places designs into the smart objects of a PSD template.
-// The template is decoded once per job; the mockups of a batch are drawn
-// and encoded as many at once as the template's memory budget holds
-// (mockup.Cost.Drawings), at most one a core. Every drawing is kino's
-// own CPU time, metered into the job's cpuSeconds.
-type mockupRender struct{}
-
-// MockupField is the output field of the n-th mockup of a batch (from 0):
-// outputUrl, then outputUrl2, outputUrl3, ...
-func MockupField(n int) string {
-	if n == 0 {
-		return "outputUrl"
-	}
-	return "outputUrl" + strconv.Itoa(n+1)
-}
-
-// MockupPlan is what a mockup.render job draws, read from its inputs and
-// params; the submit check and the executor read it alike.
-type MockupPlan struct {
-	// SmartObject receives each design of Designs, one mockup each; ""
-	// means the template's only smart object.
-	SmartObject string
-	// Designs are refs, in output order: the design input ("input:design")
-	// first, then params.designs.
-	Designs []string
-	// Fixed are more smart objects filled on every mockup, path -> ref.
-	Fixed map[string]string
-}
-
-// DesignInput is how a plan names the job's design input among refs.
-const DesignInput = "input:design"
-
-// PlanMockup reads a job's plan; hasDesign says whether inputs.design is set.
-func PlanMockup(params map[string]any, hasDesign bool) (MockupPlan, error) {
-	p := MockupPlan{SmartObject: str(params, "smartObject", ""), Fixed: map[string]string{}}
-	if hasDesign {
-		p.Designs = append(p.Designs, DesignInput)
-	}
-	if ds, ok := params["designs"].([]any); ok {
-		for _, d := range ds {
-			if s, ok := d.(string); ok {
-				p.Designs = append(p.Designs, s)
-			}
-		}
-	}
-	if m, ok := params["smartObjects"].(map[string]any); ok {
-		for k, v := range m {
-			if s, ok := v.(string); ok {
-				p.Fixed[k] = s
-			}
-		}
-	}
-	if len(p.Designs) == 0 && len(p.Fixed) == 0 {
-		return p, errors.New("inputs.design: is required (or params.designs, or params.smartObjects)")
-	}
-	if len(p.Designs)+len(p.Fixed) > 50 {
-		return p, errors.New("params.designs: at most 50 designs and smart objects in one job")
-	}
-	if _, ok := p.Fixed[p.SmartObject]; ok && p.SmartObject != "" && len(p.Designs) > 0 {
-		return p, fmt.Errorf("params.smartObjects: %q is also smartObject, which the design fills", p.SmartObject)
-	}
-	return p, nil
-}
-
-// Check resolves the default smart object and checks every path of the
-// plan and params against a template's manifest.
-func (p *MockupPlan) Check(m *mockup.Manifest, params map[string]any) error {
-	if len(p.Designs) > 0 && p.SmartObject == "" {
-		so, err := mockup.DefaultSmartObject(m)
-		if err != nil {
-			return err
-		}
-		p.SmartObject = so
-	}
-	var sos []string
-	if len(p.Designs) > 0 {
-		sos = append(sos, p.SmartObject)
-	}
-	for k := range p.Fixed {
-		sos = append(sos, k)
-	}
-	sort.Strings(sos[min(1, len(sos)):])
-	var colors []string
-	if c, ok := params["colors"].(map[string]any); ok {
-		for k := range c {
-			colors = append(colors, k)
-		}
-	}
-	sort.Strings(colors)
-	return mockup.Check(m, sos, stringList(params["hide"]), stringList(params["show"]), colors)
-}
-
-func stringList(v any) []string {
-	a, _ := v.([]any)
-	var out []string
-	for _, x := range a {
-		if s, ok := x.(string); ok {
-			out = append(out, s)
-		}
-	}
-	return out
-}
+// The template is decoded once per job (or kept from an earlier job); the
+// mockups of a batch are drawn and encoded as many at once as the
+// template's memory budget holds (mockup.Cost.Drawings), at most one a
+// core. Every drawing is kino's own CPU time, metered into the job's
+// cpuSeconds.
+type mockupRender struct{ *env }
 
 var mockupFormats = map[string]struct{ ext, contentType string }{
 	"png":  {".png", "image/png"},
@@ -138,7 +37,7 @@ var mockupFormats = map[string]struct{ ext, contentType string }{
 	"webp": {".webp", "image/webp"},
 }
 
-func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
+func (e mockupRender) Work(ctx context.Context, t Task[catalog.MockupRender]) (Result, error) {
 	// This goroutine reads the template and the fixed designs; each
 	// drawing of the batch is measured on its own goroutine.
 	defer meter.Thread(ctx)()
@@ -146,17 +45,16 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	// it goes back to the system when the job ends, not minutes later.
 	defer memory.Release()
 	_, hasDesign := t.Inputs["design"]
-	plan, err := PlanMockup(t.Params, hasDesign)
-	if err != nil {
-		return Result{}, permanent(jobs.CodeInputInvalid, "%v", err)
+	plan, problem := mockup.NewPlan(t.Params, hasDesign)
+	if problem != nil {
+		return Result{}, permanent(jobs.CodeInputInvalid, "%s", problem)
 	}
-	maxPixels := ffmpeg.CurrentLimits().MaxPixels
-	tpl, release, err := templates.Load(t.Inputs["template"].Path, maxPixels)
+	tpl, release, err := e.templates.Load(t.Inputs["template"].Path, e.MaxPixels)
 	if err != nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.template: %v", err)
 	}
 	defer release()
-	if err := plan.Check(&tpl.Manifest, t.Params); err != nil {
+	if err := plan.Check(&tpl.Manifest); err != nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.%v", err)
 	}
 
@@ -164,12 +62,12 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	// Every design is fetched first (a ref may repeat); the fixed ones are
 	// decoded once, each design of the batch only when its mockup is
 	// drawn, so a batch holds as many decoded designs as it draws at once.
-	paths, err := fetchDesigns(ctx, t, refs, hasDesign)
+	paths, err := fetchDesigns(ctx, t.Attempt, refs, hasDesign)
 	if err != nil {
 		return Result{}, err
 	}
 	decode := func(ref string) (image.Image, error) {
-		img, err := mockup.DecodeDesign(paths[ref], maxPixels)
+		img, err := mockup.DecodeDesign(paths[ref], e.MaxPixels)
 		if err != nil {
 			return nil, permanent(jobs.CodeInputInvalid, "%s: %v", refs[ref], err)
 		}
@@ -184,11 +82,10 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 		fixed[k] = img
 	}
 
-	colors := mockupColors(t.Params)
-	format := str(t.Params, "format", "png")
+	colors := plan.Colors()
+	format := t.Params.Format
 	f := mockupFormats[format]
-	quality := int(num(t.Params, "quality", 90))
-	width := int(num(t.Params, "width", 0))
+	quality, width := t.Params.Quality, t.Params.Width
 	count := max(1, len(plan.Designs))
 
 	res := Result{Files: map[string]Output{}, Values: map[string]any{}}
@@ -202,8 +99,8 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 			if gctx.Err() != nil {
 				return gctx.Err()
 			}
-			opts := mockup.Options{Designs: map[string]image.Image{}, Fit: str(t.Params, "fit", mockup.Cover),
-				Hide: stringList(t.Params["hide"]), Show: stringList(t.Params["show"]), Colors: colors}
+			opts := mockup.Options{Designs: map[string]image.Image{}, Fit: t.Params.Fit,
+				Hide: t.Params.Hide, Show: t.Params.Show, Colors: colors}
 			for k, img := range fixed {
 				opts.Designs[k] = img
 			}
@@ -228,7 +125,7 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 			warnings[i] = warn
 			img = mockup.Resize(img, width)
 			out := filepath.Join(t.Dir, fmt.Sprintf("mockup-%d%s", i+1, f.ext))
-			if err := encode(ctx, t, img, format, quality, out); err != nil {
+			if err := e.encode(ctx, t.Attempt, img, format, quality, out); err != nil {
 				return err
 			}
 			outs[i] = Output{Path: out, ContentType: f.contentType, Ext: f.ext,
@@ -251,14 +148,14 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 
 // designRefs maps each design the plan names (a ref may repeat) to the
 // field its error messages name.
-func designRefs(plan MockupPlan, hasDesign bool) map[string]string {
+func designRefs(plan mockup.Plan, hasDesign bool) map[string]string {
 	refs := map[string]string{}
 	for i, d := range plan.Designs {
 		if _, ok := refs[d]; !ok {
 			refs[d] = fmt.Sprintf("params.designs[%d]", i-btoi(hasDesign))
 		}
 	}
-	refs[DesignInput] = "inputs.design"
+	refs[mockup.DesignInput] = "inputs.design"
 	for k, d := range plan.Fixed {
 		if _, ok := refs[d]; !ok {
 			refs[d] = fmt.Sprintf("params.smartObjects[%q]", k)
@@ -269,14 +166,14 @@ func designRefs(plan MockupPlan, hasDesign bool) map[string]string {
 
 // fetchDesigns downloads every design but the job's own input into the
 // job's folder, four at once, and returns each ref's file.
-func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign bool) (map[string]string, error) {
+func fetchDesigns(ctx context.Context, t Attempt, refs map[string]string, hasDesign bool) (map[string]string, error) {
 	paths := map[string]string{}
 	var mu sync.Mutex
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(4)
 	n := 0
 	for ref, field := range refs {
-		if ref == DesignInput {
+		if ref == mockup.DesignInput {
 			if hasDesign {
 				// The downloads already started write paths too.
 				mu.Lock()
@@ -302,36 +199,17 @@ func fetchDesigns(ctx context.Context, t Task, refs map[string]string, hasDesign
 	return paths, err
 }
 
-// mockupColors reads params.colors, fill layers' new colours (#rrggbb,
-// checked against the catalogue's pattern before the job was queued), or
-// nil.
-func mockupColors(params map[string]any) map[string]color.NRGBA {
-	c, ok := params["colors"].(map[string]any)
-	if !ok {
-		return nil
-	}
-	colors := map[string]color.NRGBA{}
-	for k, v := range c {
-		s, _ := v.(string)
-		r, _ := strconv.ParseUint(s[1:3], 16, 8)
-		g, _ := strconv.ParseUint(s[3:5], 16, 8)
-		b, _ := strconv.ParseUint(s[5:7], 16, 8)
-		colors[k] = color.NRGBA{uint8(r), uint8(g), uint8(b), 255}
-	}
-	return colors
-}
-
 // mockupValues puts each mockup's file in res, and in its values the list
 // of mockups (with the design of each, for a batch) and the warnings of
 // the first.
-func mockupValues(res Result, plan MockupPlan, outs []Output, warnings [][]string) {
+func mockupValues(res Result, plan mockup.Plan, outs []Output, warnings [][]string) {
 	var list []any
 	for i, o := range outs {
-		res.Files[MockupField(i)] = o
-		entry := map[string]any{"output": MockupField(i)}
+		res.Files[mockup.OutputField(i)] = o
+		entry := map[string]any{"output": mockup.OutputField(i)}
 		if len(plan.Designs) > 0 {
 			d := plan.Designs[i]
-			if d == DesignInput {
+			if d == mockup.DesignInput {
 				d = "inputs.design"
 			}
 			entry["design"] = d
@@ -381,7 +259,7 @@ func btoi(b bool) int {
 // encode writes a mockup: PNG at zlib's fastest level on every core, JPEG
 // by Go, WebP by ffmpeg's libwebp from a fast PNG, at libwebp's second
 // fastest method (its default took 9 s for 3000x3000 on a loaded machine).
-func encode(ctx context.Context, t Task, img *image.NRGBA, format string, quality int, out string) error {
+func (e *env) encode(ctx context.Context, a Attempt, img *image.NRGBA, format string, quality int, out string) error {
 	write := func(path string, fn func(*bufio.Writer) error) error {
 		f, err := os.Create(path)
 		if err != nil {
@@ -407,7 +285,7 @@ func encode(ctx context.Context, t Task, img *image.NRGBA, format string, qualit
 			return err
 		}
 		defer os.Remove(tmp)
-		return run(ctx, t, 0, []string{"-f", "png_pipe", "-i", "file:" + tmp, "-c:v", "libwebp", "-quality", strconv.Itoa(quality), "-compression_level", "1", "-frames:v", "1", "file:" + out})
+		return e.run(ctx, a, 0, []string{"-f", "png_pipe", "-i", "file:" + tmp, "-c:v", "libwebp", "-quality", strconv.Itoa(quality), "-compression_level", "1", "-frames:v", "1", "file:" + out})
 	}
 	return write(out, func(w *bufio.Writer) error { return mockup.EncodePNGContext(ctx, w, img) })
 }

@@ -5,12 +5,13 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 )
 
 // audioExtract writes the sound of a video (or audio) file as mp3, aac or wav.
-type audioExtract struct{}
+type audioExtract struct{ *env }
 
 var audioFormats = map[string]struct{ codec, ext, contentType string }{
 	"mp3": {"libmp3lame", ".mp3", "audio/mpeg"},
@@ -18,14 +19,14 @@ var audioFormats = map[string]struct{ codec, ext, contentType string }{
 	"wav": {"pcm_s16le", ".wav", "audio/wav"},
 }
 
-func (audioExtract) Run(ctx context.Context, t Task) (Result, error) {
+func (e audioExtract) Work(ctx context.Context, t Task[catalog.AudioExtract]) (Result, error) {
 	in := t.Inputs["source"]
 	if in.Info.Audio() == nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no audio track")
 	}
-	f := audioFormats[str(t.Params, "format", "mp3")]
+	f := audioFormats[t.Params.Format]
 	out := filepath.Join(t.Dir, "output"+f.ext)
-	if err := run(ctx, t, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil
@@ -33,11 +34,11 @@ func (audioExtract) Run(ctx context.Context, t Task) (Result, error) {
 
 // videoTrim cuts [start, start+duration) of a video or audio file,
 // re-encoding so the cut is exact to the frame.
-type videoTrim struct{}
+type videoTrim struct{ *env }
 
-func (videoTrim) Run(ctx context.Context, t Task) (Result, error) {
+func (e videoTrim) Work(ctx context.Context, t Task[catalog.VideoTrim]) (Result, error) {
 	in := t.Inputs["source"]
-	start, dur := num(t.Params, "start", 0), num(t.Params, "duration", 0)
+	start, dur := t.Params.Start, t.Params.Duration
 	if in.Info.Duration > 0 && start >= in.Info.Duration {
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.start: %gs is past the end of the source (%gs)", start, in.Info.Duration)
 	}
@@ -49,7 +50,7 @@ func (videoTrim) Run(ctx context.Context, t Task) (Result, error) {
 		out, ext, ct = filepath.Join(t.Dir, "output.m4a"), ".m4a", "audio/mp4"
 		args = append(args, "-vn", "-c:a", "aac")
 	}
-	if err := run(ctx, t, dur, append(args, "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, dur, append(args, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: ct, Ext: ext}}}, nil
@@ -57,7 +58,7 @@ func (videoTrim) Run(ctx context.Context, t Task) (Result, error) {
 
 // imageResize scales a picture to fit (contain), fill (cover, cropped) or
 // exactly (fill), and converts it.
-type imageResize struct{}
+type imageResize struct{ *env }
 
 var imageFormats = map[string]struct{ ext, contentType string }{
 	"png":  {".png", "image/png"},
@@ -65,13 +66,13 @@ var imageFormats = map[string]struct{ ext, contentType string }{
 	"webp": {".webp", "image/webp"},
 }
 
-func (imageResize) Run(ctx context.Context, t Task) (Result, error) {
+func (e imageResize) Work(ctx context.Context, t Task[catalog.ImageResize]) (Result, error) {
 	in := t.Inputs["source"]
 	v := in.Info.Video()
 	if v == nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file is not a picture")
 	}
-	w, h := int(num(t.Params, "width", 0)), int(num(t.Params, "height", 0))
+	w, h := t.Params.Width, t.Params.Height
 	if w == 0 && h == 0 {
 		w, h = v.Width, v.Height
 	}
@@ -82,7 +83,7 @@ func (imageResize) Run(ctx context.Context, t Task) (Result, error) {
 	case h == 0:
 		vf = fmt.Sprintf("scale=%d:-2", w)
 	default:
-		switch str(t.Params, "fit", "contain") {
+		switch t.Params.Fit {
 		case "contain":
 			vf = fmt.Sprintf("scale=%d:%d:force_original_aspect_ratio=decrease", w, h)
 		case "cover":
@@ -91,9 +92,9 @@ func (imageResize) Run(ctx context.Context, t Task) (Result, error) {
 			vf = fmt.Sprintf("scale=%d:%d", w, h)
 		}
 	}
-	f := imageFormats[str(t.Params, "format", "png")]
+	f := imageFormats[t.Params.Format]
 	out := filepath.Join(t.Dir, "output"+f.ext)
-	if err := run(ctx, t, 0, append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-frames:v", "1", "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, 0, append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-frames:v", "1", "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil

@@ -5,34 +5,35 @@ import (
 	"fmt"
 	"path/filepath"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 )
 
 // videoThumbnail takes one frame, or a sprite sheet of frames spread over
 // the video.
-type videoThumbnail struct{}
+type videoThumbnail struct{ *env }
 
-func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
+func (e videoThumbnail) Work(ctx context.Context, t Task[catalog.VideoThumbnail]) (Result, error) {
 	in := t.Inputs["source"]
 	if in.Info.Video() == nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture")
 	}
-	width := int(num(t.Params, "width", 0))
+	width := t.Params.Width
 	scale := ""
 	if width > 0 {
 		scale = fmt.Sprintf("scale=%d:-2,", width)
 	}
 	out := filepath.Join(t.Dir, "output.png")
 	var args []string
-	if str(t.Params, "mode", "frame") == "sprite" {
-		cols, rows := int(num(t.Params, "columns", 5)), int(num(t.Params, "rows", 5))
+	if t.Params.Mode == "sprite" {
+		cols, rows := t.Params.Columns, t.Params.Rows
 		n := cols * rows
 		// Frames at even intervals: one every duration/n seconds.
 		every := max(in.Info.Duration/float64(n), 0.04)
 		args = append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", fmt.Sprintf("fps=1/%g,%stile=%dx%d", every, scale, cols, rows), "-frames:v", "1")
 	} else {
-		at := num(t.Params, "at", 0)
+		at := t.Params.At
 		if in.Info.Duration > 0 && at >= in.Info.Duration {
 			return Result{}, permanent(jobs.CodeInputInvalid, "params.at: %gs is past the end of the video (%gs)", at, in.Info.Duration)
 		}
@@ -41,7 +42,7 @@ func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
 			args = append(args, "-vf", scale[:len(scale)-1])
 		}
 	}
-	if err := run(ctx, t, 0, append(args, "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, 0, append(args, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: "image/png", Ext: ".png"}}}, nil
@@ -50,21 +51,21 @@ func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
 // videoTranscode re-encodes a video to mp4 (H.264/AAC), webm (VP9/Opus) or
 // HLS (an H.264/AAC VOD playlist of MPEG-TS segments), optionally resized
 // and with a target bitrate.
-type videoTranscode struct{}
+type videoTranscode struct{ *env }
 
 // hlsSegmentSeconds is the length of an HLS segment. Keyframes are forced
 // on its boundaries, so every segment starts with one and is as long as
 // this, but the last.
 const hlsSegmentSeconds = 4
 
-func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
+func (e videoTranscode) Work(ctx context.Context, t Task[catalog.VideoTranscode]) (Result, error) {
 	in := t.Inputs["source"]
 	if in.Info.Video() == nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture")
 	}
-	preset := str(t.Params, "preset", "mp4")
+	preset := t.Params.Preset
 	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:v:0", "-map", "0:a?")
-	w, h := int(num(t.Params, "width", 0)), int(num(t.Params, "height", 0))
+	w, h := t.Params.Width, t.Params.Height
 	switch {
 	case w > 0 && h > 0:
 		args = append(args, "-vf", fmt.Sprintf("scale=%d:%d", w-w%2, h-h%2))
@@ -73,7 +74,7 @@ func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 	case h > 0:
 		args = append(args, "-vf", fmt.Sprintf("scale=-2:%d", h-h%2))
 	}
-	if kbps := int(num(t.Params, "videoBitrateKbps", 0)); kbps > 0 {
+	if kbps := t.Params.VideoBitrateKbps; kbps > 0 {
 		args = append(args, "-b:v", fmt.Sprintf("%dk", kbps))
 	}
 	var out, ext, ct string
@@ -96,7 +97,7 @@ func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 	default:
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.preset: %q is not a preset; use mp4, webm or hls", preset)
 	}
-	if err := run(ctx, t, in.Info.Duration, append(args, "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, in.Info.Duration, append(args, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	o := Output{Path: out, ContentType: ct, Ext: ext}

@@ -9,13 +9,14 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 )
 
 // watermarkApply draws image and text watermarks on a video or a picture.
-type watermarkApply struct{}
+type watermarkApply struct{ *env }
 
 var hexColor = regexp.MustCompile(`^#[0-9a-fA-F]{6}$`)
 
@@ -35,27 +36,26 @@ func place(position string, w, h, W, H string, m int) (string, string) {
 	return fmt.Sprintf("%s-%s-%d", W, w, m), fmt.Sprintf("%s-%s-%d", H, h, m)
 }
 
-func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
+func (e watermarkApply) Work(ctx context.Context, t Task[catalog.WatermarkApply]) (Result, error) {
 	in := t.Inputs["source"]
 	v := in.Info.Video()
 	if v == nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture to watermark")
 	}
 	still := in.Info.Duration == 0 || strings.HasSuffix(in.Info.FormatName, "_pipe") || in.Info.FormatName == "image2"
-	marks, _ := t.Params["watermarks"].([]any)
 	args := ffmpeg.InputArgs(in.Info, in.Path)
 	var graph []string
 	cur, inputs := "0:v", 1
-	for i, raw := range marks {
-		m, _ := raw.(map[string]any)
+	for i, m := range t.Params.Watermarks {
 		field := fmt.Sprintf("params.watermarks[%d]", i)
-		margin := int(num(m, "margin", 16))
-		opacity := num(m, "opacity", 1)
-		pos := str(m, "position", "bottom-right")
+		margin, opacity, pos := m.Margin, m.Opacity, m.Position
 		next := fmt.Sprintf("w%d", i)
-		switch str(m, "type", "") {
+		switch m.Type {
 		case "image":
-			ref := str(m, "url", str(m, "assetId", ""))
+			ref := m.URL
+			if ref == "" {
+				ref = m.AssetID
+			}
 			path := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d", i))
 			if err := t.Fetch(ctx, ref, path); err != nil {
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
@@ -68,7 +68,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			case err != nil || info.Video() == nil:
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s: the watermark is not a picture", field)
 			}
-			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))
+			width := max(2, int(float64(v.Width)*m.Scale))
 			args = append(args, ffmpeg.InputArgs(info, path)...)
 			x, y := place(pos, "w", "h", "W", "H", margin)
 			// Only the mark is touched in RGBA; overlay blends it into the
@@ -87,16 +87,16 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			inputs++
 		case "text":
 			name := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d.txt", i))
-			if err := os.WriteFile(name, []byte(str(m, "text", "")), 0o600); err != nil {
+			if err := os.WriteFile(name, []byte(m.Text), 0o600); err != nil {
 				return Result{}, err
 			}
-			color := str(m, "color", "#FFFFFF")
+			color := m.Color
 			if !hexColor.MatchString(color) {
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s.color: must be #RRGGBB", field)
 			}
 			x, y := place(pos, "text_w", "text_h", "w", "h", margin)
 			graph = append(graph, fmt.Sprintf("[%s]drawtext=fontfile=%s:textfile=%s:expansion=none:fontsize=%d:fontcolor=0x%s@%g:x=%s:y=%s[%s]",
-				cur, engine.FilterPath(t.Font), engine.FilterPath(name), int(num(m, "fontSize", 32)), color[1:], opacity, x, y, next))
+				cur, engine.FilterPath(e.Font), engine.FilterPath(name), m.FontSize, color[1:], opacity, x, y, next))
 		}
 		cur = next
 	}
@@ -114,7 +114,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 		args = append(args, "-filter_complex", strings.Join(graph, ";"), "-map", "[out]", "-map", "0:a?",
 			"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
 	}
-	if err := run(ctx, t, in.Info.Duration, append(args, "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, in.Info.Duration, append(args, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: ct, Ext: ext}}}, nil

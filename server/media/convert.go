@@ -12,6 +12,7 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/storage"
 )
 
@@ -51,7 +52,7 @@ func metaStr(m map[string]any, key string) *string {
 // outputUrl only when the job is complete, inputs fed by a pipeline edge,
 // the files in outputMeta, logsRef.
 func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.Job, error) {
-	args, err := ArgsOf(j)
+	args, err := mediajob.ArgsOf(j)
 	if err != nil {
 		return nil, err
 	}
@@ -59,14 +60,14 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.
 	r := &mediav1.Job{
 		Id: j.ID, OrgId: j.OrgID, BatchId: j.BatchID, Type: j.Type, Status: Status(j),
 		Params: string(args.Params), ErrorCode: j.ErrorCode, ErrorMessage: j.ErrorMessage,
-		StepsJson: metaStr(m, MetaStepsJSON), PipelineId: j.PipelineID, PipelineNodeId: j.NodeID,
-		Price: metaNum(m, MetaPrice), CreatedAt: float64(j.CreatedAt), DispatchedAt: optTime(j.ClaimedAt),
+		StepsJson: metaStr(m, mediajob.MetaStepsJSON), PipelineId: j.PipelineID, PipelineNodeId: j.NodeID,
+		Price: metaNum(m, mediajob.MetaPrice), CreatedAt: float64(j.CreatedAt), DispatchedAt: optTime(j.ClaimedAt),
 		StartedAt: optTime(j.StartedAt), CompletedAt: optTime(j.FinishedAt),
 		RetryCount: int32(retries(j)), Progress: jobs.ShownProgress(j.Progress),
-		ApiTotalMs: metaMs(m, MetaAPITotalMs), ApiPrechecksMs: metaMs(m, MetaAPIPrechecksMs), ApiValidationMs: metaMs(m, MetaAPIValidationMs),
-		ApiDbInsertMs: metaMs(m, MetaAPIDbInsertMs), ApiDispatchMs: metaMs(m, MetaAPIDispatchMs),
-		ExecDownloadMs: metaMs(m, MetaExecDownloadMs), ExecExecuteMs: metaMs(m, MetaExecExecuteMs), ExecUploadMs: metaMs(m, MetaExecUploadMs),
-		ConsumerTotalMs: metaMs(m, MetaConsumerTotalMs),
+		ApiTotalMs: metaMs(m, mediajob.MetaAPITotalMs), ApiPrechecksMs: metaMs(m, mediajob.MetaAPIPrechecksMs), ApiValidationMs: metaMs(m, mediajob.MetaAPIValidationMs),
+		ApiDbInsertMs: metaMs(m, mediajob.MetaAPIDbInsertMs), ApiDispatchMs: metaMs(m, mediajob.MetaAPIDispatchMs),
+		ExecDownloadMs: metaMs(m, mediajob.MetaExecDownloadMs), ExecExecuteMs: metaMs(m, mediajob.MetaExecExecuteMs), ExecUploadMs: metaMs(m, mediajob.MetaExecUploadMs),
+		ConsumerTotalMs: metaMs(m, mediajob.MetaConsumerTotalMs),
 		// Fields kino does not compute, kept as an earlier version stored them.
 		UserId: metaStr(m, "userId"), ProviderRunId: metaStr(m, "providerRunId"), MediaType: metaStr(m, "mediaType"),
 		ProviderCost: metaNum(m, "providerCost"), InfraCost: metaNum(m, "infraCost"), Margin: metaNum(m, "margin"),
@@ -82,11 +83,11 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.
 	if r.Inputs, err = inputs(args.Inputs, j.InputKeys, url); err != nil {
 		return nil, err
 	}
-	if key, ok := j.Outputs[OutputField]; ok {
+	if key, ok := j.Outputs[mediajob.OutputField]; ok {
 		r.OutputRef = proto.String(key)
 	}
 	var outMeta map[string]any
-	if text, ok := m[MetaOutputMeta].(string); ok {
+	if text, ok := m[mediajob.MetaOutputMeta].(string); ok {
 		meta := map[string]any{}
 		if err := json.Unmarshal([]byte(text), &meta); err != nil {
 			return nil, err
@@ -118,14 +119,14 @@ func jobRecord(ctx context.Context, st *storage.Storage, j *jobs.Job) (*mediav1.
 		r.OutputMeta = proto.String(string(b))
 		outMeta = meta
 	}
-	if key, ok := m[MetaLogsKey].(string); ok {
+	if key, ok := m[mediajob.MetaLogsKey].(string); ok {
 		u, err := url(key)
 		if err != nil {
 			return nil, err
 		}
 		r.LogsRef = proto.String(u)
 	}
-	if key, ok := j.Outputs[OutputField]; ok && j.State == jobs.Completed {
+	if key, ok := j.Outputs[mediajob.OutputField]; ok && j.State == jobs.Completed {
 		u, err := url(key)
 		if err != nil {
 			return nil, err

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/storage"
 )
 
@@ -26,7 +27,7 @@ func TestOutputMetaSignsOnlyTheJobsOwnFiles(t *testing.T) {
 	meta, err := json.Marshal(map[string]any{"captionsUrl": own, "transcript": other})
 	require.NoError(t, err)
 	j := &jobs.Job{ID: "job_1", OrgID: "org-a", Type: "t", State: jobs.Completed, Args: []byte(`{"inputs":{},"params":{}}`),
-		Metadata: map[string]any{MetaOutputMeta: string(meta)}}
+		Metadata: map[string]any{mediajob.MetaOutputMeta: string(meta)}}
 
 	r, err := jobRecord(ctx, st, j)
 	require.NoError(t, err)

@@ -23,6 +23,7 @@ import (
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/quota"
 	"github.com/kinohq/kino/server/storage"
@@ -89,7 +90,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	params := req.GetParams().AsMap()
 	problems := validateJob(t, inputs, params, s.assetMedia(ctx))
 	if len(problems) == 0 && t.Name == "mockup.render" {
-		problems = s.checkMockup(ctx, inputs, params)
+		problems = s.checkMockup(ctx, t, inputs, params)
 	}
 	if len(problems) > 0 {
 		return nil, invalid(problems)
@@ -104,18 +105,18 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	}
 	validation := ms(validating)
 
-	args, err := json.Marshal(Args{Inputs: inputsJSON, Params: paramsJSON, Webhook: hook, WebhookHeaders: headers})
+	args, err := json.Marshal(mediajob.Args{Inputs: inputsJSON, Params: paramsJSON, Webhook: hook, WebhookHeaders: headers})
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the job could not be stored")
 	}
 	inserting := time.Now()
 	var j *jobs.Job
-	op := idempotency.Op{Kind: Kind, Name: "jobs.create", Noun: "job", Failed: "the job could not be queued; try again", Log: s.log}
+	op := idempotency.Op{Kind: mediajob.Kind, Name: "jobs.create", Noun: "job", Failed: "the job could not be queued; try again", Log: s.log}
 	id, made, err := idempotency.Jobs(ctx, s.jobs, op, req, func(ctx context.Context, k idempotency.Keyed) (string, error) {
 		inserted, err := s.jobs.InsertAdmitted(ctx, s.quota.Jobs(auth.Org(ctx), 1), jobs.NewJob{
 			ID:   ident.New(ident.Job),
-			Kind: Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
-			Metadata: map[string]any{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
+			Kind: mediajob.Kind, Type: t.Name, Org: auth.Org(ctx), Args: args,
+			Metadata: map[string]any{mediajob.MetaAPIPrechecksMs: prechecks, mediajob.MetaAPIValidationMs: validation,
 				usage.MetaEstimatedPrice: t.Estimate(params)},
 			IdempotencyKey: k.Key, RequestHash: k.Hash, Priority: int(req.GetPriority()),
 		})
@@ -145,13 +146,13 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	// in one more write; a failure here loses only the figures.
 	// The answer is the job as created: a worker may already hold it.
 	total := ms(start)
-	timings := map[string]any{MetaAPIDbInsertMs: insert, MetaAPIDispatchMs: dispatch, MetaAPITotalMs: total}
+	timings := map[string]any{mediajob.MetaAPIDbInsertMs: insert, mediajob.MetaAPIDispatchMs: dispatch, mediajob.MetaAPITotalMs: total}
 	if err := s.jobs.Annotate(ctx, j.ID, timings); err != nil {
 		s.log.WarnContext(ctx, "record request timings", "job_id", j.ID, "err", err)
 	}
 	j.Metadata = map[string]any{usage.MetaEstimatedPrice: t.Estimate(params)}
-	for k, v := range map[string]int64{MetaAPIPrechecksMs: prechecks, MetaAPIValidationMs: validation,
-		MetaAPIDbInsertMs: insert, MetaAPIDispatchMs: dispatch, MetaAPITotalMs: total} {
+	for k, v := range map[string]int64{mediajob.MetaAPIPrechecksMs: prechecks, mediajob.MetaAPIValidationMs: validation,
+		mediajob.MetaAPIDbInsertMs: insert, mediajob.MetaAPIDispatchMs: dispatch, mediajob.MetaAPITotalMs: total} {
 		j.Metadata[k] = float64(v)
 	}
 	s.log.InfoContext(ctx, "media job queued", "job_id", j.ID, "type", j.Type, "org", j.OrgID)
@@ -293,7 +294,7 @@ func (s *JobService) GetJob(ctx context.Context, req *mediav1.GetJobRequest) (*m
 }
 
 func (s *JobService) get(ctx context.Context, id string) (*jobs.Job, error) {
-	j, err := s.jobs.Get(ctx, Kind, auth.Org(ctx), id)
+	j, err := s.jobs.Get(ctx, mediajob.Kind, auth.Org(ctx), id)
 	if errors.Is(err, jobs.ErrNotFound) {
 		return nil, apierr.New(apierr.JobNotFound, "no job has the id %q", id)
 	}
@@ -309,7 +310,7 @@ func (s *JobService) ListJobs(ctx context.Context, req *mediav1.ListJobsRequest)
 	if err != nil {
 		return nil, err
 	}
-	f := jobs.Filter{Kind: Kind, Org: auth.Org(ctx)}
+	f := jobs.Filter{Kind: mediajob.Kind, Org: auth.Org(ctx)}
 	if st := req.GetStatus(); st != "" {
 		if !slices.Contains(Statuses, st) {
 			return nil, apierr.New(apierr.Validation, "status: must be one of %s", strings.Join(Statuses, ", "))

@@ -2,16 +2,13 @@ package media
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"strings"
 
 	"github.com/kinohq/kino/ent/asset"
 	kinoasset "github.com/kinohq/kino/server/asset"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/mockup"
@@ -22,13 +19,20 @@ import (
 // and, when the template is an asset, every layer path of the params is
 // one its stored manifest has, of the right kind. A template given by URL
 // is checked when the job runs.
-func (s *JobService) checkMockup(ctx context.Context, inputs, params map[string]any) []catalog.Problem {
+func (s *JobService) checkMockup(ctx context.Context, t *catalog.Type, inputs, params map[string]any) []catalog.Problem {
 	var out []catalog.Problem
 	_, hasDesign := inputs["design"]
-	plan, err := executor.PlanMockup(params, hasDesign)
-	if err != nil {
-		path, msg, _ := strings.Cut(err.Error(), ": ")
-		return []catalog.Problem{{Path: path, Message: msg}}
+	d, err := catalog.DecodeMap[catalog.MockupRender](t, params)
+	var pe *catalog.ParamsError
+	switch {
+	case errors.As(err, &pe):
+		return pe.Problems
+	case err != nil:
+		return []catalog.Problem{{Path: "params", Message: err.Error()}}
+	}
+	plan, problem := mockup.NewPlan(d.Params, hasDesign)
+	if problem != nil {
+		return []catalog.Problem{*problem}
 	}
 	ref := func(path, v string) {
 		switch {
@@ -67,11 +71,11 @@ func (s *JobService) checkMockup(ctx context.Context, inputs, params map[string]
 	if a.Status != asset.StatusReady {
 		return append(out, catalog.Problem{Path: "inputs.template", Message: fmt.Sprintf("asset %s is %s: kino could not read it when it was uploaded; upload it again", id, a.Status)})
 	}
-	var m mockup.Manifest
-	if err := json.Unmarshal([]byte(a.Metadata), &m); err != nil || m.Layers == nil {
+	m, ok := mockup.StoredManifest(a.Metadata)
+	if !ok {
 		return out // stored before kino read templates: checked when the job runs
 	}
-	if err := plan.Check(&m, params); err != nil {
+	if err := plan.Check(m); err != nil {
 		var pe *mockup.PathError
 		if errors.As(err, &pe) {
 			msg := pe.Problem

@@ -14,6 +14,7 @@ import (
 	"github.com/kinohq/kino/ent/webhookdelivery"
 	"github.com/kinohq/kino/ent/webhookendpoint"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/webhook"
 )
@@ -76,10 +77,10 @@ func NewNotifier(d *webhook.Dispatcher, st *storage.Storage, dialect string) *No
 // and for each endpoint of its organisation subscribed to it, and, for a
 // pipeline node, makes sure its run's event is stored if this ended it.
 func (n *Notifier) Final(ctx context.Context, tx *ent.Tx, j *jobs.Job) error {
-	if j.Kind != Kind {
+	if j.Kind != mediajob.Kind {
 		return nil
 	}
-	args, err := ArgsOf(j)
+	args, err := mediajob.ArgsOf(j)
 	if err != nil {
 		return err
 	}
@@ -144,7 +145,7 @@ func (n *Notifier) runEnded(ctx context.Context, tx *ent.Tx, j *jobs.Job) (bool,
 			return false, fmt.Errorf("lock run %s: %w", runID, err)
 		}
 	}
-	js, err := jobs.BatchIn(ctx, tx, jobs.Filter{Kind: Kind, Org: j.OrgID, PipelineID: pipelineID, BatchID: runID})
+	js, err := jobs.BatchIn(ctx, tx, jobs.Filter{Kind: mediajob.Kind, Org: j.OrgID, PipelineID: pipelineID, BatchID: runID})
 	if err != nil || len(js) == 0 {
 		return false, err
 	}
@@ -157,7 +158,7 @@ func (n *Notifier) runEnded(ctx context.Context, tx *ent.Tx, j *jobs.Job) (bool,
 	if err != nil || sent {
 		return false, err
 	}
-	first, err := ArgsOf(js[0])
+	first, err := mediajob.ArgsOf(js[0])
 	if err != nil {
 		return false, err
 	}

@@ -14,19 +14,9 @@ import (
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/storage"
 )
-
-// StoredFile is one file a job stored, as the runner records it in
-// MetaFiles: the output record's files are made from these.
-type StoredFile struct {
-	Key string `json:"key"`
-	// Field is the output field the file is, "" for a file stored beside
-	// one (an HLS segment).
-	Field       string `json:"field,omitempty"`
-	ContentType string `json:"contentType"`
-	Size        int64  `json:"size"`
-}
 
 // jobError is the record's error object: the flat errorCode and
 // errorMessage, whenever the job has them.
@@ -58,7 +48,7 @@ func jobOutput(st *storage.Storage, j *jobs.Job, meta map[string]any, url func(s
 			return nil, err
 		}
 		jf := &mediav1.JobFile{Url: u, Path: path.Base(f.Key), Type: fileType(f.ContentType, f.Key), Size: float64(f.Size)}
-		if f.Field == OutputField {
+		if f.Field == mediajob.OutputField {
 			jf.Meta = fileMeta(f.Key, meta)
 			out.File = jf
 		}
@@ -77,18 +67,18 @@ func jobOutput(st *storage.Storage, j *jobs.Job, meta map[string]any, url func(s
 }
 
 // storedFiles are the job's files in the record's order. A job completed
-// before kino recorded MetaFiles has its outputs by field, the primary's
+// before kino recorded mediajob.MetaFiles has its outputs by field, the primary's
 // size from outputMeta.
-func storedFiles(j *jobs.Job, meta map[string]any) []StoredFile {
-	var files []StoredFile
-	if raw, ok := j.Metadata[MetaFiles]; ok {
+func storedFiles(j *jobs.Job, meta map[string]any) []mediajob.StoredFile {
+	var files []mediajob.StoredFile
+	if raw, ok := j.Metadata[mediajob.MetaFiles]; ok {
 		b, _ := json.Marshal(raw)
 		_ = json.Unmarshal(b, &files)
 	}
 	if len(files) == 0 {
 		for field, key := range j.Outputs {
-			f := StoredFile{Key: key, Field: field}
-			if field == OutputField {
+			f := mediajob.StoredFile{Key: key, Field: field}
+			if field == mediajob.OutputField {
 				f.ContentType, _ = meta["contentType"].(string)
 				if n, ok := meta["sizeBytes"].(float64); ok {
 					f.Size = int64(n)
@@ -97,9 +87,9 @@ func storedFiles(j *jobs.Job, meta map[string]any) []StoredFile {
 			files = append(files, f)
 		}
 	}
-	rank := func(f StoredFile) int {
+	rank := func(f mediajob.StoredFile) int {
 		switch {
-		case f.Field == OutputField:
+		case f.Field == mediajob.OutputField:
 			return 0
 		case f.Field == "":
 			return 1

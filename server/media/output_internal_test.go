@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/storage"
 )
 
@@ -26,7 +27,7 @@ func TestOutputObject(t *testing.T) {
 	prefix := "jobs/org-a/job_1/"
 	j := &jobs.Job{ID: "job_1", OrgID: "org-a", Type: "caption.extract", State: jobs.Completed, Args: []byte(`{"inputs":{},"params":{}}`),
 		Outputs: map[string]string{"outputUrl": prefix + "outputUrl.mp4", "captionsUrl": prefix + "captionsUrl.vtt"},
-		Metadata: map[string]any{MetaOutputMeta: string(meta), MetaFiles: []any{
+		Metadata: map[string]any{mediajob.MetaOutputMeta: string(meta), mediajob.MetaFiles: []any{
 			map[string]any{"key": prefix + "captionsUrl.vtt", "field": "captionsUrl", "contentType": "text/vtt; charset=utf-8", "size": 40.0},
 			map[string]any{"key": prefix + "outputUrl.mp4", "field": "outputUrl", "contentType": "video/mp4", "size": 1000.0},
 		}}}
@@ -47,7 +48,7 @@ func TestOutputObject(t *testing.T) {
 	assert.Nil(t, r.GetError())
 
 	// Recorded before the files list: made from the outputs.
-	delete(j.Metadata, MetaFiles)
+	delete(j.Metadata, mediajob.MetaFiles)
 	r, err = jobRecord(ctx, st, j)
 	require.NoError(t, err)
 	require.Len(t, r.GetOutput().GetFiles(), 2)

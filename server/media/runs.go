@@ -20,6 +20,7 @@ import (
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/paging"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/usage"
@@ -127,7 +128,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 		return nil, invalid(problems)
 	}
 
-	op := idempotency.Op{Kind: Kind, Name: "pipelines.run", Noun: "run", Failed: "the run could not be started; try again",
+	op := idempotency.Op{Kind: mediajob.Kind, Name: "pipelines.run", Noun: "run", Failed: "the run could not be started; try again",
 		ID: func(j *jobs.Job) string {
 			if j.BatchID == nil {
 				return j.ID // a job's key, which a run's hash never matches
@@ -146,11 +147,11 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 			t, _ := catalog.Lookup(n.GetJobType())
 			inJSON, _ := json.Marshal(nodeInputs[n.GetId()])
 			pJSON, _ := json.Marshal(n.GetParams().AsMap())
-			args, err := json.Marshal(Args{Inputs: inJSON, Params: pJSON, RunWebhook: req.GetWebhook()})
+			args, err := json.Marshal(mediajob.Args{Inputs: inJSON, Params: pJSON, RunWebhook: req.GetWebhook()})
 			if err != nil {
 				return "", err
 			}
-			nj := jobs.NewJob{ID: idOf[n.GetId()], Kind: Kind, Type: t.Name, Org: p.OrgID, Args: args,
+			nj := jobs.NewJob{ID: idOf[n.GetId()], Kind: mediajob.Kind, Type: t.Name, Org: p.OrgID, Args: args,
 				BatchID: runID, PipelineID: p.ID, NodeID: n.GetId(),
 				Metadata: map[string]any{usage.MetaEstimatedPrice: t.Estimate(n.GetParams().AsMap())},
 				// Node order is creation order, so a run lists its jobs as the pipeline does.
@@ -184,7 +185,7 @@ func (s *PipelineService) RunPipeline(ctx context.Context, req *mediav1.RunPipel
 
 // run reads a run: its jobs and the status they add up to.
 func (s *PipelineService) run(ctx context.Context, pipelineID, runID string) (*mediav1.PipelineRun, error) {
-	js, err := s.jobs.Batch(ctx, jobs.Filter{Kind: Kind, Org: auth.Org(ctx), PipelineID: pipelineID, BatchID: runID})
+	js, err := s.jobs.Batch(ctx, jobs.Filter{Kind: mediajob.Kind, Org: auth.Org(ctx), PipelineID: pipelineID, BatchID: runID})
 	if err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "the run could not be read; try again")
 	}
@@ -218,7 +219,7 @@ func (s *PipelineService) ListPipelineRuns(ctx context.Context, req *mediav1.Lis
 	if err != nil {
 		return nil, err
 	}
-	of := jobs.Filter{Kind: Kind, Org: auth.Org(ctx), PipelineID: req.GetId()}
+	of := jobs.Filter{Kind: mediajob.Kind, Org: auth.Org(ctx), PipelineID: req.GetId()}
 	failed := func(err error) error {
 		return apierr.Wrap(err, apierr.Internal, "the runs could not be listed; try again")
 	}

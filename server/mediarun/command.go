@@ -2,6 +2,7 @@ package mediarun
 
 import (
 	"github.com/kinohq/kino/server/attempt"
+	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
@@ -17,14 +18,12 @@ import (
 // filters) is probed: its format is forced when -i opens it, and a
 // playlist or a concat list is refused. Fonts and LUTs, read by their
 // filters' own parsers, are not.
-func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, params map[string]any, values map[string]string) (map[string]executor.Input, float64, *failure) {
-	command, _ := params["command"].(string)
-	outputFormat, _ := params["outputFormat"].(string)
+func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, params catalog.Command, values map[string]string) (map[string]executor.Input, float64, *failure) {
 	named := map[string]bool{}
 	for k := range values {
 		named[k] = true
 	}
-	cmd, err := rawcmd.Parse(command, named, ffmpeg.CurrentLimits().MaxPixels, outputFormat)
+	cmd, err := r.cfg.Executors.ParseCommand(params, named)
 	if err != nil {
 		return nil, 0, &failure{Code: jobs.CodeInputInvalid, Message: "params.command: " + err.Error()}
 	}

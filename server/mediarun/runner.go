@@ -1,7 +1,7 @@
-// Package mediarun runs media jobs for the job core's pool: it downloads a
-// job's inputs (package source, as renders do), runs the executor of its
-// type, stores the outputs and records every step with its time. The core
-// owns the job's state.
+// Package mediarun runs media jobs for the job core's pool: it decodes a
+// job's params for the executor of its type (once), downloads its inputs
+// (package source, as renders do), runs the executor, stores the outputs
+// and records every step with its time. The core owns the job's state.
 package mediarun
 
 import (
@@ -20,7 +20,7 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
-	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/mediajob"
 	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/usage"
 )
@@ -29,10 +29,8 @@ import (
 // what only media jobs read.
 type Config struct {
 	Env *attempt.Env
-	// RawFFmpegWithoutSandbox runs clients' own ffmpeg commands behind
-	// the walls the kernel has when one is missing
-	// (--raw-ffmpeg-without-sandbox); otherwise such jobs fail.
-	RawFFmpegWithoutSandbox bool
+	// Executors run the jobs of each type, configured for the node.
+	Executors *executor.Executors
 }
 
 // DefaultTimeout caps an attempt of a media job when the environment
@@ -56,15 +54,7 @@ func New(cfg Config) *Runner {
 }
 
 // Types are the types with an executor; others wait for a kino that has one.
-func (r *Runner) Types() []string {
-	var out []string
-	for _, t := range catalog.Names() {
-		if _, ok := executor.For(t); ok {
-			out = append(out, t)
-		}
-	}
-	return out
-}
+func (r *Runner) Types() []string { return r.cfg.Executors.Types() }
 
 type step struct {
 	Step string `json:"step"`
@@ -92,16 +82,10 @@ var words = attempt.Words{
 func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) jobs.Outcome {
 	log := r.env.Log.With("job_id", j.ID, "type", j.Type)
 	start := time.Now()
-	args, err := media.ArgsOf(j)
-	var params map[string]any
-	var values map[string]string
-	if err == nil {
-		params, values, err = args.Decode()
-	}
-	if err != nil {
-		// A corrupt row fails loudly, not as a job run on empty params.
-		log.Error("the job's stored arguments do not decode", "err", err)
-		return jobs.Outcome{Failure: &failure{Code: jobs.CodeInternal, Message: "the job's stored params or inputs could not be read: " + err.Error()}}
+	job, values, f := r.decode(j)
+	if f != nil {
+		log.Error("the job's stored arguments do not decode", "code", f.Code, "err", f.Message)
+		return jobs.Outcome{Failure: f}
 	}
 	a, f := attempt.Begin(ctx, r.env, words, r.timeout, "job", log)
 	if f != nil {
@@ -121,11 +105,11 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	var ffmpegLog bytes.Buffer
 	var description map[string]any
 	var keys map[string]string // output field -> its object
-	var files []media.StoredFile
+	var files []mediajob.StoredFile
 	var mediaSeconds float64
 	f = timed("download", func() (f *failure) {
-		if t, ok := catalog.Lookup(j.Type); ok && t.Command {
-			inputs, mediaSeconds, f = r.downloadCommand(a, j, params, values)
+		if cmd, ok := job.Params.(catalog.Command); ok {
+			inputs, mediaSeconds, f = r.downloadCommand(a, j, cmd, values)
 			return f
 		}
 		inputs, mediaSeconds, f = r.download(a, j, values)
@@ -133,7 +117,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	})
 	if _, stopped := a.Stopped(); f == nil && !stopped {
 		f = timed("execute", func() (f *failure) {
-			res, description, f = r.execute(a, j, params, inputs, &ffmpegLog, report)
+			res, description, f = r.execute(a, j, job, inputs, &ffmpegLog, report)
 			return f
 		})
 	}
@@ -167,7 +151,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	}
 	logMeta := map[string]any{}
 	if logsKey != "" {
-		logMeta[media.MetaLogsKey] = logsKey
+		logMeta[mediajob.MetaLogsKey] = logsKey
 	}
 	if f != nil {
 		return jobs.Outcome{Failure: f, FailureMetadata: logMeta, Discard: a.Discard}
@@ -192,17 +176,17 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 	}
 	outMetaJSON, _ := json.Marshal(outMeta)
 	meta := map[string]any{
-		media.MetaOutputMeta: string(outMetaJSON), media.MetaStepsJSON: string(stepsJSON),
-		media.MetaExecDownloadMs: ms("download"), media.MetaExecExecuteMs: ms("execute"),
-		media.MetaExecUploadMs: ms("upload"), media.MetaConsumerTotalMs: time.Since(start).Milliseconds(),
+		mediajob.MetaOutputMeta: string(outMetaJSON), mediajob.MetaStepsJSON: string(stepsJSON),
+		mediajob.MetaExecDownloadMs: ms("download"), mediajob.MetaExecExecuteMs: ms("execute"),
+		mediajob.MetaExecUploadMs: ms("upload"), mediajob.MetaConsumerTotalMs: time.Since(start).Milliseconds(),
 	}
 	for k, v := range logMeta {
 		meta[k] = v
 	}
-	meta[media.MetaFiles] = files
+	meta[mediajob.MetaFiles] = files
 	meta[usage.MetaMediaSeconds] = mediaSeconds
 	if t, ok := catalog.Lookup(j.Type); ok {
-		meta[media.MetaPrice] = t.Price(mediaSeconds, megapixels(res, description))
+		meta[mediajob.MetaPrice] = t.Price(mediaSeconds, megapixels(res, description))
 	}
 	log.Info("media job done", "ms", time.Since(start).Milliseconds())
 	return jobs.Outcome{Result: jobs.Result{Outputs: keys, Metadata: meta}, Discard: a.Discard}
@@ -233,13 +217,35 @@ func megapixels(res executor.Result, description map[string]any) float64 {
 	return side("width") * side("height") / 1e6 * float64(pictures)
 }
 
-// execute is the attempt's ffmpeg step: the executor of j's type on its
+// decode reads j's row once: its inputs' refs, and its params for the
+// executor of its type. A row that does not decode fails loudly, never as
+// a job run on empty params; params the catalogue refuses now (a job
+// queued before a rule) fail as the API would have refused them.
+func (r *Runner) decode(j *jobs.Job) (*executor.Decoded, map[string]string, *failure) {
+	args, err := mediajob.ArgsOf(j)
+	var refs map[string]string
+	if err == nil {
+		refs, err = args.Refs()
+	}
+	var job *executor.Decoded
+	if err == nil {
+		job, err = r.cfg.Executors.Decode(j.Type, args.Params)
+	}
+	var pe *catalog.ParamsError
+	switch {
+	case errors.As(err, &pe):
+		return nil, nil, &failure{Code: jobs.CodeInputInvalid, Message: pe.Error()}
+	case err != nil:
+		return nil, nil, &failure{Code: jobs.CodeInternal, Message: "the job's stored params or inputs could not be read: " + err.Error()}
+	}
+	return job, refs, nil
+}
+
+// execute is the attempt's executor step: the worker of j's type on its
 // inputs, and a description of its primary output.
-func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any, inputs map[string]executor.Input,
+func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, job *executor.Decoded, inputs map[string]executor.Input,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
-	ex, _ := executor.For(j.Type)
-	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.env.Font, Transcriber: r.env.Transcriber,
-		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.env.MaxOutputBytes, SandboxPartial: r.cfg.RawFFmpegWithoutSandbox,
+	res, err := job.Work(a.Context(), executor.Attempt{Inputs: inputs, Dir: a.Dir, Log: ffmpegLog, OnProgress: progress(report),
 		Fetch: func(ctx context.Context, ref, dst string) error {
 			_, err := r.env.Sources.Get(ctx, source.Ref{Org: j.OrgID, URL: ref}, dst)
 			return err
@@ -255,7 +261,7 @@ func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any,
 		return res, nil, &failure{Code: jobs.CodeExecFailed, Message: err.Error(), Retry: true}
 	}
 	var description map[string]any
-	if out, ok := res.Files[media.OutputField]; ok {
+	if out, ok := res.Files[mediajob.OutputField]; ok {
 		description = describe(a.Context(), out)
 	}
 	return res, description, nil
@@ -264,11 +270,11 @@ func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any,
 // upload stores the files of res under prefix, and returns the keys of
 // its outputs by field and every file it stored (the record's
 // output.files).
-func upload(a *attempt.Attempt, prefix string, res executor.Result) (map[string]string, []media.StoredFile, *failure) {
+func upload(a *attempt.Attempt, prefix string, res executor.Result) (map[string]string, []mediajob.StoredFile, *failure) {
 	keys := map[string]string{}
-	var files []media.StoredFile
+	var files []mediajob.StoredFile
 	stored := func(key, field, path, contentType string) {
-		f := media.StoredFile{Key: key, Field: field, ContentType: contentType}
+		f := mediajob.StoredFile{Key: key, Field: field, ContentType: contentType}
 		if st, err := os.Stat(path); err == nil {
 			f.Size = st.Size()
 		}

@@ -19,9 +19,7 @@ import (
 // (--max-image-pixels), the others the reader's defaults.
 func Limits(maxPixels int64) psd.Limits {
 	l := psd.DefaultLimits
-	if maxPixels > 0 {
-		l.MaxPixels = maxPixels
-	}
+	l.MaxPixels = maxPixels
 	return l
 }
 
@@ -29,7 +27,15 @@ func Limits(maxPixels int64) psd.Limits {
 // while the template is used (pixels are read when first drawn); close it
 // when done. A file kino will not draw is an error saying why, to show the
 // user as it is.
+//
+// maxPixels is the node's one pixel bound (--max-image-pixels), the same
+// for uploads, mockup.render and renders' mockup layers; there is no
+// fallback to the reader's own, larger default, so a caller that forgot
+// it reads nothing.
 func Load(path string, maxPixels int64) (*Template, io.Closer, error) {
+	if maxPixels <= 0 {
+		return nil, nil, errors.New("mockup: no pixel bound to read the template under")
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, nil, err

@@ -2,7 +2,6 @@ package render
 
 import (
 	"context"
-	"encoding/json"
 
 	"github.com/kinohq/kino/ent"
 	"github.com/kinohq/kino/ent/asset"
@@ -54,15 +53,15 @@ func checkAssets(ctx context.Context, st *store.Store, org string, scene *engine
 // using it cannot draw, from the manifest stored with the asset. A
 // template given by URL is checked when the render reads it.
 func checkTemplate(scene *engine.Scene, src engine.Source, metadata string) error {
-	var m mockup.Manifest
-	if err := json.Unmarshal([]byte(metadata), &m); err != nil || m.Layers == nil {
+	m, ok := mockup.StoredManifest(metadata)
+	if !ok {
 		return nil // stored before kino read templates: checked when the render runs
 	}
 	for _, l := range scene.Layers {
 		if l.Mockup == nil || l.Mockup.Template != src.Key {
 			continue
 		}
-		if err := l.Mockup.Check(&m); err != nil {
+		if err := l.Mockup.Check(m); err != nil {
 			return apierr.New(apierr.Validation, "%s", err.Error())
 		}
 	}

@@ -8,9 +8,9 @@ import (
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/engine"
-	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/transcribe"
 )
 
 // readCaptions gives every captions layer its cues before planning (the
@@ -26,7 +26,7 @@ func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.
 	}
 	// One transcription a transcribed layer, however many captions use it
 	// (the mix is -1).
-	heard := map[int][]executor.Cue{}
+	heard := map[int][]transcribe.Cue{}
 	for i, l := range scene.Layers {
 		cp := l.Captions
 		if cp == nil {
@@ -75,7 +75,7 @@ func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.
 					return &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
 				}
 				var err error
-				cues, err = tr.Transcribe(ctx, executor.Audio{Path: m.Path, Format: m.Format, Dir: work, Duration: m.Duration})
+				cues, err = tr.Transcribe(ctx, transcribe.Audio{Path: m.Path, Format: m.Format, Dir: work, Duration: m.Duration})
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -94,7 +94,7 @@ func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.
 // heardCues places what was heard in a file (in the file's time) in the
 // captions layer's time: the file plays in its layer from trimStart, at
 // its speed. Words heard outside the layer are cut by Plan.
-func heardCues(cues []executor.Cue, src, captions engine.Layer) []engine.Cue {
+func heardCues(cues []transcribe.Cue, src, captions engine.Layer) []engine.Cue {
 	speed := src.Playback.Speed
 	if speed == 0 {
 		speed = 1
@@ -110,7 +110,7 @@ func heardCues(cues []executor.Cue, src, captions engine.Layer) []engine.Cue {
 // transcribeMix renders the composition's sound alone (as a wav output
 // of the same composition would be) and transcribes it; the cues are in
 // scene time.
-func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine.Scene, media map[string]engine.Media, field string) ([]executor.Cue, *jobs.Failure) {
+func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine.Scene, media map[string]engine.Media, field string) ([]transcribe.Cue, *jobs.Failure) {
 	work := filepath.Join(dir, "transcribe-mix")
 	if err := os.Mkdir(work, 0o700); err != nil {
 		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
@@ -135,7 +135,7 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 		}
 		return nil, failed(jobs.CodeRenderFailed, "%s: the sound to transcribe could not be mixed: %s", field, lastLine(err))
 	}
-	cues, err := r.transcriber().Transcribe(ctx, executor.Audio{Path: wav, Format: "wav", Dir: work, Duration: scene.Duration})
+	cues, err := r.transcriber().Transcribe(ctx, transcribe.Audio{Path: wav, Format: "wav", Dir: work, Duration: scene.Duration})
 	if ctx.Err() != nil {
 		return nil, nil
 	}
@@ -147,11 +147,11 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 }
 
 // transcriber is the configured transcriber, or offline pocketsphinx.
-func (r *renderRun) transcriber() executor.Transcriber {
+func (r *renderRun) transcriber() transcribe.Transcriber {
 	if r.cfg.Env.Transcriber != nil {
 		return r.cfg.Env.Transcriber
 	}
-	return executor.Pocketsphinx{}
+	return transcribe.Pocketsphinx{}
 }
 
 var errTooLarge = errors.New("the captions file is larger than the limit")
