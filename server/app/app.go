@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -56,6 +55,7 @@ import (
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
+	"github.com/kinohq/kino/server/typeset"
 	"github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
@@ -238,6 +238,11 @@ type App struct {
 	pool  *jobs.Pool
 	// renderCfg is what renders, and the previews of the API, need.
 	renderCfg render.HandlerConfig
+	// ffmpeg are the limits of every ffmpeg and ffprobe process the node
+	// starts, and memory gives back the heap its in-process drawing grew:
+	// the node's own, so that apps sharing a process keep theirs.
+	ffmpeg ffmpeg.Limits
+	memory *memory.Releaser
 	// usage records what jobs, previews and uploads used.
 	usage *usage.Recorder
 
@@ -277,8 +282,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Log}
-	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
+	a := &App{cfg: cfg, log: cfg.Log,
+		ffmpeg: ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory}.WithDefaults(),
+		memory: memory.NewReleaser(nil)}
 	memory.SetLimit(cfg.MemoryLimit)
 	ok := false
 	defer func() {
@@ -491,7 +497,7 @@ func (a *App) openWorkers() {
 	a.own = &source.Own{Store: a.store, Storage: a.storage, Now: cfg.Now}
 	a.renderCfg = render.HandlerConfig{Own: a.own,
 		Store: a.store, Jobs: a.core, Storage: a.storage, Fetch: a.fetch, Sources: a.sources, Limits: cfg.Limits, TempDir: tmp,
-		DefaultFont: cfg.DefaultFont, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
+		DefaultFont: cfg.DefaultFont, FFmpeg: a.ffmpeg, Memory: a.memory, RenderTimeout: cfg.RenderTimeout, Log: cfg.Log,
 		Transcriber: cfg.Transcriber, MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk,
 	}
 	a.pool = jobs.NewPool(a.core, jobs.PoolConfig{
@@ -502,7 +508,7 @@ func (a *App) openWorkers() {
 			render.PartKind: render.NewPartHandler(a.renderCfg),
 			media.Kind: mediarun.New(mediarun.Config{
 				Store: a.store, Storage: a.storage, Fetch: a.fetch, TempDir: tmp, Timeout: cfg.JobTimeout,
-				Font: cfg.DefaultFont, Transcriber: cfg.Transcriber, Log: cfg.Log,
+				Font: cfg.DefaultFont, FFmpeg: a.ffmpeg, Memory: a.memory, Transcriber: cfg.Transcriber, Log: cfg.Log,
 				MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Own: a.own,
 				RawFFmpegWithoutSandbox: cfg.RawFFmpegWithoutSandbox,
 			}),
@@ -565,14 +571,14 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Log: cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost))
-	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost))
+	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost).LimitFFmpeg(a.ffmpeg))
+	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost).LimitFFmpeg(a.ffmpeg))
 	mediav1.RegisterWebhookServiceServer(s, media.NewWebhookService(a.store, a.fetch.CheckHost, cfg.Log))
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Pool: a.uploadSlots, Timeout: cfg.UploadTimeout, Quota: limits,
-		Usage: a.usage,
+		Usage: a.usage, FFmpeg: a.ffmpeg, Memory: a.memory,
 	}, cfg.Log))
 	mediav1.RegisterUploadServiceServer(s, a.uploads)
 	mediav1.RegisterOrgServiceServer(s, account.New(account.Config{Policies: cfg.Orgs, Quota: limits,
@@ -873,7 +879,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Now = time.Now
 	}
 	if cfg.DefaultFont == "" {
-		cfg.DefaultFont = findFont()
+		cfg.DefaultFont = typeset.SystemFont()
 	}
 	d := DefaultHTTPLimits()
 	if cfg.HTTPHeaderTimeout <= 0 {
@@ -927,15 +933,6 @@ func DefaultHTTPLimits() Config {
 		BodyRateWindow:    20 * time.Second,
 		MaxWatchStreams:   1000,
 	}
-}
-
-// findFont asks fontconfig for the system's sans-serif font.
-func findFont() string {
-	out, err := exec.Command("fc-match", "-f", "%{file}", "sans-serif").Output()
-	if err == nil && strings.TrimSpace(string(out)) != "" {
-		return strings.TrimSpace(string(out))
-	}
-	return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 }
 
 func hostname() string {

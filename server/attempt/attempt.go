@@ -28,6 +28,8 @@ import (
 
 // Config is what every attempt of a kind of job shares.
 type Config struct {
+	// FFmpeg are the node's limits of ffprobe, which reads the sources.
+	FFmpeg ffmpeg.Limits
 	// TempDir holds each attempt's working folder.
 	TempDir string
 	// Timeout caps one attempt: downloads, probes, ffmpeg and uploads.
@@ -191,7 +193,7 @@ func (a *Attempt) fetch(ctx context.Context, path string, src Source) (Fetched, 
 	if !src.Probe {
 		return got, nil
 	}
-	info, err := ffmpeg.ProbeFast(ctx, path)
+	info, err := ffmpeg.ProbeFast(ctx, a.cfg.FFmpeg, path)
 	var ie *ffmpeg.InputError
 	switch {
 	case ctx.Err() != nil:

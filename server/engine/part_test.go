@@ -104,7 +104,7 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 
 	renderBoth := func(prefix string) (string, string) {
 		whole := filepath.Join(work, prefix+"whole.mp4")
-		cmd, err := Plan(s, media, work, whole, testFont)
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), work, whole)
 		require.NoError(t, err)
 		run(cmd, s.Duration)
 
@@ -115,23 +115,23 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 			p := s.Part(r, i == len(ranges)-1)
 			for _, l := range p.SeekLayers() {
 				src := media[p.Layers[l].Source]
-				first, err := ffmpeg.FirstFrameAfter(context.Background(), src.Path, src.Format, p.Layers[l].TrimStart)
+				first, err := ffmpeg.FirstFrameAfter(context.Background(), ffmpeg.Limits{}, src.Path, src.Format, p.Layers[l].TrimStart)
 				require.NoError(t, err)
 				p.Layers[l].FirstFrame, p.Layers[l].Seek = first, seek
 			}
 			out := filepath.Join(work, fmt.Sprintf("%spart-%03d.ts", prefix, i))
-			cmd, err := PlanPart(p, media, work, out, testFont)
+			cmd, err := PlanPart(context.Background(), p, inputs(media, testFont), work, out)
 			require.NoError(t, err)
 			require.NotContains(t, cmd.Args, "[aout]", "parts have no sound")
 			run(cmd, p.Shown())
 			parts = append(parts, out)
 		}
 		sound := filepath.Join(work, prefix+"sound.mp4")
-		cmd, err = PlanSound(s, media, work, sound)
+		cmd, err = PlanSound(context.Background(), s, inputs(media, ""), work, sound)
 		require.NoError(t, err)
 		run(cmd, s.Duration)
 		joined := filepath.Join(work, prefix+"joined.mp4")
-		run(PlanJoin(s, parts, sound, work, joined), s.Duration)
+		run(PlanJoin(s, ffmpeg.Limits{}, parts, sound, work, joined), s.Duration)
 
 		return whole, joined
 	}
@@ -147,9 +147,9 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 	lossless, seek = false, true
 	whole, joined := renderBoth("")
 
-	a, err := ffmpeg.ProbeFrames(context.Background(), whole)
+	a, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, whole)
 	require.NoError(t, err)
-	b, err := ffmpeg.ProbeFrames(context.Background(), joined)
+	b, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, joined)
 	require.NoError(t, err)
 	require.NotNil(t, b.Video())
 	require.NotNil(t, b.Audio())

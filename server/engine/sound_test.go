@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"os/exec"
 	"regexp"
@@ -8,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -429,14 +431,14 @@ func TestRenderLoudnessKeepsTheBalance(t *testing.T) {
 func TestPlanLoudnessMeasured(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		measured LoudnessMeasure
+		measured ffmpeg.Loudness
 		want     string
 	}{
-		{LoudnessMeasure{Integrated: -30, TruePeak: -20, Range: 3, Threshold: -40},
+		{ffmpeg.Loudness{Integrated: -30, TruePeak: -20, Range: 3, Threshold: -40},
 			"normalize=0,volume=volume=14dB:precision=double,aresample=48000[aout]"},
-		{LoudnessMeasure{Integrated: -30, TruePeak: -10, Range: 3, Threshold: -40},
+		{ffmpeg.Loudness{Integrated: -30, TruePeak: -10, Range: 3, Threshold: -40},
 			"normalize=0,volume=volume=14dB:precision=double,aresample=192000,alimiter=limit=0.8414:attack=5:release=50:level=0:latency=1,aformat=channel_layouts=stereo,aresample=48000[aout]"},
-		{LoudnessMeasure{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Threshold: -70},
+		{ffmpeg.Loudness{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Threshold: -70},
 			"normalize=0,aresample=48000[aout]"},
 	} {
 		s, cmd, err := planOf(t, `{"width":16,"height":16,"fps":1,"duration":1,"loudness":{},"layers":[{"type":"audio","src":"tone"}]}`,
@@ -445,23 +447,10 @@ func TestPlanLoudnessMeasured(t *testing.T) {
 		assert.Contains(t, filterGraph(cmd), "loudnorm=I=-16:TP=-1.5:LRA=11,", "not measured: one pass")
 		m := tc.measured
 		s.Loudness.Measured = &m
-		cmd, err = Plan(s, map[string]Media{s.Sources()[0].Key: toneMedia}, "/w", "/w/out.mp4", testFont)
+		cmd, err = Plan(context.Background(), s, inputs(map[string]Media{s.Sources()[0].Key: toneMedia}, testFont), "/w", "/w/out.mp4")
 		require.NoError(t, err)
 		assert.Contains(t, filterGraph(cmd), tc.want)
 	}
-}
-
-func TestParseLoudnorm(t *testing.T) {
-	t.Parallel()
-	m, err := parseLoudnorm(strings.Split("{\n\t\"input_i\" : \"-27.61\",\n\t\"input_tp\" : \"-4.47\",\n\t\"input_lra\" : \"18.06\",\n\t\"input_thresh\" : \"-39.20\",\n"+
-		"\t\"output_i\" : \"-16.58\",\n\t\"output_tp\" : \"-1.50\",\n\t\"output_lra\" : \"14.78\",\n\t\"output_thresh\" : \"-27.71\",\n\t\"normalization_type\" : \"dynamic\",\n\t\"target_offset\" : \"0.58\"\n}\n[info] after", "\n"))
-	require.NoError(t, err)
-	assert.Equal(t, LoudnessMeasure{Integrated: -27.61, TruePeak: -4.47, Range: 18.06, Threshold: -39.2}, *m)
-	m, err = parseLoudnorm([]string{"{", `"input_i" : "-inf",`, `"input_tp" : "-inf",`, `"input_lra" : "0.00",`, `"input_thresh" : "-70.00"`, "}"})
-	require.NoError(t, err)
-	assert.True(t, math.IsInf(m.Integrated, -1))
-	_, err = parseLoudnorm([]string{"{", `"input_i" : "-2`})
-	assert.Error(t, err)
 }
 
 // TestRenderLoudnessLimitsTruePeaks: a gain that would push the peaks

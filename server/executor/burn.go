@@ -71,7 +71,7 @@ func (e captionBurn) Run(ctx context.Context, t Task) (Result, error) {
 		vf += ":fontsdir=" + engine.FilterPath(font.dir)
 	}
 	out := filepath.Join(t.Dir, "output.mp4")
-	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
+	args := append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
 		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:"+out)
 	if err := run(ctx, t, in.Info.Duration, args); err != nil {
 		return Result{}, err
@@ -111,7 +111,7 @@ func (e captionBurn) transcribe(ctx context.Context, t Task, in Input) (string, 
 		return "", "", permanent(jobs.CodeInputInvalid,
 			"params.language: this kino transcribes offline, in English (en) only; %s needs a Whisper endpoint (--whisper-url), or send inputs.subtitles", lang)
 	}
-	cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration,
+	cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration, FFmpeg: t.FFmpeg,
 		Language: lang, Log: t.Log, OnProgress: t.OnProgress})
 	if err != nil {
 		return "", "", err
@@ -187,7 +187,7 @@ func (e captionBurn) styled(ctx context.Context, t Task, path, format string, w,
 	events := []byte("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 && format != "" {
 		converted := filepath.Join(t.Dir, "converted.ass")
-		if err := run(ctx, t, 0, append(ffmpeg.InputArgsFormat(format, path), "-map", "0:s:0", "-c:s", "ass", "-f", "ass", "file:"+converted)); err != nil {
+		if err := run(ctx, t, 0, append(ffmpeg.InputArgsFormat(t.FFmpeg, format, path), "-map", "0:s:0", "-c:s", "ass", "-f", "ass", "file:"+converted)); err != nil {
 			return err
 		}
 		b, err := os.ReadFile(converted)

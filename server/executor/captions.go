@@ -34,14 +34,15 @@ type Audio struct {
 	// Language is the spoken language as an ISO 639-1 code; "" or "auto"
 	// leaves it to the transcriber.
 	Language string
-	// Log and OnProgress are as in Task.
+	// FFmpeg, Log and OnProgress are as in Task.
+	FFmpeg     ffmpeg.Limits
 	Log        io.Writer
 	OnProgress func(percent float64)
 }
 
 // ffmpegRun runs a transcriber's ffmpeg with the audio's log and progress.
 func (a Audio) ffmpegRun(ctx context.Context, duration float64, args []string) error {
-	return ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, Log: a.Log, OnProgress: a.OnProgress})
+	return ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Limits: a.FFmpeg, Dir: a.Dir, Duration: duration, Log: a.Log, OnProgress: a.OnProgress})
 }
 
 // Cue is one caption.
@@ -96,8 +97,8 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 			last = end
 		}
 	}
-	err := ffmpeg.Run(ctx, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-"),
-		ffmpeg.RunOptions{Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
+	err := ffmpeg.Run(ctx, append(ffmpeg.InputArgsFormat(a.FFmpeg, a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-"),
+		ffmpeg.RunOptions{Limits: a.FFmpeg, Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
 	if err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
 	}
@@ -152,7 +153,7 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 	captions := filepath.Join(t.Dir, "captions."+format)
 	var transcript []string
 	if hasSubtitles(in) {
-		if err := run(ctx, t, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:"+captions)); err != nil {
+		if err := run(ctx, t, in.Info.Duration, append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path), "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:"+captions)); err != nil {
 			return Result{}, err
 		}
 		b, _ := os.ReadFile(captions)
@@ -169,7 +170,7 @@ func (e captionExtract) Run(ctx context.Context, t Task) (Result, error) {
 		if t.Transcriber != nil {
 			tr = t.Transcriber
 		}
-		cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration, Log: t.Log, OnProgress: t.OnProgress})
+		cues, err := tr.Transcribe(ctx, Audio{Path: in.Path, Format: demuxer(in.Info), Dir: t.Dir, Duration: in.Info.Duration, FFmpeg: t.FFmpeg, Log: t.Log, OnProgress: t.OnProgress})
 		if err != nil {
 			return Result{}, err
 		}

@@ -44,7 +44,7 @@ func (ffmpegCommand) Run(ctx context.Context, t Task) (Result, error) {
 			named[k] = true
 		}
 	}
-	maxPixels := ffmpeg.CurrentLimits().MaxPixels
+	maxPixels := t.FFmpeg.WithDefaults().MaxPixels
 	command, format := str(t.Params, "command", ""), str(t.Params, "outputFormat", "")
 	cmd, err := rawcmd.Parse(command, named, maxPixels, format)
 	if err != nil { // checked at submit; a changed allowlist may refuse it now
@@ -82,7 +82,7 @@ func (ffmpegCommand) Run(ctx context.Context, t Task) (Result, error) {
 	timeout := time.Duration(num(t.Params, "timeout", catalog.DefaultCommandTimeout)) * time.Second
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err = ffmpeg.Run(rctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log,
+	err = ffmpeg.Run(rctx, args, ffmpeg.RunOptions{Limits: t.FFmpeg, Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log,
 		MaxOutputBytes: t.MaxOutputBytes,
 		Sandbox:        &ffmpeg.Sandbox{CPUSeconds: uint64(timeout.Seconds())*uint64(runtime.NumCPU()) + 5, Partial: t.SandboxPartial}})
 	switch {

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/memory"
 )
 
 // Input is a downloaded input of a job.
@@ -55,6 +56,12 @@ type Task struct {
 	Transcriber Transcriber
 	// Log receives the log of every ffmpeg run of the job.
 	Log io.Writer
+	// FFmpeg are the node's limits of every ffmpeg and ffprobe process
+	// of the job (--max-image-pixels, --ffmpeg-max-memory).
+	FFmpeg ffmpeg.Limits
+	// Memory gives back the heap that drawing mockups in kino's process
+	// grew (mockup.render).
+	Memory *memory.Releaser
 	// MaxOutputBytes bounds what each ffmpeg run writes in Dir
 	// (--max-output-size); 0 bounds nothing.
 	MaxOutputBytes int64
@@ -126,7 +133,7 @@ func num(p map[string]any, key string, def float64) float64 {
 // run runs ffmpeg, turning its failure into a permanent error with the
 // telling last line: inputs were checked, so a failure is the media's.
 func run(ctx context.Context, t Task, duration float64, args []string) error {
-	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log, MaxOutputBytes: t.MaxOutputBytes})
+	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Limits: t.FFmpeg, Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log, MaxOutputBytes: t.MaxOutputBytes})
 	if err != nil && ctx.Err() == nil {
 		if tl, ok := err.(*ffmpeg.OutputTooLargeError); ok {
 			return permanent(jobs.CodeOutputTooLarge, "the output grew past the limit of %s (--max-output-size); lower the size, frame rate or quality the params ask for, or cut the input shorter", ffmpeg.FormatBytes(tl.Limit))

@@ -16,9 +16,7 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
-	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/rescue"
@@ -144,13 +142,13 @@ func (mockupRender) Run(ctx context.Context, t Task) (Result, error) {
 	defer meter.Thread(ctx)()
 	// Drawing mockups in kino's process may grow the heap by gigabytes;
 	// it goes back to the system when the job ends, not minutes later.
-	defer memory.Release()
+	defer t.Memory.Release()
 	_, hasDesign := t.Inputs["design"]
 	plan, err := PlanMockup(t.Params, hasDesign)
 	if err != nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "%v", err)
 	}
-	maxPixels := ffmpeg.CurrentLimits().MaxPixels
+	maxPixels := t.FFmpeg.WithDefaults().MaxPixels
 	tpl, release, err := templates.Load(t.Inputs["template"].Path, maxPixels)
 	if err != nil {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.template: %v", err)

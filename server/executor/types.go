@@ -25,7 +25,7 @@ func (audioExtract) Run(ctx context.Context, t Task) (Result, error) {
 	}
 	f := audioFormats[str(t.Params, "format", "mp3")]
 	out := filepath.Join(t.Dir, "output"+f.ext)
-	if err := run(ctx, t, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:"+out)); err != nil {
+	if err := run(ctx, t, in.Info.Duration, append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path), "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil
@@ -41,7 +41,7 @@ func (videoTrim) Run(ctx context.Context, t Task) (Result, error) {
 	if in.Info.Duration > 0 && start >= in.Info.Duration {
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.start: %gs is past the end of the source (%gs)", start, in.Info.Duration)
 	}
-	args := ffmpeg.InputArgs(in.Info, in.Path, "-ss", fmt.Sprint(start), "-t", fmt.Sprint(dur))
+	args := ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path, "-ss", fmt.Sprint(start), "-t", fmt.Sprint(dur))
 	out, ext, ct := filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
 	if in.Info.Video() != nil {
 		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
@@ -93,7 +93,7 @@ func (imageResize) Run(ctx context.Context, t Task) (Result, error) {
 	}
 	f := imageFormats[str(t.Params, "format", "png")]
 	out := filepath.Join(t.Dir, "output"+f.ext)
-	if err := run(ctx, t, 0, append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-frames:v", "1", "file:"+out)); err != nil {
+	if err := run(ctx, t, 0, append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path), "-vf", vf, "-frames:v", "1", "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil

@@ -30,13 +30,13 @@ func (videoThumbnail) Run(ctx context.Context, t Task) (Result, error) {
 		n := cols * rows
 		// Frames at even intervals: one every duration/n seconds.
 		every := max(in.Info.Duration/float64(n), 0.04)
-		args = append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", fmt.Sprintf("fps=1/%g,%stile=%dx%d", every, scale, cols, rows), "-frames:v", "1")
+		args = append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path), "-vf", fmt.Sprintf("fps=1/%g,%stile=%dx%d", every, scale, cols, rows), "-frames:v", "1")
 	} else {
 		at := num(t.Params, "at", 0)
 		if in.Info.Duration > 0 && at >= in.Info.Duration {
 			return Result{}, permanent(jobs.CodeInputInvalid, "params.at: %gs is past the end of the video (%gs)", at, in.Info.Duration)
 		}
-		args = append(ffmpeg.InputArgs(in.Info, in.Path, "-ss", fmt.Sprint(at)), "-frames:v", "1")
+		args = append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path, "-ss", fmt.Sprint(at)), "-frames:v", "1")
 		if scale != "" {
 			args = append(args, "-vf", scale[:len(scale)-1])
 		}
@@ -63,7 +63,7 @@ func (videoTranscode) Run(ctx context.Context, t Task) (Result, error) {
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture")
 	}
 	preset := str(t.Params, "preset", "mp4")
-	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:v:0", "-map", "0:a?")
+	args := append(ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path), "-map", "0:v:0", "-map", "0:a?")
 	w, h := int(num(t.Params, "width", 0)), int(num(t.Params, "height", 0))
 	switch {
 	case w > 0 && h > 0:

@@ -43,7 +43,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 	}
 	still := in.Info.Duration == 0 || strings.HasSuffix(in.Info.FormatName, "_pipe") || in.Info.FormatName == "image2"
 	marks, _ := t.Params["watermarks"].([]any)
-	args := ffmpeg.InputArgs(in.Info, in.Path)
+	args := ffmpeg.InputArgs(t.FFmpeg, in.Info, in.Path)
 	var graph []string
 	cur, inputs := "0:v", 1
 	for i, raw := range marks {
@@ -60,7 +60,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 			if err := t.Fetch(ctx, ref, path); err != nil {
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
 			}
-			info, err := ffmpeg.ProbeFast(ctx, path)
+			info, err := ffmpeg.ProbeFast(ctx, t.FFmpeg, path)
 			var ie *ffmpeg.InputError
 			switch {
 			case errors.As(err, &ie):
@@ -69,7 +69,7 @@ func (watermarkApply) Run(ctx context.Context, t Task) (Result, error) {
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s: the watermark is not a picture", field)
 			}
 			width := max(2, int(float64(v.Width)*num(m, "scale", 0.2)))
-			args = append(args, ffmpeg.InputArgs(info, path)...)
+			args = append(args, ffmpeg.InputArgs(t.FFmpeg, info, path)...)
 			x, y := place(pos, "w", "h", "W", "H", margin)
 			// Only the mark is touched in RGBA; overlay blends it into the
 			// frame in the frame's own YUV, as a hand-written command does

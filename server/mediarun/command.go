@@ -25,7 +25,7 @@ func (r *Runner) downloadCommand(a *attempt.Attempt, j *jobs.Job, params map[str
 	for k := range values {
 		named[k] = true
 	}
-	cmd, err := rawcmd.Parse(command, named, ffmpeg.CurrentLimits().MaxPixels, outputFormat)
+	cmd, err := rawcmd.Parse(command, named, r.cfg.FFmpeg.WithDefaults().MaxPixels, outputFormat)
 	if err != nil {
 		return nil, 0, &failure{Code: jobs.CodeInputInvalid, Message: "params.command: " + err.Error()}
 	}

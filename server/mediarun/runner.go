@@ -22,6 +22,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
@@ -38,6 +39,11 @@ type Config struct {
 	Timeout time.Duration
 	// Font is the font file of text that names none.
 	Font string
+	// FFmpeg are the node's limits of every ffmpeg and ffprobe process
+	// (--max-image-pixels, --ffmpeg-max-memory).
+	FFmpeg ffmpeg.Limits
+	// Memory gives back the heap that drawing mockups grew.
+	Memory *memory.Releaser
 	// Transcriber, when set, replaces the offline transcriber.
 	Transcriber executor.Transcriber
 	// MaxOutputBytes bounds what each ffmpeg run of an attempt writes
@@ -117,7 +123,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 		log.Error("the job's stored arguments do not decode", "err", err)
 		return jobs.Outcome{Failure: &failure{Code: jobs.CodeInternal, Message: "the job's stored params or inputs could not be read: " + err.Error()}}
 	}
-	a, f := attempt.Begin(ctx, attempt.Config{TempDir: r.cfg.TempDir, Timeout: r.cfg.Timeout, MaxOutputBytes: r.cfg.MaxOutputBytes,
+	a, f := attempt.Begin(ctx, attempt.Config{FFmpeg: r.cfg.FFmpeg, TempDir: r.cfg.TempDir, Timeout: r.cfg.Timeout, MaxOutputBytes: r.cfg.MaxOutputBytes,
 		MinFreeDisk: r.cfg.MinFreeDisk, Storage: r.cfg.Storage, Words: words}, "job", log)
 	if f != nil {
 		return jobs.Outcome{Failure: f}
@@ -253,7 +259,7 @@ func megapixels(res executor.Result, description map[string]any) float64 {
 func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any, inputs map[string]executor.Input,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
 	ex, _ := executor.For(j.Type)
-	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, Transcriber: r.cfg.Transcriber,
+	res, err := ex.Run(a.Context(), executor.Task{Params: params, Inputs: inputs, Dir: a.Dir, Font: r.cfg.Font, FFmpeg: r.cfg.FFmpeg, Memory: r.cfg.Memory, Transcriber: r.cfg.Transcriber,
 		Log: ffmpegLog, OnProgress: progress(report), MaxOutputBytes: r.cfg.MaxOutputBytes, SandboxPartial: r.cfg.RawFFmpegWithoutSandbox,
 		Fetch: func(ctx context.Context, ref, dst string) error {
 			return r.fetch(ctx, j.OrgID, ref, "", dst)
@@ -270,7 +276,7 @@ func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, params map[string]any,
 	}
 	var description map[string]any
 	if out, ok := res.Files[media.OutputField]; ok {
-		description = describe(a.Context(), out)
+		description = describe(a.Context(), r.cfg.FFmpeg, out)
 	}
 	return res, description, nil
 }
@@ -315,7 +321,7 @@ func progress(report func(float64)) func(float64) {
 
 // describe says what the primary output is, for outputMeta: its content
 // type and size, and for media its duration, picture size and codecs.
-func describe(ctx context.Context, out executor.Output) map[string]any {
+func describe(ctx context.Context, lim ffmpeg.Limits, out executor.Output) map[string]any {
 	d := map[string]any{"contentType": out.ContentType}
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
@@ -330,7 +336,7 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if len(out.Parts) > 0 {
 		probe = ffmpeg.ProbeOutput // a playlist of kino's own segments
 	}
-	info, err := probe(ctx, out.Path)
+	info, err := probe(ctx, lim, out.Path)
 	if err != nil {
 		return d // not media ffprobe reads, such as a caption file
 	}

@@ -252,9 +252,9 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 			return nil, invalid(err)
 		}
 	}
-	frame.SeekVideos(ctx, sources, nil)
+	p.cfg.seekVideos(ctx, frame, sources, nil)
 	out := filepath.Join(dir, "frame."+frame.Format)
-	cmd, err := engine.PlanContext(ctx, frame, sources, dir, out, p.cfg.DefaultFont)
+	cmd, err := engine.Plan(ctx, frame, p.cfg.inputs(sources), dir, out)
 	var me *engine.MediaError
 	var ve *engine.ValidationError
 	switch {
@@ -268,7 +268,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	if err := cmd.WriteFiles(dir); err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "kino could not write a working file; try again")
 	}
-	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Limits: p.cfg.FFmpeg, Dir: dir}); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // Draw says why
 		}
@@ -361,7 +361,7 @@ func (p *Previewer) read(ctx context.Context, src engine.Source, path string) (e
 		}
 		return m, nil
 	}
-	info, err := p.probes.probe(ctx, path)
+	info, err := p.probes.probe(ctx, p.cfg.FFmpeg, path)
 	var ie *ffmpeg.InputError
 	switch {
 	case errors.As(err, &ie):

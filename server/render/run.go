@@ -15,6 +15,7 @@ import (
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/source"
 	"github.com/kinohq/kino/server/sourcecache"
 	"github.com/kinohq/kino/server/storage"
@@ -43,6 +44,11 @@ type HandlerConfig struct {
 	TempDir string
 	// DefaultFont is the font file of text layers that name none.
 	DefaultFont string
+	// FFmpeg are the node's limits of every ffmpeg and ffprobe process
+	// (--max-image-pixels, --ffmpeg-max-memory).
+	FFmpeg ffmpeg.Limits
+	// Memory gives back the heap that drawing mockup templates grew.
+	Memory *memory.Releaser
 	// Transcriber hears the sound captions layers transcribe; nil is
 	// offline pocketsphinx, as for caption.extract.
 	Transcriber executor.Transcriber
@@ -148,8 +154,8 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	}
 
 	out := filepath.Join(dir, "output."+scene.Format)
-	// Loudness is two passes: the mix measured, then one gain (engine.MeasureLoudness).
-	err := engine.MeasureLoudness(ctx, scene, media, dir)
+	// Loudness is two passes: the mix measured, then one gain.
+	err := r.cfg.measureLoudness(ctx, scene, media, dir)
 	var cmd *engine.Command
 	if err == nil {
 		cmd, err = r.plan(ctx, scene, media, dir, out)
@@ -192,7 +198,7 @@ func (r *renderRun) begin(parent context.Context) (*renderAttempt, *jobs.Failure
 		// Validated at submit; only a change of limits between then and now gets here.
 		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
 	}
-	a, f := attempt.Begin(parent, attempt.Config{TempDir: cfg.TempDir, Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.MaxOutputBytes,
+	a, f := attempt.Begin(parent, attempt.Config{FFmpeg: cfg.FFmpeg, TempDir: cfg.TempDir, Timeout: cfg.RenderTimeout, MaxOutputBytes: cfg.MaxOutputBytes,
 		MinFreeDisk: cfg.MinFreeDisk, Storage: cfg.Storage, Words: words}, "render-"+r.job.ID, r.log)
 	if f != nil {
 		return nil, f
@@ -206,8 +212,8 @@ func (r *renderRun) begin(parent context.Context) (*renderAttempt, *jobs.Failure
 // not, the failure, nil if the attempt was stopped rather than failed.
 func (r *renderRun) encode(a *renderAttempt, cmd *engine.Command, planErr error, duration float64) (*jobs.Failure, bool) {
 	if planErr != nil {
-		// Planning may run ffmpeg (the loudness's first pass): its end by
-		// the attempt's is not a failure of the plan.
+		// The loudness's first pass runs ffmpeg before planning: its end
+		// by the attempt's is not a failure of the plan.
 		if f, ok := a.Stopped(); ok {
 			return f, false
 		}
@@ -223,7 +229,7 @@ func (r *renderRun) encode(a *renderAttempt, cmd *engine.Command, planErr error,
 	t := time.Now()
 	// ffmpeg reports twice a second; the pool writes each report that
 	// moves, so readers see progress at least once a second.
-	err := ffmpeg.Run(a.Context(), cmd.Args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
+	err := ffmpeg.Run(a.Context(), cmd.Args, ffmpeg.RunOptions{Limits: r.cfg.FFmpeg, Dir: a.Dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
 	if f, ok := a.Stopped(); ok {
 		return f, false
 	}
@@ -366,14 +372,13 @@ func lastLine(err error) string {
 func (r *renderRun) plan(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir, out string) (*engine.Command, error) {
 	if scene.Still() {
 		scene = scene.StillFrame()
-		scene.SeekVideos(ctx, media, r.seekFailed)
+		r.cfg.seekVideos(ctx, scene, media, r.seekFailed)
 	}
-	return engine.PlanContext(ctx, scene, media, dir, out, r.cfg.DefaultFont)
+	return engine.Plan(ctx, scene, r.cfg.inputs(media), dir, out)
 }
 
 // seekFailed logs a video that could not be probed for its seek
-// (Scene.SeekVideos): it plays from its trim instead, slower, the same
-// frames.
-func (r *renderRun) seekFailed(l engine.Layer, err error) {
-	r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
+// (seekVideos): it plays from its trim instead, slower, the same frames.
+func (r *renderRun) seekFailed(sk engine.Seek, err error) {
+	r.log.Warn("find the first frame of a video", "field", sk.Field, "err", err)
 }
