@@ -55,6 +55,27 @@ func TestPartCutsAndLeads(t *testing.T) {
 	assert.InDelta(t, 1.0, p.Shown(), 1e-9)
 }
 
+// TestPartSeeks: the probes a part needs are its cut videos' (a mockup
+// layer's picture seeks nothing), and an answer makes the layer seek.
+func TestPartSeeks(t *testing.T) {
+	t.Parallel()
+	s := &Scene{FPS: 10, Duration: 3, Format: "mp4", Layers: []Layer{
+		{Kind: KindVideo, Start: 0, Duration: 3, TrimStart: 0.5, Source: "v", SourceField: "layers[0].src"},
+		{Kind: KindMockup, Start: 0, Duration: 3, Source: "p", Mockup: &Mockup{Template: "t"}},
+		{Kind: KindVideo, Start: 1.5, Duration: 1, Source: "v"},
+	}, sources: []Source{{Key: "v"}, {Key: "p"}, {Key: "t"}}}
+	media := map[string]Media{"v": {Path: "/m/v", Format: "mov", HasVideo: true, Duration: 10},
+		"p": {Path: "/m/p", Format: "png_pipe", HasVideo: true, Still: true}}
+	p := s.Part(PartRange{First: 10, Count: 10}, false)
+	require.Equal(t, []int{0, 1}, p.SeekLayers())
+	seeks := p.Seeks(media)
+	require.Equal(t, []Seek{{Layer: 0, Field: "layers[0].src", Path: "/m/v", Format: "mov", Trim: 0.5}}, seeks)
+	p.Seeked(seeks[0], 0.04)
+	assert.True(t, p.Layers[0].Seek)
+	assert.Equal(t, 0.04, p.Layers[0].FirstFrame)
+	assert.False(t, s.Layers[0].Seek, "the whole scene is not changed")
+}
+
 // TestRenderSplitEqualsWhole renders a composition whole and in three
 // parts joined with its sound, and checks that the result is the same
 // video: frames, duration and streams equal, every frame beside a

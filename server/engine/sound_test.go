@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"math"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
@@ -313,6 +314,39 @@ func TestPlanLoudness(t *testing.T) {
 	require.NoError(t, err)
 	assert.Contains(t, filterGraph(cmd),
 		"[abase][a0]amix=inputs=2:duration=first:normalize=0,loudnorm=I=-23:TP=-1:LRA=11,aformat=channel_layouts=stereo,aresample=48000[aout]")
+}
+
+// TestPlanLoudnessPass: the first pass is the mix measured by loudnorm
+// into nothing, and there is none to run when the scene asks for no
+// loudness, mixes nothing, or was measured already.
+func TestPlanLoudnessPass(t *testing.T) {
+	t.Parallel()
+	pass := func(comp string, media map[string]Media, measured *ffmpeg.Loudness) *Command {
+		t.Helper()
+		s, _, err := planOf(t, comp, media)
+		require.NoError(t, err)
+		if measured != nil {
+			s.Loudness.Measured = measured
+		}
+		keyed := map[string]Media{}
+		for _, src := range s.Sources() {
+			keyed[src.Key] = toneMedia
+		}
+		cmd, err := PlanLoudness(context.Background(), s, inputs(keyed, testFont), "/w")
+		require.NoError(t, err)
+		return cmd
+	}
+	tone := `{"width":16,"height":16,"fps":1,"duration":1,"format":"mp4","loudness":{"target":-23,"truePeak":-1},"layers":[{"type":"audio","src":"tone"}]}`
+	cmd := pass(tone, map[string]Media{"tone": toneMedia}, nil)
+	require.NotNil(t, cmd)
+	assert.Contains(t, filterGraph(cmd), "loudnorm=I=-23:TP=-1:LRA=11:print_format=json")
+	assert.Equal(t, []string{"-f", "wav", "file:" + os.DevNull}, cmd.Args[len(cmd.Args)-3:], "the mix alone, into nothing")
+
+	assert.Nil(t, pass(tone, map[string]Media{"tone": toneMedia}, &ffmpeg.Loudness{Integrated: -30}), "measured already")
+	assert.Nil(t, pass(`{"width":16,"height":16,"fps":1,"duration":1,"layers":[{"type":"audio","src":"tone"}]}`,
+		map[string]Media{"tone": toneMedia}, nil), "no loudness asked")
+	assert.Nil(t, pass(`{"width":16,"height":16,"fps":1,"duration":1,"loudness":{},"layers":[{"type":"text","text":"x"}]}`, nil, nil),
+		"silence stays silence")
 }
 
 // TestRenderSoundEdges renders sound at the edges of the rules: each
