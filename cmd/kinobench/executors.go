@@ -8,10 +8,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // executorCase is one media job and the ffmpeg command a person would
@@ -107,10 +108,8 @@ func benchExecutors(ctx context.Context, runs int) error {
 		{"-f", "lavfi", "-i", "testsrc2=size=400x200", "-frames:v", "1", "logo.png"},
 		{"-f", "lavfi", "-i", "testsrc2=size=1920x1080", "-frames:v", "1", "photo.png"},
 	} {
-		cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("make inputs: %v: %s", err, out)
+		if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+			return fmt.Errorf("make inputs: %w", err)
 		}
 	}
 	vtt := "WEBVTT\n\n00:00:00.500 --> 00:00:04.000\nkino renders videos\n\n00:00:04.000 --> 00:00:09.000\nand runs media jobs\n\n" +
@@ -138,9 +137,8 @@ func benchExecutors(ctx context.Context, runs int) error {
 				to  *[]time.Duration
 			}{{dir, &local}, {files.URL, &remote}} {
 				t := time.Now()
-				cmd := exec.CommandContext(ctx, "ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-nostdin", "-y"}, c.raw(side.src, dir)...)...)
-				if out, err := cmd.CombinedOutput(); err != nil {
-					return fmt.Errorf("%s by hand: %v: %s", c.name, err, out)
+				if err := ffmpeg.Run(ctx, c.raw(side.src, dir), ffmpeg.RunOptions{}); err != nil {
+					return fmt.Errorf("%s by hand: %w", c.name, err)
 				}
 				*side.to = append(*side.to, time.Since(t))
 			}

@@ -7,10 +7,11 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"syscall"
 	"time"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // benchMockupLayer measures the mockup layer: a 10 s 1280x720 30 fps
@@ -31,13 +32,11 @@ func benchMockupLayer(ctx context.Context, runs int) error {
 	if err != nil {
 		return fmt.Errorf("run from the repository's root: %w", err)
 	}
-	cmd := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y",
-		"-f", "lavfi", "-i", fmt.Sprintf("testsrc2=size=%dx%d:rate=%d", benchWidth, benchHeight, benchFPS),
+	err = ffmpeg.Run(ctx, []string{"-f", "lavfi", "-i", fmt.Sprintf("testsrc2=size=%dx%d:rate=%d", benchWidth, benchHeight, benchFPS),
 		"-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000", "-t", fmt.Sprint(benchDuration),
-		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "app.mp4")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("make the video: %v: %s", err, out)
+		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-shortest", "app.mp4"}, ffmpeg.RunOptions{Dir: dir})
+	if err != nil {
+		return fmt.Errorf("make the video: %w", err)
 	}
 	files := httptest.NewServer(http.FileServer(http.Dir(dir)))
 	defer files.Close()

@@ -9,11 +9,12 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"sort"
 	"syscall"
 	"time"
+
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // benchPreview measures POST /api/render/preview on the composition of
@@ -29,10 +30,10 @@ func benchPreview(ctx context.Context, runs int) error {
 	}
 	defer os.RemoveAll(dir)
 	for i, src := range []string{"testsrc2", "smptehdbars", "mandelbrot", "rgbtestsrc"} {
-		out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", src+"=size=1920x1080:rate=1",
-			"-frames:v", "1", "-q:v", "3", filepath.Join(dir, fmt.Sprintf("slide%d.jpg", i))).CombinedOutput()
+		err := ffmpeg.Run(ctx, []string{"-f", "lavfi", "-i", src + "=size=1920x1080:rate=1",
+			"-frames:v", "1", "-q:v", "3", filepath.Join(dir, fmt.Sprintf("slide%d.jpg", i))}, ffmpeg.RunOptions{Dir: dir})
 		if err != nil {
-			return fmt.Errorf("make picture: %v: %s", err, out)
+			return fmt.Errorf("make picture: %w", err)
 		}
 	}
 	files := httptest.NewServer(http.FileServer(http.Dir(dir)))

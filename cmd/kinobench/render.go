@@ -9,7 +9,6 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +16,7 @@ import (
 
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/typeset"
 )
 
 // The benchmark videos: 10 s of 1280x720 at 30 fps, mp4, each with a
@@ -136,7 +136,7 @@ func benchRender(ctx context.Context, runs int, only string) error {
 		return err
 	}
 	defer a.Shutdown(ctx)
-	font := fontFile()
+	font := typeset.SystemFont()
 
 	fmt.Printf("## Render: 10 s, 1280x720, 30 fps, mp4 (picture with fade, text, audio), %d runs each\n\n", runs)
 	fmt.Println("| video | hand-written ffmpeg | kino's command, run by hand | kino, submit to completed | kino / hand-written | kino / its command |")
@@ -238,21 +238,11 @@ func makeAssets(dir string) error {
 		{"-f", "lavfi", "-i", "testsrc2=size=800x600", "-frames:v", "1", "photo.png"},
 		{"-f", "lavfi", "-i", "sine=frequency=330:sample_rate=48000", "-ac", "2", "-t", "12", "music.wav"},
 	} {
-		cmd := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...)...)
-		cmd.Dir = dir
-		if out, err := cmd.CombinedOutput(); err != nil {
-			return fmt.Errorf("make assets: %v: %s", err, out)
+		if err := ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+			return fmt.Errorf("make assets: %w", err)
 		}
 	}
 	return os.WriteFile(filepath.Join(dir, "text.txt"), []byte("kino benchmark"), 0o644)
-}
-
-func fontFile() string {
-	out, err := exec.Command("fc-match", "-f", "%{file}", "sans-serif").Output()
-	if err != nil || len(out) == 0 {
-		return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
-	}
-	return string(out)
 }
 
 func median(ds []time.Duration) time.Duration {
@@ -287,7 +277,7 @@ func kinoCommand(ctx context.Context, dir, name string, body []byte, font string
 	media := map[string]engine.Media{}
 	for _, src := range scene.Sources() {
 		path := filepath.Join(dir, filepath.Base(src.URL))
-		info, err := ffmpeg.Probe(ctx, path)
+		info, err := ffmpeg.Probe(ctx, ffmpeg.Limits{}, path)
 		if err != nil {
 			return nil, err
 		}
@@ -297,7 +287,7 @@ func kinoCommand(ctx context.Context, dir, name string, body []byte, font string
 	if err := os.MkdirAll(work, 0o755); err != nil {
 		return nil, err
 	}
-	cmd, err := engine.Plan(scene, media, work, filepath.Join(work, "out.mp4"), font)
+	cmd, err := engine.Plan(ctx, scene, benchInputs(media, font), work, filepath.Join(work, "out.mp4"))
 	if err != nil {
 		return nil, err
 	}
@@ -305,4 +295,10 @@ func kinoCommand(ctx context.Context, dir, name string, body []byte, font string
 		return nil, err
 	}
 	return cmd, nil
+}
+
+// benchInputs are what the benchmarks' plans read: local media and the
+// default font, within the default ffmpeg limits (no mockup layers).
+func benchInputs(media map[string]engine.Media, font string) engine.Inputs {
+	return engine.Inputs{Media: media, DefaultFont: font}
 }

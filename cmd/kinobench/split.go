@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -13,6 +12,8 @@ import (
 
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/meter"
+	"github.com/kinohq/kino/server/typeset"
 )
 
 // The split benchmark: 60 s of 1280x720 at 30 fps, mp4, rendered whole and
@@ -46,7 +47,7 @@ func splitComposition(dir string) (*engine.Scene, map[string]engine.Media, error
 	media := map[string]engine.Media{}
 	for _, src := range s.Sources() {
 		path := filepath.Join(dir, filepath.Base(src.URL))
-		info, err := ffmpeg.Probe(context.Background(), path)
+		info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -62,14 +63,12 @@ func runStep(dir string, cmd *engine.Command) (step, error) {
 	if err := cmd.WriteFiles(dir); err != nil {
 		return step{}, err
 	}
-	c := exec.Command("ffmpeg", append([]string{"-hide_banner", "-loglevel", "error", "-y"}, cmd.Args...)...)
-	c.Dir = dir
+	ctx, m := meter.With(context.Background())
 	t := time.Now()
-	out, err := c.CombinedOutput()
-	if err != nil {
-		return step{}, fmt.Errorf("ffmpeg: %v: %s", err, out)
+	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+		return step{}, err
 	}
-	return step{wall: time.Since(t), cpu: c.ProcessState.UserTime() + c.ProcessState.SystemTime()}, nil
+	return step{wall: time.Since(t), cpu: m.Used().CPU}, nil
 }
 
 // splitRun is one split render: each part, the sound, the join.
@@ -114,23 +113,22 @@ func benchSplit(runs int, partSeconds []float64) error {
 		return err
 	}
 	// A minute of 640x360 video, the clip playing across the timeline.
-	c := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
-		"-t", fmt.Sprint(splitDuration+1), "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "clip.mp4")
-	c.Dir = dir
-	if out, err := c.CombinedOutput(); err != nil {
-		return fmt.Errorf("make clip: %v: %s", err, out)
+	err = ffmpeg.Run(context.Background(), []string{"-f", "lavfi", "-i", "testsrc2=size=640x360:rate=30",
+		"-t", fmt.Sprint(splitDuration + 1), "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "clip.mp4"}, ffmpeg.RunOptions{Dir: dir})
+	if err != nil {
+		return fmt.Errorf("make clip: %w", err)
 	}
 	s, media, err := splitComposition(dir)
 	if err != nil {
 		return err
 	}
-	font := fontFile()
+	font := typeset.SystemFont()
 	fmt.Printf("## Split render: %d s, 1280x720, 30 fps, mp4, %d runs each\n\n", splitDuration, runs)
 	var wholes []step
 	results := map[float64][]splitRun{}
 	for i := range runs {
 		// Alternate whole and split, so drift in the machine's load hits both.
-		cmd, err := engine.Plan(s, media, dir, filepath.Join(dir, "whole.mp4"), font)
+		cmd, err := engine.Plan(context.Background(), s, benchInputs(media, font), dir, filepath.Join(dir, "whole.mp4"))
 		if err != nil {
 			return err
 		}
@@ -181,15 +179,14 @@ func runSplit(dir string, s *engine.Scene, media map[string]engine.Media, font s
 	for i, rg := range ranges {
 		out := filepath.Join(dir, fmt.Sprintf("part-%03d.ts", i))
 		part := s.Part(rg, i == len(ranges)-1)
-		for _, l := range part.SeekLayers() {
-			m := media[part.Layers[l].Source]
-			first, err := ffmpeg.FirstFrameAfter(context.Background(), m.Path, m.Format, part.Layers[l].TrimStart)
+		for _, sk := range part.Seeks(media) {
+			first, err := ffmpeg.FirstFrameAfter(context.Background(), ffmpeg.Limits{}, sk.Path, sk.Format, sk.Trim)
 			if err != nil {
 				return r, err
 			}
-			part.Layers[l].FirstFrame, part.Layers[l].Seek = first, true
+			part.Seeked(sk, first)
 		}
-		cmd, err := engine.PlanPart(part, media, dir, out, font)
+		cmd, err := engine.PlanPart(context.Background(), part, benchInputs(media, font), dir, out)
 		if err != nil {
 			return r, err
 		}
@@ -201,14 +198,14 @@ func runSplit(dir string, s *engine.Scene, media map[string]engine.Media, font s
 		parts = append(parts, out)
 	}
 	sound := filepath.Join(dir, "sound.mp4")
-	cmd, err := engine.PlanSound(s, media, dir, sound)
+	cmd, err := engine.PlanSound(context.Background(), s, benchInputs(media, font), dir, sound)
 	if err != nil {
 		return r, err
 	}
 	if r.sound, err = runStep(dir, cmd); err != nil {
 		return r, err
 	}
-	r.join, err = runStep(dir, engine.PlanJoin(s, parts, sound, dir, filepath.Join(dir, "split.mp4")))
+	r.join, err = runStep(dir, engine.PlanJoin(s, ffmpeg.Limits{}, parts, sound, dir, filepath.Join(dir, "split.mp4")))
 	return r, err
 }
 

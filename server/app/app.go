@@ -11,7 +11,6 @@ import (
 	"net"
 	"net/http"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -61,6 +60,7 @@ import (
 	"github.com/kinohq/kino/server/storage"
 	"github.com/kinohq/kino/server/store"
 	"github.com/kinohq/kino/server/transcribe"
+	"github.com/kinohq/kino/server/typeset"
 	"github.com/kinohq/kino/server/upload"
 	"github.com/kinohq/kino/server/usage"
 	"github.com/kinohq/kino/server/webhook"
@@ -241,10 +241,14 @@ type App struct {
 	core  *jobs.Client
 	hooks *webhook.Dispatcher
 	pool  *jobs.Pool
-	// renderCfg is what renders, and the previews of the API, need.
 	// env is the workers' environment, shared by the render worker, the
 	// previews and the media runner.
 	env *attempt.Env
+	// ffmpeg are the limits of every ffmpeg and ffprobe process the node
+	// starts, and memory gives back the heap its in-process drawing grew:
+	// the node's own, so that apps sharing a process keep theirs.
+	ffmpeg ffmpeg.Limits
+	memory *memory.Releaser
 	// usage records what jobs, previews and uploads used.
 	usage *usage.Recorder
 
@@ -283,8 +287,9 @@ func Start(ctx context.Context, cfg Config) (*App, error) {
 	if err := checkConfig(cfg); err != nil {
 		return nil, err
 	}
-	a := &App{cfg: cfg, log: cfg.Log}
-	ffmpeg.SetLimits(ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory})
+	a := &App{cfg: cfg, log: cfg.Log,
+		ffmpeg: ffmpeg.Limits{MaxPixels: cfg.MaxImagePixels, MaxMemory: cfg.MaxFFmpegMemory}.WithDefaults(),
+		memory: memory.NewReleaser(nil)}
 	memory.SetLimit(cfg.MemoryLimit)
 	ok := false
 	defer func() {
@@ -496,7 +501,7 @@ func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
 	a.env = &attempt.Env{TempDir: tmp, RenderTimeout: cfg.RenderTimeout, JobTimeout: cfg.JobTimeout,
 		MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
-		Store: a.store, Storage: a.storage, Fetch: a.fetch, Log: cfg.Log,
+		FFmpeg: a.ffmpeg, Memory: a.memory, Store: a.store, Storage: a.storage, Fetch: a.fetch, Log: cfg.Log,
 		Sources: source.New(source.Config{Store: a.store, Storage: a.storage, Fetch: a.fetch, Cache: a.sources, Now: cfg.Now})}
 	renderCfg := renderrun.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}
 	a.pool = jobs.NewPool(a.core, jobs.PoolConfig{
@@ -507,7 +512,7 @@ func (a *App) openWorkers() {
 			renderjob.PartKind: renderrun.NewPartHandler(renderCfg),
 			mediajob.Kind: mediarun.New(mediarun.Config{Env: a.env,
 				Executors: executor.New(executor.Config{Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
-					MaxPixels: cfg.MaxImagePixels, MaxOutputBytes: cfg.MaxOutputBytes, SandboxPartial: cfg.RawFFmpegWithoutSandbox}),
+					FFmpeg: a.ffmpeg, Memory: a.memory, MaxPixels: a.ffmpeg.MaxPixels, MaxOutputBytes: cfg.MaxOutputBytes, SandboxPartial: cfg.RawFFmpegWithoutSandbox}),
 			}),
 		},
 		TracerProvider: cfg.TracerProvider,
@@ -568,14 +573,14 @@ func (a *App) newGRPCServer() *grpc.Server {
 		Log: cfg.Log,
 	}))
 	renderv1.RegisterTemplateServiceServer(s, render.NewTemplateService(a.store, cfg.Limits, cfg.Log))
-	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost))
-	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost))
+	mediav1.RegisterJobServiceServer(s, media.NewJobService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost).LimitFFmpeg(a.ffmpeg))
+	mediav1.RegisterPipelineServiceServer(s, media.NewPipelineService(a.core, a.store, a.storage, limits, cfg.Log).CheckWebhooks(a.fetch.CheckHost).LimitFFmpeg(a.ffmpeg))
 	mediav1.RegisterWebhookServiceServer(s, media.NewWebhookService(a.store, a.fetch.CheckHost, cfg.Log))
 	renderv1.RegisterNodeServiceServer(s, node.NewService(a.store, cfg.Log))
 	mediav1.RegisterUsageServiceServer(s, usage.NewService(a.store, cfg.Log))
 	mediav1.RegisterAssetServiceServer(s, media.NewAssetService(a.store, a.storage, media.UploadOptions{
 		TempDir: tmp, MaxBytes: cfg.MaxUploadBytes, Pool: a.uploadSlots, Timeout: cfg.UploadTimeout, Quota: limits,
-		Usage: a.usage,
+		Usage: a.usage, FFmpeg: a.ffmpeg, Memory: a.memory,
 	}, cfg.Log))
 	mediav1.RegisterUploadServiceServer(s, a.uploads)
 	mediav1.RegisterOrgServiceServer(s, account.New(account.Config{Policies: cfg.Orgs, Quota: limits,
@@ -880,7 +885,7 @@ func withDefaults(cfg Config) Config {
 		cfg.Now = time.Now
 	}
 	if cfg.DefaultFont == "" {
-		cfg.DefaultFont = findFont()
+		cfg.DefaultFont = typeset.SystemFont()
 	}
 	d := DefaultHTTPLimits()
 	if cfg.HTTPHeaderTimeout <= 0 {
@@ -934,15 +939,6 @@ func DefaultHTTPLimits() Config {
 		BodyRateWindow:    20 * time.Second,
 		MaxWatchStreams:   1000,
 	}
-}
-
-// findFont asks fontconfig for the system's sans-serif font.
-func findFont() string {
-	out, err := exec.Command("fc-match", "-f", "%{file}", "sans-serif").Output()
-	if err == nil && strings.TrimSpace(string(out)) != "" {
-		return strings.TrimSpace(string(out))
-	}
-	return "/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf"
 }
 
 func hostname() string {

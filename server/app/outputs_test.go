@@ -33,7 +33,7 @@ func fetchOutput(t *testing.T, url, contentType string) *ffmpeg.Info {
 	b, err := io.ReadAll(resp.Body)
 	require.NoError(t, err)
 	require.NoError(t, os.WriteFile(path, b, 0o600))
-	info, err := ffmpeg.ProbeFrames(context.Background(), path)
+	info, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, path)
 	require.NoError(t, err)
 	return info
 }

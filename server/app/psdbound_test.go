@@ -13,9 +13,10 @@ import (
 
 // TestMockupLayerReadsUnderTheNodesPixelBound: a render's mockup layer
 // reads its template under --max-image-pixels, as uploads and
-// mockup.render do, not under the PSD reader's own larger default. Not
-// parallel: the pixel bound is the process's while this kino runs.
+// mockup.render do, not under the PSD reader's own larger default. The
+// bound is this kino's: the kinos of parallel tests keep theirs.
 func TestMockupLayerReadsUnderTheNodesPixelBound(t *testing.T) {
+	t.Parallel()
 	media := serveMedia(t)
 	psd := serveBytes(t, map[string][]byte{"bench.psd": mockupTemplate(t, "bench.psd")}) // 3000 × 3000
 	k := start(t, storetest.SQLite(t), func(c *app.Config) { c.Workers = 0; c.MaxImagePixels = 1_000_000 })

@@ -83,7 +83,7 @@ func download(t *testing.T, url string) *ffmpeg.Info {
 	_, err = io.Copy(f, resp.Body)
 	require.NoError(t, err)
 	require.NoError(t, f.Close())
-	info, err := ffmpeg.Probe(context.Background(), path)
+	info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 	require.NoError(t, err)
 	return info
 }

@@ -115,9 +115,9 @@ func TestSplitRenderEqualsUnsplit(t *testing.T) {
 		dir := t.TempDir()
 		a, b := fetchTo(t, ref["outputUrl"].(string), dir, "whole.mp4"), fetchTo(t, rec["outputUrl"].(string), dir, "split.mp4")
 		fetchTo(t, rec["posterUrl"].(string), dir, "poster.jpg")
-		ia, err := ffmpeg.ProbeFrames(context.Background(), a)
+		ia, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, a)
 		require.NoError(t, err)
-		ib, err := ffmpeg.ProbeFrames(context.Background(), b)
+		ib, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, b)
 		require.NoError(t, err)
 		require.NotNil(t, ib.Video())
 		require.NotNil(t, ib.Audio())
@@ -308,7 +308,7 @@ func TestSplitRenderPartOfDeadWorkerRunsAgainAlone(t *testing.T) {
 			assert.Equal(t, want, p.Attempt, "claims of part %s", p.ID)
 			assert.Equal(t, job.StateCompleted, p.State)
 		}
-		info, err := ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "out.mp4"))
+		info, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "out.mp4"))
 		require.NoError(t, err)
 		assert.Equal(t, 73, info.Video().NbFrames)
 	})
@@ -332,7 +332,7 @@ func TestSplitPerRequest(t *testing.T) {
 	rec := k.waitStatus(t, id, "completed", 60*time.Second)
 	parts := partsOf(t, db, id)
 	require.Len(t, parts, 4, "three runs of frames and the sound, by the request alone")
-	info, err := ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "split.mp4"))
+	info, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "split.mp4"))
 	require.NoError(t, err)
 	assert.Equal(t, 73, info.Video().NbFrames)
 	// Usage has one render of 2.9 s, with its parts' CPU time and its join's.
@@ -365,7 +365,7 @@ func TestSplitPerRequest(t *testing.T) {
 	whole := eager.submit(t, body)
 	rec = eager.waitStatus(t, whole, "completed", 60*time.Second)
 	assert.Empty(t, partsOf(t, eagerDB, whole), "kept in one piece by the request")
-	info, err = ffmpeg.ProbeFrames(context.Background(), fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "whole.mp4"))
+	info, err = ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, fetchTo(t, rec["outputUrl"].(string), t.TempDir(), "whole.mp4"))
 	require.NoError(t, err)
 	assert.Equal(t, 73, info.Video().NbFrames)
 

@@ -23,6 +23,7 @@ import (
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/rescue"
 	"github.com/kinohq/kino/server/scratch"
 	"github.com/kinohq/kino/server/source"
@@ -51,6 +52,13 @@ type Env struct {
 	MinFreeDisk int64
 	// Font is the font file of text that names none.
 	Font string
+	// FFmpeg are the node's limits of every ffmpeg and ffprobe process an
+	// attempt starts (--max-image-pixels, --ffmpeg-max-memory).
+	FFmpeg ffmpeg.Limits
+	// Memory gives back the heap that drawing in kino's own process grew
+	// (mockup templates); the node's own, so apps sharing a process keep
+	// theirs.
+	Memory *memory.Releaser
 	// Transcriber hears the speech of caption.extract and of captions
 	// layers that transcribe; nil is the offline transcriber.
 	Transcriber transcribe.Transcriber
@@ -213,7 +221,7 @@ func (a *Attempt) fetch(ctx context.Context, path string, src Source) (Fetched, 
 	if !src.Probe {
 		return got, nil
 	}
-	info, err := ffmpeg.ProbeFast(ctx, path)
+	info, err := ffmpeg.ProbeFast(ctx, a.env.FFmpeg, path)
 	var ie *ffmpeg.InputError
 	switch {
 	case ctx.Err() != nil:

@@ -12,7 +12,6 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/catalog"
-	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/rawcmd"
 )
 
@@ -47,7 +46,9 @@ type Spec struct {
 var nodeID = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,63}$`)
 
 // Validate returns every problem of the pipeline; none means it is valid.
-func Validate(s Spec) []catalog.Problem {
+// maxPixels bounds the pictures a client's own command may ask for (the
+// node's --max-image-pixels).
+func Validate(s Spec, maxPixels int64) []catalog.Problem {
 	var out []catalog.Problem
 	add := func(path, format string, args ...any) {
 		out = append(out, catalog.Problem{Path: path, Message: fmt.Sprintf(format, args...)})
@@ -109,7 +110,7 @@ func Validate(s Spec) []catalog.Problem {
 			// job's, at creation (and again when each job runs).
 			command, _ := params["command"].(string)
 			format, _ := params["outputFormat"].(string)
-			if _, err := rawcmd.Parse(command, nil, ffmpeg.CurrentLimits().MaxPixels, format); err != nil {
+			if _, err := rawcmd.Parse(command, nil, maxPixels, format); err != nil {
 				add(p+".params.command", "%s", err.Error())
 			}
 		}

@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/catalog"
+	"github.com/kinohq/kino/server/ffmpeg"
 )
 
 // specExample is the pipeline of the media service interface.
@@ -32,7 +33,7 @@ func specExample() Spec {
 
 func TestTheSpecExampleIsValid(t *testing.T) {
 	t.Parallel()
-	assert.Empty(t, Validate(specExample()))
+	assert.Empty(t, Validate(specExample(), ffmpeg.DefaultMaxPixels))
 }
 
 func paths(ps []catalog.Problem) []string {
@@ -87,7 +88,7 @@ func TestValidateReportsEveryProblem(t *testing.T) {
 			t.Parallel()
 			s := specExample()
 			tc.mod(&s)
-			problems := Validate(s)
+			problems := Validate(s, ffmpeg.DefaultMaxPixels)
 			require.NotEmpty(t, problems)
 			assert.Equal(t, tc.paths, paths(problems))
 			all := ""
@@ -105,7 +106,7 @@ func TestSeveralProblemsAtOnce(t *testing.T) {
 	s.Name = ""
 	s.Nodes[0].JobType = "nope"
 	s.Edges[2].To = "ghost"
-	assert.Equal(t, []string{"name", "nodes[0].jobType", "edges[2].to"}, paths(Validate(s)))
+	assert.Equal(t, []string{"name", "nodes[0].jobType", "edges[2].to"}, paths(Validate(s, ffmpeg.DefaultMaxPixels)))
 }
 
 // FuzzValidate feeds arbitrary pipelines: Validate must never panic, and
@@ -120,8 +121,8 @@ func FuzzValidate(f *testing.F) {
 		if json.Unmarshal(data, &s) != nil {
 			return
 		}
-		first := Validate(s)
-		second := Validate(s)
+		first := Validate(s, ffmpeg.DefaultMaxPixels)
+		second := Validate(s, ffmpeg.DefaultMaxPixels)
 		if len(first) != len(second) {
 			t.Fatalf("Validate is not deterministic: %v then %v", first, second)
 		}

@@ -136,7 +136,7 @@ func TestRenderCaptionsFont(t *testing.T) {
 		require.NoError(t, err)
 		work := t.TempDir()
 		out := filepath.Join(work, "out.mp4")
-		cmd, err := Plan(s, media, work, out, testFont)
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), work, out)
 		require.NoError(t, err)
 		require.NoError(t, cmd.WriteFiles(work))
 		require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}))

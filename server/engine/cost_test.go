@@ -166,7 +166,7 @@ func TestPlanCaptionsBoundedOverLayers(t *testing.T) {
 	}
 	s, err := Compile("provider_a", comp(1), nil, DefaultLimits())
 	require.NoError(t, err)
-	one, err := Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	one, err := Plan(context.Background(), s, inputs(nil, testFont), "/work", "/work/out.mp4")
 	require.NoError(t, err, "one layer is within the bound")
 	size := len(one.Files["captions-0.ass"])
 	require.Less(t, size, maxCaptionScript/4)
@@ -175,7 +175,7 @@ func TestPlanCaptionsBoundedOverLayers(t *testing.T) {
 
 	s, err = Compile("provider_a", comp(n), nil, DefaultLimits())
 	require.NoError(t, err)
-	_, err = Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	_, err = Plan(context.Background(), s, inputs(nil, testFont), "/work", "/work/out.mp4")
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, fmt.Sprintf("composition.layers[%d]", n-1), ve.Field)
@@ -262,7 +262,7 @@ func TestStillOfAVideoIsItsFrame(t *testing.T) {
 	}
 	work := t.TempDir()
 	out := filepath.Join(work, "out.png")
-	cmd, err := Plan(s, media, work, out, testFont)
+	cmd, err := Plan(context.Background(), s, inputs(media, testFont), work, out)
 	require.NoError(t, err)
 	assert.Greater(t, baseFrames(t, cmd, 10), 15.0)
 	require.NoError(t, cmd.WriteFiles(work))
@@ -290,7 +290,7 @@ func TestStillSeeksItsVideo(t *testing.T) {
 		"-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-f", "mp4", long)
 	out, err := mk.CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	info, err := ffmpeg.Probe(ctx, long)
+	info, err := ffmpeg.Probe(ctx, ffmpeg.Limits{}, long)
 	require.NoError(t, err)
 
 	comp := map[string]any{"width": 64, "height": 36, "fps": 60, "format": "png", "frameTime": 30, "layers": []any{
@@ -306,7 +306,7 @@ func TestStillSeeksItsVideo(t *testing.T) {
 		t.Helper()
 		work := t.TempDir()
 		path := filepath.Join(work, name)
-		cmd, err := Plan(sc, media, work, path, testFont)
+		cmd, err := Plan(context.Background(), sc, inputs(media, testFont), work, path)
 		require.NoError(t, err)
 		require.NoError(t, cmd.WriteFiles(work))
 		run := exec.Command("ffmpeg", append([]string{"-hide_banner", "-nostdin", "-y", "-v", "verbose"}, cmd.Args...)...)
@@ -325,7 +325,7 @@ func TestStillSeeksItsVideo(t *testing.T) {
 	assert.Greater(t, fromTrim, 850, "frames decoded from the trim")
 
 	still := s.StillFrame()
-	still.SeekVideos(ctx, media, func(l Layer, err error) { t.Errorf("%s: %v", l.SourceField, err) })
+	seekVideos(t, still, media)
 	got, cmd, sought := draw(still, "still.png")
 	assert.Less(t, sought, 150, "frames decoded once sought")
 	t.Logf("frames decoded for a still at frameTime 30: %d from the trim, %d sought", fromTrim, sought)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"fmt"
 	"strings"
 	"testing"
@@ -174,7 +175,7 @@ func TestPlanCaptions(t *testing.T) {
 	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 2,
 		"layers": []any{map[string]any{"type": "captions", "text": srt, "highlightColor": "yellow", "backgroundColor": "black", "paddingX": 3, "start": 0.5}}}), nil, DefaultLimits())
 	require.NoError(t, err)
-	cmd, err := Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	cmd, err := Plan(context.Background(), s, inputs(nil, testFont), "/work", "/work/out.mp4")
 	require.NoError(t, err)
 	graph := strings.Join(cmd.Args, " ")
 	assert.Contains(t, graph, "ass=filename=/work/captions-0.ass:fontsdir=/work/fonts-0")
@@ -281,7 +282,7 @@ func TestPlanCaptionsOverlapBounded(t *testing.T) {
 	s, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 60,
 		"layers": []any{map[string]any{"type": "captions", "text": b.String(), "highlightColor": "yellow", "backgroundColor": "black"}}}), nil, DefaultLimits())
 	require.NoError(t, err)
-	_, err = Plan(s, nil, "/work", "/work/out.mp4", testFont)
+	_, err = Plan(context.Background(), s, inputs(nil, testFont), "/work", "/work/out.mp4")
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "composition.layers[0]", ve.Field)

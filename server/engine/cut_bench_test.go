@@ -41,7 +41,7 @@ func BenchmarkTransitions(b *testing.B) {
 		}
 		b.Run(name, func(b *testing.B) {
 			work := b.TempDir()
-			cmd, err := Plan(s, nil, work, filepath.Join(work, "out.mp4"), testFont)
+			cmd, err := Plan(context.Background(), s, inputs(nil, testFont), work, filepath.Join(work, "out.mp4"))
 			if err != nil {
 				b.Fatal(err)
 			}

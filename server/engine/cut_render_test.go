@@ -174,7 +174,7 @@ func TestRenderTransitionCrossfade(t *testing.T) {
 		map[string]any{"type": "audio", "src": fixtureURL("music"), "duration": 2, "transition": map[string]any{"name": "fade", "duration": 1}},
 		map[string]any{"type": "audio", "src": fixtureURL("chime"), "start": 1, "duration": 2},
 	}})
-	info, err := ffmpeg.Probe(context.Background(), r.out)
+	info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, r.out)
 	require.NoError(t, err)
 	assert.InDelta(t, 3, info.Duration, 0.01, "the tones overlap: 3 s, not 4")
 	s := decodeMono(t, r.out)

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -62,7 +63,7 @@ func TestCompileTransitionsBothFormats(t *testing.T) {
 		for _, src := range s.Sources() {
 			media[src.Key] = clipMedia
 		}
-		cmd, err := Plan(s, media, "/w", "/w/out.mp4", "/f/font.ttf")
+		cmd, err := Plan(context.Background(), s, inputs(media, "/f/font.ttf"), "/w", "/w/out.mp4")
 		require.NoError(t, err, provider)
 		return s, cmd.Args
 	}
@@ -274,7 +275,7 @@ func TestTransitionDocExamples(t *testing.T) {
 				}
 			}
 		}
-		cmd, err := Plan(s, media, "/w", "/w/out.mp4", testFont)
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), "/w", "/w/out.mp4")
 		require.NoError(t, err, b[1])
 		_, err = checkGraph(filterGraph(cmd), "/w", testFont)
 		assert.NoError(t, err, b[1])

@@ -82,7 +82,7 @@ func fixtures(t *testing.T) map[string]Media {
 				fixtureErr = fmt.Errorf("make %s: %v: %s", name, err, out)
 				return
 			}
-			info, err := ffmpeg.Probe(context.Background(), path)
+			info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 			if err != nil {
 				fixtureErr = fmt.Errorf("probe %s: %w", name, err)
 				return
@@ -118,12 +118,12 @@ func renderScene(t *testing.T, s *Scene) rendered {
 	}
 	work := t.TempDir()
 	out := filepath.Join(work, "out."+s.Format)
-	require.NoError(t, MeasureLoudness(context.Background(), s, media, work))
-	cmd, err := Plan(s, media, work, out, testFont)
+	measureLoudness(t, s, media, work)
+	cmd, err := Plan(context.Background(), s, inputs(media, testFont), work, out)
 	require.NoError(t, err)
 	require.NoError(t, cmd.WriteFiles(work))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}), filterGraph(cmd))
-	info, err := ffmpeg.ProbeFrames(context.Background(), out)
+	info, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, out)
 	require.NoError(t, err)
 	return rendered{scene: s, cmd: cmd, out: out, info: info}
 }

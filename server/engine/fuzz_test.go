@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"os"
@@ -230,8 +231,7 @@ func FuzzFilterValue(f *testing.F) {
 		// Inside a real drawtext, the value is exactly one option.
 		workDir := "/w/" + s
 		text := Layer{Kind: KindText, Text: "x", FontSize: 1, Color: "0xFFFFFFFF", Duration: 1, Opacity: 1, X: Pos{Center: true}, Y: Pos{Center: true}}
-		cmd, err := Plan(&Scene{Width: 16, Height: 16, FPS: 1, Duration: 1, Background: "0x000000FF", Format: "mp4", Layers: []Layer{text}},
-			nil, workDir, "/w/out", "/f/"+s)
+		cmd, err := Plan(context.Background(), &Scene{Width: 16, Height: 16, FPS: 1, Duration: 1, Background: "0x000000FF", Format: "mp4", Layers: []Layer{text}}, inputs(nil, "/f/"+s), workDir, "/w/out")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -314,7 +314,7 @@ func FuzzCompile(f *testing.F) {
 				s.SetCues(i, []Cue{{Start: 0, End: 0.5, Text: "{\\b1}]; x\\N {y}"}, {Start: 0.25, End: 9, Text: "two words"}})
 			}
 		}
-		cmd, err := Plan(s, media, workDir, "/w/out", font)
+		cmd, err := Plan(context.Background(), s, inputs(media, font), workDir, "/w/out")
 		var ve *ValidationError
 		if errors.As(err, &ve) && strings.HasSuffix(ve.Field, ".text") &&
 			(strings.Contains(ve.Message, "a render draws at most") || strings.Contains(ve.Message, "a text box that moves is drawn whole")) {

@@ -1,10 +1,6 @@
 package engine
 
-import (
-	"fmt"
-
-	"github.com/kinohq/kino/server/ffmpeg"
-)
+import "fmt"
 
 // The memory a picture layer holds in ffmpeg's graph, by the pixels of the
 // box it is drawn in: its frames in flight, and a Gaussian blur's float
@@ -18,10 +14,10 @@ const (
 
 // checkGraphMemory refuses, naming the layer, a picture whose layers would
 // need more memory in ffmpeg's graph than one ffmpeg process may use
-// (--ffmpeg-max-memory), where ffmpeg would fail to configure its filters
+// (Inputs.FFmpeg: --ffmpeg-max-memory), where ffmpeg would fail to configure its filters
 // ("Cannot allocate memory") with nothing the client could act on.
 func (p *planner) checkGraphMemory() error {
-	budget := ffmpeg.CurrentLimits().MaxMemory
+	budget := p.limits.WithDefaults().MaxMemory
 	var total int64
 	for _, l := range p.s.Layers {
 		if l.Kind != KindImage && l.Kind != KindVideo && l.Kind != KindMockup {

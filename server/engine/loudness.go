@@ -2,12 +2,9 @@ package engine
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"fmt"
 	"math"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
@@ -20,24 +17,13 @@ type Loudness struct {
 	Target float64
 	// TruePeak is the highest true peak in dBTP, −9 to 0.
 	TruePeak float64
-	// Measured is the mix as the first pass measured it (MeasureLoudness);
-	// nil until then.
-	Measured *LoudnessMeasure
+	// Measured is the mix as the first pass measured it: the worker runs
+	// PlanLoudness's command (ffmpeg.MeasureLoudness) and sets it; nil
+	// until then.
+	Measured *ffmpeg.Loudness
 	// measuring makes the mix measure itself instead of being normalised:
 	// the first pass.
 	measuring bool
-}
-
-// LoudnessMeasure is what loudnorm measured of a mix, before any gain.
-type LoudnessMeasure struct {
-	// Integrated loudness in LUFS; −Inf for silence.
-	Integrated float64
-	// TruePeak in dBTP.
-	TruePeak float64
-	// Range is the loudness range in LU.
-	Range float64
-	// Threshold is the relative gate in LUFS.
-	Threshold float64
 }
 
 // loudnessRange is the loudness range (LU) loudnorm keeps to when it
@@ -109,15 +95,18 @@ func normalize(lo *Loudness) string {
 func round2(v float64) float64 { return math.Round(v*100) / 100 }
 func round4(v float64) float64 { return math.Round(v*10000) / 10000 }
 
-// MeasureLoudness is the first pass of a render with loudness: it mixes
-// the scene's sound as the render will, has loudnorm measure it, and keeps
-// the measure in s.Loudness.Measured for Plan and PlanSound, which then
-// apply one gain. It does nothing for a scene without loudness or without
-// sound to mix. A split render's sound is mixed once for the whole
-// timeline (PlanSound), so its one measure is the whole's too.
-func MeasureLoudness(ctx context.Context, s *Scene, media map[string]Media, workDir string) error {
+// PlanLoudness plans the first pass of a render with loudness: the
+// scene's sound mixed as the render will mix it, measured by loudnorm and
+// written nowhere. The worker runs it (ffmpeg.MeasureLoudness) and keeps
+// the measure in s.Loudness.Measured, from which Plan and PlanSound then
+// apply one gain. The command is nil when there is nothing to measure: a
+// scene without loudness, measured already, without sound, or with
+// nothing to mix (silence, left as it is). A split render's sound is
+// mixed once for the whole timeline (PlanSound), so its one measure is
+// the whole's too.
+func PlanLoudness(ctx context.Context, s *Scene, in Inputs, workDir string) (*Command, error) {
 	if s.Loudness == nil || s.Loudness.Measured != nil || !s.HasSound() {
-		return nil
+		return nil, nil
 	}
 	lo := *s.Loudness
 	lo.measuring = true
@@ -125,62 +114,12 @@ func MeasureLoudness(ctx context.Context, s *Scene, media map[string]Media, work
 	// The mix alone, into nothing: the format's encoder does not change
 	// what is measured, and WAV costs nothing to encode.
 	m.Loudness, m.Format, m.Poster, m.Thumbnail = &lo, "wav", nil, nil
-	cmd, err := plan(ctx, &m, media, workDir, os.DevNull, "", soundOnly)
+	cmd, err := plan(ctx, &m, in, workDir, os.DevNull, soundOnly)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if !strings.Contains(strings.Join(cmd.Args, " "), "print_format=json") {
-		return nil // nothing mixed: silence, left as it is
+		return nil, nil // nothing mixed: silence, left as it is
 	}
-	if err := cmd.WriteFiles(workDir); err != nil {
-		return err
-	}
-	var lines []string
-	err = ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: workDir, OnLogLine: func(l string) {
-		if len(lines) > 0 || strings.TrimSpace(l) == "{" {
-			lines = append(lines, l)
-		}
-	}})
-	if err != nil {
-		return fmt.Errorf("measure the loudness of the sound: %w", err)
-	}
-	measured, err := parseLoudnorm(lines)
-	if err != nil {
-		return fmt.Errorf("measure the loudness of the sound: %w", err)
-	}
-	s.Loudness.Measured = measured
-	return nil
-}
-
-// parseLoudnorm reads the JSON loudnorm prints (print_format=json) from
-// the lines of ffmpeg's log that start at its opening brace.
-func parseLoudnorm(lines []string) (*LoudnessMeasure, error) {
-	var end int
-	for end < len(lines) && strings.TrimSpace(lines[end]) != "}" {
-		end++
-	}
-	if end == len(lines) {
-		return nil, errors.New("loudnorm printed no measurement")
-	}
-	var v struct {
-		I      string `json:"input_i"`
-		TP     string `json:"input_tp"`
-		LRA    string `json:"input_lra"`
-		Thresh string `json:"input_thresh"`
-	}
-	if err := json.Unmarshal([]byte(strings.Join(lines[:end+1], "\n")), &v); err != nil {
-		return nil, fmt.Errorf("read loudnorm's measurement: %w", err)
-	}
-	var m LoudnessMeasure
-	for _, fv := range []struct {
-		s   string
-		dst *float64
-	}{{v.I, &m.Integrated}, {v.TP, &m.TruePeak}, {v.LRA, &m.Range}, {v.Thresh, &m.Threshold}} {
-		x, err := strconv.ParseFloat(strings.TrimSpace(fv.s), 64)
-		if err != nil {
-			return nil, fmt.Errorf("read loudnorm's measurement %q: %w", fv.s, err)
-		}
-		*fv.dst = x
-	}
-	return &m, nil
+	return cmd, nil
 }

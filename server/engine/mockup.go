@@ -6,13 +6,10 @@ import (
 	"fmt"
 	"image"
 	"image/png"
-	"io"
 	"path/filepath"
 
 	"github.com/kinohq/kino/server/composite"
-	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/ident"
-	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -124,9 +121,6 @@ type mockPlan struct {
 // sized, moved and faded as a video layer. A hidden layer is only
 // checked, and plays its sound.
 func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string, string, error) {
-	// The template is read and drawn in kino's process; its heap goes
-	// back to the system once the layer is planned.
-	defer memory.Release()
 	d, err := p.medium(l)
 	if err != nil {
 		return "", "", err
@@ -146,6 +140,9 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 	tm, ok := p.media[mk.Template]
 	if !ok {
 		return "", "", fmt.Errorf("%s: template %s was not downloaded", mk.TemplateField, mk.Template)
+	}
+	if p.openTemplate == nil {
+		return "", "", fmt.Errorf("%s: template %s cannot be opened: no Inputs.Templates", mk.TemplateField, mk.Template)
 	}
 	fail := func(err error) error {
 		field, msg := mk.describe(err)
@@ -204,34 +201,33 @@ func (p *planner) mockupLayer(i int, l Layer, video string, hidden bool) (string
 	return out, "", nil
 }
 
-// template reads the template at path once for the mockup layers of a
-// plan that use it: they share its records and its decoded layers (their
-// pixels decoded once, within the template's budget) instead of reading
-// and decoding it once a layer. release lets it go after the last.
+// template opens the template at path once for the mockup layers of a
+// plan that use it (Inputs.Templates): they share its records and its
+// decoded layers (their pixels decoded once, within the template's
+// budget) instead of opening and decoding it once a layer. release lets
+// it go after the last.
 func (p *planner) template(path string) (*mockup.Template, error) {
 	if o, ok := p.templates[path]; ok {
 		return o.t, nil
 	}
-	// The node's one pixel bound (--max-image-pixels), as uploads and
-	// mockup.render read templates: not the reader's own, larger default.
-	t, closer, err := mockup.Load(path, ffmpeg.CurrentLimits().MaxPixels)
+	t, release, err := p.openTemplate(path)
 	if err != nil {
 		return nil, err
 	}
 	if p.templates == nil {
 		p.templates = map[string]openTemplate{}
 	}
-	p.templates[path] = openTemplate{t, closer}
+	p.templates[path] = openTemplate{t, release}
 	return t, nil
 }
 
-// openTemplate is a template a plan read, and its file.
+// openTemplate is a template a plan opened, and what lets it go.
 type openTemplate struct {
-	t *mockup.Template
-	c io.Closer
+	t       *mockup.Template
+	release func()
 }
 
-// release closes the template of source key once no layer after layer i
+// release lets the template of source key go once no layer after layer i
 // uses it: a plan holds at most one template's pixels at a time, unless
 // layers take turns between templates.
 func (p *planner) release(i int, key string) {
@@ -242,16 +238,16 @@ func (p *planner) release(i int, key string) {
 	}
 	path := p.media[key].Path
 	if o, ok := p.templates[path]; ok {
-		o.c.Close()
+		o.release()
 		delete(p.templates, path)
 	}
 }
 
-// closeTemplates closes the files of the templates still open when the
-// plan ends (it stopped early).
+// closeTemplates lets go of the templates still open when the plan ends
+// (it stopped early).
 func (p *planner) closeTemplates() {
 	for _, o := range p.templates {
-		o.c.Close()
+		o.release()
 	}
 	p.templates = nil
 }

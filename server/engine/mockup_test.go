@@ -31,7 +31,7 @@ func mockupMedia(t *testing.T) (tpl, video, picture Media) {
 		path := filepath.Join(dir, name)
 		out, err := exec.Command("ffmpeg", append(append([]string{"-hide_banner", "-loglevel", "error", "-y"}, args...), path)...).CombinedOutput()
 		require.NoError(t, err, "%s", out)
-		info, err := ffmpeg.Probe(context.Background(), path)
+		info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 		require.NoError(t, err)
 		return MediaFromInfo(path, info)
 	}
@@ -63,11 +63,11 @@ func mockupScene(t *testing.T, comp map[string]any, design Media) (*Scene, map[s
 
 // runPlan runs what plan makes of s, and returns the output's path.
 func runPlan(t *testing.T, s *Scene, media map[string]Media, ext string,
-	plan func(*Scene, map[string]Media, string, string, string) (*Command, error)) (*Command, string) {
+	plan func(context.Context, *Scene, Inputs, string, string) (*Command, error)) (*Command, string) {
 	t.Helper()
 	work := t.TempDir()
 	out := filepath.Join(work, "out."+ext)
-	cmd, err := plan(s, media, work, out, testFont)
+	cmd, err := plan(context.Background(), s, inputs(media, testFont), work, out)
 	require.NoError(t, err)
 	require.NoError(t, cmd.WriteFiles(work))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}), filterGraph(cmd))
@@ -214,7 +214,7 @@ func TestPartMockup(t *testing.T) {
 	require.Len(t, part.Sources(), 2, "the part downloads the template and the design")
 	require.Equal(t, 5, part.Layers[0].SkipFrames)
 	require.Equal(t, []int{0}, part.SeekLayers())
-	part.SeekVideos(context.Background(), media, func(l Layer, err error) { t.Error(err) })
+	seekVideos(t, part, media)
 	_, ts := runPlan(t, part, media, "ts", PlanPart)
 	for n := range 5 {
 		a, b := decodeRGB(t, whole, 600, 600)[5+n], decodeRGB(t, ts, 600, 600)[n]
@@ -375,14 +375,14 @@ func TestPlanMockupBadTemplate(t *testing.T) {
 			media[src.Key] = Media{Path: picture.Path, Template: true}
 		}
 	}
-	_, err := Plan(s, media, t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"), testFont)
+	_, err := Plan(context.Background(), s, inputs(media, testFont), t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"))
 	var me *MediaError
 	require.ErrorAs(t, err, &me)
 	require.Equal(t, "composition.layers[0].template", me.Field, "%v", err)
 	require.Contains(t, me.Message, "the template cannot be rendered")
 
 	s, media = mockupScene(t, comp, video)
-	_, err = Plan(s, media, t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"), testFont)
+	_, err = Plan(context.Background(), s, inputs(media, testFont), t.TempDir(), filepath.Join(t.TempDir(), "out.mp4"))
 	require.ErrorAs(t, err, &me)
 	require.EqualError(t, err, `composition.layers[0].smartObject: "Screen" is not a layer of the template (its smart objects: "Front/Design", "Back")`)
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"os"
 	"regexp"
@@ -47,7 +48,7 @@ func TestMotionDocExamples(t *testing.T) {
 			}
 		}
 		// Laid-out text is measured with its font, which must be real.
-		cmd, err := Plan(s, media, "/w", "/w/out.mp4", testFont)
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), "/w", "/w/out.mp4")
 		require.NoError(t, err, b[1])
 		_, err = checkGraph(filterGraph(cmd), "/w", testFont)
 		assert.NoError(t, err, b[1])

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"math"
 	"strings"
 	"testing"
@@ -89,7 +90,7 @@ func TestPlanMotionTextTooLarge(t *testing.T) {
 	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[{"type":"text","text":`+
 		string(mustJSON(t, strings.Repeat("x\n", 200)))+`,"fontSize":100,"lineHeight":1,"width":100,"y":[{"time":0,"value":0},{"time":1,"value":-20000}]}]}`), nil, DefaultLimits())
 	require.NoError(t, err)
-	_, err = Plan(s, nil, "/w", "/w/out.mp4", testFont)
+	_, err = Plan(context.Background(), s, inputs(nil, testFont), "/w", "/w/out.mp4")
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "composition.layers[0].text", ve.Field)

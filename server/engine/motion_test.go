@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"strings"
 	"testing"
 
@@ -89,7 +90,7 @@ func TestCompileMotionBothFormats(t *testing.T) {
 		for _, src := range s.Sources() {
 			media[src.Key] = clipMedia
 		}
-		cmd, err := Plan(s, media, "/w", "/w/out.mp4", "/f/font.ttf")
+		cmd, err := Plan(context.Background(), s, inputs(media, "/f/font.ttf"), "/w", "/w/out.mp4")
 		require.NoError(t, err, provider)
 		return s, cmd.Args
 	}

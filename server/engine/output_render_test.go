@@ -358,7 +358,7 @@ func streamEntry(t *testing.T, path, entry string) string {
 // probeFrames probes a file, counting its frames.
 func probeFrames(t *testing.T, path string) *ffmpeg.Info {
 	t.Helper()
-	info, err := ffmpeg.ProbeFrames(context.Background(), path)
+	info, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, path)
 	require.NoError(t, err)
 	return info
 }

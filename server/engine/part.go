@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"context"
 	"fmt"
 	"math"
 	"path/filepath"
@@ -148,9 +147,9 @@ const seekMargin = 1.0
 
 // SeekLayers are the layers of a part that seek their source near the part
 // once their Layer.FirstFrame is known: videos cut to the part, played at
-// their own speed. The worker probes each (ffmpeg.FirstFrameAfter at its
-// TrimStart) and sets FirstFrame and Seek; unprobed, a layer plays from its
-// trim and drops the frames before the part, which costs decoding only.
+// their own speed. The worker probes each before planning (Seeks) and
+// records the answers (Seeked); unprobed, a layer plays from its trim and
+// drops the frames before the part, which costs decoding only.
 func (s *Scene) SeekLayers() []int {
 	var out []int
 	for i, l := range s.Layers {
@@ -192,8 +191,9 @@ func (s *Scene) SoundSources() []Source {
 
 // PlanJoin plans the join of a split render: the parts, in order, put end
 // to end by the concat demuxer and muxed with the sound, copying both, so
-// that no frame is encoded twice. parts and sound are files in workDir.
-func PlanJoin(s *Scene, parts []string, sound, workDir, outPath string) *Command {
+// that no frame is encoded twice. parts and sound are files in workDir;
+// lim are the limits of the ffmpeg that joins them.
+func PlanJoin(s *Scene, lim ffmpeg.Limits, parts []string, sound, workDir, outPath string) *Command {
 	var list strings.Builder
 	list.WriteString("ffconcat version 1.0\n")
 	for _, part := range parts {
@@ -203,7 +203,7 @@ func PlanJoin(s *Scene, parts []string, sound, workDir, outPath string) *Command
 	args := []string{"-protocol_whitelist", "file", "-f", "concat", "-safe", "0", "-i", "file:" + filepath.Join(workDir, joinList)}
 	mapped := []string{"-map", "0:v"}
 	if sound != "" {
-		args = append(args, ffmpeg.InputArgsFormat("mp4", sound)...)
+		args = append(args, ffmpeg.InputArgsFormat(lim, "mp4", sound)...)
 		mapped = append(mapped, "-map", "1:a")
 	}
 	args = append(args, mapped...)
@@ -219,7 +219,7 @@ const joinList = "parts.txt"
 // every frame start on it, and the frames before it are never composed.
 // Drawing a still at frameTime 30 of a 60 fps composition composed 1,800
 // frames to keep one. Its frame is the part's frame 0. Plan cuts a still
-// itself; the worker cuts it first to seek its videos (SeekVideos), which
+// itself; the worker cuts it first to seek its videos (Seeks), which
 // otherwise decode every frame from their trims to the still's.
 func (s *Scene) StillFrame() *Scene {
 	n := s.frameShownAt(s.FrameTime)
@@ -234,26 +234,42 @@ func (s *Scene) StillFrame() *Scene {
 	return p
 }
 
-// SeekVideos finds, for each of the scene's SeekLayers, the first frame of
-// its source that the whole render shows (ffmpeg.FirstFrameAfter at its
-// trim, reading packets only), and sets its FirstFrame and Seek, so that
-// it seeks near its frames instead of decoding all before them. A layer
-// whose source cannot be probed plays from its trim, slower and the same
-// frames; failed is told which and why, when not nil.
-func (s *Scene) SeekVideos(ctx context.Context, media map[string]Media, failed func(l Layer, err error)) {
+// Seek is a probe the worker makes before planning, so that a video a
+// part cuts (SeekLayers) seeks near its frames instead of decoding all
+// before them: where the first frame at or after Trim seconds of the file
+// at Path lies (ffmpeg.FirstFrameAfter, reading packets only).
+type Seek struct {
+	// Layer is the index of the layer in the scene's Layers.
+	Layer int
+	// Field is the layer's source field, to name it in a log.
+	Field string
+	// Path and Format are the downloaded file and its demuxer.
+	Path, Format string
+	// Trim is where the layer starts playing its source, in seconds.
+	Trim float64
+}
+
+// Seeks are the probes the scene's SeekLayers need, one for each whose
+// source is a video (a mockup layer's picture seeks nothing). The worker
+// makes each and records its answer with Seeked; a layer whose probe
+// failed plays from its trim, slower, the same frames.
+func (s *Scene) Seeks(media map[string]Media) []Seek {
+	var out []Seek
 	for _, i := range s.SeekLayers() {
-		l := &s.Layers[i]
+		l := s.Layers[i]
 		m := media[l.Source]
 		if m.Still {
-			continue // a mockup layer's picture: nothing to seek
-		}
-		first, err := ffmpeg.FirstFrameAfter(ctx, m.Path, m.Format, l.TrimStart)
-		if err != nil {
-			if failed != nil {
-				failed(*l, err)
-			}
 			continue
 		}
-		l.FirstFrame, l.Seek = first, true
+		out = append(out, Seek{Layer: i, Field: l.SourceField, Path: m.Path, Format: m.Format, Trim: l.TrimStart})
 	}
+	return out
+}
+
+// Seeked records a Seek's answer: the first frame the whole render shows
+// of the layer's source lies first seconds past its trim, so the layer
+// seeks near it (Layer.FirstFrame and Layer.Seek).
+func (s *Scene) Seeked(sk Seek, first float64) {
+	l := &s.Layers[sk.Layer]
+	l.FirstFrame, l.Seek = first, true
 }

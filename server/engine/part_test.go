@@ -55,6 +55,27 @@ func TestPartCutsAndLeads(t *testing.T) {
 	assert.InDelta(t, 1.0, p.Shown(), 1e-9)
 }
 
+// TestPartSeeks: the probes a part needs are its cut videos' (a mockup
+// layer's picture seeks nothing), and an answer makes the layer seek.
+func TestPartSeeks(t *testing.T) {
+	t.Parallel()
+	s := &Scene{FPS: 10, Duration: 3, Format: "mp4", Layers: []Layer{
+		{Kind: KindVideo, Start: 0, Duration: 3, TrimStart: 0.5, Source: "v", SourceField: "layers[0].src"},
+		{Kind: KindMockup, Start: 0, Duration: 3, Source: "p", Mockup: &Mockup{Template: "t"}},
+		{Kind: KindVideo, Start: 1.5, Duration: 1, Source: "v"},
+	}, sources: []Source{{Key: "v"}, {Key: "p"}, {Key: "t"}}}
+	media := map[string]Media{"v": {Path: "/m/v", Format: "mov", HasVideo: true, Duration: 10},
+		"p": {Path: "/m/p", Format: "png_pipe", HasVideo: true, Still: true}}
+	p := s.Part(PartRange{First: 10, Count: 10}, false)
+	require.Equal(t, []int{0, 1}, p.SeekLayers())
+	seeks := p.Seeks(media)
+	require.Equal(t, []Seek{{Layer: 0, Field: "layers[0].src", Path: "/m/v", Format: "mov", Trim: 0.5}}, seeks)
+	p.Seeked(seeks[0], 0.04)
+	assert.True(t, p.Layers[0].Seek)
+	assert.Equal(t, 0.04, p.Layers[0].FirstFrame)
+	assert.False(t, s.Layers[0].Seek, "the whole scene is not changed")
+}
+
 // TestRenderSplitEqualsWhole renders a composition whole and in three
 // parts joined with its sound, and checks that the result is the same
 // video: frames, duration and streams equal, every frame beside a
@@ -104,7 +125,7 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 
 	renderBoth := func(prefix string) (string, string) {
 		whole := filepath.Join(work, prefix+"whole.mp4")
-		cmd, err := Plan(s, media, work, whole, testFont)
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), work, whole)
 		require.NoError(t, err)
 		run(cmd, s.Duration)
 
@@ -115,23 +136,23 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 			p := s.Part(r, i == len(ranges)-1)
 			for _, l := range p.SeekLayers() {
 				src := media[p.Layers[l].Source]
-				first, err := ffmpeg.FirstFrameAfter(context.Background(), src.Path, src.Format, p.Layers[l].TrimStart)
+				first, err := ffmpeg.FirstFrameAfter(context.Background(), ffmpeg.Limits{}, src.Path, src.Format, p.Layers[l].TrimStart)
 				require.NoError(t, err)
 				p.Layers[l].FirstFrame, p.Layers[l].Seek = first, seek
 			}
 			out := filepath.Join(work, fmt.Sprintf("%spart-%03d.ts", prefix, i))
-			cmd, err := PlanPart(p, media, work, out, testFont)
+			cmd, err := PlanPart(context.Background(), p, inputs(media, testFont), work, out)
 			require.NoError(t, err)
 			require.NotContains(t, cmd.Args, "[aout]", "parts have no sound")
 			run(cmd, p.Shown())
 			parts = append(parts, out)
 		}
 		sound := filepath.Join(work, prefix+"sound.mp4")
-		cmd, err = PlanSound(s, media, work, sound)
+		cmd, err = PlanSound(context.Background(), s, inputs(media, ""), work, sound)
 		require.NoError(t, err)
 		run(cmd, s.Duration)
 		joined := filepath.Join(work, prefix+"joined.mp4")
-		run(PlanJoin(s, parts, sound, work, joined), s.Duration)
+		run(PlanJoin(s, ffmpeg.Limits{}, parts, sound, work, joined), s.Duration)
 
 		return whole, joined
 	}
@@ -147,9 +168,9 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 	lossless, seek = false, true
 	whole, joined := renderBoth("")
 
-	a, err := ffmpeg.ProbeFrames(context.Background(), whole)
+	a, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, whole)
 	require.NoError(t, err)
-	b, err := ffmpeg.ProbeFrames(context.Background(), joined)
+	b, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, joined)
 	require.NoError(t, err)
 	require.NotNil(t, b.Video())
 	require.NotNil(t, b.Audio())

@@ -10,6 +10,7 @@ import (
 
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/meter"
+	"github.com/kinohq/kino/server/mockup"
 )
 
 // Command is an ffmpeg invocation and the files it reads that Plan made.
@@ -46,16 +47,41 @@ const (
 	graphFile   = "graph.txt"
 )
 
+// Inputs are what a plan reads beside its scene, all of it gathered by
+// the worker before planning: the engine runs no process and reads no
+// store or network (see the package comment).
+type Inputs struct {
+	// Media are the downloaded sources, probed (MediaFromInfo) or read
+	// (FontFromFile), by Source.Key.
+	Media map[string]Media
+	// DefaultFont is the font file of text layers that name none.
+	DefaultFont string
+	// Templates opens the mockup templates mockup layers draw; nil when
+	// the scene has none.
+	Templates OpenTemplate
+	// FFmpeg are the limits of the ffmpeg that runs the command (the
+	// node's): the pixel bound of its inputs, and the memory the layers
+	// may take in its graph.
+	FFmpeg ffmpeg.Limits
+}
+
+// OpenTemplate opens the mockup template downloaded at path, decoded with
+// package mockup (mockup.Load, or a cache of templates), and returns a
+// function that lets it go. A plan opens each template when it first
+// draws it and lets it go after the last layer that draws it, so that it
+// holds one template's pixels at a time. A template kino cannot draw is
+// an error saying why, which the plan reports on the layer's template.
+type OpenTemplate func(path string) (*mockup.Template, func(), error)
+
 // Plan builds the ffmpeg command that renders the scene to outPath, with
-// the sources downloaded and described in media (by Source.Key). workDir
-// is the absolute folder where the caller writes Command.Files; text goes
-// there, never into the filter graph, so no user string can change the
-// graph; every other value placed in the graph is a number, a validated
-// colour, or an escaped path. defaultFont is the font file of text layers
-// that name none. The poster and thumbnail asked for are written to
-// workDir by the same command (Command.Pictures). Plan reads nothing but
-// the fonts of styled text layers, whose glyphs it measures to break and
-// place lines.
+// what the worker gathered in in. workDir is the absolute folder where the
+// caller writes Command.Files; text goes there, never into the filter
+// graph, so no user string can change the graph; every other value placed
+// in the graph is a number, a validated colour, or an escaped path. The
+// poster and thumbnail asked for are written to workDir by the same
+// command (Command.Pictures). Plan reads nothing but the fonts of styled
+// text layers, whose glyphs it measures to break and place lines, and
+// the pictures of mockup layers, which it draws into their templates.
 //
 // A video has exactly the scene's size, frame rate and duration, and,
 // but for a GIF, a 48 kHz stereo audio track; an audio format holds that
@@ -66,42 +92,28 @@ const (
 // that comes to more lines on screen than a render draws is a
 // *ValidationError naming the layer's text: only the font tells how many
 // lines a text wraps to.
-func Plan(s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	return PlanContext(context.Background(), s, media, workDir, outPath, defaultFont)
-}
-
-// PlanContext is Plan under ctx: the work Plan does in kino's process
-// (painting shapes, laying text out, reading and drawing mockup
-// templates) stops between layers, and between rows of a picture, once
-// ctx is done, and Plan returns ctx's error; its CPU time goes to ctx's
-// meter (meter.Thread), as an ffmpeg process's does.
-func PlanContext(ctx context.Context, s *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	return plan(ctx, s, media, workDir, outPath, defaultFont, whole)
+//
+// The work Plan does in kino's process (painting shapes, laying text out,
+// drawing mockup templates) stops between layers, and between rows of a
+// picture, once ctx is done, and Plan returns ctx's error; its CPU time
+// goes to ctx's meter (meter.Thread), as an ffmpeg process's does.
+func Plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string) (*Command, error) {
+	return plan(ctx, s, in, workDir, outPath, whole)
 }
 
 // PlanPart plans a part of a split render (Scene.Part): its frames alone,
 // no sound, with the encoder settings of the whole, in a container whose
 // parts join without encoding again (MPEG-TS for H.264: no edit list, so
 // no frame is lost or repeated where two parts meet).
-func PlanPart(part *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	return PlanPartContext(context.Background(), part, media, workDir, outPath, defaultFont)
-}
-
-// PlanPartContext is PlanPart under ctx, as PlanContext is Plan.
-func PlanPartContext(ctx context.Context, part *Scene, media map[string]Media, workDir, outPath, defaultFont string) (*Command, error) {
-	return plan(ctx, part, media, workDir, outPath, defaultFont, pictureOnly)
+func PlanPart(ctx context.Context, part *Scene, in Inputs, workDir, outPath string) (*Command, error) {
+	return plan(ctx, part, in, workDir, outPath, pictureOnly)
 }
 
 // PlanSound plans the sound of a split render: the whole timeline's mix,
 // encoded once as the unsplit render encodes it, so that no encoder
 // priming or padding falls between parts.
-func PlanSound(s *Scene, media map[string]Media, workDir, outPath string) (*Command, error) {
-	return PlanSoundContext(context.Background(), s, media, workDir, outPath)
-}
-
-// PlanSoundContext is PlanSound under ctx, as PlanContext is Plan.
-func PlanSoundContext(ctx context.Context, s *Scene, media map[string]Media, workDir, outPath string) (*Command, error) {
-	return plan(ctx, s, media, workDir, outPath, "", soundOnly)
+func PlanSound(ctx context.Context, s *Scene, in Inputs, workDir, outPath string) (*Command, error) {
+	return plan(ctx, s, in, workDir, outPath, soundOnly)
 }
 
 // planMode is what of the output a command makes.
@@ -113,12 +125,13 @@ const (
 	soundOnly
 )
 
-func plan(ctx context.Context, s *Scene, media map[string]Media, workDir, outPath, defaultFont string, mode planMode) (*Command, error) {
+func plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string, mode planMode) (*Command, error) {
 	defer meter.Thread(ctx)()
 	if mode == whole && s.Still() && !s.stillCut {
 		s = s.StillFrame()
 	}
-	p := &planner{ctx: ctx, s: s, media: media, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	p := &planner{ctx: ctx, s: s, media: in.Media, limits: in.FFmpeg, openTemplate: in.Templates, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	defaultFont := in.DefaultFont
 	defer p.closeTemplates()
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
 	// The topmost opaque colour layer that covers every pixel of every
@@ -393,10 +406,12 @@ func scaleTo(s *Scene, c *Capture) string {
 
 // planner accumulates the inputs and filter chains of one command.
 type planner struct {
-	// ctx stops the work done in kino's process (see PlanContext).
-	ctx     context.Context
-	s       *Scene
-	media   map[string]Media
+	// ctx stops the work done in kino's process (see Plan).
+	ctx   context.Context
+	s     *Scene
+	media map[string]Media
+	// limits are those of the ffmpeg that runs the command.
+	limits  ffmpeg.Limits
 	workDir string
 	inputs  []plannedInput
 	graph   []string
@@ -414,8 +429,10 @@ type planner struct {
 	mode     planMode
 	// mock is the mockup layer being planned, nil for other layers.
 	mock *mockPlan
-	// templates are the mockup templates open, by file (see template).
-	templates map[string]openTemplate
+	// openTemplate opens the templates of mockup layers; templates are
+	// those open, by file (see template).
+	openTemplate OpenTemplate
+	templates    map[string]openTemplate
 }
 
 // input adds a downloaded file as an input, opened with the demuxer kino
@@ -461,7 +478,7 @@ func (p *planner) inputArgs() []string {
 		case in.m.HasVideo && videos > 2:
 			opts = append([]string{"-threads", strconv.Itoa(max(1, threadBudget/videos))}, opts...)
 		}
-		args = append(args, ffmpeg.InputArgsFormat(in.m.Format, in.m.Path, opts...)...)
+		args = append(args, ffmpeg.InputArgsFormat(p.limits, in.m.Format, in.m.Path, opts...)...)
 	}
 	return args
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"strings"
 	"testing"
@@ -23,7 +24,7 @@ func planOf(t *testing.T, comp string, media map[string]Media) (*Scene, *Command
 	for _, src := range s.Sources() {
 		bySource[src.Key] = media[strings.TrimPrefix(src.URL, "https://a.test/")]
 	}
-	cmd, err := Plan(s, bySource, "/w", "/w/out."+s.Format, "/f/font.ttf")
+	cmd, err := Plan(context.Background(), s, inputs(bySource, "/f/font.ttf"), "/w", "/w/out."+s.Format)
 	return s, cmd, err
 }
 
@@ -256,7 +257,7 @@ func TestPlanPathsAreEscaped(t *testing.T) {
 	t.Parallel()
 	s, err := Compile("provider_a", []byte(`{"width":16,"height":16,"fps":1,"layers":[{"type":"text","text":"x","duration":1,"font":"https://a.test/f"}]}`), nil, DefaultLimits())
 	require.NoError(t, err)
-	cmd, err := Plan(s, map[string]Media{"s0": {Path: `/m/it's:a,b;[c]\d`, Font: true}}, `/w/x'y:z`, "/w/out.mp4", "/f/unused.ttf")
+	cmd, err := Plan(context.Background(), s, inputs(map[string]Media{"s0": {Path: `/m/it's:a,b;[c]\d`, Font: true}}, "/f/unused.ttf"), `/w/x'y:z`, "/w/out.mp4")
 	require.NoError(t, err)
 	assert.Contains(t, filterGraph(cmd), `drawtext=fontfile=/m/it\\\'s\\:a\,b\;\[c\]\\\\d:textfile=/w/x\\\'y\\:z/text-0.txt:expansion=none:`)
 }
@@ -290,7 +291,7 @@ func TestPlanMediaThatDoesNotFit(t *testing.T) {
 		t.Parallel()
 		s, err := Compile("unified", []byte(`{"output":{"width":16,"height":16,"fps":1},"tracks":[{"clips":[{"asset":{"type":"text","text":"a","font":"https://a.test/f"},"length":1}]}]}`), nil, DefaultLimits())
 		require.NoError(t, err)
-		_, err = Plan(s, map[string]Media{"s0": clipMedia}, "/w", "/w/o.mp4", "/f.ttf")
+		_, err = Plan(context.Background(), s, inputs(map[string]Media{"s0": clipMedia}, "/f.ttf"), "/w", "/w/o.mp4")
 		var me *MediaError
 		require.ErrorAs(t, err, &me)
 		assert.Equal(t, "composition.tracks[0].clips[0].asset.font", me.Field)
@@ -300,7 +301,7 @@ func TestPlanMediaThatDoesNotFit(t *testing.T) {
 		t.Parallel()
 		s, err := Compile("provider_a", []byte(`{"width":16,"height":16,"fps":1,"layers":[{"type":"image","src":"https://a.test/x","duration":1}]}`), nil, DefaultLimits())
 		require.NoError(t, err)
-		_, err = Plan(s, map[string]Media{}, "/w", "/w/o.mp4", "/f.ttf")
+		_, err = Plan(context.Background(), s, inputs(map[string]Media{}, "/f.ttf"), "/w", "/w/o.mp4")
 		require.Error(t, err)
 		var me *MediaError
 		assert.False(t, errors.As(err, &me), "a caller's mistake, not the media's")
@@ -337,7 +338,7 @@ func TestPlanFadeStartsAreNeverNegative(t *testing.T) {
 		{Kind: KindColor, Color: "0xFFFFFFFF", Duration: 0.3, FadeOut: 0.30000000000000004, Opacity: 1, X: Pos{Center: true}, Y: Pos{Center: true}},
 		{Kind: KindAudio, Source: "s0", Duration: 0.3, FadeOut: 0.30000000000000004, Volume: 1},
 	}}
-	cmd, err := Plan(s, map[string]Media{"s0": toneMedia}, "/w", "/w/o.mp4", "/f.ttf")
+	cmd, err := Plan(context.Background(), s, inputs(map[string]Media{"s0": toneMedia}, "/f.ttf"), "/w", "/w/o.mp4")
 	require.NoError(t, err)
 	graph := filterGraph(cmd)
 	assert.Contains(t, graph, "fade=t=out:st=0:")

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -59,7 +60,7 @@ func TestPreviewFramesOnlyItsFrame(t *testing.T) {
 	for _, src := range p.Sources() {
 		media[src.Key] = Media{Path: "/tmp/a.jpg", Format: "jpeg_pipe", HasVideo: true, Still: true, Width: 1920, Height: 1080}
 	}
-	cmd, err := Plan(p, media, t.TempDir(), "/tmp/out.jpg", "")
+	cmd, err := Plan(context.Background(), p, inputs(media, ""), t.TempDir(), "/tmp/out.jpg")
 	require.NoError(t, err)
 	graph := strings.Join(cmd.Args, " ")
 	assert.Contains(t, graph, "loop=loop=14:", "frames 75 to 89 of the layer")

@@ -72,7 +72,7 @@ func testMedia(t *testing.T) map[string]Media {
 			}
 			path := filepath.Join(mediaDir, name)
 			var info *ffmpeg.Info
-			if info, err = ffmpeg.Probe(context.Background(), path); err == nil {
+			if info, err = ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path); err == nil {
 				probed[name] = MediaFromInfo(path, info)
 			}
 		}
@@ -114,11 +114,11 @@ func render(t *testing.T, provider string, comp map[string]any) rendered {
 	work := filepath.Join(t.TempDir(), `it's [a],b;c:d\e=f`)
 	require.NoError(t, os.MkdirAll(work, 0o755))
 	out := filepath.Join(work, "out."+s.Format)
-	cmd, err := Plan(s, media, work, out, testFont)
+	cmd, err := Plan(context.Background(), s, inputs(media, testFont), work, out)
 	require.NoError(t, err)
 	require.NoError(t, cmd.WriteFiles(work))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: s.Duration}))
-	info, err := ffmpeg.ProbeFrames(context.Background(), out)
+	info, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, out)
 	require.NoError(t, err)
 	return rendered{scene: s, cmd: cmd, out: out, info: info}
 }

@@ -125,7 +125,7 @@ type Layer struct {
 	// the part, and its source still plays from its trim.
 	SkipFrames int
 	// FirstFrame is how far past its trim the first frame of the source
-	// that the whole render shows lies (ffmpeg.FirstFrameAfter), known
+	// that the whole render shows lies (Scene.Seeked), known
 	// when Seek is set: a cut video then seeks near its part instead of
 	// decoding from its trim (see SeekLayers).
 	FirstFrame float64

@@ -1,13 +1,16 @@
 package engine
 
 import (
+	"context"
 	"math"
+	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -313,6 +316,39 @@ func TestPlanLoudness(t *testing.T) {
 		"[abase][a0]amix=inputs=2:duration=first:normalize=0,loudnorm=I=-23:TP=-1:LRA=11,aformat=channel_layouts=stereo,aresample=48000[aout]")
 }
 
+// TestPlanLoudnessPass: the first pass is the mix measured by loudnorm
+// into nothing, and there is none to run when the scene asks for no
+// loudness, mixes nothing, or was measured already.
+func TestPlanLoudnessPass(t *testing.T) {
+	t.Parallel()
+	pass := func(comp string, media map[string]Media, measured *ffmpeg.Loudness) *Command {
+		t.Helper()
+		s, _, err := planOf(t, comp, media)
+		require.NoError(t, err)
+		if measured != nil {
+			s.Loudness.Measured = measured
+		}
+		keyed := map[string]Media{}
+		for _, src := range s.Sources() {
+			keyed[src.Key] = toneMedia
+		}
+		cmd, err := PlanLoudness(context.Background(), s, inputs(keyed, testFont), "/w")
+		require.NoError(t, err)
+		return cmd
+	}
+	tone := `{"width":16,"height":16,"fps":1,"duration":1,"format":"mp4","loudness":{"target":-23,"truePeak":-1},"layers":[{"type":"audio","src":"tone"}]}`
+	cmd := pass(tone, map[string]Media{"tone": toneMedia}, nil)
+	require.NotNil(t, cmd)
+	assert.Contains(t, filterGraph(cmd), "loudnorm=I=-23:TP=-1:LRA=11:print_format=json")
+	assert.Equal(t, []string{"-f", "wav", "file:" + os.DevNull}, cmd.Args[len(cmd.Args)-3:], "the mix alone, into nothing")
+
+	assert.Nil(t, pass(tone, map[string]Media{"tone": toneMedia}, &ffmpeg.Loudness{Integrated: -30}), "measured already")
+	assert.Nil(t, pass(`{"width":16,"height":16,"fps":1,"duration":1,"layers":[{"type":"audio","src":"tone"}]}`,
+		map[string]Media{"tone": toneMedia}, nil), "no loudness asked")
+	assert.Nil(t, pass(`{"width":16,"height":16,"fps":1,"duration":1,"loudness":{},"layers":[{"type":"text","text":"x"}]}`, nil, nil),
+		"silence stays silence")
+}
+
 // TestRenderSoundEdges renders sound at the edges of the rules: each
 // compiles, so each must render exactly.
 func TestRenderSoundEdges(t *testing.T) {
@@ -429,14 +465,14 @@ func TestRenderLoudnessKeepsTheBalance(t *testing.T) {
 func TestPlanLoudnessMeasured(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
-		measured LoudnessMeasure
+		measured ffmpeg.Loudness
 		want     string
 	}{
-		{LoudnessMeasure{Integrated: -30, TruePeak: -20, Range: 3, Threshold: -40},
+		{ffmpeg.Loudness{Integrated: -30, TruePeak: -20, Range: 3, Threshold: -40},
 			"normalize=0,volume=volume=14dB:precision=double,aresample=48000[aout]"},
-		{LoudnessMeasure{Integrated: -30, TruePeak: -10, Range: 3, Threshold: -40},
+		{ffmpeg.Loudness{Integrated: -30, TruePeak: -10, Range: 3, Threshold: -40},
 			"normalize=0,volume=volume=14dB:precision=double,aresample=192000,alimiter=limit=0.8414:attack=5:release=50:level=0:latency=1,aformat=channel_layouts=stereo,aresample=48000[aout]"},
-		{LoudnessMeasure{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Threshold: -70},
+		{ffmpeg.Loudness{Integrated: math.Inf(-1), TruePeak: math.Inf(-1), Threshold: -70},
 			"normalize=0,aresample=48000[aout]"},
 	} {
 		s, cmd, err := planOf(t, `{"width":16,"height":16,"fps":1,"duration":1,"loudness":{},"layers":[{"type":"audio","src":"tone"}]}`,
@@ -445,23 +481,10 @@ func TestPlanLoudnessMeasured(t *testing.T) {
 		assert.Contains(t, filterGraph(cmd), "loudnorm=I=-16:TP=-1.5:LRA=11,", "not measured: one pass")
 		m := tc.measured
 		s.Loudness.Measured = &m
-		cmd, err = Plan(s, map[string]Media{s.Sources()[0].Key: toneMedia}, "/w", "/w/out.mp4", testFont)
+		cmd, err = Plan(context.Background(), s, inputs(map[string]Media{s.Sources()[0].Key: toneMedia}, testFont), "/w", "/w/out.mp4")
 		require.NoError(t, err)
 		assert.Contains(t, filterGraph(cmd), tc.want)
 	}
-}
-
-func TestParseLoudnorm(t *testing.T) {
-	t.Parallel()
-	m, err := parseLoudnorm(strings.Split("{\n\t\"input_i\" : \"-27.61\",\n\t\"input_tp\" : \"-4.47\",\n\t\"input_lra\" : \"18.06\",\n\t\"input_thresh\" : \"-39.20\",\n"+
-		"\t\"output_i\" : \"-16.58\",\n\t\"output_tp\" : \"-1.50\",\n\t\"output_lra\" : \"14.78\",\n\t\"output_thresh\" : \"-27.71\",\n\t\"normalization_type\" : \"dynamic\",\n\t\"target_offset\" : \"0.58\"\n}\n[info] after", "\n"))
-	require.NoError(t, err)
-	assert.Equal(t, LoudnessMeasure{Integrated: -27.61, TruePeak: -4.47, Range: 18.06, Threshold: -39.2}, *m)
-	m, err = parseLoudnorm([]string{"{", `"input_i" : "-inf",`, `"input_tp" : "-inf",`, `"input_lra" : "0.00",`, `"input_thresh" : "-70.00"`, "}"})
-	require.NoError(t, err)
-	assert.True(t, math.IsInf(m.Integrated, -1))
-	_, err = parseLoudnorm([]string{"{", `"input_i" : "-2`})
-	assert.Error(t, err)
 }
 
 // TestRenderLoudnessLimitsTruePeaks: a gain that would push the peaks

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"bytes"
+	"context"
 	"image/png"
 	"math"
 	"os"
@@ -31,7 +32,7 @@ func planStyled(t *testing.T, layers string, media map[string]Media) (*Scene, *C
 	for _, src := range s.Sources() {
 		bySource[src.Key] = media[strings.TrimPrefix(src.URL, "https://a.test/")]
 	}
-	cmd, err := Plan(s, bySource, "/w", "/w/out.mp4", testFont)
+	cmd, err := Plan(context.Background(), s, inputs(bySource, testFont), "/w", "/w/out.mp4")
 	require.NoError(t, err)
 	return s, cmd
 }
@@ -255,7 +256,7 @@ func TestPlanLongGraph(t *testing.T) {
 		string(mustJSON(t, strings.Repeat("x\n", 2000)))+`,"fontSize":1,"lineHeight":1,"align":"center","y":0,"shadowColor":"red"}]}`), nil, DefaultLimits())
 	require.NoError(t, err)
 	work := "/w/" + strings.Repeat("d", 200)
-	cmd, err := Plan(s, nil, work, "/w/out.mp4", testFont)
+	cmd, err := Plan(context.Background(), s, inputs(nil, testFont), work, "/w/out.mp4")
 	require.NoError(t, err)
 	assert.NotContains(t, cmd.Args, "-filter_complex")
 	i := indexOf(cmd.Args, "-filter_complex_script")
@@ -307,7 +308,7 @@ func TestPlanTextBoxLineBound(t *testing.T) {
 	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[`+
 		layer(90)+","+layer(90)+","+layer(90)+","+layer(90)+","+layer(90)+","+layer(51)+`]}`), nil, DefaultLimits())
 	require.NoError(t, err)
-	_, err = Plan(s, nil, "/w", "/w/out.mp4", testFont)
+	_, err = Plan(context.Background(), s, inputs(nil, testFont), "/w", "/w/out.mp4")
 	var ve *ValidationError
 	require.ErrorAs(t, err, &ve)
 	assert.Equal(t, "composition.layers[5].text", ve.Field)

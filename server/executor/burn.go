@@ -71,7 +71,7 @@ func (e captionBurn) Work(ctx context.Context, t Task[catalog.CaptionBurn]) (Res
 		vf += ":fontsdir=" + engine.FilterPath(font.dir)
 	}
 	out := filepath.Join(t.Dir, "output.mp4")
-	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
+	args := append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
 		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:"+out)
 	if err := e.run(ctx, t.Attempt, in.Info.Duration, args); err != nil {
 		return Result{}, err
@@ -183,7 +183,7 @@ func (e captionBurn) styled(ctx context.Context, t Task[catalog.CaptionBurn], pa
 	events := []byte("[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 	if fi, err := os.Stat(path); err == nil && fi.Size() > 0 && format != "" {
 		converted := filepath.Join(t.Dir, "converted.ass")
-		if err := e.run(ctx, t.Attempt, 0, append(ffmpeg.InputArgsFormat(format, path), "-map", "0:s:0", "-c:s", "ass", "-f", "ass", "file:"+converted)); err != nil {
+		if err := e.run(ctx, t.Attempt, 0, append(ffmpeg.InputArgsFormat(e.FFmpeg, format, path), "-map", "0:s:0", "-c:s", "ass", "-f", "ass", "file:"+converted)); err != nil {
 			return err
 		}
 		b, err := os.ReadFile(converted)

@@ -63,7 +63,7 @@ func (e captionExtract) Work(ctx context.Context, t Task[catalog.CaptionExtract]
 	captions := filepath.Join(t.Dir, "captions."+format)
 	var transcript []string
 	if hasSubtitles(in) {
-		if err := e.run(ctx, t.Attempt, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:"+captions)); err != nil {
+		if err := e.run(ctx, t.Attempt, in.Info.Duration, append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-map", "0:s:0", "-f", map[string]string{"vtt": "webvtt", "srt": "srt"}[format], "file:"+captions)); err != nil {
 			return Result{}, err
 		}
 		b, _ := os.ReadFile(captions)

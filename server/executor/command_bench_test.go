@@ -50,7 +50,7 @@ func BenchmarkRawFFmpegAgainstByHand(b *testing.B) {
 		if err := os.WriteFile(path, src, 0o644); err != nil {
 			b.Fatal(err)
 		}
-		info, err := ffmpeg.ProbeFast(context.Background(), path)
+		info, err := ffmpeg.ProbeFast(context.Background(), ffmpeg.Limits{}, path)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/jobs"
+	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/rawcmd"
 	"github.com/kinohq/kino/server/transcribe"
@@ -106,6 +107,12 @@ type Config struct {
 	// Transcriber hears the sound of caption.extract and caption.burn;
 	// nil is the offline one (transcribe.Pocketsphinx).
 	Transcriber transcribe.Transcriber
+	// FFmpeg are the node's limits of every ffmpeg and ffprobe process of
+	// a job (--max-image-pixels, --ffmpeg-max-memory).
+	FFmpeg ffmpeg.Limits
+	// Memory gives back the heap that drawing mockups in kino's process
+	// grew (mockup.render).
+	Memory *memory.Releaser
 	// MaxPixels is the largest picture kino opens (--max-image-pixels):
 	// every template, design and client's command is read under it.
 	MaxPixels int64

@@ -16,7 +16,6 @@ import (
 
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/jobs"
-	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/rescue"
@@ -43,7 +42,7 @@ func (e mockupRender) Work(ctx context.Context, t Task[catalog.MockupRender]) (R
 	defer meter.Thread(ctx)()
 	// Drawing mockups in kino's process may grow the heap by gigabytes;
 	// it goes back to the system when the job ends, not minutes later.
-	defer memory.Release()
+	defer e.Memory.Release()
 	_, hasDesign := t.Inputs["design"]
 	plan, problem := mockup.NewPlan(t.Params, hasDesign)
 	if problem != nil {

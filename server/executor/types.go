@@ -26,7 +26,7 @@ func (e audioExtract) Work(ctx context.Context, t Task[catalog.AudioExtract]) (R
 	}
 	f := audioFormats[t.Params.Format]
 	out := filepath.Join(t.Dir, "output"+f.ext)
-	if err := e.run(ctx, t.Attempt, in.Info.Duration, append(ffmpeg.InputArgs(in.Info, in.Path), "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, in.Info.Duration, append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-vn", "-map", "0:a:0", "-c:a", f.codec, "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil
@@ -42,7 +42,7 @@ func (e videoTrim) Work(ctx context.Context, t Task[catalog.VideoTrim]) (Result,
 	if in.Info.Duration > 0 && start >= in.Info.Duration {
 		return Result{}, permanent(jobs.CodeInputInvalid, "params.start: %gs is past the end of the source (%gs)", start, in.Info.Duration)
 	}
-	args := ffmpeg.InputArgs(in.Info, in.Path, "-ss", fmt.Sprint(start), "-t", fmt.Sprint(dur))
+	args := ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path, "-ss", fmt.Sprint(start), "-t", fmt.Sprint(dur))
 	out, ext, ct := filepath.Join(t.Dir, "output.mp4"), ".mp4", "video/mp4"
 	if in.Info.Video() != nil {
 		args = append(args, "-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart")
@@ -94,7 +94,7 @@ func (e imageResize) Work(ctx context.Context, t Task[catalog.ImageResize]) (Res
 	}
 	f := imageFormats[t.Params.Format]
 	out := filepath.Join(t.Dir, "output"+f.ext)
-	if err := e.run(ctx, t.Attempt, 0, append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", vf, "-frames:v", "1", "file:"+out)); err != nil {
+	if err := e.run(ctx, t.Attempt, 0, append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-vf", vf, "-frames:v", "1", "file:"+out)); err != nil {
 		return Result{}, err
 	}
 	return Result{Files: map[string]Output{"outputUrl": {Path: out, ContentType: f.contentType, Ext: f.ext}}}, nil

@@ -31,13 +31,13 @@ func (e videoThumbnail) Work(ctx context.Context, t Task[catalog.VideoThumbnail]
 		n := cols * rows
 		// Frames at even intervals: one every duration/n seconds.
 		every := max(in.Info.Duration/float64(n), 0.04)
-		args = append(ffmpeg.InputArgs(in.Info, in.Path), "-vf", fmt.Sprintf("fps=1/%g,%stile=%dx%d", every, scale, cols, rows), "-frames:v", "1")
+		args = append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-vf", fmt.Sprintf("fps=1/%g,%stile=%dx%d", every, scale, cols, rows), "-frames:v", "1")
 	} else {
 		at := t.Params.At
 		if in.Info.Duration > 0 && at >= in.Info.Duration {
 			return Result{}, permanent(jobs.CodeInputInvalid, "params.at: %gs is past the end of the video (%gs)", at, in.Info.Duration)
 		}
-		args = append(ffmpeg.InputArgs(in.Info, in.Path, "-ss", fmt.Sprint(at)), "-frames:v", "1")
+		args = append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path, "-ss", fmt.Sprint(at)), "-frames:v", "1")
 		if scale != "" {
 			args = append(args, "-vf", scale[:len(scale)-1])
 		}
@@ -64,7 +64,7 @@ func (e videoTranscode) Work(ctx context.Context, t Task[catalog.VideoTranscode]
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture")
 	}
 	preset := t.Params.Preset
-	args := append(ffmpeg.InputArgs(in.Info, in.Path), "-map", "0:v:0", "-map", "0:a?")
+	args := append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-map", "0:v:0", "-map", "0:a?")
 	w, h := t.Params.Width, t.Params.Height
 	switch {
 	case w > 0 && h > 0:

@@ -43,7 +43,7 @@ func (e watermarkApply) Work(ctx context.Context, t Task[catalog.WatermarkApply]
 		return Result{}, permanent(jobs.CodeInputInvalid, "inputs.source: the file has no picture to watermark")
 	}
 	still := in.Info.Duration == 0 || strings.HasSuffix(in.Info.FormatName, "_pipe") || in.Info.FormatName == "image2"
-	args := ffmpeg.InputArgs(in.Info, in.Path)
+	args := ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path)
 	var graph []string
 	cur, inputs := "0:v", 1
 	for i, m := range t.Params.Watermarks {
@@ -60,7 +60,7 @@ func (e watermarkApply) Work(ctx context.Context, t Task[catalog.WatermarkApply]
 			if err := t.Fetch(ctx, ref, path); err != nil {
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
 			}
-			info, err := ffmpeg.ProbeFast(ctx, path)
+			info, err := ffmpeg.ProbeFast(ctx, e.FFmpeg, path)
 			var ie *ffmpeg.InputError
 			switch {
 			case errors.As(err, &ie):
@@ -69,7 +69,7 @@ func (e watermarkApply) Work(ctx context.Context, t Task[catalog.WatermarkApply]
 				return Result{}, permanent(jobs.CodeInputInvalid, "%s: the watermark is not a picture", field)
 			}
 			width := max(2, int(float64(v.Width)*m.Scale))
-			args = append(args, ffmpeg.InputArgs(info, path)...)
+			args = append(args, ffmpeg.InputArgs(e.FFmpeg, info, path)...)
 			x, y := place(pos, "w", "h", "W", "H", margin)
 			// Only the mark is touched in RGBA; overlay blends it into the
 			// frame in the frame's own YUV, as a hand-written command does

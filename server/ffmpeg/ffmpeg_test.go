@@ -36,7 +36,7 @@ func TestRunReportsProgressAndProbeReadsTheOutput(t *testing.T) {
 	}
 
 	out := filepath.Join(dir, "out.mp4")
-	info, err := ffmpeg.Probe(context.Background(), out)
+	info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, out)
 	require.NoError(t, err)
 	assert.Contains(t, info.FormatName, "mp4")
 	assert.InDelta(t, 1, info.Duration, 0.05)
@@ -48,7 +48,7 @@ func TestRunReportsProgressAndProbeReadsTheOutput(t *testing.T) {
 	assert.Equal(t, 48000, a.SampleRate)
 	assert.Equal(t, 1, a.Channels)
 
-	counted, err := ffmpeg.ProbeFrames(context.Background(), out)
+	counted, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, out)
 	require.NoError(t, err)
 	assert.Equal(t, 25, counted.Video().NbFrames)
 }
@@ -59,11 +59,11 @@ func TestProbeFramesCountsWhatTheContainerDoesNotSay(t *testing.T) {
 	require.NoError(t, ffmpeg.Run(context.Background(), []string{"-f", "lavfi", "-i", "testsrc2=size=64x36:rate=10", "-t", "1.5",
 		"-c:v", "libvpx-vp9", "-deadline", "realtime", "-cpu-used", "8", "-pix_fmt", "yuv420p", "out.webm"}, ffmpeg.RunOptions{Dir: dir}))
 	path := filepath.Join(dir, "out.webm")
-	info, err := ffmpeg.Probe(context.Background(), path)
+	info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 	require.NoError(t, err)
 	assert.Equal(t, 0, info.Video().NbFrames, "WebM declares no frame count")
 	assert.Nil(t, info.Audio())
-	info, err = ffmpeg.ProbeFrames(context.Background(), path)
+	info, err = ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, path)
 	require.NoError(t, err)
 	assert.Equal(t, 15, info.Video().NbFrames)
 	assert.InDelta(t, 10, info.Video().FPS, 0.001)
@@ -125,9 +125,9 @@ func TestRunWithCancelledContextDoesNotStart(t *testing.T) {
 
 func TestProbeRejectsNonMedia(t *testing.T) {
 	t.Parallel()
-	_, err := ffmpeg.Probe(context.Background(), "/etc/hostname")
+	_, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, "/etc/hostname")
 	require.Error(t, err)
-	_, err = ffmpeg.Probe(context.Background(), "/does/not/exist")
+	_, err = ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, "/does/not/exist")
 	require.Error(t, err)
 }
 

@@ -53,24 +53,24 @@ func (i *Info) Demuxer() (string, error) {
 	return "", &InputError{Reason: fmt.Sprintf("the file's format (%s) is not one kino opens", i.FormatName)}
 }
 
-// checkPixels refuses pictures larger than the limit.
-func checkPixels(w, h int) error {
+// checkPixels refuses pictures larger than l's limit.
+func checkPixels(l Limits, w, h int) error {
 	// Divided, not multiplied: two 32-bit sizes (a PSD's) overflow int64.
-	if max := limits.Load().MaxPixels; w > 0 && int64(h) > max/int64(w) {
+	if max := l.WithDefaults().MaxPixels; w > 0 && int64(h) > max/int64(w) {
 		return &InputError{Reason: fmt.Sprintf("the picture is %d×%d pixels, more than the limit of %d pixels", w, h, max)}
 	}
 	return nil
 }
 
 // check is what every probe result passes: a demuxer kino opens, and
-// frames within the pixel limit.
-func (i *Info) check() error {
+// frames within l's pixel limit.
+func (i *Info) check(l Limits) error {
 	if _, err := i.Demuxer(); err != nil {
 		return err
 	}
 	for _, s := range i.Streams {
 		if s.CodecType == "video" {
-			if err := checkPixels(s.Width, s.Height); err != nil {
+			if err := checkPixels(l, s.Width, s.Height); err != nil {
 				return err
 			}
 		}
@@ -80,18 +80,19 @@ func (i *Info) check() error {
 
 // InputArgs open the probed file at path as an ffmpeg input: its demuxer
 // forced, local files the only protocol, and no decoder allowed a frame
-// over the pixel limit. opts are the caller's input options (-ss, -loop,
+// over l's pixel limit. opts are the caller's input options (-ss, -loop,
 // …), placed before -i. info comes from Probe or ProbeFast, which refuse
-// every format InputArgs could not force.
-func InputArgs(info *Info, path string, opts ...string) []string {
+// every format InputArgs could not force. Building arguments starts
+// nothing: the engine plans with it.
+func InputArgs(l Limits, info *Info, path string, opts ...string) []string {
 	d, _ := info.Demuxer()
-	return InputArgsFormat(d, path, opts...)
+	return InputArgsFormat(l, d, path, opts...)
 }
 
 // InputArgsFormat is InputArgs for a file whose demuxer is known already.
-func InputArgsFormat(demuxer, path string, opts ...string) []string {
+func InputArgsFormat(l Limits, demuxer, path string, opts ...string) []string {
 	args := []string{"-protocol_whitelist", "file", "-f", demuxer,
-		"-max_pixels", strconv.FormatInt(limits.Load().MaxPixels, 10)}
+		"-max_pixels", strconv.FormatInt(l.WithDefaults().MaxPixels, 10)}
 	args = append(args, opts...)
 	return append(args, "-i", "file:"+path)
 }
@@ -127,12 +128,13 @@ func describeRefusal(path string) (string, bool) {
 	return "", false
 }
 
-// CheckHeader refuses a picture whose header declares more pixels than the
-// limit, with the *InputError a probe gives; kino's own decoders (the PSD
-// reader) call it before reading further.
-func CheckHeader(path string) error {
+// CheckHeader refuses a picture whose header declares more pixels than
+// l's limit, with the *InputError a probe gives; kino's own decoders (the
+// PSD reader) call it before reading further. It reads the header alone,
+// starting nothing.
+func CheckHeader(l Limits, path string) error {
 	if w, h, ok := pictureHeader(path); ok {
-		return checkPixels(w, h)
+		return checkPixels(l, w, h)
 	}
 	return nil
 }

@@ -32,7 +32,7 @@ func TestPictureHeader(t *testing.T) {
 		require.NoError(t, err, "%s", out)
 		w, h, ok := ffmpeg.PictureHeader(filepath.Join(dir, name))
 		require.True(t, ok, name)
-		info, err := ffmpeg.Probe(context.Background(), filepath.Join(dir, name))
+		info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, filepath.Join(dir, name))
 		require.NoError(t, err, name)
 		assert.Equal(t, [2]int{info.Video().Width, info.Video().Height}, [2]int{w, h}, name)
 		assert.InDelta(t, 37, w, 1, name) // encoders may round to even sizes
@@ -85,8 +85,8 @@ func TestProbeRefusesBombsAndReferences(t *testing.T) {
 	for name, f := range files {
 		path := filepath.Join(dir, name)
 		require.NoError(t, os.WriteFile(path, []byte(f.content), 0o644))
-		for probe, fn := range map[string]func(context.Context, string) (*ffmpeg.Info, error){"Probe": ffmpeg.Probe, "ProbeFast": ffmpeg.ProbeFast} {
-			_, err := fn(context.Background(), path)
+		for probe, fn := range map[string]func(context.Context, ffmpeg.Limits, string) (*ffmpeg.Info, error){"Probe": ffmpeg.Probe, "ProbeFast": ffmpeg.ProbeFast} {
+			_, err := fn(context.Background(), ffmpeg.Limits{}, path)
 			var ie *ffmpeg.InputError
 			require.True(t, errors.As(err, &ie), "%s of %s: %v", probe, name, err)
 			assert.Contains(t, ie.Reason, f.reason, "%s of %s", probe, name)
@@ -100,20 +100,42 @@ func TestInputArgsForceTheDemuxer(t *testing.T) {
 	t.Parallel()
 	info := &ffmpeg.Info{FormatName: "mov,mp4,m4a,3gp,3g2,mj2"}
 	assert.Equal(t, []string{"-protocol_whitelist", "file", "-f", "mov", "-max_pixels", "50000000", "-ss", "1", "-i", "file:/in"},
-		ffmpeg.InputArgs(info, "/in", "-ss", "1"))
+		ffmpeg.InputArgs(ffmpeg.Limits{}, info, "/in", "-ss", "1"))
 	_, err := (&ffmpeg.Info{FormatName: "hls"}).Demuxer()
 	assert.Error(t, err)
 }
 
-// TestMemoryLimit: an ffmpeg run that needs more memory than the limit
-// fails instead of taking it. Not parallel: the limit is the process's.
+// TestMemoryLimit: an ffmpeg run that needs more memory than its limit
+// fails instead of taking it; the same run within the default succeeds.
 func TestMemoryLimit(t *testing.T) {
+	t.Parallel()
 	// One 8000×8000 RGBA frame is 256 MB.
 	args := []string{"-f", "lavfi", "-i", "color=c=red:s=8000x8000:d=0.04", "-vf", "format=rgba", "-frames:v", "1", "-f", "null", "-"}
-	ffmpeg.SetLimits(ffmpeg.Limits{MaxMemory: 200 << 20})
-	err := ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir()})
-	ffmpeg.SetLimits(ffmpeg.Limits{})
+	err := ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir(), Limits: ffmpeg.Limits{MaxMemory: 200 << 20}})
 	var fe *ffmpeg.Error
 	require.True(t, errors.As(err, &fe), "the run fails: %v", err)
 	require.NoError(t, ffmpeg.Run(context.Background(), args, ffmpeg.RunOptions{Dir: t.TempDir()}), "and succeeds with the default limit")
+}
+
+// TestLimitsAreTheCallers: the pixel bound of a probe and of an input is
+// the one the caller passes, so that two nodes in one process keep their
+// own.
+func TestLimitsAreTheCallers(t *testing.T) {
+	t.Parallel()
+	path := filepath.Join(t.TempDir(), "p.png")
+	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-f", "lavfi", "-i", "color=size=100x100", "-frames:v", "1", path).CombinedOutput()
+	require.NoError(t, err, "%s", out)
+	small := ffmpeg.Limits{MaxPixels: 5000}
+	_, err = ffmpeg.Probe(context.Background(), small, path)
+	var ie *ffmpeg.InputError
+	require.ErrorAs(t, err, &ie)
+	assert.Contains(t, ie.Reason, "more than the limit of 5000 pixels")
+	require.ErrorAs(t, ffmpeg.CheckHeader(small, path), &ie)
+	_, err = ffmpeg.ProbeFast(context.Background(), small, path)
+	require.ErrorAs(t, err, &ie)
+	info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
+	require.NoError(t, err, "within the default")
+	require.NoError(t, ffmpeg.CheckHeader(ffmpeg.Limits{}, path))
+	assert.Equal(t, []string{"-protocol_whitelist", "file", "-f", "png_pipe", "-max_pixels", "5000", "-i", "file:" + path},
+		ffmpeg.InputArgs(small, info, path))
 }

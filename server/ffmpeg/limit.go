@@ -3,14 +3,16 @@ package ffmpeg
 import (
 	"fmt"
 	"os/exec"
-	"sync/atomic"
 
 	"golang.org/x/sys/unix"
 )
 
-// Limits bound what any ffmpeg or ffprobe process of kino may take. They
-// are the process's, set once at start (SetLimits), because every probe
-// and every run must honour them, however deep in the code it starts.
+// Limits bound what one ffmpeg or ffprobe process of kino may take. A node
+// derives them once from its configuration (--max-image-pixels,
+// --ffmpeg-max-memory) and hands them to every run and probe it starts
+// (RunOptions.Limits, and the probes' argument), so that several nodes in
+// one process (the tests' apps) each keep their own. Zero fields take the
+// defaults.
 type Limits struct {
 	// MaxPixels is the largest picture or video frame, in pixels, that
 	// kino opens (--max-image-pixels). A file declaring more is refused
@@ -33,30 +35,23 @@ const (
 	DefaultMaxMemory = 4 << 30
 )
 
-var limits atomic.Pointer[Limits]
-
-func init() { SetLimits(Limits{}) }
-
-// SetLimits sets the limits of every process started from now on; zero
-// fields take the defaults.
-func SetLimits(l Limits) {
+// WithDefaults is l with its zero fields set to the defaults: the limits
+// a process started with l has.
+func (l Limits) WithDefaults() Limits {
 	if l.MaxPixels <= 0 {
 		l.MaxPixels = DefaultMaxPixels
 	}
 	if l.MaxMemory <= 0 {
 		l.MaxMemory = DefaultMaxMemory
 	}
-	limits.Store(&l)
+	return l
 }
-
-// CurrentLimits are the limits in force.
-func CurrentLimits() Limits { return *limits.Load() }
 
 // limit applies the memory limit to a started process. It is set from
 // outside (prlimit) because Go runs no code between fork and exec; the
 // process is then still loading its libraries, long before it decodes.
-func limit(cmd *exec.Cmd) error {
-	n := uint64(limits.Load().MaxMemory)
+func limit(cmd *exec.Cmd, l Limits) error {
+	n := uint64(l.WithDefaults().MaxMemory)
 	if err := unix.Prlimit(cmd.Process.Pid, unix.RLIMIT_AS, &unix.Rlimit{Cur: n, Max: n}, nil); err != nil {
 		_ = cmd.Process.Kill()
 		_ = cmd.Wait()

@@ -1,6 +1,3 @@
-// Package ffmpeg runs the ffmpeg and ffprobe binaries: renders with progress
-// and prompt cancellation, and probes of media files. Within a trace, each
-// run is a span "ffmpeg" and each probe a span "probe".
 package ffmpeg
 
 import (
@@ -93,32 +90,33 @@ type probeJSON struct {
 // Probe reads the container and streams of the file at path, from their
 // headers: quick, but NbFrames is 0 where the container does not say (WebM,
 // raw streams). A file kino will not open (a format that refers to other
-// files, an unknown one, a picture over the pixel limit) is an *InputError.
-func Probe(ctx context.Context, path string) (*Info, error) {
+// files, an unknown one, a picture over l's pixel limit) is an
+// *InputError. ffprobe runs within l's memory limit.
+func Probe(ctx context.Context, l Limits, path string) (*Info, error) {
 	ctx, span := startProbe(ctx, readerFFprobe)
-	info, err := probe(ctx, path, false)
+	info, err := probe(ctx, l, path, false)
 	return endProbe(span, info, err)
 }
 
 // ProbeFrames is Probe, with NbFrames counted by decoding the whole file:
 // exact, and as slow as a decode. For tests and diagnostics.
-func ProbeFrames(ctx context.Context, path string) (*Info, error) {
+func ProbeFrames(ctx context.Context, l Limits, path string) (*Info, error) {
 	ctx, span := startProbe(ctx, readerFFprobe)
-	info, err := probe(ctx, path, true)
+	info, err := probe(ctx, l, path, true)
 	return endProbe(span, info, err)
 }
 
 // ProbeOutput is Probe for a file kino made itself, such as an HLS
 // playlist beside its segments: any format, references followed.
-func ProbeOutput(ctx context.Context, path string) (*Info, error) {
+func ProbeOutput(ctx context.Context, l Limits, path string) (*Info, error) {
 	ctx, span := startProbe(ctx, readerFFprobe)
-	info, err := ffprobe(ctx, path, nil)
+	info, err := ffprobe(ctx, l, path, nil)
 	return endProbe(span, info, err)
 }
 
-func probe(ctx context.Context, path string, count bool) (*Info, error) {
+func probe(ctx context.Context, l Limits, path string, count bool) (*Info, error) {
 	if w, h, ok := pictureHeader(path); ok {
-		if err := checkPixels(w, h); err != nil {
+		if err := checkPixels(l, w, h); err != nil {
 			return nil, err
 		}
 	}
@@ -128,14 +126,14 @@ func probe(ctx context.Context, path string, count bool) (*Info, error) {
 	if count {
 		args = append(args, "-count_frames")
 	}
-	info, err := ffprobe(ctx, path, args)
+	info, err := ffprobe(ctx, l, path, args)
 	if err != nil {
 		if reason, ok := describeRefusal(path); ok {
 			return nil, &InputError{Reason: reason}
 		}
 		return nil, err
 	}
-	if err := info.check(); err != nil {
+	if err := info.check(l); err != nil {
 		return nil, err
 	}
 	return info, nil
@@ -148,8 +146,8 @@ const probeEntries = "format=format_name,duration" +
 	":stream=index,codec_type,codec_name,width,height,avg_frame_rate,r_frame_rate,nb_frames,nb_read_frames,duration,pix_fmt,sample_rate,channels" +
 	":stream_side_data=rotation"
 
-// ffprobe runs ffprobe on path with extra options, under the memory limit.
-func ffprobe(ctx context.Context, path string, extra []string) (*Info, error) {
+// ffprobe runs ffprobe on path with extra options, under l's memory limit.
+func ffprobe(ctx context.Context, l Limits, path string, extra []string) (*Info, error) {
 	count := slices.Contains(extra, "-count_frames")
 	args := append([]string{"-v", "error", "-print_format", "json", "-show_entries", probeEntries}, extra...)
 	// file: keeps ffprobe from reading part of the path as a protocol.
@@ -162,7 +160,7 @@ func ffprobe(ctx context.Context, path string, extra []string) (*Info, error) {
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start ffprobe: %w", err)
 	}
-	if err := limit(cmd); err != nil {
+	if err := limit(cmd, l); err != nil {
 		return nil, err
 	}
 	err := cmd.Wait()

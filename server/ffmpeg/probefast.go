@@ -22,13 +22,14 @@ import (
 // file, an unknown codec) goes to ffprobe. It fills what the executors use:
 // FormatName, Duration and, per stream, CodecType, CodecName, Width,
 // Height, NbFrames, FPS, Duration, SampleRate and Channels; not PixFmt.
-func ProbeFast(ctx context.Context, path string) (*Info, error) {
+// l bounds what it opens and ffprobe's memory, as Probe's.
+func ProbeFast(ctx context.Context, l Limits, path string) (*Info, error) {
 	ctx, span := startProbe(ctx, readerKino)
 	if info, ok := readContainer(path); ok {
-		return endProbe(span, info, info.check())
+		return endProbe(span, info, info.check(l))
 	}
 	span.SetAttributes(readerAttr(readerFFprobe))
-	info, err := probe(ctx, path, false)
+	info, err := probe(ctx, l, path, false)
 	return endProbe(span, info, err)
 }
 

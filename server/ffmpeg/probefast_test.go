@@ -58,7 +58,7 @@ func TestProbeFastAgreesWithFFprobe(t *testing.T) {
 			require.NoError(t, os.Rename(path, bare))
 			path = bare
 		}
-		want, err := ffmpeg.Probe(context.Background(), path)
+		want, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 		require.NoError(t, err)
 		got, ok := ffmpeg.ReadContainer(path)
 		require.True(t, ok, "%s is read without ffprobe", name)
@@ -109,7 +109,7 @@ func TestProbeFastLeavesTheRestToFFprobe(t *testing.T) {
 		path := filepath.Join(dir, name)
 		_, ok := ffmpeg.ReadContainer(path)
 		assert.False(t, ok, "%s goes to ffprobe", name)
-		info, err := ffmpeg.ProbeFast(context.Background(), path)
+		info, err := ffmpeg.ProbeFast(context.Background(), ffmpeg.Limits{}, path)
 		require.NoError(t, err, name)
 		assert.InDelta(t, 1, info.Duration, 0.1, name)
 	}
@@ -118,7 +118,7 @@ func TestProbeFastLeavesTheRestToFFprobe(t *testing.T) {
 	require.NoError(t, os.WriteFile(filepath.Join(dir, "fake.mp4"), []byte("\x00\x00\x00\x18ftypisom\x00\x00\x02\x00isomiso2\x00\x00\xff\xffmoov"), 0o644))
 	_, ok := ffmpeg.ReadContainer(filepath.Join(dir, "fake.mp4"))
 	assert.False(t, ok)
-	info, err := ffmpeg.ProbeFast(context.Background(), filepath.Join(dir, "fake.mp4"))
+	info, err := ffmpeg.ProbeFast(context.Background(), ffmpeg.Limits{}, filepath.Join(dir, "fake.mp4"))
 	if err == nil {
 		assert.Empty(t, info.Streams)
 	}
@@ -203,7 +203,7 @@ func TestProbeLeavesTagsOut(t *testing.T) {
 
 	var before, after runtime.MemStats
 	runtime.ReadMemStats(&before)
-	info, err := ffmpeg.Probe(context.Background(), filepath.Join(dir, "titled.mkv"))
+	info, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, filepath.Join(dir, "titled.mkv"))
 	runtime.ReadMemStats(&after)
 	require.NoError(t, err)
 	require.NotNil(t, info.Video())

@@ -30,7 +30,7 @@ func TestProbeRotation(t *testing.T) {
 	}
 	for name, want := range map[string]int{"upright.mp4": 0, "turned90.mp4": 90, "turned180.mp4": -180, "turned270.mp4": -90} {
 		path := filepath.Join(dir, name)
-		probed, err := ffmpeg.Probe(context.Background(), path)
+		probed, err := ffmpeg.Probe(context.Background(), ffmpeg.Limits{}, path)
 		require.NoError(t, err)
 		require.NotNil(t, probed.Video())
 		read, ok := ffmpeg.ReadContainer(path)

@@ -21,6 +21,10 @@ import (
 
 // RunOptions tune one run.
 type RunOptions struct {
+	// Limits are the node's: MaxMemory bounds the process's address
+	// space (the pixel bound is in the arguments, InputArgs). Zero fields
+	// take the defaults.
+	Limits Limits
 	// Dir is the working folder of the process.
 	Dir string
 	// Duration is the expected output length in seconds, to turn ffmpeg's
@@ -94,7 +98,7 @@ func Run(ctx context.Context, args []string, opts RunOptions) (err error) {
 	if err := cmd.Start(); err != nil {
 		return fmt.Errorf("start ffmpeg: %w", err)
 	}
-	if err := limit(cmd); err != nil {
+	if err := limit(cmd, opts.Limits); err != nil {
 		return err
 	}
 	var watch *outputWatch

@@ -8,7 +8,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"sync"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -118,37 +117,34 @@ type Walls struct {
 // confined with Landlock ABI 1 or later.
 func (w Walls) Complete() bool { return w.Network && w.Landlock > 0 }
 
-var (
-	wallsOnce sync.Once
-	walls     Walls
-)
-
-// ProbeWalls says, once per process, which walls the kernel offers: it
-// starts a process in a network namespace of its own (as root, or in a
-// user namespace of its own otherwise) and asks Landlock's version.
+// ProbeWalls says which walls the kernel offers: it starts a process in a
+// network namespace of its own (as root, or in a user namespace of its own
+// otherwise) and asks Landlock's version. A node asks once, at start, and
+// hands the answer to its sandboxed runs (Sandbox.Walls).
 func ProbeWalls() Walls {
-	wallsOnce.Do(func() {
-		var errs []error
-		if v, err := llsyscall.LandlockGetABIVersion(); err == nil {
-			walls.Landlock = v
-		} else {
-			errs = append(errs, fmt.Errorf("landlock: %w", err))
+	var (
+		walls Walls
+		errs  []error
+	)
+	if v, err := llsyscall.LandlockGetABIVersion(); err == nil {
+		walls.Landlock = v
+	} else {
+		errs = append(errs, fmt.Errorf("landlock: %w", err))
+	}
+	for _, flags := range []uintptr{unix.CLONE_NEWNET, unix.CLONE_NEWNET | unix.CLONE_NEWUSER} {
+		cmd := exec.Command("/proc/self/exe")
+		cmd.Env = []string{sandboxEnv + `={"ffmpeg":"/bin/true"}`}
+		cmd.SysProcAttr = netAttr(flags)
+		if err := cmd.Run(); err != nil {
+			errs = append(errs, fmt.Errorf("network namespace: %w", err))
+			continue
 		}
-		for _, flags := range []uintptr{unix.CLONE_NEWNET, unix.CLONE_NEWNET | unix.CLONE_NEWUSER} {
-			cmd := exec.Command("/proc/self/exe")
-			cmd.Env = []string{sandboxEnv + `={"ffmpeg":"/bin/true"}`}
-			cmd.SysProcAttr = netAttr(flags)
-			if err := cmd.Run(); err != nil {
-				errs = append(errs, fmt.Errorf("network namespace: %w", err))
-				continue
-			}
-			walls.Network, walls.NetworkFlags = true, flags
-			break
-		}
-		if !walls.Complete() {
-			walls.Err = errors.Join(errs...).Error()
-		}
-	})
+		walls.Network, walls.NetworkFlags = true, flags
+		break
+	}
+	if !walls.Complete() {
+		walls.Err = errors.Join(errs...).Error()
+	}
 	return walls
 }
 
@@ -169,6 +165,9 @@ type Sandbox struct {
 	// Partial allows running behind the walls the kernel has when one is
 	// missing (--raw-ffmpeg-unsandboxed); otherwise such a run is refused.
 	Partial bool
+	// Walls are the walls the node's kernel offers, as ProbeWalls found
+	// them at the node's start; nil asks the kernel again for this run.
+	Walls *Walls
 }
 
 // ErrNoSandbox is a sandboxed run on a kernel without both walls.
@@ -177,7 +176,12 @@ var ErrNoSandbox = errors.New("this node cannot sandbox ffmpeg")
 // sandboxCommand is the command of a sandboxed run: kino itself as the
 // launcher, in a network namespace of its own.
 func sandboxCommand(args []string, opts RunOptions) (*exec.Cmd, error) {
-	w := ProbeWalls()
+	var w Walls
+	if opts.Sandbox.Walls != nil {
+		w = *opts.Sandbox.Walls
+	} else {
+		w = ProbeWalls()
+	}
 	if !w.Complete() && !opts.Sandbox.Partial {
 		return nil, fmt.Errorf("%w (%s)", ErrNoSandbox, w.Err)
 	}
@@ -192,7 +196,7 @@ func sandboxCommand(args []string, opts RunOptions) (*exec.Cmd, error) {
 	if err != nil || opts.Dir == "" {
 		return nil, fmt.Errorf("a sandboxed run needs its folder")
 	}
-	spec := sandboxSpec{Dir: dir, FFmpeg: bin, Args: args, Memory: uint64(limits.Load().MaxMemory),
+	spec := sandboxSpec{Dir: dir, FFmpeg: bin, Args: args, Memory: uint64(opts.Limits.WithDefaults().MaxMemory),
 		FileSize: uint64(opts.MaxOutputBytes), CPU: opts.Sandbox.CPUSeconds, Landlock: w.Landlock > 0}
 	raw, err := json.Marshal(spec)
 	if err != nil {

@@ -18,9 +18,10 @@ import (
 // (-ss t on the input) starts the stream with. A part of a split render
 // seeks elsewhere and needs it to number the frames as the whole render
 // does. It reads packets only, a couple of seconds of them, decoding
-// nothing. format is the demuxer kino probed.
-func FirstFrameAfter(ctx context.Context, path, format string, t float64) (float64, error) {
-	start, err := probeEntry(ctx, path, format, nil, "format=start_time")
+// nothing. format is the demuxer kino probed; ffprobe runs within l's
+// memory limit.
+func FirstFrameAfter(ctx context.Context, l Limits, path, format string, t float64) (float64, error) {
+	start, err := probeEntry(ctx, l, path, format, nil, "format=start_time")
 	if err != nil {
 		return 0, err
 	}
@@ -29,7 +30,7 @@ func FirstFrameAfter(ctx context.Context, path, format string, t float64) (float
 		fst = parseFloat(start.Format.StartTime)
 	}
 	at := t + fst
-	p, err := probeEntry(ctx, path, format, []string{"-select_streams", "v:0", "-read_intervals", fmt.Sprintf("%f%%+2", at)}, "packet=pts_time")
+	p, err := probeEntry(ctx, l, path, format, []string{"-select_streams", "v:0", "-read_intervals", fmt.Sprintf("%f%%+2", at)}, "packet=pts_time")
 	if err != nil {
 		return 0, err
 	}
@@ -54,7 +55,7 @@ type entryJSON struct {
 	} `json:"packets"`
 }
 
-func probeEntry(ctx context.Context, path, format string, extra []string, entries string) (*entryJSON, error) {
+func probeEntry(ctx context.Context, l Limits, path, format string, extra []string, entries string) (*entryJSON, error) {
 	args := []string{"-v", "error", "-protocol_whitelist", "file", "-f", format, "-print_format", "json", "-show_entries", entries}
 	args = append(append(args, extra...), "file:"+path)
 	cmd := exec.CommandContext(ctx, "ffprobe", args...)
@@ -64,7 +65,7 @@ func probeEntry(ctx context.Context, path, format string, extra []string, entrie
 	if err := cmd.Start(); err != nil {
 		return nil, fmt.Errorf("start ffprobe: %w", err)
 	}
-	if err := limit(cmd); err != nil {
+	if err := limit(cmd, l); err != nil {
 		return nil, err
 	}
 	err := cmd.Wait()

@@ -92,6 +92,11 @@ type UploadOptions struct {
 	// Usage records the CPU time of each upload's reading of its file
 	// (usage.TypeUpload); nil records nothing.
 	Usage *usage.Recorder
+	// FFmpeg are the node's limits of the ffmpeg and ffprobe that read
+	// uploads, and of the pictures and templates kino decodes itself.
+	FFmpeg ffmpeg.Limits
+	// Memory gives back the heap that reading templates grew.
+	Memory *memory.Releaser
 }
 
 // AssetService is the AssetService implementation.
@@ -623,7 +628,7 @@ func (s *AssetService) acquire(ctx context.Context, org string) (func(), error) 
 // upload workers. The drawing stops when the client leaves or the time
 // limit is up, and its CPU time goes to ctx's meter.
 func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.Manifest, string, error) {
-	if err := ffmpeg.CheckHeader(path); err != nil {
+	if err := ffmpeg.CheckHeader(s.opts.FFmpeg, path); err != nil {
 		return nil, "", err
 	}
 	release, err := s.acquire(ctx, auth.Org(ctx))
@@ -633,10 +638,10 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 	defer release()
 	// Reading and drawing a template may grow the heap by gigabytes; it
 	// goes back to the system when the upload is done.
-	defer memory.Release()
+	defer s.opts.Memory.Release()
 	ictx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	m, thumb, err := inspect(ictx, path, dir)
+	m, thumb, err := inspect(ictx, path, dir, s.opts.FFmpeg.WithDefaults().MaxPixels)
 	switch {
 	case err == nil:
 		return m, thumb, nil
@@ -651,14 +656,14 @@ func (s *AssetService) template(ctx context.Context, path, dir string) (*mockup.
 // inspect is inspectTemplate on the calling goroutine, metered; a panic
 // in the reader or the compositor (a file they did not foresee) refuses
 // this upload instead of stopping the server.
-func inspect(ctx context.Context, path, dir string) (m *mockup.Manifest, thumb string, err error) {
+func inspect(ctx context.Context, path, dir string, maxPixels int64) (m *mockup.Manifest, thumb string, err error) {
 	defer meter.Thread(ctx)()
 	defer func() {
 		if r := recover(); r != nil {
 			m, thumb, err = nil, "", fmt.Errorf("%w: kino could not draw it: %v", mockup.ErrRefused, r)
 		}
 	}()
-	return inspectTemplate(ctx, path, dir, ffmpeg.CurrentLimits().MaxPixels)
+	return inspectTemplate(ctx, path, dir, maxPixels)
 }
 
 // maxManifestBytes bounds a template's manifest: it is the asset's
@@ -739,7 +744,7 @@ func (s *AssetService) picture(ctx context.Context, path, dir string) (w, h int,
 
 	pctx, cancel := context.WithTimeout(ctx, s.opts.Timeout)
 	defer cancel()
-	w, h, thumb, err = thumbnail(pctx, path, dir)
+	w, h, thumb, err = thumbnail(pctx, s.opts.FFmpeg, path, dir)
 	if err != nil && pctx.Err() != nil && ctx.Err() == nil {
 		return 0, 0, "", fmt.Errorf("the picture took longer than the limit of %s to process", s.opts.Timeout)
 	}
@@ -748,8 +753,8 @@ func (s *AssetService) picture(ctx context.Context, path, dir string) (w, h int,
 
 // thumbnail probes the picture at path and scales it to a PNG in dir,
 // opened as the format probed, never guessed.
-func thumbnail(ctx context.Context, path, dir string) (int, int, string, error) {
-	info, err := ffmpeg.ProbeFast(ctx, path)
+func thumbnail(ctx context.Context, lim ffmpeg.Limits, path, dir string) (int, int, string, error) {
+	info, err := ffmpeg.ProbeFast(ctx, lim, path)
 	var refused *ffmpeg.InputError
 	if errors.As(err, &refused) {
 		return 0, 0, "", err
@@ -758,9 +763,9 @@ func thumbnail(ctx context.Context, path, dir string) (int, int, string, error) 
 		return 0, 0, "", errors.New("the image could not be decoded: ffprobe found no picture")
 	}
 	thumb := filepath.Join(dir, "thumbnail.png")
-	args := append(ffmpeg.InputArgs(info, path),
+	args := append(ffmpeg.InputArgs(lim, info, path),
 		"-vf", fmt.Sprintf("scale='min(%d,iw)':-2", thumbnailWidth), "-frames:v", "1", "file:"+thumb)
-	if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+	if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Limits: lim, Dir: dir}); err != nil {
 		var fe *ffmpeg.Error
 		if errors.As(err, &fe) {
 			return 0, 0, "", fmt.Errorf("the image could not be decoded: %s", fe.LastLine())

@@ -7,7 +7,6 @@ import (
 
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/fetch"
-	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/rawcmd"
 )
@@ -16,8 +15,9 @@ import (
 // its named inputs, its params, and its command against the parser's
 // allowlist (server/rawcmd). Named inputs given as {"url": …} or
 // {"ref": …}, as Rendobar's clients send them, are rewritten in place to
-// the plain string every other job stores.
-func validateCommand(t *catalog.Type, inputs, params map[string]any, assetMedia func(id string) (string, bool)) []catalog.Problem {
+// the plain string every other job stores. maxPixels bounds the pictures
+// the command asks for (--max-image-pixels).
+func validateCommand(t *catalog.Type, inputs, params map[string]any, assetMedia func(id string) (string, bool), maxPixels int64) []catalog.Problem {
 	var out []catalog.Problem
 	names := make([]string, 0, len(inputs))
 	for k := range inputs {
@@ -60,7 +60,7 @@ func validateCommand(t *catalog.Type, inputs, params map[string]any, assetMedia 
 	}
 	command, _ := params["command"].(string)
 	format, _ := params["outputFormat"].(string)
-	cmd, err := rawcmd.Parse(command, named, ffmpeg.CurrentLimits().MaxPixels, format)
+	cmd, err := rawcmd.Parse(command, named, maxPixels, format)
 	if err != nil {
 		return append(out, catalog.Problem{Path: "params.command", Message: err.Error()})
 	}

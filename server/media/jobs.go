@@ -20,6 +20,7 @@ import (
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/catalog"
 	"github.com/kinohq/kino/server/fetch"
+	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/idempotency"
 	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
@@ -43,12 +44,21 @@ type JobService struct {
 	log     *slog.Logger
 	// checkURL refuses webhooks kino may never call; nil refuses none.
 	checkURL func(string) error
+	// ffmpeg are the node's limits (LimitFFmpeg).
+	ffmpeg ffmpeg.Limits
 }
 
 // CheckWebhooks makes the service refuse, at create, a webhook URL that
 // check refuses (fetch.Client.CheckHost), and returns it.
 func (s *JobService) CheckWebhooks(check func(string) error) *JobService {
 	s.checkURL = check
+	return s
+}
+
+// LimitFFmpeg sets the node's ffmpeg limits, whose pixel bound a client's
+// own command is checked against; unset, the defaults.
+func (s *JobService) LimitFFmpeg(l ffmpeg.Limits) *JobService {
+	s.ffmpeg = l
 	return s
 }
 
@@ -88,7 +98,7 @@ func (s *JobService) CreateJob(ctx context.Context, req *mediav1.CreateJobReques
 	validating := time.Now()
 	inputs := req.GetInputs().AsMap()
 	params := req.GetParams().AsMap()
-	problems := validateJob(t, inputs, params, s.assetMedia(ctx))
+	problems := validateJob(t, inputs, params, s.assetMedia(ctx), s.ffmpeg.WithDefaults().MaxPixels)
 	if len(problems) == 0 && t.Name == "mockup.render" {
 		problems = s.checkMockup(ctx, t, inputs, params)
 	}
@@ -214,9 +224,9 @@ func (s *JobService) assetMedia(ctx context.Context) func(id string) (string, bo
 // validateJob checks inputs and params against the type. An input is an
 // http(s) URL, whose media kind shows only when the job runs, or the id of
 // an asset the caller can see, whose kind must be one the input accepts.
-func validateJob(t *catalog.Type, inputs, params map[string]any, assetMedia func(id string) (string, bool)) []catalog.Problem {
+func validateJob(t *catalog.Type, inputs, params map[string]any, assetMedia func(id string) (string, bool), maxPixels int64) []catalog.Problem {
 	if t.Command {
-		return validateCommand(t, inputs, params, assetMedia)
+		return validateCommand(t, inputs, params, assetMedia, maxPixels)
 	}
 	var out []catalog.Problem
 	names := make([]string, 0, len(inputs))

@@ -12,6 +12,7 @@ import (
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/auth"
 	"github.com/kinohq/kino/server/dag"
+	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/ident"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/paging"
@@ -31,12 +32,22 @@ type PipelineService struct {
 	log     *slog.Logger
 	// checkURL refuses webhooks kino may never call; nil refuses none.
 	checkURL func(string) error
+	// ffmpeg are the node's limits (LimitFFmpeg).
+	ffmpeg ffmpeg.Limits
 }
 
 // CheckWebhooks makes the service refuse, at a run, a webhook URL that
 // check refuses (fetch.Client.CheckHost), and returns it.
 func (s *PipelineService) CheckWebhooks(check func(string) error) *PipelineService {
 	s.checkURL = check
+	return s
+}
+
+// LimitFFmpeg sets the node's ffmpeg limits, whose pixel bound the
+// commands of a pipeline's raw.ffmpeg nodes are checked against; unset,
+// the defaults.
+func (s *PipelineService) LimitFFmpeg(l ffmpeg.Limits) *PipelineService {
+	s.ffmpeg = l
 	return s
 }
 
@@ -61,7 +72,7 @@ func spec(req *mediav1.CreatePipelineRequest) dag.Spec {
 
 // CreatePipeline validates a pipeline, reporting every problem at once, and stores it.
 func (s *PipelineService) CreatePipeline(ctx context.Context, req *mediav1.CreatePipelineRequest) (*mediav1.CreatePipelineResponse, error) {
-	if problems := dag.Validate(spec(req)); len(problems) > 0 {
+	if problems := dag.Validate(spec(req), s.ffmpeg.WithDefaults().MaxPixels); len(problems) > 0 {
 		return nil, invalid(problems)
 	}
 	graph, err := protojson.Marshal(&mediav1.Pipeline{Nodes: req.GetNodes(), Edges: req.GetEdges()})

@@ -262,7 +262,7 @@ func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, job *executor.Decoded,
 	}
 	var description map[string]any
 	if out, ok := res.Files[mediajob.OutputField]; ok {
-		description = describe(a.Context(), out)
+		description = describe(a.Context(), r.env.FFmpeg, out)
 	}
 	return res, description, nil
 }
@@ -307,7 +307,7 @@ func progress(report func(float64)) func(float64) {
 
 // describe says what the primary output is, for outputMeta: its content
 // type and size, and for media its duration, picture size and codecs.
-func describe(ctx context.Context, out executor.Output) map[string]any {
+func describe(ctx context.Context, lim ffmpeg.Limits, out executor.Output) map[string]any {
 	d := map[string]any{"contentType": out.ContentType}
 	if st, err := os.Stat(out.Path); err == nil {
 		d["sizeBytes"] = st.Size()
@@ -322,7 +322,7 @@ func describe(ctx context.Context, out executor.Output) map[string]any {
 	if len(out.Parts) > 0 {
 		probe = ffmpeg.ProbeOutput // a playlist of kino's own segments
 	}
-	info, err := probe(ctx, out.Path)
+	info, err := probe(ctx, lim, out.Path)
 	if err != nil {
 		return d // not media ffprobe reads, such as a caption file
 	}

@@ -4,8 +4,10 @@
 // would hold gigabytes it no longer uses. Two tools, both used: a soft
 // limit for the whole process (debug.SetMemoryLimit), near which the
 // collector and the scavenger work harder, so the heap is returned as
-// soon as it is no longer live; and Release after in-process drawing that
-// may have grown the heap by hundreds of megabytes.
+// soon as it is no longer live; and a node's Releaser after in-process
+// drawing that may have grown the heap by hundreds of megabytes. Both
+// act on the Go runtime, which is the process's; the package itself
+// keeps no state.
 package memory
 
 import (
@@ -75,22 +77,42 @@ func machineBytes() int64 {
 // this when many drawings end together: one returns what all freed.
 const minGap = time.Second
 
-var (
+// Releaser returns the heap kino no longer uses to the system at once,
+// after work in kino's own process that may have grown it by hundreds of
+// megabytes (drawing a PSD template, compositing mockups). A node owns
+// one, shared by everything that draws in it; a nil Releaser releases
+// nothing, leaving the heap to Go's scavenger (tests, tools).
+type Releaser struct {
+	now  func() time.Time
 	mu   sync.Mutex
 	last time.Time
-)
+	used bool
+}
 
-// Release returns the heap kino no longer uses to the system at once,
-// after work in kino's own process that may have grown it by hundreds of
-// megabytes (drawing a PSD template, compositing mockups). It costs a full
-// collection, tens of milliseconds, nothing beside such work.
-func Release() {
-	mu.Lock()
-	if time.Since(last) < minGap {
-		mu.Unlock()
-		return
+// NewReleaser returns a Releaser that reads the time from now (nil is
+// time.Now).
+func NewReleaser(now func() time.Time) *Releaser {
+	if now == nil {
+		now = time.Now
 	}
-	last = time.Now()
-	mu.Unlock()
+	return &Releaser{now: now}
+}
+
+// Release returns the heap to the system, unless it did less than a
+// second ago; it reports whether it did. It costs a full collection, tens
+// of milliseconds, nothing beside such work.
+func (r *Releaser) Release() bool {
+	if r == nil {
+		return false
+	}
+	r.mu.Lock()
+	now := r.now()
+	if r.used && now.Sub(r.last) < minGap {
+		r.mu.Unlock()
+		return false
+	}
+	r.last, r.used = now, true
+	r.mu.Unlock()
 	debug.FreeOSMemory()
+	return true
 }

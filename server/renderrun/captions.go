@@ -75,7 +75,7 @@ func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.
 					return &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not create a working folder", Retry: true}
 				}
 				var err error
-				cues, err = tr.Transcribe(ctx, transcribe.Audio{Path: m.Path, Format: m.Format, Dir: work, Duration: m.Duration})
+				cues, err = tr.Transcribe(ctx, transcribe.Audio{Path: m.Path, Format: m.Format, Dir: work, Duration: m.Duration, FFmpeg: r.cfg.Env.FFmpeg})
 				if ctx.Err() != nil {
 					return nil
 				}
@@ -118,7 +118,7 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 	mix := *scene
 	mix.Format, mix.Poster, mix.Thumbnail = "wav", nil, nil
 	wav := filepath.Join(work, "mix.wav")
-	cmd, err := engine.PlanContext(ctx, &mix, media, work, wav, r.cfg.Env.Font)
+	cmd, err := engine.Plan(ctx, &mix, inputs(r.cfg.Env, media), work, wav)
 	if err != nil {
 		var me *engine.MediaError
 		if errors.As(err, &me) {
@@ -129,13 +129,13 @@ func (r *renderRun) transcribeMix(ctx context.Context, dir string, scene *engine
 	if err := cmd.WriteFiles(work); err != nil {
 		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}
 	}
-	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: scene.Duration}); err != nil {
+	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Limits: r.cfg.Env.FFmpeg, Dir: work, Duration: scene.Duration}); err != nil {
 		if ctx.Err() != nil {
 			return nil, nil
 		}
 		return nil, failed(jobs.CodeRenderFailed, "%s: the sound to transcribe could not be mixed: %s", field, lastLine(err))
 	}
-	cues, err := r.transcriber().Transcribe(ctx, transcribe.Audio{Path: wav, Format: "wav", Dir: work, Duration: scene.Duration})
+	cues, err := r.transcriber().Transcribe(ctx, transcribe.Audio{Path: wav, Format: "wav", Dir: work, Duration: scene.Duration, FFmpeg: r.cfg.Env.FFmpeg})
 	if ctx.Err() != nil {
 		return nil, nil
 	}

@@ -40,7 +40,7 @@ func TestCaptionsTranscribedWithHighlight(t *testing.T) {
 		}})
 	scene, err := engine.Compile("provider_a", comp, nil, engine.DefaultLimits())
 	require.NoError(t, err)
-	info, err := ffmpeg.ProbeFast(context.Background(), speech)
+	info, err := ffmpeg.ProbeFast(context.Background(), ffmpeg.Limits{}, speech)
 	require.NoError(t, err)
 	media := map[string]engine.Media{scene.Sources()[0].Key: engine.MediaFromInfo(speech, info)}
 
@@ -57,7 +57,7 @@ func TestCaptionsTranscribedWithHighlight(t *testing.T) {
 	assert.Contains(t, strings.Join(heard, " "), "hello")
 
 	path := filepath.Join(dir, "out.mp4")
-	cmd, err := engine.Plan(scene, media, dir, path, testFont)
+	cmd, err := engine.Plan(context.Background(), scene, engine.Inputs{Media: media, DefaultFont: testFont}, dir, path)
 	require.NoError(t, err)
 	require.NoError(t, cmd.WriteFiles(dir))
 	require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: dir, Duration: scene.Duration}))
@@ -121,7 +121,7 @@ func TestCaptionsTranscribeMix(t *testing.T) {
 		}})
 	scene, err := engine.Compile("provider_a", comp, nil, engine.DefaultLimits())
 	require.NoError(t, err)
-	info, err := ffmpeg.ProbeFast(context.Background(), speech)
+	info, err := ffmpeg.ProbeFast(context.Background(), ffmpeg.Limits{}, speech)
 	require.NoError(t, err)
 	media := map[string]engine.Media{scene.Sources()[0].Key: engine.MediaFromInfo(speech, info)}
 	r := &renderRun{cfg: Config{Env: &attempt.Env{Font: testFont}}, log: slog.New(slog.DiscardHandler)}

@@ -213,9 +213,9 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 			return nil, renderjob.Invalid(err)
 		}
 	}
-	frame.SeekVideos(ctx, sources, nil)
+	seekVideos(ctx, p.cfg.Env, frame, sources, nil)
 	out := filepath.Join(dir, "frame."+frame.Format)
-	cmd, err := engine.PlanContext(ctx, frame, sources, dir, out, p.cfg.Env.Font)
+	cmd, err := engine.Plan(ctx, frame, inputs(p.cfg.Env, sources), dir, out)
 	var me *engine.MediaError
 	var ve *engine.ValidationError
 	switch {
@@ -229,7 +229,7 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 	if err := cmd.WriteFiles(dir); err != nil {
 		return nil, apierr.Wrap(err, apierr.Internal, "kino could not write a working file; try again")
 	}
-	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Dir: dir}); err != nil {
+	if err := ffmpeg.Run(ctx, cmd.Args, ffmpeg.RunOptions{Limits: p.cfg.Env.FFmpeg, Dir: dir}); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err() // Draw says why
 		}
@@ -301,7 +301,7 @@ func (p *Previewer) read(ctx context.Context, src engine.Source, path string) (e
 	var info *ffmpeg.Info
 	if probed(src) {
 		var err error
-		info, err = p.probes.probe(ctx, path)
+		info, err = p.probes.probe(ctx, p.cfg.Env.FFmpeg, path)
 		var ie *ffmpeg.InputError
 		switch {
 		case errors.As(err, &ie):

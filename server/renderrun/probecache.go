@@ -41,8 +41,9 @@ func newProbeCache(n int) *probeCache {
 	return &probeCache{max: n, entries: map[fileID]*list.Element{}, lru: list.New()}
 }
 
-// probe is ffmpeg.ProbeFast of path, remembered.
-func (c *probeCache) probe(ctx context.Context, path string) (*ffmpeg.Info, error) {
+// probe is ffmpeg.ProbeFast of path within lim, remembered: a node's
+// limits do not change.
+func (c *probeCache) probe(ctx context.Context, lim ffmpeg.Limits, path string) (*ffmpeg.Info, error) {
 	id, ok := identify(path)
 	if ok {
 		c.mu.Lock()
@@ -54,7 +55,7 @@ func (c *probeCache) probe(ctx context.Context, path string) (*ffmpeg.Info, erro
 		}
 		c.mu.Unlock()
 	}
-	info, err := ffmpeg.ProbeFast(ctx, path)
+	info, err := ffmpeg.ProbeFast(ctx, lim, path)
 	if err != nil || !ok {
 		return info, err
 	}

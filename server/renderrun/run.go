@@ -123,8 +123,8 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	}
 
 	out := filepath.Join(dir, "output."+scene.Format)
-	// Loudness is two passes: the mix measured, then one gain (engine.MeasureLoudness).
-	err := engine.MeasureLoudness(ctx, scene, media, dir)
+	// Loudness is two passes: the mix measured, then one gain.
+	err := measureLoudness(ctx, r.cfg.Env, scene, media, dir)
 	var cmd *engine.Command
 	if err == nil {
 		cmd, err = r.plan(ctx, scene, media, dir, out)
@@ -180,8 +180,8 @@ func (r *renderRun) begin(parent context.Context) (*renderAttempt, *jobs.Failure
 // not, the failure, nil if the attempt was stopped rather than failed.
 func (r *renderRun) encode(a *renderAttempt, cmd *engine.Command, planErr error, duration float64) (*jobs.Failure, bool) {
 	if planErr != nil {
-		// Planning may run ffmpeg (the loudness's first pass): its end by
-		// the attempt's is not a failure of the plan.
+		// The loudness's first pass runs ffmpeg before planning: its end
+		// by the attempt's is not a failure of the plan.
 		if f, ok := a.Stopped(); ok {
 			return f, false
 		}
@@ -197,7 +197,7 @@ func (r *renderRun) encode(a *renderAttempt, cmd *engine.Command, planErr error,
 	t := time.Now()
 	// ffmpeg reports twice a second; the pool writes each report that
 	// moves, so readers see progress at least once a second.
-	err := ffmpeg.Run(a.Context(), cmd.Args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
+	err := ffmpeg.Run(a.Context(), cmd.Args, ffmpeg.RunOptions{Limits: r.cfg.Env.FFmpeg, Dir: a.Dir, Duration: duration, OnProgress: r.progress, MaxOutputBytes: r.maxOutput})
 	if f, ok := a.Stopped(); ok {
 		return f, false
 	}
@@ -339,14 +339,13 @@ func lastLine(err error) string {
 func (r *renderRun) plan(ctx context.Context, scene *engine.Scene, media map[string]engine.Media, dir, out string) (*engine.Command, error) {
 	if scene.Still() {
 		scene = scene.StillFrame()
-		scene.SeekVideos(ctx, media, r.seekFailed)
+		seekVideos(ctx, r.cfg.Env, scene, media, r.seekFailed)
 	}
-	return engine.PlanContext(ctx, scene, media, dir, out, r.cfg.Env.Font)
+	return engine.Plan(ctx, scene, inputs(r.cfg.Env, media), dir, out)
 }
 
 // seekFailed logs a video that could not be probed for its seek
-// (Scene.SeekVideos): it plays from its trim instead, slower, the same
-// frames.
-func (r *renderRun) seekFailed(l engine.Layer, err error) {
-	r.log.Warn("find the first frame of a video", "field", l.SourceField, "err", err)
+// (seekVideos): it plays from its trim instead, slower, the same frames.
+func (r *renderRun) seekFailed(sk engine.Seek, err error) {
+	r.log.Warn("find the first frame of a video", "field", sk.Field, "err", err)
 }

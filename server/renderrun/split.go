@@ -67,17 +67,17 @@ func (r *renderRun) part(parent context.Context, typ string, pa renderjob.PartAr
 			out := filepath.Join(dir, "sound.mp4")
 			// The sound is mixed once for the whole timeline, so its
 			// loudness is measured here, over the whole, as unsplit.
-			if err := engine.MeasureLoudness(ctx, scene, media, dir); err != nil {
+			if err := measureLoudness(ctx, r.cfg.Env, scene, media, dir); err != nil {
 				return nil, out, scene.Duration, err
 			}
-			cmd, err := engine.PlanSoundContext(ctx, scene, media, dir, out)
+			cmd, err := engine.PlanSound(ctx, scene, inputs(r.cfg.Env, media), dir, out)
 			return cmd, out, scene.Duration, err
 		}
 		p := scene.Part(engine.PartRange{First: pa.First, Count: pa.Count}, pa.Last)
 		r.maxOutput = partShare(r.cfg.Env.MaxOutputBytes, pa.Count, scene.Frames())
-		p.SeekVideos(ctx, media, r.seekFailed)
+		seekVideos(ctx, r.cfg.Env, p, media, r.seekFailed)
 		out := filepath.Join(dir, "part.ts")
-		cmd, err := engine.PlanPartContext(ctx, p, media, dir, out, r.cfg.Env.Font)
+		cmd, err := engine.PlanPart(ctx, p, inputs(r.cfg.Env, media), dir, out)
 		return cmd, out, p.Shown(), err
 	}
 	sources := func(scene *engine.Scene) []engine.Source {
@@ -127,7 +127,7 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 			sound = filepath.Join(dir, "sound.mp4")
 		}
 		out := filepath.Join(dir, "output."+scene.Format)
-		return engine.PlanJoin(scene, parts, sound, dir, out), out, scene.Duration, nil
+		return engine.PlanJoin(scene, r.cfg.Env.FFmpeg, parts, sound, dir, out), out, scene.Duration, nil
 	}
 	fetch := func(ctx context.Context, dir string) *jobs.Failure {
 		// The joined output is about as large as its parts together: parts

@@ -35,7 +35,7 @@ func TestStillPlanSeeksItsVideo(t *testing.T) {
 	out, err := exec.Command("ffmpeg", "-hide_banner", "-loglevel", "error", "-y", "-f", "lavfi", "-i", "testsrc2=size=32x18:rate=30",
 		"-t", "60", "-c:v", "libx264", "-preset", "ultrafast", "-g", "60", "-pix_fmt", "yuv420p", "-f", "mp4", long).CombinedOutput()
 	require.NoError(t, err, "%s", out)
-	info, err := ffmpeg.Probe(ctx, long)
+	info, err := ffmpeg.Probe(ctx, ffmpeg.Limits{}, long)
 	require.NoError(t, err)
 	comp, err := json.Marshal(map[string]any{"width": 32, "height": 18, "fps": 60, "format": "png", "frameTime": 30, "layers": []any{
 		map[string]any{"type": "video", "src": "https://x.test/long", "trimStart": 0.5, "duration": 59},

@@ -35,6 +35,8 @@ type Audio struct {
 	// Language is the spoken language as an ISO 639-1 code; "" or "auto"
 	// leaves it to the transcriber.
 	Language string
+	// FFmpeg are the node's limits of the transcriber's ffmpeg runs.
+	FFmpeg ffmpeg.Limits
 	// Log receives the log of its ffmpeg runs; OnProgress their progress in percent.
 	Log        io.Writer
 	OnProgress func(percent float64)
@@ -42,7 +44,7 @@ type Audio struct {
 
 // ffmpegRun runs a transcriber's ffmpeg with the audio's log and progress.
 func (a Audio) ffmpegRun(ctx context.Context, duration float64, args []string) error {
-	return ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, Log: a.Log, OnProgress: a.OnProgress})
+	return ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Limits: a.FFmpeg, Dir: a.Dir, Duration: duration, Log: a.Log, OnProgress: a.OnProgress})
 }
 
 // Cue is one caption.
@@ -97,8 +99,8 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 			last = end
 		}
 	}
-	err := ffmpeg.Run(ctx, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-"),
-		ffmpeg.RunOptions{Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
+	err := ffmpeg.Run(ctx, append(ffmpeg.InputArgsFormat(a.FFmpeg, a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-"),
+		ffmpeg.RunOptions{Limits: a.FFmpeg, Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
 	if err != nil {
 		return nil, fmt.Errorf("asr: %w", err)
 	}

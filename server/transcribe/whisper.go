@@ -36,7 +36,7 @@ type Whisper struct {
 // Transcribe sends the sound as 16 kHz mono WAV and reads the segments.
 func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	wav := filepath.Join(a.Dir, "whisper.wav")
-	if err := a.ffmpegRun(ctx, a.Duration, append(ffmpeg.InputArgsFormat(a.Format, a.Path), "-vn", "-ac", "1", "-ar", "16000", "file:"+wav)); err != nil {
+	if err := a.ffmpegRun(ctx, a.Duration, append(ffmpeg.InputArgsFormat(a.FFmpeg, a.Format, a.Path), "-vn", "-ac", "1", "-ar", "16000", "file:"+wav)); err != nil {
 		return nil, fmt.Errorf("prepare audio for whisper: %w", err)
 	}
 	f, err := os.Open(wav)

@@ -208,3 +208,13 @@ func TestLinesOfLongLines(t *testing.T) {
 	assert.True(t, lines[0]+" "+lines[1] == text, "the break swallows one space")
 	assert.Less(t, after.TotalAlloc-before.TotalAlloc, uint64(len(text)*4), "bytes allocated to break %d bytes", len(text))
 }
+
+// TestSystemFont: the font fontconfig names is one typeset reads.
+func TestSystemFont(t *testing.T) {
+	t.Parallel()
+	path := SystemFont()
+	data, err := os.ReadFile(path)
+	require.NoError(t, err, path)
+	_, err = Parse(data)
+	require.NoError(t, err, path)
+}
