@@ -167,7 +167,7 @@ func rss(pid int) (int64, error) {
 func freeAddr() string {
 	l, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
-		panic(err)
+		panic(err) //nolint:forbidigo // programmer error: a benchmark that cannot listen on loopback cannot run at all
 	}
 	defer l.Close()
 	return l.Addr().String()

@@ -131,6 +131,7 @@ func stringList(v any) []string {
 	return out
 }
 
+//nolint:gochecknoglobals // read-only table: each mockup format's extension and type
 var mockupFormats = map[string]struct{ ext, contentType string }{
 	"png":  {".png", "image/png"},
 	"jpg":  {".jpg", "image/jpeg"},

@@ -57,9 +57,13 @@ func Final(s State) bool {
 }
 
 // unfinished are the states a cancel or a failed parent can still end.
+//
+//nolint:gochecknoglobals // read-only table: the states a cancel can end
 var unfinished = []State{Pending, Available, Retrying, Running}
 
 // Waiting are the states of a job not yet running.
+//
+//nolint:gochecknoglobals // read-only table: the states of a waiting job, for the APIs' filters
 var Waiting = []State{Pending, Available, Retrying}
 
 // Config tunes leases and retries.

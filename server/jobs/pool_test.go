@@ -277,7 +277,7 @@ func (panicky) Types() []string { return []string{"t"} }
 
 func (h panicky) Run(_ context.Context, j *jobs.Job, _ func(float64)) jobs.Outcome {
 	if h.bad[j.ID] {
-		panic("a bug met input " + j.ID)
+		panic("a bug met input " + j.ID) //nolint:forbidigo // deliberate: the recovery under test
 	}
 	return jobs.Outcome{Result: jobs.Result{Outputs: map[string]string{"out": "jobs/o/" + j.ID}}}
 }

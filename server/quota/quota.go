@@ -30,6 +30,8 @@ const QueueRetry = 5 * time.Second
 
 // waiting are the states of a job that holds a place in its
 // organisation's queue: not yet running, not ended.
+//
+//nolint:gochecknoglobals // read-only table: the states that hold a place in the queue
 var waiting = []job.State{job.StatePending, job.StateAvailable, job.StateRetrying}
 
 // Limiter checks submits against the organisations' policies. A nil

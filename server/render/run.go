@@ -163,6 +163,8 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 }
 
 // words are renders' names for the failures of an attempt.
+//
+//nolint:gochecknoglobals // read-only: renders' words for failures
 var words = attempt.Words{
 	Job:            "render",
 	TimeoutCode:    jobs.CodeRenderTimeout,
@@ -280,6 +282,8 @@ type upload struct {
 }
 
 // pictureFields are the output fields of the pictures made beside a video.
+//
+//nolint:gochecknoglobals // read-only table: the picture outputs' fields
 var pictureFields = map[string]string{"poster": PosterField, "thumbnail": ThumbnailField}
 
 // fetchSources downloads and probes every source of the scene, a few at

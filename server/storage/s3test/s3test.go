@@ -80,6 +80,7 @@ func Available() bool {
 	return ok || os.Getenv(RequireEnv) == "1"
 }
 
+//nolint:gochecknoglobals // test helper: the S3 test server's environment, set once a test process
 var envOnce sync.Once
 
 // Start starts a server for the test, stopped when it ends; it skips the
