@@ -115,7 +115,7 @@ type Clock struct {
 
 // ClockStart is the epoch millisecond a NewClock starts at: a fixed
 // instant, so that a test's times read the same on every run.
-const ClockStart = 1_700_000_000_000
+const ClockStart int64 = 1_700_000_000_000
 
 // NewClock returns a clock at ClockStart.
 func NewClock() *Clock { return &Clock{now: time.UnixMilli(ClockStart)} }
