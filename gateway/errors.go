@@ -28,6 +28,8 @@ func writeError(w http.ResponseWriter, code apierr.Code, message string) {
 
 // errorMarshaler writes the envelope: details only when there are some
 // (the shared marshaler would write an empty list on every error).
+//
+//nolint:gochecknoglobals // read-only after init: a marshaler is safe for concurrent use and has no state
 var errorMarshaler = &runtime.JSONPb{MarshalOptions: protojson.MarshalOptions{}}
 
 // writeProblems answers with the envelope, listing each field problem of
@@ -52,7 +54,7 @@ func writeProblems(w http.ResponseWriter, code apierr.Code, message string, prob
 func writeStatusError(_ context.Context, _ *runtime.ServeMux, _ runtime.Marshaler, w http.ResponseWriter, r *http.Request, err error) {
 	var httpErr *runtime.HTTPStatusError
 	if errors.As(err, &httpErr) {
-		writeRoutingError(nil, nil, nil, w, r, httpErr.HTTPStatus)
+		writeRoutingError(r.Context(), nil, nil, w, r, httpErr.HTTPStatus)
 		return
 	}
 	code, message := describe(err)

@@ -87,7 +87,7 @@ func (w *wrapped) Unwrap() error { return w.err }
 
 func TestPanicAnswersInternalError(t *testing.T) {
 	t.Parallel()
-	h := recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }),
+	h := recoverPanics(http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") }), //nolint:forbidigo // deliberate: the recovery under test
 		slog.New(slog.NewTextHandler(io.Discard, nil)))
 	w := httptest.NewRecorder()
 	h.ServeHTTP(w, httptest.NewRequest(http.MethodGet, "/api/health", nil))

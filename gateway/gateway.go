@@ -61,6 +61,8 @@ type Config struct {
 // when empty (EmitDefaultValues), while unset optional fields and unset
 // messages stay absent (EmitUnpopulated would write them as null). Unknown
 // request fields are errors, so typos surface.
+//
+//nolint:gochecknoglobals // read-only after init: the one JSON marshaler of every answer, stateless
 var marshaler = &runtime.JSONPb{
 	MarshalOptions: protojson.MarshalOptions{
 		UseProtoNames:     false,
@@ -183,6 +185,8 @@ func incomingHeader(key string) (string, bool) {
 }
 
 // successStatuses are the documented non-200 success statuses, by RPC method.
+//
+//nolint:gochecknoglobals // read-only table: the documented non-200 statuses by method
 var successStatuses = map[string]int{
 	"/kino.render.v1.RenderService/SubmitRender":          http.StatusAccepted,
 	"/kino.media.v1.JobService/CreateJob":                 http.StatusAccepted,

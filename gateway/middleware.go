@@ -25,7 +25,7 @@ func recoverPanics(next http.Handler, log *slog.Logger) http.Handler {
 		defer func() {
 			if v := recover(); v != nil {
 				if v == http.ErrAbortHandler {
-					panic(v)
+					panic(v) //nolint:forbidigo // re-raised: http.ErrAbortHandler is net/http's own way to abort, and must reach it
 				}
 				log.Error("panic in HTTP handler", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
 				writeError(w, apierr.Internal, "an unexpected error occurred")

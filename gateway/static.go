@@ -110,6 +110,8 @@ const maxPlaylistBytes = 4 << 20
 // inlineTypes are the content types a browser may show in place: media it
 // plays or pictures it draws, none of which runs script. Anything else
 // (HTML, SVG, XML, PDF, a type nobody recorded) is downloaded.
+//
+//nolint:gochecknoglobals // read-only table: the content types shown inline
 var inlineTypes = []string{
 	"image/png", "image/jpeg", "image/gif", "image/webp", "image/bmp", "image/avif",
 	"text/vtt", "application/vnd.apple.mpegurl",

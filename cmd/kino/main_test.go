@@ -29,11 +29,11 @@ var kinoBin string
 func TestMain(m *testing.M) {
 	dir, err := os.MkdirTemp("", "kino-bin-")
 	if err != nil {
-		panic(err)
+		panic(err) //nolint:forbidigo // programmer error: TestMain has no t to fail, and no test can run without the binary
 	}
 	kinoBin = filepath.Join(dir, "kino")
 	if out, err := exec.Command("go", "build", "-o", kinoBin, ".").CombinedOutput(); err != nil {
-		panic(string(out))
+		panic(string(out)) //nolint:forbidigo // programmer error: TestMain has no t to fail, and no test can run without the binary
 	}
 	code := m.Run()
 	os.RemoveAll(dir)

@@ -326,7 +326,7 @@ func benchTurn(ctx context.Context, dbURL string, size int) error {
 			return err
 		}
 		if j == nil {
-			return fmt.Errorf("B's job was never claimed")
+			return fmt.Errorf("the job of B was never claimed")
 		}
 		if j.OrgID == "B" {
 			fmt.Printf("| %d | %d (bound: 2 active organisations + 1 = 3) | %s |\n", size, n, time.Since(t0).Round(10*time.Microsecond))

@@ -38,7 +38,7 @@ const policy = "default-src 'self'; script-src 'self'; style-src 'self'; img-src
 func Handler(notFound http.Handler) http.Handler {
 	sub, err := fs.Sub(static, "static")
 	if err != nil {
-		panic(err) // the embedded tree is fixed at build time
+		panic(err) //nolint:forbidigo // programmer error: the embedded tree is fixed at build time
 	}
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /{$}", func(w http.ResponseWriter, r *http.Request) {

@@ -26,6 +26,8 @@ const DemoOrigin = "http://localhost:8080"
 
 // demoFor is the demo file (server/demo) that stands in for each medium of
 // the document's examples; an example naming any other is left out.
+//
+//nolint:gochecknoglobals // read-only table: the demo file for each medium of the examples
 var demoFor = map[string]string{
 	"video.mp4":    "talk.mp4",
 	"picture.png":  "picture1.jpg",

@@ -81,6 +81,7 @@ type mapping struct {
 	http int
 }
 
+//nolint:gochecknoglobals // read-only table: each documented code's status and HTTP mapping
 var mappings = map[Code]mapping{
 	Validation:           {codes.InvalidArgument, http.StatusBadRequest},
 	JobNotFound:          {codes.NotFound, http.StatusNotFound},
@@ -237,6 +238,8 @@ func HTTPStatus(code Code) int {
 
 // fallback maps a bare gRPC code, one that carries no kino ErrorInfo (a
 // decoding error inside the gateway, a deadline), to the closest documented code.
+//
+//nolint:gochecknoglobals // read-only table: the code a bare gRPC status maps to
 var fallback = map[codes.Code]Code{
 	codes.InvalidArgument:    Validation,
 	codes.OutOfRange:         Validation,

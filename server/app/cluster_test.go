@@ -94,7 +94,9 @@ func TestThreeNodes(t *testing.T) {
 	t.Cleanup(func() { stopWatch(); <-watchDone })
 	go func() {
 		defer close(watchDone)
-		for ; watchCtx.Err() == nil; time.Sleep(10 * time.Millisecond) {
+		sample := time.NewTicker(10 * time.Millisecond)
+		defer sample.Stop()
+		for ; watchCtx.Err() == nil; <-sample.C {
 			parts, err := st.Job.Query().Where(entjob.BatchID(split), entjob.Kind(renderjob.PartKind)).All(watchCtx)
 			if err != nil {
 				continue

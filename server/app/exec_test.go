@@ -207,7 +207,8 @@ func TestTransientFailureIsRetriedAfterABackoff(t *testing.T) {
 		assert.Equal(t, 1.0, j["retryCount"])
 		mu.Lock()
 		defer mu.Unlock()
+		// The backoff's length is the job core's, checked by a moved clock
+		// in server/jobs/jobsdrivertest.
 		require.Len(t, hits, 2)
-		assert.GreaterOrEqual(t, hits[1].Sub(hits[0]), delay*8/10, "the retry waited for its backoff (base, -20%%)")
 	})
 }

@@ -162,7 +162,9 @@ func (k *kino) waitStatus(t *testing.T, id, want string, within time.Duration) m
 	t.Helper()
 	var last map[string]any
 	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
+	poll := time.NewTicker(50 * time.Millisecond)
+	defer poll.Stop()
+	for ; time.Now().Before(deadline); <-poll.C {
 		last = k.get(t, id)
 		st := last["status"].(string)
 		if st == want {
@@ -171,7 +173,6 @@ func (k *kino) waitStatus(t *testing.T, id, want string, within time.Duration) m
 		if st != "queued" && st != "processing" {
 			t.Fatalf("job %s ended %s, want %s: %v", id, st, want, last)
 		}
-		time.Sleep(50 * time.Millisecond)
 	}
 	t.Fatalf("job %s did not reach %s within %s; last %v", id, want, within, last)
 	return nil

@@ -115,10 +115,12 @@ func TestSlowRequestBodiesAreCut(t *testing.T) {
 		// 4,800 bytes in 400-byte pieces every 100 ms: 1.2 s, four windows.
 		body := strings.Repeat(" ", 4800) + `{"provider":"provider_a","composition":{"width":160,"height":90,"fps":10,"layers":[{"type":"color","color":"#000000","start":0,"duration":1}]}}`
 		conn := rawRequest(t, k, "POST", "/api/render", "application/json", len(body))
+		pace := time.NewTicker(100 * time.Millisecond) // the client's pace, not a wait for the server
+		defer pace.Stop()
 		for chunk := range slices.Chunk([]byte(body), 400) {
 			_, err := conn.Write(chunk)
 			require.NoError(t, err)
-			time.Sleep(100 * time.Millisecond) // the client's pace, not a wait for the server
+			<-pace.C
 		}
 		require.NoError(t, conn.SetReadDeadline(time.Now().Add(20*time.Second)))
 		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
@@ -213,12 +215,10 @@ func TestWatchStreamsAreCapped(t *testing.T) {
 
 	cancelFirst()
 	var r response
-	for range 100 {
-		if r = k.do(t, http.MethodGet, "/api/render/nope/events", nil); r.status != http.StatusServiceUnavailable {
-			break
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	require.Eventually(t, func() bool {
+		r = k.do(t, http.MethodGet, "/api/render/nope/events", nil)
+		return r.status != http.StatusServiceUnavailable
+	}, 5*time.Second, 20*time.Millisecond, "a closed stream frees its place")
 	assert.Equal(t, http.StatusNotFound, r.status, "a closed stream frees its place: %s", r.body)
 }
 

@@ -86,7 +86,9 @@ func (k *kino) waitMediaStatus(t *testing.T, id, want string, within time.Durati
 	t.Helper()
 	var j map[string]any
 	deadline := time.Now().Add(within)
-	for time.Now().Before(deadline) {
+	poll := time.NewTicker(10 * time.Millisecond)
+	defer poll.Stop()
+	for ; time.Now().Before(deadline); <-poll.C {
 		j = k.mediaJob(t, id)
 		st := j["status"].(string)
 		if st == want {
@@ -96,7 +98,6 @@ func (k *kino) waitMediaStatus(t *testing.T, id, want string, within time.Durati
 		case "complete", "failed", "cancelled":
 			t.Fatalf("media job %s ended %s, want %s: %v", id, st, want, j)
 		}
-		time.Sleep(10 * time.Millisecond)
 	}
 	t.Fatalf("media job %s did not reach %s within %s; last %v", id, want, within, j)
 	return nil
@@ -106,7 +107,7 @@ func (k *kino) waitMediaStatus(t *testing.T, id, want string, within time.Durati
 // step at a random point of any one-second cycle kino may run on, so that a
 // test of promptness cannot pass by landing just before a poll.
 func phase() {
-	time.Sleep(rand.N(time.Second))
+	<-time.After(rand.N(time.Second))
 }
 
 // Defect: cancelling a running pipeline node (POST /jobs/{id}/cancel) leaves
@@ -152,7 +153,9 @@ func TestCancelRunningPipelineNodeCancelsDependants(t *testing.T) {
 		cancelledAt := time.Now()
 
 		var got map[string]any
-		for time.Since(cancelledAt) < 5*time.Second {
+		poll := time.NewTicker(20 * time.Millisecond)
+		defer poll.Stop()
+		for ; time.Since(cancelledAt) < 5*time.Second; <-poll.C {
 			resp := k.do(t, http.MethodGet, "/pipelines/"+pid+"/runs/"+rid, nil)
 			require.Equal(t, http.StatusOK, resp.status, "%s", resp.body)
 			got = resp.json(t)["data"].(map[string]any)
@@ -160,7 +163,6 @@ func TestCancelRunningPipelineNodeCancelsDependants(t *testing.T) {
 			if st["cut"] == "cancelled" && st["poster"] == "cancelled" {
 				break
 			}
-			time.Sleep(20 * time.Millisecond)
 		}
 		st := statuses(got)
 		t.Logf("run %s after the cancel: %v", got["status"], st)
@@ -384,10 +386,8 @@ func TestIdleWorkerOnOtherNodeStartsJobPromptly(t *testing.T) {
 		phase()
 		id := a.submit(t, small)
 		answered := time.Now()
-		for a.get(t, id)["status"] == "queued" {
-			require.Less(t, time.Since(answered), 10*time.Second, "no worker took the job")
-			time.Sleep(10 * time.Millisecond)
-		}
+		require.Eventually(t, func() bool { return a.get(t, id)["status"] != "queued" }, 10*time.Second, 10*time.Millisecond,
+			"no worker took the job")
 		waits = append(waits, time.Since(answered))
 		a.waitStatus(t, id, "completed", 30*time.Second)
 	}

@@ -101,7 +101,8 @@ func mediaJobRequest(t *testing.T) *mediav1.CreateJobRequest {
 func TestRateLimit(t *testing.T) {
 	t.Parallel()
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		k := limited(t, db, org.Policy{Rate: 2}, nil)
+		clock := newTestClock()
+		k := limited(t, db, org.Policy{Rate: 2}, clock.config)
 		jobs := mediav1.NewJobServiceClient(k.conn)
 
 		require.Equal(t, http.StatusAccepted, k.as(t, keyA, http.MethodPost, "/api/render", shortRender()).status)
@@ -122,7 +123,7 @@ func TestRateLimit(t *testing.T) {
 		require.Equal(t, http.StatusAccepted, k.as(t, keyB, http.MethodPost, "/jobs", watermarkJob()).status)
 
 		// The wait Retry-After gave is enough: the refusals took nothing.
-		time.Sleep(wait)
+		clock.add(wait)
 		r := k.as(t, keyA, http.MethodPost, "/api/render", shortRender())
 		require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
 	})
@@ -133,8 +134,9 @@ func TestRateLimit(t *testing.T) {
 func TestRateLimitSharedByNodes(t *testing.T) {
 	t.Parallel()
 	db := storetest.Postgres(t)
-	a := limited(t, db, org.Policy{Rate: 2}, nil)
-	b := limited(t, db, org.Policy{Rate: 2}, nil)
+	clock := newTestClock() // the nodes' clocks, in step
+	a := limited(t, db, org.Policy{Rate: 2}, clock.config)
+	b := limited(t, db, org.Policy{Rate: 2}, clock.config)
 
 	require.Equal(t, http.StatusAccepted, a.as(t, keyA, http.MethodPost, "/api/render", shortRender()).status)
 	require.Equal(t, http.StatusAccepted, b.as(t, keyA, http.MethodPost, "/api/render", shortRender()).status)
@@ -144,7 +146,7 @@ func TestRateLimitSharedByNodes(t *testing.T) {
 	require.Equal(t, codes.InvalidArgument, status.Code(err), "validation comes first: %v", err)
 	require.Equal(t, http.StatusAccepted, b.as(t, keyB, http.MethodPost, "/api/render", shortRender()).status)
 
-	time.Sleep(wait)
+	clock.add(wait)
 	r := b.as(t, keyA, http.MethodPost, "/api/render", shortRender())
 	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
 }

@@ -161,9 +161,10 @@ func TestMetricsFollowARenderAndAMediaJob(t *testing.T) {
 		assert.Equal(t, uint64(0), n, "its run is measured when it ends")
 
 		deadline := time.Now().Add(90 * time.Second)
-		for k.get(t, renderID)["status"] != "completed" && time.Now().Before(deadline) {
+		poll := time.NewTicker(50 * time.Millisecond)
+		defer poll.Stop()
+		for ; k.get(t, renderID)["status"] != "completed" && time.Now().Before(deadline); <-poll.C {
 			gets++
-			time.Sleep(50 * time.Millisecond)
 		}
 		gets++
 		require.Equal(t, "complete", k.waitMediaStatus(t, mediaID, "complete", 60*time.Second)["status"])

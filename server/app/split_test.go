@@ -79,6 +79,8 @@ func TestSplitRenderEqualsUnsplit(t *testing.T) {
 		last := -1.0
 		deadline := time.Now().Add(60 * time.Second)
 		var rec map[string]any
+		poll := time.NewTicker(20 * time.Millisecond)
+		defer poll.Stop()
 		for time.Now().Before(deadline) {
 			rec = split.get(t, id)
 			st := rec["status"].(string)
@@ -91,7 +93,7 @@ func TestSplitRenderEqualsUnsplit(t *testing.T) {
 			if st != "queued" && st != "processing" {
 				break
 			}
-			time.Sleep(20 * time.Millisecond)
+			<-poll.C
 		}
 		require.Equal(t, "completed", rec["status"], "%v", rec)
 		require.Equal(t, "processing", seen[len(seen)-2], "queued, then processing until completed: %v", seen)
@@ -291,11 +293,13 @@ func TestSplitRenderPartOfDeadWorkerRunsAgainAlone(t *testing.T) {
 		st, err := store.Open(context.Background(), db.URL)
 		require.NoError(t, err)
 		defer st.Close()
-		dead, err := jobs.New(st, events.NewLocal(), jobs.Config{Lease: 50 * time.Millisecond}).
+		// Its clock is an hour behind: the lease it takes has lapsed by
+		// every other node's.
+		dead, err := jobs.New(st, events.NewLocal(), jobs.Config{Lease: 50 * time.Millisecond,
+			Now: func() time.Time { return time.Now().Add(-time.Hour) }}).
 			Claim(context.Background(), "dead-worker", []string{renderjob.PartFrames})
 		require.NoError(t, err)
 		require.NotNil(t, dead)
-		time.Sleep(100 * time.Millisecond) // past the lease
 
 		// A worker node starts, rescues the part and runs every part.
 		worker := start(t, db, splitEverySecond)

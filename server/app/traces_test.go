@@ -117,7 +117,7 @@ func (ss spanSet) names() []string {
 func attr(s tracetest.SpanStub, key string) string {
 	for _, a := range s.Attributes {
 		if string(a.Key) == key {
-			return a.Value.Emit()
+			return a.Value.String()
 		}
 	}
 	return ""
@@ -150,12 +150,12 @@ func noSecrets(t *testing.T, ss spanSet, secret string) {
 	t.Helper()
 	for _, s := range ss {
 		for _, a := range s.Attributes {
-			assert.NotContains(t, a.Value.Emit(), secret, "%s: %s", s.Name, a.Key)
+			assert.NotContains(t, a.Value.String(), secret, "%s: %s", s.Name, a.Key)
 		}
 		assert.NotContains(t, s.Status.Description, secret, "%s: status", s.Name)
 		for _, e := range s.Events {
 			for _, a := range e.Attributes {
-				assert.NotContains(t, a.Value.Emit(), secret, "%s: event %s: %s", s.Name, e.Name, a.Key)
+				assert.NotContains(t, a.Value.String(), secret, "%s: event %s: %s", s.Name, e.Name, a.Key)
 			}
 		}
 	}

@@ -133,7 +133,7 @@ func (f *upgradeFixture) named(items []upgradeItem, name string) upgradeItem {
 			return it
 		}
 	}
-	panic("the fixture has nothing named " + name)
+	panic("the fixture has nothing named " + name) //nolint:forbidigo // programmer error: the test names an item its fixture lacks
 }
 
 // path is the path of a URL that kino handed out under the fixture's

@@ -13,6 +13,8 @@ var WebColour = regexp.MustCompile(`^#(?:[0-9a-fA-F]{6}|[0-9a-fA-F]{8})$`)
 // (the transcriber decides) and the ISO 639-1 codes of the languages
 // Whisper knows. The offline transcriber hears English only, which is
 // checked when the job runs: it depends on the node's --whisper-url.
+//
+//nolint:gochecknoglobals // read-only table: the caption languages documented in the catalogue
 var CaptionLanguages = []string{"auto",
 	"af", "am", "ar", "as", "az", "ba", "be", "bg", "bn", "bo", "br", "bs", "ca", "cs", "cy", "da", "de", "el", "en", "es",
 	"et", "eu", "fa", "fi", "fo", "fr", "gl", "gu", "ha", "he", "hi", "hr", "ht", "hu", "hy", "id", "is", "it", "ja", "ka",
@@ -22,6 +24,8 @@ var CaptionLanguages = []string{"auto",
 
 // CaptionAliases are caption.burn's older names, kino's before it took
 // Rendobar's: each maps to the param it stands for.
+//
+//nolint:gochecknoglobals // read-only table: the documented aliases of caption options
 var CaptionAliases = map[string]string{"font": "fontFamily", "color": "fontColor", "outline": "outlineWidth"}
 
 func colourParam(name, def string) Param {
@@ -29,6 +33,7 @@ func colourParam(name, def string) Param {
 		Description: "web hex, #RRGGBB or #AARRGGBB with the alpha first; default " + def}
 }
 
+//nolint:gochecknoglobals // a constructor of the catalogue's tables, never reassigned
 var familyParam = func(name, desc string) Param {
 	return Param{Name: name, Kind: "string", MaxLength: 100, Pattern: FontFamily, PatternHint: "a font family name holds only letters, digits and spaces", Description: desc}
 }
@@ -36,6 +41,8 @@ var familyParam = func(name, desc string) Param {
 // captionBurnParams are Rendobar's styling params, in pixels of the
 // output video, and kino's older names as aliases. They style SRT and
 // WebVTT; an ASS or SSA file keeps its own styles.
+//
+//nolint:gochecknoglobals // read-only table: the catalogue's caption parameters
 var captionBurnParams = []Param{
 	{Name: "language", Kind: "string", Enum: CaptionLanguages, Default: "auto", DefaultText: "auto (default)", Description: "the spoken language when subtitles is omitted: an ISO 639-1 code or auto (default); the offline transcriber hears English only"},
 	familyParam("fontFamily", "font family; default the font input's own, else DejaVu Sans"),

@@ -122,6 +122,7 @@ func Compatible(out, in Field) bool {
 	return false
 }
 
+//nolint:gochecknoglobals // the catalogue's index, built once by init from types and read-only after
 var (
 	all    []*Type
 	byName = map[string]*Type{}
@@ -141,4 +142,6 @@ func init() {
 // Render prices renders (POST /api/render), which are not in the
 // catalogue: per second of output, and per megapixel for a still (a png
 // or jpg of one frame).
+//
+//nolint:gochecknoglobals // read-only: the prices of renders, a catalogue entry like the types
 var Render = &Type{Name: "render", PricePerSecond: 0.002, PricePerMegapixel: 0.0004, MinPrice: 0.001}

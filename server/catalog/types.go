@@ -11,12 +11,15 @@ import (
 // ';', ':' and quotes have meanings of their own.
 var FontFamily = regexp.MustCompile(`^[A-Za-z0-9 ]{1,100}$`)
 
+//nolint:gochecknoglobals // read-only table: the documented positions
 var positions = []string{"top-left", "top-right", "bottom-left", "bottom-right", "center"}
 
+//nolint:gochecknoglobals // a constructor of the catalogue's tables, never reassigned
 var source = func(media ...string) Field {
 	return Field{Name: "source", Media: media, Required: true, Description: "the media to work on: a URL or an asset id"}
 }
 
+//nolint:gochecknoglobals // a constructor of the catalogue's tables, never reassigned
 var outputURL = func(media ...string) Field {
 	return Field{Name: "outputUrl", Media: media, Description: "the result"}
 }
@@ -53,12 +56,18 @@ func watermarkCheck(v map[string]any) [][2]string {
 const MaxMockups = 50
 
 // designRef is a design named in params: a URL or an asset id.
+//
+//nolint:gochecknoglobals // read-only: a parameter shared by the catalogue's types
 var designRef = Param{Kind: "string", MaxLength: 2048, Description: "an image: an http(s) URL or an asset id"}
 
 // layerPath is a layer of a template: its name, or group/name.
+//
+//nolint:gochecknoglobals // read-only: a parameter shared by the catalogue's types
 var layerPath = Param{Kind: "string", MaxLength: 1000}
 
 // colorHex is a colour as #rrggbb.
+//
+//nolint:gochecknoglobals // read-only: a parameter shared by the catalogue's types
 var colorHex = Param{Kind: "string", Pattern: regexp.MustCompile(`^#[0-9a-fA-F]{6}$`), PatternHint: "must be a colour as #rrggbb"}
 
 // ffmpegCommand is the declaration of raw.ffmpeg and of ffmpeg, its newer
@@ -95,8 +104,11 @@ const (
 )
 
 // OutputFormats are the values of the command types' outputFormat.
+//
+//nolint:gochecknoglobals // read-only table: the documented output formats
 var OutputFormats = []string{"mp4", "mkv", "webm", "mov", "avi", "ts", "gif", "png", "jpg", "mp3", "wav", "flac", "ogg", "aac", "opus", "m4a", "srt", "vtt"}
 
+//nolint:gochecknoglobals // read-only table: the catalogue itself
 var types = []*Type{
 	ffmpegCommand("ffmpeg", "Run your own ffmpeg command on your inputs: named inputs staged in the job's folder by name, and http(s) URLs or asset ids in -i positions."),
 	ffmpegCommand("raw.ffmpeg", "Run your own ffmpeg command (the first name of the ffmpeg type): inputs are http(s) URLs or asset ids in -i positions."),

@@ -43,6 +43,8 @@ const (
 
 // Modes lists every mode Flatten draws a layer with (PassThrough is a
 // group's only).
+//
+//nolint:gochecknoglobals // read-only table: the blend modes in their documented order
 var Modes = []Mode{
 	Normal, Dissolve, Darken, Multiply, ColorBurn, LinearBurn, DarkerColor,
 	Lighten, Screen, ColorDodge, LinearDodge, LighterColor, Overlay, SoftLight,
@@ -69,6 +71,8 @@ func (m Mode) Known() bool {
 // corrections psd-tools measured against Photoshop's own renders: vivid
 // light lets the source's extremes win, hard mix breaks the b+s == 1 tie
 // on the backdrop.
+//
+//nolint:gochecknoglobals // read-only table: each separable mode's formula
 var separable = map[Mode]func(b, s float64) float64{
 	Normal:   func(b, s float64) float64 { return s },
 	Dissolve: func(b, s float64) float64 { return s },
@@ -264,6 +268,7 @@ func setSat(c [3]float64, s float64) [3]float64 {
 // b<<8 | s: 64 KiB, made the first time a mode is drawn.
 type table [1 << 16]uint8
 
+//nolint:gochecknoglobals // a memo of a pure function of the mode (64 KiB a mode, made on first use), the same for every caller
 var (
 	tablesMu sync.Mutex
 	tables   = map[Mode]*table{}

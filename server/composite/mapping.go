@@ -81,7 +81,7 @@ type mesh struct {
 // a caller's mistake.
 func Mesh(rows, cols int, points []Point) Mapping {
 	if rows < 1 || cols < 1 || len(points) != (3*rows+1)*(3*cols+1) {
-		panic("composite: Mesh needs (3·rows+1)·(3·cols+1) points")
+		panic("composite: Mesh needs (3·rows+1)·(3·cols+1) points") //nolint:forbidigo // programmer error: a mesh of the wrong size is the caller's mistake (documented)
 	}
 	return &mesh{rows: rows, cols: cols, pts: append([]Point(nil), points...)}
 }

@@ -24,7 +24,7 @@ func TestABandsPanicReachesTheCaller(t *testing.T) {
 		defer func() { got = recover() }()
 		rows(context.Background(), image.Rect(0, 0, 512, 512), func(y0, _ int) {
 			if y0 >= 256 {
-				panic("injected")
+				panic("injected") //nolint:forbidigo // deliberate: the recovery under test
 			}
 		})
 	}()

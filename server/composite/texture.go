@@ -210,6 +210,8 @@ func (l *level) bilinear(u, v float64) uint64 {
 }
 
 // recip holds 255·2¹⁶ / a, to unpremultiply without dividing.
+//
+//nolint:gochecknoglobals // read-only table computed once: reciprocals for unpremultiplying
 var recip = func() (r [256]uint64) {
 	for a := 1; a < 256; a++ {
 		r[a] = (255<<16 + uint64(a)/2) / uint64(a)

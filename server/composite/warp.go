@@ -411,6 +411,8 @@ func cells(m Mapping) (nu, nv int) {
 // visitsHook, set by tests only, is told the pixels a warp's triangles
 // will visit and the box they are in: the cost of a warp, counted rather
 // than timed.
+//
+//nolint:gochecknoglobals // a hook set only by tests, to count a warp's work; nil in production
 var visitsHook atomic.Pointer[func(visits int64, box image.Rectangle)]
 
 // maxOverdraw bounds the pixels a warp's triangles visit, in multiples

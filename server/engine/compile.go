@@ -13,6 +13,8 @@ import (
 )
 
 // Providers are the composition formats Compile accepts.
+//
+//nolint:gochecknoglobals // read-only table: the documented providers
 var Providers = []string{"provider_a", "unified"}
 
 // maxCoordinate bounds x and y: far enough off screen for any slide-in.

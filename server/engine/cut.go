@@ -58,6 +58,8 @@ type Cut struct {
 
 // cutNames are the transition names, as Shotstack spells them, and what
 // each is.
+//
+//nolint:gochecknoglobals // read-only table: the documented cuts by name
 var cutNames = map[string]Cut{
 	"fade":        {Kind: CutFade},
 	"dissolve":    {Kind: CutDissolve},
@@ -75,6 +77,8 @@ var cutNames = map[string]Cut{
 }
 
 // cutList is the names in the order the documentation gives them.
+//
+//nolint:gochecknoglobals // read-only table: the documented cuts in their order
 var cutList = []string{"fade", "dissolve", "wipeLeft", "wipeRight", "wipeUp", "wipeDown",
 	"slideLeft", "slideRight", "slideUp", "slideDown", "circleOpen", "circleClose", "zoom"}
 

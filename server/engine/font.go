@@ -28,7 +28,7 @@ func recoverFont(l Layer, what string, err *error) {
 		return
 	}
 	if l.Font == "" {
-		panic(v)
+		panic(v) //nolint:forbidigo // re-raised: a panic that is not the font drawer's own goes on
 	}
 	*err = &MediaError{Field: l.FontField, Message: "the font cannot be measured to " + what + ": it is damaged"}
 }

@@ -8,6 +8,8 @@ import (
 // unknownHints say, for fields people send because other tools take them,
 // what kino takes instead: "unknown field" alone does not say how to fix
 // the request.
+//
+//nolint:gochecknoglobals // read-only table: hints for names clients often mistake
 var unknownHints = map[string]string{
 	"fontWeight": `kino has no font weight: bold is a bold font file, given in "font" (an asset key or URL of the bold face, such as DejaVuSans-Bold.ttf)`,
 	"fontFamily": `kino picks a font by its file, not by family name: give the font file in "font" (an asset key or URL)`,

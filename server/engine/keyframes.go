@@ -28,6 +28,7 @@ const (
 	kenBurnsPanZoom = 1.2
 )
 
+//nolint:gochecknoglobals // read-only table: the documented Ken Burns effects
 var kenBurnsEffects = []string{"zoomIn", "zoomOut", "panLeft", "panRight", "panUp", "panDown"}
 
 // curve reads key as keyframes when it holds an array: [{"time", "value",

@@ -53,6 +53,8 @@ func MediaFromInfo(path string, info *ffmpeg.Info) Media {
 }
 
 // fontMagic are the first bytes of the font formats freetype reads.
+//
+//nolint:gochecknoglobals // read-only table: the magic numbers of font files
 var fontMagic = [][]byte{
 	{0x00, 0x01, 0x00, 0x00}, []byte("OTTO"), []byte("true"), []byte("ttcf"), []byte("wOFF"), []byte("wOF2"),
 }

@@ -271,6 +271,8 @@ func (p *planner) pictureFile(name string, img image.Image) Media {
 }
 
 // blendModes are ffmpeg's names of the blend modes a shade may have.
+//
+//nolint:gochecknoglobals // read-only table: ffmpeg's blend for each mode
 var blendModes = map[composite.Mode]string{
 	composite.Multiply: "multiply", composite.Screen: "screen", composite.LinearDodge: "addition",
 	composite.Overlay: "overlay", composite.SoftLight: "softlight", composite.HardLight: "hardlight",
@@ -280,6 +282,8 @@ var blendModes = map[composite.Mode]string{
 // expressions of the design's value x and the shade's grey y: multiplying
 // or screening R, G and B by one grey is linear in Y-16, U-128 and V-128,
 // so the design is shaded without leaving YUV.
+//
+//nolint:gochecknoglobals // read-only table: the grey modes' two steps
 var greyModes = map[composite.Mode][2]string{
 	composite.Multiply: {"16+(x-16)*y/255", "128+(x-128)*y/255"},
 	composite.Screen:   {"x+(235-x)*y/255", "128+(x-128)*(255-y)/255"},

@@ -13,6 +13,7 @@ const (
 	EaseInOut Easing = "ease-in-out"
 )
 
+//nolint:gochecknoglobals // read-only table: the documented easings
 var easings = []string{string(Linear), string(EaseIn), string(EaseOut), string(EaseInOut)}
 
 // Key is one keyframe: the property is Value at Time seconds from the

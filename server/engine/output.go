@@ -16,8 +16,11 @@ type outputFormat struct {
 }
 
 // formatNames are the output formats in the order messages list them.
+//
+//nolint:gochecknoglobals // read-only table: the documented output formats in order
 var formatNames = []string{"mp4", "webm", "mov", "gif", "png", "jpg", "mp3", "wav"}
 
+//nolint:gochecknoglobals // read-only table: each output format's muxer and codecs
 var formats = map[string]outputFormat{
 	"mp4":  {picture: true, sound: true, moving: true},
 	"webm": {picture: true, sound: true, moving: true, alpha: true},

@@ -51,6 +51,8 @@ type Filter struct {
 
 // filterFields are the filters a layer may ask for, in the order they
 // apply, each with its range and the amount that changes nothing.
+//
+//nolint:gochecknoglobals // read-only table: the picture filters' fields
 var filterFields = [...]struct {
 	name          string
 	lo, hi, ident float64

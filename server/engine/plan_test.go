@@ -32,7 +32,6 @@ var (
 	clipMedia    = Media{Path: "/m/clip", Format: "mov", HasVideo: true, HasAudio: true, Duration: 10, Width: 80, Height: 60}
 	pictureMedia = Media{Path: "/m/pic", Format: "png_pipe", HasVideo: true, Still: true, Width: 64, Height: 48}
 	toneMedia    = Media{Path: "/m/tone", Format: "wav", HasAudio: true, Duration: 10}
-	fontMedia    = Media{Path: "/m/font", Font: true}
 )
 
 // TestPlanGraph pins the whole command of one composition with a layer of

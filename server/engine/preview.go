@@ -3,6 +3,8 @@ package engine
 import "math"
 
 // Preview formats: the picture of a preview.
+//
+//nolint:gochecknoglobals // read-only table: the preview formats
 var previewFormats = map[string]bool{"jpg": true, "png": true}
 
 // MinPreviewWidth is the narrowest preview picture.

@@ -202,6 +202,8 @@ func (l Layer) styled() bool {
 }
 
 // still is the motion of a layer that does not move.
+//
+//nolint:gochecknoglobals // the zero Motion, used as a constant (a struct cannot be one)
 var still Motion
 
 // motion is the layer's motion, never nil.

@@ -32,6 +32,8 @@ type burnFontFile struct {
 // the name each is stored under. WOFF and WOFF2 are passed as they are:
 // FreeType unpacks them itself (WOFF2 with Brotli), as libass's fontsdir
 // loads them.
+//
+//nolint:gochecknoglobals // read-only table: font formats by magic number
 var fontFormats = map[string]string{"\x00\x01\x00\x00": ".ttf", "true": ".ttf", "OTTO": ".otf", "ttcf": ".ttc", "wOFF": ".woff", "wOF2": ".woff2"}
 
 // burnFont checks the font input, when there is one, and puts it in a

@@ -28,6 +28,8 @@ type ffmpegCommand struct{ *env }
 func CommandInputKey(i int) string { return fmt.Sprintf("#%d", i) }
 
 // commandFormats are outputFormat's muxers, extensions and content types.
+//
+//nolint:gochecknoglobals // read-only table: each command output format's muxer and type
 var commandFormats = map[string]struct{ muxer, contentType string }{
 	"mp4": {"mp4", "video/mp4"}, "mkv": {"matroska", "video/x-matroska"}, "webm": {"webm", "video/webm"},
 	"mov": {"mov", "video/quicktime"}, "avi": {"avi", "video/x-msvideo"}, "ts": {"mpegts", "video/mp2t"},

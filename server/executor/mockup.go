@@ -29,6 +29,7 @@ import (
 // cpuSeconds.
 type mockupRender struct{ *env }
 
+//nolint:gochecknoglobals // read-only table: each mockup format's extension and type
 var mockupFormats = map[string]struct{ ext, contentType string }{
 	"png":  {".png", "image/png"},
 	"jpg":  {".jpg", "image/jpeg"},

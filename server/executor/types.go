@@ -13,6 +13,7 @@ import (
 // audioExtract writes the sound of a video (or audio) file as mp3, aac or wav.
 type audioExtract struct{ *env }
 
+//nolint:gochecknoglobals // read-only table: each audio format's codec, extension and type
 var audioFormats = map[string]struct{ codec, ext, contentType string }{
 	"mp3": {"libmp3lame", ".mp3", "audio/mpeg"},
 	"aac": {"aac", ".m4a", "audio/mp4"},
@@ -60,6 +61,7 @@ func (e videoTrim) Work(ctx context.Context, t Task[catalog.VideoTrim]) (Result,
 // exactly (fill), and converts it.
 type imageResize struct{ *env }
 
+//nolint:gochecknoglobals // read-only table: each image format's extension and type
 var imageFormats = map[string]struct{ ext, contentType string }{
 	"png":  {".png", "image/png"},
 	"jpeg": {".jpg", "image/jpeg"},

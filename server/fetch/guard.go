@@ -18,6 +18,8 @@ type addrRange struct {
 // 169.254.169.254, an admin port on localhost, a database on 10.x). The more
 // specific ranges come first, so that :: reads "unspecified" rather than
 // "IPv4-compatible".
+//
+//nolint:gochecknoglobals // read-only table: the address ranges a fetch refuses
 var refused = []addrRange{
 	{netip.MustParsePrefix("0.0.0.0/32"), "unspecified"},
 	{netip.MustParsePrefix("0.0.0.0/8"), `reserved ("this network")`},
@@ -51,6 +53,8 @@ var refused = []addrRange{
 
 // Prefixes of IPv6 forms that carry an IPv4 address inside; such an
 // address is judged by the IPv4 address it reaches.
+//
+//nolint:gochecknoglobals // read-only: the prefixes of the tunnelled-IPv4 forms (netip.Prefix has no constant form)
 var (
 	nat64  = netip.MustParsePrefix("64:ff9b::/96") // RFC 6052: the last 32 bits
 	sixTo4 = netip.MustParsePrefix("2002::/16")    // RFC 3056: bits 16 to 47

@@ -105,11 +105,9 @@ func TestCancelKillsWithinASecond(t *testing.T) {
 		t.Fatal("ffmpeg reported no progress")
 	}
 	cancel()
-	at := time.Now()
 	select {
 	case err := <-errc:
 		require.ErrorIs(t, err, context.Canceled)
-		assert.Less(t, time.Since(at), time.Second)
 	case <-time.After(time.Second):
 		t.Fatal("ffmpeg still running a second after cancel")
 	}

@@ -16,6 +16,8 @@ import (
 // playlist naming file:///etc/… would make a job read the server's own
 // disk, so every input is opened with the demuxer kino probed, forced, and
 // only when it is one of these.
+//
+//nolint:gochecknoglobals // read-only table: the demuxers kino lets ffmpeg use
 var demuxers = []string{
 	// video containers
 	"mov", "matroska", "avi", "mpegts", "mpeg", "flv", "ogg", "ivf", "nut", "asf", "yuv4mpegpipe",
@@ -29,6 +31,8 @@ var demuxers = []string{
 }
 
 // formatWhitelist is ffmpeg's -format_whitelist: the demuxers above.
+//
+//nolint:gochecknoglobals // read-only: the demuxer list as ffmpeg's option takes it
 var formatWhitelist = strings.Join(demuxers, ",")
 
 // InputError is a file kino will not open: a format that follows
@@ -99,6 +103,8 @@ func InputArgsFormat(l Limits, demuxer, path string, opts ...string) []string {
 
 // referenceFormats are the signatures of formats that point at other
 // files, for a clear refusal when ffprobe cannot open one.
+//
+//nolint:gochecknoglobals // read-only table: the formats of reference files
 var referenceFormats = []struct {
 	magic, name string
 }{

@@ -71,6 +71,7 @@ func (s *stderrSink) flush() {
 	}
 }
 
+//nolint:gochecknoglobals // read-only table: the log tags of errors
 var errorTags = []string{"[error] ", "[fatal] ", "[panic] "}
 
 func (s *stderrSink) line(raw string) {

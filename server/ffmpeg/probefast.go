@@ -62,6 +62,8 @@ func readContainer(path string) (*Info, bool) {
 
 // mp3Rates are the sample rates of MPEG audio by version (2.5, -, 2, 1)
 // and rate index.
+//
+//nolint:gochecknoglobals // read-only table: MPEG audio sample rates
 var mp3Rates = [4][3]int{{11025, 12000, 8000}, {}, {22050, 24000, 16000}, {44100, 48000, 32000}}
 
 // readMP3 reads an MP3 whose first frame is a Xing or Info frame with a
@@ -110,12 +112,16 @@ func readMP3(f *os.File) (*Info, bool) {
 
 // wavCodecs name plain PCM by its format tag (1 integer, 3 float) and
 // bits per sample.
+//
+//nolint:gochecknoglobals // read-only table: WAV format tags to codecs
 var wavCodecs = map[[2]int]string{
 	{1, 8}: "pcm_u8", {1, 16}: "pcm_s16le", {1, 24}: "pcm_s24le", {1, 32}: "pcm_s32le", {3, 32}: "pcm_f32le", {3, 64}: "pcm_f64le",
 }
 
 // pcmSubFormat is the tail of the sub-format GUID of WAVE_FORMAT_EXTENSIBLE
 // PCM, after its two-byte format tag.
+//
+//nolint:gochecknoglobals // read-only: the GUID tail of PCM in WAVE_FORMAT_EXTENSIBLE
 var pcmSubFormat = []byte("\x00\x00\x00\x00\x10\x00\x80\x00\x00\xaa\x00\x38\x9b\x71")
 
 // readWAV reads a PCM WAV's fmt and data chunks, plain or
@@ -282,11 +288,14 @@ func timing(r *io.SectionReader) (scale uint32, duration uint64, err error) {
 	return binary.BigEndian.Uint32(b), uint64(binary.BigEndian.Uint32(b[4:])), nil
 }
 
+//nolint:gochecknoglobals // read-only table: MP4 handler types to stream kinds
 var handlers = map[string]string{"vide": "video", "soun": "audio", "sbtl": "subtitle", "subt": "subtitle", "text": "subtitle"}
 
 // sampleCodecs names the codecs of picture and subtitle sample entries as
 // ffprobe does; mp4v is named by its esds. Sound is read per codec below,
 // since only the codec's own config tells the channel count.
+//
+//nolint:gochecknoglobals // read-only table: MP4 sample entries to codecs
 var sampleCodecs = map[string]string{
 	"avc1": "h264", "avc3": "h264", "hvc1": "hevc", "hev1": "hevc", "av01": "av1", "vp09": "vp9", "vp08": "vp8",
 	"tx3g": "mov_text", "wvtt": "webvtt", "jpeg": "mjpeg",
@@ -424,6 +433,9 @@ func readTrak(r *io.SectionReader) (Stream, error) {
 			s.CodecName, s.Channels, err = aacConfig(entry.payload)
 		case "Opus":
 			s.CodecName, s.Channels, err = opusConfig(entry.payload)
+		}
+		if err != nil { // this case's err, not the function's
+			return s, errUnsupported
 		}
 	}
 	if err != nil || s.CodecName == "" {

@@ -60,6 +60,8 @@ type RunOptions struct {
 // stdin, overwrite the output, a log tagged with levels on stderr (for
 // RunOptions.Log; errors are picked out of it), and progress blocks on
 // stdout every half second (-stats_period exists since ffmpeg 4.4).
+//
+//nolint:gochecknoglobals // read-only table: the flags of every ffmpeg run
 var runFlags = []string{"-hide_banner", "-nostdin", "-y", "-loglevel", "level+info",
 	"-progress", "pipe:1", "-nostats", "-stats_period", "0.5"}
 

@@ -58,9 +58,12 @@ func init() {
 // readOnly are the paths ffmpeg reads when it starts and runs: the loader
 // and libraries, their configuration and alternatives, fonts and their
 // configuration, time zones. Missing ones are skipped.
+//
+//nolint:gochecknoglobals // read-only table: the folders the sandbox mounts read-only
 var readOnly = []string{"/usr", "/lib", "/lib64", "/lib32", "/bin", "/etc/alternatives", "/etc/fonts",
 	"/etc/ld.so.conf.d", "/var/cache/fontconfig", "/sys/devices/system/cpu"}
 
+//nolint:gochecknoglobals // read-only table: the files the sandbox mounts read-only
 var readOnlyFiles = []string{"/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/localtime", "/proc/cpuinfo",
 	"/dev/urandom", "/dev/random"}
 

@@ -48,7 +48,7 @@ func (c *Client) Claim(ctx context.Context, owner string, types []string) (*ent.
 	}
 	var claimed *ent.Job
 	err := c.withTx(ctx, func(tx *ent.Tx) error {
-		now := nowMs()
+		now := c.nowMs()
 		if err := c.promote(ctx, tx, now); err != nil {
 			return err
 		}

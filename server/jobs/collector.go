@@ -60,6 +60,8 @@ func (c *Collector) Describe(ch chan<- *prometheus.Desc) {
 }
 
 // unfinishedStates are the states kino_jobs reports.
+//
+//nolint:gochecknoglobals // read-only table: the states kino_jobs reports
 var unfinishedStates = []job.State{Pending, Available, Running}
 
 // Collect reads the jobs and sends the figures.

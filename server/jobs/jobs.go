@@ -57,9 +57,13 @@ func Final(s State) bool {
 }
 
 // unfinished are the states a cancel or a failed parent can still end.
+//
+//nolint:gochecknoglobals // read-only table: the states a cancel can end
 var unfinished = []State{Pending, Available, Retrying, Running}
 
 // Waiting are the states of a job not yet running.
+//
+//nolint:gochecknoglobals // read-only table: the states of a waiting job, for the APIs' filters
 var Waiting = []State{Pending, Available, Retrying}
 
 // Config tunes leases and retries.
@@ -80,6 +84,12 @@ type Config struct {
 	// "was cancelled"), for kinds that name their jobs otherwise (a
 	// pipeline's nodes); "" keeps the core's own words.
 	Upstream func(parent *Job, ended string) string
+	// Now is the clock of every time the core records or compares: leases
+	// and their expiry, retry backoffs, claim and start times. nil is
+	// time.Now. Tests move it (jobstest.Clock), so that none waits for a
+	// lease to lapse or a backoff to end; the SQL takes its reading as a
+	// parameter on both databases.
+	Now func() time.Time
 }
 
 // FinalHook runs inside the transaction that moves a job to a terminal
@@ -107,6 +117,9 @@ func New(st *store.Store, bus events.Bus, cfg Config) *Client {
 	}
 	if cfg.RetryDelay <= 0 {
 		cfg.RetryDelay = 2 * time.Second
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
 	}
 	return &Client{st: st, bus: bus, cfg: cfg}
 }
@@ -161,7 +174,8 @@ type Result struct {
 	Metadata map[string]any
 }
 
-func nowMs() int64 { return time.Now().UnixMilli() }
+// nowMs is the client's clock in epoch milliseconds, as the rows keep time.
+func (c *Client) nowMs() int64 { return c.cfg.Now().UnixMilli() }
 
 // Parent names a job of the same Insert that a job waits for, and which of
 // the parent's outputs become which inputs (input field -> output field).
@@ -216,7 +230,7 @@ func (c *Client) InsertAdmitted(ctx context.Context, admit Admit, jobs ...NewJob
 			dependants[p.ID] = append(dependants[p.ID], schema.Dependant{ID: n.ID, Inputs: p.Inputs, Whole: p.Whole})
 		}
 	}
-	now := nowMs()
+	now := c.nowMs()
 	var out []*ent.Job
 	err := c.withTx(ctx, func(tx *ent.Tx) error {
 		var orgs []string
@@ -328,14 +342,14 @@ func owned(id, owner string) []predicate.Job {
 
 // Start records that the worker began the job's work.
 func (c *Client) Start(ctx context.Context, id, owner string) (bool, error) {
-	return c.update(ctx, id, owned(id, owner), func(u *ent.JobUpdate) { u.SetStartedAt(nowMs()) })
+	return c.update(ctx, id, owned(id, owner), func(u *ent.JobUpdate) { u.SetStartedAt(c.nowMs()) })
 }
 
 // Renew extends owner's lease on a job. It reports false when the job is
 // no longer owner's to run: cancelled, or rescued after a lapsed lease.
 func (c *Client) Renew(ctx context.Context, id, owner string) (bool, error) {
 	n, err := c.st.Job.Update().Where(owned(id, owner)...).
-		SetLeaseExpiresAt(nowMs() + c.cfg.Lease.Milliseconds()).Save(ctx)
+		SetLeaseExpiresAt(c.nowMs() + c.cfg.Lease.Milliseconds()).Save(ctx)
 	if err != nil {
 		return false, fmt.Errorf("renew lease of job %s: %w", id, err)
 	}
@@ -364,7 +378,7 @@ func (c *Client) Progress(ctx context.Context, id, owner string, percent float64
 // update applies set to the job if it still matches where, outside any
 // other effect, and publishes the change.
 func (c *Client) update(ctx context.Context, id string, where []predicate.Job, set func(*ent.JobUpdate)) (bool, error) {
-	u := c.st.Job.Update().Where(where...).SetUpdatedAt(nowMs())
+	u := c.st.Job.Update().Where(where...).SetUpdatedAt(c.nowMs())
 	set(u)
 	n, err := u.Save(ctx)
 	if err != nil {
@@ -418,7 +432,7 @@ func (c *Client) finish(ctx context.Context, tx *ent.Tx, ch *changes, id string,
 	if err != nil {
 		return nil, fmt.Errorf("read job %s: %w", id, err)
 	}
-	now := nowMs()
+	now := c.nowMs()
 	u := tx.Job.Update().Where(where...).SetUpdatedAt(now).SetFinishedAt(now).ClearLeaseOwner().ClearLeaseExpiresAt()
 	set(u)
 	n, err := u.Save(ctx)
@@ -504,7 +518,7 @@ func (c *Client) handOn(ctx context.Context, tx *ent.Tx, ch *changes, parent *en
 				keys[input] = key
 			}
 		}
-		now := nowMs()
+		now := c.nowMs()
 		u := tx.Job.UpdateOne(child).Where(job.StateEQ(Pending)).
 			SetInputKeys(keys).AddPendingParents(-1).SetUpdatedAt(now)
 		if child.PendingParents <= 1 {
@@ -543,7 +557,7 @@ func (c *Client) Fail(ctx context.Context, id, owner string, f Failure, meta map
 			return err
 		}
 		if f.Retry && cur.Attempt < cur.MaxAttempts {
-			now := nowMs()
+			now := c.nowMs()
 			delay := backoff(c.cfg.RetryDelay, cur.Attempt-1)
 			u := tx.Job.Update().Where(owned(id, owner)...).
 				SetState(Retrying).SetAvailableAt(now + delay.Milliseconds()).
@@ -643,7 +657,7 @@ func (c *Client) upstream(j *ent.Job, code, ended string) Failure {
 func (c *Client) Release(ctx context.Context, id, owner string) (bool, error) {
 	var done bool
 	err := c.transition(ctx, func(tx *ent.Tx, ch *changes) error {
-		now := nowMs()
+		now := c.nowMs()
 		n, err := tx.Job.Update().Where(owned(id, owner)...).
 			SetState(Available).SetAvailableAt(now).AddAttempt(-1).
 			ClearLeaseOwner().ClearLeaseExpiresAt().ClearClaimedAt().ClearStartedAt().SetUpdatedAt(now).Save(ctx)
@@ -721,14 +735,14 @@ func (c *Client) Rescue(ctx context.Context) (int, error) {
 	if err := c.tidy(ctx); err != nil {
 		return 0, err
 	}
-	lost, err := c.st.Job.Query().Where(job.StateEQ(Running), job.LeaseExpiresAtLT(nowMs())).All(ctx)
+	lost, err := c.st.Job.Query().Where(job.StateEQ(Running), job.LeaseExpiresAtLT(c.nowMs())).All(ctx)
 	if err != nil {
 		return 0, fmt.Errorf("find lost jobs: %w", err)
 	}
 	moved := 0
 	for _, l := range lost {
 		err := c.transition(ctx, func(tx *ent.Tx, ch *changes) error {
-			now := nowMs()
+			now := c.nowMs()
 			// The owner and lease in the condition make this a no-op if
 			// the worker renewed meanwhile.
 			where := []predicate.Job{job.ID(l.ID), job.StateEQ(Running), job.LeaseOwner(*l.LeaseOwner), job.LeaseExpiresAtLT(now)}

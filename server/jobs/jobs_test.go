@@ -179,7 +179,8 @@ func TestCancelOfARunningParentCancelsDependants(t *testing.T) {
 
 func TestRetryWaitsForItsBackoffThenGivesUp(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		c := open(t, db, jobs.Config{MaxAttempts: 2, RetryDelay: 300 * time.Millisecond})
+		clock := jobstest.NewClock()
+		c := open(t, db, jobs.Config{MaxAttempts: 2, RetryDelay: time.Minute, Now: clock.Now})
 		ctx := context.Background()
 		jobstest.Insert(t, c, jobstest.Job("r"))
 		claim(t, c, "w")
@@ -191,8 +192,12 @@ func TestRetryWaitsForItsBackoffThenGivesUp(t *testing.T) {
 		assert.Equal(t, jobs.Retrying, j.State, "out of the claimable set until due")
 		assert.Nil(t, j.ErrorCode)
 		assert.Equal(t, "k1", j.Metadata["log"])
+		// The backoff is the delay ±20%: not due before 80% of it, due
+		// after 120%.
+		clock.Advance(47 * time.Second)
 		assert.Nil(t, claim(t, c, "w"), "not before the backoff ends")
-		require.Eventually(t, func() bool { return claim(t, c, "w") != nil }, 2*time.Second, 20*time.Millisecond)
+		clock.Advance(26 * time.Second)
+		require.NotNil(t, claim(t, c, "w"), "claimable once the backoff ended")
 		ok, err = c.Fail(ctx, "r", "w", transient, nil)
 		require.NoError(t, err)
 		require.True(t, ok)
@@ -205,7 +210,8 @@ func TestRetryWaitsForItsBackoffThenGivesUp(t *testing.T) {
 
 func TestRescueAndRelease(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		c := open(t, db, jobs.Config{MaxAttempts: 2, Lease: 100 * time.Millisecond})
+		clock := jobstest.NewClock()
+		c := open(t, db, jobs.Config{MaxAttempts: 2, Lease: time.Minute, Now: clock.Now})
 		ctx := context.Background()
 		pipeline(t, c)
 
@@ -216,8 +222,12 @@ func TestRescueAndRelease(t *testing.T) {
 		assert.Equal(t, 0, get(t, c, "a").Attempt, "a shutdown's hand-back is not an attempt")
 
 		claim(t, c, "dead")
-		time.Sleep(150 * time.Millisecond)
+		clock.Advance(time.Minute)
 		n, err := c.Rescue(ctx)
+		require.NoError(t, err)
+		require.Zero(t, n, "a lease lapses after its length, not at it")
+		clock.Advance(time.Millisecond)
+		n, err = c.Rescue(ctx)
 		require.NoError(t, err)
 		assert.Equal(t, 1, n)
 		j := get(t, c, "a")
@@ -225,7 +235,7 @@ func TestRescueAndRelease(t *testing.T) {
 		assert.Equal(t, 1, j.Attempt, "a lost worker's attempt counts")
 
 		claim(t, c, "dead")
-		time.Sleep(150 * time.Millisecond)
+		clock.Advance(time.Minute + time.Millisecond)
 		_, err = c.Rescue(ctx)
 		require.NoError(t, err)
 		j = get(t, c, "a")
@@ -237,12 +247,14 @@ func TestRescueAndRelease(t *testing.T) {
 
 func TestRescueLeavesRenewedLeases(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		c := open(t, db, jobs.Config{Lease: 300 * time.Millisecond})
+		clock := jobstest.NewClock()
+		c := open(t, db, jobs.Config{Lease: 30 * time.Second, Now: clock.Now})
 		ctx := context.Background()
 		jobstest.Insert(t, c, jobstest.Job("x"))
 		claim(t, c, "w")
+		// Four renewals 20 s apart hold the job 80 s, past two leases.
 		for range 4 {
-			time.Sleep(100 * time.Millisecond)
+			clock.Advance(20 * time.Second)
 			ok, err := c.Renew(ctx, "x", "w")
 			require.NoError(t, err)
 			require.True(t, ok)
@@ -261,13 +273,15 @@ func TestRescueLeavesRenewedLeases(t *testing.T) {
 // as a split render joining its parts.
 func TestPutBackJobHasNotStarted(t *testing.T) {
 	storetest.Each(t, func(t *testing.T, db storetest.DB) {
-		c := open(t, db, jobs.Config{MaxAttempts: 3, RetryDelay: time.Millisecond, Lease: 100 * time.Millisecond})
+		clock := jobstest.NewClock()
+		c := open(t, db, jobs.Config{MaxAttempts: 3, RetryDelay: time.Second, Lease: time.Minute, Now: clock.Now})
 		ctx := context.Background()
 		jobstest.Insert(t, c, jobstest.Job("s"))
 		startClaimed := func(owner string) {
 			t.Helper()
-			var j *ent.Job
-			require.Eventually(t, func() bool { j = claim(t, c, owner); return j != nil }, 2*time.Second, 10*time.Millisecond)
+			clock.Advance(2 * time.Second) // past a retry's backoff
+			j := claim(t, c, owner)
+			require.NotNil(t, j)
 			ok, err := c.Start(ctx, j.ID, owner)
 			require.NoError(t, err)
 			require.True(t, ok)
@@ -281,7 +295,7 @@ func TestPutBackJobHasNotStarted(t *testing.T) {
 		assert.Nil(t, get(t, c, "s").StartedAt, "after a retry")
 
 		startClaimed("dead")
-		time.Sleep(150 * time.Millisecond)
+		clock.Advance(2 * time.Minute)
 		n, err := c.Rescue(ctx)
 		require.NoError(t, err)
 		require.Equal(t, 1, n)

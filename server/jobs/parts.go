@@ -87,7 +87,7 @@ func (c *Client) rollUp(ctx context.Context, tx *ent.Tx, wholeID string) error {
 		return nil
 	}
 	progress := done / all * PartsShare
-	now := nowMs()
+	now := c.nowMs()
 	if err := tx.Job.Update().Where(job.ID(wholeID), job.StateEQ(Pending), job.ProgressLT(progress)).
 		SetProgress(progress).SetUpdatedAt(now).Exec(ctx); err != nil {
 		return fmt.Errorf("record progress of job %s: %w", wholeID, err)

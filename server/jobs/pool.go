@@ -80,6 +80,9 @@ type Pool struct {
 
 	stopClaiming context.CancelFunc
 	loops        sync.WaitGroup
+	// renewEvery is how often a running job's lease is renewed, and its
+	// ownership checked even when no change of it was heard.
+	renewEvery time.Duration
 }
 
 // NewPool returns an idle pool; Start sets it going.
@@ -96,7 +99,8 @@ func NewPool(c *Client, cfg PoolConfig) *Pool {
 	if tp == nil {
 		tp = noop.NewTracerProvider()
 	}
-	return &Pool{c: c, cfg: cfg, types: types, tracer: tp.Tracer(tracing.Scope), running: map[string]context.CancelCauseFunc{}}
+	return &Pool{c: c, cfg: cfg, types: types, tracer: tp.Tracer(tracing.Scope), running: map[string]context.CancelCauseFunc{},
+		renewEvery: min(c.cfg.Lease/3, time.Second)}
 }
 
 // Running returns the ids of the jobs this pool runs now.
@@ -317,9 +321,9 @@ func runHandler(ctx context.Context, h Handler, j *ent.Job, log *slog.Logger, pr
 func (p *Pool) watch(ctx context.Context, id string, cancel context.CancelCauseFunc, log *slog.Logger) {
 	changed, unsubscribe := p.c.bus.Subscribe(id)
 	defer unsubscribe()
-	t := time.NewTicker(min(p.c.cfg.Lease/3, time.Second))
+	t := time.NewTicker(p.renewEvery)
 	defer t.Stop()
-	lapsed := time.Now().Add(p.c.cfg.Lease)
+	lapsed := p.c.cfg.Now().Add(p.c.cfg.Lease)
 	for {
 		select {
 		case <-ctx.Done():
@@ -344,7 +348,7 @@ func (p *Pool) watch(ctx context.Context, id string, cancel context.CancelCauseF
 			}
 			log.Warn("renew lease", "err", err)
 			// Past the lease another node may take the job: stop first.
-			if time.Now().After(lapsed) {
+			if p.c.cfg.Now().After(lapsed) {
 				cancel(errLostLease)
 				return
 			}
@@ -352,7 +356,7 @@ func (p *Pool) watch(ctx context.Context, id string, cancel context.CancelCauseF
 			cancel(errStopped)
 			return
 		default:
-			lapsed = time.Now().Add(p.c.cfg.Lease)
+			lapsed = p.c.cfg.Now().Add(p.c.cfg.Lease)
 		}
 	}
 }

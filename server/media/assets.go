@@ -40,6 +40,8 @@ import (
 )
 
 // The enums of the asset interface.
+//
+//nolint:gochecknoglobals // read-only tables: the documented asset types, scopes and categories
 var (
 	// AssetTypes are the interface's three and kino's own captions (SRT
 	// or WebVTT files, for a render's captions layer).

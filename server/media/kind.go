@@ -7,6 +7,8 @@ import (
 )
 
 // Statuses are the job statuses, in lifecycle order.
+//
+//nolint:gochecknoglobals // read-only table: the documented statuses
 var Statuses = []string{"waiting", "dispatched", "running", "complete", "failed", "cancelled"}
 
 // Status is the media interface's word for the state of a job: a running

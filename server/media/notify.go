@@ -30,10 +30,14 @@ const (
 )
 
 // Events are the events an endpoint may subscribe to.
+//
+//nolint:gochecknoglobals // read-only table: the documented events
 var Events = []string{EventJobCompleted, EventJobFailed, EventJobCancelled, EventRunCompleted, EventRunFailed, EventRunCancelled}
 
 // recordJSON writes a record in a payload as the gateway writes it in an
 // answer (gateway.marshaler), so that a payload's data reads like GET's.
+//
+//nolint:gochecknoglobals // read-only: marshal options, a value with no state
 var recordJSON = protojson.MarshalOptions{EmitDefaultValues: true}
 
 // envelope is the body of every media webhook: Rendobar's, the record

@@ -65,6 +65,8 @@ type step struct {
 type failure = jobs.Failure
 
 // words are media jobs' names for the failures of an attempt.
+//
+//nolint:gochecknoglobals // read-only: media jobs' words for failures
 var words = attempt.Words{
 	Job:            "job",
 	TimeoutCode:    jobs.CodeJobTimeout,

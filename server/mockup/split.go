@@ -65,6 +65,8 @@ type Shade struct {
 
 // RenderModes are the blend modes a layer clipped to the smart object may
 // have in a render, with the colour each leaves unchanged.
+//
+//nolint:gochecknoglobals // read-only table: the render modes by blend mode
 var RenderModes = map[composite.Mode]uint8{
 	composite.Normal: 0, composite.Multiply: 255, composite.Screen: 0, composite.LinearDodge: 0,
 	composite.Overlay: 128, composite.SoftLight: 128, composite.HardLight: 128,

@@ -257,9 +257,7 @@ func PNG(img image.Image) []byte {
 	var b bytes.Buffer
 	enc := png.Encoder{CompressionLevel: png.BestSpeed}
 	if err := enc.Encode(&b, img); err != nil {
-		// Encoding to memory fails only for an invalid picture, which
-		// Draw never makes.
-		panic(err)
+		panic(err) //nolint:forbidigo // programmer error: encoding to memory fails only for an invalid picture, which Draw never makes
 	}
 	return b.Bytes()
 }

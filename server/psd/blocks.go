@@ -7,6 +7,8 @@ import (
 
 // wideKeys are the additional-information keys whose length is 8 bytes in
 // a PSB (the specification's list; some writers also mark them 8B64).
+//
+//nolint:gochecknoglobals // read-only table: the block keys with 8-byte lengths
 var wideKeys = map[string]bool{
 	"LMsk": true, "Lr16": true, "Lr32": true, "Layr": true, "Mt16": true, "Mt32": true,
 	"Mtrn": true, "Alph": true, "FMsk": true, "lnk2": true, "FEid": true, "FXid": true,
@@ -14,6 +16,8 @@ var wideKeys = map[string]bool{
 }
 
 // adjustments names the adjustment layers by key.
+//
+//nolint:gochecknoglobals // read-only table: the adjustment layers' keys
 var adjustments = map[string]string{
 	"levl": "levels", "curv": "curves", "brit": "brightness/contrast", "blnc": "color balance",
 	"hue ": "hue/saturation", "hue2": "hue/saturation", "selc": "selective color",

@@ -545,6 +545,7 @@ func setPaths(ls []*Layer, prefix string) {
 	}
 }
 
+//nolint:gochecknoglobals // read-only table: PSD blend mode keys
 var blendModes = map[string]BlendMode{
 	"pass": "pass through", "norm": "normal", "diss": "dissolve", "dark": "darken",
 	"mul ": "multiply", "idiv": "color burn", "lbrn": "linear burn", "dkCl": "darker color",

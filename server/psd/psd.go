@@ -89,6 +89,8 @@ type Limits struct {
 }
 
 // DefaultLimits are the bounds used when a Limits field is zero.
+//
+//nolint:gochecknoglobals // read-only: the documented default bounds, copied by Decode where a field is zero
 var DefaultLimits = Limits{
 	MaxPixels:          100_000_000,
 	MaxLayers:          2000,

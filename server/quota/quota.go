@@ -30,6 +30,8 @@ const QueueRetry = 5 * time.Second
 
 // waiting are the states of a job that holds a place in its
 // organisation's queue: not yet running, not ended.
+//
+//nolint:gochecknoglobals // read-only table: the states that hold a place in the queue
 var waiting = []job.State{job.StatePending, job.StateAvailable, job.StateRetrying}
 
 // Limiter checks submits against the organisations' policies. A nil
@@ -37,8 +39,7 @@ var waiting = []job.State{job.StatePending, job.StateAvailable, job.StateRetryin
 type Limiter struct {
 	st   *store.Store
 	orgs *org.Policies
-	// now is the clock of SQLite's one node; PostgreSQL's nodes read
-	// the database's.
+	// now is the clock of the rate and of uploads' expiry.
 	now func() time.Time
 }
 
@@ -48,7 +49,8 @@ func New(st *store.Store, orgs *org.Policies) *Limiter {
 }
 
 // WithClock makes the limiter read time from now (time.Now by default):
-// uploads stop counting against the storage quota when they expire by it.
+// the rate refills by it, and uploads stop counting against the storage
+// quota when they expire by it.
 func (l *Limiter) WithClock(now func() time.Time) *Limiter {
 	if l != nil && now != nil {
 		l.now = now

@@ -6,8 +6,6 @@ import (
 	"strings"
 	"time"
 
-	"entgo.io/ent/dialect"
-
 	"github.com/kinohq/kino/server/apierr"
 	"github.com/kinohq/kino/server/org"
 )
@@ -26,17 +24,12 @@ RETURNING tat`
 // aheadSQL is how far the organisation's tat is ahead of now.
 const aheadSQL = `SELECT tat - NOW FROM org_rates WHERE id = $1`
 
-// pgNow is PostgreSQL's clock in microseconds, fixed for one statement:
-// every node reads the one clock.
-const pgNow = `(extract(epoch FROM statement_timestamp()) * 1000000)::bigint`
-
-// statement fills in NOW: PostgreSQL's clock, or on SQLite (one node) the
-// process's, passed as parameter n.
+// statement fills in NOW as parameter n, the limiter's clock in
+// microseconds, on either database: a test moves the clock, and nodes
+// share the bucket as they share leases, by clocks kept in step (the job
+// core decides leases by the nodes' clocks too).
 func (l *Limiter) statement(q string, n int, args []any) (string, []any) {
-	if l.st.Dialect == dialect.Postgres {
-		return strings.ReplaceAll(q, "NOW", pgNow), args
-	}
-	return strings.ReplaceAll(q, "NOW", fmt.Sprintf("$%d", n)), append(args, l.now().UnixMicro())
+	return strings.ReplaceAll(q, "NOW", fmt.Sprintf("CAST($%d AS BIGINT)", n)), append(args, l.now().UnixMicro())
 }
 
 // interval is the time one submit takes of the rate, in microseconds.

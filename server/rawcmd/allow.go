@@ -20,6 +20,8 @@ const (
 // open a file (-report, -vstats_file, -passlogfile, -dump_attachment,
 // -attach, -filter_script, -x264-params stats=…), a device or a socket.
 // spec says a stream specifier may follow (-c:v:0, -filter:a).
+//
+//nolint:gochecknoglobals // read-only table: the options a command may use
 var options = map[string]struct {
 	arity arity
 	spec  bool
@@ -66,12 +68,16 @@ var options = map[string]struct {
 // inputFormats are the formats a client may force on an input: lavfi
 // only, whose "input" is a filter graph kino checks like any other.
 // Every downloaded input is opened with the demuxer kino probed.
+//
+//nolint:gochecknoglobals // read-only table: the input formats a command may use
 var inputFormats = map[string]bool{"lavfi": true}
 
 // outputFormats are the muxers a client may force: each writes one file
 // (or a numbered sequence of pictures) at the name it is given. Muxers
 // that write other files or open sockets (hls, dash, segment, tee, rtp,
 // …) are refused.
+//
+//nolint:gochecknoglobals // read-only table: the output formats a command may use
 var outputFormats = map[string]bool{
 	"mp4": true, "mov": true, "matroska": true, "webm": true, "mpegts": true, "avi": true,
 	"gif": true, "apng": true, "webp": true, "image2": true, "mjpeg": true,
@@ -81,6 +87,8 @@ var outputFormats = map[string]bool{
 
 // codecs are the encoders (and, before an input, decoders) a client may
 // name: none opens a file or a device.
+//
+//nolint:gochecknoglobals // read-only table: the codecs a command may use
 var codecs = map[string]bool{
 	"copy": true, "libx264": true, "libx265": true, "h264": true, "hevc": true, "libvpx": true,
 	"libvpx-vp9": true, "vp8": true, "vp9": true, "libaom-av1": true, "libsvtav1": true, "libdav1d": true,
@@ -97,6 +105,8 @@ var codecs = map[string]bool{
 // sofalizer, arnndn, showcqt, life, cellauto, …) are absent, as are
 // hardware and OpenCL filters. drawtext, subtitles, ass, lut3d and curves
 // are allowed with their file options checked (fileFilters).
+//
+//nolint:gochecknoglobals // read-only table: the filters a command may use, filled by init
 var filters = map[string]bool{}
 
 const filterList = `

@@ -128,9 +128,7 @@ func parseOptions(args string) ([][2]string, error) {
 		var v string
 		v, s = token(s, ":")
 		out = append(out, [2]string{key, v})
-		if strings.HasPrefix(s, ":") {
-			s = s[1:]
-		}
+		s = strings.TrimPrefix(s, ":")
 		if len(out) > 200 {
 			return nil, fmt.Errorf("too many options")
 		}
@@ -146,6 +144,7 @@ type fileFilter struct {
 	fileArg int
 }
 
+//nolint:gochecknoglobals // read-only table: the filters whose options name files
 var fileFilters = map[string]fileFilter{
 	"subtitles": {keys: []string{"filename", "f", "fontsdir"}, fileArg: 0},
 	"ass":       {keys: []string{"filename", "f", "fontsdir"}, fileArg: 0},
@@ -160,6 +159,8 @@ var sizeValue = regexp.MustCompile(`^([1-9][0-9]*)x([1-9][0-9]*)$`)
 // demuxedBy are the filters that open their file with ffmpeg's demuxers,
 // which guess its format: such a file is probed like an -i input, so that
 // a playlist staged as subs.srt is refused rather than followed.
+//
+//nolint:gochecknoglobals // read-only table: the filters that demux their file
 var demuxedBy = map[string]bool{"subtitles": true, "ass": true}
 
 // checkGraph checks every filter of a graph: its name is allowed, its

@@ -97,6 +97,8 @@ var (
 
 // dropped are options kino sets itself (logging, prompts, overwrite);
 // the client's are accepted and left out.
+//
+//nolint:gochecknoglobals // read-only table: the options kino sets itself and drops
 var dropped = map[string]bool{"y": true, "n": true, "hide_banner": true, "nostdin": true, "stats": true,
 	"nostats": true, "loglevel": true, "v": true, "benchmark": true}
 

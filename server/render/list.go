@@ -18,6 +18,8 @@ import (
 )
 
 // Statuses are the render statuses, in lifecycle order.
+//
+//nolint:gochecknoglobals // read-only table: the documented statuses
 var Statuses = []string{"queued", "processing", "completed", "failed", "cancelled"}
 
 // statusIs selects the jobs whose Status is s, one of Statuses.

@@ -104,6 +104,8 @@ func (cfg SplitConfig) ForRequest(req *renderv1.RenderSplit, maxPart float64) (S
 // encoder warming up, a keyframe) of about a second of a worker's time,
 // and the join a few seconds more; under a minute a render takes one
 // worker so little time that the overhead would cost more than it saves.
+//
+//nolint:gochecknoglobals // read-only: the documented split defaults
 var DefaultSplit = SplitConfig{After: time.Minute, Part: 30 * time.Second}
 
 // soundWeight is the sound part's share of a split render's work against

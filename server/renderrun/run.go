@@ -138,6 +138,8 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 }
 
 // words are renders' names for the failures of an attempt.
+//
+//nolint:gochecknoglobals // read-only: renders' words for failures
 var words = attempt.Words{
 	Job:            "render",
 	TimeoutCode:    jobs.CodeRenderTimeout,
@@ -254,6 +256,8 @@ type upload struct {
 }
 
 // pictureFields are the output fields of the pictures made beside a video.
+//
+//nolint:gochecknoglobals // read-only table: the picture outputs' fields
 var pictureFields = map[string]string{"poster": renderjob.PosterField, "thumbnail": renderjob.ThumbnailField}
 
 // fetchSources downloads and probes every source of the scene, a few at

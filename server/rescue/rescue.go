@@ -46,7 +46,7 @@ func Func(fn func() error) func() error { return func() error { return Catch(fn)
 func Raise(err error) {
 	var p *Panic
 	if errors.As(err, &p) {
-		panic(p)
+		panic(p) //nolint:forbidigo // re-raised: Raise carries a panic recovered in another goroutine to the caller's
 	}
 }
 
@@ -79,6 +79,6 @@ func (g *Group) Go(fn func()) {
 func (g *Group) Wait() {
 	g.wg.Wait()
 	if g.first != nil {
-		panic(g.first)
+		panic(g.first) //nolint:forbidigo // re-raised: Wait carries a panic recovered in a group's goroutine to the caller's
 	}
 }

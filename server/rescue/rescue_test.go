@@ -27,7 +27,7 @@ func TestGroupRaisesAWorkersPanicInTheWaiter(t *testing.T) {
 			g.Go(func() {
 				ran <- i
 				if i == 5 {
-					panic("injected")
+					panic("injected") //nolint:forbidigo // deliberate: the recovery under test
 				}
 			})
 		}
@@ -43,7 +43,7 @@ func TestGroupRaisesAWorkersPanicInTheWaiter(t *testing.T) {
 func TestErrgroupPanicsBecomeErrorsThenPanics(t *testing.T) {
 	t.Parallel()
 	var g errgroup.Group
-	g.Go(rescue.Func(func() error { var m map[string]int; m["x"] = 1; return nil }))
+	g.Go(rescue.Func(func() error { var m map[string]int; m["x"] = 1; return nil })) //nolint:staticcheck // deliberate: a runtime panic under test
 	err := g.Wait()
 	var p *rescue.Panic
 	require.True(t, errors.As(err, &p), "%v", err)

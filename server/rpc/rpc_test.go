@@ -23,7 +23,7 @@ func TestInterceptorsHideInternalsAndRecoverPanics(t *testing.T) {
 	call := unary(log)
 	info := &grpc.UnaryServerInfo{FullMethod: "/kino.render.v1.RenderService/GetRender"}
 
-	_, err := call(context.Background(), nil, info, func(context.Context, any) (any, error) { panic("boom") })
+	_, err := call(context.Background(), nil, info, func(context.Context, any) (any, error) { panic("boom") }) //nolint:forbidigo // deliberate: the recovery under test
 	st := status.Convert(err)
 	assert.Equal(t, codes.Internal, st.Code())
 	code, own := apierr.FromStatus(st)

@@ -25,6 +25,7 @@ import (
 	"github.com/kinohq/kino/ent/job"
 )
 
+//nolint:gochecknoglobals // guards ent's own package-level schema tables during migration
 var migrateMu sync.Mutex
 
 // Store is an open database with its migrated schema.

@@ -20,6 +20,8 @@ const Scope = "github.com/kinohq/kino"
 // Propagator passes trace context as W3C Trace Context (the traceparent
 // and tracestate headers). kino names it everywhere rather than rely on the
 // global propagator, which is a no-op unless a program sets one.
+//
+//nolint:gochecknoglobals // read-only: the one W3C propagator, stateless
 var Propagator propagation.TextMapPropagator = propagation.TraceContext{}
 
 // Start starts a span as a child of the span in ctx, through that span's own

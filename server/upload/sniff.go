@@ -15,12 +15,16 @@ const sniffLen = 512
 // vague are content types that say nothing about the file: none, raw
 // bytes, and the form encoding curl's -d and --data-binary send unless
 // told otherwise.
+//
+//nolint:gochecknoglobals // read-only table: the content types too vague to keep
 var vague = map[string]bool{"": true, "application/octet-stream": true, "application/x-www-form-urlencoded": true,
 	"multipart/form-data": true}
 
 // byExt are the types of the media files clients upload, by extension,
 // where Go's table has none or another (mime.TypeByExtension reads the
 // system's, which differs between machines).
+//
+//nolint:gochecknoglobals // read-only table: content types by extension
 var byExt = map[string]string{
 	".mp4": "video/mp4", ".m4v": "video/mp4", ".mov": "video/quicktime", ".webm": "video/webm", ".mkv": "video/x-matroska",
 	".avi": "video/x-msvideo", ".ts": "video/mp2t", ".mp3": "audio/mpeg", ".m4a": "audio/mp4", ".aac": "audio/aac",

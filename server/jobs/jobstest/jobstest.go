@@ -5,7 +5,9 @@ package jobstest
 
 import (
 	"context"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 
@@ -102,3 +104,33 @@ func Meta(key string, value any) Option {
 
 // Priority sets the job's priority among its organisation's jobs.
 func Priority(p int) Option { return func(n *jobs.NewJob) { n.Priority = p } }
+
+// Clock is a clock a test moves by hand, for jobs.Config.Now: a lease
+// lapses, or a backoff ends, when the test says so, not after a wait. It
+// is safe for concurrent use and never moves by itself.
+type Clock struct {
+	mu  sync.Mutex
+	now time.Time
+}
+
+// ClockStart is the epoch millisecond a NewClock starts at: a fixed
+// instant, so that a test's times read the same on every run.
+const ClockStart int64 = 1_700_000_000_000
+
+// NewClock returns a clock at ClockStart.
+func NewClock() *Clock { return &Clock{now: time.UnixMilli(ClockStart)} }
+
+// Now is the clock's time; pass the method as jobs.Config.Now.
+func (c *Clock) Now() time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.now
+}
+
+// Advance moves the clock on by d and returns the new time.
+func (c *Clock) Advance(d time.Duration) time.Time {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.now = c.now.Add(d)
+	return c.now
+}

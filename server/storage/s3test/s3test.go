@@ -80,6 +80,7 @@ func Available() bool {
 	return ok || os.Getenv(RequireEnv) == "1"
 }
 
+//nolint:gochecknoglobals // test helper: the S3 test server's environment, set once a test process
 var envOnce sync.Once
 
 // Start starts a server for the test, stopped when it ends; it skips the
@@ -153,6 +154,8 @@ func launch(t testing.TB, bin, dir, root string) (*Server, error) {
 	})
 	// Up when it answers HTTP at all (403 to an unsigned request).
 	deadline := time.Now().Add(15 * time.Second)
+	poll := time.NewTicker(50 * time.Millisecond)
+	defer poll.Stop()
 	for {
 		select {
 		case <-exited:
@@ -169,7 +172,7 @@ func launch(t testing.TB, bin, dir, root string) (*Server, error) {
 			_ = cmd.Process.Kill()
 			return nil, fmt.Errorf("versitygw did not answer on %s within 15s: %w", addr, err)
 		}
-		time.Sleep(50 * time.Millisecond)
+		<-poll.C
 	}
 }
 
