@@ -167,7 +167,7 @@ func New(cfg Config) *Executors {
 func add[T any](e *Executors, name string, w Worker[T]) {
 	t, ok := catalog.Lookup(name)
 	if !ok || reflect.TypeOf(t.Args) != reflect.TypeFor[T]() {
-		panic(fmt.Sprintf("executor: %s is not a catalogue type whose params are %s", name, reflect.TypeFor[T]()))
+		panic(fmt.Sprintf("executor: %s is not a catalogue type whose params are %s", name, reflect.TypeFor[T]())) //nolint:forbidigo // programmer error: a worker registered for the wrong type
 	}
 	e.types[name] = func(raw []byte) (*Decoded, error) {
 		d, err := catalog.Decode[T](t, raw)
