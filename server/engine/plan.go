@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/meter"
 )
 
@@ -22,6 +23,9 @@ type Command struct {
 	// Pictures are the poster and thumbnail the command writes beside the
 	// output, in the working folder.
 	Pictures []Picture
+	// Warnings say what the render does not draw as asked: characters no
+	// font has, named with the layer's text field.
+	Warnings []string
 }
 
 // Picture is a picture a command writes beside its output.
@@ -235,7 +239,7 @@ func plan(ctx context.Context, s *Scene, media map[string]Media, workDir, outPat
 		args = append(args, encoderArgs(pic.Format, pic.Format == "png")...)
 		args = append(args, "file:"+pic.Path)
 	}
-	return &Command{Args: args, Files: p.files, Pictures: p.pictures}, nil
+	return &Command{Args: args, Files: p.files, Pictures: p.pictures, Warnings: p.warnings}, nil
 }
 
 // partContainer changes the container of a part's encoder settings to
@@ -407,8 +411,13 @@ type planner struct {
 	// what the downloaded ones among them hold (see maxFontBytes).
 	fonts     map[string]readFont
 	fontBytes int64
-	// linesDrawn counts the lines of laid-out text drawn so far.
-	linesDrawn int
+	// fontFiles are the font files read, by path; shapers the text
+	// engine's shapers of them.
+	fontFiles map[string][]byte
+	shapers   map[string]*glyphs.Shaper
+	// warnings are what the render did not do as asked (see
+	// Command.Warnings).
+	warnings []string
 	// captions is what the captions layers planned so far wrote.
 	captions captionSpend
 	mode     planMode

@@ -166,6 +166,10 @@ type TextStyle struct {
 	Background         string
 	PaddingX, PaddingY int
 	Shadow             Shadow
+	// Features are the OpenType features set on the text, as
+	// fontFeatures gives them, joined by commas ("smcp,-liga"); empty
+	// for the font's defaults.
+	Features string
 }
 
 // Stroke is an outline Width pixels wide; no outline when Width is 0.
@@ -196,10 +200,13 @@ type GradientStop struct {
 	Color  string
 }
 
-// styled reports whether a text layer is laid out by kino (wrapped,
-// aligned, boxed or decorated) rather than drawn as plain text.
+// styled reports whether a text layer is laid out in a box (wrapped,
+// aligned, boxed or decorated) rather than placed as plain text, its
+// glyphs' top at y. OpenType features alone leave text plain.
 func (l Layer) styled() bool {
-	return l.Style != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
+	st := l.Style
+	st.Features = ""
+	return st != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
 }
 
 // IsAssetID reports whether a src names an uploaded asset (ast_ and hex

@@ -1,6 +1,11 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kinohq/kino/server/glyphs"
+)
 
 // Bounds of the style fields, in pixels: far beyond any sensible value,
 // close enough to keep one frame of a layer small.
@@ -10,6 +15,7 @@ const (
 	maxShadowShift = 1000
 	maxShadowBlur  = 100
 	maxGradStops   = 16
+	maxFeatures    = 32
 )
 
 // textStyle reads how a text layer is laid out and decorated, from the
@@ -37,6 +43,7 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 		c.r.fail(o.field("borderRadius"), "rounds the background box: set backgroundColor too")
 	}
 	c.stroke(o, l)
+	st.Features = c.fontFeatures(o)
 	st.Shadow.Color = o.color("shadowColor", "")
 	st.Shadow.X = o.integer("shadowX", 0, -maxShadowShift, maxShadowShift)
 	st.Shadow.Y = o.integer("shadowY", 0, -maxShadowShift, maxShadowShift)
@@ -48,6 +55,35 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 			}
 		}
 	}
+}
+
+// fontFeatures reads fontFeatures, a list of OpenType features as CSS's
+// font-feature-settings writes them ("smcp", "-liga", "ss01=2"), joined by
+// commas.
+func (c *compiler) fontFeatures(o *object) string {
+	if !o.has("fontFeatures") {
+		return ""
+	}
+	var out []string
+	for i, v := range o.array("fontFeatures", maxFeatures) {
+		s, ok := v.(string)
+		field := fmt.Sprintf("%s[%d]", o.field("fontFeatures"), i)
+		if !ok {
+			if c.r.err == nil {
+				c.r.fail(field, `must be a string: a feature's tag, on ("smcp") or off ("-liga"), or with a value ("ss01=2")`)
+			}
+			return ""
+		}
+		ft, err := glyphs.ParseFeature(s)
+		if err != nil {
+			if c.r.err == nil {
+				c.r.fail(field, "%s", err.Error())
+			}
+			return ""
+		}
+		out = append(out, fmt.Sprintf("%s=%d", ft.Tag, ft.Value))
+	}
+	return strings.Join(out, ",")
 }
 
 // stroke reads strokeWidth and strokeColor (black by default).

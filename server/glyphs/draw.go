@@ -20,7 +20,8 @@ type Paint struct {
 	// StrokeWidth pixels around every glyph are Stroke, under the glyph.
 	StrokeWidth float64
 	Stroke      color.NRGBA
-	// Flat draws colour glyphs (emoji) in Fill too: a shadow's shape.
+	// Flat draws everything in Fill, as one shape (colour glyphs, and
+	// the stroke, whatever Stroke is): a shadow's.
 	Flat bool
 }
 
@@ -32,6 +33,13 @@ type Point struct{ X, Y float64 }
 // their exact positions, colour glyphs are their bitmaps scaled to the
 // glyph's size.
 func (l *Layout) Draw(dst *image.NRGBA, origins []Point, p Paint) {
+	l.DrawScaled(dst, origins, p, 1)
+}
+
+// DrawScaled is Draw with the glyphs, their places and the stroke k times
+// as large: origins are where the scaled lines start. A picture larger
+// than kino paints in full is painted smaller, then scaled up by ffmpeg.
+func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float64) {
 	b := dst.Bounds()
 	w, h := b.Dx(), b.Dy()
 	if w <= 0 || h <= 0 {
@@ -50,14 +58,15 @@ func (l *Layout) Draw(dst *image.NRGBA, origins []Point, p Paint) {
 			if !g.ink {
 				continue
 			}
-			gx, gy := o.X+g.x, o.Y+g.y
+			gx, gy := o.X+g.x*k, o.Y+g.y*k
+			bx, by, bw, bh := gx+g.bx*k, gy+g.by*k, g.bw*k, g.bh*k
 			// Glyphs wholly off the picture cost nothing.
-			if gx+g.bx+g.bw < 0 || gx+g.bx > float64(w) || gy+g.by+g.bh < 0 || gy+g.by > float64(h) {
+			if bx+bw < 0 || bx > float64(w) || by+bh < 0 || by > float64(h) {
 				continue
 			}
 			if g.font.colour {
 				if bm, ok := g.face.GlyphDataBitmap(g.gid); ok && bm.Format == font.PNG {
-					bitmaps = append(bitmaps, bitmapAt{data: bm.Data, r: rectF{gx + g.bx, gy + g.by, g.bw, g.bh}})
+					bitmaps = append(bitmaps, bitmapAt{data: bm.Data, r: rectF{bx, by, bw, bh}})
 					continue
 				}
 			}
@@ -65,9 +74,9 @@ func (l *Layout) Draw(dst *image.NRGBA, origins []Point, p Paint) {
 			if !ok {
 				continue
 			}
-			k := float32(g.size / g.font.upem)
+			scale := float32(g.size * k / g.font.upem)
 			x0, y0 := float32(gx), float32(gy)
-			pt := func(q ot.SegmentPoint) (float32, float32) { return x0 + q.X*k, y0 - q.Y*k }
+			pt := func(q ot.SegmentPoint) (float32, float32) { return x0 + q.X*scale, y0 - q.Y*scale }
 			open := false
 			for _, seg := range out.Segments {
 				switch seg.Op {
@@ -114,7 +123,15 @@ func (l *Layout) Draw(dst *image.NRGBA, origins []Point, p Paint) {
 	}
 	var stroke []float32
 	if p.StrokeWidth > 0 {
-		stroke = dilate(cov, colour, p.StrokeWidth)
+		stroke = dilate(cov, colour, p.StrokeWidth*k)
+	}
+	if p.Flat && stroke != nil {
+		// One shape in one colour: the stroke and the glyphs together,
+		// their overlap not counted twice.
+		for i, a := range stroke {
+			cov.Pix[i] = byte8(max(a, float32(cov.Pix[i])/255))
+		}
+		stroke = nil
 	}
 	fill, line := premul(p.Fill), premul(p.Stroke)
 	for y := 0; y < h; y++ {

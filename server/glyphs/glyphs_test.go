@@ -231,3 +231,17 @@ func TestParseFeature(t *testing.T) {
 		}
 	}
 }
+
+// TestSpaceAfterEmoji: a space after an emoji is the text font's, not the
+// emoji font's (an emoji wide).
+func TestSpaceAfterEmoji(t *testing.T) {
+	latin := readMachineFont(t, "NotoSans-Regular.ttf", 0)
+	readMachineFont(t, "NotoColorEmoji.ttf", 0)
+	s := NewShaper([]*Font{latin}, Default())
+	with := s.Layout("a🎉 b", Options{Size: 40}).Lines[0].Width
+	without := s.Layout("a🎉b", Options{Size: 40}).Lines[0].Width
+	space := s.Layout("a b", Options{Size: 40}).Lines[0].Width - s.Layout("ab", Options{Size: 40}).Lines[0].Width
+	if d := with - without; d < space-0.5 || d > space+0.5 {
+		t.Fatalf("the space after the emoji is %.1f px, the font's %.1f px", d, space)
+	}
+}

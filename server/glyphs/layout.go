@@ -129,6 +129,24 @@ func (l Line) Empty() bool {
 	return true
 }
 
+// Ink is how far the line's glyphs reach above its baseline (top, up
+// positive) and below it (bottom, down positive); ok is false for a line
+// with nothing to draw.
+func (l Line) Ink() (top, bottom float64, ok bool) {
+	for _, g := range l.glyphs {
+		if !g.ink {
+			continue
+		}
+		t, b := -(g.y + g.by), g.y+g.by+g.bh
+		if !ok {
+			top, bottom, ok = t, b, true
+			continue
+		}
+		top, bottom = max(top, t), max(bottom, b)
+	}
+	return top, bottom, ok
+}
+
 // placed is a glyph at its place: its origin x pixels right of the line's
 // origin and y below it.
 type placed struct {
@@ -176,7 +194,7 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 			Language: language.NewLanguage("und"), Script: language.Common,
 		}
 		var outs []shaping.Output
-		for _, run := range s.seg.Split(in, fm) {
+		for _, run := range s.spaces(s.seg.Split(in, fm)) {
 			out := s.hb.Shape(run)
 			for _, g := range out.Glyphs {
 				if g.GlyphID != 0 {
@@ -202,6 +220,34 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 		}
 	}
 	return lay
+}
+
+// spaces moves the spaces of runs in a colour font (emoji) to the first
+// of the shaper's fonts: the segmenter keeps a space in the run before it,
+// as Pango does, but an emoji font's space is an emoji wide.
+func (s *Shaper) spaces(runs []shaping.Input) []shaping.Input {
+	var out []shaping.Input
+	for _, run := range runs {
+		if f := s.byFace[run.Face]; f == nil || !f.colour {
+			out = append(out, run)
+			continue
+		}
+		text := s.face(s.fonts[0])
+		start := run.RunStart
+		for i := run.RunStart; i <= run.RunEnd; i++ {
+			if i < run.RunEnd && (i == start || unicode.Is(unicode.Zs, run.Text[i]) == unicode.Is(unicode.Zs, run.Text[start])) {
+				continue
+			}
+			part := run
+			part.RunStart, part.RunEnd = start, i
+			if unicode.Is(unicode.Zs, run.Text[start]) {
+				part.Face = text
+			}
+			out = append(out, part)
+			start = i
+		}
+	}
+	return out
 }
 
 // place puts a wrapped line's glyphs in visual order.
