@@ -170,6 +170,12 @@ type TextStyle struct {
 	// fontFeatures gives them, joined by commas ("smcp,-liga"); empty
 	// for the font's defaults.
 	Features string
+	// Shrink draws the text at the largest size up to the font size at
+	// which it fits its box (fit: "shrink").
+	Shrink bool
+	// MaxLines keeps the first lines, the last ending in an ellipsis when
+	// text is cut; 0 keeps every line.
+	MaxLines int
 }
 
 // Stroke is an outline Width pixels wide; no outline when Width is 0.

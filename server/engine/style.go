@@ -16,6 +16,7 @@ const (
 	maxShadowBlur  = 100
 	maxGradStops   = 16
 	maxFeatures    = 32
+	maxTextLines   = 10000
 )
 
 // textStyle reads how a text layer is laid out and decorated, from the
@@ -44,6 +45,11 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 	}
 	c.stroke(o, l)
 	st.Features = c.fontFeatures(o)
+	st.Shrink = o.enum("fit", "", "shrink") == "shrink"
+	if st.Shrink && l.Width == 0 && c.r.err == nil {
+		c.r.fail(o.field("fit"), "shrinks the text to fit its box: set a width (and a height, or maxLines, to bound its lines)")
+	}
+	st.MaxLines = o.integer("maxLines", 0, 1, maxTextLines)
 	st.Shadow.Color = o.color("shadowColor", "")
 	st.Shadow.X = o.integer("shadowX", 0, -maxShadowShift, maxShadowShift)
 	st.Shadow.Y = o.integer("shadowY", 0, -maxShadowShift, maxShadowShift)

@@ -259,8 +259,53 @@ func (p *planner) measure(l Layer, font string) (lay textLayout, err error) {
 	if l.Width > 0 {
 		area = l.Width - 2*l.Style.PaddingX
 	}
-	gl := sh.Layout(l.Text, glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats})
+	opts := glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats, MaxLines: l.Style.MaxLines}
+	if l.Style.Shrink {
+		l.FontSize = p.shrink(l, sh, opts)
+		opts.Size = float64(l.FontSize)
+	}
+	gl := sh.Layout(l.Text, opts)
 	return p.layout(l, gl), nil
+}
+
+// shrink is the largest font size, from 1 pixel to the layer's, at which
+// its text fits its box: no word wider than the width, and the lines
+// within the height (less the padding) and within maxLines. Text that
+// does not fit at 1 pixel is drawn at 1 pixel. Fitting grows with the
+// size, so a binary search takes at most 11 layouts.
+func (p *planner) shrink(l Layer, sh *glyphs.Shaper, opts glyphs.Options) int {
+	fits := func(size int) bool {
+		o := opts
+		o.Size, o.MaxLines, o.WholeWords = float64(size), 0, true
+		gl := sh.Layout(l.Text, o)
+		if gl.Widest() > o.Width {
+			return false
+		}
+		if l.Style.MaxLines > 0 && len(gl.Lines) > l.Style.MaxLines {
+			return false
+		}
+		if l.Height > 0 {
+			pitch := gl.LineHeight()
+			if l.Style.LineHeight > 0 {
+				pitch = l.Style.LineHeight * float64(size)
+			}
+			return pitch*float64(len(gl.Lines)) <= float64(l.Height-2*l.Style.PaddingY)
+		}
+		return true
+	}
+	lo, hi := 1, l.FontSize
+	if fits(hi) {
+		return hi
+	}
+	for lo < hi-1 {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
 }
 
 // textLayout is where a text layer's box and lines fall, in pixels of the

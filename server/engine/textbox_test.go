@@ -450,3 +450,49 @@ func TestPlanTextBoxFontPanics(t *testing.T) {
 		assert.Contains(t, me.Message, "damaged")
 	}
 }
+
+// TestPlanTextFits: fit "shrink" takes the largest size at which the text
+// fits its box, whole words within its width and lines within its height;
+// maxLines cuts the text, ending in an ellipsis.
+func TestPlanTextFits(t *testing.T) {
+	t.Parallel()
+	p := &planner{s: &Scene{Width: 640, Height: 360, FPS: 10}}
+	layer := func(fields string) Layer {
+		s, err := Compile("provider_a", []byte(`{"width":640,"height":360,"fps":10,"duration":1,"layers":[{"type":"text","text":"The quick brown fox jumps over the lazy dog",`+fields+`}]}`), nil, DefaultLimits())
+		require.NoError(t, err)
+		return s.Layers[0]
+	}
+	sh, err := p.shaper(Layer{}, testFont)
+	require.NoError(t, err)
+	fits := func(l Layer, size int) bool {
+		gl := sh.Layout(l.Text, glyphs.Options{Size: float64(size), Width: float64(l.Width - 2*l.Style.PaddingX), WholeWords: true})
+		return gl.Widest() <= float64(l.Width-2*l.Style.PaddingX) && gl.LineHeight()*float64(len(gl.Lines)) <= float64(l.Height-2*l.Style.PaddingY)
+	}
+	l := layer(`"fontSize":200,"width":300,"height":120,"paddingX":10,"paddingY":5,"fit":"shrink"`)
+	size := p.shrink(l, sh, glyphs.Options{Size: 200, Width: 280})
+	assert.Less(t, size, 200)
+	assert.True(t, fits(l, size), "fits at %d px", size)
+	assert.False(t, fits(l, size+1), "and not at %d px", size+1)
+	lay, err := p.measure(l, testFont)
+	require.NoError(t, err)
+	assert.Equal(t, rect{x: 0, y: 0, w: 300, h: 120}, rect{w: lay.box.w, h: lay.box.h})
+	assert.Equal(t, 20, p.shrink(layer(`"fontSize":20,"width":600,"fit":"shrink"`), sh, glyphs.Options{Size: 20, Width: 600}), "text that fits keeps its size")
+
+	cut, err := p.measure(layer(`"fontSize":20,"width":150,"maxLines":2`), testFont)
+	require.NoError(t, err)
+	assert.Len(t, cut.lines, 2)
+	assert.True(t, cut.glyphs.Truncated)
+
+	for fields, msg := range map[string]string{
+		`"fit":"shrink"`:              "composition.layers[0].fit: shrinks the text to fit its box: set a width",
+		`"fit":"grow","width":100`:    "composition.layers[0].fit",
+		`"maxLines":0`:                "composition.layers[0].maxLines",
+		`"maxLines":1.5`:              "composition.layers[0].maxLines",
+		`"fontFeatures":["smcp","x"]`: "composition.layers[0].fontFeatures[1]",
+	} {
+		_, err := Compile("provider_a", []byte(`{"width":640,"height":360,"fps":10,"duration":1,"layers":[{"type":"text","text":"a",`+fields+`}]}`), nil, DefaultLimits())
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, fields)
+		assert.Contains(t, err.Error(), msg, fields)
+	}
+}

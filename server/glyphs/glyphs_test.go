@@ -245,3 +245,42 @@ func TestSpaceAfterEmoji(t *testing.T) {
 		t.Fatalf("the space after the emoji is %.1f px, the font's %.1f px", d, space)
 	}
 }
+
+func TestMaxLinesEndsInEllipsis(t *testing.T) {
+	dejavu := readMachineFont(t, "DejaVuSans.ttf", 0)
+	s := NewShaper([]*Font{dejavu}, nil)
+	text := "one two three four five six seven eight nine ten"
+	all := s.Layout(text, Options{Size: 20, Width: 120})
+	require := func(ok bool, format string, args ...any) {
+		t.Helper()
+		if !ok {
+			t.Fatalf(format, args...)
+		}
+	}
+	require(len(all.Lines) > 2 && !all.Truncated, "%d lines", len(all.Lines))
+	cut := s.Layout(text, Options{Size: 20, Width: 120, MaxLines: 2})
+	require(len(cut.Lines) == 2 && cut.Truncated, "%d lines, truncated %v", len(cut.Lines), cut.Truncated)
+	last := cut.Lines[1].glyphs
+	ell, _ := dejavu.ft.NominalGlyph('…')
+	require(last[len(last)-1].gid == ell, "the last line ends in …")
+	require(cut.Lines[1].Width <= 120, "the last line with its ellipsis is %.1f px, in 120", cut.Lines[1].Width)
+
+	// Paragraphs past the last line are cut too; text that fits is not.
+	paras := s.Layout("a\nb\nc", Options{Size: 20, MaxLines: 2})
+	require(len(paras.Lines) == 2 && paras.Truncated, "%d lines, truncated %v", len(paras.Lines), paras.Truncated)
+	fits := s.Layout("a\nb", Options{Size: 20, MaxLines: 2})
+	require(len(fits.Lines) == 2 && !fits.Truncated, "%d lines, truncated %v", len(fits.Lines), fits.Truncated)
+}
+
+func TestWholeWordsOverflow(t *testing.T) {
+	dejavu := readMachineFont(t, "DejaVuSans.ttf", 0)
+	s := NewShaper([]*Font{dejavu}, nil)
+	broken := s.Layout("unbreakable", Options{Size: 20, Width: 40})
+	whole := s.Layout("unbreakable", Options{Size: 20, Width: 40, WholeWords: true})
+	if broken.Widest() > 40 || len(broken.Lines) < 2 {
+		t.Fatalf("a word wider than the line is broken: %d lines, %.1f px", len(broken.Lines), broken.Widest())
+	}
+	if whole.Widest() <= 40 || len(whole.Lines) != 1 {
+		t.Fatalf("WholeWords keeps the word: %d lines, %.1f px", len(whole.Lines), whole.Widest())
+	}
+}

@@ -94,6 +94,12 @@ type Options struct {
 	Width float64
 	// Features are the OpenType features set on the text.
 	Features []Feature
+	// MaxLines keeps the first MaxLines lines, the last ending in an
+	// ellipsis (…) when text was cut; 0 keeps them all.
+	MaxLines int
+	// WholeWords never breaks a word between its characters: a word
+	// wider than Width overflows it (to tell whether text fits).
+	WholeWords bool
 }
 
 // Layout is text shaped and broken into lines.
@@ -105,6 +111,17 @@ type Layout struct {
 	// Missing are the characters no font has, each once, in the order
 	// they come: they are not drawn.
 	Missing []rune
+	// Truncated is whether MaxLines cut text off.
+	Truncated bool
+}
+
+// Widest is the width of the layout's widest line.
+func (l *Layout) Widest() float64 {
+	w := 0.0
+	for _, ln := range l.Lines {
+		w = max(w, ln.Width)
+	}
+	return w
 }
 
 // LineHeight is the first font's distance between baselines.
@@ -177,13 +194,32 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 	}
 	missing := map[rune]bool{}
 	text = strings.ReplaceAll(text, "\r\n", "\n")
-	for _, para := range strings.Split(text, "\n") {
+	paras := strings.Split(text, "\n")
+	policy := shaping.WhenNecessary
+	if o.WholeWords {
+		policy = shaping.Never
+	}
+	var ellipsis shaping.Output
+	if o.MaxLines > 0 {
+		ellipsis = s.ellipsis(o.Size, feats)
+	}
+	for p, para := range paras {
+		if o.MaxLines > 0 && len(lay.Lines) >= o.MaxLines {
+			lay.Truncated = true
+			break
+		}
 		// A tab is four spaces: the font's tab glyph, where it has one,
 		// is no advance to a stop.
 		para = strings.ReplaceAll(para, "\t", "    ")
 		runes := []rune(para)
 		if len(runes) == 0 {
 			lay.Lines = append(lay.Lines, Line{})
+			if o.MaxLines > 0 && len(lay.Lines) == o.MaxLines && p < len(paras)-1 {
+				// The text goes on past the last line kept.
+				lay.Lines[len(lay.Lines)-1] = s.place(shaping.Line{ellipsis}, o.Size)
+				lay.Truncated = true
+				break
+			}
 			continue
 		}
 		dir := paragraphDirection(runes)
@@ -213,13 +249,31 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 		if o.Width > 0 {
 			width = fixed.Int26_6(math.Floor(o.Width * 64))
 		}
-		lines, _ := s.wrap.WrapParagraphF(shaping.WrapConfig{Direction: dir, BreakPolicy: shaping.WhenNecessary},
-			width, runes, shaping.NewSliceIterator(outs))
+		cfg := shaping.WrapConfig{Direction: dir, BreakPolicy: policy}
+		if o.MaxLines > 0 {
+			cfg.TruncateAfterLines = o.MaxLines - len(lay.Lines)
+			cfg.Truncator = ellipsis
+			cfg.TextContinues = p < len(paras)-1
+		}
+		lines, cut := s.wrap.WrapParagraphF(cfg, width, runes, shaping.NewSliceIterator(outs))
 		for _, ln := range lines {
 			lay.Lines = append(lay.Lines, s.place(ln, o.Size))
 		}
+		if cut > 0 || (o.MaxLines > 0 && len(lay.Lines) >= o.MaxLines && p < len(paras)-1) {
+			lay.Truncated = true
+			break
+		}
 	}
 	return lay
+}
+
+// ellipsis is "…" shaped in the shaper's first font (or the machine's).
+func (s *Shaper) ellipsis(size float64, feats []shaping.FontFeature) shaping.Output {
+	runes := []rune{'…'}
+	in := shaping.Input{Text: runes, RunEnd: 1, Direction: di.DirectionLTR, Size: fixed.Int26_6(math.Round(size * 64)),
+		FontFeatures: feats, Language: language.NewLanguage("und"), Script: language.Common}
+	in.Face = (&fontmap{s: s}).ResolveFace('…')
+	return s.hb.Shape(in)
 }
 
 // spaces moves the spaces of runs in a colour font (emoji) to the first
