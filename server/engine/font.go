@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/typeset"
@@ -59,10 +60,49 @@ type readFont struct {
 }
 
 // shaper is the text engine's shaper of the font at path, then of the
-// machine's fonts (glyphs.Default), made once a render.
+// layer's fallback fonts (a font list's), then of the machine's fonts
+// (glyphs.Default), made once a render.
 func (p *planner) shaper(l Layer, path string) (*glyphs.Shaper, error) {
-	if sh, ok := p.shapers[path]; ok {
+	cacheKey := path + "\x00" + l.Fallback
+	if sh, ok := p.shapers[cacheKey]; ok {
 		return sh, nil
+	}
+	first, err := p.glyphFont(l, path)
+	if err != nil {
+		return nil, err
+	}
+	fonts := []*glyphs.Font{first}
+	if l.Fallback != "" {
+		for i, key := range strings.Split(l.Fallback, ",") {
+			// Each font of the list fails, and counts, as its own field.
+			lf := l
+			lf.Font, lf.FontField = key, fmt.Sprintf("%s[%d]", strings.TrimSuffix(l.FontField, "[0]"), i+1)
+			m, ok := p.media[key]
+			if !ok {
+				return nil, fmt.Errorf("%s: font %s was not downloaded", lf.FontField, key)
+			}
+			if !m.Font {
+				return nil, &MediaError{Field: lf.FontField, Message: "the file is not a TrueType, OpenType or WOFF font"}
+			}
+			f, err := p.glyphFont(lf, m.Path)
+			if err != nil {
+				return nil, err
+			}
+			fonts = append(fonts, f)
+		}
+	}
+	if p.shapers == nil {
+		p.shapers = map[string]*glyphs.Shaper{}
+	}
+	p.shapers[cacheKey] = glyphs.NewShaper(fonts, glyphs.Default())
+	return p.shapers[cacheKey], nil
+}
+
+// glyphFont is the font at path as the text engine reads it, once a
+// render.
+func (p *planner) glyphFont(l Layer, path string) (*glyphs.Font, error) {
+	if f, ok := p.glyphFonts[path]; ok {
+		return f, nil
 	}
 	data, err := p.fontFile(l, path)
 	if err != nil {
@@ -79,11 +119,11 @@ func (p *planner) shaper(l Layer, path string) (*glyphs.Shaper, error) {
 		}
 		return nil, &MediaError{Field: l.FontField, Message: msg}
 	}
-	if p.shapers == nil {
-		p.shapers = map[string]*glyphs.Shaper{}
+	if p.glyphFonts == nil {
+		p.glyphFonts = map[string]*glyphs.Font{}
 	}
-	p.shapers[path] = glyphs.NewShaper([]*glyphs.Font{font}, glyphs.Default())
-	return p.shapers[path], nil
+	p.glyphFonts[path] = font
+	return font, nil
 }
 
 // font is the font at path, read on first use.
@@ -136,21 +176,25 @@ func (p *planner) fontFile(l Layer, path string) ([]byte, error) {
 	if data, ok := p.fontFiles[path]; ok {
 		return data, nil
 	}
+	field := l.Field
+	if l.Font != "" {
+		field = l.FontField
+	}
 	file, err := os.Open(path)
 	if err != nil {
-		return nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
+		return nil, fmt.Errorf("%s: read the font: %w", field, err)
 	}
 	defer file.Close()
 	st, err := file.Stat()
 	if err != nil {
-		return nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
+		return nil, fmt.Errorf("%s: read the font: %w", field, err)
 	}
 	if err := p.countFont(l, st.Size()); err != nil {
 		return nil, err
 	}
 	data := make([]byte, st.Size())
 	if _, err := io.ReadFull(file, data); err != nil {
-		return nil, fmt.Errorf("%s: read the font: %w", l.Field, err)
+		return nil, fmt.Errorf("%s: read the font: %w", field, err)
 	}
 	if l.Font != "" {
 		p.fontBytes += st.Size()

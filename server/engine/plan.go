@@ -413,8 +413,9 @@ type planner struct {
 	fontBytes int64
 	// fontFiles are the font files read, by path; shapers the text
 	// engine's shapers of them.
-	fontFiles map[string][]byte
-	shapers   map[string]*glyphs.Shaper
+	fontFiles  map[string][]byte
+	glyphFonts map[string]*glyphs.Font
+	shapers    map[string]*glyphs.Shaper
 	// warnings are what the render did not do as asked (see
 	// Command.Warnings).
 	warnings []string

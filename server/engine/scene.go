@@ -83,7 +83,11 @@ type Layer struct {
 	Font string
 	// FontField is the JSON path of the layer's font, for messages.
 	FontField string
-	X, Y      Pos
+	// Fallback are the keys of the fonts after Font, in order, of a text
+	// layer whose font is a list, joined by commas (a string keeps Layer
+	// comparable); their fields are FontField's list's.
+	Fallback string
+	X, Y     Pos
 	// Width and Height of the drawn layer; 0 means natural size (full frame for color).
 	Width, Height   int
 	Opacity         float64

@@ -63,6 +63,40 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 	}
 }
 
+// maxFonts bounds a text layer's list of fonts.
+const maxFonts = 8
+
+// textFonts reads a text layer's font: one font, or a list of fonts, each
+// drawing the characters the ones before it lack.
+func (c *compiler) textFonts(o *object, l *Layer) {
+	v, _ := o.get("font")
+	if _, isList := v.([]any); !isList {
+		l.Font, l.FontField = c.source(o, "font", true)
+		return
+	}
+	list := o.array("font", maxFonts)
+	if len(list) == 0 {
+		if c.r.err == nil {
+			c.r.fail(o.field("font"), "is an empty list: give a font, or a list of fonts, or no font for the default")
+		}
+		return
+	}
+	fonts := map[string]any{}
+	var keys []string
+	for i, f := range list {
+		name := fmt.Sprintf("font[%d]", i)
+		fonts[name] = f
+		entry := &object{r: o.r, path: o.path, m: fonts, seen: map[string]bool{}}
+		key, field := c.source(entry, name, true)
+		if i == 0 {
+			l.Font, l.FontField = key, field
+		} else {
+			keys = append(keys, key)
+		}
+	}
+	l.Fallback = strings.Join(keys, ",")
+}
+
 // fontFeatures reads fontFeatures, a list of OpenType features as CSS's
 // font-feature-settings writes them ("smcp", "-liga", "ss01=2"), joined by
 // commas.

@@ -440,7 +440,7 @@ func TestPlanTextBoxFontPanics(t *testing.T) {
 	require.NoError(t, err)
 	broken := glyphs.NewShaper([]*glyphs.Font{{}}, nil)
 	require.Panics(t, func() { broken.Layout("a", glyphs.Options{Size: 10}) })
-	p := &planner{s: s, files: map[string][]byte{}, shapers: map[string]*glyphs.Shaper{"/m/f": broken}}
+	p := &planner{s: s, files: map[string][]byte{}, shapers: map[string]*glyphs.Shaper{"/m/f\x00": broken}}
 	for _, hidden := range []bool{false, true} {
 		var err error
 		require.NotPanics(t, func() { _, err = p.textBox(0, s.Layers[0], "base", "/m/f", hidden) })
@@ -494,5 +494,49 @@ func TestPlanTextFits(t *testing.T) {
 		var ve *ValidationError
 		require.ErrorAs(t, err, &ve, fields)
 		assert.Contains(t, err.Error(), msg, fields)
+	}
+}
+
+// TestPlanTextFontList: a text layer's font may be a list, each font
+// drawing what the ones before it lack; each is checked as its own field.
+func TestPlanTextFontList(t *testing.T) {
+	t.Parallel()
+	mono := "/usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf"
+	if _, err := os.Stat(mono); err != nil {
+		t.Skip("DejaVu Sans Mono is missing: install fonts-dejavu-core")
+	}
+	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[{"type":"text","text":"a","font":["https://a.test/m","https://a.test/s"]}]}`), nil, DefaultLimits())
+	require.NoError(t, err)
+	l := s.Layers[0]
+	assert.Equal(t, "composition.layers[0].font[0]", l.FontField)
+	require.Len(t, s.Sources(), 2)
+	assert.Equal(t, s.Sources()[1].Key, l.Fallback)
+	media := map[string]Media{s.Sources()[0].Key: {Path: mono, Font: true}, s.Sources()[1].Key: {Path: testFont, Font: true}}
+	_, err = Plan(s, media, "/w", "/w/out.mp4", testFont)
+	require.NoError(t, err)
+
+	p := &planner{s: s, media: media}
+	sh, err := p.shaper(l, mono)
+	require.NoError(t, err)
+	// U+2189 (↉) is in DejaVu Sans, not in DejaVu Sans Mono: the second
+	// font of the list draws it, with no warning.
+	gl := sh.Layout("a\u2189", glyphs.Options{Size: 20})
+	assert.Empty(t, gl.Missing)
+
+	media[s.Sources()[1].Key] = Media{Path: "/nonexistent", Font: true}
+	_, err = Plan(s, media, "/w", "/w/out.mp4", testFont)
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "composition.layers[0].font[1]")
+
+	for body, field := range map[string]string{
+		`"font":[]`:      "composition.layers[0].font",
+		`"font":["x",3]`: "composition.layers[0].font[1]",
+		`"font":["a","b","c","d","e","f","g","h","i"]`: "composition.layers[0].font",
+	} {
+		_, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[{"type":"text","text":"a",`+body+`}]}`),
+			map[string]string{"x": "https://a.test/x"}, DefaultLimits())
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, body)
+		assert.Equal(t, field, ve.Field, body)
 	}
 }
