@@ -21,12 +21,16 @@ test: deps
 build:
 	$(GO) build -o bin/kino ./cmd/kino
 
-# ffmpeg (with libass, freetype, fontconfig, pocketsphinx and flite) and a
-# default font, from Debian's packages.
+# ffmpeg (with libass, freetype, fontconfig, pocketsphinx and flite), a
+# default font, and the Noto fonts text falls back to (every script, colour
+# emoji; see docs/compositions.md, Text), from Debian's packages.
+NOTO = fonts-noto-core fonts-noto-cjk fonts-noto-color-emoji
 deps:
-	@if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null || [ -z "$$(fc-list 2>/dev/null)" ]; then \
+	@if ! command -v ffmpeg >/dev/null || ! command -v ffprobe >/dev/null || [ -z "$$(fc-list 2>/dev/null)" ] \
+		|| [ ! -e /usr/share/fonts/truetype/noto/NotoSans-Regular.ttf ] || [ ! -e /usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc ] \
+		|| [ ! -e /usr/share/fonts/truetype/noto/NotoColorEmoji.ttf ]; then \
 		echo "installing ffmpeg and fonts (apt-get)"; \
-		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg fonts-dejavu-core >/dev/null; \
+		apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ffmpeg fonts-dejavu-core $(NOTO) >/dev/null; \
 	fi
 
 # Everything generated comes from pinned tools in go.mod and tools/go.mod.

@@ -16,6 +16,7 @@ import (
 
 	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/typeset"
 )
 
@@ -298,7 +299,11 @@ func kinoCommand(ctx context.Context, dir, name string, body []byte, font string
 }
 
 // benchInputs are what the benchmarks' plans read: local media and the
-// default font, within the default ffmpeg limits (no mockup layers).
+// default font and the machine's fallback fonts, within the default
+// ffmpeg limits (no mockup layers).
 func benchInputs(media map[string]engine.Media, font string) engine.Inputs {
-	return engine.Inputs{Media: media, DefaultFont: font}
+	return engine.Inputs{Media: media, DefaultFont: font, Fonts: benchFonts}
 }
+
+// benchFonts are the machine's fallback fonts, read once a bench run.
+var benchFonts = glyphs.NewMachine(glyphs.DefaultDirs()...)

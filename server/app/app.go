@@ -39,6 +39,7 @@ import (
 	"github.com/kinohq/kino/server/executor"
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/media"
 	"github.com/kinohq/kino/server/mediajob"
@@ -501,7 +502,7 @@ func (a *App) openWorkers() {
 	cfg, tmp := a.cfg, a.scratch.Path
 	a.env = &attempt.Env{TempDir: tmp, RenderTimeout: cfg.RenderTimeout, JobTimeout: cfg.JobTimeout,
 		MaxOutputBytes: cfg.MaxOutputBytes, MinFreeDisk: cfg.MinFreeDisk, Font: cfg.DefaultFont, Transcriber: cfg.Transcriber,
-		FFmpeg: a.ffmpeg, Memory: a.memory, Store: a.store, Storage: a.storage, Fetch: a.fetch, Log: cfg.Log,
+		FFmpeg: a.ffmpeg, Memory: a.memory, Fonts: glyphs.NewMachine(glyphs.DefaultDirs()...), Store: a.store, Storage: a.storage, Fetch: a.fetch, Log: cfg.Log,
 		Sources: source.New(source.Config{Store: a.store, Storage: a.storage, Fetch: a.fetch, Cache: a.sources, Now: cfg.Now})}
 	renderCfg := renderrun.Config{Env: a.env, Jobs: a.core, Limits: cfg.Limits}
 	a.pool = jobs.NewPool(a.core, jobs.PoolConfig{

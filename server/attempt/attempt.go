@@ -22,6 +22,7 @@ import (
 
 	"github.com/kinohq/kino/server/fetch"
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/jobs"
 	"github.com/kinohq/kino/server/memory"
 	"github.com/kinohq/kino/server/rescue"
@@ -52,6 +53,9 @@ type Env struct {
 	MinFreeDisk int64
 	// Font is the font file of text that names none.
 	Font string
+	// Fonts are the node's fallback fonts of text (the machine's Noto
+	// fonts), each read once a node.
+	Fonts *glyphs.Machine
 	// FFmpeg are the node's limits of every ffmpeg and ffprobe process an
 	// attempt starts (--max-image-pixels, --ffmpeg-max-memory).
 	FFmpeg ffmpeg.Limits

@@ -80,7 +80,7 @@ func TestCompileRejectsPictureAndSound(t *testing.T) {
 		inMsg    string
 	}{
 		{"unknown fit", "provider_a", a(`{` + video + `,"fit":"stretch"}`), "composition.layers[0].fit", "fill, contain, cover, contain-blur"},
-		{"fit on text", "provider_a", a(`{"type":"text","text":"x","fit":"cover"}`), "composition.layers[0].fit", "unknown field"},
+		{"fit on text is shrink only", "provider_a", a(`{"type":"text","text":"x","fit":"cover"}`), "composition.layers[0].fit", "must be one of shrink"},
 		{"fit on a colour", "unified", u(`{"asset":{"type":"color","color":"red"},"fit":"cover"}`), "composition.tracks[0].clips[0].fit", "unknown field"},
 		{"fit in the asset", "unified", u(`{"asset":{` + video + `,"fit":"cover"}}`), "composition.tracks[0].clips[0].asset.fit", "unknown field"},
 		{"crop not an object", "provider_a", a(`{` + video + `,"crop":0.5}`), "composition.layers[0].crop", "object"},

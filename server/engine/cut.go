@@ -190,9 +190,6 @@ func (c *compiler) checkPair(a, b *Layer, cut *Cut) {
 		c.r.fail(b.Field+".enter", "the layer already comes in by the transition %s; give one or the other", cut.Field)
 	case cut.Kind == CutSlide && a.Motion.Exit != nil:
 		c.r.fail(a.Field+".exit", "the layer already goes out by the transition %s (a slide moves both layers); give one or the other", cut.Field)
-	case b.Kind == KindText && !b.styled() && masked(cut):
-		c.r.fail(cut.Field+".name", "%s needs the next layer (%s) drawn as a picture: plain text cannot be masked; give it a width, or any text style (see Text)",
-			cut.Name, b.Field)
 	}
 }
 

@@ -63,7 +63,7 @@ func TestCompileTransitionsBothFormats(t *testing.T) {
 		for _, src := range s.Sources() {
 			media[src.Key] = clipMedia
 		}
-		cmd, err := Plan(context.Background(), s, inputs(media, "/f/font.ttf"), "/w", "/w/out.mp4")
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), "/w", "/w/out.mp4")
 		require.NoError(t, err, provider)
 		return s, cmd.Args
 	}
@@ -137,8 +137,6 @@ func TestCompileTransitionsRejects(t *testing.T) {
 		{"sound wipes", "provider_a", mustJSON(t, map[string]any{"width": 160, "height": 90, "fps": 10, "layers": []any{
 			map[string]any{"type": "audio", "src": "https://a.test/a", "duration": 2, "transition": named("wipeLeft")}}}),
 			"composition.layers[0].transition.name", "sound only crossfades"},
-		{"wipe into plain text", "provider_a", pair(named("wipeUp"), map[string]any{"type": "text", "text": "hi", "start": 1.5, "duration": 2}),
-			"composition.layers[0].transition.name", "plain text cannot be masked"},
 		{"two transitions overlap", "provider_a", mustJSON(t, map[string]any{"width": 160, "height": 90, "fps": 10, "layers": []any{
 			map[string]any{"type": "color", "color": "red", "duration": 2, "transition": named("fade")},
 			blue(map[string]any{"start": 1, "duration": 1.5, "transition": named("fade")}),
@@ -213,8 +211,8 @@ func TestPlanTransitions(t *testing.T) {
 		{"a masked picture", into("circleOpen", `{"type":"image","src":"pic","start":1.5,"duration":2,"x":0,"y":0}`), []string{
 			"settb=expr=1/10,setpts=N+15,[m1]blend=", "s=16x12:r=10:d=0.6",
 		}, nil},
-		{"plain text fades in by drawtext's alpha", into("fade", `{"type":"text","text":"hi","start":1.5,"duration":2}`), []string{
-			`alpha=1*clip((t-1.5)/0.5\,0\,1):enable=`,
+		{"plain text fades in as a picture", into("fade", `{"type":"text","text":"hi","start":1.5,"duration":2}`), []string{
+			`geq=lum=0:a=255*clip((T-1.5)/0.5\,0\,1)`, "[r1]blend=",
 		}, nil},
 		{"a video's sound crossfades", `{"type":"video","src":"clip","duration":2,"transition":{"name":"wipeUp","duration":0.5}},{"type":"video","src":"clip","start":1.5,"duration":2}`, []string{
 			`volume=volume=1*(1-clip(((t+0.0025)-1.5)/0.5\,0\,1)):eval=frame,adelay=delays=0S:all=1[a0]`,

@@ -108,15 +108,8 @@ func (c *compiler) motion(o *object, l *Layer) {
 		if _, isArr := o.m["scale"].([]any); !isArr && m.Scale != nil && m.Scale[0].Value == 0 && c.r.err == nil {
 			c.r.fail(o.field("scale"), "must be more than 0: a layer at scale 0 is not drawn")
 		}
-		// drawtext cannot turn glyphs; a laid-out text box is a picture,
-		// which can.
-		if l.Kind == KindText && !l.styled() {
-			if o.has("rotation") && c.r.err == nil {
-				c.r.fail(o.field("rotation"), "is not available on text layers drawn as plain text: give the layer a width, or any text style, to turn its box (see Text)")
-			}
-		} else {
-			m.Rotation = c.property(o, "rotation", l, -maxTurn, maxTurn)
-		}
+		// Text is a picture kino draws, which turns like any other.
+		m.Rotation = c.property(o, "rotation", l, -maxTurn, maxTurn)
 	}
 	if l.Kind == KindImage || l.Kind == KindVideo {
 		c.kenBurns(o, l)

@@ -411,7 +411,7 @@ func TestRenderLongGraph(t *testing.T) {
 	assert.Contains(t, r.cmd.Args, "-filter_complex_script")
 	assert.NotContains(t, r.cmd.Args, "-filter_complex")
 	assert.Greater(t, len(r.cmd.Files[graphFile]), maxGraphArg)
-	assert.False(t, strings.Contains(strings.Join(r.cmd.Args, " "), "drawtext"), "the graph is only in its file")
+	assert.False(t, strings.Contains(strings.Join(r.cmd.Args, " "), "overlay="), "the graph is only in its file")
 }
 
 // TestRenderMotionTurnedVideo: a phone video stored landscape with a

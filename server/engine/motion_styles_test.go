@@ -31,8 +31,9 @@ func TestCompileMotionStyles(t *testing.T) {
 		require.NoError(t, err, "%v", l)
 		require.NotNil(t, s.Layers[0].Motion)
 	}
+	// Plain text is a picture too: it turns.
 	_, err := Compile("provider_a", layer(map[string]any{"type": "text", "text": "x", "rotation": 10}), nil, DefaultLimits())
-	require.EqualError(t, err, "composition.layers[0].rotation: is not available on text layers drawn as plain text: give the layer a width, or any text style, to turn its box (see Text)")
+	require.NoError(t, err)
 	_, err = Compile("provider_a", layer(map[string]any{"type": "rectangle", "color": "red", "zoom": 2}), nil, DefaultLimits())
 	require.EqualError(t, err, "composition.layers[0].zoom: unknown field")
 	_, err = Compile("unified", mustJSON(t, map[string]any{"output": map[string]any{"width": 64, "height": 64, "fps": 10, "duration": 1},
@@ -79,7 +80,7 @@ func TestPlanMotionStyles(t *testing.T) {
 	}
 	require.NotEmpty(t, overlay)
 	assert.Contains(t, overlay, "+(-w)*(1-(1-pow(1-clip((t-0)/1\\,0\\,1)\\,3)))")
-	box := decodePNG(t, cmd.Files["box-3.png"])
+	box := decodePNG(t, cmd.Files["text-3.png"])
 	assert.Equal(t, alpha(box, box.Bounds().Dx()/2, box.Bounds().Dy()/2), uint32(0xFFFF), "the box is in the middle of its canvas")
 }
 

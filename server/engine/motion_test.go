@@ -90,7 +90,7 @@ func TestCompileMotionBothFormats(t *testing.T) {
 		for _, src := range s.Sources() {
 			media[src.Key] = clipMedia
 		}
-		cmd, err := Plan(context.Background(), s, inputs(media, "/f/font.ttf"), "/w", "/w/out.mp4")
+		cmd, err := Plan(context.Background(), s, inputs(media, testFont), "/w", "/w/out.mp4")
 		require.NoError(t, err, provider)
 		return s, cmd.Args
 	}
@@ -159,7 +159,6 @@ func TestCompileMotionRejects(t *testing.T) {
 		{"scale 0", "provider_a", color(map[string]any{"scale": 0}), "composition.layers[0].scale", "more than 0"},
 		{"scale too large", "provider_a", color(map[string]any{"scale": keys(0, 0, 1, 101)}), "composition.layers[0].scale[1].value", "between 0 and 100"},
 		{"scale on sound", "provider_a", layer(map[string]any{"type": "audio", "src": "https://a.test/a", "duration": 1, "scale": 2}), "composition.layers[0].scale", "unknown field"},
-		{"rotation of text", "provider_a", layer(map[string]any{"type": "text", "text": "x", "duration": 1, "rotation": 5}), "composition.layers[0].rotation", "not available on text layers"},
 		{"rotation as a string", "provider_a", color(map[string]any{"rotation": "90deg"}), "composition.layers[0].rotation", "number"},
 		{"zoom on a colour", "provider_a", color(map[string]any{"zoom": 2}), "composition.layers[0].zoom", "unknown field"},
 		{"zoom below 1", "provider_a", layer(map[string]any{"type": "image", "src": "https://a.test/i", "duration": 1, "zoom": 0.5}), "composition.layers[0].zoom", "between 1 and 10"},
@@ -289,9 +288,15 @@ func TestPlanMotion(t *testing.T) {
 				// Drawn only while its scale is above 0.
 				`enable='between(t,-0.05,1.95)*gt((1-pow(clip((t-1)/1,0,1),3)),0)'`,
 			}, nil},
-		{"text moves, scales and fades in drawtext's own expressions", `{"type":"text","text":"hi","fontSize":20,"y":[{"time":0,"value":0},{"time":2,"value":60}],"scale":2,"enter":{"type":"fade","duration":1}}`,
-			[]string{`fontsize=20*2:fontcolor=0xFFFFFFFF:x=(w-text_w)/2:y=(0+60*clip((t-0)/2\,0\,1))+text_h*(1/2-1)/2:alpha=1*(1-pow(1-clip((t-0)/1\,0\,1)\,3)):enable=`},
-			nil},
+		{"text moves, scales and fades as a picture", `{"type":"text","text":"hi","fontSize":20,"y":[{"time":0,"value":0},{"time":2,"value":60}],"scale":2,"enter":{"type":"fade","duration":1}}`,
+			[]string{
+				// Drawn once at its size, scaled once, moved about its box
+				// (24 px high: DejaVu's line height at 20 px).
+				`[0:v]scale=w=78:h=88,format=yuva420p,loop=loop=19:size=1:start=0`,
+				`geq=lum=0:a=255*(1-pow(1-clip((T-0)/1\,0\,1)\,3))`,
+				`overlay=x=(W-w)/2:y=(0+60*clip((t-0)/2\,0\,1))+(24-h)/2:`,
+			},
+			[]string{"drawtext"}},
 		{"volume keyframes and an exit fade, per block of samples", `{"type":"audio","src":"tone","start":1,"duration":1,"volume":[{"time":0,"value":0},{"time":0.5,"value":2}],"exit":{"type":"fade","duration":0.2,"easing":"linear"}}`,
 			// Evaluated in the middle of blocks of 5 ms.
 			[]string{`atrim=end=1,asetnsamples=n=240:p=0,volume=volume=(0+2*clip(((t+0.0025)-0)/0.5\,0\,1))*(1-clip(((t+0.0025)-0.8)/0.2\,0\,1)):eval=frame,adelay=delays=48000S:all=1[a0]`},

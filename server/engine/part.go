@@ -104,6 +104,9 @@ func (s *Scene) Part(r PartRange, last bool) *Scene {
 	used := map[string]bool{}
 	for _, l := range p.Layers {
 		used[l.Source], used[l.Font] = true, true
+		for _, key := range strings.Split(l.Fallback, ",") {
+			used[key] = true
+		}
 		if l.Mockup != nil {
 			used[l.Mockup.Template] = true
 		}

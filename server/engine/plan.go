@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/mockup"
 )
@@ -23,6 +24,9 @@ type Command struct {
 	// Pictures are the poster and thumbnail the command writes beside the
 	// output, in the working folder.
 	Pictures []Picture
+	// Warnings say what the render does not draw as asked: characters no
+	// font has, named with the layer's text field.
+	Warnings []string
 }
 
 // Picture is a picture a command writes beside its output.
@@ -63,6 +67,9 @@ type Inputs struct {
 	// node's): the pixel bound of its inputs, and the memory the layers
 	// may take in its graph.
 	FFmpeg ffmpeg.Limits
+	// Fonts are the node's fallback fonts, tried for each character the
+	// layer's own fonts lack; nil falls back to none.
+	Fonts *glyphs.Machine
 }
 
 // OpenTemplate opens the mockup template downloaded at path, decoded with
@@ -130,7 +137,7 @@ func plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string, mod
 	if mode == whole && s.Still() && !s.stillCut {
 		s = s.StillFrame()
 	}
-	p := &planner{ctx: ctx, s: s, media: in.Media, limits: in.FFmpeg, openTemplate: in.Templates, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	p := &planner{ctx: ctx, s: s, media: in.Media, limits: in.FFmpeg, fallback: in.Fonts, openTemplate: in.Templates, workDir: workDir, files: map[string][]byte{}, mode: mode}
 	defaultFont := in.DefaultFont
 	defer p.closeTemplates()
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
@@ -248,7 +255,7 @@ func plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string, mod
 		args = append(args, encoderArgs(pic.Format, pic.Format == "png")...)
 		args = append(args, "file:"+pic.Path)
 	}
-	return &Command{Args: args, Files: p.files, Pictures: p.pictures}, nil
+	return &Command{Args: args, Files: p.files, Pictures: p.pictures, Warnings: p.warnings}, nil
 }
 
 // partContainer changes the container of a part's encoder settings to
@@ -422,8 +429,16 @@ type planner struct {
 	// what the downloaded ones among them hold (see maxFontBytes).
 	fonts     map[string]readFont
 	fontBytes int64
-	// linesDrawn counts the lines of laid-out text drawn so far.
-	linesDrawn int
+	// fontFiles are the font files read, by path; shapers the text
+	// engine's shapers of them.
+	fontFiles  map[string][]byte
+	glyphFonts map[string]*glyphs.Font
+	shapers    map[string]*glyphs.Shaper
+	// fallback are the node's fallback fonts (Inputs.Fonts).
+	fallback *glyphs.Machine
+	// warnings are what the render did not do as asked (see
+	// Command.Warnings).
+	warnings []string
 	// captions is what the captions layers planned so far wrote.
 	captions captionSpend
 	mode     planMode

@@ -3,6 +3,9 @@ package engine
 import (
 	"context"
 	"errors"
+	"os"
+	"path/filepath"
+	"regexp"
 	"strings"
 	"testing"
 
@@ -24,7 +27,7 @@ func planOf(t *testing.T, comp string, media map[string]Media) (*Scene, *Command
 	for _, src := range s.Sources() {
 		bySource[src.Key] = media[strings.TrimPrefix(src.URL, "https://a.test/")]
 	}
-	cmd, err := Plan(context.Background(), s, inputs(bySource, "/f/font.ttf"), "/w", "/w/out."+s.Format)
+	cmd, err := Plan(context.Background(), s, inputs(bySource, testFont), "/w", "/w/out."+s.Format)
 	return s, cmd, err
 }
 
@@ -59,8 +62,10 @@ func TestPlanGraph(t *testing.T) {
 		// The picture's opacity is applied once, before it is repeated.
 		"[1:v]format=yuva420p,lut=a=val*0.7,loop=loop=9:size=1:start=0,settb=expr=1/10,setpts=N+10,fade=t=in:st=1:d=0.5:alpha=1[l2]",
 		"[v1][l2]overlay=x=100:y=40:eof_action=pass:enable='between(t,0.95,1.95)'[v2]",
-		`[v2]drawtext=fontfile=/f/font.ttf:textfile=/w/text-3.txt:expansion=none:fontsize=12:fontcolor=0xFFFF00FF:x=2:y=(h-text_h)/2:alpha=1*min(1\,max(0\,(t-0)/0.3)):enable='between(t,-0.05,1.95)'[v3]`,
-		"[2:a]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS,atrim=end=1.5,volume=0.8,afade=t=in:st=0:d=0.2,afade=t=out:st=1.3:d=0.2,adelay=delays=12000S:all=1[a4]",
+		// The text: a picture kino draws, faded like one.
+		"[2:v]format=yuva420p,loop=loop=19:size=1:start=0,settb=expr=1/10,setpts=N+0,fade=t=in:st=0:d=0.3:alpha=1[l3]",
+		"[v2][l3]overlay=x=0:y=30:eof_action=pass:enable='between(t,-0.05,1.95)'[v3]",
+		"[3:a]aresample=48000,aformat=sample_fmts=fltp:channel_layouts=stereo,asetpts=PTS-STARTPTS,atrim=end=1.5,volume=0.8,afade=t=in:st=0:d=0.2,afade=t=out:st=1.3:d=0.2,adelay=delays=12000S:all=1[a4]",
 		"[v3]format=yuv420p[vout]",
 		"[abase][a1][a4]amix=inputs=3:duration=first:normalize=0,aresample=48000[aout]",
 	}
@@ -73,6 +78,7 @@ func TestPlanGraph(t *testing.T) {
 		"-filter_complex_threads", "2",
 		"-protocol_whitelist", "file", "-f", "mov", "-max_pixels", "50000000", "-ss", "0.2", "-t", "1.6", "-i", "file:/m/clip",
 		"-protocol_whitelist", "file", "-f", "png_pipe", "-max_pixels", "50000000", "-threads", "1", "-i", "file:/m/pic",
+		"-protocol_whitelist", "file", "-f", "png_pipe", "-max_pixels", "50000000", "-threads", "1", "-i", "file:/w/text-3.png",
 		"-protocol_whitelist", "file", "-f", "wav", "-max_pixels", "50000000", "-ss", "2", "-t", "1.5", "-i", "file:/m/tone",
 		"-filter_complex", strings.Join(graph, ";"),
 		"-map", "[vout]", "-map", "[aout]", "-t", "2", "-r", "10",
@@ -81,7 +87,8 @@ func TestPlanGraph(t *testing.T) {
 		"file:/w/out.mp4",
 	}
 	assert.Equal(t, want, cmd.Args)
-	assert.Equal(t, map[string][]byte{"text-3.txt": []byte("hello")}, cmd.Files)
+	assert.Len(t, cmd.Files, 1)
+	assert.Contains(t, cmd.Files, "text-3.png")
 }
 
 // TestPlanColorLayers pins the cheap graphs of colour layers: an opaque
@@ -100,7 +107,7 @@ func TestPlanColorLayers(t *testing.T) {
 		{"full-frame colour is the base", `{"type":"color","color":"#1d3557"},
 			{"type":"text","text":"t","fontSize":12}`, []string{
 			"color=c=0x1D3557FF:s=160x90:r=10:d=2[base]",
-			"[base]drawtext=",
+			"[base][l1]overlay=",
 		}},
 		{"a larger, centred colour covers too", `{"type":"color","color":"red","width":200,"height":100,"x":"center","y":"center"}`, []string{
 			"color=c=0xFF0000FF:s=160x90:r=10:d=2[base]",
@@ -233,32 +240,42 @@ func TestFrameWindow(t *testing.T) {
 }
 
 // TestPlanTextIsLiteral checks that no text, however hostile, reaches the
-// filter graph: each lands byte for byte in its file, and the graph is the
-// same as for a plain word.
+// filter graph or a file: kino draws it into a picture, and the graph is
+// that of a picture placed on the frame.
 func TestPlanTextIsLiteral(t *testing.T) {
 	t.Parallel()
+	place := regexp.MustCompile(`overlay=x=[0-9]+:y=[0-9]+:`)
 	plain := func(text string) string {
-		_, cmd, err := planOf(t, `{"width":16,"height":16,"fps":1,"layers":[{"type":"text","duration":1,"text":`+string(mustJSON(t, text))+`}]}`, nil)
+		_, cmd, err := planOf(t, `{"width":64,"height":64,"fps":1,"layers":[{"type":"text","duration":1,"fontSize":8,"text":`+string(mustJSON(t, text))+`}]}`, nil)
 		require.NoError(t, err)
-		assert.Equal(t, map[string][]byte{"text-0.txt": []byte(text)}, cmd.Files)
-		return filterGraph(cmd)
+		assert.Len(t, cmd.Files, 1)
+		assert.Contains(t, cmd.Files, "text-0.png")
+		return place.ReplaceAllString(filterGraph(cmd), "overlay=x=X:y=Y:")
 	}
 	want := plain("word")
 	for _, text := range []string{
 		`it's`, `a:b`, `back\slash`, `%{pts}`, `%{eif\:1+1\:d}`, `[out]`, `a;b`, `a,b`, `'; drawtext=text=x [v0]`,
-		"line\nbreak", "tab\there", `\'`, `''''`, "ünïcödé ✓ 漢字", "%%", "%{localtime}", "$(rm -rf /)", "-y",
+		"tab\there", `\'`, `''''`, "ünïcödé ✓ 漢字", "%%", "%{localtime}", "$(rm -rf /)", "-y",
 	} {
 		assert.Equal(t, want, plain(text), "text %q", text)
 	}
 }
 
+// TestPlanPathsAreEscaped: a font at any path is read by kino, and
+// neither its path nor the work folder's reaches the graph.
 func TestPlanPathsAreEscaped(t *testing.T) {
 	t.Parallel()
+	data, err := os.ReadFile(testFont)
+	require.NoError(t, err)
+	font := filepath.Join(t.TempDir(), `it's:a,b;[c]\d`)
+	require.NoError(t, os.WriteFile(font, data, 0o600))
 	s, err := Compile("provider_a", []byte(`{"width":16,"height":16,"fps":1,"layers":[{"type":"text","text":"x","duration":1,"font":"https://a.test/f"}]}`), nil, DefaultLimits())
 	require.NoError(t, err)
-	cmd, err := Plan(context.Background(), s, inputs(map[string]Media{"s0": {Path: `/m/it's:a,b;[c]\d`, Font: true}}, "/f/unused.ttf"), `/w/x'y:z`, "/w/out.mp4")
+	cmd, err := Plan(context.Background(), s, inputs(map[string]Media{"s0": {Path: font, Font: true}}, "/f/unused.ttf"), `/w/x'y:z`, "/w/out.mp4")
 	require.NoError(t, err)
-	assert.Contains(t, filterGraph(cmd), `drawtext=fontfile=/m/it\\\'s\\:a\,b\;\[c\]\\\\d:textfile=/w/x\\\'y\\:z/text-0.txt:expansion=none:`)
+	assert.Contains(t, cmd.Args, `file:/w/x'y:z/text-0.png`)
+	assert.NotContains(t, filterGraph(cmd), "it's")
+	assert.NotContains(t, filterGraph(cmd), "x'y")
 }
 
 func TestPlanMediaThatDoesNotFit(t *testing.T) {

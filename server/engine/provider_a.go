@@ -86,7 +86,7 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 		l.FontSize = o.integer("fontSize", 48, 1, 2000)
 		l.Color = o.color("color", "0xFFFFFFFF")
 		if o.has("font") {
-			l.Font, l.FontField = c.source(o, "font", true)
+			c.textFonts(o, l)
 		}
 		c.textStyle(o, l)
 	case KindRectangle, KindEllipse:

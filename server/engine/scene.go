@@ -82,7 +82,11 @@ type Layer struct {
 	Font string
 	// FontField is the JSON path of the layer's font, for messages.
 	FontField string
-	X, Y      Pos
+	// Fallback are the keys of the fonts after Font, in order, of a text
+	// layer whose font is a list, joined by commas (a string keeps Layer
+	// comparable); their fields are FontField's list's.
+	Fallback string
+	X, Y     Pos
 	// Width and Height of the drawn layer; 0 means natural size (full frame for color).
 	Width, Height   int
 	Opacity         float64
@@ -165,6 +169,16 @@ type TextStyle struct {
 	Background         string
 	PaddingX, PaddingY int
 	Shadow             Shadow
+	// Features are the OpenType features set on the text, as
+	// fontFeatures gives them, joined by commas ("smcp,-liga"); empty
+	// for the font's defaults.
+	Features string
+	// Shrink draws the text at the largest size up to the font size at
+	// which it fits its box (fit: "shrink").
+	Shrink bool
+	// MaxLines keeps the first lines, the last ending in an ellipsis when
+	// text is cut; 0 keeps every line.
+	MaxLines int
 }
 
 // Stroke is an outline Width pixels wide; no outline when Width is 0.
@@ -195,10 +209,13 @@ type GradientStop struct {
 	Color  string
 }
 
-// styled reports whether a text layer is laid out by kino (wrapped,
-// aligned, boxed or decorated) rather than drawn as plain text.
+// styled reports whether a text layer is laid out in a box (wrapped,
+// aligned, boxed or decorated) rather than placed as plain text, its
+// glyphs' top at y. OpenType features alone leave text plain.
 func (l Layer) styled() bool {
-	return l.Style != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
+	st := l.Style
+	st.Features = ""
+	return st != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
 }
 
 // still is the motion of a layer that does not move.

@@ -1,6 +1,11 @@
 package engine
 
-import "fmt"
+import (
+	"fmt"
+	"strings"
+
+	"github.com/kinohq/kino/server/glyphs"
+)
 
 // Bounds of the style fields, in pixels: far beyond any sensible value,
 // close enough to keep one frame of a layer small.
@@ -10,6 +15,8 @@ const (
 	maxShadowShift = 1000
 	maxShadowBlur  = 100
 	maxGradStops   = 16
+	maxFeatures    = 32
+	maxTextLines   = 10000
 )
 
 // textStyle reads how a text layer is laid out and decorated, from the
@@ -37,6 +44,12 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 		c.r.fail(o.field("borderRadius"), "rounds the background box: set backgroundColor too")
 	}
 	c.stroke(o, l)
+	st.Features = c.fontFeatures(o)
+	st.Shrink = o.enum("fit", "", "shrink") == "shrink"
+	if st.Shrink && l.Width == 0 && c.r.err == nil {
+		c.r.fail(o.field("fit"), "shrinks the text to fit its box: set a width (and a height, or maxLines, to bound its lines)")
+	}
+	st.MaxLines = o.integer("maxLines", 0, 1, maxTextLines)
 	st.Shadow.Color = o.color("shadowColor", "")
 	st.Shadow.X = o.integer("shadowX", 0, -maxShadowShift, maxShadowShift)
 	st.Shadow.Y = o.integer("shadowY", 0, -maxShadowShift, maxShadowShift)
@@ -48,6 +61,69 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 			}
 		}
 	}
+}
+
+// maxFonts bounds a text layer's list of fonts.
+const maxFonts = 8
+
+// textFonts reads a text layer's font: one font, or a list of fonts, each
+// drawing the characters the ones before it lack.
+func (c *compiler) textFonts(o *object, l *Layer) {
+	v, _ := o.get("font")
+	if _, isList := v.([]any); !isList {
+		l.Font, l.FontField = c.source(o, "font", true)
+		return
+	}
+	list := o.array("font", maxFonts)
+	if len(list) == 0 {
+		if c.r.err == nil {
+			c.r.fail(o.field("font"), "is an empty list: give a font, or a list of fonts, or no font for the default")
+		}
+		return
+	}
+	fonts := map[string]any{}
+	var keys []string
+	for i, f := range list {
+		name := fmt.Sprintf("font[%d]", i)
+		fonts[name] = f
+		entry := &object{r: o.r, path: o.path, m: fonts, seen: map[string]bool{}}
+		key, field := c.source(entry, name, true)
+		if i == 0 {
+			l.Font, l.FontField = key, field
+		} else {
+			keys = append(keys, key)
+		}
+	}
+	l.Fallback = strings.Join(keys, ",")
+}
+
+// fontFeatures reads fontFeatures, a list of OpenType features as CSS's
+// font-feature-settings writes them ("smcp", "-liga", "ss01=2"), joined by
+// commas.
+func (c *compiler) fontFeatures(o *object) string {
+	if !o.has("fontFeatures") {
+		return ""
+	}
+	var out []string
+	for i, v := range o.array("fontFeatures", maxFeatures) {
+		s, ok := v.(string)
+		field := fmt.Sprintf("%s[%d]", o.field("fontFeatures"), i)
+		if !ok {
+			if c.r.err == nil {
+				c.r.fail(field, `must be a string: a feature's tag, on ("smcp") or off ("-liga"), or with a value ("ss01=2")`)
+			}
+			return ""
+		}
+		ft, err := glyphs.ParseFeature(s)
+		if err != nil {
+			if c.r.err == nil {
+				c.r.fail(field, "%s", err.Error())
+			}
+			return ""
+		}
+		out = append(out, fmt.Sprintf("%s=%d", ft.Tag, ft.Value))
+	}
+	return strings.Join(out, ",")
 }
 
 // stroke reads strokeWidth and strokeColor (black by default).

@@ -132,8 +132,8 @@ func TestRenderTextBox(t *testing.T) {
 		map[string]any{"type": "text", "text": "██", "fontSize": 20, "font": "font", "color": "black", "x": 21, "y": 11,
 			"backgroundColor": "#ffcc00", "paddingX": 12, "paddingY": 8, "borderRadius": 8},
 	}})
-	face := dejaVu(t, 20)
-	w, h := face.Width("██")+24, int(math.Ceil(face.LineHeight()))+16
+	gl := dejaVu(t, "██", 20, 0)
+	w, h := int(math.Ceil(gl.Lines[0].Width))+24, int(math.Ceil(gl.LineHeight()))+16
 	bright := func(c [3]int) bool { return c[0] > 150 && c[1] > 120 }
 	// The rounded corners are not in the box: its sides are.
 	got := f.box(f.all(), bright)
@@ -171,12 +171,14 @@ func TestRenderTextLayout(t *testing.T) {
 	}
 	t.Parallel()
 	const words = "The quick brown fox jumps over the lazy dog"
+	// DejaVu Sans's full block advances 7.7 px at 10 px: "██ ████" is
+	// 49.4 px, too wide for 48, so the blocks are three lines.
 	_, f := firstFrame(t, "unified", map[string]any{"output": map[string]any{"width": 480, "height": 240, "fps": 5, "duration": 0.4},
 		"tracks": []any{map[string]any{"clips": []any{
 			map[string]any{"asset": map[string]any{"type": "text", "text": words, "fontSize": 16}, "position": map[string]any{"x": 10, "y": 10}, "size": map[string]any{"width": 120}},
 			map[string]any{"asset": map[string]any{"type": "text", "text": words, "fontSize": 16}, "position": map[string]any{"x": 10, "y": 200}},
-			map[string]any{"asset": map[string]any{"type": "text", "text": "██ ████ ██████", "fontSize": 10, "align": "right"}, "position": map[string]any{"x": 200, "y": 10}, "size": map[string]any{"width": 50}},
-			map[string]any{"asset": map[string]any{"type": "text", "text": "██ ████ ██████", "fontSize": 10, "align": "center"}, "position": map[string]any{"x": 300, "y": 10}, "size": map[string]any{"width": 50}},
+			map[string]any{"asset": map[string]any{"type": "text", "text": "██ ████ ██████", "fontSize": 10, "align": "right"}, "position": map[string]any{"x": 200, "y": 10}, "size": map[string]any{"width": 48}},
+			map[string]any{"asset": map[string]any{"type": "text", "text": "██ ████ ██████", "fontSize": 10, "align": "center"}, "position": map[string]any{"x": 300, "y": 10}, "size": map[string]any{"width": 48}},
 			map[string]any{"asset": map[string]any{"type": "text", "text": "█\n█", "fontSize": 20, "lineHeight": 2}, "position": map[string]any{"x": 400, "y": 10}},
 		}}}})
 	lit := func(c [3]int) bool { return c[0] > 100 }
@@ -213,9 +215,9 @@ func TestRenderTextLayout(t *testing.T) {
 		require.Len(t, lines, 3, "%s: three lines of blocks", name)
 		for i, l := range lines {
 			if name == "right" {
-				assert.InDelta(t, 200+50, l.x+l.w, 1, "line %d ends at the box's right", i)
+				assert.InDelta(t, 200+48, l.x+l.w, 1, "line %d ends at the box's right", i)
 			} else {
-				assert.InDelta(t, 2*300+50, 2*l.x+l.w, 2, "line %d centred in the box", i)
+				assert.InDelta(t, 2*300+48, 2*l.x+l.w, 2, "line %d centred in the box", i)
 			}
 		}
 		assert.Less(t, lines[0].w, lines[1].w)

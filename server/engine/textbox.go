@@ -2,31 +2,35 @@ package engine
 
 import (
 	"fmt"
+	"image"
 	"math"
 	"path/filepath"
 	"strings"
 
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/paint"
-	"github.com/kinohq/kino/server/typeset"
 )
 
-// textBox draws a text layer that kino lays out: wrapped to its width,
-// aligned, spaced by its line height, on a background box with padding
-// and rounded corners, with a stroke and a shadow.
+// textBox draws a text layer: wrapped to its width, aligned, spaced by its
+// line height, on a background box with padding and rounded corners, with
+// a stroke and a shadow; or, with none of these, as plain text, its top
+// left at x, y.
 //
-// drawtext draws glyphs, but it neither wraps nor aligns lines, and the
-// space between its lines depends on the glyphs of the text. So kino
-// measures the text with the font, breaks it into lines, and gives each
-// line its own text file and drawtext, at its own baseline (drawtext's
-// ascent variable is where its glyphs' baseline falls) and aligned by its
-// own text_w. The layer is drawn once, on one frame of its own, then
-// repeated and faded like a picture: every frame of the video costs one
-// overlay, whatever the layer holds. A layer that moves is drawn whole,
-// centred on its box, and moved, scaled and turned as a still picture is.
+// kino's text engine (package glyphs) shapes the text with its font and
+// the machine's fallback fonts, breaks it into lines and draws the glyphs
+// itself, so what is measured is what is drawn. The layer is drawn once,
+// as a picture of its own (the box, the shadow and the glyphs; a blurred
+// shadow is a second picture that ffmpeg blurs), then repeated and faded
+// like an image: every frame of the video costs one overlay, whatever the
+// layer holds. A layer that moves is drawn whole, centred on its box, and
+// moved, scaled and turned as a still picture is.
 func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (string, error) {
 	lay, err := p.measure(l, font)
 	if err != nil {
 		return "", err
+	}
+	if len(lay.missing) > 0 {
+		p.warnings = append(p.warnings, missingWarning(l, lay.missing))
 	}
 	win := frameWindow(l, p.s.FPS)
 	if hidden || win.frames() == 0 {
@@ -42,53 +46,59 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 			"is laid out %d × %d pixels, and a text box that moves is drawn whole, at most %d pixels on a side (less text, or a smaller font)",
 			c.w, c.h, maxDerivedSide)}
 	}
-	// Each line drawn is a drawtext holding the font, about 1 MB of
-	// ffmpeg's address space: a bound keeps a render within its limit.
-	for _, ln := range lay.lines {
-		if ln.shows {
-			p.linesDrawn++
-		}
-	}
-	if p.linesDrawn > maxLinesDrawn {
-		return "", &ValidationError{Field: l.Field + ".text", Message: fmt.Sprintf(
-			"brings the laid-out text on screen to %d lines; a render draws at most %d (fewer lines, or a larger font)", p.linesDrawn, maxLinesDrawn)}
-	}
 
-	// Each part is one frame c.w × c.h, drawn bottom first: the box, the
-	// shadow, the glyphs. Each is drawn alone on a transparent frame of
-	// its own colour and then overlaid: drawtext blends alpha exactly only
-	// onto pixels of its own colour, overlay onto anything.
+	// The pictures are c.w × c.h, or fewer pixels for a canvas larger
+	// than the frame (a moving layer's), scaled up by ffmpeg.
+	pic := p.textPicture(c)
 	var parts []string
+	sh := l.Style.Shadow
+	blurred := sh.Color != "" && sh.Blur > 0
+	var under *image.NRGBA
 	if l.Style.Background != "" {
-		bx := paint.Shape{Width: lay.box.w, Height: lay.box.h, Radius: l.Radius, Fill: nrgba(l.Style.Background)}
-		in, size := p.paintPicture(fmt.Sprintf("box-%d.png", i), bx, lay.box.x-c.x, lay.box.y-c.y, c.w, c.h)
-		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(size, "format=rgba")))
+		under = p.textBackground(l, lay, pic)
 	}
-	if sh := l.Style.Shadow; sh.Color != "" {
+	if blurred {
+		if under != nil {
+			in := p.pictureInput(fmt.Sprintf("box-%d.png", i), under)
+			parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
+		}
 		// The shadow is the glyphs and their stroke in one colour, so
-		// they overlap without doubling its alpha.
-		chain := []string{p.canvas(c, sh.Color)}
-		if sh.Blur > 0 {
-			// gblur works on planar formats only.
-			chain = append(chain, "format=gbrap")
-		} else {
-			chain = append(chain, "format=rgba")
+		// they overlap without doubling its alpha; blurred over Blur
+		// pixels, as CSS's: a Gaussian of half that deviation. gblur
+		// works on planar formats only.
+		shadow := pic.image(sh.Color)
+		if err := p.drawGlyphs(l, lay, shadow, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
+			return "", err
 		}
-		chain = append(chain, p.drawLines(i, l, lay, sh.Color, Stroke{Color: sh.Color, Width: l.Stroke.Width}, sh.X, sh.Y)...)
-		if sh.Blur > 0 {
-			// A blur over Blur pixels, as CSS's: a Gaussian of half that
-			// deviation.
-			chain = append(chain, "gblur=sigma="+f(float64(sh.Blur)/2))
-		}
-		parts = append(parts, join(chain...))
+		in := p.pictureInput(fmt.Sprintf("shadow-%d.png", i), shadow)
+		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=gbrap", "gblur=sigma="+f(float64(sh.Blur)/2))))
+		under = nil
 	}
-	// Over a frame of the stroke's colour, the stroke's edges blend into
-	// transparency exactly; the glyphs are drawn on the stroke.
-	under := l.Color
+	top := under
+	if top == nil {
+		// Glyphs' edges blend into transparency in their outer colour.
+		edge := l.Color
+		if l.Stroke.Width > 0 {
+			edge = l.Stroke.Color
+		}
+		top = pic.image(edge)
+	}
+	if sh.Color != "" && !blurred {
+		if err := p.drawGlyphs(l, lay, top, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
+			return "", err
+		}
+	}
+	glyphPaint := glyphs.Paint{Fill: nrgba(l.Color)}
 	if l.Stroke.Width > 0 {
-		under = l.Stroke.Color
+		glyphPaint.StrokeWidth, glyphPaint.Stroke = float64(l.Stroke.Width), nrgba(l.Stroke.Color)
 	}
-	parts = append(parts, join(append([]string{p.canvas(c, under), "format=rgba"}, p.drawLines(i, l, lay, l.Color, l.Stroke, 0, 0)...)...))
+	if err := p.drawGlyphs(l, lay, top, pic, glyphPaint, 0, 0); err != nil {
+		return "", err
+	}
+	in := p.pictureInput(fmt.Sprintf("text-%d.png", i), top)
+	if len(parts) > 0 {
+		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
+	}
 
 	// Then as a picture: one format, opacity once (and, when the layer
 	// moves, its fixed scale and angle), repeated for the layer's frames
@@ -113,8 +123,9 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 	}
 	tail = join(tail, change)
 	lbl := fmt.Sprintf("l%d", i)
-	if len(parts) == 1 {
-		p.graph = append(p.graph, parts[0]+","+tail+"["+lbl+"]")
+	if len(parts) == 0 {
+		// One picture: straight to the overlay's format.
+		p.graph = append(p.graph, fmt.Sprintf("[%d:v]%s[%s]", in, join(pic.size, tail), lbl))
 	} else {
 		for k, part := range parts {
 			p.graph = append(p.graph, fmt.Sprintf("%s[t%dp%d]", part, i, k))
@@ -133,63 +144,176 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 	return p.overlay(i, enable, video, lbl, x, y), nil
 }
 
+// missingWarning names the characters of a layer no font has.
+func missingWarning(l Layer, missing []rune) string {
+	var names []string
+	for n, r := range missing {
+		if n == 8 {
+			names = append(names, fmt.Sprintf("and %d more", len(missing)-n))
+			break
+		}
+		names = append(names, fmt.Sprintf("U+%04X %q", r, string(r)))
+	}
+	return fmt.Sprintf("%s.text: no font has %s: not drawn (give a font that has them in font)", l.Field, strings.Join(names, ", "))
+}
+
+// textPicture is how a text layer's canvas is painted: its pixels, at
+// most the frame's, and the scale that brings the picture to the
+// canvas's size (none when it is painted in full).
+type textPictureSize struct {
+	w, h int
+	// k is the picture's pixels to the canvas's.
+	k    float64
+	size string
+}
+
+// image is a transparent picture of the canvas in colour (0xRRGGBBAA):
+// pixels with no alpha still hold the colour of what is drawn on them, so
+// that converting to YUV 4:2:0, which shares colour between 2×2 pixels,
+// and blurring, which mixes neighbours, do not darken the edges.
+func (t textPictureSize) image(colour string) *image.NRGBA {
+	img := image.NewNRGBA(image.Rect(0, 0, t.w, t.h))
+	c := nrgba(colour)
+	for i := 0; i < len(img.Pix); i += 4 {
+		img.Pix[i], img.Pix[i+1], img.Pix[i+2] = c.R, c.G, c.B
+	}
+	return img
+}
+
+// textPicture sizes the pictures of a canvas: a picture costs memory in
+// kino's process, so one of more pixels than the frame (only a moving
+// layer's can be) is painted with the frame's pixels, and scaled up by
+// ffmpeg.
+func (p *planner) textPicture(c rect) textPictureSize {
+	t := textPictureSize{w: c.w, h: c.h, k: 1}
+	if k := math.Sqrt(float64(p.s.Width*p.s.Height) / float64(c.w*c.h)); k < 1 {
+		t.w, t.h = side(float64(c.w)*k), side(float64(c.h)*k)
+		t.k = min(float64(t.w)/float64(c.w), float64(t.h)/float64(c.h))
+		t.size = fmt.Sprintf("scale=w=%d:h=%d", c.w, c.h)
+	}
+	return t
+}
+
+// textBackground paints the layer's box on a picture of the canvas.
+func (p *planner) textBackground(l Layer, lay textLayout, pic textPictureSize) *image.NRGBA {
+	k := pic.k
+	bx := paint.Shape{Width: side(float64(lay.box.w) * k), Height: side(float64(lay.box.h) * k),
+		Radius: int(math.Round(float64(l.Radius) * k)), Fill: nrgba(l.Style.Background)}
+	img, err := paint.DrawContext(p.ctx, bx, int(math.Round(float64(lay.box.x-lay.canvas.x)*k)), int(math.Round(float64(lay.box.y-lay.canvas.y)*k)), pic.w, pic.h)
+	if err != nil {
+		// The plan stops at the end of this layer (plan checks ctx).
+		return pic.image(l.Style.Background)
+	}
+	return img
+}
+
+// drawGlyphs draws the layout's lines over img, in paint, moved by dx, dy.
+// A panic of the font reader, on a hostile downloaded font, fails the
+// layer (see recoverFont).
+func (p *planner) drawGlyphs(l Layer, lay textLayout, img *image.NRGBA, pic textPictureSize, pt glyphs.Paint, dx, dy int) (err error) {
+	defer recoverFont(l, "draw the text", &err)
+	if p.ctx != nil && p.ctx.Err() != nil {
+		return nil // the plan stops at the end of this layer
+	}
+	origins := make([]glyphs.Point, len(lay.lines))
+	for n, ln := range lay.lines {
+		if !ln.shows {
+			// Off the picture: nothing of it is drawn.
+			origins[n] = glyphs.Point{X: math.Inf(-1), Y: math.Inf(-1)}
+			continue
+		}
+		x := float64(ln.x-lay.canvas.x+dx) + ln.offset
+		origins[n] = glyphs.Point{X: x * pic.k, Y: float64(ln.baseline-lay.canvas.y+dy) * pic.k}
+	}
+	lay.glyphs.DrawScaled(img, origins, pt, pic.k)
+	return nil
+}
+
+// pictureInput writes img as the picture name and returns the input that
+// reads it.
+func (p *planner) pictureInput(name string, img *image.NRGBA) int {
+	p.files[name] = paint.PNG(img)
+	return p.input(Media{Path: filepath.Join(p.workDir, name), Format: "png_pipe"})
+}
+
 // measure reads the layer's font (even for a layer never seen: the font
-// is checked) and lays the layer out with it. sfnt, which reads fonts, is
-// not hardened against hostile files: see recoverFont.
+// is checked), shapes the text and lays it out. The font readers are not
+// hardened against hostile files: see recoverFont.
 func (p *planner) measure(l Layer, font string) (lay textLayout, err error) {
 	defer recoverFont(l, "lay the text out", &err)
-	face, err := p.face(l, font)
+	sh, err := p.shaper(l, font)
 	if err != nil {
 		return textLayout{}, err
 	}
-	lay = p.layout(l, face)
-	lay.font = font
-	return lay, nil
-}
-
-// maxLinesDrawn bounds the lines of laid-out text a render draws (lines
-// off screen and empty lines not counted).
-const maxLinesDrawn = 500
-
-// canvas is a source of one transparent frame the size of r, in the
-// colour (0xRRGGBBAA) of what will be drawn on it.
-func (p *planner) canvas(r rect, colour string) string {
-	return fmt.Sprintf("color=c=%s00:s=%dx%d:r=%d:d=%s", colour[:len(colour)-2], r.w, r.h, p.s.FPS, f(1/float64(p.s.FPS)))
-}
-
-// drawLines are the drawtext filters of the lines that show on the
-// canvas, in colour with stroke, moved by dx, dy. Each line's text is in
-// a file of its own.
-func (p *planner) drawLines(i int, l Layer, lay textLayout, colour string, stroke Stroke, dx, dy int) []string {
-	var out []string
-	for n, ln := range lay.lines {
-		if !ln.shows {
-			continue
+	var feats []glyphs.Feature
+	if l.Style.Features != "" {
+		for _, s := range strings.Split(l.Style.Features, ",") {
+			ft, err := glyphs.ParseFeature(s)
+			if err != nil {
+				return textLayout{}, &ValidationError{Field: l.Field + ".fontFeatures", Message: err.Error()}
+			}
+			feats = append(feats, ft)
 		}
-		name := fmt.Sprintf("text-%d-%d.txt", i, n)
-		p.files[name] = []byte(ln.text)
-		x := f(float64(ln.x - lay.canvas.x + dx))
-		switch l.Style.Align {
-		case "center":
-			x += fmt.Sprintf("+(%d-text_w)/2", lay.areaWidth)
-		case "right":
-			x += fmt.Sprintf("+%d-text_w", lay.areaWidth)
-		}
-		var border string
-		if stroke.Width > 0 {
-			border = fmt.Sprintf(":borderw=%d:bordercolor=%s", stroke.Width, stroke.Color)
-		}
-		out = append(out, fmt.Sprintf("drawtext=fontfile=%s:textfile=%s:expansion=none:fontsize=%d:fontcolor=%s%s:x=%s:y=%d-ascent",
-			filterValue(lay.font), filterValue(filepath.Join(p.workDir, name)), l.FontSize, colour, border, x,
-			ln.baseline-lay.canvas.y+dy))
 	}
-	return out
+	area := 0
+	if l.Width > 0 {
+		area = l.Width - 2*l.Style.PaddingX
+	}
+	opts := glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats, MaxLines: l.Style.MaxLines}
+	if l.Style.Shrink {
+		l.FontSize = p.shrink(l, sh, opts)
+		opts.Size = float64(l.FontSize)
+	}
+	gl := sh.Layout(l.Text, opts)
+	return p.layout(l, gl), nil
 }
 
-// textLayout is where a styled text layer's box and lines fall, in
-// pixels of the frame.
+// shrink is the largest font size, from 1 pixel to the layer's, at which
+// its text fits its box: no word wider than the width, and the lines
+// within the height (less the padding) and within maxLines. Text that
+// does not fit at 1 pixel is drawn at 1 pixel. Fitting grows with the
+// size, so a binary search takes at most 11 layouts.
+func (p *planner) shrink(l Layer, sh *glyphs.Shaper, opts glyphs.Options) int {
+	fits := func(size int) bool {
+		o := opts
+		o.Size, o.MaxLines, o.WholeWords = float64(size), 0, true
+		gl := sh.Layout(l.Text, o)
+		if gl.Widest() > o.Width {
+			return false
+		}
+		if l.Style.MaxLines > 0 && len(gl.Lines) > l.Style.MaxLines {
+			return false
+		}
+		if l.Height > 0 {
+			pitch := gl.LineHeight()
+			if l.Style.LineHeight > 0 {
+				pitch = l.Style.LineHeight * float64(size)
+			}
+			return pitch*float64(len(gl.Lines)) <= float64(l.Height-2*l.Style.PaddingY)
+		}
+		return true
+	}
+	lo, hi := 1, l.FontSize
+	if fits(hi) {
+		return hi
+	}
+	for lo < hi-1 {
+		mid := (lo + hi) / 2
+		if fits(mid) {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return lo
+}
+
+// textLayout is where a text layer's box and lines fall, in pixels of the
+// frame.
 type textLayout struct {
-	font string
+	glyphs *glyphs.Layout
+	// missing are the characters no font has.
+	missing []rune
 	// box is the layer's box: its width and height, or the lines'
 	// extent and the padding.
 	box rect
@@ -207,39 +331,42 @@ type textLayout struct {
 
 // placedLine is one line of a layout.
 type placedLine struct {
-	text string
 	// x is the left of the area the line is aligned in, baseline the
-	// height of its baseline.
+	// height of its baseline; offset moves the line right in the area,
+	// as it is aligned.
 	x, baseline int
+	offset      float64
+	// width is how far the line's glyphs advance.
+	width float64
 	// shows is whether any of the line's glyphs, stroke or shadow is on
 	// the canvas.
 	shows bool
 }
 
-// layout breaks a styled text layer into lines and places them in its
-// box, as CSS places lines: each line is lineHeight high, the glyphs in
-// the middle of it (half the leading above, half below).
-func (p *planner) layout(l Layer, face *typeset.Face) textLayout {
+// layout places a text layer's lines in its box, as CSS places lines:
+// each line is lineHeight high, the glyphs in the middle of it (half the
+// leading above, half below). Plain text (no width, height or style) is
+// placed as it always was: the top of its glyphs at y, or their whole
+// height centred.
+func (p *planner) layout(l Layer, gl *glyphs.Layout) textLayout {
 	st := l.Style
 	area := 0
 	if l.Width > 0 {
 		area = l.Width - 2*st.PaddingX
 	}
-	texts := face.Lines(l.Text, area)
-	widths := make([]int, len(texts))
-	widest := 0
-	for n, t := range texts {
-		widths[n] = face.Width(t)
-		widest = max(widest, widths[n])
+	widest := 0.0
+	for _, ln := range gl.Lines {
+		widest = max(widest, ln.Width)
 	}
 	if area == 0 {
-		area = widest
+		area = int(math.Ceil(widest))
 	}
-	pitch := face.LineHeight()
+	pitch := gl.LineHeight()
 	if st.LineHeight > 0 {
 		pitch = st.LineHeight * float64(l.FontSize)
 	}
-	block := pitch * float64(len(texts))
+	n := len(gl.Lines)
+	block := pitch * float64(n)
 	box := rect{w: l.Width, h: l.Height}
 	if box.w == 0 {
 		box.w = area + 2*st.PaddingX
@@ -255,33 +382,58 @@ func (p *planner) layout(l Layer, face *typeset.Face) textLayout {
 	case "bottom":
 		top += free
 	}
-	lead := (pitch - face.Ascent() - face.Descent()) / 2
+	lead := (pitch - gl.Ascent - gl.Descent) / 2
+	if !l.styled() {
+		// Plain text: its ink from the top of the first line's glyphs
+		// to the bottom of the last's, at y or centred, as drawtext
+		// placed it.
+		inkTop, inkBottom := 0.0, 0.0
+		if t, _, ok := gl.Lines[0].Ink(); ok {
+			inkTop = t
+		}
+		if _, b, ok := gl.Lines[n-1].Ink(); ok {
+			inkBottom = b
+		}
+		firstBaseline := lead + gl.Ascent
+		high := (float64(n-1)*pitch + inkTop + inkBottom)
+		at := corner(l.Y, p.s.Height, int(math.Round(high)))
+		top = float64(at) - (firstBaseline - inkTop)
+		box.y = int(math.Floor(top))
+	}
 
 	// Glyphs may reach past their advance and the font's ascent and
-	// descent (accents, italics, swashes): half an em of margin keeps
-	// them on the canvas.
+	// descent (accents, italics, swashes, marks stacked on Indic and
+	// Thai letters): half an em of margin keeps them on the canvas.
 	margin := l.Stroke.Width + (l.FontSize+1)/2
-	up, down := int(math.Ceil(face.Ascent()))+margin, int(math.Ceil(face.Descent()))+margin
+	up, down := int(math.Ceil(gl.Ascent))+margin, int(math.Ceil(gl.Descent))+margin
 	sh := l.Style.Shadow
 	spread := (3*sh.Blur + 1) / 2 // three deviations of the blur
 	var ink bounds
 	if st.Background != "" {
 		ink.add(box)
 	}
-	lay := textLayout{box: box, areaWidth: area}
-	reaches := make([]rect, len(texts))
-	for n, t := range texts {
-		ln := placedLine{text: t, x: box.x + st.PaddingX, baseline: int(math.Round(top + float64(n)*pitch + lead + face.Ascent()))}
+	lay := textLayout{glyphs: gl, missing: gl.Missing, box: box, areaWidth: area}
+	reaches := make([]rect, n)
+	for k, gln := range gl.Lines {
+		ln := placedLine{x: box.x + st.PaddingX, baseline: int(math.Round(top + float64(k)*pitch + lead + gl.Ascent)), width: gln.Width}
+		switch st.Align {
+		case "center":
+			ln.offset = (float64(area) - gln.Width) / 2
+		case "right":
+			ln.offset = float64(area) - gln.Width
+		}
 		// The line's glyphs wherever alignment puts them.
-		over := max(widths[n]-area, 0)
+		over := max(int(math.Ceil(gln.Width))-area, 0)
 		glyphs := rect{x: ln.x - margin - over, y: ln.baseline - up, w: area + over*2 + 2*margin, h: up + down}
-		reaches[n] = glyphs
+		reaches[k] = glyphs
 		if sh.Color != "" {
 			shadow := rect{x: glyphs.x + sh.X - spread, y: glyphs.y + sh.Y - spread, w: glyphs.w + 2*spread, h: glyphs.h + 2*spread}
 			ink.add(shadow)
-			reaches[n] = union(glyphs, shadow)
+			reaches[k] = union(glyphs, shadow)
 		}
-		ink.add(glyphs)
+		if !gln.Empty() {
+			ink.add(glyphs)
+		}
 		lay.lines = append(lay.lines, ln)
 	}
 	if l.moves() {
@@ -289,10 +441,9 @@ func (p *planner) layout(l Layer, face *typeset.Face) textLayout {
 	} else {
 		lay.canvas = ink.onFrame(p.s.Width, p.s.Height)
 	}
-	for n, r := range reaches {
-		// Only lines that reach the canvas cost a drawtext; an empty line
-		// costs none.
-		lay.lines[n].shows = r.y < lay.canvas.y+lay.canvas.h && r.y+r.h > lay.canvas.y && strings.TrimSpace(texts[n]) != ""
+	for k, r := range reaches {
+		// Only lines that reach the canvas are drawn.
+		lay.lines[k].shows = r.y < lay.canvas.y+lay.canvas.h && r.y+r.h > lay.canvas.y && !gl.Lines[k].Empty()
 	}
 	return lay
 }

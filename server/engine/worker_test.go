@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/ffmpeg"
+	"github.com/kinohq/kino/server/glyphs"
 	"github.com/kinohq/kino/server/mockup"
 )
 
@@ -16,8 +17,11 @@ import (
 // inputs are what a test's plan reads: media, a default font, and the
 // templates of mockup layers decoded from their files.
 func inputs(media map[string]Media, font string) Inputs {
-	return Inputs{Media: media, DefaultFont: font, Templates: loadTemplate}
+	return Inputs{Media: media, DefaultFont: font, Templates: loadTemplate, Fonts: testFonts}
 }
+
+// testFonts are this machine's fallback fonts, read once for every test.
+var testFonts = glyphs.NewMachine(glyphs.DefaultDirs()...)
 
 // loadTemplate decodes a template as a node with the default pixel bound
 // does.

@@ -20,7 +20,7 @@ import (
 func inputs(env *attempt.Env, media map[string]engine.Media) engine.Inputs {
 	return engine.Inputs{Media: media, DefaultFont: env.Font, Templates: func(path string) (*mockup.Template, func(), error) {
 		return openTemplate(env, path)
-	}, FFmpeg: env.FFmpeg}
+	}, FFmpeg: env.FFmpeg, Fonts: env.Fonts}
 }
 
 // openTemplate decodes the mockup template at path within the node's
