@@ -58,11 +58,26 @@ type Attempt struct {
 	// Dir is the job's working folder; outputs go there.
 	Dir        string
 	OnProgress func(percent float64)
-	// Fetch downloads a URL or an asset id of the job's organisation to
-	// dst, for media that params name (a watermark image).
-	Fetch func(ctx context.Context, ref, dst string) error
+	// Files are the files the job's params name (Decoded.Files), each
+	// downloaded with the inputs, by ref.
+	Files map[string]string
 	// Log receives the log of every ffmpeg run of the job.
 	Log io.Writer
+}
+
+// File is a file a job's params name (a design, a watermark image): a URL
+// or an asset id of the job's organisation, which the runner downloads
+// with the job's inputs, so that a worker only transforms files.
+type File struct {
+	// Field names it in failures: "params.designs[0]".
+	Field string
+	Ref   string
+}
+
+// FileNamer is a worker whose params name files beyond the job's inputs.
+// inputs are the fields of the inputs the job was given.
+type FileNamer[T any] interface {
+	Files(params T, inputs map[string]bool) []File
 }
 
 // Task is one job to run: its attempt, and its params decoded into T, the
@@ -174,9 +189,13 @@ func add[T any](e *Executors, name string, w Worker[T]) {
 		if err != nil {
 			return nil, err
 		}
-		return &Decoded{Params: d.Params, work: func(ctx context.Context, a Attempt) (Result, error) {
+		dec := &Decoded{Params: d.Params, work: func(ctx context.Context, a Attempt) (Result, error) {
 			return w.Work(ctx, Task[T]{Attempt: a, Params: d.Params, Given: d.Given})
-		}}, nil
+		}}
+		if n, ok := w.(FileNamer[T]); ok {
+			dec.files = func(inputs map[string]bool) []File { return n.Files(d.Params, inputs) }
+		}
+		return dec, nil
 	}
 }
 
@@ -188,6 +207,16 @@ type Decoded struct {
 	// from it before downloading).
 	Params any
 	work   func(ctx context.Context, a Attempt) (Result, error)
+	files  func(inputs map[string]bool) []File
+}
+
+// Files are the files the job's params name, for the runner to download
+// with the inputs given (by field); a ref named twice is named once.
+func (d *Decoded) Files(inputs map[string]bool) []File {
+	if d.files == nil {
+		return nil
+	}
+	return d.files(inputs)
 }
 
 // Work runs the job on an attempt's inputs and folder.

@@ -9,8 +9,8 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"sort"
 	"strconv"
-	"sync"
 
 	"golang.org/x/sync/errgroup"
 
@@ -59,13 +59,11 @@ func (e mockupRender) Work(ctx context.Context, t Task[catalog.MockupRender]) (R
 	}
 
 	refs := designRefs(plan, hasDesign)
-	// Every design is fetched first (a ref may repeat); the fixed ones are
-	// decoded once, each design of the batch only when its mockup is
-	// drawn, so a batch holds as many decoded designs as it draws at once.
-	paths, err := fetchDesigns(ctx, t.Attempt, refs, hasDesign)
-	if err != nil {
-		return Result{}, err
-	}
+	// Every design was downloaded with the inputs (Files; a ref may
+	// repeat); the fixed ones are decoded once, each design of the batch
+	// only when its mockup is drawn, so a batch holds as many decoded
+	// designs as it draws at once.
+	paths := designPaths(t.Attempt, refs, hasDesign)
 	decode := func(ref string) (image.Image, error) {
 		img, err := mockup.DecodeDesign(paths[ref], e.MaxPixels)
 		if err != nil {
@@ -164,39 +162,36 @@ func designRefs(plan mockup.Plan, hasDesign bool) map[string]string {
 	return refs
 }
 
-// fetchDesigns downloads every design but the job's own input into the
-// job's folder, four at once, and returns each ref's file.
-func fetchDesigns(ctx context.Context, t Attempt, refs map[string]string, hasDesign bool) (map[string]string, error) {
-	paths := map[string]string{}
-	var mu sync.Mutex
-	g, gctx := errgroup.WithContext(ctx)
-	g.SetLimit(4)
-	n := 0
-	for ref, field := range refs {
-		if ref == mockup.DesignInput {
-			if hasDesign {
-				// The downloads already started write paths too.
-				mu.Lock()
-				paths[ref] = t.Inputs["design"].Path
-				mu.Unlock()
-			}
-			continue
-		}
-		path := filepath.Join(t.Dir, fmt.Sprintf("design-%d", n))
-		n++
-		g.Go(rescue.Func(func() error {
-			if err := t.Fetch(gctx, ref, path); err != nil {
-				return permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
-			}
-			mu.Lock()
-			paths[ref] = path
-			mu.Unlock()
-			return nil
-		}))
+// Files are the designs the params name, but the job's own input: the
+// runner downloads them with the inputs. Params that make no plan name
+// none; Work says why.
+func (e mockupRender) Files(p catalog.MockupRender, inputs map[string]bool) []File {
+	plan, problem := mockup.NewPlan(p, inputs["design"])
+	if problem != nil {
+		return nil
 	}
-	err := g.Wait()
-	rescue.Raise(err)
-	return paths, err
+	var files []File
+	for ref, field := range designRefs(plan, inputs["design"]) {
+		if ref != mockup.DesignInput {
+			files = append(files, File{Field: field, Ref: ref})
+		}
+	}
+	sort.Slice(files, func(i, j int) bool { return files[i].Field < files[j].Field })
+	return files
+}
+
+// designPaths is the downloaded file of each design ref.
+func designPaths(t Attempt, refs map[string]string, hasDesign bool) map[string]string {
+	paths := map[string]string{}
+	for ref := range refs {
+		switch {
+		case ref != mockup.DesignInput:
+			paths[ref] = t.Files[ref]
+		case hasDesign:
+			paths[ref] = t.Inputs["design"].Path
+		}
+	}
+	return paths
 }
 
 // mockupValues puts each mockup's file in res, and in its values the list

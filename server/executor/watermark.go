@@ -36,6 +36,26 @@ func place(position string, w, h, W, H string, m int) (string, string) {
 	return fmt.Sprintf("%s-%s-%d", W, w, m), fmt.Sprintf("%s-%s-%d", H, h, m)
 }
 
+// Files are the images of image watermarks: the runner downloads them
+// with the inputs.
+func (e watermarkApply) Files(p catalog.WatermarkApply, _ map[string]bool) []File {
+	var files []File
+	for i, m := range p.Watermarks {
+		if m.Type == "image" {
+			files = append(files, File{Field: fmt.Sprintf("params.watermarks[%d]", i), Ref: imageRef(m)})
+		}
+	}
+	return files
+}
+
+// imageRef is the URL or asset id of an image watermark.
+func imageRef(m catalog.Watermark) string {
+	if m.URL != "" {
+		return m.URL
+	}
+	return m.AssetID
+}
+
 func (e watermarkApply) Work(ctx context.Context, t Task[catalog.WatermarkApply]) (Result, error) {
 	in := t.Inputs["source"]
 	v := in.Info.Video()
@@ -52,14 +72,7 @@ func (e watermarkApply) Work(ctx context.Context, t Task[catalog.WatermarkApply]
 		next := fmt.Sprintf("w%d", i)
 		switch m.Type {
 		case "image":
-			ref := m.URL
-			if ref == "" {
-				ref = m.AssetID
-			}
-			path := filepath.Join(t.Dir, fmt.Sprintf("watermark-%d", i))
-			if err := t.Fetch(ctx, ref, path); err != nil {
-				return Result{}, permanent(jobs.CodeInputInvalid, "%s: %v", field, err)
-			}
+			path := t.Files[imageRef(m)]
 			info, err := ffmpeg.ProbeFast(ctx, e.FFmpeg, path)
 			var ie *ffmpeg.InputError
 			switch {

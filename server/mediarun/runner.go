@@ -103,6 +103,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 		return f
 	}
 	var inputs map[string]executor.Input
+	var named map[string]string // a file the params name -> its download
 	var res executor.Result
 	var ffmpegLog bytes.Buffer
 	var description map[string]any
@@ -114,12 +115,12 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 			inputs, mediaSeconds, f = r.downloadCommand(a, j, cmd, values)
 			return f
 		}
-		inputs, mediaSeconds, f = r.download(a, j, values)
+		inputs, named, mediaSeconds, f = r.download(a, j, values, job)
 		return f
 	})
 	if _, stopped := a.Stopped(); f == nil && !stopped {
 		f = timed("execute", func() (f *failure) {
-			res, description, f = r.execute(a, j, job, inputs, &ffmpegLog, report)
+			res, description, f = r.execute(a, job, inputs, named, &ffmpegLog, report)
 			return f
 		})
 	}
@@ -245,13 +246,9 @@ func (r *Runner) decode(j *jobs.Job) (*executor.Decoded, map[string]string, *fai
 
 // execute is the attempt's executor step: the worker of j's type on its
 // inputs, and a description of its primary output.
-func (r *Runner) execute(a *attempt.Attempt, j *jobs.Job, job *executor.Decoded, inputs map[string]executor.Input,
+func (r *Runner) execute(a *attempt.Attempt, job *executor.Decoded, inputs map[string]executor.Input, files map[string]string,
 	ffmpegLog *bytes.Buffer, report func(float64)) (executor.Result, map[string]any, *failure) {
-	res, err := job.Work(a.Context(), executor.Attempt{Inputs: inputs, Dir: a.Dir, Log: ffmpegLog, OnProgress: progress(report),
-		Fetch: func(ctx context.Context, ref, dst string) error {
-			_, err := r.env.Sources.Get(ctx, source.Ref{Org: j.OrgID, URL: ref}, dst)
-			return err
-		}})
+	res, err := job.Work(a.Context(), executor.Attempt{Inputs: inputs, Files: files, Dir: a.Dir, Log: ffmpegLog, OnProgress: progress(report)})
 	var pe *executor.PermanentError
 	if f, ok := a.Stopped(); ok {
 		return res, nil, f
@@ -340,9 +337,11 @@ func describe(ctx context.Context, lim ffmpeg.Limits, out executor.Output) map[s
 	return d
 }
 
-// download fetches every input (URL or asset id) and probes it, a few at
-// once, and adds up the inputs' seconds (the job's price).
-func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, values map[string]string) (map[string]executor.Input, float64, *failure) {
+// download fetches every input (URL or asset id) and probes it, and the
+// files the params name (job.Files), a few at once, and adds up the
+// inputs' seconds (the job's price).
+func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, values map[string]string, job *executor.Decoded) (
+	map[string]executor.Input, map[string]string, float64, *failure) {
 	// Inputs a parent's outputs fed are objects of this organisation's
 	// jobs, by key; the others are as submitted.
 	keys := map[string]string{}
@@ -362,10 +361,28 @@ func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, values map[string]str
 		sources = append(sources, attempt.Source{Label: "inputs." + field, Ref: source.Ref{Org: j.OrgID, URL: v, Key: key},
 			Probe: !unprobed(j.Type, field)})
 	}
-	got, f := a.Fetch(sources, func(i int) string { return "input-" + fields[i] })
-	if f != nil || got == nil {
-		return nil, 0, f // got is nil when the attempt stopped: Run asks
+	given := make(map[string]bool, len(keys))
+	for field := range keys {
+		given[field] = true
 	}
+	named := job.Files(given)
+	for _, nf := range named {
+		sources = append(sources, attempt.Source{Label: nf.Field, Ref: source.Ref{Org: j.OrgID, URL: nf.Ref}})
+	}
+	got, f := a.Fetch(sources, func(i int) string {
+		if i < len(fields) {
+			return "input-" + fields[i]
+		}
+		return fmt.Sprintf("param-%d", i-len(fields))
+	})
+	if f != nil || got == nil {
+		return nil, nil, 0, f // got is nil when the attempt stopped: Run asks
+	}
+	files := make(map[string]string, len(named))
+	for i, nf := range named {
+		files[nf.Ref] = got[len(fields)+i].Path
+	}
+	got = got[:len(fields)]
 	inputs := make(map[string]executor.Input, len(got))
 	seconds := 0.0
 	for i, in := range got {
@@ -376,7 +393,7 @@ func (r *Runner) download(a *attempt.Attempt, j *jobs.Job, values map[string]str
 		inputs[fields[i]] = executor.Input{Path: in.Path, Info: info}
 		seconds += info.Duration
 	}
-	return inputs, seconds, nil
+	return inputs, files, seconds, nil
 }
 
 // unprobed says whether the input field of jobs of typ is read by kino's
