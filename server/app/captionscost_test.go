@@ -66,7 +66,7 @@ func TestRenderCaptionsBoundedOverLayers(t *testing.T) {
 	// the render's 32 MiB.
 	r = k.do(t, http.MethodPost, "/api/render", render(repeat(8, map[string]any{"type": "captions", "src": srv.URL + "/talk.srt", "highlightColor": "yellow"})))
 	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)
-	job := k.waitStatus(t, r.json(t)["jobId"].(string), "failed", 60*time.Second)
+	job := k.waitStatus(t, r.json(t)["jobId"].(string), "failed", 3*time.Minute)
 	e = job["error"].(map[string]any)
 	assert.Equal(t, "RENDER_FAILED", e["code"])
 	assert.Contains(t, e["message"], "with the captions layers before it, makes subtitle scripts of more than 32 MiB in the render")

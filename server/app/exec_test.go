@@ -33,7 +33,7 @@ func (k *kino) waitJob(t *testing.T, id string) map[string]any {
 			return true
 		}
 		return false
-	}, 60*time.Second, 50*time.Millisecond)
+	}, 3*time.Minute, 50*time.Millisecond) // a bound for a loaded machine under -race, not a speed
 	return j
 }
 
