@@ -37,15 +37,6 @@ func ShapeOf(img *image.NRGBA, mask *image.Gray, def uint8, pad int, within imag
 
 func (s Shape) clone() Shape { return Shape{Rect: s.Rect, A: append([]float32(nil), s.A...)} }
 
-// at is the coverage at x, y of the shape's own grid, 0 outside.
-func (s Shape) at(x, y int) float32 {
-	w, h := s.Rect.Dx(), s.Rect.Dy()
-	if x < 0 || y < 0 || x >= w || y >= h {
-		return 0
-	}
-	return s.A[y*w+x]
-}
-
 // Invert is 1 − the coverage.
 func (s Shape) Invert() Shape {
 	o := s.clone()

@@ -24,7 +24,7 @@ import (
 //
 //nolint:gochecknoglobals // read-only table of the test's thresholds
 var mergedFloor = map[string]float64{
-	"ag-adjustment-layers.psd":              26.7,
+	"ag-adjustment-layers.psd":              18.2,
 	"ag-blend-mode.psd":                     32.6,
 	"ag-effects.psd":                        22.8,
 	"ag-gradient-mode.psd":                  29.1,
@@ -51,7 +51,7 @@ var mergedFloor = map[string]float64{
 	"pt-fill-opacity.psd":                   20.9,
 	"pt-huesaturation-colorize-rgb.psd":     12.0,
 	"pt-huesaturation-rgb.psd":              12.9,
-	"pt-invert-grey.psd":                    6.9,
+	"pt-invert-grey.psd":                    60.0,
 	"pt-layer-effects.psd":                  21.9,
 	"pt-layer-params.psd":                   21.5,
 	"pt-levels-grey.psd":                    15.8,
@@ -60,11 +60,11 @@ var mergedFloor = map[string]float64{
 	"pt-passthrough-opacity.psd":            9.9,
 	"pt-placedLayer.psb":                    60.0,
 	"pt-placedLayer.psd":                    60.0,
-	"pt-posterize-grey.psd":                 19.3,
+	"pt-posterize-grey.psd":                 60.0,
 	"pt-shape-fx2.psd":                      21.5,
 	"pt-stroke-gradient.psd":                11.1,
 	"pt-stroke-transparent-shape.psd":       10.6,
-	"pt-threshold-grey.psd":                 8.1,
+	"pt-threshold-grey.psd":                 60.0,
 }
 
 // mergedResult is one file's line of TestMergedImage's table.

@@ -302,8 +302,11 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			}
 			cl.Children = children
 		case psd.KindAdjustment:
-			// Drawn as an empty layer: the manifest refused those that
-			// would recolour a design.
+			// Those kino does not read are drawn as an empty layer (the
+			// manifest refuses them where they would recolour a design).
+			if a := l.Adjustment; a != nil {
+				cl.Adjust = &composite.Adjustment{Tables: a.Tables, Threshold: a.Threshold}
+			}
 		case psd.KindFill:
 			if c, ok := r.opts.Colors[l.Path]; ok {
 				cl.Fill = &c

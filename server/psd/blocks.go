@@ -141,7 +141,9 @@ func (d *decoder) note(l *Layer, feature string) {
 func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	if name, ok := adjustments[key]; ok {
 		l.Kind = KindAdjustment
-		d.note(l, "adjustment: "+name)
+		if l.Adjustment = readAdjustment(key, c); l.Adjustment == nil {
+			d.note(l, "adjustment: "+name)
+		}
 		return nil
 	}
 	switch key {

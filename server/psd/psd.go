@@ -280,6 +280,9 @@ type Layer struct {
 	FillColor *color.NRGBA
 	// Text holds a text layer's text (TySh).
 	Text *Text
+	// Adjustment is an adjustment layer kino draws; nil for other
+	// layers and for adjustments it does not (Unsupported names them).
+	Adjustment *Adjustment
 	// Effects are its layer effects switched on (lfx2), nil when none.
 	Effects *Effects
 	// Unsupported names features present but not drawn by a re-render:
