@@ -21,6 +21,10 @@ type Layer struct {
 	// Fill is a solid colour covering the whole canvas (cut by Mask): a
 	// fill layer. Its alpha counts like a pixel's.
 	Fill *color.NRGBA
+	// Adjust makes the layer an adjustment layer: what it paints is the
+	// backdrop under it (the base's pixels when it is clipped) changed
+	// by Adjust, then blended like any layer's pixels.
+	Adjust *Adjustment
 	// Mask is a user mask in canvas coordinates (its Bounds()); outside
 	// them the mask is MaskDefault. 255 shows, 0 hides.
 	Mask        *image.Gray
@@ -135,7 +139,7 @@ func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Lay
 		drawPassThrough(ctx, dst, base, area)
 		return
 	}
-	src := base.source(ctx, area)
+	src := base.source(ctx, area, dst)
 	if len(shown) > 0 {
 		// A group's source is a picture of its own, drawn onto in place;
 		// another's is copied first.
@@ -151,7 +155,7 @@ func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Lay
 			if a.Empty() {
 				continue
 			}
-			composite(ctx, unit, c.source(ctx, a), a, c.Mode, c.alphaScale(), c.Mask, c.MaskDefault, true)
+			composite(ctx, unit, c.source(ctx, a, unit), a, c.Mode, c.alphaScale(), c.Mask, c.MaskDefault, true)
 		}
 		src = source{img: unit}
 	}
@@ -205,7 +209,7 @@ func (l *Layer) extent(r image.Rectangle) image.Rectangle {
 		r = r.Intersect(u)
 	case l.Image != nil:
 		r = r.Intersect(l.Image.Rect.Add(l.Origin))
-	case l.Fill != nil:
+	case l.Fill != nil, l.Adjust != nil:
 	default:
 		return image.Rectangle{}
 	}
@@ -224,9 +228,12 @@ type source struct {
 }
 
 // source gives the layer's pixels over area; a group is drawn in
-// isolation first, onto a transparent picture of area.
-func (l *Layer) source(ctx context.Context, area image.Rectangle) source {
+// isolation first, onto a transparent picture of area, and an
+// adjustment changes a copy of the backdrop.
+func (l *Layer) source(ctx context.Context, area image.Rectangle, backdrop *image.NRGBA) source {
 	switch {
+	case l.Adjust != nil:
+		return source{img: l.Adjust.apply(ctx, backdrop, area)}
 	case l.group():
 		buf := image.NewNRGBA(area)
 		drawList(ctx, buf, l.Children, true)

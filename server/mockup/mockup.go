@@ -264,6 +264,7 @@ func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
 // layers builds the compositor's layers of one level of the tree.
 func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 	out := make([]*composite.Layer, 0, len(ls))
+	fx := map[*composite.Layer]effectLayers{}
 	for _, l := range ls {
 		if err := r.ctx.Err(); err != nil {
 			return nil, err
@@ -301,8 +302,11 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			}
 			cl.Children = children
 		case psd.KindAdjustment:
-			// Drawn as an empty layer: the manifest refused those that
-			// would recolour a design.
+			// Those kino does not read are drawn as an empty layer (the
+			// manifest refuses them where they would recolour a design).
+			if a := l.Adjustment; a != nil {
+				cl.Adjust = &composite.Adjustment{Tables: a.Tables, Threshold: a.Threshold}
+			}
 		case psd.KindFill:
 			if c, ok := r.opts.Colors[l.Path]; ok {
 				cl.Fill = &c
@@ -316,9 +320,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			if d, ok := r.opts.Designs[l.Path]; ok {
 				cl.Image = r.place(d, l.Placed)
 				cl.Origin = image.Point{}
-				continue
-			}
-			if err := r.own(l, cl); err != nil {
+			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}
 		default: // pixels, text and shapes: their own (cached) pixels
@@ -326,8 +328,37 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 				return nil, err
 			}
 		}
+		if effectsDrawable(l) {
+			fx[cl] = r.effects(l, cl)
+		}
 	}
-	return out, nil
+	if len(fx) == 0 {
+		return out, nil
+	}
+	return withEffects(out, fx), nil
+}
+
+// withEffects puts each layer's effects around it: the effects under it
+// before it, those on its pixels right after it (before the layers
+// clipped to it), those over it after the layers clipped to it.
+func withEffects(ls []*composite.Layer, fx map[*composite.Layer]effectLayers) []*composite.Layer {
+	var out, after []*composite.Layer
+	for _, l := range ls {
+		if !l.Clipped {
+			out = append(out, after...)
+			after = nil
+		}
+		d := fx[l]
+		out = append(out, d.before...)
+		out = append(out, l)
+		out = append(out, d.interior...)
+		if l.Clipped {
+			out = append(out, d.after...)
+		} else {
+			after = d.after
+		}
+	}
+	return append(out, after...)
 }
 
 // own draws a layer from its own pixels.

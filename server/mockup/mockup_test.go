@@ -167,9 +167,13 @@ func TestRefusedAndIgnored(t *testing.T) {
 		got = append(got, u.Path+": "+u.Feature+" ("+u.Action+")")
 	}
 	all := strings.Join(got, "; ")
-	for _, want := range []string{"Tint: adjustment", "(refused)", "Glow: layer effects (ignored)"} {
+	for _, want := range []string{"Tint: adjustment", "(refused)"} {
 		if !strings.Contains(all, want) {
 			t.Errorf("manifest's unsupported lacks %q: %s", want, all)
 		}
+	}
+	// Glow's effect is drawn now: not listed.
+	if strings.Contains(all, "Glow:") {
+		t.Errorf("manifest lists Glow's drawn effect: %s", all)
 	}
 }

@@ -78,8 +78,18 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 		// pixels do not have it.
 		d.note(l, "vector mask")
 	}
-	if l != nil && (l.effects == effectsOn || l.effects == effectsLegacy) {
+	switch {
+	case l == nil:
+	case l.effects == effectsLegacy:
+		d.note(l, "layer effects (Photoshop 5 block)")
+	case l.effects == effectsOn && l.Effects == nil:
 		d.note(l, "layer effects")
+	case l.Effects != nil && (l.divider == 1 || l.divider == 2):
+		d.note(l, "layer effects on a group")
+	case l.Effects != nil:
+		for _, u := range l.Effects.Unread {
+			d.note(l, "layer effect: "+u)
+		}
 	}
 	if l != nil && l.blendIf {
 		d.note(l, "blend if")
@@ -131,7 +141,9 @@ func (d *decoder) note(l *Layer, feature string) {
 func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	if name, ok := adjustments[key]; ok {
 		l.Kind = KindAdjustment
-		d.note(l, "adjustment: "+name)
+		if l.Adjustment = readAdjustment(key, c); l.Adjustment == nil {
+			d.note(l, "adjustment: "+name)
+		}
 		return nil
 	}
 	switch key {
@@ -178,6 +190,18 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		}
 	case "lfx2", "lmfx":
 		l.effects = effectsOff
+		if key == "lfx2" {
+			c.u32() // object effects version
+			desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+			if err != nil {
+				l.effects = effectsOn // present, unreadable: named, not drawn
+				return nil
+			}
+			if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
+				l.effects = effectsOn
+			}
+			return nil
+		}
 		if d.effectsOn(c, key) {
 			l.effects = effectsOn
 		}

@@ -13,7 +13,7 @@ import (
 // DefaultLimits'.
 func Decode(r io.ReaderAt, size int64, lim Limits) (*File, error) {
 	lim = lim.withDefaults()
-	d := &decoder{lim: lim, f: &File{Linked: map[string]*LinkedFile{}}}
+	d := &decoder{lim: lim, f: &File{Linked: map[string]*LinkedFile{}, globalAngle: 120}}
 	d.f.r = readerAt{r: r, size: size}
 	d.f.lim = lim
 	if err := d.decode(r, size); err != nil {
@@ -158,6 +158,11 @@ func (d *decoder) resources(c *cursor) {
 		rc := c.sub(n, "image resource")
 		if n%2 != 0 && c.left() > 0 {
 			c.skip(1)
+		}
+		if id == 1037 && rc.err == nil && rc.left() >= 4 {
+			if a := int32(rc.u32()); rc.err == nil && a >= -360 && a <= 360 {
+				d.f.globalAngle = float64(a)
+			}
 		}
 		if id == 1053 && rc.err == nil && rc.left()/4 <= 56 {
 			d.f.alphaIDs = make([]uint32, rc.left()/4)

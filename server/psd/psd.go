@@ -194,6 +194,9 @@ type File struct {
 	// first extra channel is its transparency.
 	mergedTransparency bool
 	pixels             int64 // see Pixels
+	// globalAngle is the document's light for effects that use it
+	// (image resource 1037), in degrees; 120 when absent.
+	globalAngle float64
 }
 
 // Pixels is what drawing every layer would hold: the pixels that the
@@ -277,6 +280,11 @@ type Layer struct {
 	FillColor *color.NRGBA
 	// Text holds a text layer's text (TySh).
 	Text *Text
+	// Adjustment is an adjustment layer kino draws; nil for other
+	// layers and for adjustments it does not (Unsupported names them).
+	Adjustment *Adjustment
+	// Effects are its layer effects switched on (lfx2), nil when none.
+	Effects *Effects
 	// Unsupported names features present but not drawn by a re-render:
 	// "layer effects", "smart filters", "adjustment: curves", ...
 	Unsupported []string

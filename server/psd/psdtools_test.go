@@ -17,6 +17,8 @@ var psdToolsKinds = map[Kind][]string{
 	KindText:        {"type"},
 	KindShape:       {"shape"},
 	KindFill:        {"solidcolorfill", "gradientfill", "patternfill"},
+	KindAdjustment: {"brightnesscontrast", "curves", "exposure", "levels", "vibrance", "huesaturation", "colorbalance",
+		"blackandwhite", "photofilter", "channelmixer", "colorlookup", "invert", "posterize", "threshold", "selectivecolor", "gradientmap"},
 }
 
 // psdToolsWrong lists where psd-tools 1.9 (Debian's) is known wrong: a
@@ -26,6 +28,15 @@ var psdToolsKinds = map[Kind][]string{
 var psdToolsWrong = map[string]bool{
 	"ag-placed-transform.psd:Layer 1": true,
 	"ag-mesh-transform.psd:transform": true,
+	// A layer with a vector mask and a vector stroke but no fill colour
+	// is a shape to psd-tools; its pixels are what is drawn.
+	"ag-group-drop-shadows.psd:Group 1/Rectangle 1": true,
+	"ag-group-drop-shadows.psd:Group 1/Ellipse 1":   true,
+	"pt-double-stroke.psd:Rectangle 1":              true,
+	// A legacy brightness/contrast layer (brit without CgEd) is a pixel
+	// layer to psd-tools 1.9.
+	"pt-brightnesscontrast-legacy-grey.psd:Brightness/Contrast 1": true,
+	"ag-masks.psd:Brightness/Contrast 1":                          true,
 }
 
 // TestPsdToolsAgrees reads every fixture and Photoshop file with Debian's

@@ -50,7 +50,7 @@ func TestUnsupportedNamed(t *testing.T) {
 		want []string
 	}{
 		{"curves", KindAdjustment, []string{"adjustment: curves"}},
-		{"shadowed", KindPixel, []string{"layer effects"}},
+		{"shadowed", KindPixel, nil}, // a drop shadow is drawn
 		{"shadow off", KindPixel, nil},
 		{"gradient", KindFill, []string{"gradient fill"}},
 		{"vector masked", KindPixel, []string{"vector mask"}},
@@ -59,5 +59,11 @@ func TestUnsupportedNamed(t *testing.T) {
 		if l == nil || l.Kind != tc.kind || !slices.Equal(l.Unsupported, tc.want) {
 			t.Errorf("%s: %+v, want kind %v and %q", tc.path, l, tc.kind, tc.want)
 		}
+	}
+	if e := f.Find("shadowed").Effects; e == nil || len(e.DropShadows) != 1 {
+		t.Errorf("shadowed: effects %+v, want one drop shadow", e)
+	}
+	if e := f.Find("shadow off").Effects; e != nil {
+		t.Errorf("shadow off: effects %+v, want none", e)
 	}
 }

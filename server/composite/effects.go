@@ -1,0 +1,308 @@
+package composite
+
+import (
+	"image"
+	"image/color"
+	"math"
+)
+
+// Shape is a layer's coverage, 0 to 1 a pixel, over Rect (canvas
+// coordinates): what Photoshop's layer effects are drawn from. Outside
+// Rect it is 0.
+type Shape struct {
+	Rect image.Rectangle
+	A    []float32
+}
+
+// ShapeOf is the coverage of img's alpha, cut by mask (MaskDefault def
+// outside it; nil for none), over img's bounds grown by pad pixels each
+// way and cut to within.
+func ShapeOf(img *image.NRGBA, mask *image.Gray, def uint8, pad int, within image.Rectangle) Shape {
+	r := img.Rect.Inset(-pad).Intersect(within)
+	s := Shape{Rect: r, A: make([]float32, r.Dx()*r.Dy())}
+	in := img.Rect.Intersect(r)
+	for y := in.Min.Y; y < in.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(in.Min.X, y):]
+		o := (y-r.Min.Y)*r.Dx() + in.Min.X - r.Min.X
+		for x := 0; x < in.Dx(); x++ {
+			a := float32(row[4*x+3]) / 255
+			if mask != nil {
+				a *= float32(maskAt(mask, def, in.Min.X+x, y)) / 255
+			}
+			s.A[o+x] = a
+		}
+	}
+	return s
+}
+
+func (s Shape) clone() Shape { return Shape{Rect: s.Rect, A: append([]float32(nil), s.A...)} }
+
+// Invert is 1 − the coverage.
+func (s Shape) Invert() Shape {
+	o := s.clone()
+	for i, v := range o.A {
+		o.A[i] = 1 - v
+	}
+	return o
+}
+
+// Times multiplies two shapes of the same rectangle, pixel by pixel.
+func (s Shape) Times(t Shape) Shape {
+	o := s.clone()
+	for i := range o.A {
+		o.A[i] *= t.A[i]
+	}
+	return o
+}
+
+// Shift moves the shape by dx, dy pixels (bilinear), keeping its
+// rectangle; what comes in from outside is fill.
+func (s Shape) Shift(dx, dy float64, fill float32) Shape {
+	if dx == 0 && dy == 0 {
+		return s.clone()
+	}
+	w, h := s.Rect.Dx(), s.Rect.Dy()
+	o := Shape{Rect: s.Rect, A: make([]float32, len(s.A))}
+	ix, iy := math.Floor(dx), math.Floor(dy)
+	fx, fy := float32(dx-ix), float32(dy-iy)
+	get := func(x, y int) float32 {
+		if x < 0 || y < 0 || x >= w || y >= h {
+			return fill
+		}
+		return s.A[y*w+x]
+	}
+	for y := 0; y < h; y++ {
+		sy := y - int(iy)
+		for x := 0; x < w; x++ {
+			sx := x - int(ix)
+			a := get(sx, sy)*(1-fx) + get(sx-1, sy)*fx
+			b := get(sx, sy-1)*(1-fx) + get(sx-1, sy-1)*fx
+			o.A[y*w+x] = a*(1-fy) + b*fy
+		}
+	}
+	return o
+}
+
+// Dilate grows the shape by r pixels: a pixel within r of one at least
+// half covered is covered, with a one-pixel soft edge.
+func (s Shape) Dilate(r float64) Shape {
+	if r <= 0 {
+		return s.clone()
+	}
+	d := distance(s)
+	o := s.clone()
+	for i, v := range d {
+		c := float32(math.Min(math.Max(r-math.Sqrt(float64(v))+0.5, 0), 1))
+		if c > o.A[i] {
+			o.A[i] = c
+		}
+	}
+	return o
+}
+
+// Erode shrinks the shape by r pixels.
+func (s Shape) Erode(r float64) Shape { return s.Invert().Dilate(r).Invert() }
+
+// Blur blurs the shape over a radius of size pixels, as Photoshop's
+// effects soften: three box blurs, close to a Gaussian of σ = size/2.
+func (s Shape) Blur(size float64) Shape {
+	o := s.clone()
+	if size < 0.5 {
+		return o
+	}
+	sigma := size / 2
+	// Box widths for three passes approximating σ (Kovesi).
+	wIdeal := math.Sqrt(12*sigma*sigma/3 + 1)
+	wl := int(math.Floor(wIdeal))
+	if wl%2 == 0 {
+		wl--
+	}
+	m := math.Round((12*sigma*sigma - 3*float64(wl*wl) - 12*float64(wl) - 9) / (-4*float64(wl) - 4))
+	w, h := s.Rect.Dx(), s.Rect.Dy()
+	tmp := make([]float32, len(o.A))
+	for i := 0; i < 3; i++ {
+		bw := wl
+		if float64(i) >= m {
+			bw = wl + 2
+		}
+		r := (bw - 1) / 2
+		boxH(o.A, tmp, w, h, r)
+		boxV(tmp, o.A, w, h, r)
+	}
+	return o
+}
+
+func boxH(src, dst []float32, w, h, r int) {
+	if r < 1 {
+		copy(dst, src)
+		return
+	}
+	inv := 1 / float32(2*r+1)
+	for y := 0; y < h; y++ {
+		row := src[y*w : (y+1)*w]
+		var acc float32
+		for x := -r; x <= r; x++ {
+			if x >= 0 && x < w {
+				acc += row[x]
+			}
+		}
+		for x := 0; x < w; x++ {
+			dst[y*w+x] = acc * inv
+			if x+r+1 < w {
+				acc += row[x+r+1]
+			}
+			if x-r >= 0 {
+				acc -= row[x-r]
+			}
+		}
+	}
+}
+
+func boxV(src, dst []float32, w, h, r int) {
+	if r < 1 {
+		copy(dst, src)
+		return
+	}
+	inv := 1 / float32(2*r+1)
+	for x := 0; x < w; x++ {
+		var acc float32
+		for y := -r; y <= r; y++ {
+			if y >= 0 && y < h {
+				acc += src[y*w+x]
+			}
+		}
+		for y := 0; y < h; y++ {
+			dst[y*w+x] = acc * inv
+			if y+r+1 < h {
+				acc += src[(y+r+1)*w+x]
+			}
+			if y-r >= 0 {
+				acc -= src[(y-r)*w+x]
+			}
+		}
+	}
+}
+
+// distance is the squared Euclidean distance of each pixel to the
+// nearest one at least half covered (Felzenszwalb and Huttenlocher's
+// exact transform, a row pass then a column pass).
+func distance(s Shape) []float32 {
+	w, h := s.Rect.Dx(), s.Rect.Dy()
+	const inf = 1e20
+	d := make([]float32, w*h)
+	for i, v := range s.A {
+		if v >= 0.5 {
+			d[i] = 0
+		} else {
+			d[i] = inf
+		}
+	}
+	n := max(w, h)
+	f := make([]float64, n)
+	out := make([]float64, n)
+	v := make([]int, n)
+	z := make([]float64, n+1)
+	for x := 0; x < w; x++ {
+		for y := 0; y < h; y++ {
+			f[y] = float64(d[y*w+x])
+		}
+		dt1(f[:h], out[:h], v, z)
+		for y := 0; y < h; y++ {
+			d[y*w+x] = float32(out[y])
+		}
+	}
+	for y := 0; y < h; y++ {
+		for x := 0; x < w; x++ {
+			f[x] = float64(d[y*w+x])
+		}
+		dt1(f[:w], out[:w], v, z)
+		for x := 0; x < w; x++ {
+			d[y*w+x] = float32(out[x])
+		}
+	}
+	return d
+}
+
+// dt1 is the one-dimensional squared distance transform of f.
+func dt1(f, out []float64, v []int, z []float64) {
+	n := len(f)
+	if n == 0 {
+		return
+	}
+	k := 0
+	v[0] = 0
+	z[0], z[1] = math.Inf(-1), math.Inf(1)
+	for q := 1; q < n; q++ {
+		s := ((f[q] + float64(q*q)) - (f[v[k]] + float64(v[k]*v[k]))) / float64(2*q-2*v[k])
+		for s <= z[k] {
+			k--
+			s = ((f[q] + float64(q*q)) - (f[v[k]] + float64(v[k]*v[k]))) / float64(2*q-2*v[k])
+		}
+		k++
+		v[k] = q
+		z[k], z[k+1] = s, math.Inf(1)
+	}
+	k = 0
+	for q := 0; q < n; q++ {
+		for z[k+1] < float64(q) {
+			k++
+		}
+		out[q] = float64((q-v[k])*(q-v[k])) + f[v[k]]
+	}
+}
+
+// Paint is a picture of the shape's rectangle in colour c, its alpha the
+// coverage times c's alpha.
+func (s Shape) Paint(c color.NRGBA) *image.NRGBA {
+	img := image.NewNRGBA(s.Rect)
+	for i, v := range s.A {
+		a := float32(c.A) * v
+		if a < 0.5 {
+			continue
+		}
+		p := img.Pix[4*i : 4*i+4 : 4*i+4]
+		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, uint8(math.Min(float64(a)+0.5, 255))
+	}
+	return img
+}
+
+// DropShadow is the coverage of a drop shadow: the shape moved by dx,
+// dy, grown by spread × size and blurred over the rest of size.
+func DropShadow(s Shape, dx, dy, spread, size float64) Shape {
+	return s.Shift(dx, dy, 0).Dilate(spread * size).Blur((1 - spread) * size)
+}
+
+// OuterGlow is the coverage of an outer glow.
+func OuterGlow(s Shape, spread, size float64) Shape {
+	return s.Dilate(spread * size).Blur((1 - spread) * size)
+}
+
+// InnerShadow is the coverage of an inner shadow: the outside of the
+// shape moved by dx, dy, grown by choke × size, blurred over the rest,
+// seen through the shape.
+func InnerShadow(s Shape, dx, dy, choke, size float64) Shape {
+	out := s.Invert().Shift(dx, dy, 1).Dilate(choke * size).Blur((1 - choke) * size)
+	return out.Times(s)
+}
+
+// InnerGlow is the coverage of an inner glow from the edges (or, with
+// center, from the middle outwards).
+func InnerGlow(s Shape, choke, size float64, center bool) Shape {
+	edge := s.Invert().Dilate(choke * size).Blur((1 - choke) * size)
+	if center {
+		edge = edge.Invert()
+	}
+	return edge.Times(s)
+}
+
+// Stroke is the coverage of a stroke of size pixels outside the shape,
+// inside it or centred on its edge ("outside", "inside", "center").
+func Stroke(s Shape, size float64, position string) Shape {
+	switch position {
+	case "inside":
+		return s.Times(s.Erode(size).Invert())
+	case "center":
+		return s.Dilate(size / 2).Times(s.Erode(size / 2).Invert())
+	}
+	return s.Dilate(size).Times(s.Invert())
+}

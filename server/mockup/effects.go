@@ -1,0 +1,181 @@
+package mockup
+
+import (
+	"image"
+	"image/color"
+	"math"
+
+	"github.com/kinohq/kino/server/composite"
+	"github.com/kinohq/kino/server/psd"
+)
+
+// effectLayers is a layer with its effects, as the compositor's layers: the
+// effects effectLayers under it (drop shadows, outer glows), those effectLayers on its
+// own pixels (overlays, inner shadows and glows: clipped to it, or, for
+// a layer that is itself clipped or has a fill opacity, layers of their
+// own cut to its shape) and those over it (strokes).
+type effectLayers struct {
+	before, interior, after []*composite.Layer
+}
+
+// effectsDrawable says whether kino draws a layer's effects: those of a
+// layer with pixels of its own (not a group's, a fill's or an
+// adjustment's).
+func effectsDrawable(l *psd.Layer) bool {
+	if !l.Effects.Any() || l.Rect.Empty() {
+		return false
+	}
+	switch l.Kind {
+	case psd.KindPixel, psd.KindText, psd.KindShape, psd.KindSmartObject:
+		return true
+	}
+	return false
+}
+
+// effects builds the layers that draw l's effects around cl, the layer
+// of its pixels (cl.Image set).
+func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
+	var out effectLayers
+	e := l.Effects
+	if cl.Image == nil || !effectsDrawable(l) {
+		return out
+	}
+	canvas := image.Rect(0, 0, r.t.File.Width, r.t.File.Height)
+	pad := 0.0
+	for _, s := range append(append([]psd.Shadow{}, e.DropShadows...), e.InnerShadows...) {
+		pad = math.Max(pad, s.Distance+s.Size)
+	}
+	for _, g := range append(append([]psd.Glow{}, e.OuterGlows...), e.InnerGlows...) {
+		pad = math.Max(pad, g.Size)
+	}
+	for _, s := range e.Strokes {
+		pad = math.Max(pad, s.Size)
+	}
+	var mask *image.Gray
+	var def uint8
+	if cl.Mask != nil {
+		mask, def = cl.Mask, cl.MaskDefault
+	}
+	shape := composite.ShapeOf(cl.Image, mask, def, int(math.Ceil(pad))+2, canvas)
+	if shape.Rect.Empty() {
+		return out
+	}
+	opacity := cl.Opacity
+	// Effects effectLayers as layers of their own take the layer's opacity, and
+	// are clipped where it is.
+	own := func(img *image.NRGBA, blend psd.BlendMode, o float64) *composite.Layer {
+		return &composite.Layer{Image: img, Mode: composite.Mode(blend), Opacity: o * opacity, FillOpacity: 1, Clipped: cl.Clipped}
+	}
+	for _, s := range e.DropShadows {
+		dx, dy := offset(s.Angle, s.Distance)
+		out.before = append(out.before, own(composite.DropShadow(shape, dx, dy, s.Spread, s.Size).Paint(s.Color), s.Blend, s.Opacity))
+	}
+	for _, g := range e.OuterGlows {
+		out.before = append(out.before, own(composite.OuterGlow(shape, g.Spread, g.Size).Paint(g.Color), g.Blend, g.Opacity))
+	}
+	// Interior effects: clipped to the layer when it can be a base and its
+	// fill opacity does not scale them; else cut to its shape.
+	clip := !cl.Clipped && cl.FillOpacity >= 1
+	interior := func(cover composite.Shape, c color.NRGBA, blend psd.BlendMode, o float64) {
+		if !clip {
+			cover = cover.Times(shape)
+			out.interior = append(out.interior, own(cover.Paint(c), blend, o))
+			return
+		}
+		out.interior = append(out.interior, &composite.Layer{Image: cover.Paint(c), Mode: composite.Mode(blend), Opacity: o, FillOpacity: 1, Clipped: true})
+	}
+	full := composite.Shape{Rect: shape.Rect, A: make([]float32, len(shape.A))}
+	for i := range full.A {
+		full.A[i] = 1
+	}
+	for _, g := range e.GradientOverlays {
+		img := gradientOverlay(g, l.Rect, shape.Rect)
+		if !clip {
+			img = cut(img, shape)
+		}
+		cg := &composite.Layer{Image: img, Mode: composite.Mode(g.Blend), FillOpacity: 1}
+		if clip {
+			cg.Opacity, cg.Clipped = g.Opacity, true
+		} else {
+			cg.Opacity, cg.Clipped = g.Opacity*opacity, cl.Clipped
+		}
+		out.interior = append(out.interior, cg)
+	}
+	for _, c := range e.ColorOverlays {
+		interior(full, c.Color, c.Blend, c.Opacity)
+	}
+	for _, g := range e.InnerGlows {
+		interior(composite.InnerGlow(shape, g.Spread, g.Size, g.Center), g.Color, g.Blend, g.Opacity)
+	}
+	for _, s := range e.InnerShadows {
+		dx, dy := offset(s.Angle, s.Distance)
+		interior(composite.InnerShadow(shape, dx, dy, s.Spread, s.Size), s.Color, s.Blend, s.Opacity)
+	}
+	for _, s := range e.Strokes {
+		out.after = append(out.after, own(composite.Stroke(shape, s.Size, s.Position).Paint(s.Color), s.Blend, s.Opacity))
+	}
+	return out
+}
+
+// offset is where a shadow falls: away from the light at angle degrees.
+func offset(angle, distance float64) (dx, dy float64) {
+	a := angle * math.Pi / 180
+	return -math.Cos(a) * distance, math.Sin(a) * distance
+}
+
+// cut multiplies a picture's alpha by a shape of the same rectangle.
+func cut(img *image.NRGBA, s composite.Shape) *image.NRGBA {
+	for i, v := range s.A {
+		img.Pix[4*i+3] = uint8(float32(img.Pix[4*i+3])*v + 0.5)
+	}
+	return img
+}
+
+// gradientOverlay draws a gradient overlay over area, aligned with box
+// (the layer's rectangle), as Photoshop aligns it with the layer.
+func gradientOverlay(g psd.GradientOverlay, box, area image.Rectangle) *image.NRGBA {
+	img := image.NewNRGBA(area)
+	w, h := float64(box.Dx()), float64(box.Dy())
+	cx := float64(box.Min.X) + w/2 + g.OffsetX*w
+	cy := float64(box.Min.Y) + h/2 + g.OffsetY*h
+	a := g.Angle * math.Pi / 180
+	ux, uy := math.Cos(a), -math.Sin(a)
+	// A linear gradient spans the box's extent along its direction.
+	length := (math.Abs(w*ux) + math.Abs(h*uy)) * g.Scale
+	radius := math.Sqrt(w*w+h*h) / 2 * g.Scale
+	if length <= 0 {
+		length = 1
+	}
+	if radius <= 0 {
+		radius = 1
+	}
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		for x := area.Min.X; x < area.Max.X; x++ {
+			px, py := float64(x)+0.5-cx, float64(y)+0.5-cy
+			along := px*ux + py*uy
+			var t float64
+			switch g.Style {
+			case "radial":
+				t = math.Hypot(px, py) / radius
+			case "reflected":
+				t = math.Abs(along) / (length / 2)
+			case "angle":
+				t = math.Mod(math.Atan2(-py, px)-a+4*math.Pi, 2*math.Pi) / (2 * math.Pi)
+				t = 1 - t
+			case "diamond":
+				across := -px*uy + py*ux
+				t = (math.Abs(along) + math.Abs(across)) / (length / 2)
+			default:
+				t = 0.5 + along/length
+			}
+			t = math.Min(math.Max(t, 0), 1)
+			if g.Reverse {
+				t = 1 - t
+			}
+			c := g.Gradient.At(t)
+			i := img.PixOffset(x, y)
+			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
+		}
+	}
+	return img
+}

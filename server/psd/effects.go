@@ -1,0 +1,310 @@
+package psd
+
+import (
+	"image/color"
+	"math"
+)
+
+// Effects are a layer's layer effects (its layer style), as the lfx2
+// descriptor holds them, switched on only: each kind may appear several
+// times (Photoshop CC's "multi" effects), bottom first. Sizes are in
+// pixels, already scaled by the style's scale; opacities 0 to 1; angles
+// in degrees, counter-clockwise from the positive x axis, as Photoshop
+// shows them (the light comes from that direction, so a shadow falls the
+// other way).
+type Effects struct {
+	DropShadows      []Shadow
+	InnerShadows     []Shadow
+	OuterGlows       []Glow
+	InnerGlows       []Glow
+	ColorOverlays    []ColorOverlay
+	GradientOverlays []GradientOverlay
+	Strokes          []Stroke
+	// Unread names the effects switched on that are not read (bevel and
+	// emboss, satin, pattern overlay), and the settings of read ones that
+	// are not (a glow or stroke drawn with a gradient or pattern).
+	Unread []string
+}
+
+// Shadow is a drop shadow or an inner shadow.
+type Shadow struct {
+	Blend   BlendMode
+	Color   color.NRGBA
+	Opacity float64
+	// Angle is the light's direction; Distance how far the shadow falls.
+	Angle, Distance float64
+	// Spread is the drop shadow's spread or the inner shadow's choke,
+	// 0 to 1 of Size; Size the blur's radius.
+	Spread, Size float64
+}
+
+// Glow is an outer or inner glow in one colour.
+type Glow struct {
+	Blend   BlendMode
+	Color   color.NRGBA
+	Opacity float64
+	// Spread is the outer glow's spread or the inner glow's choke, 0 to 1
+	// of Size.
+	Spread, Size float64
+	// Center is true for an inner glow from the centre, not the edges.
+	Center bool
+}
+
+// ColorOverlay paints the layer's pixels one colour.
+type ColorOverlay struct {
+	Blend   BlendMode
+	Color   color.NRGBA
+	Opacity float64
+}
+
+// GradientStop is one colour or opacity stop of a gradient: Location 0
+// to 1 along it.
+type GradientStop struct {
+	Location float64
+	Color    color.NRGBA // the colour; for an opacity stop, A alone counts
+}
+
+// Gradient is a gradient's stops, colour and opacity apart, by location.
+type Gradient struct {
+	Colors, Alphas []GradientStop
+}
+
+// GradientOverlay paints the layer's pixels with a gradient over its
+// box.
+type GradientOverlay struct {
+	Blend   BlendMode
+	Opacity float64
+	// Style is "linear", "radial", "angle", "reflected" or "diamond".
+	Style    string
+	Angle    float64
+	Scale    float64 // 1 spans the layer's box
+	Reverse  bool
+	Gradient Gradient
+	// Offset moves the gradient's centre, in fractions of the box.
+	OffsetX, OffsetY float64
+}
+
+// Stroke outlines the layer's pixels in one colour.
+type Stroke struct {
+	Blend   BlendMode
+	Color   color.NRGBA
+	Opacity float64
+	Size    float64
+	// Position is "outside", "inside" or "center".
+	Position string
+}
+
+// Any reports whether an effect is switched on.
+func (e *Effects) Any() bool {
+	return e != nil && (len(e.DropShadows)+len(e.InnerShadows)+len(e.OuterGlows)+len(e.InnerGlows)+
+		len(e.ColorOverlays)+len(e.GradientOverlays)+len(e.Strokes)+len(e.Unread) > 0)
+}
+
+// effectBlends are the blend modes of effects, by their descriptor enum.
+//
+//nolint:gochecknoglobals // read-only table: the BlnM enum's values
+var effectBlends = map[string]BlendMode{
+	"Nrml": "normal", "Dslv": "dissolve", "Drkn": "darken", "Mltp": "multiply", "CBrn": "color burn",
+	"linearBurn": "linear burn", "darkerColor": "darker color", "Lghn": "lighten", "Scrn": "screen",
+	"CDdg": "color dodge", "linearDodge": "linear dodge", "lighterColor": "lighter color", "Ovrl": "overlay",
+	"SftL": "soft light", "HrdL": "hard light", "vividLight": "vivid light", "linearLight": "linear light",
+	"pinLight": "pin light", "hardMix": "hard mix", "Dfrn": "difference", "Xclu": "exclusion",
+	"blendSubtraction": "subtract", "blendDivide": "divide", "H   ": "hue", "Strt": "saturation",
+	"Clr ": "color", "Lmns": "luminosity",
+}
+
+// readEffects reads an lfx2 descriptor's switched-on effects; nil when
+// none is on. globalAngle is the document's light (image resource 1037).
+func readEffects(desc *descriptor, globalAngle float64) *Effects {
+	if on, ok := desc.get("masterFXSwitch").(bool); ok && !on {
+		return nil
+	}
+	scale := 1.0
+	if s, ok := desc.num("Scl "); ok && s > 0 && s <= 1000 {
+		scale = s / 100
+	}
+	e := &Effects{}
+	each := func(one, multi string, fn func(*descriptor)) {
+		items := []any{desc.get(one)}
+		if l := desc.list(multi); len(l) > 0 {
+			items = l
+		}
+		for _, it := range items {
+			if d, ok := it.(*descriptor); ok {
+				if on, _ := d.get("enab").(bool); on {
+					fn(d)
+				}
+			}
+		}
+	}
+	blend := func(d *descriptor) BlendMode {
+		if v, ok := d.get("Md  ").(enumValue); ok {
+			if m, ok := effectBlends[v.Value]; ok {
+				return m
+			}
+			return BlendMode("key:" + v.Value)
+		}
+		return "normal"
+	}
+	pct := func(d *descriptor, key string, def float64) float64 {
+		if v, ok := d.num(key); ok {
+			return clampUnit(v / 100)
+		}
+		return def
+	}
+	px := func(d *descriptor, key string) float64 {
+		v, _ := d.num(key)
+		return math.Min(math.Max(v*scale, 0), 1000)
+	}
+	shadow := func(d *descriptor) Shadow {
+		s := Shadow{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1),
+			Distance: px(d, "Dstn"), Spread: pct(d, "Ckmt", 0), Size: px(d, "blur")}
+		s.Angle = globalAngle
+		if g, _ := d.get("uglg").(bool); !g {
+			if a, ok := d.num("lagl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
+				s.Angle = a
+			}
+		}
+		return s
+	}
+	glow := func(d *descriptor, what string) Glow {
+		g := Glow{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1),
+			Spread: pct(d, "Ckmt", 0), Size: px(d, "blur")}
+		if v, ok := d.get("glwS").(enumValue); ok && v.Value == "SrcC" {
+			g.Center = true
+		}
+		if d.desc("Clr ") == nil && d.desc("Grad") != nil {
+			e.Unread = append(e.Unread, what+" in a gradient")
+		}
+		return g
+	}
+	each("DrSh", "dropShadowMulti", func(d *descriptor) { e.DropShadows = append(e.DropShadows, shadow(d)) })
+	each("IrSh", "innerShadowMulti", func(d *descriptor) { e.InnerShadows = append(e.InnerShadows, shadow(d)) })
+	each("OrGl", "outerGlowMulti", func(d *descriptor) { e.OuterGlows = append(e.OuterGlows, glow(d, "outer glow")) })
+	each("IrGl", "innerGlowMulti", func(d *descriptor) { e.InnerGlows = append(e.InnerGlows, glow(d, "inner glow")) })
+	each("SoFi", "solidFillMulti", func(d *descriptor) {
+		e.ColorOverlays = append(e.ColorOverlays, ColorOverlay{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1)})
+	})
+	each("GrFl", "gradientFillMulti", func(d *descriptor) {
+		g := GradientOverlay{Blend: blend(d), Opacity: pct(d, "Opct", 1), Style: "linear", Scale: 1,
+			Gradient: readGradient(d.desc("Grad"))}
+		if s, ok := d.num("Scl "); ok && s > 0 && s <= 1000 {
+			g.Scale = s / 100
+		}
+		if a, ok := d.num("Angl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
+			g.Angle = a
+		}
+		g.Reverse, _ = d.get("Rvrs").(bool)
+		if v, ok := d.get("Type").(enumValue); ok {
+			g.Style = map[string]string{"Lnr ": "linear", "Rdl ": "radial", "Angl": "angle", "Rflc": "reflected", "Dmnd": "diamond"}[v.Value]
+		}
+		if o := d.desc("Ofst"); o != nil {
+			x, _ := o.num("Hrzn")
+			y, _ := o.num("Vrtc")
+			g.OffsetX, g.OffsetY = clampRange(x/100, -10, 10), clampRange(y/100, -10, 10)
+		}
+		if g.Style == "" || len(g.Gradient.Colors) == 0 {
+			e.Unread = append(e.Unread, "gradient overlay (a noise or unknown gradient)")
+			return
+		}
+		e.GradientOverlays = append(e.GradientOverlays, g)
+	})
+	each("FrFX", "frameFXMulti", func(d *descriptor) {
+		s := Stroke{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1), Size: px(d, "Sz  "), Position: "outside"}
+		if v, ok := d.get("Styl").(enumValue); ok {
+			s.Position = map[string]string{"OutF": "outside", "InsF": "inside", "CtrF": "center"}[v.Value]
+		}
+		if v, ok := d.get("PntT").(enumValue); ok && v.Value != "SClr" {
+			e.Unread = append(e.Unread, "stroke with a gradient or pattern (drawn in its colour)")
+		}
+		if s.Position == "" {
+			s.Position = "outside"
+		}
+		e.Strokes = append(e.Strokes, s)
+	})
+	each("ebbl", "bevelEmbossMulti", func(*descriptor) { e.Unread = append(e.Unread, "bevel and emboss") })
+	each("ChFX", "chromeFXMulti", func(*descriptor) { e.Unread = append(e.Unread, "satin") })
+	each("patternFill", "patternFillMulti", func(*descriptor) { e.Unread = append(e.Unread, "pattern overlay") })
+	if !e.Any() {
+		return nil
+	}
+	return e
+}
+
+// readGradient reads a custom gradient's stops (a Grdn descriptor).
+func readGradient(d *descriptor) Gradient {
+	var g Gradient
+	if d == nil {
+		return g
+	}
+	for _, it := range d.list("Clrs") {
+		s, ok := it.(*descriptor)
+		if !ok {
+			continue
+		}
+		loc, _ := s.num("Lctn")
+		c := *descColor(s.desc("Clr "))
+		g.Colors = append(g.Colors, GradientStop{Location: clampUnit(loc / 4096), Color: c})
+	}
+	for _, it := range d.list("Trns") {
+		s, ok := it.(*descriptor)
+		if !ok {
+			continue
+		}
+		loc, _ := s.num("Lctn")
+		o, ok := s.num("Opct")
+		if !ok {
+			o = 100
+		}
+		g.Alphas = append(g.Alphas, GradientStop{Location: clampUnit(loc / 4096), Color: color.NRGBA{A: uint8(clampUnit(o/100)*255 + 0.5)}})
+	}
+	return g
+}
+
+func clampUnit(v float64) float64 { return clampRange(v, 0, 1) }
+
+func clampRange(v, lo, hi float64) float64 {
+	switch {
+	case math.IsNaN(v) || v < lo:
+		return lo
+	case v > hi:
+		return hi
+	}
+	return v
+}
+
+// At is the gradient's colour at t, 0 to 1: its colour stops and opacity
+// stops each interpolated linearly (midpoints are taken as halfway).
+func (g Gradient) At(t float64) color.NRGBA {
+	c := interpStops(g.Colors, t, false)
+	if len(g.Alphas) > 0 {
+		c.A = interpStops(g.Alphas, t, true).A
+	} else {
+		c.A = 255
+	}
+	return c
+}
+
+func interpStops(s []GradientStop, t float64, alpha bool) color.NRGBA {
+	if len(s) == 0 {
+		return color.NRGBA{A: 255}
+	}
+	if t <= s[0].Location {
+		return s[0].Color
+	}
+	for i := 1; i < len(s); i++ {
+		if t <= s[i].Location {
+			a, b := s[i-1], s[i]
+			f := 0.0
+			if b.Location > a.Location {
+				f = (t - a.Location) / (b.Location - a.Location)
+			}
+			mixc := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*f + 0.5) }
+			if alpha {
+				return color.NRGBA{A: mixc(a.Color.A, b.Color.A)}
+			}
+			return color.NRGBA{mixc(a.Color.R, b.Color.R), mixc(a.Color.G, b.Color.G), mixc(a.Color.B, b.Color.B), 255}
+		}
+	}
+	return s[len(s)-1].Color
+}
