@@ -3,6 +3,7 @@ package mockup
 import (
 	"fmt"
 	"image"
+	"math"
 
 	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/psd"
@@ -177,8 +178,36 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	if m := l.Mask; m != nil && !m.Disabled && m.DefaultColor == 0 {
 		ext = ext.Intersect(m.Rect)
 	}
+	e.effects(l)
 	e.c.Work += modeWork(composite.Mode(l.Blend)) * area(ext)
 	return ext
+}
+
+// effects adds what drawing a layer's effects allocates (composite's
+// shapes): the layer's alpha as float32 over its box grown by the
+// effects' reach, and for each effect about three more pictures of that
+// size (its shape, a blur's pass, its painted colour), all at 4 bytes a
+// pixel, held while the layer is drawn; a blur's passes are work.
+func (e *estimator) effects(l *psd.Layer) {
+	fx := l.Effects
+	if !fx.Any() {
+		return
+	}
+	reach, n := 0.0, 0
+	for _, s := range append(append([]psd.Shadow(nil), fx.DropShadows...), fx.InnerShadows...) {
+		reach, n = max(reach, s.Distance+s.Size), n+1
+	}
+	for _, g := range append(append([]psd.Glow(nil), fx.OuterGlows...), fx.InnerGlows...) {
+		reach, n = max(reach, g.Size), n+1
+	}
+	for _, s := range fx.Strokes {
+		reach, n = max(reach, s.Size), n+1
+	}
+	n += len(fx.ColorOverlays) + len(fx.GradientOverlays)
+	pad := int(math.Ceil(reach)) + 1
+	box := area(l.Rect.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
+	e.c.buffers += box * (4 + 12*int64(n))
+	e.c.Work += box * 4 * int64(n)
 }
 
 // own adds a layer's own pixels, decoded once.
