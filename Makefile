@@ -5,7 +5,7 @@ BUF       := $(GO) tool -modfile=tools/go.mod buf
 LINT      := $(GO) tool -modfile=tools/go.mod golangci-lint
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
+.PHONY: run test sdk-test sdk-typescript deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
 
 # The first build compiles every dependency (about a minute on two cores),
 # so it says so rather than look hung.
@@ -20,6 +20,17 @@ test: deps
 
 build:
 	$(GO) build -o bin/kino ./cmd/kino
+
+# The client libraries of sdk/, each tested against a real kino its tests
+# start (bin/kino), then packed and installed into an empty folder where
+# its README example runs. npm ci installs the pinned dev dependencies of
+# sdk/typescript/package-lock.json.
+sdk-test: sdk-typescript
+
+sdk-typescript: build
+	cd sdk/typescript && npm ci --no-audit --no-fund --silent
+	cd sdk/typescript && KINO_BIN=$(CURDIR)/bin/kino npm test
+	cd sdk/typescript && KINO_BIN=$(CURDIR)/bin/kino npm run pack-check
 
 # ffmpeg (with libass, freetype, fontconfig, pocketsphinx and flite), a
 # default font, and the Noto fonts text falls back to (every script, colour
