@@ -5,7 +5,7 @@ BUF       := $(GO) tool -modfile=tools/go.mod buf
 LINT      := $(GO) tool -modfile=tools/go.mod golangci-lint
 TESTFLAGS ?= -race -timeout 20m
 
-.PHONY: run test deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
+.PHONY: run test sdk-test sdk-typescript sdk-python sdk-generate deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
 
 # The first build compiles every dependency (about a minute on two cores),
 # so it says so rather than look hung.
@@ -20,6 +20,31 @@ test: deps
 
 build:
 	$(GO) build -o bin/kino ./cmd/kino
+
+# The client libraries of sdk/, each tested against a real kino its tests
+# start (bin/kino), then packed and installed into an empty folder where
+# its README example runs. npm ci installs the pinned dev dependencies of
+# sdk/typescript/package-lock.json.
+sdk-test: sdk-typescript sdk-python
+
+sdk-typescript: build
+	cd sdk/typescript && npm ci --no-audit --no-fund --silent
+	cd sdk/typescript && KINO_BIN=$(CURDIR)/bin/kino npm test
+	cd sdk/typescript && KINO_BIN=$(CURDIR)/bin/kino npm run pack-check
+
+# The SDKs' types made again from gateway/apidocs/kino.swagger.json, after
+# make generate changed it (their tests fail while they are stale).
+sdk-generate:
+	cd sdk/typescript && npm ci --no-audit --no-fund --silent && npm run generate
+	cd sdk/python && $(PYTHON) gen_types.py
+
+# Debian's Python (a pyenv one may come first on PATH), with its
+# python3-setuptools, python3-wheel, python3-pip and mypy: no PyPI.
+PYTHON ?= /usr/bin/python3
+sdk-python: build
+	cd sdk/python && $(PYTHON) -m mypy --strict src/kino
+	cd sdk/python && KINO_BIN=$(CURDIR)/bin/kino $(PYTHON) -m unittest discover -s tests -v
+	cd sdk/python && KINO_BIN=$(CURDIR)/bin/kino $(PYTHON) pack_check.py
 
 # ffmpeg (with libass, freetype, fontconfig, pocketsphinx and flite), a
 # default font, and the Noto fonts text falls back to (every script, colour

@@ -28,6 +28,7 @@ Usage:
   kino pipeline run FILE|ID --watch  run a pipeline (FILE's stored pipeline, created the first time), following every node
   kino usage [--from D] [--to D]     what the organisation's jobs and renders used and cost, by day and type (a table; --json as GET /usage)
   kino webhooks create URL --events E register an endpoint sent those events (also list, get ID, delete ID)
+  kino mcp [--http ADDR]             a Model Context Protocol server for AI agents (stdio, or streamable HTTP)
 
 Run 'kino serve -h', 'kino render -h', 'kino job -h' or 'kino pipeline -h'
 for flags. Every flag can also be set with an environment variable:
@@ -57,6 +58,8 @@ func main() {
 		err = usageCmd(os.Args[2:])
 	case "webhook", "webhooks":
 		err = webhooksCmd(os.Args[2:])
+	case "mcp":
+		err = mcpCmd(os.Args[2:])
 	case "-h", "--help", "help":
 		fmt.Print(usage)
 		return

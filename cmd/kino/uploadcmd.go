@@ -70,11 +70,20 @@ func uploadFile(ctx context.Context, client mediav1.UploadServiceClient, path, n
 	if name == "" {
 		name = filepath.Base(path)
 	}
+	return uploadReader(ctx, client, f, st.Size(), name, contentType)
+}
+
+// uploadReader streams size bytes of r to UploadFile under name (size -1
+// when unknown); what names r in errors.
+func uploadReader(ctx context.Context, client mediav1.UploadServiceClient, r io.Reader, size int64, name, contentType string) (*mediav1.UploadFileResponse, error) {
 	stream, err := client.UploadFile(ctx)
 	if err != nil {
 		return nil, clientError(err)
 	}
-	info := &mediav1.UploadInfo{Filename: name, ContentType: contentType, DeclaredSize: st.Size()}
+	info := &mediav1.UploadInfo{Filename: name, ContentType: contentType}
+	if size >= 0 {
+		info.DeclaredSize = size
+	}
 	ok := stream.Send(&mediav1.UploadFileRequest{Part: &mediav1.UploadFileRequest_Info{Info: info}}) == nil
 	if ok {
 		md, err := stream.Header()
@@ -83,7 +92,7 @@ func uploadFile(ctx context.Context, client mediav1.UploadServiceClient, path, n
 	if ok {
 		buf := make([]byte, 256<<10)
 		for {
-			n, rerr := f.Read(buf)
+			n, rerr := r.Read(buf)
 			if n > 0 && stream.Send(&mediav1.UploadFileRequest{Part: &mediav1.UploadFileRequest_Chunk{Chunk: append([]byte(nil), buf[:n]...)}}) != nil {
 				break
 			}
@@ -91,7 +100,7 @@ func uploadFile(ctx context.Context, client mediav1.UploadServiceClient, path, n
 				break
 			}
 			if rerr != nil {
-				return nil, fmt.Errorf("read %s: %w", path, rerr)
+				return nil, fmt.Errorf("read %s: %w", name, rerr)
 			}
 		}
 	}
