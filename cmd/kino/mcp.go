@@ -8,8 +8,10 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/url"
 	"os"
 	"path"
+	"path/filepath"
 	"strings"
 	"time"
 
@@ -22,6 +24,7 @@ import (
 	"github.com/kinohq/kino/docs"
 	mediav1 "github.com/kinohq/kino/gen/kino/media/v1"
 	renderv1 "github.com/kinohq/kino/gen/kino/render/v1"
+	"github.com/kinohq/kino/server/fetch"
 )
 
 const mcpUsage = `Usage:
@@ -49,12 +52,17 @@ type mcpServer struct {
 	usage     mediav1.UsageServiceClient
 	apiKey    string
 	restURL   string
+	// fetch downloads the URLs the upload tool is given, refusing
+	// private and loopback addresses as kino's own downloads do: an
+	// agent's URL must not reach into the machine it runs on.
+	fetch *fetch.Client
 }
 
 func mcpCmd(args []string) error {
 	fs, cf := newClientCommand("kino mcp", mcpUsage)
 	restURL := fs.String("url", "http://127.0.0.1:8080", "kino's REST address, whose /demo/ media the tools tell the agent about")
 	httpAddr := fs.String("http", "", "serve MCP over streamable HTTP at this address (e.g. 127.0.0.1:8765, path /mcp) instead of standard input and output")
+	allowPrivate := fs.Bool("allow-private-networks", false, "let the upload tool download from private and loopback addresses")
 	positional, err := parseInterspersed(fs, args)
 	if err == nil {
 		err = envFlags(fs)
@@ -76,11 +84,15 @@ func mcpCmd(args []string) error {
 		usage:     mediav1.NewUsageServiceClient(conn),
 		apiKey:    *cf.apiKey,
 		restURL:   strings.TrimRight(*restURL, "/"),
+		fetch:     fetch.New(fetch.Options{AllowPrivate: *allowPrivate}),
 	}
 	server := s.server()
 	ctx := context.Background()
 	if *httpAddr == "" {
 		return server.Run(ctx, &mcp.StdioTransport{})
+	}
+	if err := loopbackOnly(*httpAddr); err != nil {
+		return err
 	}
 	mux := http.NewServeMux()
 	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return server }, nil))
@@ -92,6 +104,20 @@ func mcpCmd(args []string) error {
 	fmt.Fprintf(os.Stderr, "kino mcp: streamable HTTP at http://%s/mcp\n", ln.Addr())
 	hs := &http.Server{Handler: mux, ReadHeaderTimeout: 10 * time.Second}
 	return hs.Serve(ln)
+}
+
+// loopbackOnly refuses an HTTP address other machines could reach: the
+// MCP endpoint acts with kino's API key and has no authentication of its
+// own, so only processes of this machine may call it.
+func loopbackOnly(addr string) error {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http: %w", err)
+	}
+	if ip := net.ParseIP(host); host == "localhost" || (ip != nil && ip.IsLoopback()) {
+		return nil
+	}
+	return fmt.Errorf("--http %s: the MCP endpoint has no authentication of its own and acts with the API key; give a loopback address (127.0.0.1:PORT)", addr)
 }
 
 // call is ctx with the API key, as every call to kino needs it.
@@ -489,24 +515,26 @@ func jobEnded(status string) bool {
 	return status == "complete" || status == "completed" || status == "failed" || status == "cancelled"
 }
 
-// uploadURL downloads a URL and streams it to kino as an upload.
-func (s *mcpServer) uploadURL(ctx context.Context, url, name string) (*mediav1.UploadFileResponse, error) {
-	hreq, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+// uploadURL downloads a URL (through kino's guarded client) and sends it
+// to kino as an upload.
+func (s *mcpServer) uploadURL(ctx context.Context, rawURL, name string) (*mediav1.UploadFileResponse, error) {
+	u, err := url.Parse(rawURL)
 	if err != nil {
 		return nil, fmt.Errorf("VALIDATION_ERROR: url: %w", err)
 	}
-	resp, err := http.DefaultClient.Do(hreq)
+	dir, err := os.MkdirTemp("", "kino-mcp-")
 	if err != nil {
+		return nil, err
+	}
+	defer os.RemoveAll(dir)
+	file := filepath.Join(dir, "download")
+	if _, err := s.fetch.Download(ctx, rawURL, file); err != nil {
 		return nil, fmt.Errorf("ASSET_FETCH_FAILED: %w", err)
 	}
-	defer resp.Body.Close()
-	if resp.StatusCode != http.StatusOK {
-		return nil, fmt.Errorf("ASSET_FETCH_FAILED: %s answered %s", url, resp.Status)
-	}
 	if name == "" {
-		name = path.Base(hreq.URL.Path)
+		name = path.Base(u.Path)
 	}
-	return uploadReader(s.call(ctx), s.uploads, resp.Body, resp.ContentLength, name, "")
+	return uploadFile(s.call(ctx), s.uploads, file, name, "")
 }
 
 // followMCP reads a watch stream to its end, telling the client each record's
