@@ -51,7 +51,7 @@ func TestRenderCaptionsErrors(t *testing.T) {
 	job := k.waitStatus(t, r.json(t)["jobId"].(string), "failed", 30*time.Second)
 	e = job["error"].(map[string]any)
 	assert.Equal(t, "ASSET_INVALID", e["code"])
-	assert.Contains(t, e["message"], `composition.layers[0].src: the file is not SRT or WebVTT that kino can read: line 6: "later" is not a time`)
+	assert.Contains(t, e["message"], `composition.layers[0].src: the file is not SRT, WebVTT or a JSON of words that kino can read: line 6: "later" is not a time`)
 
 	r = k.do(t, http.MethodPost, "/api/render", withCaptions(map[string]any{"src": srv.URL + "/good.vtt"}))
 	require.Equal(t, http.StatusAccepted, r.status, "%s", r.body)

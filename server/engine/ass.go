@@ -7,6 +7,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -71,7 +72,18 @@ func (p *planner) captionsLayer(i int, l Layer, video, defaultFont string, alpha
 
 	box := captionBox(l, p.s.Width, p.s.Height)
 	area := box.w - 2*l.Style.PaddingX
-	lines := func(text string) []string { return face.Lines(text, max(area, 1)) }
+	lines := func(text string) []string {
+		width := area
+		if g := l.Captions.HighlightScale; g > 1 {
+			// A line holds its widest word grown.
+			widest := 0
+			for _, w := range strings.Fields(text) {
+				widest = max(widest, face.Width(w))
+			}
+			width -= int(math.Ceil(float64(widest) * (g - 1)))
+		}
+		return face.Lines(text, max(width, 1))
+	}
 	cues := placeCues(l, lines)
 	script, err := writeASS(l, p.s, family, face.Ascent()+face.Descent(), box, cues, &p.captions)
 	if err != nil {
@@ -113,9 +125,11 @@ type shownCue struct {
 
 // placeCues turns the layer's cues (in layer time) into what is shown in
 // scene time: cut to the layer, broken into lines at the box's width,
-// split into parts of maxLines lines (sharing the cue's time by their
-// characters), and with a highlight, one part a word, timed by the
-// word's characters.
+// split into parts of maxLines lines, and with a highlight, one part a
+// word. Each word of a line is given the time it is spoken (wordStarts):
+// a part shows from its first word (the first part from the cue's
+// start) to the next part's first word (the last to the cue's end), and
+// a highlighted word from its start to the next word's.
 func placeCues(l Layer, lines func(string) []string) []shownCue {
 	cp := l.Captions
 	var out []shownCue
@@ -125,34 +139,180 @@ func placeCues(l Layer, lines func(string) []string) []shownCue {
 			continue
 		}
 		ls := lines(q.Text)
-		parts := [][]string{ls}
-		if cp.MaxLines > 0 && len(ls) > cp.MaxLines {
-			parts = nil
-			for k := 0; k < len(ls); k += cp.MaxLines {
-				parts = append(parts, ls[k:min(k+cp.MaxLines, len(ls))])
+		// first[k] is the first word of line k, counted across lines.
+		var tokens []string
+		first := make([]int, len(ls)+1)
+		for k, ln := range ls {
+			first[k] = len(tokens)
+			tokens = append(tokens, strings.Fields(ln)...)
+		}
+		first[len(ls)] = len(tokens)
+		at := wordStarts(tokens, q.Words, l.Start, start, end)
+		per := len(ls)
+		if cp.MaxLines > 0 {
+			per = cp.MaxLines
+		}
+		for k := 0; k < len(ls); k += per {
+			part := ls[k:min(k+per, len(ls))]
+			a, b := first[k], first[min(k+per, len(ls))]
+			from, to := start, end
+			if k > 0 && a < len(at) {
+				from = at[a]
 			}
-		}
-		weights := make([]float64, len(parts))
-		for k, part := range parts {
-			weights[k] = float64(utf8.RuneCountInString(strings.Join(part, " ")) + 1)
-		}
-		for k, t := range share(start, end, weights) {
-			part := parts[k]
-			if cp.Highlight == "" {
-				out = append(out, shownCue{start: t[0], end: t[1], lines: part, word: -1})
+			if k+per < len(ls) && b < len(at) {
+				to = at[b]
+			}
+			if to <= from {
 				continue
 			}
-			words := strings.Fields(strings.Join(part, "\n"))
-			ww := make([]float64, len(words))
-			for n, w := range words {
-				ww[n] = float64(utf8.RuneCountInString(w) + 1)
+			if !cp.highlights() || a == b {
+				out = append(out, shownCue{start: from, end: to, lines: part, word: -1})
+				continue
 			}
-			for n, wt := range share(t[0], t[1], ww) {
-				out = append(out, shownCue{start: wt[0], end: wt[1], lines: part, word: n})
+			if at[a] > from {
+				// Before its first word is spoken, no word is.
+				out = append(out, shownCue{start: from, end: at[a], lines: part, word: -1})
+			}
+			for n := a; n < b; n++ {
+				ws, we := max(at[n], from), to
+				if n+1 < b {
+					we = at[n+1]
+				}
+				if we > ws {
+					out = append(out, shownCue{start: ws, end: we, lines: part, word: n - a})
+				}
 			}
 		}
 	}
 	return out
+}
+
+// wordStarts is when each of a cue's words (tokens, as shown) starts, in
+// scene time within [start, end], never before the word before it. With
+// words (the cue's timed words, in layer time: offset is the layer's
+// start) a token takes the start of the word it is (alignWords); tokens
+// no word matches share the time between their neighbours by their
+// characters. Without words every token does: a word's time is its share
+// of the cue's by characters, the documented estimate.
+func wordStarts(tokens []string, words []Word, offset, start, end float64) []float64 {
+	at := make([]float64, len(tokens))
+	clamp := func(t float64) float64 { return min(max(offset+t, start), end) }
+	match, last := alignWords(tokens, words)
+	// lo is where the run of unmatched tokens being filled may start: the
+	// end of the last word a matched token took, or before any the first
+	// word's start (the cue's without words).
+	lo := start
+	if len(words) > 0 {
+		lo = clamp(words[0].Start)
+	}
+	for i := 0; i < len(tokens); {
+		if match[i] >= 0 {
+			at[i] = clamp(words[match[i]].Start)
+			lo = clamp(words[last[i]].End)
+			i++
+			continue
+		}
+		j := i
+		for j < len(tokens) && match[j] < 0 {
+			j++
+		}
+		hi := end
+		switch {
+		case j < len(tokens):
+			hi = clamp(words[match[j]].Start)
+		case len(words) > 0:
+			hi = clamp(words[len(words)-1].End)
+		}
+		weights := make([]float64, j-i)
+		for k := range weights {
+			weights[k] = float64(utf8.RuneCountInString(tokens[i+k]) + 1)
+		}
+		for k, t := range share(min(lo, hi), hi, weights) {
+			at[i+k] = t[0]
+		}
+		i = j
+	}
+	for i := 1; i < len(at); i++ {
+		at[i] = max(at[i], at[i-1])
+	}
+	return at
+}
+
+// alignLookahead is how many words a token is looked for among, from the
+// word after the last matched: a transcriber's words may hold a few the
+// cue's text lacks (a false start, a repeated word).
+const alignLookahead = 4
+
+// alignWords matches the tokens of a cue's text, as shown, with its timed
+// words, in order: a token matches the word or run of words that spell
+// it, letters and digits compared without case, so "kino." matches the
+// transcriber's "kino" and "don't" its "don" "'t". match[i] is the first
+// word of token i (-1 for none), last[i] its last. A token whose word
+// spells more (a word shown over two tokens) takes that word and leaves
+// the rest for the next token. When nothing matches and there are as many
+// words as tokens, they are taken one for one (a transcriber that spells
+// numbers as digits, its text in words).
+func alignWords(tokens []string, words []Word) (match, last []int) {
+	match, last = make([]int, len(tokens)), make([]int, len(tokens))
+	for i := range match {
+		match[i], last[i] = -1, -1
+	}
+	if len(words) == 0 {
+		return match, last
+	}
+	norms := make([]string, len(words))
+	for k, w := range words {
+		norms[k] = spelling(w.Text)
+	}
+	found := 0
+	j, rest := 0, ""
+	for i, tok := range tokens {
+		nt := spelling(tok)
+		if nt == "" {
+			continue
+		}
+		for k := j; k < min(j+alignLookahead, len(words)); k++ {
+			acc := norms[k]
+			if k == j && rest != "" {
+				acc = rest
+			}
+			m := k
+			for len(acc) < len(nt) && strings.HasPrefix(nt, acc) && m+1 < len(words) {
+				m++
+				acc += norms[m]
+			}
+			if acc == nt {
+				match[i], last[i] = k, m
+				j, rest = m+1, ""
+				found++
+				break
+			}
+			if m == k && len(acc) > len(nt) && strings.HasPrefix(acc, nt) {
+				match[i], last[i] = k, k
+				j, rest = k, acc[len(nt):]
+				found++
+				break
+			}
+		}
+	}
+	if found == 0 && len(words) == len(tokens) {
+		for i := range match {
+			match[i], last[i] = i, i
+		}
+	}
+	return match, last
+}
+
+// spelling is a word's letters and digits, in lower case: what a
+// transcriber's word and the text shown of it share.
+func spelling(s string) string {
+	var b strings.Builder
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || unicode.IsMark(r) {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // share cuts [start, end) into consecutive spans in proportion to
@@ -218,6 +378,14 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 		bg := assColour(st.Background, l.Opacity)
 		fmt.Fprintf(&b, "Style: Box,%s,%s,&HFF000000,&HFF000000,%s,&HFF000000,0,0,0,0,100,100,0,0,3,0,0,7,0,0,0,1\n", family, size, bg)
 	}
+	cp := l.Captions
+	if cp.HighlightBackground != "" {
+		// The spoken word's box: libass's opaque box (border style 3) is
+		// drawn glyph by glyph, so a box colour seen on the word's glyphs
+		// alone is a box behind that word. Every other glyph, and every
+		// glyph's fill, is transparent.
+		fmt.Fprintf(&b, "Style: Word,%s,%s,&HFF000000,&HFF000000,&HFF000000,&HFF000000,0,0,0,0,100,100,0,0,3,0,0,7,0,0,0,1\n", family, size)
+	}
 	b.WriteString("\n[Events]\nFormat: Layer, Start, End, Style, Name, MarginL, MarginR, MarginV, Effect, Text\n")
 
 	// Where the lines are anchored: ASS's numpad alignment, at the box's
@@ -231,10 +399,26 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 	if st.Shadow.Color != "" {
 		place += fmt.Sprintf(`\xshad%d\yshad%d`, st.Shadow.X, st.Shadow.Y)
 	}
-	var on, off string
-	if l.Captions.Highlight != "" {
-		on, off = colourTags(assColour(l.Captions.Highlight, l.Opacity)), colourTags(text)
+	// The tags around the spoken word in each event: its colour in the
+	// text's, its box in the word box's, and its size in all three, so
+	// that the boxes are laid out as the text is.
+	var grow, shrink string
+	if cp.HighlightScale != 0 && cp.HighlightScale != 1 {
+		pct := f(math.Round(cp.HighlightScale * 100))
+		grow, shrink = `\fscx`+pct+`\fscy`+pct, `\fscx100\fscy100`
 	}
+	textTags, boxTags := wordTags{grow, shrink}, wordTags{grow, shrink}
+	if cp.Highlight != "" {
+		textTags = wordTags{colourTags(assColour(cp.Highlight, l.Opacity)) + grow, colourTags(text) + shrink}
+	}
+	var wordBox wordTags
+	if cp.HighlightBackground != "" {
+		c := assColour(cp.HighlightBackground, l.Opacity)
+		wordBox = wordTags{fmt.Sprintf(`\3c&H%s&\3a&H%s&`, c[4:], c[2:4]) + grow, `\3a&HFF&` + shrink}
+	}
+	// The word's box reaches an eighth of the font's size past it on
+	// either side, and is as tall as the line.
+	wordPad := max(1, int(math.Round(emHeight/8)))
 
 	// The spans in which the cues on screen do not change, swept in time
 	// order: a cue joins the cues on screen at the span it starts and
@@ -264,7 +448,8 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 			at := sort.SearchInts(showing, byStart[next])
 			showing = slices.Insert(showing, at, byStart[next])
 		}
-		var shown, plain []string
+		var shown, plain, boxed []string
+		spoken := false
 		kept := showing[:0]
 		for _, n := range showing {
 			c := cues[n]
@@ -272,8 +457,12 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 				continue // ended before this span, as every later one starts
 			}
 			kept = append(kept, n)
-			shown = append(shown, cueLines(c, on, off))
-			plain = append(plain, cueLines(shownCue{lines: c.lines, word: -1}, "", ""))
+			shown = append(shown, cueLines(c, textTags))
+			plain = append(plain, cueLines(c, boxTags))
+			if wordBox.on != "" {
+				boxed = append(boxed, cueLines(c, wordBox))
+				spoken = spoken || c.word >= 0
+			}
 		}
 		showing = kept
 		if len(shown) == 0 {
@@ -287,6 +476,11 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 		when := assTime(from) + "," + assTime(to)
 		if st.Background != "" {
 			fmt.Fprintf(&b, "Dialogue: 0,%s,Box,,0,0,0,,{%s\\xbord%d\\ybord%d}%s\n", when, place, st.PaddingX, st.PaddingY, strings.Join(plain, `\N`))
+		}
+		if spoken {
+			// After the lines' box, before the text: the same layer draws
+			// its events in the order they are written.
+			fmt.Fprintf(&b, "Dialogue: 0,%s,Word,,0,0,0,,{%s\\xbord%d\\ybord0}%s\n", when, place, wordPad, strings.Join(boxed, `\N`))
 		}
 		fmt.Fprintf(&b, "Dialogue: 1,%s,Text,,0,0,0,,{%s}%s\n", when, place, strings.Join(shown, `\N`))
 		// Cues on screen together repeat their text in every event until
@@ -306,17 +500,21 @@ func writeASS(l Layer, s *Scene, family string, emHeight float64, box rect, cues
 // &HAABBGGRR colour) and alpha.
 func colourTags(c string) string { return fmt.Sprintf(`\1c&H%s&\1a&H%s&`, c[4:], c[2:4]) }
 
+// wordTags are the override tags before (on) and after (off) the word
+// being spoken in one event.
+type wordTags struct{ on, off string }
+
 // cueLines is a cue's lines as script text, its highlighted word (if any)
-// coloured by the override tags on, and the rest by off.
-func cueLines(c shownCue, on, off string) string {
+// between the tags of tags.
+func cueLines(c shownCue, tags wordTags) string {
 	out := make([]string, len(c.lines))
 	n := 0
 	for k, ln := range c.lines {
 		words := strings.Fields(ln)
 		for j, w := range words {
 			w = assText(w)
-			if n == c.word {
-				w = "{" + on + "}" + w + "{" + off + "}"
+			if n == c.word && tags.on != "" {
+				w = "{" + tags.on + "}" + w + "{" + tags.off + "}"
 			}
 			words[j] = w
 			n++

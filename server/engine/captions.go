@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 
@@ -13,6 +14,10 @@ const KindCaptions Kind = "captions"
 
 // maxLinesPerCue bounds captions' maxLines.
 const maxLinesPerCue = 10
+
+// maxHighlightScale bounds highlightScale: a word three times its size
+// still sits in its line.
+const maxHighlightScale = 3
 
 // Captions is where a captions layer's cues come from and how they show.
 // Exactly one of Cues (inline), Source or Transcribe is set by Compile;
@@ -37,6 +42,11 @@ type Captions struct {
 	// Highlight is the colour (0xRRGGBBAA) of the word being spoken, or
 	// empty for none.
 	Highlight string
+	// HighlightBackground is the colour of a box behind the word being
+	// spoken, or empty for none.
+	HighlightBackground string
+	// HighlightScale grows the word being spoken (1 leaves it).
+	HighlightScale float64
 	// MaxLines splits a cue that wraps to more lines into several, shown
 	// one after the other; 0 keeps every cue whole.
 	MaxLines int
@@ -49,13 +59,13 @@ func (c *compiler) captions(o *object, l *Layer) {
 	cp := &Captions{Transcribe: -1}
 	l.Captions = cp
 	n := 0
-	for _, k := range []string{"src", "text", "transcribe"} {
+	for _, k := range []string{"src", "text", "words", "transcribe"} {
 		if o.has(k) {
 			n++
 		}
 	}
 	if n != 1 && c.r.err == nil {
-		c.r.fail(o.field("src"), "a captions layer takes exactly one of src (an SRT or WebVTT file), text (SRT or WebVTT, inline) and transcribe")
+		c.r.fail(o.field("src"), "a captions layer takes exactly one of src (an SRT, WebVTT or JSON of words file), text (SRT or WebVTT, inline), words (timed words, inline) and transcribe")
 		return
 	}
 	switch {
@@ -72,6 +82,24 @@ func (c *compiler) captions(o *object, l *Layer) {
 			return
 		}
 		cp.Cues = cues
+	case o.has("words"):
+		v, _ := o.get("words")
+		data, err := json.Marshal(v)
+		if err == nil && len(data) > MaxCaptionBytes {
+			err = fmt.Errorf("is %d bytes as JSON; at most %d are allowed", len(data), MaxCaptionBytes)
+		}
+		var cues []Cue
+		if err == nil {
+			cues, err = parseWordsFile(data)
+		}
+		if err == nil && len(cues) == 0 {
+			err = errors.New("holds no words")
+		}
+		if err != nil {
+			c.r.fail(o.field("words"), "%s", err.Error())
+			return
+		}
+		cp.Cues = cues
 	default:
 		t := o.child("transcribe")
 		cp.TranscribeField = t.field("layer")
@@ -83,6 +111,8 @@ func (c *compiler) captions(o *object, l *Layer) {
 		t.done()
 	}
 	cp.Highlight = o.color("highlightColor", "")
+	cp.HighlightBackground = o.color("highlightBackground", "")
+	cp.HighlightScale = o.number("highlightScale", 1, 0.5, maxHighlightScale)
 	cp.MaxLines = o.integer("maxLines", 0, 1, maxLinesPerCue)
 	l.FontSize = o.integer("fontSize", max(8, c.scene.Height/15), 1, 2000)
 	l.Color = o.color("color", "0xFFFFFFFF")
@@ -188,4 +218,9 @@ func (p *planner) captionsReady(l Layer) error {
 		return fmt.Errorf("%s: %w", l.Field, ErrNoCues)
 	}
 	return nil
+}
+
+// highlights reports whether the word being spoken is drawn apart.
+func (cp *Captions) highlights() bool {
+	return cp.Highlight != "" || cp.HighlightBackground != "" || (cp.HighlightScale != 0 && cp.HighlightScale != 1)
 }

@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -23,6 +24,18 @@ const (
 
 // Cue is one caption: Text from Start to End, in seconds.
 type Cue struct {
+	Start, End float64
+	Text       string
+	// Words are the times its words are spoken, when the source gives
+	// them (a transcriber's word timestamps, WebVTT's timestamp tags, a
+	// JSON of words), in the cue's time; nil when only the cue is timed.
+	// They need not match the words of Text one for one: Plan aligns
+	// them (placeCues).
+	Words []Word
+}
+
+// Word is one spoken word and when: from Start to End, in seconds.
+type Word struct {
 	Start, End float64
 	Text       string
 }
@@ -42,6 +55,8 @@ func (e *CueError) Error() string {
 }
 
 // ParseCues reads SRT or WebVTT (WebVTT when the text starts with WEBVTT),
+// or a JSON of timed words (when it starts with [ or {; see
+// ParseTranscript),
 // as players do: a byte-order mark and CR or CRLF line ends are accepted,
 // the cue numbers of SRT and identifiers of WebVTT are skipped, as are
 // WebVTT's NOTE, STYLE and REGION blocks and cue settings; styling tags
@@ -59,6 +74,9 @@ func ParseCues(data []byte) ([]Cue, error) {
 	}
 	if bytes.IndexByte(data, 0) >= 0 {
 		return nil, &CueError{Message: "must not contain NUL characters"}
+	}
+	if t := bytes.TrimLeft(data, " \t\r\n"); len(t) > 0 && (t[0] == '[' || t[0] == '{') {
+		return parseWordsFile(data)
 	}
 	text := strings.ReplaceAll(strings.ReplaceAll(string(data), "\r\n", "\n"), "\r", "\n")
 	lines := strings.Split(text, "\n")
@@ -84,6 +102,25 @@ func ParseCues(data []byte) ([]Cue, error) {
 	}
 	sort.SliceStable(p.cues, func(i, j int) bool { return p.cues[i].Start < p.cues[j].Start })
 	return p.cues, nil
+}
+
+// parseWordsFile reads a JSON of words (ParseTranscript) within the
+// limits of a captions file.
+func parseWordsFile(data []byte) ([]Cue, error) {
+	cues, err := ParseTranscript(data)
+	if err != nil {
+		return nil, err
+	}
+	if len(cues) > MaxCues {
+		return nil, &CueError{Message: fmt.Sprintf("makes %d cues; at most %d are allowed", len(cues), MaxCues)}
+	}
+	for i, c := range cues {
+		if n := utf8.RuneCountInString(c.Text); n > MaxCueText || len(c.Words) > MaxCueText {
+			return nil, &CueError{Message: fmt.Sprintf("cue %d (at %s) has %d characters and %d words; at most %d of each are allowed", i+1, assTime(c.Start), n, len(c.Words), MaxCueText)}
+		}
+	}
+	sort.SliceStable(cues, func(i, j int) bool { return cues[i].Start < cues[j].Start })
+	return cues, nil
 }
 
 // cueParser reads SRT and WebVTT a line at a time.
@@ -168,11 +205,12 @@ func (p *cueParser) flush() error {
 		return nil
 	}
 	p.in = false
-	text := cleanCueText(strings.Join(p.text, "\n"), p.vtt)
+	text, words := timedCueText(strings.Join(p.text, "\n"), p.vtt, p.cur.Start, p.cur.End)
 	p.text = p.text[:0]
 	if strings.TrimSpace(text) == "" {
 		return nil
 	}
+	p.cur.Words = words
 	if n := utf8.RuneCountInString(text); n > MaxCueText {
 		return &CueError{Line: p.curLine, Message: fmt.Sprintf("the cue's text has %d characters; at most %d are allowed", n, MaxCueText)}
 	}
@@ -241,7 +279,16 @@ func parseStamp(s string) (float64, bool) {
 // <v Joe>, <00:00:01.000>), SRT's {\…} override blocks, and in WebVTT
 // decodes entities. Line breaks are kept.
 func cleanCueText(s string, vtt bool) string {
+	out, _ := stripCueText(s, vtt, false)
+	return out
+}
+
+// stripCueText is cleanCueText; with mark, each timestamp tag is left in
+// the text as one rune of stampMark+n, n counting the tags, whose times
+// are returned.
+func stripCueText(s string, vtt, mark bool) (string, []float64) {
 	var b strings.Builder
+	var stamps []float64
 	// Where the next '>', '\n' and '}' are, from i on: found again only
 	// once i passes them, so a text of a million '<' (or "{\") with no
 	// end is read once, not once for each of them.
@@ -261,6 +308,10 @@ func cleanCueText(s string, vtt bool) string {
 			// A tag ends on its own line, and is short: its inside is
 			// read only when it could be one.
 			if j := next(&closeAt, i, '>'); j < len(s) && j < next(&lineEnd, i, '\n') && j-i-1 <= maxTagLen && isTag(s[i+1:j]) {
+				if t, ok := parseStamp(s[i+1 : j]); ok && mark && len(stamps) < maxStamps {
+					b.WriteRune(stampMark + rune(len(stamps)))
+					stamps = append(stamps, t)
+				}
 				i = j + 1
 				continue
 			}
@@ -281,7 +332,7 @@ func cleanCueText(s string, vtt bool) string {
 	for i, ln := range lines {
 		lines[i] = strings.TrimSpace(ln)
 	}
-	return strings.TrimSpace(strings.Join(lines, "\n"))
+	return strings.TrimSpace(strings.Join(lines, "\n")), stamps
 }
 
 // maxTagLen bounds the inside of a styling tag: a voice's name, classes,
@@ -308,4 +359,91 @@ func isTag(s string) bool {
 		return true
 	}
 	return false
+}
+
+// stampMark is the first rune of Unicode's supplementary private use area
+// A: stripCueText leaves a timestamp tag in the text as stampMark+n, so
+// that the word each tag comes before is found once the text is clean.
+// A cue whose text holds such runes of its own keeps no word times.
+const stampMark = 0xF0000
+
+// maxStamps bounds the timestamp tags read in one cue: the runes of area
+// A left after stampMark. A cue holds at most MaxCueText characters, so
+// more tags than that time no word.
+const maxStamps = 0xFFFD
+
+func isStampMark(r rune) bool { return r >= stampMark && r < stampMark+maxStamps }
+
+// timedCueText is cleanCueText, and the times of the cue's words when its
+// text holds timestamp tags: WebVTT's karaoke ("Never <00:00:01.200>drink
+// <00:00:01.700>liquid"), which some tools write into SRT too. A tag
+// times the word it comes before; the words from one tag to the next (from
+// the cue's start to the first tag) share the time between them by their
+// characters. A tag inside a word (a syllable's time) times the words
+// after it. Tags are kept within the cue and in order.
+func timedCueText(s string, vtt bool, start, end float64) (string, []Word) {
+	if strings.ContainsFunc(s, isStampMark) {
+		return cleanCueText(s, vtt), nil
+	}
+	text, stamps := stripCueText(s, vtt, true)
+	if len(stamps) == 0 {
+		return text, nil
+	}
+	var words []Word
+	// tagged[i] is set when a tag comes right before word i.
+	var tagged []bool
+	var clean, word strings.Builder
+	at := start
+	inWord, sawTag := false, false
+	endWord := func() {
+		if inWord {
+			words[len(words)-1].Text = word.String()
+			word.Reset()
+			inWord = false
+		}
+	}
+	for _, r := range text {
+		switch {
+		case isStampMark(r):
+			at = min(max(stamps[r-stampMark], at, start), end)
+			sawTag = true
+			continue
+		case unicode.IsSpace(r):
+			endWord()
+		default:
+			if !inWord {
+				words = append(words, Word{Start: at})
+				tagged = append(tagged, sawTag)
+				inWord, sawTag = true, false
+			}
+			word.WriteRune(r)
+		}
+		clean.WriteRune(r)
+	}
+	endWord()
+	// The words from one tag to the next share its time by their
+	// characters, as untimed words do.
+	for i := 0; i < len(words); {
+		j := i + 1
+		for j < len(words) && !tagged[j] {
+			j++
+		}
+		to := end
+		if j < len(words) {
+			to = words[j].Start
+		}
+		weights := make([]float64, j-i)
+		for k := range weights {
+			weights[k] = float64(utf8.RuneCountInString(words[i+k].Text) + 1)
+		}
+		for k, t := range share(words[i].Start, to, weights) {
+			words[i+k].Start, words[i+k].End = t[0], t[1]
+		}
+		i = j
+	}
+	lines := strings.Split(clean.String(), "\n")
+	for i, ln := range lines {
+		lines[i] = strings.TrimSpace(ln)
+	}
+	return strings.TrimSpace(strings.Join(lines, "\n")), words
 }

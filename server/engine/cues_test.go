@@ -36,10 +36,18 @@ func TestParseCuesWebVTT(t *testing.T) {
 		"01:00:00.250 --> 01:00:01.000\nan hour in\n"
 	cues, err := ParseCues([]byte(vtt))
 	require.NoError(t, err)
-	assert.Equal(t, []Cue{
-		{Start: 1, End: 2, Text: "Hi & bye now"},
-		{Start: 3600.25, End: 3601, Text: "an hour in"},
-	}, cues)
+	require.Len(t, cues, 2)
+	// The timestamp tag times the word after it; the words before it
+	// share the time from the cue's start by their characters.
+	hi := cues[0]
+	assert.Equal(t, "Hi & bye now", hi.Text)
+	require.Len(t, hi.Words, 4)
+	for i, want := range []Word{{1, 1 + 0.5*3/9, "Hi"}, {1 + 0.5*3/9, 1 + 0.5*5/9, "&"}, {1 + 0.5*5/9, 1.5, "bye"}, {1.5, 2, "now"}} {
+		assert.Equal(t, want.Text, hi.Words[i].Text)
+		assert.InDelta(t, want.Start, hi.Words[i].Start, 1e-9, want.Text)
+		assert.InDelta(t, want.End, hi.Words[i].End, 1e-9, want.Text)
+	}
+	assert.Equal(t, Cue{Start: 3600.25, End: 3601, Text: "an hour in"}, cues[1])
 }
 
 func TestParseCuesErrors(t *testing.T) {

@@ -16,19 +16,30 @@ import (
 )
 
 // split breaks long cues into pieces of at most maxSeconds and 12 words,
-// sharing the cue's time by word count.
+// each piece starting when its first word is spoken when the transcriber
+// timed the cue's words one for one, and sharing the cue's time by word
+// count otherwise.
 func split(cues []transcribe.Cue, maxSeconds float64) []transcribe.Cue {
 	var out []transcribe.Cue
 	for _, c := range cues {
 		words := strings.Fields(c.Text)
 		parts := max(1, int((c.End-c.Start)/maxSeconds+0.999), (len(words)+11)/12)
 		per := (c.End - c.Start) / float64(len(words))
+		at := func(k int) float64 {
+			switch {
+			case k == len(words):
+				return c.End
+			case len(c.Words) == len(words):
+				return min(max(c.Words[k].Start, c.Start), c.End)
+			}
+			return c.Start + float64(k)*per
+		}
 		for i := 0; i < parts; i++ {
 			a, b := i*len(words)/parts, (i+1)*len(words)/parts
 			if a == b {
 				continue
 			}
-			out = append(out, transcribe.Cue{Start: c.Start + float64(a)*per, End: c.Start + float64(b)*per, Text: strings.Join(words[a:b], " ")})
+			out = append(out, transcribe.Cue{Start: at(a), End: max(at(b), at(a)+0.01), Text: strings.Join(words[a:b], " ")})
 		}
 	}
 	return out

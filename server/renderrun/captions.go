@@ -16,8 +16,9 @@ import (
 // readCaptions gives every captions layer its cues before planning (the
 // engine reads no file): an SRT or WebVTT file downloaded as a source is
 // parsed, and a layer's sound is transcribed with the transcriber of
-// caption.extract. A file that is not SRT or WebVTT fails the render with
-// ASSET_INVALID naming the src and the line. When ctx ends first, the
+// caption.extract (with its words' times). A file that is not SRT,
+// WebVTT or a JSON of words fails the render with ASSET_INVALID naming
+// the src and the line. When ctx ends first, the
 // failure is nil: the caller says why.
 func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.Scene, media map[string]engine.Media) *jobs.Failure {
 	if !scene.HasPicture() {
@@ -44,7 +45,7 @@ func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.
 			}
 			cues, err := engine.ParseCues(data)
 			if err != nil {
-				return failed(jobs.CodeAssetInvalid, "%s: the file is not SRT or WebVTT that kino can read: %v", cp.SourceField, err)
+				return failed(jobs.CodeAssetInvalid, "%s: the file is not SRT, WebVTT or a JSON of words that kino can read: %v", cp.SourceField, err)
 			}
 			scene.SetCues(i, cues)
 		case cp.TranscribeMix:
@@ -56,11 +57,7 @@ func (r *renderRun) readCaptions(ctx context.Context, dir string, scene *engine.
 				}
 				heard[-1] = cues
 			}
-			out := make([]engine.Cue, 0, len(cues))
-			for _, c := range cues {
-				out = append(out, engine.Cue{Start: c.Start - l.Start, End: c.End - l.Start, Text: c.Text})
-			}
-			scene.SetCues(i, out)
+			scene.SetCues(i, shiftCues(cues, func(t float64) float64 { return t - l.Start }))
 		case cp.Transcribe >= 0:
 			src := scene.Layers[cp.Transcribe]
 			cues, done := heard[cp.Transcribe]
@@ -99,10 +96,18 @@ func heardCues(cues []transcribe.Cue, src, captions engine.Layer) []engine.Cue {
 	if speed == 0 {
 		speed = 1
 	}
+	return shiftCues(cues, func(t float64) float64 { return src.Start + (t-src.TrimStart)/speed - captions.Start })
+}
+
+// shiftCues places cues, and the times of their words, at at(t).
+func shiftCues(cues []transcribe.Cue, at func(float64) float64) []engine.Cue {
 	out := make([]engine.Cue, 0, len(cues))
 	for _, c := range cues {
-		at := func(t float64) float64 { return src.Start + (t-src.TrimStart)/speed - captions.Start }
-		out = append(out, engine.Cue{Start: at(c.Start), End: at(c.End), Text: c.Text})
+		var words []engine.Word
+		for _, w := range c.Words {
+			words = append(words, engine.Word{Start: at(w.Start), End: at(w.End), Text: w.Text})
+		}
+		out = append(out, engine.Cue{Start: at(c.Start), End: at(c.End), Text: c.Text, Words: words})
 	}
 	return out
 }

@@ -47,11 +47,13 @@ func (a Audio) ffmpegRun(ctx context.Context, duration float64, args []string) e
 	return ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Limits: a.FFmpeg, Dir: a.Dir, Duration: duration, Log: a.Log, OnProgress: a.OnProgress})
 }
 
-// Cue is one caption.
-type Cue struct {
-	Start, End float64
-	Text       string
-}
+// Cue is one caption, with the times of its words when the transcriber
+// gives them: the engine's cue, so that what is heard goes to a captions
+// layer as it is.
+type Cue = engine.Cue
+
+// Word is one word heard, and when.
+type Word = engine.Word
 
 // PocketsphinxModel is where Debian's pocketsphinx-en-us installs its model.
 const PocketsphinxModel = "/usr/share/pocketsphinx/model/en-us"
@@ -65,23 +67,63 @@ type Pocketsphinx struct{ Model string }
 // utterance; the log has no such limit.
 const asrLog = "[ametadata@kino_asr @ 0x"
 
-var ptsTime = regexp.MustCompile(`pts_time:([0-9.]+)`)
+// silenceLog starts the log lines of the silencedetect filter that finds
+// the pauses between words, in the same run: it logs under its own
+// context, not its instance's name.
+const silenceLog = "[silencedetect @ 0x"
+
+// Pauses are silence of silenceNoise or quieter lasting silenceLength or
+// more: long enough to pass over the closure of a stop consonant (about
+// 50 ms), short enough to catch the pause at a comma.
+const (
+	silenceNoise  = "-40dB"
+	silenceLength = 0.08
+)
+
+var (
+	ptsTime      = regexp.MustCompile(`pts_time:([0-9.]+)`)
+	silenceStart = regexp.MustCompile(`silence_start: (-?[0-9.]+)`)
+	silenceEnd   = regexp.MustCompile(`silence_end: ([0-9.]+)`)
+)
 
 // Transcribe runs asr and reads each utterance it reports, with the time
-// its end was heard; an utterance starts where the previous one ended.
+// its end was heard. ffmpeg's asr filter gives no word's time, so the
+// words are timed by estimate (timeWords): the same run finds the pauses
+// in the sound, and each utterance's words are laid over its speech.
 func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
+	heard, pauses, err := p.listen(ctx, a)
+	if err != nil {
+		return nil, err
+	}
+	return timeWords(heard, pauses), nil
+}
+
+// listen runs asr and silencedetect: the utterances (an utterance starts
+// where the previous one ended), and the pauses.
+func (p Pocketsphinx) listen(ctx context.Context, a Audio) ([]Cue, [][2]float64, error) {
 	m := p.Model
 	if m == "" {
 		m = PocketsphinxModel
 	}
 	duration := a.Duration
 	// Two seconds of silence at the end make pocketsphinx close the last
-	// utterance.
-	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata@kino_asr=mode=print:key=lavfi.asr.text",
+	// utterance; the pauses are found before them.
+	af := fmt.Sprintf("aresample=16000,aformat=channel_layouts=mono,silencedetect=n=%s:d=%s,apad=pad_dur=2,asr=hmm=%s:dict=%s:lm=%s:logfn=/dev/null,ametadata@kino_asr=mode=print:key=lavfi.asr.text",
+		silenceNoise, strconv.FormatFloat(silenceLength, 'f', -1, 64),
 		engine.FilterPath(m+"/en-us"), engine.FilterPath(m+"/cmudict-en-us.dict"), engine.FilterPath(m+"/en-us.lm.bin"))
 	var cues []Cue
+	var pauses [][2]float64
 	last, at := 0.0, 0.0
 	onLine := func(line string) {
+		if strings.HasPrefix(line, silenceLog) {
+			if m := silenceStart.FindStringSubmatch(line); m != nil {
+				t, _ := strconv.ParseFloat(m[1], 64)
+				pauses = append(pauses, [2]float64{max(t, 0), duration + 2})
+			} else if m := silenceEnd.FindStringSubmatch(line); m != nil && len(pauses) > 0 {
+				pauses[len(pauses)-1][1], _ = strconv.ParseFloat(m[1], 64)
+			}
+			return
+		}
 		if !strings.HasPrefix(line, asrLog) {
 			return
 		}
@@ -102,7 +144,7 @@ func (p Pocketsphinx) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	err := ffmpeg.Run(ctx, append(ffmpeg.InputArgsFormat(a.FFmpeg, a.Format, a.Path), "-vn", "-af", af, "-f", "null", "-"),
 		ffmpeg.RunOptions{Limits: a.FFmpeg, Dir: a.Dir, Duration: duration + 2, Log: a.Log, OnProgress: a.OnProgress, OnLogLine: onLine})
 	if err != nil {
-		return nil, fmt.Errorf("asr: %w", err)
+		return nil, nil, fmt.Errorf("asr: %w", err)
 	}
-	return cues, nil
+	return cues, pauses, nil
 }

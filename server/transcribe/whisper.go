@@ -13,13 +13,14 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/meter"
 )
 
 // Whisper transcribes with a Whisper-compatible HTTP service (OpenAI's
 // /v1/audio/transcriptions, faster-whisper-server, whisper.cpp's server…),
-// asking for verbose_json to get timed segments. The URL is the operator's
+// asking for verbose_json to get timed segments and words. The URL is the operator's
 // own configuration, so it is called directly, not through the address
 // guard that protects against users' URLs.
 type Whisper struct {
@@ -52,6 +53,11 @@ func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 	}
 	_ = mw.WriteField("model", model)
 	_ = mw.WriteField("response_format", "verbose_json")
+	// Words timed as well as segments (OpenAI's API sends segments only
+	// when asked for them beside words); services that time no words
+	// ignore the field.
+	_ = mw.WriteField("timestamp_granularities[]", "word")
+	_ = mw.WriteField("timestamp_granularities[]", "segment")
 	if a.Language != "" && a.Language != "auto" {
 		_ = mw.WriteField("language", a.Language)
 	}
@@ -81,26 +87,52 @@ func (w Whisper) Transcribe(ctx context.Context, a Audio) ([]Cue, error) {
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("whisper answered %d: %s", resp.StatusCode, strings.TrimSpace(string(b)))
 	}
-	var v struct {
-		Text     string `json:"text"`
-		Segments []struct {
-			Start, End float64
-			Text       string
-		} `json:"segments"`
-	}
-	if err := json.NewDecoder(resp.Body).Decode(&v); err != nil {
+	answer, err := io.ReadAll(io.LimitReader(resp.Body, maxAnswer+1))
+	if err != nil {
 		return nil, fmt.Errorf("whisper: read its answer: %w", err)
+	}
+	if len(answer) > maxAnswer {
+		return nil, fmt.Errorf("whisper: its answer is larger than %d bytes", maxAnswer)
 	}
 	// The endpoint answered: it charges for the audio whatever kino does next.
 	meter.Provider(ctx, w.PricePerMinute*a.Duration/60)
-	var cues []Cue
-	for _, s := range v.Segments {
-		if t := strings.TrimSpace(s.Text); t != "" {
-			cues = append(cues, Cue{Start: s.Start, End: min(s.End, a.Duration), Text: t})
+	return whisperCues(answer, a.Duration)
+}
+
+// maxAnswer bounds a Whisper answer read: an hour of speech, its words
+// and segments (with their tokens), is a few MiB.
+const maxAnswer = 64 << 20
+
+// whisperCues reads a verbose_json answer: its segments, with the words
+// each holds (the answer's words, or the segment's own), cut to the
+// sound's duration; only its text when it has neither segments nor words.
+func whisperCues(answer []byte, duration float64) ([]Cue, error) {
+	cues, err := engine.ParseTranscript(answer)
+	var out []Cue
+	for _, c := range cues {
+		c.End = min(c.End, duration)
+		if c.Start >= c.End {
+			continue
 		}
+		for i := range c.Words {
+			c.Words[i].Start, c.Words[i].End = min(c.Words[i].Start, duration), min(c.Words[i].End, duration)
+		}
+		out = append(out, c)
 	}
-	if len(cues) == 0 && strings.TrimSpace(v.Text) != "" {
-		cues = []Cue{{Start: 0, End: a.Duration, Text: strings.TrimSpace(v.Text)}}
+	if len(out) > 0 {
+		return out, nil
 	}
-	return cues, nil
+	var v struct {
+		Text string `json:"text"`
+	}
+	if json.Unmarshal(answer, &v) != nil {
+		if err == nil {
+			return nil, nil
+		}
+		return nil, fmt.Errorf("whisper: read its answer: %w", err)
+	}
+	if t := strings.TrimSpace(v.Text); t != "" {
+		return []Cue{{Start: 0, End: duration, Text: t}}, nil
+	}
+	return nil, nil
 }
