@@ -15,7 +15,7 @@ func TestCountUnits(t *testing.T) {
 		{"Hello world", 2, 10},
 		{"one\ntwo  three\r\nfour", 4, 15},
 		{"नमस्ते दुनिया", 2, 6}, // a letter with its marks, and a conjunct, are one grapheme: न म स्ते, दु नि या
-		{"hi 👋🏽!", 2, 4},       // the emoji and its skin tone are one letter
+		{"hi 👋🏽!", 2, 4},        // the emoji and its skin tone are one letter
 	} {
 		if got := CountUnits(tc.text, Words); got != tc.words {
 			t.Errorf("%q: %d words, want %d", tc.text, got, tc.words)
