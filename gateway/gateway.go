@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net/http"
+	"strconv"
 	"strings"
 	"time"
 
@@ -184,6 +185,18 @@ func incomingHeader(key string) (string, bool) {
 	return runtime.DefaultHeaderMatcher(key)
 }
 
+// WarningsHeader is the header of a preview's response that says, once
+// per warning, what the frame did not draw as asked (docs/api.md,
+// Previews).
+const WarningsHeader = "Kino-Warnings"
+
+// headerText is s as a header's value: printable ASCII, anything else
+// escaped as in a quoted Go string (\u00e9, \n, \").
+func headerText(s string) string {
+	q := strconv.QuoteToASCII(s)
+	return q[1 : len(q)-1]
+}
+
 // successStatuses are the documented non-200 success statuses, by RPC method.
 //
 //nolint:gochecknoglobals // read-only table: the documented non-200 statuses by method
@@ -206,6 +219,9 @@ func successStatus(ctx context.Context, w http.ResponseWriter, m protoMessage) e
 		// The body is the picture itself (pictureBody).
 		w.Header().Set("Content-Type", p.GetContentType())
 		w.Header().Set("Cache-Control", "no-store")
+		for _, warning := range p.GetWarnings() {
+			w.Header().Add(WarningsHeader, headerText(warning))
+		}
 		return nil
 	}
 	// A load balancer acts on the status, not the body.

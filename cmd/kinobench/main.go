@@ -26,7 +26,7 @@ func main() {
 		submits   = flag.Int("submits", 2000, "submits per protocol for the throughput test")
 		parallel  = flag.Int("parallel", 8, "concurrent submitting clients")
 		dbURL     = flag.String("database-url", "", "database of the throughput test (default SQLite in a temp folder)")
-		only      = flag.String("only", "", "run one part: render, split, submit, executors, mockups, mockup-layer, preview, jobs, claims, memory or upload")
+		only      = flag.String("only", "", "run one part: render, split, submit, executors, mockups, mockup-layer, preview, words, jobs, claims, memory or upload")
 		parts     = flag.String("split-parts", "30,3.75", "part lengths in seconds of the split benchmark, comma-separated")
 		jobs      = flag.Int("jobs", 1_000_000, "jobs in the store for the list test")
 		queries   = flag.Int("queries", 2000, "list queries of the list test")
@@ -84,6 +84,11 @@ func main() {
 	}
 	if run("preview") {
 		if err := benchPreview(ctx, *runs); err != nil {
+			fail(err)
+		}
+	}
+	if run("words") {
+		if err := benchWords(ctx, *runs); err != nil {
 			fail(err)
 		}
 	}

@@ -66,6 +66,12 @@ func slideshow(base string, width, height int) map[string]any {
 		"fontSize": height / 18, "color": "white", "x": "center", "y": height * 3 / 4, "width": width * 2 / 3, "align": "center",
 		"backgroundColor": "#000000aa", "paddingX": 16, "paddingY": 10, "borderRadius": 12, "start": 0.5, "duration": 8,
 		"enter": map[string]any{"type": "slide", "side": "left", "duration": 1}})
+	// Words that come in and go out one by one, under way at 2.5 s and
+	// at 7.3 s.
+	layers = append(layers, map[string]any{"type": "text", "text": "one word at a time", "fontSize": height / 12, "color": "#ffd166",
+		"x": width / 10, "y": height / 10, "start": 1.5, "duration": 6,
+		"enter": map[string]any{"type": "slide", "side": "bottom", "by": "word", "stagger": 0.3, "duration": 0.8},
+		"exit":  map[string]any{"type": "fade", "by": "letter", "stagger": 0.02}})
 	return map[string]any{"provider": "provider_a", "composition": map[string]any{
 		"width": width, "height": height, "fps": 25, "background": "#101820", "layers": layers}}
 }

@@ -215,6 +215,9 @@ func opposite(s Side) Side {
 // transition in makes of it (a fade, a slide in from the side the
 // pictures travel from, a zoom); nil when there is none.
 func (m *Motion) enter() *Transition {
+	if m.Enter != nil && m.Enter.By != "" {
+		return nil // drawn by the words' pictures (words.go), not the layer's chain
+	}
 	if m.Enter != nil || m.Into == nil {
 		return m.Enter
 	}
@@ -233,6 +236,9 @@ func (m *Motion) enter() *Transition {
 // exit is the layer's exit animation: its own, or the slide out of a
 // slide transition into the next layer; nil when there is none.
 func (m *Motion) exit() *Transition {
+	if m.Exit != nil && m.Exit.By != "" {
+		return nil
+	}
 	if m.Exit != nil || m.Out == nil || m.Out.Kind != CutSlide {
 		return m.Exit
 	}

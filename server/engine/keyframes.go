@@ -116,9 +116,10 @@ func (c *compiler) motion(o *object, l *Layer) {
 	}
 	m.Enter = c.transition(o, "enter", l, EaseOut)
 	m.Exit = c.transition(o, "exit", l, EaseIn)
-	if m.Enter != nil && m.Exit != nil && m.Enter.Duration+m.Exit.Duration > l.Duration+1e-9 && c.r.err == nil {
-		c.r.fail(o.field("exit"), "enter and exit together (%s s) are longer than the layer (%s s)", num(m.Enter.Duration+m.Exit.Duration), num(l.Duration))
+	if m.Enter != nil && m.Exit != nil && m.Enter.Length()+m.Exit.Length() > l.Duration+1e-9 && c.r.err == nil {
+		c.r.fail(o.field("exit"), "enter and exit together (%s s) are longer than the layer (%s s)", num(m.Enter.Length()+m.Exit.Length()), num(l.Duration))
 	}
+	c.checkBy(o, l)
 }
 
 // kenBurns reads zoom, panX and panY, or the kenBurns shorthand for them.
@@ -162,11 +163,14 @@ func (c *compiler) transition(o *object, key string, l *Layer, easing Easing) *T
 		return nil
 	}
 	t := c.r.object(o.field(key), mustGet(o, key))
-	tr := &Transition{Kind: TransitionKind(t.enum("type", "", string(Fade), string(Slide), string(Zoom)))}
+	tr := &Transition{Kind: TransitionKind(t.enum("type", "", string(Fade), string(Slide), string(Zoom), string(Typewriter), string(Pop)))}
+	c.by(t, l, tr)
 	switch {
 	case c.r.err != nil:
 	case tr.Kind == "":
-		c.r.fail(t.field("type"), "is required: fade, slide or zoom")
+		c.r.fail(t.field("type"), "is required: fade, slide or zoom (and, for text by word or letter, typewriter or pop)")
+	case (tr.Kind == Typewriter || tr.Kind == Pop) && tr.By == "":
+		c.r.fail(t.field("type"), "%s animates text by word or letter: give by (word or letter)", tr.Kind)
 	case l.Kind == KindAudio && tr.Kind != Fade:
 		c.r.fail(t.field("type"), "must be fade: sound only fades")
 	case tr.Kind == Slide:
@@ -176,17 +180,32 @@ func (c *compiler) transition(o *object, key string, l *Layer, easing Easing) *T
 		}
 	}
 	given := t.has("duration")
-	tr.Duration = t.number("duration", defaultTransition, 0, c.lim.MaxDuration)
 	switch {
+	case tr.Kind == Typewriter && given && c.r.err == nil:
+		c.r.fail(t.field("duration"), "has no effect on typewriter, which shows each word or letter at once: stagger sets its pace")
+	case tr.Kind == Typewriter:
+	default:
+		tr.Duration = t.number("duration", defaultTransition, 0, c.lim.MaxDuration)
+	}
+	switch length := tr.Length(); {
 	case c.r.err != nil:
-	case tr.Duration == 0:
+	case tr.Duration == 0 && tr.Kind != Typewriter:
 		c.r.fail(t.field("duration"), "must be more than 0")
-	case tr.Duration > l.Duration+1e-9 && given:
+	case length > l.Duration+1e-9 && tr.By != "":
+		c.r.fail(t.field("duration"), "with the stagger over %d %ss, lasts %s s, longer than the layer (%s s)", tr.Units, tr.By, num(length), num(l.Duration))
+	case length > l.Duration+1e-9 && given:
 		c.r.fail(t.field("duration"), "is longer than the layer (%s s)", num(l.Duration))
-	case tr.Duration > l.Duration+1e-9:
+	case length > l.Duration+1e-9:
 		c.r.fail(t.field("duration"), "is required: the default of %s s is longer than the layer (%s s)", num(defaultTransition), num(l.Duration))
 	}
-	tr.Easing = Easing(t.enum("easing", string(easing), easings...))
+	switch {
+	case (tr.Kind == Pop || tr.Kind == Typewriter) && t.has("easing") && c.r.err == nil:
+		c.r.fail(t.field("easing"), "has no effect on %s, which has a curve of its own", tr.Kind)
+	case tr.Kind == Pop || tr.Kind == Typewriter:
+		tr.Easing = Linear
+	default:
+		tr.Easing = Easing(t.enum("easing", string(easing), easings...))
+	}
 	t.done()
 	return tr
 }

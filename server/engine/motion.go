@@ -69,6 +69,11 @@ const (
 	Fade  TransitionKind = "fade"
 	Slide TransitionKind = "slide"
 	Zoom  TransitionKind = "zoom"
+	// Typewriter and Pop animate text by word or letter only: each
+	// unit shows at once, in turn; or scales from nothing past its size
+	// and back (see words.go).
+	Typewriter TransitionKind = "typewriter"
+	Pop        TransitionKind = "pop"
 )
 
 // Side is an edge of the frame a layer slides in from or out by.
@@ -89,6 +94,30 @@ type Transition struct {
 	Side     Side
 	Duration float64
 	Easing   Easing
+	// By animates a text layer's words or letters one after the other,
+	// Stagger seconds apart, each over Duration (words.go); Units is how
+	// many its text holds. The zero By animates the layer whole.
+	By      By
+	Stagger float64
+	Units   int
+}
+
+// By is what of a text layer an enter or exit animates in turn.
+type By string
+
+// The units of text an animation may go by.
+const (
+	ByWord   By = "word"
+	ByLetter By = "letter"
+)
+
+// Length is how long the transition lasts: its Duration, and for one by
+// word or letter the stagger before the last unit's start.
+func (t *Transition) Length() float64 {
+	if t.By == "" {
+		return t.Duration
+	}
+	return t.Duration + t.Stagger*float64(max(t.Units-1, 0))
 }
 
 // Motion is what changes over a layer's life. Absent curves hold still;

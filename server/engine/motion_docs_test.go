@@ -56,5 +56,5 @@ func TestMotionDocExamples(t *testing.T) {
 			assert.NotNil(t, l.Motion, "%s moves", l.Field)
 		}
 	}
-	assert.Equal(t, 4, requests, "the examples of the Motion section")
+	assert.Equal(t, 6, requests, "the examples of the Motion section (two of them by word and letter)")
 }

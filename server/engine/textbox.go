@@ -47,57 +47,12 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 			c.w, c.h, maxDerivedSide)}
 	}
 
-	// The pictures are c.w × c.h, or fewer pixels for a canvas larger
-	// than the frame (a moving layer's), scaled up by ffmpeg.
-	pic := p.textPicture(c)
-	var parts []string
-	sh := l.Style.Shadow
-	blurred := sh.Color != "" && sh.Blur > 0
-	var under *image.NRGBA
-	if l.Style.Background != "" {
-		under = p.textBackground(l, lay, pic)
+	if l.byUnits() != 0 {
+		return p.wordsBox(i, l, lay, video)
 	}
-	if blurred {
-		if under != nil {
-			in := p.pictureInput(fmt.Sprintf("box-%d.png", i), under)
-			parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
-		}
-		// The shadow is the glyphs and their stroke in one colour, so
-		// they overlap without doubling its alpha; blurred over Blur
-		// pixels, as CSS's: a Gaussian of half that deviation. gblur
-		// works on planar formats only.
-		shadow := pic.image(sh.Color)
-		if err := p.drawGlyphs(l, lay, shadow, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
-			return "", err
-		}
-		in := p.pictureInput(fmt.Sprintf("shadow-%d.png", i), shadow)
-		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=gbrap", "gblur=sigma="+f(float64(sh.Blur)/2))))
-		under = nil
-	}
-	top := under
-	if top == nil {
-		// Glyphs' edges blend into transparency in their outer colour.
-		edge := l.Color
-		if l.Stroke.Width > 0 {
-			edge = l.Stroke.Color
-		}
-		top = pic.image(edge)
-	}
-	if sh.Color != "" && !blurred {
-		if err := p.drawGlyphs(l, lay, top, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
-			return "", err
-		}
-	}
-	glyphPaint := glyphs.Paint{Fill: nrgba(l.Color)}
-	if l.Stroke.Width > 0 {
-		glyphPaint.StrokeWidth, glyphPaint.Stroke = float64(l.Stroke.Width), nrgba(l.Stroke.Color)
-	}
-	if err := p.drawGlyphs(l, lay, top, pic, glyphPaint, 0, 0); err != nil {
+	head, filters, err := p.textStill(i, fmt.Sprint(i), l, lay, true, true)
+	if err != nil {
 		return "", err
-	}
-	in := p.pictureInput(fmt.Sprintf("text-%d.png", i), top)
-	if len(parts) > 0 {
-		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
 	}
 
 	// Then as a picture: one format, opacity once (and, when the layer
@@ -123,25 +78,90 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 	}
 	tail = join(tail, change)
 	lbl := fmt.Sprintf("l%d", i)
-	if len(parts) == 0 {
-		// One picture: straight to the overlay's format.
-		p.graph = append(p.graph, fmt.Sprintf("[%d:v]%s[%s]", in, join(pic.size, tail), lbl))
-	} else {
-		for k, part := range parts {
-			p.graph = append(p.graph, fmt.Sprintf("%s[t%dp%d]", part, i, k))
+	// One picture goes straight to the overlay's format.
+	p.graph = append(p.graph, head+join(filters, tail)+"["+lbl+"]")
+	return p.overlay(i, enable, video, lbl, x, y), nil
+}
+
+// textStill draws lay on its canvas (lay.canvas), as pictures named after
+// name: the box when withBox and the layer has one, and the glyphs with
+// their stroke and shadow when withGlyphs. It returns the start of a
+// chain that makes the one frame of the drawing: head, an input or the
+// overlay of the pictures, and the filters that follow it there (its
+// scale, or the overlay; "" when none).
+func (p *planner) textStill(i int, name string, l Layer, lay textLayout, withBox, withGlyphs bool) (head, filters string, err error) {
+	c := lay.canvas
+	// The pictures are c.w × c.h, or fewer pixels for a canvas larger
+	// than the frame (a moving layer's), scaled up by ffmpeg.
+	pic := p.textPicture(c)
+	var parts []string
+	sh := l.Style.Shadow
+	if !withGlyphs {
+		sh = Shadow{}
+	}
+	blurred := sh.Color != "" && sh.Blur > 0
+	var under *image.NRGBA
+	if l.Style.Background != "" && withBox {
+		under = p.textBackground(l, lay, pic)
+	}
+	if blurred {
+		if under != nil {
+			in := p.pictureInput(fmt.Sprintf("box-%s.png", name), under)
+			parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
 		}
-		below := fmt.Sprintf("t%dp0", i)
-		for k := 1; k < len(parts); k++ {
-			over := fmt.Sprintf("[%s][t%dp%d]overlay=x=0:y=0:format=rgb", below, i, k)
-			if k == len(parts)-1 {
-				p.graph = append(p.graph, over+","+tail+"["+lbl+"]")
-				break
-			}
-			below = fmt.Sprintf("t%dc%d", i, k)
-			p.graph = append(p.graph, over+"["+below+"]")
+		// The shadow is the glyphs and their stroke in one colour, so
+		// they overlap without doubling its alpha; blurred over Blur
+		// pixels, as CSS's: a Gaussian of half that deviation. gblur
+		// works on planar formats only.
+		shadow := pic.image(sh.Color)
+		if err := p.drawGlyphs(l, lay, shadow, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
+			return "", "", err
+		}
+		in := p.pictureInput(fmt.Sprintf("shadow-%s.png", name), shadow)
+		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=gbrap", "gblur=sigma="+f(float64(sh.Blur)/2))))
+		under = nil
+	}
+	top := under
+	if top == nil {
+		// Glyphs' edges blend into transparency in their outer colour.
+		edge := l.Color
+		if l.Stroke.Width > 0 {
+			edge = l.Stroke.Color
+		}
+		if !withGlyphs {
+			edge = l.Style.Background
+		}
+		top = pic.image(edge)
+	}
+	if sh.Color != "" && !blurred {
+		if err := p.drawGlyphs(l, lay, top, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
+			return "", "", err
 		}
 	}
-	return p.overlay(i, enable, video, lbl, x, y), nil
+	if withGlyphs {
+		glyphPaint := glyphs.Paint{Fill: nrgba(l.Color)}
+		if l.Stroke.Width > 0 {
+			glyphPaint.StrokeWidth, glyphPaint.Stroke = float64(l.Stroke.Width), nrgba(l.Stroke.Color)
+		}
+		if err := p.drawGlyphs(l, lay, top, pic, glyphPaint, 0, 0); err != nil {
+			return "", "", err
+		}
+	}
+	in := p.pictureInput(fmt.Sprintf("text-%s.png", name), top)
+	if len(parts) == 0 {
+		return fmt.Sprintf("[%d:v]", in), pic.size, nil
+	}
+	parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
+	for k, part := range parts {
+		p.graph = append(p.graph, fmt.Sprintf("%s[t%sp%d]", part, name, k))
+	}
+	below := fmt.Sprintf("t%sp0", name)
+	for k := 1; k < len(parts)-1; k++ {
+		next := fmt.Sprintf("t%sc%d", name, k)
+		p.graph = append(p.graph, fmt.Sprintf("[%s][t%sp%d]overlay=x=0:y=0:format=rgb[%s]", below, name, k, next))
+		below = next
+	}
+	return fmt.Sprintf("[%s][t%sp%d]", below, name, len(parts)-1), "overlay=x=0:y=0:format=rgb", nil
 }
 
 // missingWarning names the characters of a layer no font has.

@@ -173,7 +173,10 @@ type placed struct {
 	// cluster is the index in the paragraph's characters of the first
 	// character the glyph draws.
 	cluster int
-	x, y    float64
+	// word and letter are the numbers of the word and the letter (Unit)
+	// the glyph draws, -1 for white space.
+	word, letter int
+	x, y         float64
 	// size is the font size the glyph is drawn at.
 	size float64
 	// ink is whether the glyph draws anything.
@@ -193,8 +196,8 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 		feats = append(feats, shaping.FontFeature{Tag: ot.MustNewTag(f.Tag), Value: f.Value})
 	}
 	missing := map[rune]bool{}
-	text = strings.ReplaceAll(text, "\r\n", "\n")
-	paras := strings.Split(text, "\n")
+	paras := paragraphs(text)
+	var words, letters int
 	policy := shaping.WhenNecessary
 	if o.WholeWords {
 		policy = shaping.Never
@@ -212,11 +215,14 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 		// is no advance to a stop.
 		para = strings.ReplaceAll(para, "\t", "    ")
 		runes := []rune(para)
+		var num units
+		num.words, words = numberUnits(runes, Words, words)
+		num.letters, letters = numberUnits(runes, Letters, letters)
 		if len(runes) == 0 {
 			lay.Lines = append(lay.Lines, Line{})
 			if o.MaxLines > 0 && len(lay.Lines) == o.MaxLines && p < len(paras)-1 {
 				// The text goes on past the last line kept.
-				lay.Lines[len(lay.Lines)-1] = s.place(shaping.Line{ellipsis}, o.Size)
+				lay.Lines[len(lay.Lines)-1] = s.place(shaping.Line{ellipsis}, o.Size, units{ellipsis: ellipsis.Glyphs})
 				lay.Truncated = true
 				break
 			}
@@ -256,8 +262,9 @@ func (s *Shaper) Layout(text string, o Options) *Layout {
 			cfg.TextContinues = p < len(paras)-1
 		}
 		lines, cut := s.wrap.WrapParagraphF(cfg, width, runes, shaping.NewSliceIterator(outs))
+		num.ellipsis = ellipsis.Glyphs
 		for _, ln := range lines {
-			lay.Lines = append(lay.Lines, s.place(ln, o.Size))
+			lay.Lines = append(lay.Lines, s.place(ln, o.Size, num))
 		}
 		if cut > 0 || (o.MaxLines > 0 && len(lay.Lines) >= o.MaxLines && p < len(paras)-1) {
 			lay.Truncated = true
@@ -304,18 +311,45 @@ func (s *Shaper) spaces(runs []shaping.Input) []shaping.Input {
 	return out
 }
 
+// units are the numbers of a paragraph's words and letters by character
+// (numberUnits), and the glyphs of the ellipsis that ends a line cut
+// short, which belong to the last unit before them.
+type units struct {
+	words, letters []int
+	ellipsis       []shaping.Glyph
+}
+
+// of is the word and the letter the glyph at cluster of a paragraph
+// draws.
+func (u units) of(cluster int) (word, letter int) {
+	if cluster < 0 || cluster >= len(u.words) {
+		return -1, -1
+	}
+	return u.words[cluster], u.letters[cluster]
+}
+
 // place puts a wrapped line's glyphs in visual order.
-func (s *Shaper) place(ln shaping.Line, size float64) Line {
+func (s *Shaper) place(ln shaping.Line, size float64, num units) Line {
 	runs := make([]shaping.Output, len(ln))
 	for _, r := range ln {
 		runs[r.VisualIndex] = r
 	}
 	var out Line
 	pen := fixed.Int26_6(0)
+	lastWord, lastLetter := -1, -1
+	var dots []int
 	for _, run := range runs {
 		f := s.byFace[run.Face]
+		isEllipsis := len(run.Glyphs) > 0 && len(num.ellipsis) > 0 && &run.Glyphs[0] == &num.ellipsis[0]
 		for _, g := range run.Glyphs {
+			word, letter := num.of(g.TextIndex())
+			if isEllipsis {
+				word, letter = -1, -1
+				dots = append(dots, len(out.glyphs))
+			}
+			lastWord, lastLetter = max(lastWord, word), max(lastLetter, letter)
 			p := placed{
+				word: word, letter: letter,
 				font: f, face: run.Face, gid: g.GlyphID, size: size, cluster: g.TextIndex(),
 				x: float64(pen+g.XOffset) / 64, y: -float64(g.YOffset) / 64,
 				ink: g.GlyphID != 0 && g.Width != 0 && g.Height != 0,
@@ -325,6 +359,9 @@ func (s *Shaper) place(ln shaping.Line, size float64) Line {
 			out.glyphs = append(out.glyphs, p)
 			pen += g.Advance
 		}
+	}
+	for _, k := range dots {
+		out.glyphs[k].word, out.glyphs[k].letter = lastWord, lastLetter
 	}
 	out.Width = float64(pen) / 64
 	return out

@@ -18,6 +18,9 @@ type RenderCompleted struct {
 	// composition asked for beside a video, absent when it did not.
 	PosterURL    string `json:"posterUrl,omitempty"`
 	ThumbnailURL string `json:"thumbnailUrl,omitempty"`
+	// Warnings are kino's addition: what the render did not draw as the
+	// composition asked (the status record's warnings), absent when none.
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Resolution is the size of the video in pixels.

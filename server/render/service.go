@@ -366,6 +366,7 @@ func (s *Service) recordWith(ctx context.Context, j *jobs.Job, deliveries map[st
 			}
 			*dst = proto.String(u)
 		}
+		rec.Warnings = renderjob.Warnings(j)
 	case jobs.Failed:
 		rec.Error = &renderv1.RenderError{Code: deref(j.ErrorCode), Message: deref(j.ErrorMessage)}
 	}

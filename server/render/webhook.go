@@ -47,7 +47,7 @@ func callback(ctx context.Context, st *storage.Storage, j *jobs.Job, args render
 		}
 		return f, nil
 	}
-	c := RenderCompleted{JobID: j.ID, Status: status, Duration: args.Duration, Format: args.Format, Resolution: res}
+	c := RenderCompleted{JobID: j.ID, Status: status, Duration: args.Duration, Format: args.Format, Resolution: res, Warnings: renderjob.Warnings(j)}
 	for field, dst := range map[string]*string{renderjob.OutputField: &c.OutputURL, renderjob.PosterField: &c.PosterURL, renderjob.ThumbnailField: &c.ThumbnailURL} {
 		key, ok := j.Outputs[field]
 		if !ok {

@@ -240,7 +240,8 @@ func (p *Previewer) draw(ctx context.Context, org string, scene *engine.Scene, a
 		return nil, apierr.Wrap(err, apierr.Internal, "the frame could not be read; try again")
 	}
 	w, h := frame.PreviewSize()
-	return &renderv1.PreviewRenderResponse{ContentType: contentType(frame.Format), Data: data, Width: int32(w), Height: int32(h)}, nil
+	return &renderv1.PreviewRenderResponse{ContentType: contentType(frame.Format), Data: data, Width: int32(w), Height: int32(h),
+		Warnings: renderjob.MergeWarnings(cmd.Warnings)}, nil
 }
 
 // record writes a preview's use into the ledger.

@@ -63,7 +63,7 @@ func (h *Handler) Run(ctx context.Context, j *jobs.Job, progress func(float64)) 
 	keys, f := execute(ctx)
 	o := r.outcome(keys, f)
 	if f == nil && keys != nil {
-		o.Result.Metadata = priced(args, h.cfg.Limits)
+		o.Result.Metadata = renderjob.WithWarnings(priced(args, h.cfg.Limits), r.warnings)
 	}
 	return o
 }
@@ -90,6 +90,9 @@ type renderRun struct {
 	maxOutput int64
 	// discard removes what the attempt stored, once begun.
 	discard func(context.Context)
+	// warnings are what the attempt's plan did not draw as asked (or, for
+	// a join, its parts' plans), stored with its result.
+	warnings []string
 }
 
 // execute runs one attempt: downloads, probes, ffmpeg and the upload,
@@ -132,6 +135,7 @@ func (r *renderRun) execute(parent context.Context) (map[string]string, *jobs.Fa
 	if f, ok := r.encode(a, cmd, err, scene.Duration); !ok {
 		return nil, f
 	}
+	r.warnings = cmd.Warnings
 	// Every file of the render is stored under its prefix: the output as
 	// renders/ID.FORMAT, a poster as renders/ID.poster.jpg.
 	return r.store(a, upload{field: renderjob.OutputField, key: fmt.Sprintf("renders/%s.%s", r.job.ID, scene.Format), path: out, format: scene.Format}, cmd)

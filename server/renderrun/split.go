@@ -57,7 +57,12 @@ func (h *PartHandler) Run(ctx context.Context, j *jobs.Job, progress func(float6
 	}
 	log = log.With("render_id", whole.ID, "part", pa.Index)
 	r := &renderRun{cfg: h.cfg, job: whole, args: args, log: log, progress: progress, maxOutput: h.cfg.Env.MaxOutputBytes}
-	return r.outcome(r.part(ctx, j.Type, pa))
+	o := r.outcome(r.part(ctx, j.Type, pa))
+	if o.Failure == nil {
+		// The join gathers its parts' warnings into the render's.
+		o.Result.Metadata = renderjob.WithWarnings(nil, r.warnings)
+	}
+	return o
 }
 
 // part renders a part of r's render: the frames pa names, or its sound.
@@ -164,6 +169,17 @@ func (r *renderRun) join(parent context.Context) (map[string]string, *jobs.Failu
 			keys[field] = key
 		}
 	}
+	// The parts planned the frames: their warnings are the render's.
+	parts, err := r.cfg.Jobs.Batch(parent, jobs.Filter{Kind: renderjob.PartKind, Org: r.job.OrgID, BatchID: r.job.ID})
+	if err != nil {
+		if parent.Err() != nil {
+			return nil, nil
+		}
+		return nil, &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "the parts of the render could not be read", Retry: true}
+	}
+	for _, p := range parts {
+		r.warnings = renderjob.MergeWarnings(r.warnings, renderjob.Warnings(p))
+	}
 	return keys, nil
 }
 
@@ -204,6 +220,7 @@ func (r *renderRun) runWith(parent context.Context, sources func(*engine.Scene) 
 	if f, ok := r.encode(a, cmd, err, dur); !ok {
 		return nil, f
 	}
+	r.warnings = cmd.Warnings
 	return r.store(a, upload{field: renderjob.OutputField, key: key, path: out, contentType: ctype}, cmd)
 }
 

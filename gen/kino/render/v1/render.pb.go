@@ -271,8 +271,11 @@ type PreviewRenderResponse struct {
 	// The encoded picture.
 	Data []byte `protobuf:"bytes,2,opt,name=data,proto3" json:"data,omitempty"`
 	// The picture's size in pixels.
-	Width         int32 `protobuf:"varint,3,opt,name=width,proto3" json:"width,omitempty"`
-	Height        int32 `protobuf:"varint,4,opt,name=height,proto3" json:"height,omitempty"`
+	Width  int32 `protobuf:"varint,3,opt,name=width,proto3" json:"width,omitempty"`
+	Height int32 `protobuf:"varint,4,opt,name=height,proto3" json:"height,omitempty"`
+	// What the frame did not draw as the composition asked, as a render's
+	// warnings. kino's addition; over REST, the Kino-Warnings headers.
+	Warnings      []string `protobuf:"bytes,5,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -333,6 +336,13 @@ func (x *PreviewRenderResponse) GetHeight() int32 {
 		return x.Height
 	}
 	return 0
+}
+
+func (x *PreviewRenderResponse) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
 }
 
 // RenderSplit overrides, for one render, the server's rule for splitting
@@ -1202,7 +1212,11 @@ type RenderJob struct {
 	PosterUrl *string `protobuf:"bytes,9,opt,name=poster_url,json=posterUrl,proto3,oneof" json:"poster_url,omitempty"`
 	// Where the thumbnail (a frame of the video, scaled down) can be
 	// downloaded; set only when completed and the composition asked for one.
-	ThumbnailUrl  *string `protobuf:"bytes,10,opt,name=thumbnail_url,json=thumbnailUrl,proto3,oneof" json:"thumbnail_url,omitempty"`
+	ThumbnailUrl *string `protobuf:"bytes,10,opt,name=thumbnail_url,json=thumbnailUrl,proto3,oneof" json:"thumbnail_url,omitempty"`
+	// What the render did not draw as the composition asked (a character no
+	// font has, say), one sentence each naming the field; empty when it drew
+	// everything. Set once the render has completed. kino's addition.
+	Warnings      []string `protobuf:"bytes,11,rep,name=warnings,proto3" json:"warnings,omitempty"`
 	unknownFields protoimpl.UnknownFields
 	sizeCache     protoimpl.SizeCache
 }
@@ -1305,6 +1319,13 @@ func (x *RenderJob) GetThumbnailUrl() string {
 		return *x.ThumbnailUrl
 	}
 	return ""
+}
+
+func (x *RenderJob) GetWarnings() []string {
+	if x != nil {
+		return x.Warnings
+	}
+	return nil
 }
 
 // WebhookDelivery is the state of a job's completion webhook.
@@ -1478,12 +1499,13 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\x03key\x18\x01 \x01(\tR\x03key\x12\x14\n" +
 	"\x05value\x18\x02 \x01(\tR\x05value:\x028\x01B\a\n" +
 	"\x05_timeB\b\n" +
-	"\x06_width\"|\n" +
+	"\x06_width\"\x98\x01\n" +
 	"\x15PreviewRenderResponse\x12!\n" +
 	"\fcontent_type\x18\x01 \x01(\tR\vcontentType\x12\x12\n" +
 	"\x04data\x18\x02 \x01(\fR\x04data\x12\x14\n" +
 	"\x05width\x18\x03 \x01(\x05R\x05width\x12\x16\n" +
-	"\x06height\x18\x04 \x01(\x05R\x06height\"Z\n" +
+	"\x06height\x18\x04 \x01(\x05R\x06height\x12\x1a\n" +
+	"\bwarnings\x18\x05 \x03(\tR\bwarnings\"Z\n" +
 	"\vRenderSplit\x12\x1d\n" +
 	"\aenabled\x18\x01 \x01(\bH\x00R\aenabled\x88\x01\x01\x12\x17\n" +
 	"\x04part\x18\x02 \x01(\x01H\x01R\x04part\x88\x01\x01B\n" +
@@ -1541,7 +1563,7 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\x05limit\x18\x03 \x01(\x05R\x05limit\"x\n" +
 	"\x13ListRendersResponse\x12-\n" +
 	"\x04data\x18\x01 \x03(\v2\x19.kino.render.v1.RenderJobR\x04data\x122\n" +
-	"\x04meta\x18\x02 \x01(\v2\x1e.kino.render.v1.RenderListMetaR\x04meta\"\xc7\x03\n" +
+	"\x04meta\x18\x02 \x01(\v2\x1e.kino.render.v1.RenderListMetaR\x04meta\"\xe3\x03\n" +
 	"\tRenderJob\x12\x15\n" +
 	"\x06job_id\x18\x01 \x01(\tR\x05jobId\x12\x16\n" +
 	"\x06status\x18\x02 \x01(\tR\x06status\x12\x1f\n" +
@@ -1557,7 +1579,8 @@ const file_kino_render_v1_render_proto_rawDesc = "" +
 	"\n" +
 	"poster_url\x18\t \x01(\tH\x02R\tposterUrl\x88\x01\x01\x12(\n" +
 	"\rthumbnail_url\x18\n" +
-	" \x01(\tH\x03R\fthumbnailUrl\x88\x01\x01B\v\n" +
+	" \x01(\tH\x03R\fthumbnailUrl\x88\x01\x01\x12\x1a\n" +
+	"\bwarnings\x18\v \x03(\tR\bwarningsB\v\n" +
 	"\t_progressB\r\n" +
 	"\v_output_urlB\r\n" +
 	"\v_poster_urlB\x10\n" +
