@@ -1162,6 +1162,11 @@ export interface components {
             width?: number;
             /** Format: int32 */
             height?: number;
+            /**
+             * @description What the frame did not draw as the composition asked, as a render's
+             *     warnings. kino's addition; over REST, the Kino-Warnings headers.
+             */
+            warnings?: string[];
         };
         /** @description RenderError describes why a render failed. */
         RenderError: {
@@ -1196,6 +1201,12 @@ export interface components {
              *     downloaded; set only when completed and the composition asked for one.
              */
             thumbnailUrl?: string;
+            /**
+             * @description What the render did not draw as the composition asked (a character no
+             *     font has, say), one sentence each naming the field; empty when it drew
+             *     everything. Set once the render has completed. kino's addition.
+             */
+            warnings?: string[];
         };
         /**
          * @description RenderListMeta pages a render list: total matching jobs, the page the

@@ -907,6 +907,9 @@ PreviewRenderResponse = TypedDict(
         # The picture's size in pixels.
         "width": int,
         "height": int,
+        # What the frame did not draw as the composition asked, as a render's
+        # warnings. kino's addition; over REST, the Kino-Warnings headers.
+        "warnings": List[str],
     },
     total=False,
 )
@@ -947,6 +950,10 @@ RenderJob = TypedDict(
         # Where the thumbnail (a frame of the video, scaled down) can be
         # downloaded; set only when completed and the composition asked for one.
         "thumbnailUrl": str,
+        # What the render did not draw as the composition asked (a character no
+        # font has, say), one sentence each naming the field; empty when it drew
+        # everything. Set once the render has completed. kino's addition.
+        "warnings": List[str],
     },
     total=False,
 )
