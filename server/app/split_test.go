@@ -183,7 +183,8 @@ func TestSplitRenderCancelStopsEveryPart(t *testing.T) {
 		assert.Equal(t, "queued", k.get(t, id)["status"])
 		require.Eventually(t, func() bool { return k.get(t, id)["progress"].(float64) > 0 }, 30*time.Second, 20*time.Millisecond)
 		assert.Equal(t, "processing", k.get(t, id)["status"])
-		require.True(t, ffmpegRunning(t, k.cfg.DataDir))
+		// Between two parts no ffmpeg runs for a moment.
+		require.Eventually(t, func() bool { return ffmpegRunning(t, k.cfg.DataDir) }, 30*time.Second, 10*time.Millisecond)
 
 		r := k.do(t, http.MethodDelete, "/api/render/"+id, nil)
 		require.Equal(t, http.StatusOK, r.status, "%s", r.body)
