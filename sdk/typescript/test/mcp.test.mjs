@@ -13,7 +13,8 @@ before(async () => {
   k = await startKino();
   const transport = new StdioClientTransport({
     command: kinoBin(),
-    args: ["mcp", "--addr", k.grpcAddr, "--api-key", k.apiKey, "--url", k.baseUrl],
+    // The test's kino is on loopback, which the upload tool refuses unless told.
+    args: ["mcp", "--addr", k.grpcAddr, "--api-key", k.apiKey, "--url", k.baseUrl, "--allow-private-networks"],
     stderr: "inherit",
   });
   client = new Client({ name: "kino-sdk-test", version: "1.0.0" });
