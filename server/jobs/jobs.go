@@ -502,7 +502,11 @@ func (c *Client) Complete(ctx context.Context, id, owner string, res Result) (bo
 // its inputs, and makes it available once its last parent has completed.
 func (c *Client) handOn(ctx context.Context, tx *ent.Tx, ch *changes, parent *ent.Job) error {
 	for _, d := range parent.Dependants {
-		child, err := tx.Job.Get(ctx, d.ID)
+		// Locked: parents completing at once on PostgreSQL each add their
+		// outputs to the same row, and an unlocked read loses the other's
+		// (a split render's poster, fed by one part, was lost to another
+		// part finishing in the same moment).
+		child, err := c.lockedGet(ctx, tx, job.ID(d.ID))
 		if err != nil {
 			return fmt.Errorf("read dependant %s of job %s: %w", d.ID, parent.ID, err)
 		}

@@ -46,6 +46,7 @@ func Exercise(t *testing.T, newDB NewDB) {
 		{"RetryBecomesClaimableWhenDue", retryDue},
 		{"TurnsFollowWeights", turnsFollowWeights},
 		{"RunningCap", runningCap},
+		{"HandOnConcurrentKeepsEveryOutput", handOnConcurrent},
 		{"Rate", rate},
 		{"Queue", queue},
 		{"Storage", storage},
@@ -323,6 +324,47 @@ func runningCap(t *testing.T, newDB NewDB) {
 	j = nodes[1].claim(t, "w")
 	require.NotNil(t, j, "a place freed under the cap")
 	assert.Equal(t, "capped", j.OrgID)
+}
+
+// handOnConcurrent: parents that complete at once, on two nodes, each
+// hand their output to the one job that waits for them, and none is lost
+// (an unlocked read of the child let one parent's write undo another's).
+func handOnConcurrent(t *testing.T, newDB NewDB) {
+	db := newDB(t)
+	clock := jobstest.NewClock()
+	nodes := []bundle{node(t, db, jobs.Config{}, nil, clock), node(t, db, jobs.Config{}, nil, clock)}
+	ctx := context.Background()
+	const parents = 6
+	for round := range 5 {
+		child := fmt.Sprintf("child-%d", round)
+		var all []jobs.NewJob
+		var opts []jobstest.Option
+		for i := range parents {
+			id := fmt.Sprintf("parent-%d-%d", round, i)
+			all = append(all, jobstest.Job(id))
+			opts = append(opts, jobstest.After(id, map[string]string{fmt.Sprintf("in%d", i): "out"}))
+		}
+		all = append(all, jobstest.Job(child, append(opts, jobstest.OfType("child"))...))
+		jobstest.Insert(t, nodes[0].jobs, all...)
+		var taken []*ent.Job
+		for i := range parents {
+			j := nodes[i%2].claim(t, fmt.Sprintf("w%d", i))
+			require.NotNil(t, j)
+			taken = append(taken, j)
+		}
+		var wg sync.WaitGroup
+		for i, j := range taken {
+			wg.Go(func() {
+				ok, err := nodes[i%2].jobs.Complete(ctx, j.ID, *j.LeaseOwner, jobs.Result{Outputs: map[string]string{"out": "key-" + j.ID}})
+				assert.NoError(t, err)
+				assert.True(t, ok)
+			})
+		}
+		wg.Wait()
+		c := nodes[0].get(t, child)
+		assert.Len(t, c.InputKeys, parents, "round %d: every parent's output handed on: %v", round, c.InputKeys)
+		assert.Equal(t, jobs.Available, c.State, "round %d", round)
+	}
 }
 
 // code is the documented code of a limit's refusal, "" for none.
