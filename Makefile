@@ -82,6 +82,7 @@ lint:
 FUZZTIME ?= 60s
 fuzz:
 	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzCompile$$' -fuzztime $(FUZZTIME)
+	$(GO) test ./server/engine -run '^$$' -fuzz '^FuzzParseTranscript$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/ffmpeg -run '^$$' -fuzz '^FuzzReadContainer$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/psd -run '^$$' -fuzz '^FuzzDecode$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s
 	$(GO) test ./server/mockup -run '^$$' -fuzz '^FuzzTemplate$$' -fuzztime $(FUZZTIME) -fuzzminimizetime 2s

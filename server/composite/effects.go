@@ -183,14 +183,26 @@ func boxV(src, dst []float32, w, h, r int) {
 	}
 }
 
-// distance is the squared Euclidean distance of each pixel to the
-// nearest one at least half covered (Felzenszwalb and Huttenlocher's
-// exact transform, a row pass then a column pass).
+// distance is the squared Euclidean distance of each pixel of s to the
+// nearest one at least half covered.
 func distance(s Shape) []float32 {
-	w, h := s.Rect.Dx(), s.Rect.Dy()
+	d64 := SquaredDistance(s.A, s.Rect.Dx(), s.Rect.Dy())
+	d := make([]float32, len(d64))
+	for i, v := range d64 {
+		d[i] = float32(v)
+	}
+	return d
+}
+
+// SquaredDistance is the squared Euclidean distance of each pixel of a
+// w×h coverage a to the nearest pixel at least half covered
+// (Felzenszwalb and Huttenlocher's exact transform, a column pass then a
+// row pass): the one transform behind layer strokes and glows and text
+// strokes.
+func SquaredDistance(a []float32, w, h int) []float64 {
 	const inf = 1e20
-	d := make([]float32, w*h)
-	for i, v := range s.A {
+	d := make([]float64, w*h)
+	for i, v := range a {
 		if v >= 0.5 {
 			d[i] = 0
 		} else {
@@ -198,32 +210,26 @@ func distance(s Shape) []float32 {
 		}
 	}
 	n := max(w, h)
-	f := make([]float64, n)
-	out := make([]float64, n)
-	v := make([]int, n)
-	z := make([]float64, n+1)
+	f, z := make([]float64, n+1), make([]float64, n+1)
+	v, out := make([]int, n), make([]float64, n)
 	for x := 0; x < w; x++ {
 		for y := 0; y < h; y++ {
-			f[y] = float64(d[y*w+x])
+			f[y] = d[y*w+x]
 		}
 		dt1(f[:h], out[:h], v, z)
 		for y := 0; y < h; y++ {
-			d[y*w+x] = float32(out[y])
+			d[y*w+x] = out[y]
 		}
 	}
 	for y := 0; y < h; y++ {
-		for x := 0; x < w; x++ {
-			f[x] = float64(d[y*w+x])
-		}
+		copy(f, d[y*w:(y+1)*w])
 		dt1(f[:w], out[:w], v, z)
-		for x := 0; x < w; x++ {
-			d[y*w+x] = float32(out[x])
-		}
+		copy(d[y*w:], out[:w])
 	}
 	return d
 }
 
-// dt1 is the one-dimensional squared distance transform of f.
+// dt1 is the one-dimensional squared distance transform of f into out.
 func dt1(f, out []float64, v []int, z []float64) {
 	n := len(f)
 	if n == 0 {
@@ -233,10 +239,14 @@ func dt1(f, out []float64, v []int, z []float64) {
 	v[0] = 0
 	z[0], z[1] = math.Inf(-1), math.Inf(1)
 	for q := 1; q < n; q++ {
-		s := ((f[q] + float64(q*q)) - (f[v[k]] + float64(v[k]*v[k]))) / float64(2*q-2*v[k])
-		for s <= z[k] {
+		var s float64
+		for {
+			p := v[k]
+			s = ((f[q] + float64(q*q)) - (f[p] + float64(p*p))) / float64(2*q-2*p)
+			if s > z[k] || k == 0 {
+				break
+			}
 			k--
-			s = ((f[q] + float64(q*q)) - (f[v[k]] + float64(v[k]*v[k]))) / float64(2*q-2*v[k])
 		}
 		k++
 		v[k] = q
@@ -247,7 +257,8 @@ func dt1(f, out []float64, v []int, z []float64) {
 		for z[k+1] < float64(q) {
 			k++
 		}
-		out[q] = float64((q-v[k])*(q-v[k])) + f[v[k]]
+		dq := float64(q - v[k])
+		out[q] = dq*dq + f[v[k]]
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -522,4 +523,36 @@ func checkScript(t *testing.T, script string) {
 			t.Fatalf("a cue's \\N became a line break: %q", ln)
 		}
 	}
+}
+
+// FuzzParseTranscript: any JSON of words a client sends is read without a
+// panic, and what it yields is finite times, never NaN or infinity, which
+// would reach the subtitle script as text.
+func FuzzParseTranscript(f *testing.F) {
+	for _, s := range []string{
+		`[{"text":"Hello","start":0.5,"end":0.8},{"word":"world","start":0.9,"end":1.2}]`,
+		`{"words":[{"text":"a","start":1,"end":2}],"audio_duration":3}`,
+		`{"segments":[{"start":0,"end":2,"text":"hi there","words":[{"word":"hi","start":0,"end":0.5},{"word":"there"}]}]}`,
+		`{"results":{"channels":[{"alternatives":[{"words":[{"punctuated_word":"Yes.","start":0.1,"end":0.4}]}]}]}}`,
+		`{"words":[{"text":"x","start":1e308,"end":-1e308}]}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cues, err := ParseTranscript(data)
+		if err != nil {
+			return
+		}
+		finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+		for _, c := range cues {
+			if !finite(c.Start) || !finite(c.End) {
+				t.Fatalf("cue %q has times %v..%v", c.Text, c.Start, c.End)
+			}
+			for _, w := range c.Words {
+				if !finite(w.Start) || !finite(w.End) {
+					t.Fatalf("word %q has times %v..%v", w.Text, w.Start, w.End)
+				}
+			}
+		}
+	})
 }

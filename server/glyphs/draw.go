@@ -11,6 +11,8 @@ import (
 	ot "github.com/go-text/typesetting/font/opentype"
 	xdraw "golang.org/x/image/draw"
 	"golang.org/x/image/vector"
+
+	"github.com/kinohq/kino/server/composite"
 )
 
 // Paint is how a layout's glyphs are coloured.
@@ -221,32 +223,7 @@ func dilate(cov *image.Alpha, colour *image.RGBA, width float64) []float32 {
 		}
 		base[i] = float32(a) / 255
 	}
-	const inf = 1e20
-	d := make([]float64, w*h)
-	for i, a := range base {
-		if a >= 0.5 {
-			d[i] = 0
-		} else {
-			d[i] = inf
-		}
-	}
-	n := max(w, h)
-	f, z := make([]float64, n+1), make([]float64, n+1)
-	v, out := make([]int, n), make([]float64, n)
-	for x := 0; x < w; x++ {
-		for y := 0; y < h; y++ {
-			f[y] = d[y*w+x]
-		}
-		edt1(f[:h], out[:h], v, z)
-		for y := 0; y < h; y++ {
-			d[y*w+x] = out[y]
-		}
-	}
-	for y := 0; y < h; y++ {
-		copy(f, d[y*w:(y+1)*w])
-		edt1(f[:w], out[:w], v, z)
-		copy(d[y*w:], out[:w])
-	}
+	d := composite.SquaredDistance(base, w, h)
 	s := make([]float32, w*h)
 	for i := range s {
 		// The edge lies about half a pixel past the centre of the
@@ -255,37 +232,4 @@ func dilate(cov *image.Alpha, colour *image.RGBA, width float64) []float32 {
 		s[i] = max(a, base[i])
 	}
 	return s
-}
-
-// edt1 is the squared distance transform of one row f into out.
-func edt1(f, out []float64, v []int, z []float64) {
-	n := len(f)
-	if n == 0 {
-		return
-	}
-	k := 0
-	v[0] = 0
-	z[0], z[1] = math.Inf(-1), math.Inf(1)
-	for q := 1; q < n; q++ {
-		var s float64
-		for {
-			p := v[k]
-			s = ((f[q] + float64(q*q)) - (f[p] + float64(p*p))) / float64(2*q-2*p)
-			if s > z[k] || k == 0 {
-				break
-			}
-			k--
-		}
-		k++
-		v[k] = q
-		z[k], z[k+1] = s, math.Inf(1)
-	}
-	k = 0
-	for q := 0; q < n; q++ {
-		for z[k+1] < float64(q) {
-			k++
-		}
-		dq := float64(q - v[k])
-		out[q] = dq*dq + f[v[k]]
-	}
 }
