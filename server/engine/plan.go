@@ -281,8 +281,10 @@ func partContainer(enc []string) []string {
 func (p *planner) sound() bool { return p.s.HasSound() && p.mode != pictureOnly }
 
 // Shown is how long the encoded frames last: a part's timeline less its
-// lead.
-func (s *Scene) Shown() float64 { return s.Duration - float64(s.lead)/float64(s.FPS) }
+// lead, to the microsecond like every time the engine writes. Unrounded,
+// 2.9 s less 50 frames at 25 fps is 0.8999999999999999 s, and ffmpeg's
+// -t and color source end a frame early on it (22 frames, not 23).
+func (s *Scene) Shown() float64 { return micro(s.Duration - float64(s.lead)/float64(s.FPS)) }
 
 // encoderArgs are the codec settings of each format: fast presets, since a
 // render API is judged on turnaround. alpha keeps the transparency of a
