@@ -90,6 +90,10 @@ type Config struct {
 	// HeartbeatEvery is the time between two heartbeats of the node;
 	// default node.HeartbeatEvery.
 	HeartbeatEvery time.Duration
+	// IdlePollEvery is how often an idle worker slot looks for work that
+	// no signal announced (a retry whose backoff ended, a missed event);
+	// default jobs.PoolConfig's.
+	IdlePollEvery time.Duration
 	// URLLifetime is how long each URL kino hands out stays valid: S3
 	// presigned URLs and kino's signed /files/ URLs; default 24h.
 	URLLifetime time.Duration
@@ -516,6 +520,7 @@ func (a *App) openWorkers() {
 					FFmpeg: a.ffmpeg, Memory: a.memory, MaxPixels: a.ffmpeg.MaxPixels, MaxOutputBytes: cfg.MaxOutputBytes, SandboxPartial: cfg.RawFFmpegWithoutSandbox}),
 			}),
 		},
+		PollEvery:      cfg.IdlePollEvery,
 		TracerProvider: cfg.TracerProvider,
 		Metrics:        a.metrics,
 		Log:            cfg.Log,

@@ -366,32 +366,27 @@ func ndjsonStatus(line []byte) string {
 	return m.Result.Status
 }
 
-// Defect: an idle worker learns of a job queued on another node only by
-// polling every second (render.pollInterval; the media runner likewise):
-// wake-ups stay in the process that queued the job. With pushed changes the
-// job leaves queued within milliseconds. Three tries at random points of
-// the second: a one-second poll passes all three within 300 ms about 2.7%
-// of the time.
+// An idle worker learns of a job queued on another node from the signal
+// the queuing node pushes, not by polling. The worker's own poll is set to
+// ten minutes, so a job that leaves queued within the test's bound (a
+// bound, not a speed) was started by the signal; before signals crossed
+// nodes, wake-ups stayed in the process that queued the job and every try
+// here waited for the poll.
 func TestIdleWorkerOnOtherNodeStartsJobPromptly(t *testing.T) {
 	t.Parallel()
 	db := storetest.Postgres(t)
 	a := start(t, db, func(c *app.Config) { c.Workers = 0 })
-	start(t, db, func(c *app.Config) { c.Workers = 1 })
-	const within = 300 * time.Millisecond
+	start(t, db, func(c *app.Config) { c.Workers = 1; c.IdlePollEvery = 10 * time.Minute })
 	small := map[string]any{"provider": "provider_a", "composition": map[string]any{"width": 160, "height": 90, "fps": 10,
 		"layers": []any{map[string]any{"type": "color", "color": "#000000", "start": 0, "duration": 1}}}}
 
-	var waits []time.Duration
 	for range 3 {
 		phase()
 		id := a.submit(t, small)
-		answered := time.Now()
-		require.Eventually(t, func() bool { return a.get(t, id)["status"] != "queued" }, 10*time.Second, 10*time.Millisecond,
-			"no worker took the job")
-		waits = append(waits, time.Since(answered))
-		a.waitStatus(t, id, "completed", 30*time.Second)
+		require.Eventually(t, func() bool { return a.get(t, id)["status"] != "queued" }, time.Minute, 10*time.Millisecond,
+			"the idle worker on the other node did not take the job: no signal reached it")
+		a.waitStatus(t, id, "completed", time.Minute)
 	}
-	assert.Less(t, slices.Max(waits), within, "the jobs left queued %v after A answered the submit; want each within %s", waits, within)
 }
 
 // Guard, not a defect today: a cancel answered by node B kills the ffmpeg
