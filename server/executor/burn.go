@@ -73,7 +73,12 @@ func (e captionBurn) Work(ctx context.Context, t Task[catalog.CaptionBurn]) (Res
 	out := filepath.Join(t.Dir, "output.mp4")
 	args := append(ffmpeg.InputArgs(e.FFmpeg, in.Info, in.Path), "-vf", vf, "-map", "0:v:0", "-map", "0:a?",
 		"-c:v", "libx264", "-preset", "veryfast", "-pix_fmt", "yuv420p", "-c:a", "aac", "-movflags", "+faststart", "file:"+out)
-	if err := e.run(ctx, t.Attempt, in.Info.Duration, args); err != nil {
+	// libass and FreeType parse what the client wrote (an ASS script with
+	// its own embedded fonts, a font file), so the run that reads them is
+	// confined like a client's own command: no network, and only its
+	// folder and the system's read-only files. Partial: a kernel without
+	// the walls still burns captions, as before them.
+	if err := e.runIn(ctx, t.Attempt, in.Info.Duration, args, &ffmpeg.Sandbox{Partial: true}); err != nil {
 		return Result{}, err
 	}
 	if len(warnings) > 0 {
