@@ -13,6 +13,8 @@ type Adjustment struct {
 	// Threshold, when not zero, turns pixels whose luminance (Rec. 601
 	// weights) is at least it white, the others black.
 	Threshold int
+	// Color, when set, maps each pixel's colour after Tables.
+	Color func(r, g, b uint8) (uint8, uint8, uint8)
 }
 
 // apply is the backdrop over area with its colours adjusted, its alpha
@@ -28,6 +30,9 @@ func (a *Adjustment) apply(ctx context.Context, backdrop *image.NRGBA, area imag
 				r, g, b := src[i], src[i+1], src[i+2]
 				if t := a.Tables; t != nil {
 					r, g, b = t[0][r], t[1][g], t[2][b]
+				}
+				if a.Color != nil {
+					r, g, b = a.Color(r, g, b)
 				}
 				if a.Threshold > 0 {
 					v := uint8(0)
