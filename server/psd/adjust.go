@@ -276,20 +276,34 @@ func brightnessLegacy(b, k, mean int) *Adjustment {
 }
 
 // brightnessContrast is the modern Brightness/Contrast (CgEd's Brgh,
-// Cntr): brightness bends the curve through its middle like a gamma,
-// contrast an S about the mean, both keeping black and white.
+// Cntr), whose formula Adobe does not publish. This one was fitted to
+// Photoshop's merged images of five settings (28 dB where the previous
+// guess reached 22): brightness b bends the tones as 1-(1-x)^p upwards
+// or x^p downwards, p = 2^(b/80) or 2^(-b/100); contrast k is an S (or
+// its inverse) about the mean, of power 2^(k/200) (2^(k/40) when k < 0)
+// on each side; black and white stay.
 func brightnessContrast(b, k, mean float64) *Adjustment {
 	var curve [256]float64
-	g := math.Pow(2, -b/100) // brightness 100 is gamma 2
+	p := math.Pow(2, b/80)
+	if b < 0 {
+		p = math.Pow(2, -b/100)
+	}
 	m := mean / 255
 	if m <= 0 || m >= 1 {
 		m = 0.5
 	}
+	s := math.Pow(2, k/200)
+	if k < 0 {
+		s = math.Pow(2, k/40)
+	}
 	for v := range curve {
-		x := math.Pow(float64(v)/255, g)
+		x := float64(v) / 255
+		if b > 0 {
+			x = 1 - math.Pow(1-x, p)
+		} else {
+			x = math.Pow(x, p)
+		}
 		if k != 0 {
-			// A symmetric S (or its inverse) pivoting at the mean.
-			s := math.Pow(2, k/50)
 			if x < m {
 				x = m * math.Pow(x/m, s)
 			} else {
@@ -368,24 +382,37 @@ func readHueSaturation(c *cursor) *Adjustment {
 		}
 		a.Color = func(r, g, b uint8) (uint8, uint8, uint8) {
 			lum := (float64(max(r, g, b)) + float64(min(r, g, b))) / 510
+			if l > 0 {
+				lum += (1 - lum) * l
+			} else {
+				lum += lum * l
+			}
 			rr, gg, bb := hslToRGB(h/360, s, lum)
-			return lightness(rr, gg, bb, l)
+			return clamp8(rr * 255), clamp8(gg * 255), clamp8(bb * 255)
 		}
 		return a
 	}
 	a.Color = func(r, g, b uint8) (uint8, uint8, uint8) {
-		dh, ds, dl := master[0], master[1], master[2]
 		h, _, _ := rgbToHSL(r, g, b)
+		or, og, ob := hueSat(r, g, b, master[0], master[1]/100, master[2]/100)
 		for i := range ranges {
+			if sets[i] == [3]float64{} {
+				continue
+			}
 			if w := rangeWeight(h*360, ranges[i]); w > 0 {
-				dh += w * sets[i][0]
-				ds += w * sets[i][1]
-				dl += w * sets[i][2]
+				// A range's settings apply to the master's result, blended
+				// by how much the pixel's hue belongs to the range.
+				ar, ag, ab := hueSat(or, og, ob, sets[i][0], sets[i][1]/100, sets[i][2]/100)
+				or, og, ob = mix(or, ar, w), mix(og, ag, w), mix(ob, ab, w)
 			}
 		}
-		return hueSat(r, g, b, dh, ds/100, dl/100)
+		return or, og, ob
 	}
 	return a
+}
+
+func mix(a, b uint8, w float64) uint8 {
+	return clamp8(float64(a)*(1-w) + float64(b)*w)
 }
 
 // rangeWeight is how much a hue (degrees) belongs to a colour range:
@@ -405,50 +432,29 @@ func rangeWeight(h float64, rg [4]float64) float64 {
 }
 
 // hueSat rotates the hue by dh degrees, then changes saturation by ds and
-// lightness by dl (-1..1) as Photoshop's Hue/Saturation does.
+// lightness by dl (-1..1) as Photoshop's Hue/Saturation does, all in HSL:
+// saturation up divides it by 1-ds (full at ds = 1), down multiplies it
+// by 1+ds; lightness moves towards white or black keeping saturation.
 func hueSat(r, g, b uint8, dh, ds, dl float64) (uint8, uint8, uint8) {
-	rf, gf, bf := float64(r), float64(g), float64(b)
-	if dh != 0 {
-		h, s, l := rgbToHSL(r, g, b)
-		h = math.Mod(h+dh/360+1, 1)
-		rf, gf, bf = hslToRGB(h, s, l)
-		rf, gf, bf = rf*255, gf*255, bf*255
-	}
-	if ds != 0 {
-		mx, mn := math.Max(rf, math.Max(gf, bf)), math.Min(rf, math.Min(gf, bf))
-		if delta := (mx - mn) / 255; delta > 0 {
-			value := (mx + mn) / 255
-			l := value / 2
-			s := delta / value
-			if l >= 0.5 {
-				s = delta / (2 - value)
-			}
-			if ds > 0 {
-				alpha := 1 - ds
-				if ds+s >= 1 {
-					alpha = s
-				}
-				alpha = 1/math.Max(alpha, 1e-6) - 1
-				rf, gf, bf = rf+(rf-l*255)*alpha, gf+(gf-l*255)*alpha, bf+(bf-l*255)*alpha
-			} else {
-				rf, gf, bf = l*255+(rf-l*255)*(1+ds), l*255+(gf-l*255)*(1+ds), l*255+(bf-l*255)*(1+ds)
-			}
+	h, s, l := rgbToHSL(r, g, b)
+	h = math.Mod(h+dh/360+2, 1)
+	switch {
+	case ds >= 1:
+		if s > 0 {
+			s = 1
 		}
+	case ds > 0:
+		s = math.Min(1, s/(1-ds))
+	case ds < 0:
+		s *= math.Max(0, 1+ds)
 	}
-	return lightness(rf/255, gf/255, bf/255, dl)
-}
-
-// lightness moves a colour (0..1) towards white (dl > 0) or black.
-func lightness(r, g, b, dl float64) (uint8, uint8, uint8) {
-	f := func(v float64) uint8 {
-		if dl > 0 {
-			v += (1 - v) * dl
-		} else {
-			v += v * dl
-		}
-		return clamp8(v * 255)
+	if dl > 0 {
+		l += (1 - l) * math.Min(dl, 1)
+	} else {
+		l += l * math.Max(dl, -1)
 	}
-	return f(r), f(g), f(b)
+	rf, gf, bf := hslToRGB(h, s, l)
+	return clamp8(rf * 255), clamp8(gf * 255), clamp8(bf * 255)
 }
 
 func rgbToHSL(r, g, b uint8) (h, s, l float64) {
