@@ -17,8 +17,9 @@ type Adjustment struct {
 	Color func(r, g, b uint8) (uint8, uint8, uint8)
 }
 
-// apply is the backdrop over area with its colours adjusted, its alpha
-// kept.
+// apply is the backdrop over area with its colours adjusted, opaque: the
+// adjusted colour replaces the backdrop's where the layer shows fully,
+// and the backdrop's alpha is kept by drawing it as a clipped layer is.
 func (a *Adjustment) apply(ctx context.Context, backdrop *image.NRGBA, area image.Rectangle) *image.NRGBA {
 	out := image.NewNRGBA(area)
 	area = area.Intersect(backdrop.Rect)
@@ -41,7 +42,7 @@ func (a *Adjustment) apply(ctx context.Context, backdrop *image.NRGBA, area imag
 					}
 					r, g, b = v, v, v
 				}
-				dst[i], dst[i+1], dst[i+2], dst[i+3] = r, g, b, src[i+3]
+				dst[i], dst[i+1], dst[i+2], dst[i+3] = r, g, b, 255
 			}
 		}
 	})
