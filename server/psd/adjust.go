@@ -20,6 +20,8 @@ type Adjustment struct {
 	// Color, when set, maps a pixel's colour (after Tables): the
 	// adjustments that mix channels (hue/saturation, gradient map, …).
 	Color func(r, g, b uint8) (uint8, uint8, uint8)
+	// Partial, when set, names what of the adjustment is not drawn.
+	Partial string
 }
 
 // Bounds of what an adjustment block may hold.
@@ -361,12 +363,9 @@ func readHueSaturation(c *cursor) *Adjustment {
 	for i := range master {
 		master[i] = float64(c.i16())
 	}
-	var ranges [6][4]float64
 	var sets [6][3]float64
-	for r := range ranges {
-		for i := range ranges[r] {
-			ranges[r][i] = float64(c.i16())
-		}
+	for r := range sets {
+		c.skip(8) // the range's four hue bounds
 		for i := range sets[r] {
 			sets[r][i] = float64(c.i16())
 		}
@@ -392,43 +391,19 @@ func readHueSaturation(c *cursor) *Adjustment {
 		}
 		return a
 	}
-	a.Color = func(r, g, b uint8) (uint8, uint8, uint8) {
-		h, _, _ := rgbToHSL(r, g, b)
-		or, og, ob := hueSat(r, g, b, master[0], master[1]/100, master[2]/100)
-		for i := range ranges {
-			if sets[i] == [3]float64{} {
-				continue
-			}
-			if w := rangeWeight(h*360, ranges[i]); w > 0 {
-				// A range's settings apply to the master's result, blended
-				// by how much the pixel's hue belongs to the range.
-				ar, ag, ab := hueSat(or, og, ob, sets[i][0], sets[i][1]/100, sets[i][2]/100)
-				or, og, ob = mix(or, ar, w), mix(og, ag, w), mix(ob, ab, w)
-			}
+	// The six colour ranges' own settings are not drawn: blended onto the
+	// master's result by each pixel's hue (or added to the master's) they
+	// drew Photoshop's test files worse (5 to 22 dB) than the master alone
+	// (20 to 23 dB).
+	for _, set := range sets {
+		if set != [3]float64{} {
+			a.Partial = "hue/saturation colour ranges (the master is drawn)"
 		}
-		return or, og, ob
+	}
+	a.Color = func(r, g, b uint8) (uint8, uint8, uint8) {
+		return hueSat(r, g, b, master[0], master[1]/100, master[2]/100)
 	}
 	return a
-}
-
-func mix(a, b uint8, w float64) uint8 {
-	return clamp8(float64(a)*(1-w) + float64(b)*w)
-}
-
-// rangeWeight is how much a hue (degrees) belongs to a colour range:
-// 1 between its inner bounds, ramping to 0 at its outer ones.
-func rangeWeight(h float64, rg [4]float64) float64 {
-	rel := func(v float64) float64 { return math.Mod(math.Mod(v-rg[0], 360)+360, 360) }
-	x, b, c, d := rel(h), rel(rg[1]), rel(rg[2]), rel(rg[3])
-	switch {
-	case x >= b && x <= c:
-		return 1
-	case x < b:
-		return x / b
-	case x <= d:
-		return (d - x) / (d - c)
-	}
-	return 0
 }
 
 // hueSat rotates the hue by dh degrees, then changes saturation by ds and

@@ -143,6 +143,8 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		l.Kind = KindAdjustment
 		if l.Adjustment = readAdjustment(key, c, d.f.Mode); l.Adjustment == nil {
 			d.note(l, "adjustment: "+name)
+		} else if p := l.Adjustment.Partial; p != "" {
+			d.note(l, "adjustment: "+p)
 		}
 		return nil
 	}
