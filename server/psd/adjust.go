@@ -74,6 +74,10 @@ func readAdjustment(key string, c *cursor, mode ColorMode) *Adjustment {
 		return readHueSaturation(c)
 	case "grdm":
 		return readGradientMap(c)
+	case "mixr":
+		return readChannelMixer(c)
+	case "selc":
+		return readSelectiveColor(c)
 	}
 	return nil
 }
@@ -545,5 +549,113 @@ func readGradientMap(c *cursor) *Adjustment {
 		y := (299*int(r) + 587*int(g) + 114*int(b) + 500) / 1000
 		o := lut[y]
 		return o[0], o[1], o[2]
+	}}
+}
+
+// readChannelMixer reads a Channel Mixer block: a version, monochrome,
+// then for each output channel (red, green, blue; one for all when
+// monochrome) the percentages of red, green and blue it takes, a fourth
+// for CMYK, and a constant percentage of white.
+func readChannelMixer(c *cursor) *Adjustment {
+	c.u16()
+	mono := c.u16() != 0
+	var m [3][4]float64
+	n := 3
+	if mono {
+		n = 1
+	}
+	for o := 0; o < n; o++ {
+		for i := range 5 {
+			v := float64(c.i16())
+			if v < -200 || v > 200 {
+				return nil
+			}
+			switch {
+			case i < 3:
+				m[o][i] = v / 100
+			case i == 4:
+				m[o][3] = v / 100 * 255
+			}
+		}
+	}
+	if c.err != nil {
+		return nil
+	}
+	if mono {
+		m[1], m[2] = m[0], m[0]
+	}
+	return &Adjustment{Kind: "channel mixer", Color: func(r, g, b uint8) (uint8, uint8, uint8) {
+		in := [3]float64{float64(r), float64(g), float64(b)}
+		var out [3]uint8
+		for o := range out {
+			out[o] = clamp8(m[o][0]*in[0] + m[o][1]*in[1] + m[o][2]*in[2] + m[o][3])
+		}
+		return out[0], out[1], out[2]
+	}}
+}
+
+// readSelectiveColor reads a Selective Color block: a version, the
+// method (0 relative, 1 absolute), then ten records of cyan, magenta,
+// yellow and black percentages: one unused, then reds, yellows, greens,
+// cyans, blues, magentas, whites, neutrals and blacks.
+func readSelectiveColor(c *cursor) *Adjustment {
+	c.u16()
+	absolute := c.u16() == 1
+	var adj [10][4]float64
+	for i := range adj {
+		for j := range adj[i] {
+			v := float64(c.i16())
+			if v < -100 || v > 100 {
+				return nil
+			}
+			adj[i][j] = v / 100
+		}
+	}
+	if c.err != nil {
+		return nil
+	}
+	return &Adjustment{Kind: "selective color", Color: func(r, g, b uint8) (uint8, uint8, uint8) {
+		in := [3]float64{float64(r) / 255, float64(g) / 255, float64(b) / 255}
+		mx := math.Max(in[0], math.Max(in[1], in[2]))
+		mn := math.Min(in[0], math.Min(in[1], in[2]))
+		mid := in[0] + in[1] + in[2] - mx - mn
+		out := in
+		apply := func(rec int, amount float64) {
+			if amount <= 0 || adj[rec] == [4]float64{} {
+				return
+			}
+			k := adj[rec][3]
+			for ch := range out {
+				a := adj[rec][ch] // cyan for red, magenta for green, yellow for blue
+				d := (-1-a)*k - a
+				if !absolute {
+					d *= 1 - in[ch]
+				}
+				out[ch] += math.Max(-in[ch], math.Min(1-in[ch], d)) * amount
+			}
+		}
+		// Each pixel belongs to the primary that is largest in it, the
+		// secondary made of its two largest, and to whites, neutrals and
+		// blacks by its lightness.
+		switch {
+		case in[0] == mx:
+			apply(1, mx-mid)
+		case in[1] == mx:
+			apply(3, mx-mid)
+		default:
+			apply(5, mx-mid)
+		}
+		switch {
+		case in[2] == mn:
+			apply(2, mid-mn)
+		case in[0] == mn:
+			apply(4, mid-mn)
+		default:
+			apply(6, mid-mn)
+		}
+		apply(7, math.Max(0, (mn-0.5)*2))
+		apply(8, 1-math.Abs(mx-0.5)-math.Abs(mn-0.5))
+		apply(9, math.Max(0, (0.5-mx)*2))
+		return clamp8(out[0] * 255), clamp8(out[1] * 255), clamp8(out[2] * 255)
 	}}
 }
