@@ -67,6 +67,24 @@ func adjustmentFile() []byte {
 		}
 		grdm.u16(0)
 	}
+	// Transparency stops, then what Photoshop writes after them: the
+	// expansion (2), interpolation, length (32), mode, seed, two flags,
+	// roughness, colour model, minimum and maximum colours, padding.
+	grdm.u16(2)
+	for _, loc := range []uint32{0, 4096} {
+		grdm.u32(loc)
+		grdm.u32(50)
+		grdm.u16(255)
+	}
+	for _, v := range []uint16{2, 4096, 32, 0} {
+		grdm.u16(v)
+	}
+	grdm.u32(1)
+	grdm.u16(0)
+	grdm.u16(0)
+	grdm.u32(2048)
+	grdm.u16(3)
+	grdm.Write(make([]byte, 18))
 	mixr.u16(1)
 	mixr.u16(0)
 	for _, v := range []int16{50, 50, 0, 0, 10, 0, 100, 0, 0, 0, 0, 0, 100, 0, 0} {
