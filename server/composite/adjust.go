@@ -13,10 +13,13 @@ type Adjustment struct {
 	// Threshold, when not zero, turns pixels whose luminance (Rec. 601
 	// weights) is at least it white, the others black.
 	Threshold int
+	// Color, when set, maps each pixel's colour after Tables.
+	Color func(r, g, b uint8) (uint8, uint8, uint8)
 }
 
-// apply is the backdrop over area with its colours adjusted, its alpha
-// kept.
+// apply is the backdrop over area with its colours adjusted, opaque: the
+// adjusted colour replaces the backdrop's where the layer shows fully,
+// and the backdrop's alpha is kept by drawing it as a clipped layer is.
 func (a *Adjustment) apply(ctx context.Context, backdrop *image.NRGBA, area image.Rectangle) *image.NRGBA {
 	out := image.NewNRGBA(area)
 	area = area.Intersect(backdrop.Rect)
@@ -29,6 +32,9 @@ func (a *Adjustment) apply(ctx context.Context, backdrop *image.NRGBA, area imag
 				if t := a.Tables; t != nil {
 					r, g, b = t[0][r], t[1][g], t[2][b]
 				}
+				if a.Color != nil {
+					r, g, b = a.Color(r, g, b)
+				}
 				if a.Threshold > 0 {
 					v := uint8(0)
 					if (299*int(r)+587*int(g)+114*int(b)+500)/1000 >= a.Threshold {
@@ -36,7 +42,7 @@ func (a *Adjustment) apply(ctx context.Context, backdrop *image.NRGBA, area imag
 					}
 					r, g, b = v, v, v
 				}
-				dst[i], dst[i+1], dst[i+2], dst[i+3] = r, g, b, src[i+3]
+				dst[i], dst[i+1], dst[i+2], dst[i+3] = r, g, b, 255
 			}
 		}
 	})

@@ -159,7 +159,9 @@ func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Lay
 		}
 		src = source{img: unit}
 	}
-	composite(ctx, dst, src, area, base.Mode, base.alphaScale(), base.Mask, base.MaskDefault, false)
+	// An adjustment changes colours, never coverage: the backdrop's alpha
+	// stays, as Photoshop's does under any number of them.
+	composite(ctx, dst, src, area, base.Mode, base.alphaScale(), base.Mask, base.MaskDefault, base.Adjust != nil)
 }
 
 // drawPassThrough draws a pass-through group's children straight onto the

@@ -185,3 +185,25 @@ func TestGroupsInClipping(t *testing.T) {
 	lone.Clipped = true
 	assert.Equal(t, red, Flatten(1, 1, []*Layer{lone}).NRGBAAt(0, 0))
 }
+
+// TestAdjustmentKeepsAlpha stacks adjustments over a half-transparent
+// layer: Photoshop recolours it and never makes it more opaque (blending
+// each adjustment as a layer made it opaque after a few).
+func TestAdjustmentKeepsAlpha(t *testing.T) {
+	t.Parallel()
+	half := color.NRGBA{200, 100, 50, 90}
+	var swap [3][256]uint8
+	for ch := range swap {
+		for v := range swap[ch] {
+			swap[ch][v] = uint8(255 - v)
+		}
+	}
+	ls := []*Layer{layer(at(image.Rect(0, 0, 2, 2), half), Normal)}
+	for range 4 {
+		ls = append(ls, &Layer{Adjust: &Adjustment{Tables: &swap}, Mode: Normal, Opacity: 1, FillOpacity: 1})
+	}
+	ls = append(ls, &Layer{Adjust: &Adjustment{Color: func(r, g, b uint8) (uint8, uint8, uint8) { return b, g, r }}, Mode: Normal, Opacity: 1, FillOpacity: 1})
+	img := Flatten(2, 2, ls)
+	assert.Equal(t, color.NRGBA{50, 100, 200, 90}, img.NRGBAAt(1, 1), "4 inverts then a swap of red and blue")
+	assert.Equal(t, color.NRGBA{}, Flatten(2, 2, ls[1:]).NRGBAAt(0, 0), "adjustments over nothing")
+}

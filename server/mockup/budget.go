@@ -152,7 +152,10 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			return ext // its children are drawn straight onto the backdrop
 		}
 	case psd.KindAdjustment:
-		return image.Rectangle{}
+		if l.Adjustment == nil {
+			return image.Rectangle{} // not drawn
+		}
+		ext = e.canvas
 	case psd.KindFill:
 		// A colour covers the canvas; a fill kino cannot redraw (a
 		// gradient, a pattern) is drawn from its own pixels.
@@ -177,6 +180,17 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	}
 	if m := l.Mask; m != nil && !m.Disabled && m.DefaultColor == 0 {
 		ext = ext.Intersect(m.Rect)
+	}
+	if a := l.Adjustment; a != nil {
+		// The backdrop under it, adjusted, is a picture of its own: a
+		// table per pixel, or a colour function (hue/saturation, gradient
+		// map, …) costing about what a non-separable mode does.
+		e.c.buffers += 4 * area(ext)
+		w := int64(1)
+		if a.Color != nil {
+			w = workNonSeparable
+		}
+		e.c.Work += w * area(ext)
 	}
 	e.effects(l)
 	e.c.Work += modeWork(composite.Mode(l.Blend)) * area(ext)

@@ -305,7 +305,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			// Those kino does not read are drawn as an empty layer (the
 			// manifest refuses them where they would recolour a design).
 			if a := l.Adjustment; a != nil {
-				cl.Adjust = &composite.Adjustment{Tables: a.Tables, Threshold: a.Threshold}
+				cl.Adjust = &composite.Adjustment{Tables: a.Tables, Threshold: a.Threshold, Color: a.Color}
 			}
 		case psd.KindFill:
 			if c, ok := r.opts.Colors[l.Path]; ok {

@@ -144,13 +144,40 @@ func TestCache(t *testing.T) {
 	rd2()
 }
 
-// TestRefusedAndIgnored: an adjustment clipped to a smart object is
-// refused by name; a layer effect elsewhere is listed as ignored.
+// TestRefusedAndIgnored: an adjustment kino draws, clipped to a smart
+// object, recolours the design; one it does not draw is refused there by
+// name; a layer effect kino draws is not listed.
 func TestRefusedAndIgnored(t *testing.T) {
-	_, _, err := Load("testdata/adjusted.psd", 50_000_000)
-	if err == nil || !strings.Contains(err.Error(), `layer "Tint": adjustment`) {
-		t.Fatalf("want a refusal naming Tint, got %v", err)
+	tpl, closer, err := Load("testdata/adjusted.psd", 50_000_000)
+	if err != nil {
+		t.Fatalf("a hue/saturation clipped to a smart object: %v", err)
 	}
+	defer closer.Close()
+	for _, u := range tpl.Manifest.Unsupported {
+		if strings.HasPrefix(u.Feature, "adjustment") || u.Path == "Glow" {
+			t.Errorf("listed though drawn: %+v", u)
+		}
+	}
+	so := tpl.Manifest.SmartObjects[0]
+	design := image.NewNRGBA(image.Rect(0, 0, 8, 8))
+	for i := 0; i < len(design.Pix); i += 4 {
+		copy(design.Pix[i:], []byte{200, 40, 40, 255})
+	}
+	designs := map[string]image.Image{so.Path: design}
+	tinted, _, err := tpl.Render(Options{Designs: designs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, _, err := tpl.Render(Options{Designs: designs, Hide: []string{"Tint"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := image.Pt(int((so.Quad[0][0]+so.Quad[2][0])/2), int((so.Quad[0][1]+so.Quad[2][1])/2))
+	a, b := tinted.NRGBAAt(c.X, c.Y), plain.NRGBAAt(c.X, c.Y)
+	if b.R < 150 || a.G <= b.G+20 {
+		t.Errorf("the design's red at %v: %v under Tint (hue +30), %v without", c, a, b)
+	}
+
 	f, err := os.Open("testdata/adjusted.psd")
 	if err != nil {
 		t.Fatal(err)
@@ -161,19 +188,17 @@ func TestRefusedAndIgnored(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := manifest(file)
+	file.Walk(func(l *psd.Layer) error {
+		if l.Name == "Tint" {
+			l.Adjustment, l.Unsupported = nil, []string{"adjustment: color balance"}
+		}
+		return nil
+	})
 	var got []string
-	for _, u := range m.Unsupported {
+	for _, u := range manifest(file).Unsupported {
 		got = append(got, u.Path+": "+u.Feature+" ("+u.Action+")")
 	}
-	all := strings.Join(got, "; ")
-	for _, want := range []string{"Tint: adjustment", "(refused)"} {
-		if !strings.Contains(all, want) {
-			t.Errorf("manifest's unsupported lacks %q: %s", want, all)
-		}
-	}
-	// Glow's effect is drawn now: not listed.
-	if strings.Contains(all, "Glow:") {
-		t.Errorf("manifest lists Glow's drawn effect: %s", all)
+	if all := strings.Join(got, "; "); !strings.Contains(all, "Tint: adjustment: color balance (refused)") {
+		t.Errorf("an adjustment not drawn, clipped to a smart object: %s", all)
 	}
 }

@@ -141,12 +141,35 @@ func (d *decoder) note(l *Layer, feature string) {
 func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	if name, ok := adjustments[key]; ok {
 		l.Kind = KindAdjustment
-		if l.Adjustment = readAdjustment(key, c); l.Adjustment == nil {
+		if l.Adjustment = readAdjustment(key, c, d.f.Mode); l.Adjustment == nil {
 			d.note(l, "adjustment: "+name)
+		} else if p := l.Adjustment.Partial; p != "" {
+			d.note(l, "adjustment: "+p)
 		}
 		return nil
 	}
 	switch key {
+	case "CgEd":
+		// The modern Brightness/Contrast's settings, after its legacy block.
+		if l.Kind != KindAdjustment || l.Adjustment == nil || l.Adjustment.Kind != "brightness/contrast" {
+			return nil
+		}
+		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+		if err != nil {
+			return nil
+		}
+		b, okB := desc.num("Brgh")
+		k, okC := desc.num("Cntr")
+		mean, okM := desc.num("means")
+		legacy, _ := desc.get("useLegacy").(bool)
+		if !okB || !okC || !okM || b < -150 || b > 150 || k < -100 || k > 100 || mean < 0 || mean > 255 {
+			return nil
+		}
+		if legacy {
+			l.Adjustment = brightnessLegacy(int(b), int(k), int(mean))
+		} else {
+			l.Adjustment = brightnessContrast(b, k, mean)
+		}
 	case "luni":
 		if s := c.unicode(); c.err == nil && s != "" {
 			l.Name = s

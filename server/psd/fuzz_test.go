@@ -12,7 +12,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	// The small fixtures seed it; the large Photoshop files would make
 	// every mutation slow.
-	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd"} {
+	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

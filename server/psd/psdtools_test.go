@@ -37,6 +37,8 @@ var psdToolsWrong = map[string]bool{
 	// layer to psd-tools 1.9.
 	"pt-brightnesscontrast-legacy-grey.psd:Brightness/Contrast 1": true,
 	"ag-masks.psd:Brightness/Contrast 1":                          true,
+	"pt-brightnesscontrast-legacy-rgb.psd:Brightness/Contrast 1":  true,
+	"adjustments.psd:brit":                                        true,
 }
 
 // TestPsdToolsAgrees reads every fixture and Photoshop file with Debian's

@@ -1,0 +1,160 @@
+package psd
+
+import (
+	"bytes"
+	"math"
+	"os"
+	"testing"
+)
+
+// adjustmentFile is a 4x4 RGB file with one adjustment layer of each kind
+// the reader draws, its settings as Photoshop stores them
+// (testdata/adjustments.psd, a seed of the fuzz targets).
+func adjustmentFile() []byte {
+	var levl, curv, brit, expA, hue, grdm, mixr, selc builder
+	levl.u16(2)
+	for i := range 29 {
+		if i == 1 { // red: input 10..245, gamma 1.5
+			for _, v := range []uint16{10, 245, 0, 255, 150} {
+				levl.u16(v)
+			}
+			continue
+		}
+		for _, v := range []uint16{0, 255, 0, 255, 100} {
+			levl.u16(v)
+		}
+	}
+	curv.u8(0)
+	curv.u16(1)
+	curv.u32(0b1011) // composite, red, blue
+	for range 3 {
+		curv.u16(3)
+		for _, p := range [][2]uint16{{0, 0}, {180, 128}, {255, 255}} { // output, input
+			curv.u16(p[0])
+			curv.u16(p[1])
+		}
+	}
+	for _, v := range []uint16{20, 0xfff6, 127} {
+		brit.u16(v)
+	}
+	brit.u16(0)
+	expA.u16(1)
+	for _, v := range []float32{1, 0.1, 1.2} {
+		expA.u32(math.Float32bits(v))
+	}
+	hue.u16(2)
+	hue.u8(1)
+	hue.u8(0)
+	for _, v := range []int16{200, 50, -10, 30, 20, 10} {
+		hue.u16(uint16(v))
+	}
+	for range 6 {
+		for _, v := range []uint16{315, 345, 15, 45, 0, 0, 0} {
+			hue.u16(v)
+		}
+	}
+	grdm.u16(1)
+	grdm.u16(0)
+	grdm.u32(1)
+	grdm.u16('g')
+	grdm.u16(2)
+	for _, s := range [][6]uint16{{0, 50, 65535, 0, 0, 0}, {4096, 30, 0, 0, 65535, 0}} {
+		grdm.u32(uint32(s[0]))
+		grdm.u32(uint32(s[1]))
+		grdm.u16(0)
+		for _, v := range s[2:] {
+			grdm.u16(v)
+		}
+		grdm.u16(0)
+	}
+	// Transparency stops, then what Photoshop writes after them: the
+	// expansion (2), interpolation, length (32), mode, seed, two flags,
+	// roughness, colour model, minimum and maximum colours, padding.
+	grdm.u16(2)
+	for _, loc := range []uint32{0, 4096} {
+		grdm.u32(loc)
+		grdm.u32(50)
+		grdm.u16(255)
+	}
+	for _, v := range []uint16{2, 4096, 32, 0} {
+		grdm.u16(v)
+	}
+	grdm.u32(1)
+	grdm.u16(0)
+	grdm.u16(0)
+	grdm.u32(2048)
+	grdm.u16(3)
+	grdm.Write(make([]byte, 18))
+	mixr.u16(1)
+	mixr.u16(0)
+	for _, v := range []int16{50, 50, 0, 0, 10, 0, 100, 0, 0, 0, 0, 0, 100, 0, 0} {
+		mixr.u16(uint16(v))
+	}
+	selc.u16(1)
+	selc.u16(1)
+	for i := range 10 {
+		for _, v := range []int16{int16(i * 7), -14, 33, 6} {
+			selc.u16(uint16(v))
+		}
+	}
+	var ls []testLayer
+	for _, b := range []struct {
+		key  string
+		data []byte
+	}{{"levl", levl.Bytes()}, {"curv", curv.Bytes()}, {"brit", brit.Bytes()}, {"expA", expA.Bytes()}, {"hue2", hue.Bytes()},
+		{"grdm", grdm.Bytes()}, {"mixr", mixr.Bytes()}, {"selc", selc.Bytes()}} {
+		ls = append(ls, testLayer{name: b.key, blocks: block(b.key, b.data)})
+	}
+	pix := testLayer{name: "photo", rect: image4}
+	for _, id := range []int16{0, 1, 2} {
+		ch := rawChannel(16)
+		for i := 2; i < len(ch); i++ {
+			ch[i] = byte(i*40 + int(id)*70)
+		}
+		pix.channels = append(pix.channels, testChannel{id: id, data: ch})
+	}
+	return psdFile(4, 4, RGB, append([]testLayer{pix}, ls...))
+}
+
+// TestAdjustmentBlocks reads each adjustment kind from its block.
+func TestAdjustmentBlocks(t *testing.T) {
+	t.Parallel()
+	b := adjustmentFile()
+	if seed, err := os.ReadFile("testdata/adjustments.psd"); err != nil || !bytes.Equal(seed, b) {
+		t.Errorf("testdata/adjustments.psd is not adjustmentFile()'s output (%v): write it again", err)
+	}
+	f, err := Decode(bytes.NewReader(b), int64(len(b)), DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	kinds := map[string]string{"levl": "levels", "curv": "curves", "brit": "brightness/contrast", "expA": "exposure",
+		"hue2": "hue/saturation", "grdm": "gradient map", "mixr": "channel mixer", "selc": "selective color"}
+	for _, l := range f.Layers[1:] {
+		a := l.Adjustment
+		if a == nil || a.Kind != kinds[l.Name] || len(l.Unsupported) > 0 {
+			t.Errorf("%s: %+v, unsupported %q", l.Name, a, l.Unsupported)
+			continue
+		}
+		if a.Tables == nil && a.Color == nil {
+			t.Errorf("%s: draws nothing", l.Name)
+		}
+	}
+	// Curves: points are output then input, red's curve then the
+	// composite's: 128 goes to 180, then 180 through the composite.
+	c := f.Layers[2].Adjustment.Tables
+	if c[1][128] != 180 || c[0][128] <= 180 || c[2][128] != c[0][128] {
+		t.Errorf("curves at 128: %d %d %d", c[0][128], c[1][128], c[2][128])
+	}
+	// Levels: red's input 10..245 at gamma 1.5.
+	if lv := f.Layers[1].Adjustment.Tables; lv[0][10] != 0 || lv[0][245] != 255 || lv[1][128] != 128 || lv[0][128] <= 128 {
+		t.Errorf("levels: %d %d %d %d", lv[0][10], lv[0][245], lv[1][128], lv[0][128])
+	}
+	// Channel mixer: red is half red and half green, plus 10% white.
+	if r, g, bl := f.Layers[7].Adjustment.Color(100, 200, 50); r != 176 || g != 200 || bl != 50 {
+		t.Errorf("channel mixer: %d %d %d", r, g, bl)
+	}
+	// Gradient map: black to red, white to blue.
+	if r, _, bl := f.Layers[6].Adjustment.Color(0, 0, 0); r != 255 || bl != 0 {
+		t.Errorf("gradient map at black: %d %d", r, bl)
+	}
+}
