@@ -56,7 +56,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	if cl.Mask != nil {
 		mask, def = cl.Mask, cl.MaskDefault
 	}
-	shape := composite.ShapeOf(cl.Image, mask, def, int(math.Ceil(pad))+2, canvas)
+	// The shape reaches past the canvas as far as the effects do: a shape
+	// running off the canvas has no edge there, so an inside stroke or
+	// inner glow must not find one at the canvas's border.
+	grow := int(math.Ceil(pad)) + 2
+	shape := composite.ShapeOf(cl.Image, mask, def, grow, canvas.Inset(-grow))
 	if shape.Rect.Empty() {
 		return out
 	}

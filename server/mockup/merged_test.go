@@ -34,7 +34,7 @@ var mergedFloor = map[string]float64{
 	"ag-pattern.psd":                        16.4,
 	"ag-placed-transform.psd":               60.0,
 	"ag-smart-object.psd":                   60.0,
-	"ag-strokes.psd":                        19.5,
+	"ag-strokes.psd":                        21.7,
 	"ag-werps.psd":                          60.0,
 	"pt-adjustment-clipping.psd":            13.8,
 	"pt-adjustment-nested-4.psd":            9.5,
@@ -46,7 +46,7 @@ var mergedFloor = map[string]float64{
 	"pt-clipping-mask4.psd":                 7.5,
 	"pt-curves-grey.psd":                    15.5,
 	"pt-curves-rgb.psd":                     13.3,
-	"pt-double-stroke.psd":                  9.6,
+	"pt-double-stroke.psd":                  14.3,
 	"pt-exposure-grey.psd":                  10.3,
 	"pt-fill-opacity.psd":                   20.9,
 	"pt-huesaturation-colorize-rgb.psd":     12.0,
@@ -63,7 +63,7 @@ var mergedFloor = map[string]float64{
 	"pt-posterize-grey.psd":                 60.0,
 	"pt-shape-fx2.psd":                      21.5,
 	"pt-stroke-gradient.psd":                11.1,
-	"pt-stroke-transparent-shape.psd":       10.6,
+	"pt-stroke-transparent-shape.psd":       21.8,
 	"pt-threshold-grey.psd":                 60.0,
 }
 

@@ -189,22 +189,24 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			return d.placedLegacy(l, c)
 		}
 	case "lfx2", "lmfx":
-		l.effects = effectsOff
-		if key == "lfx2" {
-			c.u32() // object effects version
-			desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-			if err != nil {
-				l.effects = effectsOn // present, unreadable: named, not drawn
-				return nil
-			}
-			if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
-				l.effects = effectsOn
-			}
+		// lmfx (Photoshop's "multi" effects: several strokes or shadows
+		// of one kind) holds the same descriptor as lfx2, and wins over
+		// it when both are there.
+		if key == "lfx2" && l.multiEffects {
 			return nil
 		}
-		if d.effectsOn(c, key) {
+		l.multiEffects = key == "lmfx"
+		l.effects = effectsOff
+		c.u32() // object effects version
+		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+		if err != nil {
+			l.effects = effectsOn // present, unreadable: named, not drawn
+			return nil
+		}
+		if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
 			l.effects = effectsOn
 		}
+		return nil
 	case "lrFX":
 		// Photoshop 5's effects, superseded by lfx2 when both are there.
 		if l.effects == effectsUnknown {
@@ -239,42 +241,6 @@ const (
 	effectsOn
 	effectsLegacy // only lrFX, whose switches are not read
 )
-
-// effectsOn reports whether an effects block has any effect switched on;
-// Photoshop keeps an empty lfx2 on many layers.
-func (d *decoder) effectsOn(c *cursor, key string) bool {
-	if key != "lfx2" && key != "lmfx" {
-		return true
-	}
-	c.u32() // object effects version
-	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-	if err != nil {
-		return true
-	}
-	if on, ok := desc.get("masterFXSwitch").(bool); ok && !on {
-		return false
-	}
-	for i, v := range desc.Vals {
-		if desc.Keys[i] == "Scl " || desc.Keys[i] == "masterFXSwitch" {
-			continue
-		}
-		if e, ok := v.(*descriptor); ok {
-			if on, _ := e.get("enab").(bool); on {
-				return true
-			}
-		}
-		if list, ok := v.([]any); ok {
-			for _, it := range list {
-				if e, ok := it.(*descriptor); ok {
-					if on, _ := e.get("enab").(bool); on {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
-}
 
 func descColor(d *descriptor) *color.NRGBA {
 	if d == nil {

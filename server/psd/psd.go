@@ -298,6 +298,9 @@ type Layer struct {
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
 	blendIf  bool
 	effects  int
+	// multiEffects: the effects were read from lmfx, which an lfx2
+	// does not replace.
+	multiEffects bool
 }
 
 // Mask is a layer's user mask.
