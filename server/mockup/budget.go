@@ -174,6 +174,15 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	default:
 		e.own(l)
 		ext = l.Rect.Intersect(e.canvas)
+		if pr := l.PathRect(); !pr.Empty() {
+			// A shape drawn from its path: its picture, and its
+			// coverage as float32 with the rasteriser's plane and
+			// accumulator while it is drawn.
+			e.c.Held += 4 * area(pr)
+			e.c.buffers += 9 * area(pr)
+			e.c.Work += 4 * area(pr)
+			ext = pr
+		}
 	}
 	if m := l.Mask; m != nil && !m.Disabled && m.DefaultColor == 0 {
 		ext = ext.Intersect(m.Rect)

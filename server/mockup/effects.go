@@ -22,7 +22,7 @@ type effectLayers struct {
 // layer with pixels of its own (not a group's, a fill's or an
 // adjustment's).
 func effectsDrawable(l *psd.Layer) bool {
-	if !l.Effects.Any() || l.Rect.Empty() {
+	if !l.Effects.Any() || (l.Rect.Empty() && l.PathRect().Empty()) {
 		return false
 	}
 	switch l.Kind {
@@ -93,7 +93,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		full.A[i] = 1
 	}
 	for _, g := range e.GradientOverlays {
-		img := gradientOverlay(g, l.Rect, shape.Rect)
+		box := l.Rect
+		if box.Empty() {
+			box = cl.Image.Rect // a shape drawn from its path
+		}
+		img := gradientOverlay(g, box, shape.Rect)
 		if !clip {
 			img = cut(img, shape)
 		}

@@ -324,7 +324,9 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 				return nil, err
 			}
 		default: // pixels, text and shapes: their own (cached) pixels
-			if err := r.own(l, cl); err != nil {
+			if pr := l.PathRect(); !pr.Empty() {
+				cl.Image = shape(l, pr) // a shape without pixels
+			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}
 		}

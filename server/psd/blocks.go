@@ -29,7 +29,7 @@ var adjustments = map[string]string{
 // taggedBlocks reads additional layer information blocks: for layer l, or
 // the file's global ones when l is nil.
 func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
-	var vectorMask, soco bool
+	var vectorMask, soco, vscg bool
 	for c.left() >= 12 {
 		start := c.pos
 		sig := c.sig()
@@ -68,15 +68,22 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 			vectorMask = true
 		case "SoCo":
 			soco = true
+		case "vscg":
+			vscg = true
 		}
 	}
-	if l != nil && soco && vectorMask {
-		// A shape: its cached pixels are the shape drawn in its colour.
+	if l != nil && (soco || vscg) && vectorMask {
+		// A shape: its cached pixels, when it has any, are the shape
+		// drawn with its fill and stroke; without them it is drawn from
+		// its path (see vectorNotes).
 		l.Kind = KindShape
 	} else if l != nil && vectorMask && l.divider == 0 {
 		// Photoshop applies a vector mask when it composites; the layer's
 		// pixels do not have it.
 		d.note(l, "vector mask")
+	}
+	if l != nil && l.Stroke != nil && l.Kind != KindShape && l.Stroke.Enabled {
+		d.note(l, "vector stroke")
 	}
 	switch {
 	case l == nil:
@@ -212,8 +219,14 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		if l.effects == effectsUnknown {
 			l.effects = effectsLegacy
 		}
+	case "vmsk", "vsms":
+		if l.Vector == nil {
+			d.readVectorMask(l, c)
+		}
 	case "vstk":
-		d.note(l, "vector stroke")
+		d.readVectorStroke(l, c)
+	case "vscg":
+		d.readVectorFill(l, c)
 	case "knko":
 		if c.u8() != 0 {
 			d.note(l, "knockout")

@@ -316,7 +316,9 @@ func (l *Layer) pixels() int64 {
 	if l.Mask != nil {
 		n += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
 	}
-	return n
+	// A shape without pixels is drawn from its path over this box.
+	pr := l.PathRect()
+	return n + int64(pr.Dx())*int64(pr.Dy())
 }
 
 // errorf names the layer in an error: `layer 3 "Shadow": ...`.
@@ -378,6 +380,7 @@ func (d *decoder) layerRecord(c *cursor, index int) (*Layer, error) {
 			return nil, err
 		}
 	}
+	d.vectorNotes(l)
 	return l, nil
 }
 

@@ -283,6 +283,10 @@ type Layer struct {
 	// Adjustment is an adjustment layer kino draws; nil for other
 	// layers and for adjustments it does not (Unsupported names them).
 	Adjustment *Adjustment
+	// Vector is its vector mask (a shape's outline), nil when none.
+	Vector *VectorMask
+	// Stroke is a shape's vector stroke (vstk), nil when none.
+	Stroke *VectorStroke
 	// Effects are its layer effects switched on (lfx2), nil when none.
 	Effects *Effects
 	// Unsupported names features present but not drawn by a re-render:
@@ -301,6 +305,8 @@ type Layer struct {
 	// multiEffects: the effects were read from lmfx, which an lfx2
 	// does not replace.
 	multiEffects bool
+	// vectorFillOther: the shape's fill (vscg) is a gradient or pattern.
+	vectorFillOther bool
 }
 
 // Mask is a layer's user mask.
