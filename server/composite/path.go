@@ -2,6 +2,7 @@ package composite
 
 import (
 	"image"
+	"math"
 	"image/draw"
 
 	"golang.org/x/image/vector"
@@ -50,7 +51,7 @@ func PathShape(paths []Subpath, fillAll, invert bool, r image.Rectangle) Shape {
 		z.Reset(r.Dx(), r.Dy())
 		drawn := false
 		for _, p := range paths[i:j] {
-			drawn = trace(z, p, r.Min) || drawn
+			drawn = trace(z, p, r.Min, max(r.Dx(), r.Dy())) || drawn
 		}
 		if drawn {
 			z.Draw(plane, plane.Rect, image.Opaque, image.Point{})
@@ -90,12 +91,20 @@ func PathShape(paths []Subpath, fillAll, invert bool, r image.Rectangle) Shape {
 
 // trace adds one outline to z, moved by -origin; false when it has too
 // few knots to enclose anything.
-func trace(z *vector.Rasterizer, p Subpath, origin image.Point) bool {
+func trace(z *vector.Rasterizer, p Subpath, origin image.Point, size int) bool {
 	if len(p.Knots) < 2 {
 		return false
 	}
 	ox, oy := float64(origin.X), float64(origin.Y)
-	pt := func(q Point) (float32, float32) { return float32(q.X - ox), float32(q.Y - oy) }
+	// Points far off the picture are brought within a margin of it: a
+	// hostile path swinging ±128 canvases each way would cost the
+	// rasteriser thousands of lines a segment. An outline crossing the
+	// picture between two points so far away is bent slightly; no
+	// Photoshop shape seen reaches so far.
+	lo, hi := -margin*float64(size), (margin+1)*float64(size)
+	pt := func(q Point) (float32, float32) {
+		return float32(clampF(q.X-ox, lo, hi)), float32(clampF(q.Y-oy, lo, hi))
+	}
 	x, y := pt(p.Knots[0].Anchor)
 	z.MoveTo(x, y)
 	seg := func(a, b Knot) {
@@ -115,3 +124,9 @@ func trace(z *vector.Rasterizer, p Subpath, origin image.Point) bool {
 	z.ClosePath()
 	return true
 }
+
+// margin is how many picture sizes off the picture a path's points may
+// lie before they are clamped.
+const margin = 4
+
+func clampF(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }

@@ -4,6 +4,7 @@ import (
 	"image"
 	"image/color"
 	"math"
+	"strings"
 )
 
 // VectorMask is a layer's vector mask (vmsk or vsms): the outline of a
@@ -48,11 +49,11 @@ type VectorStroke struct {
 	Dashed bool
 }
 
-// maxKnots bounds the knots of one layer's vector mask: each segment
-// drawn costs up to a few hundred lines across the canvas, and 16,384
-// knots is far beyond Photoshop's shapes (a few hundred for a traced
-// logo).
-const maxKnots = 1 << 14
+// maxKnots bounds the knots of one layer's vector mask: a segment
+// drawn costs up to some 40 lines, each as long as the picture is high
+// (0.2 s for 4,096 knots criss-crossing a 1024x1024 canvas), and 4,096
+// knots is beyond Photoshop's shapes (a few hundred for a traced logo).
+const maxKnots = 1 << 12
 
 // readVectorMask reads a vmsk/vsms block: a version, flags and 26-byte
 // path records (Photoshop's path resource format, with points as 8.24
@@ -90,7 +91,7 @@ func (d *decoder) readVectorMask(l *Layer, c *cursor) {
 				continue
 			}
 			if knots++; knots > maxKnots {
-				d.note(l, "vector mask of more than 16,384 points")
+				d.note(l, "vector mask of more than 4,096 points")
 				return
 			}
 			cur.Knots = append(cur.Knots, k)
@@ -175,6 +176,11 @@ func (d *decoder) readVectorFill(l *Layer, c *cursor) {
 // path: its fill when a solid colour, its stroke when a solid colour
 // along closed outlines.
 func (d *decoder) vectorNotes(l *Layer) {
+	if l.Kind == KindText && l.Rect.Empty() && l.Text != nil && strings.TrimSpace(l.Text.Value) != "" {
+		// kino draws text from the pixels Photoshop cached, not from
+		// its characters.
+		d.note(l, "text without its pixels")
+	}
 	if l.Kind != KindShape || !l.Rect.Empty() || l.Vector == nil {
 		return
 	}
