@@ -120,7 +120,16 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		interior(composite.InnerShadow(shape, dx, dy, s.Spread, s.Size), s.Color, s.Blend, s.Opacity)
 	}
 	for _, s := range e.Strokes {
-		out.after = append(out.after, own(composite.Stroke(shape, s.Size, s.Position).Paint(s.Color), s.Blend, s.Opacity))
+		cover := composite.Stroke(shape, s.Size, s.Position)
+		img := cover.Paint(s.Color)
+		if s.Gradient != nil {
+			box := l.Rect
+			if box.Empty() {
+				box = cl.Image.Rect
+			}
+			img = cut(gradientOverlay(*s.Gradient, box, shape.Rect), cover)
+		}
+		out.after = append(out.after, own(img, s.Blend, s.Opacity))
 	}
 	return out
 }

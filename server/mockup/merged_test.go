@@ -53,7 +53,7 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              12.9,
 	"pt-invert-grey.psd":                    60.0,
 	"pt-layer-effects.psd":                  21.9,
-	"pt-layer-params.psd":                   21.5,
+	"pt-layer-params.psd":                   22.1,
 	"pt-levels-grey.psd":                    15.8,
 	"pt-passthrough-clipping-blend.psd":     20.4,
 	"pt-passthrough-fill-adjustment.psd":    28.6,
@@ -62,7 +62,7 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
 	"pt-shape-fx2.psd":                      21.5,
-	"pt-stroke-gradient.psd":                11.1,
+	"pt-stroke-gradient.psd":                12.3,
 	"pt-stroke-transparent-shape.psd":       21.8,
 	"pt-threshold-grey.psd":                 60.0,
 }
