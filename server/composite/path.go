@@ -2,8 +2,8 @@ package composite
 
 import (
 	"image"
-	"math"
 	"image/draw"
+	"math"
 
 	"golang.org/x/image/vector"
 )

@@ -218,7 +218,11 @@ func (e *estimator) effects(l *psd.Layer) {
 	}
 	n += len(fx.ColorOverlays) + len(fx.GradientOverlays)
 	pad := int(math.Ceil(reach)) + 1
-	box := area(l.Rect.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
+	r := l.Rect
+	if r.Empty() {
+		r = l.PathRect() // a shape drawn from its path
+	}
+	box := area(r.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
 	e.c.buffers += box * (4 + 12*int64(n))
 	e.c.Work += box * 4 * int64(n)
 }
