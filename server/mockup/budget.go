@@ -191,6 +191,17 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	if m := l.Mask; m != nil && !m.Disabled && m.DefaultColor == 0 {
 		ext = ext.Intersect(m.Rect)
 	}
+	if l.PathMask {
+		// A vector mask drawn from its path: a mask of the canvas, held,
+		// and its coverage with the rasteriser's buffers while drawn.
+		a := area(e.canvas)
+		e.c.Held += a
+		e.c.buffers += 9 * a
+		e.c.Work += 2 * a
+		for _, p := range l.Vector.Subpaths {
+			e.c.Work += 40 * int64(len(p.Knots)) * int64(e.canvas.Dy())
+		}
+	}
 	e.effects(l)
 	e.c.Work += modeWork(composite.Mode(l.Blend)) * area(ext)
 	return ext

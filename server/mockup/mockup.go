@@ -330,6 +330,9 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 				return nil, err
 			}
 		}
+		if l.PathMask {
+			cl.Mask, cl.MaskDefault = pathMask(l, cl.Mask, cl.MaskDefault, r.t.File.Width, r.t.File.Height), 0
+		}
 		if effectsDrawable(l) {
 			fx[cl] = r.effects(l, cl)
 		}

@@ -15,17 +15,11 @@ import (
 // Unsupported names.
 func shape(l *psd.Layer, r image.Rectangle) *image.NRGBA {
 	v := l.Vector
-	paths := make([]composite.Subpath, len(v.Subpaths))
 	closed := true
-	for i, p := range v.Subpaths {
-		knots := make([]composite.Knot, len(p.Knots))
-		for j, k := range p.Knots {
-			knots[j] = composite.Knot{In: point(k.In), Anchor: point(k.Anchor), Out: point(k.Out)}
-		}
-		paths[i] = composite.Subpath{Closed: p.Closed, Op: p.Op, Knots: knots}
+	for _, p := range v.Subpaths {
 		closed = closed && p.Closed
 	}
-	cover := composite.PathShape(paths, v.FillAll, v.Invert, r)
+	cover := composite.PathShape(paths(v), v.FillAll, v.Invert, r)
 	s := l.Stroke
 	img := image.NewNRGBA(r)
 	if (s == nil || s.FillEnabled) && l.FillColor != nil {
@@ -61,4 +55,41 @@ func over(img *image.NRGBA, s composite.Shape, c color.NRGBA) {
 		}
 		p[0], p[1], p[2], p[3] = mix(c.R, p[0]), mix(c.G, p[1]), mix(c.B, p[2]), uint8(ao*255+0.5)
 	}
+}
+
+// pathMask is a layer's user mask (nil for none, def outside it) times
+// its vector mask drawn from its path, over the canvas.
+func pathMask(l *psd.Layer, user *image.Gray, def uint8, w, h int) *image.Gray {
+	r := image.Rect(0, 0, w, h)
+	v := l.Vector
+	cover := composite.PathShape(paths(v), v.FillAll, v.Invert, r)
+	out := image.NewGray(r)
+	for i, c := range cover.A {
+		m := float32(255)
+		if user != nil {
+			x, y := i%w, i/w
+			m = float32(def)
+			if (image.Point{x, y}).In(user.Rect) {
+				m = float32(user.Pix[user.PixOffset(x, y)])
+			}
+		}
+		if d := v.Density; d < 255 {
+			c = 1 - (1-c)*float32(d)/255
+		}
+		out.Pix[i] = uint8(m*c + 0.5)
+	}
+	return out
+}
+
+// paths are a vector mask's subpaths as the compositor takes them.
+func paths(v *psd.VectorMask) []composite.Subpath {
+	out := make([]composite.Subpath, len(v.Subpaths))
+	for i, p := range v.Subpaths {
+		knots := make([]composite.Knot, len(p.Knots))
+		for j, k := range p.Knots {
+			knots[j] = composite.Knot{In: point(k.In), Anchor: point(k.Anchor), Out: point(k.Out)}
+		}
+		out[i] = composite.Subpath{Closed: p.Closed, Op: p.Op, Knots: knots}
+	}
+	return out
 }

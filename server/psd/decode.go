@@ -421,6 +421,25 @@ func (d *decoder) layerExtra(l *Layer, c *cursor) error {
 			m.Relative, m.Disabled = rflags&1 != 0, rflags&2 != 0
 			m.real = true
 		}
+		m.userDensity, m.vectorDensity = 255, 255
+		if flags&16 != 0 && mc.left() >= 1 {
+			// Mask parameters: the densities and feathers of the masks
+			// panel, user mask then vector mask.
+			p := mc.u8()
+			if p&1 != 0 {
+				m.userDensity = mc.u8()
+			}
+			if p&2 != 0 && mc.f64() > 0 {
+				m.feather = true
+			}
+			if p&4 != 0 {
+				m.vectorDensity = mc.u8()
+			}
+			if p&8 != 0 && mc.f64() > 0 {
+				m.feather = true
+			}
+			mc.err = nil // parameters cut short keep what was read
+		}
 		if mc.err != nil {
 			return mc.err
 		}
@@ -484,6 +503,7 @@ func (d *decoder) buildTree() error {
 	stack := []*frame{{}}
 	for _, l := range d.records {
 		l.attachMask()
+		d.pathMask(l)
 		switch l.divider {
 		case 3:
 			stack = append(stack, &frame{})

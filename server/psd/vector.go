@@ -14,6 +14,9 @@ type VectorMask struct {
 	Invert, Disabled bool
 	// FillAll is the initial fill rule: the fill starts with every pixel.
 	FillAll bool
+	// Density is the masks panel's density of a vector mask drawn over
+	// pixels: 255 hides all it hides, 0 nothing.
+	Density uint8
 	// Subpaths are the outlines, in canvas pixels, in the order
 	// Photoshop combines them.
 	Subpaths []Subpath
@@ -65,7 +68,7 @@ func (d *decoder) readVectorMask(l *Layer, c *cursor) {
 	if c.err != nil {
 		return
 	}
-	v := &VectorMask{Invert: flags&1 != 0, Disabled: flags&4 != 0}
+	v := &VectorMask{Invert: flags&1 != 0, Disabled: flags&4 != 0, Density: 255}
 	w, h := float64(d.f.Width), float64(d.f.Height)
 	point := func() Point {
 		y := float64(c.i32()) / (1 << 24)
@@ -244,4 +247,47 @@ func (l *Layer) PathRect() image.Rectangle {
 	clampY := func(v float64) int { return int(clampRange(v, -1, float64(l.f.Height)+1)) }
 	r := image.Rect(clampX(math.Floor(lo.X-pad)), clampY(math.Floor(lo.Y-pad)), clampX(math.Ceil(hi.X+pad)), clampY(math.Ceil(hi.Y+pad)))
 	return r.Intersect(canvas)
+}
+
+// pathMask decides, once the layer's mask is tied to its channel, how a
+// vector mask over pixels is drawn: through the mask channel that renders
+// it, or from its path (PathMask) when the only mask kept is the user
+// mask or there is none. Either way it is drawn, and not named.
+func (d *decoder) pathMask(l *Layer) {
+	v := l.Vector
+	if m := l.Mask; m != nil {
+		// A mask is the vector mask's rendering when it is not the real
+		// user mask and the layer has a vector mask.
+		m.density = m.userDensity
+		if v != nil && !m.real {
+			m.density = m.vectorDensity
+		}
+		if m.density < 255 {
+			m.DefaultColor = applyDensity(m.DefaultColor, m.density)
+		}
+		if m.feather {
+			d.note(l, "mask feather")
+		}
+		if v != nil && m.real {
+			v.Density = m.vectorDensity
+		}
+	}
+	if v == nil || l.Kind == KindShape || l.divider != 0 {
+		return
+	}
+	switch {
+	case l.Mask != nil && !l.Mask.real:
+		// The mask is the vector mask's rendering.
+	case v.Disabled:
+	case l.Kind == KindPixel || l.Kind == KindSmartObject || l.Kind == KindText:
+		l.PathMask = true
+	default:
+		return // an adjustment or fill layer: named, not drawn
+	}
+	for i, f := range l.Unsupported {
+		if f == "vector mask" {
+			l.Unsupported = append(l.Unsupported[:i], l.Unsupported[i+1:]...)
+			break
+		}
+	}
 }
