@@ -177,6 +177,19 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 	default:
 		e.own(l)
 		ext = l.Rect.Intersect(e.canvas)
+		if pr := l.PathRect(); !pr.Empty() {
+			// A shape drawn from its path: its picture, and its
+			// coverage as float32 with the rasteriser's plane and
+			// accumulator while it is drawn.
+			e.c.Held += 4 * area(pr)
+			e.c.buffers += 9 * area(pr)
+			e.c.Work += 4 * area(pr)
+			// Each segment is up to some 40 lines across its height.
+			for _, p := range l.Vector.Subpaths {
+				e.c.Work += 40 * int64(len(p.Knots)) * int64(pr.Dy())
+			}
+			ext = pr
+		}
 	}
 	if m := l.Mask; m != nil && !m.Disabled && m.DefaultColor == 0 {
 		ext = ext.Intersect(m.Rect)
@@ -191,6 +204,17 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			w = workNonSeparable
 		}
 		e.c.Work += w * area(ext)
+	}
+	if l.PathMask {
+		// A vector mask drawn from its path: a mask of the canvas, held,
+		// and its coverage with the rasteriser's buffers while drawn.
+		a := area(e.canvas)
+		e.c.Held += a
+		e.c.buffers += 9 * a
+		e.c.Work += 2 * a
+		for _, p := range l.Vector.Subpaths {
+			e.c.Work += 40 * int64(len(p.Knots)) * int64(e.canvas.Dy())
+		}
 	}
 	e.effects(l)
 	e.c.Work += modeWork(composite.Mode(l.Blend)) * area(ext)
@@ -219,7 +243,11 @@ func (e *estimator) effects(l *psd.Layer) {
 	}
 	n += len(fx.ColorOverlays) + len(fx.GradientOverlays)
 	pad := int(math.Ceil(reach)) + 1
-	box := area(l.Rect.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
+	r := l.Rect
+	if r.Empty() {
+		r = l.PathRect() // a shape drawn from its path
+	}
+	box := area(r.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
 	e.c.buffers += box * (4 + 12*int64(n))
 	e.c.Work += box * 4 * int64(n)
 }

@@ -22,7 +22,7 @@ type effectLayers struct {
 // layer with pixels of its own (not a group's, a fill's or an
 // adjustment's).
 func effectsDrawable(l *psd.Layer) bool {
-	if !l.Effects.Any() || l.Rect.Empty() {
+	if !l.Effects.Any() || (l.Rect.Empty() && l.PathRect().Empty()) {
 		return false
 	}
 	switch l.Kind {
@@ -56,7 +56,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	if cl.Mask != nil {
 		mask, def = cl.Mask, cl.MaskDefault
 	}
-	shape := composite.ShapeOf(cl.Image, mask, def, int(math.Ceil(pad))+2, canvas)
+	// The shape reaches past the canvas as far as the effects do: a shape
+	// running off the canvas has no edge there, so an inside stroke or
+	// inner glow must not find one at the canvas's border.
+	grow := int(math.Ceil(pad)) + 2
+	shape := composite.ShapeOf(cl.Image, mask, def, grow, canvas.Inset(-grow))
 	if shape.Rect.Empty() {
 		return out
 	}
@@ -89,7 +93,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		full.A[i] = 1
 	}
 	for _, g := range e.GradientOverlays {
-		img := gradientOverlay(g, l.Rect, shape.Rect)
+		box := l.Rect
+		if box.Empty() {
+			box = cl.Image.Rect // a shape drawn from its path
+		}
+		img := gradientOverlay(g, box, shape.Rect)
 		if !clip {
 			img = cut(img, shape)
 		}
@@ -112,7 +120,16 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		interior(composite.InnerShadow(shape, dx, dy, s.Spread, s.Size), s.Color, s.Blend, s.Opacity)
 	}
 	for _, s := range e.Strokes {
-		out.after = append(out.after, own(composite.Stroke(shape, s.Size, s.Position).Paint(s.Color), s.Blend, s.Opacity))
+		cover := composite.Stroke(shape, s.Size, s.Position)
+		img := cover.Paint(s.Color)
+		if s.Gradient != nil {
+			box := l.Rect
+			if box.Empty() {
+				box = cl.Image.Rect
+			}
+			img = cut(gradientOverlay(*s.Gradient, box, shape.Rect), cover)
+		}
+		out.after = append(out.after, own(img, s.Blend, s.Opacity))
 	}
 	return out
 }

@@ -324,9 +324,14 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 				return nil, err
 			}
 		default: // pixels, text and shapes: their own (cached) pixels
-			if err := r.own(l, cl); err != nil {
+			if pr := l.PathRect(); !pr.Empty() {
+				cl.Image = shape(l, pr) // a shape without pixels
+			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}
+		}
+		if l.PathMask {
+			cl.Mask, cl.MaskDefault = pathMask(l, cl.Mask, cl.MaskDefault, r.t.File.Width, r.t.File.Height), 0
 		}
 		if effectsDrawable(l) {
 			fx[cl] = r.effects(l, cl)

@@ -29,7 +29,7 @@ var adjustments = map[string]string{
 // taggedBlocks reads additional layer information blocks: for layer l, or
 // the file's global ones when l is nil.
 func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
-	var vectorMask, soco bool
+	var vectorMask, soco, vscg bool
 	for c.left() >= 12 {
 		start := c.pos
 		sig := c.sig()
@@ -68,15 +68,22 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 			vectorMask = true
 		case "SoCo":
 			soco = true
+		case "vscg":
+			vscg = true
 		}
 	}
-	if l != nil && soco && vectorMask {
-		// A shape: its cached pixels are the shape drawn in its colour.
+	if l != nil && (soco || vscg) && vectorMask {
+		// A shape: its cached pixels, when it has any, are the shape
+		// drawn with its fill and stroke; without them it is drawn from
+		// its path (see vectorNotes).
 		l.Kind = KindShape
 	} else if l != nil && vectorMask && l.divider == 0 {
 		// Photoshop applies a vector mask when it composites; the layer's
 		// pixels do not have it.
 		d.note(l, "vector mask")
+	}
+	if l != nil && l.Stroke != nil && l.Kind != KindShape && l.Stroke.Enabled {
+		d.note(l, "vector stroke")
 	}
 	switch {
 	case l == nil:
@@ -212,29 +219,37 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			return d.placedLegacy(l, c)
 		}
 	case "lfx2", "lmfx":
-		l.effects = effectsOff
-		if key == "lfx2" {
-			c.u32() // object effects version
-			desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-			if err != nil {
-				l.effects = effectsOn // present, unreadable: named, not drawn
-				return nil
-			}
-			if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
-				l.effects = effectsOn
-			}
+		// lmfx (Photoshop's "multi" effects: several strokes or shadows
+		// of one kind) holds the same descriptor as lfx2, and wins over
+		// it when both are there.
+		if key == "lfx2" && l.multiEffects {
 			return nil
 		}
-		if d.effectsOn(c, key) {
+		l.multiEffects = key == "lmfx"
+		l.effects = effectsOff
+		c.u32() // object effects version
+		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+		if err != nil {
+			l.effects = effectsOn // present, unreadable: named, not drawn
+			return nil
+		}
+		if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
 			l.effects = effectsOn
 		}
+		return nil
 	case "lrFX":
 		// Photoshop 5's effects, superseded by lfx2 when both are there.
 		if l.effects == effectsUnknown {
 			l.effects = effectsLegacy
 		}
+	case "vmsk", "vsms":
+		if l.Vector == nil {
+			d.readVectorMask(l, c)
+		}
 	case "vstk":
-		d.note(l, "vector stroke")
+		d.readVectorStroke(l, c)
+	case "vscg":
+		d.readVectorFill(l, c)
 	case "knko":
 		if c.u8() != 0 {
 			d.note(l, "knockout")
@@ -262,42 +277,6 @@ const (
 	effectsOn
 	effectsLegacy // only lrFX, whose switches are not read
 )
-
-// effectsOn reports whether an effects block has any effect switched on;
-// Photoshop keeps an empty lfx2 on many layers.
-func (d *decoder) effectsOn(c *cursor, key string) bool {
-	if key != "lfx2" && key != "lmfx" {
-		return true
-	}
-	c.u32() // object effects version
-	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-	if err != nil {
-		return true
-	}
-	if on, ok := desc.get("masterFXSwitch").(bool); ok && !on {
-		return false
-	}
-	for i, v := range desc.Vals {
-		if desc.Keys[i] == "Scl " || desc.Keys[i] == "masterFXSwitch" {
-			continue
-		}
-		if e, ok := v.(*descriptor); ok {
-			if on, _ := e.get("enab").(bool); on {
-				return true
-			}
-		}
-		if list, ok := v.([]any); ok {
-			for _, it := range list {
-				if e, ok := it.(*descriptor); ok {
-					if on, _ := e.get("enab").(bool); on {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
-}
 
 func descColor(d *descriptor) *color.NRGBA {
 	if d == nil {

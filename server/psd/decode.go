@@ -316,7 +316,9 @@ func (l *Layer) pixels() int64 {
 	if l.Mask != nil {
 		n += int64(l.Mask.Rect.Dx()) * int64(l.Mask.Rect.Dy())
 	}
-	return n
+	// A shape without pixels is drawn from its path over this box.
+	pr := l.PathRect()
+	return n + int64(pr.Dx())*int64(pr.Dy())
 }
 
 // errorf names the layer in an error: `layer 3 "Shadow": ...`.
@@ -378,6 +380,7 @@ func (d *decoder) layerRecord(c *cursor, index int) (*Layer, error) {
 			return nil, err
 		}
 	}
+	d.vectorNotes(l)
 	return l, nil
 }
 
@@ -417,6 +420,25 @@ func (d *decoder) layerExtra(l *Layer, c *cursor) error {
 			t, lf, b, r = mc.i32(), mc.i32(), mc.i32(), mc.i32()
 			m.Relative, m.Disabled = rflags&1 != 0, rflags&2 != 0
 			m.real = true
+		}
+		m.userDensity, m.vectorDensity = 255, 255
+		if flags&16 != 0 && mc.left() >= 1 {
+			// Mask parameters: the densities and feathers of the masks
+			// panel, user mask then vector mask.
+			p := mc.u8()
+			if p&1 != 0 {
+				m.userDensity = mc.u8()
+			}
+			if p&2 != 0 && mc.f64() > 0 {
+				m.feather = true
+			}
+			if p&4 != 0 {
+				m.vectorDensity = mc.u8()
+			}
+			if p&8 != 0 && mc.f64() > 0 {
+				m.feather = true
+			}
+			mc.err = nil // parameters cut short keep what was read
 		}
 		if mc.err != nil {
 			return mc.err
@@ -481,6 +503,7 @@ func (d *decoder) buildTree() error {
 	stack := []*frame{{}}
 	for _, l := range d.records {
 		l.attachMask()
+		d.pathMask(l)
 		switch l.divider {
 		case 3:
 			stack = append(stack, &frame{})

@@ -92,6 +92,9 @@ type Stroke struct {
 	Size    float64
 	// Position is "outside", "inside" or "center".
 	Position string
+	// Gradient, when set, paints the stroke instead of Color (its Blend
+	// and Opacity are the stroke's).
+	Gradient *GradientOverlay
 }
 
 // Any reports whether an effect is switched on.
@@ -186,24 +189,8 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		e.ColorOverlays = append(e.ColorOverlays, ColorOverlay{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1)})
 	})
 	each("GrFl", "gradientFillMulti", func(d *descriptor) {
-		g := GradientOverlay{Blend: blend(d), Opacity: pct(d, "Opct", 1), Style: "linear", Scale: 1,
-			Gradient: readGradient(d.desc("Grad"))}
-		if s, ok := d.num("Scl "); ok && s > 0 && s <= 1000 {
-			g.Scale = s / 100
-		}
-		if a, ok := d.num("Angl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
-			g.Angle = a
-		}
-		g.Reverse, _ = d.get("Rvrs").(bool)
-		if v, ok := d.get("Type").(enumValue); ok {
-			g.Style = map[string]string{"Lnr ": "linear", "Rdl ": "radial", "Angl": "angle", "Rflc": "reflected", "Dmnd": "diamond"}[v.Value]
-		}
-		if o := d.desc("Ofst"); o != nil {
-			x, _ := o.num("Hrzn")
-			y, _ := o.num("Vrtc")
-			g.OffsetX, g.OffsetY = clampRange(x/100, -10, 10), clampRange(y/100, -10, 10)
-		}
-		if g.Style == "" || len(g.Gradient.Colors) == 0 {
+		g, ok := readGradientFill(d, blend(d), pct(d, "Opct", 1))
+		if !ok {
 			e.Unread = append(e.Unread, "gradient overlay (a noise or unknown gradient)")
 			return
 		}
@@ -215,7 +202,11 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			s.Position = map[string]string{"OutF": "outside", "InsF": "inside", "CtrF": "center"}[v.Value]
 		}
 		if v, ok := d.get("PntT").(enumValue); ok && v.Value != "SClr" {
-			e.Unread = append(e.Unread, "stroke with a gradient or pattern (drawn in its colour)")
+			if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok && v.Value == "GrFl" {
+				s.Gradient = &g
+			} else {
+				e.Unread = append(e.Unread, "stroke with a pattern, or a noise or shape-burst gradient (drawn in its colour)")
+			}
 		}
 		if s.Position == "" {
 			s.Position = "outside"
@@ -229,6 +220,29 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		return nil
 	}
 	return e
+}
+
+// readGradientFill reads a gradient overlay's or a stroke's gradient
+// settings; false when its style or stops are not ones kino draws (a
+// noise gradient, a stroke's shape burst).
+func readGradientFill(d *descriptor, blend BlendMode, opacity float64) (GradientOverlay, bool) {
+	g := GradientOverlay{Blend: blend, Opacity: opacity, Style: "linear", Scale: 1, Gradient: readGradient(d.desc("Grad"))}
+	if s, ok := d.num("Scl "); ok && s > 0 && s <= 1000 {
+		g.Scale = s / 100
+	}
+	if a, ok := d.num("Angl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
+		g.Angle = a
+	}
+	g.Reverse, _ = d.get("Rvrs").(bool)
+	if v, ok := d.get("Type").(enumValue); ok {
+		g.Style = map[string]string{"Lnr ": "linear", "Rdl ": "radial", "Angl": "angle", "Rflc": "reflected", "Dmnd": "diamond"}[v.Value]
+	}
+	if o := d.desc("Ofst"); o != nil {
+		x, _ := o.num("Hrzn")
+		y, _ := o.num("Vrtc")
+		g.OffsetX, g.OffsetY = clampRange(x/100, -10, 10), clampRange(y/100, -10, 10)
+	}
+	return g, g.Style != "" && len(g.Gradient.Colors) > 0
 }
 
 // readGradient reads a custom gradient's stops (a Grdn descriptor).

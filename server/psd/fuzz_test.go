@@ -2,6 +2,7 @@ package psd
 
 import (
 	"bytes"
+	"image"
 	"os"
 	"path/filepath"
 	"testing"
@@ -20,6 +21,11 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "so", rect: image4, blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), nestedDescriptor(3)...))}}))
+	// A shape without pixels: its path, fill and stroke are all there is.
+	f.Add(psdFile(8, 8, RGB, []testLayer{{name: "shape", blocks: append(socoBlock(255, 0, 0), vmskBlock(2, [2]float64{0.1, 0.1}, [2]float64{0.9, 0.2}, [2]float64{0.5, 0.9})...)}}))
+	if b, err := os.ReadFile(filepath.Join("testdata", "photoshop", "pt-minimal-shape-layer.psd")); err == nil {
+		f.Add(b)
+	}
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
@@ -32,6 +38,9 @@ func FuzzDecode(f *testing.F) {
 			}
 			if l.Mask != nil {
 				l.Mask.Image()
+			}
+			if r := l.PathRect(); !r.Empty() && !r.In(image.Rect(0, 0, file.Width, file.Height)) {
+				t.Fatalf("layer %d: path drawn over %v, off the canvas", l.Index, r)
 			}
 			return nil
 		})

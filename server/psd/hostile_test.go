@@ -22,6 +22,7 @@ func (b *builder) u8(v uint8)   { b.WriteByte(v) }
 func (b *builder) u16(v uint16) { binary.Write(b, binary.BigEndian, v) }
 func (b *builder) u32(v uint32) { binary.Write(b, binary.BigEndian, v) }
 func (b *builder) s(v string)   { b.WriteString(v) }
+func (b *builder) u64(v uint64) { binary.Write(b, binary.BigEndian, v) }
 
 type testChannel struct {
 	id   int16

@@ -82,6 +82,11 @@ func (m *Mask) Image() (*image.Gray, error) {
 	if err := m.l.f.channel(ch, m.Rect.Dx(), m.Rect.Dy(), img.Pix, 0, 1); err != nil {
 		return nil, m.l.errorf("mask channel %d: %v", ch.id, err)
 	}
+	if m.density < 255 {
+		for i, v := range img.Pix {
+			img.Pix[i] = applyDensity(v, m.density)
+		}
+	}
 	return img, nil
 }
 
@@ -468,4 +473,10 @@ func (f *File) Composite() (*image.NRGBA, error) {
 		}
 	}
 	return img, nil
+}
+
+// applyDensity is a mask value v seen at a density d (255 full): what it
+// hides, it hides only d/255 as much.
+func applyDensity(v, d uint8) uint8 {
+	return 255 - uint8((int(255-v)*int(d)+127)/255)
 }

@@ -283,6 +283,16 @@ type Layer struct {
 	// Adjustment is an adjustment layer kino draws; nil for other
 	// layers and for adjustments it does not (Unsupported names them).
 	Adjustment *Adjustment
+	// Vector is its vector mask (a shape's outline), nil when none.
+	Vector *VectorMask
+	// PathMask says that Vector must be drawn as a mask over the layer's
+	// pixels: the file holds no rendering of it as the layer's mask
+	// (a layer with both a user mask and a vector mask keeps only the
+	// user mask in Mask). A layer whose only mask is its vector mask's
+	// rendering has it in Mask, and PathMask false.
+	PathMask bool
+	// Stroke is a shape's vector stroke (vstk), nil when none.
+	Stroke *VectorStroke
 	// Effects are its layer effects switched on (lfx2), nil when none.
 	Effects *Effects
 	// Unsupported names features present but not drawn by a re-render:
@@ -298,6 +308,11 @@ type Layer struct {
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
 	blendIf  bool
 	effects  int
+	// multiEffects: the effects were read from lmfx, which an lfx2
+	// does not replace.
+	multiEffects bool
+	// vectorFillOther: the shape's fill (vscg) is a gradient or pattern.
+	vectorFillOther bool
 }
 
 // Mask is a layer's user mask.
@@ -316,6 +331,10 @@ type Mask struct {
 	ch   int      // index in l.channels
 	real bool     // the real user mask (channel -3)
 	raw  [4]int32 // top, left, bottom, right as read, checked later
+	// userDensity and vectorDensity are the masks panel's densities
+	// (255 full); density is the one Image applies.
+	userDensity, vectorDensity, density uint8
+	feather                             bool
 }
 
 // Point is a position in pixels.

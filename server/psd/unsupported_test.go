@@ -53,7 +53,7 @@ func TestUnsupportedNamed(t *testing.T) {
 		{"shadowed", KindPixel, nil}, // a drop shadow is drawn
 		{"shadow off", KindPixel, nil},
 		{"gradient", KindFill, []string{"gradient fill"}},
-		{"vector masked", KindPixel, []string{"vector mask"}},
+		{"vector masked", KindPixel, nil}, // drawn from its path
 	} {
 		l := f.Find(tc.path)
 		if l == nil || l.Kind != tc.kind || !slices.Equal(l.Unsupported, tc.want) {
@@ -62,6 +62,9 @@ func TestUnsupportedNamed(t *testing.T) {
 	}
 	if e := f.Find("shadowed").Effects; e == nil || len(e.DropShadows) != 1 {
 		t.Errorf("shadowed: effects %+v, want one drop shadow", e)
+	}
+	if l := f.Find("vector masked"); !l.PathMask || l.Vector == nil {
+		t.Errorf("vector masked: PathMask %v, vector %v: its vector mask is not drawn", l.PathMask, l.Vector)
 	}
 	if e := f.Find("shadow off").Effects; e != nil {
 		t.Errorf("shadow off: effects %+v, want none", e)

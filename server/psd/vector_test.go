@@ -1,0 +1,99 @@
+package psd
+
+import (
+	"image"
+	"math"
+	"testing"
+)
+
+// vmskBlock is a vmsk block: one closed subpath through points given as
+// fractions of the canvas (x, y), each knot's control points on its
+// anchor.
+func vmskBlock(op int16, pts ...[2]float64) []byte {
+	var b builder
+	b.u32(3)
+	b.u32(0)
+	b.u16(6) // path fill rule record
+	b.Write(make([]byte, 24))
+	b.u16(0) // closed subpath length record
+	b.u16(uint16(len(pts)))
+	b.u16(uint16(op))
+	b.Write(make([]byte, 20))
+	fixed := func(v float64) uint32 { return uint32(int32(math.Round(v * (1 << 24)))) }
+	for _, p := range pts {
+		b.u16(2)
+		for range 3 {
+			b.u32(fixed(p[1]))
+			b.u32(fixed(p[0]))
+		}
+	}
+	return block("vmsk", b.Bytes())
+}
+
+// socoBlock is a SoCo block of an RGB colour.
+func socoBlock(r, g, bl float64) []byte {
+	var b builder
+	b.u32(16)
+	b.u32(0) // class name: empty unicode
+	b.u32(0)
+	b.s("null")
+	b.u32(1)
+	b.u32(0)
+	b.s("Clr ")
+	b.s("Objc")
+	b.u32(0)
+	b.u32(0)
+	b.s("RGBC")
+	b.u32(3)
+	for _, c := range []struct {
+		k string
+		v float64
+	}{{"Rd  ", r}, {"Grn ", g}, {"Bl  ", bl}} {
+		b.u32(0)
+		b.s(c.k)
+		b.s("doub")
+		b.u64(math.Float64bits(c.v))
+	}
+	return block("SoCo", b.Bytes())
+}
+
+func TestShapeWithoutPixels(t *testing.T) {
+	tri := vmskBlock(1, [2]float64{0.25, 0.25}, [2]float64{0.75, 0.25}, [2]float64{0.5, 0.75})
+	f, err := decodeBytes(psdFile(40, 40, RGB, []testLayer{
+		{name: "shape", blocks: append(socoBlock(255, 0, 0), tri...)},
+		{name: "grey shape", blocks: append(block("GdFl", make([]byte, 4)), tri...)},
+	}), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.Find("shape")
+	if l.Kind != KindShape || l.Vector == nil || len(l.Vector.Subpaths) != 1 || len(l.Vector.Subpaths[0].Knots) != 3 || len(l.Unsupported) != 0 {
+		t.Fatalf("shape: %+v", l)
+	}
+	if k := l.Vector.Subpaths[0].Knots[1].Anchor; k != (Point{X: 30, Y: 10}) {
+		t.Errorf("second knot at %v, want (30,10)", k)
+	}
+	if r := l.PathRect(); r != image.Rect(9, 9, 31, 31) {
+		t.Errorf("PathRect %v", r)
+	}
+	if f.Pixels() < 22*22 {
+		t.Errorf("Pixels %d: the shape's box is not counted", f.Pixels())
+	}
+}
+
+// TestVectorMaskBounded: a vector mask of more knots than maxKnots is
+// dropped and named, and its points may lie far off the canvas.
+func TestVectorMaskBounded(t *testing.T) {
+	pts := make([][2]float64, maxKnots+1)
+	for i := range pts {
+		pts[i] = [2]float64{float64(i%2)*200 - 100, float64(i%3)*200 - 100}
+	}
+	f, err := decodeBytes(psdFile(40, 40, RGB, []testLayer{{name: "many", blocks: append(socoBlock(0, 0, 0), vmskBlock(1, pts...)...)}}), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.Find("many")
+	if l.Vector != nil || len(l.Unsupported) == 0 {
+		t.Errorf("%d knots: vector %v, unsupported %q", len(pts), l.Vector != nil, l.Unsupported)
+	}
+}
