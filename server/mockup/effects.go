@@ -19,15 +19,17 @@ type effectLayers struct {
 }
 
 // effectsDrawable says whether kino draws a layer's effects: those of a
-// layer with pixels of its own (not a group's, a fill's or an
-// adjustment's).
+// layer with pixels of its own, and a group's, drawn around its
+// children's picture (not a fill's or an adjustment's).
 func effectsDrawable(l *psd.Layer) bool {
-	if !l.Effects.Any() || l.Rect.Empty() {
+	if !l.Effects.Any() {
 		return false
 	}
 	switch l.Kind {
-	case psd.KindPixel, psd.KindText, psd.KindShape, psd.KindSmartObject:
+	case psd.KindGroup:
 		return true
+	case psd.KindPixel, psd.KindText, psd.KindShape, psd.KindSmartObject:
+		return !l.Rect.Empty()
 	}
 	return false
 }
@@ -88,8 +90,12 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	for i := range full.A {
 		full.A[i] = 1
 	}
+	box := l.Rect
+	if l.Kind == psd.KindGroup {
+		box = cl.Image.Rect // a group's records have no rectangle
+	}
 	for _, g := range e.GradientOverlays {
-		img := gradientOverlay(g, l.Rect, shape.Rect)
+		img := gradientOverlay(g, box, shape.Rect)
 		if !clip {
 			img = cut(img, shape)
 		}

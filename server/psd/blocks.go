@@ -84,8 +84,6 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 		d.note(l, "layer effects (Photoshop 5 block)")
 	case l.effects == effectsOn && l.Effects == nil:
 		d.note(l, "layer effects")
-	case l.Effects != nil && (l.divider == 1 || l.divider == 2):
-		d.note(l, "layer effects on a group")
 	case l.Effects != nil:
 		for _, u := range l.Effects.Unread {
 			d.note(l, "layer effect: "+u)
@@ -188,9 +186,11 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		if l.Placed == nil {
 			return d.placedLegacy(l, c)
 		}
-	case "lfx2", "lmfx":
+	case "lfx2", "lfxs", "lmfx":
+		// lfxs is lfx2 under another key (written on groups by some
+		// versions of Photoshop): the same descriptor.
 		l.effects = effectsOff
-		if key == "lfx2" {
+		if key == "lfx2" || key == "lfxs" {
 			c.u32() // object effects version
 			desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
 			if err != nil {
