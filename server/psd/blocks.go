@@ -187,22 +187,23 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			return d.placedLegacy(l, c)
 		}
 	case "lfx2", "lfxs", "lmfx":
-		// lfxs is lfx2 under another key (written on groups by some
-		// versions of Photoshop): the same descriptor.
-		l.effects = effectsOff
-		if key == "lfx2" || key == "lfxs" {
-			c.u32() // object effects version
-			desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-			if err != nil {
-				l.effects = effectsOn // present, unreadable: named, not drawn
-				return nil
-			}
-			if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
-				l.effects = effectsOn
-			}
+		// One descriptor under three keys: lfxs is lfx2 as some versions
+		// of Photoshop write it on groups; lmfx is what Photoshop writes
+		// for a layer with several effects of one kind (two strokes in
+		// pt-double-stroke.psd, ag-strokes.psd), and is kept over an lfx2
+		// beside it whichever comes first.
+		if l.multiFX {
 			return nil
 		}
-		if d.effectsOn(c, key) {
+		l.effects = effectsOff
+		c.u32() // object effects version
+		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+		if err != nil {
+			l.effects = effectsOn // present, unreadable: named, not drawn
+			return nil
+		}
+		l.multiFX = key == "lmfx"
+		if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
 			l.effects = effectsOn
 		}
 	case "lrFX":
@@ -239,42 +240,6 @@ const (
 	effectsOn
 	effectsLegacy // only lrFX, whose switches are not read
 )
-
-// effectsOn reports whether an effects block has any effect switched on;
-// Photoshop keeps an empty lfx2 on many layers.
-func (d *decoder) effectsOn(c *cursor, key string) bool {
-	if key != "lfx2" && key != "lmfx" {
-		return true
-	}
-	c.u32() // object effects version
-	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-	if err != nil {
-		return true
-	}
-	if on, ok := desc.get("masterFXSwitch").(bool); ok && !on {
-		return false
-	}
-	for i, v := range desc.Vals {
-		if desc.Keys[i] == "Scl " || desc.Keys[i] == "masterFXSwitch" {
-			continue
-		}
-		if e, ok := v.(*descriptor); ok {
-			if on, _ := e.get("enab").(bool); on {
-				return true
-			}
-		}
-		if list, ok := v.([]any); ok {
-			for _, it := range list {
-				if e, ok := it.(*descriptor); ok {
-					if on, _ := e.get("enab").(bool); on {
-						return true
-					}
-				}
-			}
-		}
-	}
-	return false
-}
 
 func descColor(d *descriptor) *color.NRGBA {
 	if d == nil {

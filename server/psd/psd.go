@@ -298,6 +298,7 @@ type Layer struct {
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
 	blendIf  bool
 	effects  int
+	multiFX  bool // effects read from lmfx, which lfx2 does not replace
 }
 
 // Mask is a layer's user mask.
