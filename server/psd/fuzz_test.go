@@ -12,7 +12,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	// The small fixtures seed it; the large Photoshop files would make
 	// every mutation slow.
-	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd"} {
+	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "photoshop/pt-double-stroke.psd"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -20,6 +20,10 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "so", rect: image4, blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), nestedDescriptor(3)...))}}))
+	// Effects descriptors under each of their keys (lfx2, lfxs, lmfx),
+	// the last two read since the test files showed them.
+	fx := append([]byte{0, 0, 0, 0}, nestedDescriptor(3)...)
+	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "fx", rect: image4, blocks: append(append(block("lmfx", fx), block("lfxs", fx)...), block("lfx2", fx)...)}}))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
