@@ -283,7 +283,7 @@ type jobIn struct {
 
 type mockupIn struct {
 	Template    string         `json:"template" jsonschema:"the PSD template: an asset id (psd_template) or a URL such as kino's /demo/shirt.psd"`
-	Design      string         `json:"design,omitempty" jsonschema:"the picture placed into the smart object: an asset id or a URL (PNG, JPEG or WebP)"`
+	Design      string         `json:"design,omitempty" jsonschema:"the picture placed into the smart object: an asset id or a URL (PNG, JPEG or WebP); absent, the template is drawn as it is"`
 	SmartObject string         `json:"smartObject,omitempty" jsonschema:"the smart object's name or path (e.g. Front/Design); absent, the template's first"`
 	Params      map[string]any `json:"params,omitempty" jsonschema:"more params of mockup.render (format, hide, …)"`
 	Wait        *bool          `json:"wait,omitempty" jsonschema:"wait for the job to end (default true)"`

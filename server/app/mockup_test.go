@@ -21,6 +21,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/kinohq/kino/server/composite"
+	"github.com/kinohq/kino/server/mockup"
 	"github.com/kinohq/kino/server/store/storetest"
 )
 
@@ -188,6 +189,34 @@ func TestMockupRenderOverREST(t *testing.T) {
 		assert.Equal(t, color.NRGBA{0xaa, 0x22, 0x00, 255}, img.NRGBAAt(120, 500), "%s: colors recolours the shirt", field)
 		// The back's top-left quadrant is red.
 		assert.Equal(t, uint8(220), img.NRGBAAt(490, 40).R, field)
+	}
+
+	// A template alone is drawn as it is, at its own size: every smart
+	// object with its own pixels, Other shown, hide applied when given,
+	// pixel for pixel what the mockup package draws with no design.
+	own, closer, err := mockup.Load(filepath.Join("..", "mockup", "testdata", "mockup.psd"), 100_000_000)
+	require.NoError(t, err)
+	defer closer.Close()
+	for _, params := range []map[string]any{{}, {"hide": []any{"Other"}}} {
+		id := k.createJob(t, map[string]any{"type": "mockup.render",
+			"inputs": map[string]any{"template": tpl}, "params": params})
+		j := k.waitJob(t, id)
+		require.Equal(t, "complete", j["status"], "%v", j)
+		img := fetchPNG(t, j["outputUrl"].(string))
+		require.Equal(t, image.Rect(0, 0, 600, 600), img.Bounds())
+		hide, _ := params["hide"].([]any)
+		want, _, err := own.Render(mockup.Options{})
+		if len(hide) > 0 {
+			want, _, err = own.Render(mockup.Options{Hide: []string{"Other"}})
+			assert.Equal(t, color.NRGBA{235, 235, 235, 255}, img.NRGBAAt(70, 550), "Other hidden")
+		} else {
+			assert.Equal(t, color.NRGBA{0, 255, 0, 255}, img.NRGBAAt(70, 550), "Other shown")
+		}
+		require.NoError(t, err)
+		assert.Equal(t, want.Pix, img.Pix, "%v: the template's own drawing", params)
+		meta := map[string]any{}
+		require.NoError(t, json.Unmarshal([]byte(j["outputMeta"].(string)), &meta))
+		assert.Equal(t, []any{map[string]any{"output": "outputUrl"}}, meta["mockups"], "one mockup, of no design")
 	}
 
 	// Paths the template does not have, or of the wrong kind, are refused

@@ -118,7 +118,7 @@ var types = []*Type{
 		ProviderID: "kino", Resource: "psd reader, compositor",
 		Inputs: []Field{
 			{Name: "template", Media: []string{Image}, Required: true, Unprobed: true, Description: "a PSD template: a psd_template asset id or a URL"},
-			{Name: "design", Media: []string{Image}, Unprobed: true, Description: "the picture placed into smartObject: a URL or an asset id (PNG, JPEG or WebP)"},
+			{Name: "design", Media: []string{Image}, Unprobed: true, Description: "the picture placed into smartObject: a URL or an asset id (PNG, JPEG or WebP); with no design at all (nor designs, nor smartObjects) the template is drawn as it is"},
 		},
 		Outputs: []Field{outputURL(Image)},
 		Params: []Param{

@@ -62,7 +62,13 @@
 // isolation from what lies below the base, and never change the base's
 // alpha: they show only where the base is, as much as it is. The unit
 // then blends onto the backdrop with the base's mode, opacity, fill
-// opacity and mask. A hidden base hides its clipped layers.
+// opacity and mask. A hidden base hides its clipped layers. A
+// pass-through group as a base is drawn as psd-tools draws it (the PDF's
+// non-isolated group): its children onto the backdrop, the backdrop then
+// taken out again under the alpha the children cover, so that the unit
+// drawn normally over the backdrop is the pass-through drawing wherever
+// no clipped layer paints. A clipped layer that can paint nothing
+// (transparent, empty) is no clipped layer at all.
 //
 // # Warps
 //

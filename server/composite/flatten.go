@@ -125,21 +125,28 @@ func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Lay
 	if base.Hidden {
 		return
 	}
-	var shown []*Layer
-	for _, c := range clipped {
-		if !c.Hidden {
-			shown = append(shown, c)
-		}
-	}
 	area := base.extent(dst.Rect)
 	if area.Empty() {
 		return
+	}
+	// A clipped layer that can paint nothing (hidden, transparent, empty)
+	// leaves the unit as it is: a pass-through base stays pass-through.
+	var shown []*Layer
+	for _, c := range clipped {
+		if c.visible() && !c.extent(area).Empty() {
+			shown = append(shown, c)
+		}
 	}
 	if base.group() && base.Mode == PassThrough && len(shown) == 0 {
 		drawPassThrough(ctx, dst, base, area)
 		return
 	}
-	src := base.source(ctx, area, dst)
+	var src source
+	if base.group() && base.Mode == PassThrough {
+		src = source{img: passThroughUnit(ctx, dst, base, area)}
+	} else {
+		src = base.source(ctx, area, dst)
+	}
 	if len(shown) > 0 {
 		// A group's source is a picture of its own, drawn onto in place;
 		// another's is copied first.
@@ -148,9 +155,6 @@ func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Lay
 			unit = src.copy(area)
 		}
 		for _, c := range shown {
-			if !c.visible() {
-				continue
-			}
 			a := c.extent(unit.Rect)
 			if a.Empty() {
 				continue
@@ -184,6 +188,41 @@ func drawPassThrough(ctx context.Context, dst *image.NRGBA, g *Layer, area image
 	}
 	drawList(ctx, tmp, g.Children, false)
 	mix(ctx, dst, tmp, area, k, g.Mask, g.MaskDefault)
+}
+
+// passThroughUnit is what a pass-through group that is a clipping base
+// paints over area, as psd-tools draws it (the PDF's non-isolated group):
+// its children drawn onto the backdrop, so their modes reach it (Cn), with
+// the backdrop taken out again, C = Cn + (Cn − C0)·(α0/αg − α0), under
+// the alpha the children cover (αg). Drawn normally over the backdrop it
+// gives back Cn; the layers clipped to the group are drawn onto it first.
+func passThroughUnit(ctx context.Context, dst *image.NRGBA, g *Layer, area image.Rectangle) *image.NRGBA {
+	over := image.NewNRGBA(area)
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		copy(over.Pix[over.PixOffset(area.Min.X, y):][:4*area.Dx()], dst.Pix[dst.PixOffset(area.Min.X, y):])
+	}
+	drawList(ctx, over, g.Children, false)
+	own := image.NewNRGBA(area)
+	drawList(ctx, own, g.Children, true)
+	rows(ctx, area, func(y0, y1 int) {
+		for y := y0; y < y1; y++ {
+			b := dst.Pix[dst.PixOffset(area.Min.X, y):][:4*area.Dx()]
+			n := over.Pix[over.PixOffset(area.Min.X, y):][:4*area.Dx()]
+			o := own.Pix[own.PixOffset(area.Min.X, y):][:4*area.Dx()]
+			for i := 0; i < len(o); i += 4 {
+				ag, a0 := float64(o[i+3])/255, float64(b[i+3])/255
+				if ag == 0 {
+					continue
+				}
+				f := a0/ag - a0
+				for c := 0; c < 3; c++ {
+					cn := float64(n[i+c])
+					o[i+c] = uint8(min(255, max(0, cn+(cn-float64(b[i+c]))*f)) + 0.5)
+				}
+			}
+		}
+	})
+	return own
 }
 
 // visible reports whether the layer could show at all.

@@ -207,3 +207,39 @@ func TestAdjustmentKeepsAlpha(t *testing.T) {
 	assert.Equal(t, color.NRGBA{50, 100, 200, 90}, img.NRGBAAt(1, 1), "4 inverts then a swap of red and blue")
 	assert.Equal(t, color.NRGBA{}, Flatten(2, 2, ls[1:]).NRGBAAt(0, 0), "adjustments over nothing")
 }
+
+// TestClippedToPassThroughGroup: layers clipped to a pass-through group
+// leave its children's modes reaching the backdrop (psd-tools' drawing,
+// and Photoshop's merged image in pt-clipping-mask4.psd), and a clipped
+// layer that paints nothing leaves the group as it is.
+func TestClippedToPassThroughGroup(t *testing.T) {
+	t.Parallel()
+	back := color.NRGBA{200, 40, 100, 255}
+	x := color.NRGBA{60, 180, 30, 255}
+	bg := layer(at(image.Rect(0, 0, 4, 1), back), Normal)
+	group := func() *Layer {
+		return &Layer{Mode: PassThrough, Opacity: 1, FillOpacity: 1,
+			Children: []*Layer{layer(at(image.Rect(0, 0, 4, 1), x), Exclusion)}}
+	}
+	// b + s − 2bs on 0..1, per channel.
+	excl := color.NRGBA{A: 255}
+	for i, pair := range [][2]uint8{{back.R, x.R}, {back.G, x.G}, {back.B, x.B}} {
+		b, s := float64(pair[0])/255, float64(pair[1])/255
+		v := uint8((b+s-2*b*s)*255 + 0.5)
+		*[]*uint8{&excl.R, &excl.G, &excl.B}[i] = v
+	}
+	clip := layer(at(image.Rect(2, 0, 4, 1), blue), Normal)
+	clip.Clipped = true
+	out := Flatten(4, 1, []*Layer{bg, group(), clip})
+	for x := 0; x < 2; x++ {
+		got := out.NRGBAAt(x, 0)
+		assert.InDelta(t, int(excl.R), int(got.R), 1, "x %d: %v, want the exclusion %v", x, got, excl)
+		assert.InDelta(t, int(excl.G), int(got.G), 1, "x %d: %v", x, got)
+		assert.InDelta(t, int(excl.B), int(got.B), 1, "x %d: %v", x, got)
+	}
+	assert.Equal(t, blue, out.NRGBAAt(3, 0), "the clipped layer over the group")
+
+	empty := &Layer{Opacity: 1, FillOpacity: 1, Clipped: true}
+	want := Flatten(4, 1, []*Layer{bg, group()})
+	assert.Equal(t, want.Pix, Flatten(4, 1, []*Layer{bg, group(), empty}).Pix, "an empty clipped layer changes nothing")
+}

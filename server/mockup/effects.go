@@ -19,15 +19,17 @@ type effectLayers struct {
 }
 
 // effectsDrawable says whether kino draws a layer's effects: those of a
-// layer with pixels of its own (not a group's, a fill's or an
-// adjustment's).
+// layer with pixels of its own, and a group's, drawn around its
+// children's picture (not a fill's or an adjustment's).
 func effectsDrawable(l *psd.Layer) bool {
-	if !l.Effects.Any() || (l.Rect.Empty() && l.PathRect().Empty()) {
+	if !l.Effects.Any() {
 		return false
 	}
 	switch l.Kind {
-	case psd.KindPixel, psd.KindText, psd.KindShape, psd.KindSmartObject:
+	case psd.KindGroup:
 		return true
+	case psd.KindPixel, psd.KindText, psd.KindShape, psd.KindSmartObject:
+		return !l.Rect.Empty() || !l.PathRect().Empty()
 	}
 	return false
 }
@@ -92,11 +94,13 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	for i := range full.A {
 		full.A[i] = 1
 	}
+	box := l.Rect
+	if l.Kind == psd.KindGroup || box.Empty() {
+		// A group's records have no rectangle, nor has a shape drawn
+		// from its path.
+		box = cl.Image.Rect
+	}
 	for _, g := range e.GradientOverlays {
-		box := l.Rect
-		if box.Empty() {
-			box = cl.Image.Rect // a shape drawn from its path
-		}
 		img := gradientOverlay(g, box, shape.Rect)
 		if !clip {
 			img = cut(img, shape)

@@ -301,6 +301,11 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 				return nil, err
 			}
 			cl.Children = children
+			if effectsDrawable(l) {
+				if err := r.flattenGroup(cl); err != nil {
+					return nil, err
+				}
+			}
 		case psd.KindAdjustment:
 			// Those kino does not read are drawn as an empty layer (the
 			// manifest refuses them where they would recolour a design).
@@ -364,6 +369,49 @@ func withEffects(ls []*composite.Layer, fx map[*composite.Layer]effectLayers) []
 		}
 	}
 	return append(out, after...)
+}
+
+// flattenGroup turns a group with layer effects into the picture of its
+// children drawn in isolation, which its effects are drawn around as a
+// layer's (ag-group-drop-shadows.psd: 18.5 dB against Photoshop's picture
+// without its shadow, 44.9 dB with). A pass-through group with effects
+// is drawn as one layer, so it blends as a normal one: its children's
+// modes no longer reach below it (no test file tells what Photoshop does).
+func (r *renderer) flattenGroup(cl *composite.Layer) error {
+	img, err := composite.FlattenContext(r.ctx, r.t.File.Width, r.t.File.Height, cl.Children)
+	if err != nil {
+		return err
+	}
+	cl.Children = nil
+	if cl.Mode == composite.PassThrough {
+		cl.Mode = composite.Normal
+	}
+	if b := alphaBounds(img); !b.Empty() {
+		cl.Image = img.SubImage(b).(*image.NRGBA)
+	}
+	return nil
+}
+
+// alphaBounds is the smallest rectangle holding every pixel of img that
+// is not transparent.
+func alphaBounds(img *image.NRGBA) image.Rectangle {
+	var b image.Rectangle
+	for y := img.Rect.Min.Y; y < img.Rect.Max.Y; y++ {
+		row := img.Pix[img.PixOffset(img.Rect.Min.X, y):][:4*img.Rect.Dx()]
+		x0, x1 := -1, -1
+		for i := 3; i < len(row); i += 4 {
+			if row[i] != 0 {
+				if x0 < 0 {
+					x0 = i / 4
+				}
+				x1 = i/4 + 1
+			}
+		}
+		if x0 >= 0 {
+			b = b.Union(image.Rect(img.Rect.Min.X+x0, y, img.Rect.Min.X+x1, y+1))
+		}
+	}
+	return b
 }
 
 // own draws a layer from its own pixels.

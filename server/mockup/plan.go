@@ -31,7 +31,9 @@ type Plan struct {
 const DesignInput = "input:design"
 
 // NewPlan reads a job's plan; hasDesign says whether inputs.design is
-// set. A plan no template can draw is a problem of the request.
+// set. A plan no template can draw is a problem of the request. A plan of
+// no design at all draws the template as it is: one mockup, every smart
+// object with its own pixels.
 func NewPlan(p catalog.MockupRender, hasDesign bool) (Plan, *catalog.Problem) {
 	plan := Plan{SmartObject: p.SmartObject, Fixed: map[string]string{}, Params: p}
 	if hasDesign {
@@ -40,9 +42,6 @@ func NewPlan(p catalog.MockupRender, hasDesign bool) (Plan, *catalog.Problem) {
 	plan.Designs = append(plan.Designs, p.Designs...)
 	for k, v := range p.SmartObjects {
 		plan.Fixed[k] = v
-	}
-	if len(plan.Designs) == 0 && len(plan.Fixed) == 0 {
-		return plan, &catalog.Problem{Path: "inputs.design", Message: "is required (or params.designs, or params.smartObjects)"}
 	}
 	if len(plan.Designs)+len(plan.Fixed) > catalog.MaxMockups {
 		return plan, &catalog.Problem{Path: "params.designs", Message: fmt.Sprintf("at most %d designs and smart objects in one job", catalog.MaxMockups)}

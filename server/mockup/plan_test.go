@@ -17,9 +17,11 @@ func TestNewPlan(t *testing.T) {
 	assert.Equal(t, []string{DesignInput, "https://a/1.png"}, p.Designs)
 	assert.Equal(t, map[string]string{"Back": "ast_1"}, p.Fixed)
 
-	_, problem = NewPlan(catalog.MockupRender{}, false)
-	require.NotNil(t, problem)
-	assert.Equal(t, "inputs.design", problem.Path)
+	// No design: the template's own drawing, one mockup of no design.
+	p, problem = NewPlan(catalog.MockupRender{}, false)
+	require.Nil(t, problem)
+	assert.Empty(t, p.Designs)
+	assert.Empty(t, p.Fixed)
 
 	many := make([]string, catalog.MaxMockups)
 	for i := range many {

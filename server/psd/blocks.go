@@ -91,8 +91,6 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 		d.note(l, "layer effects (Photoshop 5 block)")
 	case l.effects == effectsOn && l.Effects == nil:
 		d.note(l, "layer effects")
-	case l.Effects != nil && (l.divider == 1 || l.divider == 2):
-		d.note(l, "layer effects on a group")
 	case l.Effects != nil:
 		for _, u := range l.Effects.Unread {
 			d.note(l, "layer effect: "+u)
@@ -218,14 +216,15 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		if l.Placed == nil {
 			return d.placedLegacy(l, c)
 		}
-	case "lfx2", "lmfx":
-		// lmfx (Photoshop's "multi" effects: several strokes or shadows
-		// of one kind) holds the same descriptor as lfx2, and wins over
-		// it when both are there.
-		if key == "lfx2" && l.multiEffects {
+	case "lfx2", "lfxs", "lmfx":
+		// One descriptor under three keys: lfxs is lfx2 as some versions
+		// of Photoshop write it on groups; lmfx is what Photoshop writes
+		// for a layer with several effects of one kind (two strokes in
+		// pt-double-stroke.psd, ag-strokes.psd), and is kept over an lfx2
+		// beside it whichever comes first.
+		if l.multiFX {
 			return nil
 		}
-		l.multiEffects = key == "lmfx"
 		l.effects = effectsOff
 		c.u32() // object effects version
 		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
@@ -233,6 +232,7 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			l.effects = effectsOn // present, unreadable: named, not drawn
 			return nil
 		}
+		l.multiFX = key == "lmfx"
 		if l.Effects = readEffects(desc, d.f.globalAngle); l.Effects != nil {
 			l.effects = effectsOn
 		}

@@ -122,10 +122,11 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	if on, ok := desc.get("masterFXSwitch").(bool); ok && !on {
 		return nil
 	}
-	scale := 1.0
-	if s, ok := desc.num("Scl "); ok && s > 0 && s <= 1000 {
-		scale = s / 100
-	}
+	// The descriptor's "Scl " (208 % or 417 % in the test files) is not
+	// applied: sizes and distances are stored as drawn. Scaling them drew
+	// ag-group-drop-shadows.psd's shadow four times too far and too soft
+	// (15 dB against Photoshop's picture, 45 dB without) and
+	// pt-layer-effects.psd's effects twice too large (22.4 dB, 23.8 without).
 	e := &Effects{}
 	each := func(one, multi string, fn func(*descriptor)) {
 		items := []any{desc.get(one)}
@@ -157,7 +158,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	}
 	px := func(d *descriptor, key string) float64 {
 		v, _ := d.num(key)
-		return math.Min(math.Max(v*scale, 0), 1000)
+		return math.Min(math.Max(v, 0), 1000)
 	}
 	shadow := func(d *descriptor) Shadow {
 		s := Shadow{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1),

@@ -308,9 +308,7 @@ type Layer struct {
 	divider  int // lsct type: 0 none, 1 open group, 2 closed group, 3 end
 	blendIf  bool
 	effects  int
-	// multiEffects: the effects were read from lmfx, which an lfx2
-	// does not replace.
-	multiEffects bool
+	multiFX  bool // effects read from lmfx, which lfx2 does not replace
 	// vectorFillOther: the shape's fill (vscg) is a gradient or pattern.
 	vectorFillOther bool
 }
