@@ -291,6 +291,17 @@ func (l *Layout) DrawBackgrounds(dst *image.NRGBA, origins []Point, k float64) {
 	}
 }
 
+// HasBackgrounds reports whether any span paints a background on the
+// layout's lines.
+func (l *Layout) HasBackgrounds() bool {
+	for _, ln := range l.Lines {
+		if len(ln.boxes()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
 // fillRect paints c over the rectangle from x0, y0 to x1, y1 of dst,
 // each pixel by how much of it the rectangle covers.
 func fillRect(dst *image.NRGBA, x0, x1, y0, y1 float64, c color.NRGBA) {
