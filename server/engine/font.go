@@ -29,10 +29,11 @@ func recoverFont(l Layer, what string, err *error) {
 	if v == nil {
 		return
 	}
-	if l.Font == "" {
+	field := l.downloadedFont()
+	if field == "" {
 		panic(v) //nolint:forbidigo // re-raised: a panic that is not the font drawer's own goes on
 	}
-	*err = &MediaError{Field: l.FontField, Message: "the font cannot be measured to " + what + ": it is damaged"}
+	*err = &MediaError{Field: field, Message: "the font cannot be measured to " + what + ": it is damaged"}
 }
 
 // face is the font at path, at the layer's size, to measure a styled text
@@ -67,6 +68,24 @@ func (p *planner) shaper(l Layer, path string) (*glyphs.Shaper, error) {
 	if sh, ok := p.shapers[cacheKey]; ok {
 		return sh, nil
 	}
+	fonts, err := p.fontChain(l, path)
+	if err != nil {
+		return nil, err
+	}
+	if p.shapers == nil {
+		p.shapers = map[string]*glyphs.Shaper{}
+	}
+	fallback := p.fallback
+	if fallback == nil {
+		fallback = glyphs.NewMachine()
+	}
+	p.shapers[cacheKey] = glyphs.NewShaper(fonts, fallback)
+	return p.shapers[cacheKey], nil
+}
+
+// fontChain is the font at path, then the layer's fallback fonts (a font
+// list's), as the text engine reads them.
+func (p *planner) fontChain(l Layer, path string) ([]*glyphs.Font, error) {
 	first, err := p.glyphFont(l, path)
 	if err != nil {
 		return nil, err
@@ -91,15 +110,7 @@ func (p *planner) shaper(l Layer, path string) (*glyphs.Shaper, error) {
 			fonts = append(fonts, f)
 		}
 	}
-	if p.shapers == nil {
-		p.shapers = map[string]*glyphs.Shaper{}
-	}
-	fallback := p.fallback
-	if fallback == nil {
-		fallback = glyphs.NewMachine()
-	}
-	p.shapers[cacheKey] = glyphs.NewShaper(fonts, fallback)
-	return p.shapers[cacheKey], nil
+	return fonts, nil
 }
 
 // glyphFont is the font at path as the text engine reads it, once a

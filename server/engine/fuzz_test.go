@@ -270,6 +270,7 @@ func FuzzCompile(f *testing.F) {
 	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"audio","src":"logo","id":"v"},{"type":"captions","transcribe":{"layer":"v"},"highlightColor":"red","maxLines":1,"backgroundColor":"#0008","paddingX":3,"strokeWidth":1,"shadowColor":"blue","shadowX":2,"align":"left","verticalAlign":"middle","width":40,"x":4,"opacity":0.5},{"type":"captions","text":"1\n00:00:00,000 --> 00:00:01,000\n{a} \\N b]; c\n","start":0.5}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm","background":"transparent","duration":2},"tracks":[{"clips":[{"asset":{"type":"captions","src":"https://a.test/c.vtt","font":"logo","verticalAlign":"top"},"position":{"y":4}}]}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"loudness":{}},"tracks":[{"clips":[{"asset":{"type":"image","src":"logo","crop":{"right":0.5}},"length":1,"fit":"contain","flip":"horizontal","filters":{"greyscale":1,"contrast":1.5}}]},{"clips":[{"asset":{"type":"audio","src":"logo","loop":true,"duck":{"level":0}},"length":2},{"asset":{"type":"video","src":"logo","volume":2},"id":"x","length":1,"fit":"cover"}]}]}`, uint8(1))
+	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"text","color":"red","width":50,"fit":"shrink","maxLines":2,"shadowColor":"black","shadowBlur":2,"spans":[{"text":"a'b "},{"text":"[x]:y\n","fontSize":30,"backgroundColor":"blue","font":["logo","https://a.test/f.ttf"]},{"text":"ش z","fontFeatures":["-liga"]}]}]}`, uint8(0))
 	assets := map[string]string{"logo": "https://cdn.test/logo.png"}
 	const workDir = `/w/it's [a],b;c:d\e=f`
 	// Styled text is measured with its font, so the fonts are real files,
@@ -317,7 +318,7 @@ func FuzzCompile(f *testing.F) {
 		}
 		cmd, err := Plan(context.Background(), s, inputs(media, font), workDir, "/w/out")
 		var ve *ValidationError
-		if errors.As(err, &ve) && strings.HasSuffix(ve.Field, ".text") &&
+		if errors.As(err, &ve) && (strings.HasSuffix(ve.Field, ".text") || strings.HasSuffix(ve.Field, ".spans")) &&
 			(strings.Contains(ve.Message, "a render draws at most") || strings.Contains(ve.Message, "a text box that moves is drawn whole")) {
 			// Only the font tells how many lines a text wraps to, and how
 			// large a text box is.
@@ -382,14 +383,15 @@ func FuzzCompile(f *testing.F) {
 				}
 			case KindText:
 				// Each picture (the glyphs; with a blurred shadow, the
-				// shadow and the box, when there is one) and each
+				// shadow and the box, when there is one or spans have
+				// backgrounds) and each
 				// overlay of one on another, when anything shows.
 				if lay, _ := styledLayout(p, l, media, font); !hidden && frameWindow(l, s.FPS).frames() > 0 && lay.canvas.w > 0 {
 					parts := 1
 					if l.Style.Shadow.Color != "" && l.Style.Shadow.Blur > 0 {
 						parts++
-						if l.Style.Background != "" {
-							parts++
+						if l.Style.Background != "" || lay.glyphs.HasBackgrounds() {
+							parts++ // the box, and the spans' backgrounds
 						}
 					}
 					outputs += 2 * parts
@@ -485,6 +487,7 @@ func fuzzFont(dir, key string) string { return filepath.Join(dir, key+`'[x]:y`) 
 
 // styledLayout lays a styled text layer out as Plan does.
 func styledLayout(p *planner, l Layer, media map[string]Media, defaultFont string) (textLayout, error) {
+	p.media = media // the spans' fonts
 	path := defaultFont
 	if l.Font != "" {
 		path = media[l.Font].Path

@@ -95,6 +95,10 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 			// Fades in across the first boundary: its part leads from its start.
 			map[string]any{"type": "text", "text": "kino", "fontSize": 20, "color": "white", "start": 0.6, "duration": 2, "x": 90, "y": 50, "fadeIn": 0.9, "fadeOut": 0.4},
 			map[string]any{"type": "image", "src": "picture", "start": 0.8, "duration": 1.5, "x": 100, "y": 5, "opacity": 0.8},
+			// Spans, their words coming in across the first boundary.
+			map[string]any{"type": "text", "color": "white", "fontSize": 12, "start": 0.7, "duration": 2, "x": 10, "y": 60, "width": 140,
+				"spans": []any{map[string]any{"text": "rich "}, map[string]any{"text": "text", "color": "#ffd166", "fontSize": 18, "backgroundColor": "#e63946"}, map[string]any{"text": " spans"}},
+				"enter": map[string]any{"type": "fade", "by": "word", "stagger": 0.2, "duration": 0.3}},
 			// A tone across both boundaries: any gap or step clicks.
 			map[string]any{"type": "audio", "src": "tone", "start": 0, "duration": 2.9, "loop": true},
 		}}

@@ -82,13 +82,19 @@ func (c *compiler) content(o *object, trimKey string, l *Layer) {
 			l.Volume = o.number("volume", 1, 0, 10)
 		}
 	case KindText:
-		l.Text = o.text("text", c.lim.MaxTextLength)
-		l.FontSize = o.integer("fontSize", 48, 1, 2000)
+		rich := o.has("spans")
+		if !rich {
+			l.Text = c.layerText(o)
+		}
+		l.FontSize = o.integer("fontSize", 48, 1, maxFontSize)
 		l.Color = o.color("color", "0xFFFFFFFF")
 		if o.has("font") {
-			c.textFonts(o, l)
+			l.Font, l.FontField, l.Fallback = c.textFonts(o)
 		}
 		c.textStyle(o, l)
+		if rich {
+			c.spans(o, l)
+		}
 	case KindRectangle, KindEllipse:
 		c.shape(o, l)
 	case KindCaptions:

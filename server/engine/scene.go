@@ -76,8 +76,13 @@ type Layer struct {
 	Source string
 	// SourceField is the JSON path of the layer's src, for messages.
 	SourceField string
-	Text        string
-	FontSize    int
+	// Text is a text layer's text: its spans' texts together when it has
+	// spans.
+	Text     string
+	FontSize int
+	// Spans are a text layer's runs of text in styles of their own; nil
+	// when it has one text (a pointer keeps Layer comparable).
+	Spans *TextSpans
 	// Font is the key of a font source, or empty for the default font.
 	Font string
 	// FontField is the JSON path of the layer's font, for messages.
@@ -179,6 +184,30 @@ type TextStyle struct {
 	// MaxLines keeps the first lines, the last ending in an ellipsis when
 	// text is cut; 0 keeps every line.
 	MaxLines int
+}
+
+// TextSpans are the spans of a text layer, in the order of its text.
+type TextSpans struct {
+	List []TextSpan
+}
+
+// TextSpan is a run of a text layer's text in a style of its own, laid
+// out with the others as one paragraph. Each field is the layer's unless
+// the span sets its own.
+type TextSpan struct {
+	// Field is the span's JSON path, for messages.
+	Field string
+	Text  string
+	// Color is the colour of the span's glyphs (0xRRGGBBAA).
+	Color string
+	// Background is the colour painted behind the span's glyphs, or
+	// empty for none.
+	Background string
+	FontSize   int
+	// Font, FontField and Fallback are the span's fonts, as Layer's.
+	Font, FontField, Fallback string
+	// Features are the span's OpenType features, as TextStyle's.
+	Features string
 }
 
 // Stroke is an outline Width pixels wide; no outline when Width is 0.

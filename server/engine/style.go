@@ -66,20 +66,22 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 // maxFonts bounds a text layer's list of fonts.
 const maxFonts = 8
 
-// textFonts reads a text layer's font: one font, or a list of fonts, each
-// drawing the characters the ones before it lack.
-func (c *compiler) textFonts(o *object, l *Layer) {
+// textFonts reads a text layer's (or a span's) font: one font, or a list
+// of fonts, each drawing the characters the ones before it lack. It
+// returns the first font's key and field, and the keys of the others
+// joined by commas (Layer.Fallback).
+func (c *compiler) textFonts(o *object) (font, field, fallback string) {
 	v, _ := o.get("font")
 	if _, isList := v.([]any); !isList {
-		l.Font, l.FontField = c.source(o, "font", true)
-		return
+		font, field = c.source(o, "font", true)
+		return font, field, ""
 	}
 	list := o.array("font", maxFonts)
 	if len(list) == 0 {
 		if c.r.err == nil {
 			c.r.fail(o.field("font"), "is an empty list: give a font, or a list of fonts, or no font for the default")
 		}
-		return
+		return "", o.field("font"), ""
 	}
 	fonts := map[string]any{}
 	var keys []string
@@ -87,14 +89,14 @@ func (c *compiler) textFonts(o *object, l *Layer) {
 		name := fmt.Sprintf("font[%d]", i)
 		fonts[name] = f
 		entry := &object{r: o.r, path: o.path, m: fonts, seen: map[string]bool{}}
-		key, field := c.source(entry, name, true)
+		key, f := c.source(entry, name, true)
 		if i == 0 {
-			l.Font, l.FontField = key, field
+			font, field = key, f
 		} else {
 			keys = append(keys, key)
 		}
 	}
-	l.Fallback = strings.Join(keys, ",")
+	return font, field, strings.Join(keys, ",")
 }
 
 // fontFeatures reads fontFeatures, a list of OpenType features as CSS's

@@ -42,7 +42,7 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 	}
 	if c.w > maxDerivedSide || c.h > maxDerivedSide {
 		// Only a moving layer's canvas can be larger than the frame.
-		return "", &ValidationError{Field: l.Field + ".text", Message: fmt.Sprintf(
+		return "", &ValidationError{Field: l.textField(), Message: fmt.Sprintf(
 			"is laid out %d × %d pixels, and a text box that moves is drawn whole, at most %d pixels on a side (less text, or a smaller font)",
 			c.w, c.h, maxDerivedSide)}
 	}
@@ -104,7 +104,16 @@ func (p *planner) textStill(i int, name string, l Layer, lay textLayout, withBox
 	if l.Style.Background != "" && withBox {
 		under = p.textBackground(l, lay, pic)
 	}
+	// The spans' backgrounds lie under the shadow, and come and go with
+	// their glyphs.
+	spanBoxes := withGlyphs && lay.glyphs.HasBackgrounds()
 	if blurred {
+		if spanBoxes {
+			if under == nil {
+				under = pic.image(l.spanBackground())
+			}
+			p.drawBackgrounds(l, lay, under, pic)
+		}
 		if under != nil {
 			in := p.pictureInput(fmt.Sprintf("box-%s.png", name), under)
 			parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
@@ -132,6 +141,9 @@ func (p *planner) textStill(i int, name string, l Layer, lay textLayout, withBox
 			edge = l.Style.Background
 		}
 		top = pic.image(edge)
+	}
+	if spanBoxes && !blurred {
+		p.drawBackgrounds(l, lay, top, pic)
 	}
 	if sh.Color != "" && !blurred {
 		if err := p.drawGlyphs(l, lay, top, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
@@ -174,7 +186,7 @@ func missingWarning(l Layer, missing []rune) string {
 		}
 		names = append(names, fmt.Sprintf("U+%04X %q", r, string(r)))
 	}
-	return fmt.Sprintf("%s.text: no font has %s: not drawn (give a font that has them in font)", l.Field, strings.Join(names, ", "))
+	return fmt.Sprintf("%s: no font has %s: not drawn (give a font that has them in font)", l.textField(), strings.Join(names, ", "))
 }
 
 // textPicture is how a text layer's canvas is painted: its pixels, at
@@ -235,6 +247,22 @@ func (p *planner) drawGlyphs(l Layer, lay textLayout, img *image.NRGBA, pic text
 	if p.ctx != nil && p.ctx.Err() != nil {
 		return nil // the plan stops at the end of this layer
 	}
+	lay.glyphs.DrawScaled(img, lay.origins(pic, dx, dy), pt, pic.k)
+	return nil
+}
+
+// drawBackgrounds paints the layout's spans' backgrounds over img.
+func (p *planner) drawBackgrounds(l Layer, lay textLayout, img *image.NRGBA, pic textPictureSize) {
+	if p.ctx != nil && p.ctx.Err() != nil {
+		return // the plan stops at the end of this layer
+	}
+	lay.glyphs.DrawBackgrounds(img, lay.origins(pic, 0, 0), pic.k)
+}
+
+// origins are where the layout's lines start on a picture of its canvas,
+// moved by dx, dy: the left ends of their baselines; lines off the
+// picture start nowhere (at minus infinity).
+func (lay textLayout) origins(pic textPictureSize, dx, dy int) []glyphs.Point {
 	origins := make([]glyphs.Point, len(lay.lines))
 	for n, ln := range lay.lines {
 		if !ln.shows {
@@ -245,8 +273,7 @@ func (p *planner) drawGlyphs(l Layer, lay textLayout, img *image.NRGBA, pic text
 		x := float64(ln.x-lay.canvas.x+dx) + ln.offset
 		origins[n] = glyphs.Point{X: x * pic.k, Y: float64(ln.baseline-lay.canvas.y+dy) * pic.k}
 	}
-	lay.glyphs.DrawScaled(img, origins, pt, pic.k)
-	return nil
+	return origins
 }
 
 // pictureInput writes img as the picture name and returns the input that
@@ -265,39 +292,69 @@ func (p *planner) measure(l Layer, font string) (lay textLayout, err error) {
 	if err != nil {
 		return textLayout{}, err
 	}
-	var feats []glyphs.Feature
-	if l.Style.Features != "" {
-		for _, s := range strings.Split(l.Style.Features, ",") {
-			ft, err := glyphs.ParseFeature(s)
-			if err != nil {
-				return textLayout{}, &ValidationError{Field: l.Field + ".fontFeatures", Message: err.Error()}
-			}
-			feats = append(feats, ft)
-		}
+	feats, err := parseFeatures(l.Style.Features, l.Field+".fontFeatures")
+	if err != nil {
+		return textLayout{}, err
+	}
+	// A span that names no font draws in the default font, which is the
+	// layer's (spans take the layer's font when they name none).
+	spans, err := p.glyphSpans(l, font)
+	if err != nil {
+		return textLayout{}, err
 	}
 	area := 0
 	if l.Width > 0 {
 		area = l.Width - 2*l.Style.PaddingX
 	}
-	opts := glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats, MaxLines: l.Style.MaxLines}
+	opts := glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats, MaxLines: l.Style.MaxLines, LineHeight: l.Style.LineHeight}
+	t := layoutText{sh: sh, text: l.Text, spans: spans, base: l.FontSize}
 	if l.Style.Shrink {
-		l.FontSize = p.shrink(l, sh, opts)
+		l.FontSize = p.shrink(l, t, opts)
 		opts.Size = float64(l.FontSize)
 	}
-	gl := sh.Layout(l.Text, opts)
-	return p.layout(l, gl), nil
+	return p.layout(l, t.at(l.FontSize, opts)), nil
+}
+
+// layoutText is a text layer's text, or its spans, and the shaper of its
+// fonts.
+type layoutText struct {
+	sh    *glyphs.Shaper
+	text  string
+	spans []glyphs.Span
+	// base is the layer's font size, which the spans' sizes are relative
+	// to when the text is shrunk.
+	base int
+}
+
+// at lays the text out at font size size: the spans' sizes are each
+// size/base times their own.
+func (t layoutText) at(size int, o glyphs.Options) *glyphs.Layout {
+	o.Size = float64(size)
+	if t.spans == nil {
+		return t.sh.Layout(t.text, o)
+	}
+	spans := t.spans
+	if size != t.base {
+		spans = make([]glyphs.Span, len(t.spans))
+		for i, sp := range t.spans {
+			sp.Size *= float64(size) / float64(t.base)
+			spans[i] = sp
+		}
+	}
+	return t.sh.LayoutSpans(spans, o)
 }
 
 // shrink is the largest font size, from 1 pixel to the layer's, at which
 // its text fits its box: no word wider than the width, and the lines
 // within the height (less the padding) and within maxLines. Text that
 // does not fit at 1 pixel is drawn at 1 pixel. Fitting grows with the
-// size, so a binary search takes at most 11 layouts.
-func (p *planner) shrink(l Layer, sh *glyphs.Shaper, opts glyphs.Options) int {
+// size, so a binary search takes at most 11 layouts. Spans shrink with
+// the layer, each in proportion to its size.
+func (p *planner) shrink(l Layer, t layoutText, opts glyphs.Options) int {
 	fits := func(size int) bool {
 		o := opts
-		o.Size, o.MaxLines, o.WholeWords = float64(size), 0, true
-		gl := sh.Layout(l.Text, o)
+		o.MaxLines, o.WholeWords = 0, true
+		gl := t.at(size, o)
 		if gl.Widest() > o.Width {
 			return false
 		}
@@ -305,11 +362,9 @@ func (p *planner) shrink(l Layer, sh *glyphs.Shaper, opts glyphs.Options) int {
 			return false
 		}
 		if l.Height > 0 {
-			pitch := gl.LineHeight()
-			if l.Style.LineHeight > 0 {
-				pitch = l.Style.LineHeight * float64(size)
-			}
-			return pitch*float64(len(gl.Lines)) <= float64(l.Height-2*l.Style.PaddingY)
+			// The lines' heights are sums of a font's metrics: a
+			// millionth of a pixel spares text that fits exactly.
+			return gl.Height() <= float64(l.Height-2*l.Style.PaddingY)+1e-6
 		}
 		return true
 	}
@@ -364,10 +419,10 @@ type placedLine struct {
 }
 
 // layout places a text layer's lines in its box, as CSS places lines:
-// each line is lineHeight high, the glyphs in the middle of it (half the
-// leading above, half below). Plain text (no width, height or style) is
-// placed as it always was: the top of its glyphs at y, or their whole
-// height centred.
+// each line is lineHeight high (its largest span's, with spans), the
+// glyphs in the middle of it (half the leading above, half below). Plain
+// text (no width, height or style) is placed as it always was: the top
+// of its glyphs at y, or their whole height centred.
 func (p *planner) layout(l Layer, gl *glyphs.Layout) textLayout {
 	st := l.Style
 	area := 0
@@ -381,12 +436,15 @@ func (p *planner) layout(l Layer, gl *glyphs.Layout) textLayout {
 	if area == 0 {
 		area = int(math.Ceil(widest))
 	}
-	pitch := gl.LineHeight()
-	if st.LineHeight > 0 {
-		pitch = st.LineHeight * float64(l.FontSize)
-	}
+	// base[k] is how far below the top of the lines line k's baseline
+	// lies (glyphs.Line's Above and Below stack the lines).
 	n := len(gl.Lines)
-	block := pitch * float64(n)
+	base := make([]float64, n)
+	block := 0.0
+	for k, ln := range gl.Lines {
+		base[k] = block + ln.Above
+		block += ln.Above + ln.Below
+	}
 	box := rect{w: l.Width, h: l.Height}
 	if box.w == 0 {
 		box.w = area + 2*st.PaddingX
@@ -402,7 +460,6 @@ func (p *planner) layout(l Layer, gl *glyphs.Layout) textLayout {
 	case "bottom":
 		top += free
 	}
-	lead := (pitch - gl.Ascent - gl.Descent) / 2
 	if !l.styled() {
 		// Plain text: its ink from the top of the first line's glyphs
 		// to the bottom of the last's, at y or centred, as drawtext
@@ -414,18 +471,12 @@ func (p *planner) layout(l Layer, gl *glyphs.Layout) textLayout {
 		if _, b, ok := gl.Lines[n-1].Ink(); ok {
 			inkBottom = b
 		}
-		firstBaseline := lead + gl.Ascent
-		high := (float64(n-1)*pitch + inkTop + inkBottom)
+		high := base[n-1] - base[0] + inkTop + inkBottom
 		at := corner(l.Y, p.s.Height, int(math.Round(high)))
-		top = float64(at) - (firstBaseline - inkTop)
+		top = float64(at) - (base[0] - inkTop)
 		box.y = int(math.Floor(top))
 	}
 
-	// Glyphs may reach past their advance and the font's ascent and
-	// descent (accents, italics, swashes, marks stacked on Indic and
-	// Thai letters): half an em of margin keeps them on the canvas.
-	margin := l.Stroke.Width + (l.FontSize+1)/2
-	up, down := int(math.Ceil(gl.Ascent))+margin, int(math.Ceil(gl.Descent))+margin
 	sh := l.Style.Shadow
 	spread := (3*sh.Blur + 1) / 2 // three deviations of the blur
 	var ink bounds
@@ -435,7 +486,13 @@ func (p *planner) layout(l Layer, gl *glyphs.Layout) textLayout {
 	lay := textLayout{glyphs: gl, missing: gl.Missing, box: box, areaWidth: area}
 	reaches := make([]rect, n)
 	for k, gln := range gl.Lines {
-		ln := placedLine{x: box.x + st.PaddingX, baseline: int(math.Round(top + float64(k)*pitch + lead + gl.Ascent)), width: gln.Width}
+		ln := placedLine{x: box.x + st.PaddingX, baseline: int(math.Round(top + base[k])), width: gln.Width}
+		// Glyphs may reach past their advance and the font's ascent and
+		// descent (accents, italics, swashes, marks stacked on Indic and
+		// Thai letters): half an em of the line's largest text keeps
+		// them on the canvas.
+		margin := l.Stroke.Width + (int(math.Ceil(gln.Size))+1)/2
+		up, down := int(math.Ceil(gln.Ascent))+margin, int(math.Ceil(gln.Descent))+margin
 		switch st.Align {
 		case "center":
 			ln.offset = (float64(area) - gln.Width) / 2

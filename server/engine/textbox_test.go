@@ -470,14 +470,15 @@ func TestPlanTextFits(t *testing.T) {
 		return gl.Widest() <= float64(l.Width-2*l.Style.PaddingX) && gl.LineHeight()*float64(len(gl.Lines)) <= float64(l.Height-2*l.Style.PaddingY)
 	}
 	l := layer(`"fontSize":200,"width":300,"height":120,"paddingX":10,"paddingY":5,"fit":"shrink"`)
-	size := p.shrink(l, sh, glyphs.Options{Size: 200, Width: 280})
+	size := p.shrink(l, layoutText{sh: sh, text: l.Text, base: 200}, glyphs.Options{Size: 200, Width: 280})
 	assert.Less(t, size, 200)
 	assert.True(t, fits(l, size), "fits at %d px", size)
 	assert.False(t, fits(l, size+1), "and not at %d px", size+1)
 	lay, err := p.measure(l, testFont)
 	require.NoError(t, err)
 	assert.Equal(t, rect{x: 0, y: 0, w: 300, h: 120}, rect{w: lay.box.w, h: lay.box.h})
-	assert.Equal(t, 20, p.shrink(layer(`"fontSize":20,"width":600,"fit":"shrink"`), sh, glyphs.Options{Size: 20, Width: 600}), "text that fits keeps its size")
+	small := layer(`"fontSize":20,"width":600,"fit":"shrink"`)
+	assert.Equal(t, 20, p.shrink(small, layoutText{sh: sh, text: small.Text, base: 20}, glyphs.Options{Size: 20, Width: 600}), "text that fits keeps its size")
 
 	cut, err := p.measure(layer(`"fontSize":20,"width":150,"maxLines":2`), testFont)
 	require.NoError(t, err)

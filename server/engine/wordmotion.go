@@ -275,7 +275,7 @@ func (p *planner) unitRamp(lbl string, win window, w, h int, alpha string) strin
 }
 
 // unitCanvas is the part of the frame a unit's glyphs (a layout holding
-// them only) draw on: their ink, their stroke and shadow, and a pixel of
+// them only) draw on: their ink and backgrounds, their stroke and shadow, and a pixel of
 // smoothing, cut to the layer's canvas, on even pixels; ok is false when
 // none of it is on the canvas.
 func (p *planner) unitCanvas(l Layer, sub textLayout) (rect, bool) {
@@ -284,8 +284,8 @@ func (p *planner) unitCanvas(l Layer, sub textLayout) (rect, bool) {
 	sh := l.Style.Shadow
 	spread := (3*sh.Blur + 1) / 2
 	for k, gl := range sub.glyphs.Lines {
-		left, right, ok := gl.Span()
-		top, bottom, _ := gl.Ink()
+		// The unit's glyphs and the spans' backgrounds behind them.
+		left, right, top, bottom, ok := gl.Reach()
 		if !ok || !sub.lines[k].shows {
 			continue
 		}

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"image/png"
 	"math"
+	"slices"
 
 	"github.com/go-text/typesetting/font"
 	ot "github.com/go-text/typesetting/font/opentype"
@@ -47,10 +48,12 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 	if w <= 0 || h <= 0 {
 		return
 	}
-	ras := vector.NewRasterizer(w, h)
 	var colour *image.RGBA
 	var bitmaps []bitmapAt
-	outlined := false
+	// The outlines, by the colour that fills them: the spans' own, or the
+	// paint's; one colour for a flat paint.
+	var fills []color.NRGBA
+	var shapes [][]glyphAt
 	for i, ln := range l.Lines {
 		if i >= len(origins) {
 			break
@@ -72,44 +75,72 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 					continue
 				}
 			}
-			out, ok := g.face.GlyphDataOutline(g.gid)
-			if !ok {
-				continue
+			fill := p.Fill
+			if st := l.styles[g.span]; st.fill != nil && !p.Flat {
+				fill = *st.fill
 			}
-			scale := float32(g.size * k / g.font.upem)
-			x0, y0 := float32(gx), float32(gy)
-			pt := func(q ot.SegmentPoint) (float32, float32) { return x0 + q.X*scale, y0 - q.Y*scale }
-			open := false
-			for _, seg := range out.Segments {
-				switch seg.Op {
-				case ot.SegmentOpMoveTo:
-					if open {
-						ras.ClosePath()
-					}
-					ras.MoveTo(pt(seg.Args[0]))
-					open = true
-				case ot.SegmentOpLineTo:
-					ras.LineTo(pt(seg.Args[0]))
-				case ot.SegmentOpQuadTo:
-					ax, ay := pt(seg.Args[0])
-					bx, by := pt(seg.Args[1])
-					ras.QuadTo(ax, ay, bx, by)
-				case ot.SegmentOpCubeTo:
-					ax, ay := pt(seg.Args[0])
-					bx, by := pt(seg.Args[1])
-					cx, cy := pt(seg.Args[2])
-					ras.CubeTo(ax, ay, bx, by, cx, cy)
-				}
+			n := slices.Index(fills, fill)
+			if n < 0 {
+				n = len(fills)
+				fills, shapes = append(fills, fill), append(shapes, nil)
 			}
-			if open {
-				ras.ClosePath()
-				outlined = true
-			}
+			shapes[n] = append(shapes[n], glyphAt{g: g, x: gx, y: gy, box: rectF{bx, by, bw, bh}})
 		}
 	}
 	cov := image.NewAlpha(image.Rect(0, 0, w, h))
-	if outlined {
-		ras.Draw(cov, cov.Bounds(), image.Opaque, image.Point{})
+	// filled is the outlines in their colours, premultiplied, when they
+	// are of more than one: each colour's outlines are filled apart,
+	// over the part of the picture they lie on, and their coverage
+	// together (cov) is what the stroke grows from.
+	var filled *image.RGBA
+	if len(fills) == 1 {
+		ras := vector.NewRasterizer(w, h)
+		outlined := false
+		for _, ga := range shapes[0] {
+			outlined = ga.outline(ras, k, 0, 0) || outlined
+		}
+		if outlined {
+			ras.Draw(cov, cov.Bounds(), image.Opaque, image.Point{})
+		}
+	} else if len(fills) > 1 {
+		filled = image.NewRGBA(image.Rect(0, 0, w, h))
+		var ras vector.Rasterizer
+		for n, group := range shapes {
+			var r bounds
+			for _, ga := range group {
+				r.add(ga.box)
+			}
+			// A pixel of margin for antialiasing, on the picture.
+			x0, y0 := max(int(math.Floor(r.x0))-1, 0), max(int(math.Floor(r.y0))-1, 0)
+			x1, y1 := min(int(math.Ceil(r.x1))+1, w), min(int(math.Ceil(r.y1))+1, h)
+			if x1 <= x0 || y1 <= y0 {
+				continue
+			}
+			ras.Reset(x1-x0, y1-y0)
+			outlined := false
+			for _, ga := range group {
+				outlined = ga.outline(&ras, k, float64(x0), float64(y0)) || outlined
+			}
+			if !outlined {
+				continue
+			}
+			part := image.NewAlpha(image.Rect(0, 0, x1-x0, y1-y0))
+			ras.Draw(part, part.Bounds(), image.Opaque, image.Point{})
+			c := premul(fills[n])
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					a := part.Pix[(y-y0)*part.Stride+x-x0]
+					if a == 0 {
+						continue
+					}
+					i := y*w + x
+					cov.Pix[i] = max(cov.Pix[i], a)
+					d := filled.Pix[4*i : 4*i+4]
+					px := over([4]float32{float32(d[0]) / 255, float32(d[1]) / 255, float32(d[2]) / 255, float32(d[3]) / 255}, scale(c, float32(a)/255))
+					d[0], d[1], d[2], d[3] = byte8(px[0]), byte8(px[1]), byte8(px[2]), byte8(px[3])
+				}
+			}
+		}
 	}
 	if len(bitmaps) > 0 {
 		colour = image.NewRGBA(image.Rect(0, 0, w, h))
@@ -136,6 +167,9 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 		stroke = nil
 	}
 	fill, line := premul(p.Fill), premul(p.Stroke)
+	if len(fills) == 1 {
+		fill = premul(fills[0])
+	}
 	for y := 0; y < h; y++ {
 		for x := 0; x < w; x++ {
 			i := y*w + x
@@ -144,7 +178,11 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 			if stroke != nil && stroke[i] > 0 {
 				px = over(px, scale(line, stroke[i]))
 			}
-			if a := cov.Pix[i]; a > 0 {
+			if filled != nil {
+				if c := filled.Pix[4*i : 4*i+4]; c[3] > 0 {
+					px = over(px, [4]float32{float32(c[0]) / 255, float32(c[1]) / 255, float32(c[2]) / 255, float32(c[3]) / 255})
+				}
+			} else if a := cov.Pix[i]; a > 0 {
 				px = over(px, scale(fill, float32(a)/255))
 			}
 			if colour != nil && colour.Pix[4*i+3] > 0 {
@@ -154,14 +192,131 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 			if px[3] == 0 {
 				continue
 			}
-			d := dst.Pix[dst.PixOffset(b.Min.X+x, b.Min.Y+y):]
-			da := float32(d[3]) / 255
-			under := [4]float32{float32(d[0]) / 255 * da, float32(d[1]) / 255 * da, float32(d[2]) / 255 * da, da}
-			res := over(under, px)
-			if res[3] <= 0 {
-				continue
+			blend(dst.Pix[dst.PixOffset(b.Min.X+x, b.Min.Y+y):], px)
+		}
+	}
+}
+
+// blend puts px (premultiplied) over the NRGBA pixel d.
+func blend(d []uint8, px [4]float32) {
+	da := float32(d[3]) / 255
+	under := [4]float32{float32(d[0]) / 255 * da, float32(d[1]) / 255 * da, float32(d[2]) / 255 * da, da}
+	res := over(under, px)
+	if res[3] <= 0 {
+		return
+	}
+	d[0], d[1], d[2], d[3] = byte8(res[0]/res[3]), byte8(res[1]/res[3]), byte8(res[2]/res[3]), byte8(res[3])
+}
+
+// glyphAt is an outline glyph and where it is drawn: its origin, and its
+// box.
+type glyphAt struct {
+	g    placed
+	x, y float64
+	box  rectF
+}
+
+// outline adds the glyph's outline, k times as large, to ras, whose
+// pixel 0, 0 is dx, dy of the picture; false when it has none.
+func (ga glyphAt) outline(ras *vector.Rasterizer, k, dx, dy float64) bool {
+	g := ga.g
+	out, ok := g.face.GlyphDataOutline(g.gid)
+	if !ok {
+		return false
+	}
+	scale := float32(g.size * k / g.font.upem)
+	x0, y0 := float32(ga.x-dx), float32(ga.y-dy)
+	pt := func(q ot.SegmentPoint) (float32, float32) { return x0 + q.X*scale, y0 - q.Y*scale }
+	open := false
+	for _, seg := range out.Segments {
+		switch seg.Op {
+		case ot.SegmentOpMoveTo:
+			if open {
+				ras.ClosePath()
 			}
-			d[0], d[1], d[2], d[3] = byte8(res[0]/res[3]), byte8(res[1]/res[3]), byte8(res[2]/res[3]), byte8(res[3])
+			ras.MoveTo(pt(seg.Args[0]))
+			open = true
+		case ot.SegmentOpLineTo:
+			ras.LineTo(pt(seg.Args[0]))
+		case ot.SegmentOpQuadTo:
+			ax, ay := pt(seg.Args[0])
+			bx, by := pt(seg.Args[1])
+			ras.QuadTo(ax, ay, bx, by)
+		case ot.SegmentOpCubeTo:
+			ax, ay := pt(seg.Args[0])
+			bx, by := pt(seg.Args[1])
+			cx, cy := pt(seg.Args[2])
+			ras.CubeTo(ax, ay, bx, by, cx, cy)
+		}
+	}
+	if open {
+		ras.ClosePath()
+	}
+	return open
+}
+
+// bounds is the smallest rectangle holding every rectangle added.
+type bounds struct {
+	set            bool
+	x0, y0, x1, y1 float64
+}
+
+func (b *bounds) add(r rectF) {
+	if !b.set {
+		*b = bounds{set: true, x0: r.x, y0: r.y, x1: r.x + r.w, y1: r.y + r.h}
+		return
+	}
+	b.x0, b.y0 = min(b.x0, r.x), min(b.y0, r.y)
+	b.x1, b.y1 = max(b.x1, r.x+r.w), max(b.y1, r.y+r.h)
+}
+
+// DrawBackgrounds paints the spans' backgrounds (Span.Background) over
+// dst, k times as large, line i's origin at origins[i]: on each line,
+// one rectangle for each stretch of glyphs of one background, as far as
+// they advance (white space at a line's end advances none), their first
+// font's ascent above the baseline and descent below. Edges are
+// antialiased.
+func (l *Layout) DrawBackgrounds(dst *image.NRGBA, origins []Point, k float64) {
+	for i, ln := range l.Lines {
+		if i >= len(origins) {
+			break
+		}
+		o := origins[i]
+		if math.IsInf(o.X, 0) || math.IsInf(o.Y, 0) {
+			continue
+		}
+		for _, bx := range ln.boxes() {
+			fillRect(dst, o.X+bx.x0*k, o.X+bx.x1*k, o.Y+bx.top*k, o.Y+bx.bottom*k, bx.c)
+		}
+	}
+}
+
+// HasBackgrounds reports whether any span paints a background on the
+// layout's lines.
+func (l *Layout) HasBackgrounds() bool {
+	for _, ln := range l.Lines {
+		if len(ln.boxes()) > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// fillRect paints c over the rectangle from x0, y0 to x1, y1 of dst,
+// each pixel by how much of it the rectangle covers.
+func fillRect(dst *image.NRGBA, x0, x1, y0, y1 float64, c color.NRGBA) {
+	b := dst.Bounds()
+	w, h := b.Dx(), b.Dy()
+	px0, px1 := max(int(math.Floor(x0)), 0), min(int(math.Ceil(x1)), w)
+	py0, py1 := max(int(math.Floor(y0)), 0), min(int(math.Ceil(y1)), h)
+	top := premul(c)
+	for y := py0; y < py1; y++ {
+		cy := min(y1, float64(y+1)) - max(y0, float64(y))
+		for x := px0; x < px1; x++ {
+			cx := min(x1, float64(x+1)) - max(x0, float64(x))
+			if a := float32(cx * cy); a > 0 {
+				blend(dst.Pix[dst.PixOffset(b.Min.X+x, b.Min.Y+y):], scale(top, min(a, 1)))
+			}
 		}
 	}
 }

@@ -76,6 +76,29 @@ func numberUnits(runes []rune, by Unit, next int) ([]int, int) {
 	return out, next
 }
 
+// owners are the units whose pictures paint the characters'
+// backgrounds, from their numbers (numberUnits): a unit's own, and white
+// space the unit's before it in the paragraph (the one after it, at the
+// paragraph's start; -1 in a paragraph of white space only). A
+// background behind the spaces between words then comes in with the word
+// before them.
+func owners(nums []int) []int {
+	out := make([]int, len(nums))
+	last := -1
+	for i, n := range nums {
+		if n >= 0 {
+			last = n
+		}
+		out[i] = last
+	}
+	if first := slices.IndexFunc(nums, func(n int) bool { return n >= 0 }); first > 0 {
+		for i := range first {
+			out[i] = nums[first]
+		}
+	}
+	return out
+}
+
 // Units are the numbers of the words or letters the layout draws
 // something of, in increasing order.
 func (l *Layout) Units(by Unit) []int {
@@ -96,16 +119,19 @@ func (l *Layout) Units(by Unit) []int {
 }
 
 // Only is the layout with the glyphs of word or letter n only, each where
-// it is in the whole: drawn with the whole's origins, it draws that unit
-// alone. Lines keep their widths, so that alignment places them alike.
+// it is in the whole, and the white space whose background it paints
+// (owners): drawn with the whole's origins, it draws that unit alone.
+// Lines keep their widths and heights, so that alignment places them
+// alike.
 func (l *Layout) Only(by Unit, n int) *Layout {
 	out := *l
 	out.Missing = nil
 	out.Lines = make([]Line, len(l.Lines))
 	for i, ln := range l.Lines {
-		keep := Line{Width: ln.Width}
+		keep := ln
+		keep.glyphs = nil
 		for _, g := range ln.glyphs {
-			if g.unit(by) == n {
+			if g.unit(by) == n || g.unit(by) < 0 && g.owner(by) == n && l.styles[g.span].background != nil {
 				keep.glyphs = append(keep.glyphs, g)
 			}
 		}
@@ -137,4 +163,11 @@ func (g placed) unit(by Unit) int {
 		return g.letter
 	}
 	return g.word
+}
+
+func (g placed) owner(by Unit) int {
+	if by == Letters {
+		return g.ownLetter
+	}
+	return g.ownWord
 }
