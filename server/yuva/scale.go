@@ -8,13 +8,55 @@ import "math"
 // swscale (the cubic with B = 0, C = 0.6), widened when shrinking so that
 // every pixel of p counts.
 func (p *Picture) Scaled(w, h int) *Picture {
+	var s Scaler
+	out := s.Scale(p, w, h)
+	c := *out
+	return &c
+}
+
+// Scaler scales pictures as Scaled does, keeping the weights it works out
+// and its buffers for the next: kino scales each word that zooms on
+// every frame. A Scaler is for one goroutine.
+type Scaler struct {
+	kernels map[[2]int][]taps
+	mid     []int32
+	acc     []int32
+	out     Picture
+}
+
+// Scale is p resized to w×h as Scaled resizes it, in a picture that the
+// next Scale reuses.
+func (s *Scaler) Scale(p *Picture, w, h int) *Picture {
 	w, h = max(w, 1), max(h, 1)
-	out := &Picture{W: w, H: h}
-	out.Y = resize(p.Y, p.W, p.H, w, h)
-	out.A = resize(p.A, p.W, p.H, w, h)
-	out.U = resize(p.U, p.cw(), p.ch(), out.cw(), out.ch())
-	out.V = resize(p.V, p.cw(), p.ch(), out.cw(), out.ch())
-	return out
+	o := &s.out
+	o.W, o.H = w, h
+	cw, ch := o.cw(), o.ch()
+	o.Y = s.resize(grow(o.Y, w*h), p.Y, p.W, p.H, w, h)
+	o.A = s.resize(grow(o.A, w*h), p.A, p.W, p.H, w, h)
+	o.U = s.resize(grow(o.U, cw*ch), p.U, p.cw(), p.ch(), cw, ch)
+	o.V = s.resize(grow(o.V, cw*ch), p.V, p.cw(), p.ch(), cw, ch)
+	return o
+}
+
+// grow is b with n elements, reallocated when too short.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// kernel is kernel(n, m), worked out once.
+func (s *Scaler) kernel(n, m int) []taps {
+	if s.kernels == nil {
+		s.kernels = map[[2]int][]taps{}
+	}
+	k, ok := s.kernels[[2]int{n, m}]
+	if !ok {
+		k = kernel(n, m)
+		s.kernels[[2]int{n, m}] = k
+	}
+	return k
 }
 
 // cubic is swscale's bicubic kernel: Mitchell and Netravali's family at
@@ -64,28 +106,30 @@ func kernel(n, m int) []taps {
 	return out
 }
 
-// resize scales a plane sw×sh to w×h: rows first, into samples of 15
-// bits, then columns.
-func resize(src []uint8, sw, sh, w, h int) []uint8 {
-	out := make([]uint8, w*h)
+// resize scales a plane sw×sh to w×h into out: rows first, into samples
+// of 15 bits, then columns.
+func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 	if sw == 0 || sh == 0 {
+		clear(out)
 		return out
 	}
-	kx, ky := kernel(sw, w), kernel(sh, h)
-	mid := make([]int32, w*sh)
+	kx, ky := s.kernel(sw, w), s.kernel(sh, h)
+	s.mid = grow(s.mid, w*sh)
+	mid := s.mid
 	for y := 0; y < sh; y++ {
 		row := src[y*sw : (y+1)*sw]
 		o := mid[y*w : (y+1)*w]
 		for x, t := range kx {
 			var acc int32
-			in := row[t.first:]
+			in := row[t.first : t.first+len(t.weights)]
 			for j, wt := range t.weights {
 				acc += wt * int32(in[j])
 			}
 			o[x] = (acc + 1<<6) >> 7
 		}
 	}
-	acc := make([]int32, w)
+	s.acc = grow(s.acc, w)
+	acc := s.acc
 	for y, t := range ky {
 		clear(acc)
 		for j, wt := range t.weights {

@@ -162,23 +162,32 @@ func (p *Picture) Draw(src *Picture, x, y int, alpha uint8) {
 		if dy < 0 || dy >= p.ch() {
 			continue
 		}
-		for sx := 0; sx < scw; sx++ {
+		// The rows of alpha of the blocks of this row, in src and in p.
+		s0, s1 := src.A[2*sy*src.W:], src.A[min(2*sy+1, src.H-1)*src.W:]
+		d0, d1 := p.A[2*dy*p.W:], p.A[min(2*dy+1, p.H-1)*p.W:]
+		for sx := max(0, -cx0); sx < scw && cx0+sx < cw; sx++ {
 			dx := cx0 + sx
-			if dx < 0 || dx >= cw {
+			a, b := 2*sx, min(2*sx+1, src.W-1)
+			if s0[a]|s0[b]|s1[a]|s1[b] == 0 {
 				continue
 			}
-			sa := blockAlpha(src, 2*sx, 2*sy, &scale)
-			if sa == 0 {
-				continue
-			}
-			da := blockAlpha(p, 2*dx, 2*dy, nil)
 			di, si := dy*cw+dx, sy*scw+sx
-			if da == 0 || sa == 4*255 {
+			c, e := 2*dx, min(2*dx+1, p.W-1)
+			if d0[c]|d0[e]|d1[c]|d1[e] == 0 {
+				p.U[di], p.V[di] = src.U[si], src.V[si]
+				continue
+			}
+			sa := int(scale[s0[a]]) + int(scale[s0[b]]) + int(scale[s1[a]]) + int(scale[s1[b]])
+			if sa == 4*255 {
 				p.U[di], p.V[di] = src.U[si], src.V[si]
 				continue
 			}
 			// The share of p that shows through src, of all that shows.
+			da := int(d0[c]) + int(d0[e]) + int(d1[c]) + int(d1[e])
 			under := da * (4*255 - sa) / (4 * 255)
+			if sa+under == 0 {
+				continue
+			}
 			p.U[di] = uint8((int(src.U[si])*sa + int(p.U[di])*under + (sa+under)/2) / (sa + under))
 			p.V[di] = uint8((int(src.V[si])*sa + int(p.V[di])*under + (sa+under)/2) / (sa + under))
 		}
@@ -208,20 +217,4 @@ func (p *Picture) Draw(src *Picture, x, y int, alpha uint8) {
 			}
 		}
 	}
-}
-
-// blockAlpha is the sum of the alpha of the 2×2 block at x, y (even),
-// scaled by scale when given; a block past an odd edge counts the edge's
-// pixels again.
-func blockAlpha(p *Picture, x, y int, scale *[256]uint8) int {
-	x1, y1 := min(x+1, p.W-1), min(y+1, p.H-1)
-	s := 0
-	for _, i := range [4]int{y*p.W + x, y*p.W + x1, y1*p.W + x, y1*p.W + x1} {
-		if scale != nil {
-			s += int(scale[p.A[i]])
-		} else {
-			s += int(p.A[i])
-		}
-	}
-	return s
 }
