@@ -9,14 +9,12 @@ import (
 )
 
 // Text that comes in (or goes out) word by word or letter by letter: an
-// enter or exit with "by". The layer is drawn as it always is, and each
-// of its words (letters) once more as a small picture of its own; the
-// whole is overlaid while the text holds still, each word's picture only
-// while words move, animated by ffmpeg expressions; once every word is
-// in, one overlay draws them all again, as for plain text. A moving word
-// costs about ten filter runs a frame (docs/benchmarks.md, "Text by
-// word"): few pixels, but twenty words moving at once cost 1.7 to 1.9
-// times the CPU of plain text.
+// enter or exit with "by". The layer is drawn as it always is, in one
+// picture overlaid while the text holds still; while its words (letters)
+// move, kino draws its frames (wordframes.go) and ffmpeg overlays one a
+// frame. Past the plan's budget of drawn frames, each word is a picture
+// of its own animated by ffmpeg's expressions instead: about ten filter
+// runs a moving word a frame (docs/benchmarks.md, "Text by word").
 
 // Defaults of an animation by word or letter: the stagger between
 // consecutive units' starts.
