@@ -3,7 +3,6 @@ package engine
 import (
 	"context"
 	"fmt"
-	"os"
 	"path/filepath"
 	"testing"
 
@@ -36,9 +35,7 @@ func TestPartLastKeepsItsFrames(t *testing.T) {
 		out := filepath.Join(work, fmt.Sprintf("part-%d.ts", i))
 		cmd, err := PlanPart(context.Background(), p, inputs(map[string]Media{}, testFont), work, out)
 		require.NoError(t, err)
-		for name, content := range cmd.Files {
-			require.NoError(t, os.WriteFile(filepath.Join(work, name), content, 0o600))
-		}
+		require.NoError(t, cmd.WriteFiles(work))
 		require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: p.Shown()}))
 		pr, err := ffmpeg.ProbeFrames(context.Background(), ffmpeg.Limits{}, out)
 		require.NoError(t, err)

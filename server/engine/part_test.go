@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
@@ -121,9 +120,7 @@ func TestRenderSplitEqualsWhole(t *testing.T) {
 				}
 			}
 		}
-		for name, content := range cmd.Files {
-			require.NoError(t, os.WriteFile(filepath.Join(work, name), content, 0o600))
-		}
+		require.NoError(t, cmd.WriteFiles(work))
 		require.NoError(t, ffmpeg.Run(context.Background(), cmd.Args, ffmpeg.RunOptions{Dir: work, Duration: dur}))
 	}
 

@@ -1,8 +1,10 @@
 package engine
 
 import (
+	"bufio"
 	"context"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -27,6 +29,11 @@ type Command struct {
 	// Warnings say what the render does not draw as asked: characters no
 	// font has, named with the layer's text field.
 	Warnings []string
+	// drawn are files beside Files that WriteFiles draws as it writes
+	// them, frame by frame, rather than hold in memory: the frames of
+	// text whose words or letters move (wordframes.go), up to
+	// maxDrawnBytes a command.
+	drawn map[string]func(io.Writer) error
 }
 
 // Picture is a picture a command writes beside its output.
@@ -70,6 +77,9 @@ type Inputs struct {
 	// Fonts are the node's fallback fonts, tried for each character the
 	// layer's own fonts lack; nil falls back to none.
 	Fonts *glyphs.Machine
+	// drawBudget replaces maxDrawnBytes when not 0 (tests); below 0, no
+	// frames are drawn.
+	drawBudget int64
 }
 
 // OpenTemplate opens the mockup template downloaded at path, decoded with
@@ -137,7 +147,11 @@ func plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string, mod
 	if mode == whole && s.Still() && !s.stillCut {
 		s = s.StillFrame()
 	}
-	p := &planner{ctx: ctx, s: s, media: in.Media, limits: in.FFmpeg, fallback: in.Fonts, openTemplate: in.Templates, workDir: workDir, files: map[string][]byte{}, mode: mode}
+	p := &planner{ctx: ctx, s: s, media: in.Media, limits: in.FFmpeg, fallback: in.Fonts, openTemplate: in.Templates, workDir: workDir, files: map[string][]byte{}, mode: mode,
+		drawn: map[string]func(io.Writer) error{}, drawBudget: in.drawBudget}
+	if p.drawBudget == 0 {
+		p.drawBudget = maxDrawnBytes
+	}
 	defaultFont := in.DefaultFont
 	defer p.closeTemplates()
 	picture, sound := s.HasPicture() && mode != soundOnly, s.HasSound() && mode != pictureOnly
@@ -255,7 +269,7 @@ func plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string, mod
 		args = append(args, encoderArgs(pic.Format, pic.Format == "png")...)
 		args = append(args, "file:"+pic.Path)
 	}
-	return &Command{Args: args, Files: p.files, Pictures: p.pictures, Warnings: p.warnings}, nil
+	return &Command{Args: args, Files: p.files, Pictures: p.pictures, Warnings: p.warnings, drawn: p.drawn}, nil
 }
 
 // partContainer changes the container of a part's encoder settings to
@@ -425,6 +439,10 @@ type planner struct {
 	inputs  []plannedInput
 	graph   []string
 	files   map[string][]byte
+	// drawn are the files drawn as they are written (Command.drawn),
+	// drawBudget how many bytes more they may take.
+	drawn      map[string]func(io.Writer) error
+	drawBudget int64
 	// pictures are the captures the graph branches off to.
 	pictures []Picture
 	// fonts holds the fonts read to lay text out, by path; fontBytes is
@@ -525,7 +543,10 @@ func (p *planner) medium(l Layer) (Media, error) {
 }
 
 // WriteFiles writes the command's files into dir, the workDir given to
-// Plan, making the folders some are in (a captions layer's font).
+// Plan, making the folders some are in (a captions layer's font); and
+// draws those it draws as it writes them (the frames of words that move,
+// up to maxDrawnBytes), stopping when the plan's context is done, its
+// CPU time going to that context's meter, as Plan's does.
 func (c *Command) WriteFiles(dir string) error {
 	for name, content := range c.Files {
 		path := filepath.Join(dir, name)
@@ -536,5 +557,27 @@ func (c *Command) WriteFiles(dir string) error {
 			return err
 		}
 	}
+	for name, draw := range c.drawn {
+		if err := writeDrawn(filepath.Join(dir, name), draw); err != nil {
+			return fmt.Errorf("draw %s: %w", name, err)
+		}
+	}
 	return nil
+}
+
+// writeDrawn writes the file at path as draw draws it.
+func writeDrawn(path string, draw func(io.Writer) error) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o600)
+	if err != nil {
+		return err
+	}
+	w := bufio.NewWriterSize(f, 1<<20)
+	err = draw(w)
+	if err == nil {
+		err = w.Flush()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	return err
 }

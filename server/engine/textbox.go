@@ -90,11 +90,59 @@ func (p *planner) textBox(i int, l Layer, video, font string, hidden bool) (stri
 // overlay of the pictures, and the filters that follow it there (its
 // scale, or the overlay; "" when none).
 func (p *planner) textStill(i int, name string, l Layer, lay textLayout, withBox, withGlyphs bool) (head, filters string, err error) {
-	c := lay.canvas
 	// The pictures are c.w × c.h, or fewer pixels for a canvas larger
 	// than the frame (a moving layer's), scaled up by ffmpeg.
-	pic := p.textPicture(c)
+	pic := p.textPicture(lay.canvas)
+	d, err := p.drawText(l, lay, pic, withBox, withGlyphs)
+	if err != nil {
+		return "", "", err
+	}
 	var parts []string
+	if d.box != nil {
+		in := p.pictureInput(fmt.Sprintf("box-%s.png", name), d.box)
+		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
+	}
+	if d.shadow != nil {
+		// The shadow is blurred over Blur pixels, as CSS's: a Gaussian
+		// of half that deviation. gblur works on planar formats only.
+		in := p.pictureInput(fmt.Sprintf("shadow-%s.png", name), d.shadow)
+		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=gbrap", "gblur=sigma="+f(shadowSigma(l)))))
+	}
+	in := p.pictureInput(fmt.Sprintf("text-%s.png", name), d.top)
+	if len(parts) == 0 {
+		return fmt.Sprintf("[%d:v]", in), pic.size, nil
+	}
+	parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
+	for k, part := range parts {
+		p.graph = append(p.graph, fmt.Sprintf("%s[t%sp%d]", part, name, k))
+	}
+	below := fmt.Sprintf("t%sp0", name)
+	for k := 1; k < len(parts)-1; k++ {
+		next := fmt.Sprintf("t%sc%d", name, k)
+		p.graph = append(p.graph, fmt.Sprintf("[%s][t%sp%d]overlay=x=0:y=0:format=rgb[%s]", below, name, k, next))
+		below = next
+	}
+	return fmt.Sprintf("[%s][t%sp%d]", below, name, len(parts)-1), "overlay=x=0:y=0:format=rgb", nil
+}
+
+// shadowSigma is the deviation of the Gaussian that blurs the layer's
+// shadow: half its blur, as CSS's.
+func shadowSigma(l Layer) float64 { return float64(l.Style.Shadow.Blur) / 2 }
+
+// drawnText is a text layer's drawing, in the pictures that make it,
+// bottom to top: its box apart (nil when it is drawn in top, or there is
+// none), its shadow apart to be blurred (nil when there is none to
+// blur), and top, the glyphs with their stroke (and shadow, unblurred)
+// over the box or over nothing.
+type drawnText struct {
+	box, shadow, top *image.NRGBA
+}
+
+// drawText draws lay on pictures of its canvas (pic): the box when
+// withBox and the layer has one, and the glyphs with their stroke and
+// shadow when withGlyphs.
+func (p *planner) drawText(l Layer, lay textLayout, pic textPictureSize, withBox, withGlyphs bool) (drawnText, error) {
+	var d drawnText
 	sh := l.Style.Shadow
 	if !withGlyphs {
 		sh = Shadow{}
@@ -114,40 +162,25 @@ func (p *planner) textStill(i int, name string, l Layer, lay textLayout, withBox
 			}
 			p.drawBackgrounds(l, lay, under, pic)
 		}
-		if under != nil {
-			in := p.pictureInput(fmt.Sprintf("box-%s.png", name), under)
-			parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
-		}
 		// The shadow is the glyphs and their stroke in one colour, so
-		// they overlap without doubling its alpha; blurred over Blur
-		// pixels, as CSS's: a Gaussian of half that deviation. gblur
-		// works on planar formats only.
-		shadow := pic.image(sh.Color)
-		if err := p.drawGlyphs(l, lay, shadow, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
-			return "", "", err
+		// they overlap without doubling its alpha.
+		d.box, under = under, nil
+		d.shadow = pic.image(sh.Color)
+		if err := p.drawGlyphs(l, lay, d.shadow, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
+			return d, err
 		}
-		in := p.pictureInput(fmt.Sprintf("shadow-%s.png", name), shadow)
-		parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=gbrap", "gblur=sigma="+f(float64(sh.Blur)/2))))
-		under = nil
 	}
 	top := under
 	if top == nil {
 		// Glyphs' edges blend into transparency in their outer colour.
-		edge := l.Color
-		if l.Stroke.Width > 0 {
-			edge = l.Stroke.Color
-		}
-		if !withGlyphs {
-			edge = l.Style.Background
-		}
-		top = pic.image(edge)
+		top = pic.image(textEdge(l, withGlyphs))
 	}
 	if spanBoxes && !blurred {
 		p.drawBackgrounds(l, lay, top, pic)
 	}
 	if sh.Color != "" && !blurred {
 		if err := p.drawGlyphs(l, lay, top, pic, glyphs.Paint{Fill: nrgba(sh.Color), StrokeWidth: float64(l.Stroke.Width), Stroke: nrgba(sh.Color), Flat: true}, sh.X, sh.Y); err != nil {
-			return "", "", err
+			return d, err
 		}
 	}
 	if withGlyphs {
@@ -156,24 +189,24 @@ func (p *planner) textStill(i int, name string, l Layer, lay textLayout, withBox
 			glyphPaint.StrokeWidth, glyphPaint.Stroke = float64(l.Stroke.Width), nrgba(l.Stroke.Color)
 		}
 		if err := p.drawGlyphs(l, lay, top, pic, glyphPaint, 0, 0); err != nil {
-			return "", "", err
+			return d, err
 		}
 	}
-	in := p.pictureInput(fmt.Sprintf("text-%s.png", name), top)
-	if len(parts) == 0 {
-		return fmt.Sprintf("[%d:v]", in), pic.size, nil
+	d.top = top
+	return d, nil
+}
+
+// textEdge is the colour the transparent pixels of a text layer's
+// pictures hold: the outer colour of its glyphs (their stroke's, or
+// their own), or its box's when the glyphs are not drawn.
+func textEdge(l Layer, withGlyphs bool) string {
+	switch {
+	case !withGlyphs:
+		return l.Style.Background
+	case l.Stroke.Width > 0:
+		return l.Stroke.Color
 	}
-	parts = append(parts, fmt.Sprintf("[%d:v]%s", in, join(pic.size, "format=rgba")))
-	for k, part := range parts {
-		p.graph = append(p.graph, fmt.Sprintf("%s[t%sp%d]", part, name, k))
-	}
-	below := fmt.Sprintf("t%sp0", name)
-	for k := 1; k < len(parts)-1; k++ {
-		next := fmt.Sprintf("t%sc%d", name, k)
-		p.graph = append(p.graph, fmt.Sprintf("[%s][t%sp%d]overlay=x=0:y=0:format=rgb[%s]", below, name, k, next))
-		below = next
-	}
-	return fmt.Sprintf("[%s][t%sp%d]", below, name, len(parts)-1), "overlay=x=0:y=0:format=rgb", nil
+	return l.Color
 }
 
 // missingWarning names the characters of a layer no font has.

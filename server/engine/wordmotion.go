@@ -3,19 +3,18 @@ package engine
 import (
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/kinohq/kino/server/glyphs"
 )
 
 // Text that comes in (or goes out) word by word or letter by letter: an
-// enter or exit with "by". The layer is drawn as it always is, and each
-// of its words (letters) once more as a small picture of its own; the
-// whole is overlaid while the text holds still, each word's picture only
-// while words move, animated by ffmpeg expressions; once every word is
-// in, one overlay draws them all again, as for plain text. A moving word
-// costs about ten filter runs a frame (docs/benchmarks.md, "Text by
-// word"): few pixels, but twenty words moving at once cost 1.7 to 1.9
-// times the CPU of plain text.
+// enter or exit with "by". The layer is drawn as it always is, in one
+// picture overlaid while the text holds still; while its words (letters)
+// move, kino draws its frames (wordframes.go) and ffmpeg overlays one a
+// frame. Past the plan's budget of drawn frames, each word is a picture
+// of its own animated by ffmpeg's expressions instead: about ten filter
+// runs a moving word a frame (docs/benchmarks.md, "Text by word").
 
 // Defaults of an animation by word or letter: the stagger between
 // consecutive units' starts.
@@ -97,8 +96,9 @@ func (l Layer) byUnits() glyphs.Unit {
 
 // wordsBox draws text layer i whose enter or exit goes by word or letter
 // over video: its box, if it has one, for its whole life; all its glyphs
-// in one picture while none moves; and each word's (letter's) picture
-// while it comes in or goes out.
+// in one picture while none moves; and its words (letters) while they
+// come in or go out, in frames kino draws (wordFrames), or, past the
+// plan's budget of drawn frames, each word's picture animated by ffmpeg.
 func (p *planner) wordsBox(i int, l Layer, lay textLayout, video string) (string, error) {
 	win := frameWindow(l, p.s.FPS)
 	m := l.motion()
@@ -109,48 +109,118 @@ func (p *planner) wordsBox(i int, l Layer, lay textLayout, video string) (string
 	if m.Exit != nil {
 		exitStart = l.End() - m.Exit.Length()
 	}
-	n := 0
-	place := func(head, filters string, w window, x, y, enable, extra string) {
-		lbl := fmt.Sprintf("l%dp%d", i, n)
-		tail := join(filters, "format=yuva420p", opacity(l), w.repeat(), w.shift(), fades(l, win), extra)
-		p.graph = append(p.graph, head+tail+"["+lbl+"]")
-		out := fmt.Sprintf("v%dp%d", i, n)
-		if enable == "" {
-			enable = w.enable()
-		}
-		p.graph = append(p.graph, fmt.Sprintf("[%s][%s]overlay=x=%s:y=%s:eof_action=pass:%s[%s]", video, lbl, x, y, enable, out))
-		video = out
-		n++
-	}
-	still := func(name string, sub textLayout, withBox, withGlyphs bool, w window, x, y, enable string, extra func(w, h int) string) error {
-		if w.frames() == 0 {
-			return nil
-		}
-		head, filters, err := p.textStill(i, name, l, sub, withBox, withGlyphs)
-		if err != nil {
-			return err
-		}
-		e := ""
-		if extra != nil {
-			e = extra(sub.canvas.w, sub.canvas.h)
-		}
-		place(head, filters, w, x, y, enable, e)
-		return nil
-	}
 	c := lay.canvas
 	at := func(v int) string { return fmt.Sprint(v) }
+	pl := &stillPlacer{p: p, i: i, l: l, video: video}
 	if l.Style.Background != "" {
-		if err := still(fmt.Sprintf("%dbox", i), lay, true, false, win, at(c.x), at(c.y), "", nil); err != nil {
+		if err := pl.place(fmt.Sprintf("%dbox", i), lay, true, false, win, at(c.x), at(c.y), "", nil); err != nil {
 			return "", err
 		}
 	}
 	hold := window{fps: p.s.FPS, first: max(frameAt(enterEnd, p.s.FPS), win.first), end: min(frameAt(exitStart, p.s.FPS), win.end)}
-	if err := still(fmt.Sprint(i), lay, false, true, hold, at(c.x), at(c.y), "", nil); err != nil {
+	if err := pl.place(fmt.Sprint(i), lay, false, true, hold, at(c.x), at(c.y), "", nil); err != nil {
 		return "", err
 	}
+	units, err := p.layerUnits(l, lay)
+	if err != nil {
+		return "", err
+	}
+	for _, phase := range []struct {
+		t     *Transition
+		enter bool
+	}{{m.Enter, true}, {m.Exit, false}} {
+		if phase.t == nil || len(units) == 0 {
+			continue
+		}
+		// The phase's own units: its frames keep them until drawn.
+		units := slices.Clone(units)
+		for k := range units {
+			a := unitAnimation(phase.t, units[k].n, phase.enter, enterEnd, exitStart)
+			w := window{fps: p.s.FPS, first: frameAt(a.from, p.s.FPS), end: frameAt(a.to, p.s.FPS)}
+			units[k].anim, units[k].w = a, window{fps: p.s.FPS, first: max(w.first, win.first), end: min(w.end, win.end)}
+		}
+		if wf := p.wordFrames(l, phase.t, units); wf.fits(&p.drawBudget) {
+			if err := p.drawnWords(i, phase.enter, l, wf, pl); err != nil {
+				return "", err
+			}
+			continue
+		}
+		for _, u := range units {
+			name := fmt.Sprintf("%du%d", i, u.n)
+			if !phase.enter {
+				name += "x" // the exit's picture is the enter's again, a file of its own
+			}
+			x, y, enable, extra := p.unitMotion(i, pl.n, l, phase.t, u.anim, clock{t: "t"}, u.r, u.w)
+			if err := pl.place(name, u.lay, false, true, u.w, x, y, enable, extra); err != nil {
+				return "", err
+			}
+		}
+	}
+	return pl.video, nil
+}
+
+// stillPlacer overlays the pictures of text layer i animated by word
+// or letter, one after the other, over video; n is how many it placed.
+type stillPlacer struct {
+	p     *planner
+	i     int
+	l     Layer
+	n     int
+	video string
+}
+
+// place overlays, on the frames of w, a picture of lay drawn as
+// textStill draws it, named after name, at x, y, with the layer's
+// opacity and fades and extra's filters (a function of the picture's
+// size); enable, when given, is the overlay's in place of w's.
+func (pl *stillPlacer) place(name string, lay textLayout, withBox, withGlyphs bool, w window, x, y, enable string, extra func(w, h int) string) error {
+	if w.frames() == 0 {
+		return nil
+	}
+	p, l := pl.p, pl.l
+	head, filters, err := p.textStill(pl.i, name, l, lay, withBox, withGlyphs)
+	if err != nil {
+		return err
+	}
+	e := ""
+	if extra != nil {
+		e = extra(lay.canvas.w, lay.canvas.h)
+	}
+	tail := join(filters, "format=yuva420p", opacity(l), w.repeat(), w.shift(), fades(l, frameWindow(l, p.s.FPS)), e)
+	if enable == "" {
+		enable = w.enable()
+	}
+	pl.overlay(head+tail, x, y, enable)
+	return nil
+}
+
+// overlay overlays the chain over the video at x, y when enable says.
+func (pl *stillPlacer) overlay(chain, x, y, enable string) {
+	lbl, out := fmt.Sprintf("l%dp%d", pl.i, pl.n), fmt.Sprintf("v%dp%d", pl.i, pl.n)
+	pl.p.graph = append(pl.p.graph, chain+"["+lbl+"]",
+		fmt.Sprintf("[%s][%s]overlay=x=%s:y=%s:eof_action=pass:%s[%s]", pl.video, lbl, x, y, enable, out))
+	pl.video = out
+	pl.n++
+}
+
+// layerUnit is a word or letter of a text layer animated by unit: its
+// number, the layout of its glyphs alone, the part of the frame they
+// draw on, and, for the enter or exit being planned, when it shows and
+// moves and on which frames.
+type layerUnit struct {
+	n    int
+	lay  textLayout
+	r    rect
+	anim unitTimes
+	w    window
+}
+
+// layerUnits are the units of a text layer animated by word or letter
+// that draw something on its canvas.
+func (p *planner) layerUnits(l Layer, lay textLayout) ([]layerUnit, error) {
 	by := l.byUnits()
-	units := lay.glyphs.Units(by)
-	for _, u := range units {
+	var out []layerUnit
+	for _, u := range lay.glyphs.Units(by) {
 		sub := lay
 		sub.glyphs = lay.glyphs.Only(by, u)
 		r, ok := p.unitCanvas(l, sub)
@@ -158,27 +228,9 @@ func (p *planner) wordsBox(i int, l Layer, lay textLayout, video string) (string
 			continue
 		}
 		sub.canvas = r
-		name := fmt.Sprintf("%du%d", i, u)
-		for _, phase := range []struct {
-			t     *Transition
-			enter bool
-		}{{m.Enter, true}, {m.Exit, false}} {
-			t := phase.t
-			if t == nil {
-				continue
-			}
-			anim := unitAnimation(t, u, phase.enter, enterEnd, exitStart)
-			w := window{fps: p.s.FPS, first: frameAt(anim.from, p.s.FPS), end: frameAt(anim.to, p.s.FPS)}
-			w.first, w.end = max(w.first, win.first), min(w.end, win.end)
-			k := clock{t: "t"}
-			x, y, enable, extra := p.unitMotion(i, n, l, t, anim, k, r, w)
-			if err := still(name, sub, false, true, w, x, y, enable, extra); err != nil {
-				return "", err
-			}
-			name += "x" // the exit's picture is the enter's again, a file of its own
-		}
+		out = append(out, layerUnit{n: u, lay: sub, r: r})
 	}
-	return video, nil
+	return out, nil
 }
 
 // unitTimes is when a unit of an animation by word or letter shows

@@ -198,6 +198,11 @@ func (r *renderRun) encode(a *renderAttempt, cmd *engine.Command, planErr error,
 		return failed(jobs.CodeRenderFailed, "the render could not be planned: %v", planErr), false
 	}
 	if err := cmd.WriteFiles(a.Dir); err != nil {
+		// Frames of moving words are drawn as they are written, and
+		// stop with the attempt.
+		if f, ok := a.Stopped(); ok {
+			return f, false
+		}
 		return &jobs.Failure{Code: jobs.CodeRenderFailed, Message: "kino could not write a working file", Retry: true}, false
 	}
 	t := time.Now()

@@ -1,0 +1,147 @@
+package yuva
+
+import "math"
+
+// Scaled is p resized to w×h (at least 1×1) as ffmpeg's scale filter
+// resizes a yuva420p picture with its default scaler: each plane on its
+// own (alpha straight, chroma at half the size), by the bicubic of
+// swscale (the cubic with B = 0, C = 0.6), widened when shrinking so that
+// every pixel of p counts.
+func (p *Picture) Scaled(w, h int) *Picture {
+	var s Scaler
+	out := s.Scale(p, w, h)
+	c := *out
+	return &c
+}
+
+// Scaler scales pictures as Scaled does, keeping the weights it works out
+// and its buffers for the next: kino scales each word that zooms on
+// every frame. A Scaler is for one goroutine.
+type Scaler struct {
+	kernels map[[2]int][]taps
+	mid     []int32
+	acc     []int32
+	out     Picture
+}
+
+// Scale is p resized to w×h as Scaled resizes it, in a picture that the
+// next Scale reuses.
+func (s *Scaler) Scale(p *Picture, w, h int) *Picture {
+	w, h = max(w, 1), max(h, 1)
+	o := &s.out
+	o.W, o.H = w, h
+	cw, ch := o.cw(), o.ch()
+	o.Y = s.resize(grow(o.Y, w*h), p.Y, p.W, p.H, w, h)
+	o.A = s.resize(grow(o.A, w*h), p.A, p.W, p.H, w, h)
+	o.U = s.resize(grow(o.U, cw*ch), p.U, p.cw(), p.ch(), cw, ch)
+	o.V = s.resize(grow(o.V, cw*ch), p.V, p.cw(), p.ch(), cw, ch)
+	return o
+}
+
+// grow is b with n elements, reallocated when too short.
+func grow[T any](b []T, n int) []T {
+	if cap(b) < n {
+		return make([]T, n)
+	}
+	return b[:n]
+}
+
+// kernel is kernel(n, m), worked out once.
+func (s *Scaler) kernel(n, m int) []taps {
+	if s.kernels == nil {
+		s.kernels = map[[2]int][]taps{}
+	}
+	k, ok := s.kernels[[2]int{n, m}]
+	if !ok {
+		k = kernel(n, m)
+		s.kernels[[2]int{n, m}] = k
+	}
+	return k
+}
+
+// cubic is swscale's bicubic kernel: Mitchell and Netravali's family at
+// B = 0, C = 0.6 (Keys' cubic of a = −0.6).
+func cubic(x float64) float64 {
+	x = math.Abs(x)
+	switch {
+	case x < 1:
+		return (1.4*x-2.4)*x*x + 1
+	case x < 2:
+		return ((-0.6*x+3)*x-4.8)*x + 2.4
+	}
+	return 0
+}
+
+// taps are one output sample's weights over its input samples, from
+// first, in 1/2¹⁴.
+type taps struct {
+	first   int
+	weights []int32
+}
+
+// kernel is the weights that take n samples to m, centres aligned;
+// taps past an edge fold onto the edge sample.
+func kernel(n, m int) []taps {
+	out := make([]taps, m)
+	scale := float64(n) / float64(m)
+	wide := math.Max(scale, 1)
+	var ws []float64
+	for i := range out {
+		c := (float64(i)+0.5)*scale - 0.5
+		lo, hi := int(math.Ceil(c-2*wide)), int(math.Floor(c+2*wide))
+		ws = ws[:0]
+		sum := 0.0
+		for j := lo; j <= hi; j++ {
+			v := cubic((float64(j) - c) / wide)
+			ws = append(ws, v)
+			sum += v
+		}
+		first, last := max(lo, 0), min(hi, n-1)
+		iw := make([]int32, last-first+1)
+		for j, v := range ws {
+			iw[min(max(lo+j, 0), n-1)-first] += int32(math.Round(v / sum * (1 << 14)))
+		}
+		out[i] = taps{first: first, weights: iw}
+	}
+	return out
+}
+
+// resize scales a plane sw×sh to w×h into out: rows first, into samples
+// of 15 bits, then columns.
+func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
+	if sw == 0 || sh == 0 {
+		clear(out)
+		return out
+	}
+	kx, ky := s.kernel(sw, w), s.kernel(sh, h)
+	s.mid = grow(s.mid, w*sh)
+	mid := s.mid
+	for y := 0; y < sh; y++ {
+		row := src[y*sw : (y+1)*sw]
+		o := mid[y*w : (y+1)*w]
+		for x, t := range kx {
+			var acc int32
+			in := row[t.first : t.first+len(t.weights)]
+			for j, wt := range t.weights {
+				acc += wt * int32(in[j])
+			}
+			o[x] = (acc + 1<<6) >> 7
+		}
+	}
+	s.acc = grow(s.acc, w)
+	acc := s.acc
+	for y, t := range ky {
+		clear(acc)
+		for j, wt := range t.weights {
+			in := mid[(t.first+j)*w : (t.first+j+1)*w]
+			for x, v := range in {
+				acc[x] += wt * v
+			}
+		}
+		o := out[y*w : (y+1)*w]
+		for x, v := range acc {
+			o[x] = clip8((v + 1<<20) >> 21)
+		}
+	}
+	return out
+}
