@@ -163,11 +163,20 @@ func TestPlanSpans(t *testing.T) {
 }
 
 // TestPlanSpansByWord: words that come in one by one keep their spans'
-// colours and bring their backgrounds.
+// colours and bring their backgrounds. The words' pictures are read from
+// the plan that has ffmpeg's filters move them (each a picture file);
+// kino's own drawing of the frames lays the same pictures
+// (TestDrawnWordsAsFilters).
 func TestPlanSpansByWord(t *testing.T) {
 	t.Parallel()
-	_, cmd := planStyled(t, `{"type":"text","color":"white","fontSize":20,"x":10,"y":10,"enter":{"type":"fade","by":"word"},`+
-		`"spans":[{"text":"one "},{"text":"two ","color":"red","backgroundColor":"blue"},{"text":"three"}]}`, nil)
+	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[`+
+		`{"type":"text","color":"white","fontSize":20,"x":10,"y":10,"enter":{"type":"fade","by":"word"},`+
+		`"spans":[{"text":"one "},{"text":"two ","color":"red","backgroundColor":"blue"},{"text":"three"}]}]}`), nil, DefaultLimits())
+	require.NoError(t, err)
+	in := inputs(nil, testFont)
+	in.drawBudget = -1
+	cmd, err := Plan(context.Background(), s, in, "/w", "/w/out.mp4")
+	require.NoError(t, err)
 	one, two := filePNG(t, cmd, "text-0u0.png"), filePNG(t, cmd, "text-0u1.png")
 	assert.NotEqual(t, rect{}, colourBox(one, white))
 	assert.Equal(t, rect{}, colourBox(one, red))
@@ -229,4 +238,30 @@ func TestRenderSpans(t *testing.T) {
 	psnr := 10 * math.Log10(255*255*float64(len(preview[0]))/diff)
 	t.Logf("preview against the render's frame: PSNR %.1f dB", psnr)
 	assert.Greater(t, psnr, 35.0, "the preview is the render's frame (but for the encoding)")
+}
+
+// TestDrawnWordKeepsItsSpanBackground: a word kino draws itself (its
+// frames, not ffmpeg's filters) under a blurred shadow keeps its span's
+// background under the shadow, as the filters lay the box picture under
+// the blurred one.
+func TestDrawnWordKeepsItsSpanBackground(t *testing.T) {
+	t.Parallel()
+	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[`+
+		`{"type":"text","color":"white","fontSize":20,"x":10,"y":10,"shadowColor":"black","shadowBlur":4,"enter":{"type":"fade","by":"word"},`+
+		`"spans":[{"text":"one "},{"text":"two ","color":"red","backgroundColor":"blue"},{"text":"three"}]}]}`), nil, DefaultLimits())
+	require.NoError(t, err)
+	p := &planner{s: s}
+	l := s.Layers[0]
+	lay, err := p.measure(l, testFont)
+	require.NoError(t, err)
+	units, err := p.layerUnits(l, lay)
+	require.NoError(t, err)
+	require.Len(t, units, 3)
+	two, err := p.unitPicture(l, units[1].lay)
+	require.NoError(t, err)
+	assert.NotEqual(t, rect{}, colourBox(two, blue), "word 1 on its span's background")
+	assert.NotEqual(t, rect{}, colourBox(two, red), "in its span's colour")
+	one, err := p.unitPicture(l, units[0].lay)
+	require.NoError(t, err)
+	assert.Equal(t, rect{}, colourBox(one, blue))
 }

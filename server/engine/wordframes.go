@@ -218,6 +218,11 @@ func (p *planner) unitPicture(l Layer, lay textLayout) (*image.NRGBA, error) {
 	}
 	yuva.Blur(d.shadow, shadowSigma(l))
 	yuva.Over(d.shadow, d.top)
+	if d.box != nil {
+		// The unit's spans' backgrounds, under its blurred shadow.
+		yuva.Over(d.box, d.shadow)
+		return d.box, nil
+	}
 	return d.shadow, nil
 }
 
