@@ -49,99 +49,13 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 		return
 	}
 	var colour *image.RGBA
-	var bitmaps []bitmapAt
-	// The outlines, by the colour that fills them: the spans' own, or the
-	// paint's; one colour for a flat paint.
-	var fills []color.NRGBA
-	var shapes [][]glyphAt
-	for i, ln := range l.Lines {
-		if i >= len(origins) {
-			break
-		}
-		o := origins[i]
-		for _, g := range ln.glyphs {
-			if !g.ink {
-				continue
-			}
-			gx, gy := o.X+g.x*k, o.Y+g.y*k
-			bx, by, bw, bh := gx+g.bx*k, gy+g.by*k, g.bw*k, g.bh*k
-			// Glyphs wholly off the picture cost nothing.
-			if bx+bw < 0 || bx > float64(w) || by+bh < 0 || by > float64(h) {
-				continue
-			}
-			if g.font.colour {
-				if bm, ok := g.face.GlyphDataBitmap(g.gid); ok && bm.Format == font.PNG {
-					bitmaps = append(bitmaps, bitmapAt{data: bm.Data, r: rectF{bx, by, bw, bh}})
-					continue
-				}
-			}
-			fill := p.Fill
-			if st := l.styles[g.span]; st.fill != nil && !p.Flat {
-				fill = *st.fill
-			}
-			n := slices.Index(fills, fill)
-			if n < 0 {
-				n = len(fills)
-				fills, shapes = append(fills, fill), append(shapes, nil)
-			}
-			shapes[n] = append(shapes[n], glyphAt{g: g, x: gx, y: gy, box: rectF{bx, by, bw, bh}})
-		}
-	}
+	fills, shapes, bitmaps := l.inked(origins, p, k, w, h)
 	cov := image.NewAlpha(image.Rect(0, 0, w, h))
 	// filled is the outlines in their colours, premultiplied, when they
 	// are of more than one: each colour's outlines are filled apart,
 	// over the part of the picture they lie on, and their coverage
 	// together (cov) is what the stroke grows from.
-	var filled *image.RGBA
-	if len(fills) == 1 {
-		ras := vector.NewRasterizer(w, h)
-		outlined := false
-		for _, ga := range shapes[0] {
-			outlined = ga.outline(ras, k, 0, 0) || outlined
-		}
-		if outlined {
-			ras.Draw(cov, cov.Bounds(), image.Opaque, image.Point{})
-		}
-	} else if len(fills) > 1 {
-		filled = image.NewRGBA(image.Rect(0, 0, w, h))
-		var ras vector.Rasterizer
-		for n, group := range shapes {
-			var r bounds
-			for _, ga := range group {
-				r.add(ga.box)
-			}
-			// A pixel of margin for antialiasing, on the picture.
-			x0, y0 := max(int(math.Floor(r.x0))-1, 0), max(int(math.Floor(r.y0))-1, 0)
-			x1, y1 := min(int(math.Ceil(r.x1))+1, w), min(int(math.Ceil(r.y1))+1, h)
-			if x1 <= x0 || y1 <= y0 {
-				continue
-			}
-			ras.Reset(x1-x0, y1-y0)
-			outlined := false
-			for _, ga := range group {
-				outlined = ga.outline(&ras, k, float64(x0), float64(y0)) || outlined
-			}
-			if !outlined {
-				continue
-			}
-			part := image.NewAlpha(image.Rect(0, 0, x1-x0, y1-y0))
-			ras.Draw(part, part.Bounds(), image.Opaque, image.Point{})
-			c := premul(fills[n])
-			for y := y0; y < y1; y++ {
-				for x := x0; x < x1; x++ {
-					a := part.Pix[(y-y0)*part.Stride+x-x0]
-					if a == 0 {
-						continue
-					}
-					i := y*w + x
-					cov.Pix[i] = max(cov.Pix[i], a)
-					d := filled.Pix[4*i : 4*i+4]
-					px := over([4]float32{float32(d[0]) / 255, float32(d[1]) / 255, float32(d[2]) / 255, float32(d[3]) / 255}, scale(c, float32(a)/255))
-					d[0], d[1], d[2], d[3] = byte8(px[0]), byte8(px[1]), byte8(px[2]), byte8(px[3])
-				}
-			}
-		}
-	}
+	filled := fillOutlines(cov, fills, shapes, k)
 	if len(bitmaps) > 0 {
 		colour = image.NewRGBA(image.Rect(0, 0, w, h))
 		for _, bm := range bitmaps {
@@ -195,6 +109,106 @@ func (l *Layout) DrawScaled(dst *image.NRGBA, origins []Point, p Paint, k float6
 			blend(dst.Pix[dst.PixOffset(b.Min.X+x, b.Min.Y+y):], px)
 		}
 	}
+}
+
+// inked are the glyphs of the lines that draw on a w×h picture with
+// their lines at origins, scaled k times: the outlines grouped by the
+// colour that fills them (the spans' own, or the paint's; one colour
+// for a flat paint), and the colour glyphs' bitmaps.
+func (l *Layout) inked(origins []Point, p Paint, k float64, w, h int) (fills []color.NRGBA, shapes [][]glyphAt, bitmaps []bitmapAt) {
+	for i, ln := range l.Lines {
+		if i >= len(origins) {
+			break
+		}
+		o := origins[i]
+		for _, g := range ln.glyphs {
+			if !g.ink {
+				continue
+			}
+			gx, gy := o.X+g.x*k, o.Y+g.y*k
+			bx, by, bw, bh := gx+g.bx*k, gy+g.by*k, g.bw*k, g.bh*k
+			// Glyphs wholly off the picture cost nothing.
+			if bx+bw < 0 || bx > float64(w) || by+bh < 0 || by > float64(h) {
+				continue
+			}
+			if g.font.colour {
+				if bm, ok := g.face.GlyphDataBitmap(g.gid); ok && bm.Format == font.PNG {
+					bitmaps = append(bitmaps, bitmapAt{data: bm.Data, r: rectF{bx, by, bw, bh}})
+					continue
+				}
+			}
+			fill := p.Fill
+			if st := l.styles[g.span]; st.fill != nil && !p.Flat {
+				fill = *st.fill
+			}
+			n := slices.Index(fills, fill)
+			if n < 0 {
+				n = len(fills)
+				fills, shapes = append(fills, fill), append(shapes, nil)
+			}
+			shapes[n] = append(shapes[n], glyphAt{g: g, x: gx, y: gy, box: rectF{bx, by, bw, bh}})
+		}
+	}
+	return fills, shapes, bitmaps
+}
+
+// fillOutlines fills the outlines of shapes, scaled k times, into cov (their
+// coverage together), and, when they are of more than one colour, into
+// the picture it returns, each colour's outlines in their colour
+// (premultiplied); nil for one colour, which the caller paints from cov.
+func fillOutlines(cov *image.Alpha, fills []color.NRGBA, shapes [][]glyphAt, k float64) *image.RGBA {
+	w, h := cov.Rect.Dx(), cov.Rect.Dy()
+	var filled *image.RGBA
+	if len(fills) == 1 {
+		ras := vector.NewRasterizer(w, h)
+		outlined := false
+		for _, ga := range shapes[0] {
+			outlined = ga.outline(ras, k, 0, 0) || outlined
+		}
+		if outlined {
+			ras.Draw(cov, cov.Bounds(), image.Opaque, image.Point{})
+		}
+	} else if len(fills) > 1 {
+		filled = image.NewRGBA(image.Rect(0, 0, w, h))
+		var ras vector.Rasterizer
+		for n, group := range shapes {
+			var r bounds
+			for _, ga := range group {
+				r.add(ga.box)
+			}
+			// A pixel of margin for antialiasing, on the picture.
+			x0, y0 := max(int(math.Floor(r.x0))-1, 0), max(int(math.Floor(r.y0))-1, 0)
+			x1, y1 := min(int(math.Ceil(r.x1))+1, w), min(int(math.Ceil(r.y1))+1, h)
+			if x1 <= x0 || y1 <= y0 {
+				continue
+			}
+			ras.Reset(x1-x0, y1-y0)
+			outlined := false
+			for _, ga := range group {
+				outlined = ga.outline(&ras, k, float64(x0), float64(y0)) || outlined
+			}
+			if !outlined {
+				continue
+			}
+			part := image.NewAlpha(image.Rect(0, 0, x1-x0, y1-y0))
+			ras.Draw(part, part.Bounds(), image.Opaque, image.Point{})
+			c := premul(fills[n])
+			for y := y0; y < y1; y++ {
+				for x := x0; x < x1; x++ {
+					a := part.Pix[(y-y0)*part.Stride+x-x0]
+					if a == 0 {
+						continue
+					}
+					i := y*w + x
+					cov.Pix[i] = max(cov.Pix[i], a)
+					d := filled.Pix[4*i : 4*i+4]
+					px := over([4]float32{float32(d[0]) / 255, float32(d[1]) / 255, float32(d[2]) / 255, float32(d[3]) / 255}, scale(c, float32(a)/255))
+					d[0], d[1], d[2], d[3] = byte8(px[0]), byte8(px[1]), byte8(px[2]), byte8(px[3])
+				}
+			}
+		}
+	}
+	return filled
 }
 
 // blend puts px (premultiplied) over the NRGBA pixel d.
