@@ -3,7 +3,9 @@
 GO        ?= go
 BUF       := $(GO) tool -modfile=tools/go.mod buf
 LINT      := $(GO) tool -modfile=tools/go.mod golangci-lint
-TESTFLAGS ?= -race -timeout 20m
+# server/app's tests start whole kinos and took 15 of the 20 minutes a
+# package had under -race on two cores (2026-11-28): 40 leaves room.
+TESTFLAGS ?= -race -timeout 40m
 
 .PHONY: run test sdk-test sdk-typescript sdk-python sdk-generate deps generate check-generated lint fuzz bench build doc-frames console-shots psd-fixtures mockup-fixtures mockup-pictures demo-media
 
