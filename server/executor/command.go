@@ -83,7 +83,7 @@ func (e ffmpegCommand) Work(ctx context.Context, t Task[catalog.Command]) (Resul
 	timeout := time.Duration(t.Params.Timeout) * time.Second
 	rctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	err = ffmpeg.Run(rctx, args, ffmpeg.RunOptions{Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log,
+	err = ffmpeg.Run(rctx, args, ffmpeg.RunOptions{Limits: e.FFmpeg, Dir: t.Dir, Duration: duration, OnProgress: t.OnProgress, Log: t.Log,
 		MaxOutputBytes: e.MaxOutputBytes,
 		Sandbox:        &ffmpeg.Sandbox{CPUSeconds: uint64(timeout.Seconds())*uint64(runtime.NumCPU()) + 5, Partial: e.SandboxPartial}})
 	switch {

@@ -258,7 +258,7 @@ func (e *env) run(ctx context.Context, a Attempt, duration float64, args []strin
 
 // runIn is run behind the walls of sandbox (nil: none).
 func (e *env) runIn(ctx context.Context, a Attempt, duration float64, args []string, sandbox *ffmpeg.Sandbox) error {
-	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: a.Dir, Duration: duration, OnProgress: a.OnProgress, Log: a.Log, MaxOutputBytes: e.MaxOutputBytes, Sandbox: sandbox})
+	err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Limits: e.FFmpeg, Dir: a.Dir, Duration: duration, OnProgress: a.OnProgress, Log: a.Log, MaxOutputBytes: e.MaxOutputBytes, Sandbox: sandbox})
 	if err != nil && ctx.Err() == nil {
 		if tl, ok := err.(*ffmpeg.OutputTooLargeError); ok {
 			return permanent(jobs.CodeOutputTooLarge, "the output grew past the limit of %s (--max-output-size); lower the size, frame rate or quality the params ask for, or cut the input shorter", ffmpeg.FormatBytes(tl.Limit))
