@@ -153,6 +153,10 @@ func TestMockupWorkIsMetered(t *testing.T) {
 	const rate = 0.001
 	k := start(t, storetest.SQLite(t), func(c *app.Config) {
 		c.CPUSecondCost = rate
+		// The previews below draw the largest template under -race on a
+		// busy machine: a bound, not a speed (the default minute ran
+		// out once with the whole suite beside it).
+		c.PreviewTimeout = 5 * time.Minute
 	})
 	up := k.upload(t, "", [][2]string{{"type", "psd_template"}}, "largest.psd", psdtest.Largest())
 	require.Equal(t, http.StatusCreated, up.status, "%s", up.body)
