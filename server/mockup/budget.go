@@ -72,7 +72,7 @@ func (c Cost) Bytes() int64 { return c.Held + max(c.PerDrawing, c.Split) }
 // Nothing is decoded.
 func Estimate(f *psd.File) Cost {
 	canvas := image.Rect(0, 0, f.Width, f.Height)
-	e := &estimator{canvas: canvas}
+	e := &estimator{f: f, canvas: canvas, patterns: map[string]bool{}}
 	e.c.width, e.c.height = f.Width, f.Height
 	area := area(canvas)
 	e.c.Work += area
@@ -94,7 +94,10 @@ func Estimate(f *psd.File) Cost {
 }
 
 type estimator struct {
+	f      *psd.File
 	canvas image.Rectangle
+	// patterns are those counted already: a drawing decodes each once.
+	patterns map[string]bool
 	// most is the most pixels of one layer or mask decoded.
 	most int64
 	c    Cost
@@ -160,6 +163,13 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 		// A colour covers the canvas; a fill kino cannot redraw (a
 		// gradient, a pattern) is drawn from its own pixels.
 		ext = e.canvas
+		if p := l.FillPattern; p != nil {
+			// Tiled over the canvas: a picture of it, each pixel
+			// sampled from the pattern.
+			e.pattern(p.Pattern)
+			e.c.buffers += 4 * area(e.canvas)
+			e.c.Work += workWarp * area(e.canvas)
+		}
 		if l.FillColor == nil {
 			e.own(l)
 			ext = l.Rect.Intersect(e.canvas)
@@ -241,7 +251,7 @@ func (e *estimator) effects(l *psd.Layer) {
 	for _, s := range fx.Strokes {
 		reach, n = max(reach, s.Size), n+1
 	}
-	n += len(fx.ColorOverlays) + len(fx.GradientOverlays)
+	n += len(fx.ColorOverlays) + len(fx.GradientOverlays) + len(fx.PatternOverlays)
 	pad := int(math.Ceil(reach)) + 1
 	r := l.Rect
 	if r.Empty() {
@@ -250,6 +260,23 @@ func (e *estimator) effects(l *psd.Layer) {
 	box := area(r.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
 	e.c.buffers += box * (4 + 12*int64(n))
 	e.c.Work += box * 4 * int64(n)
+	for _, p := range fx.PatternOverlays {
+		// Each pixel sampled from the pattern, as a warp samples.
+		e.pattern(p.Fill.Pattern)
+		e.c.Work += box * workWarp
+	}
+}
+
+// pattern adds a pattern decoded for a drawing, once whatever uses it.
+func (e *estimator) pattern(id string) {
+	p := e.f.Pattern(id)
+	if p == nil || e.patterns[id] {
+		return
+	}
+	e.patterns[id] = true
+	a := int64(p.Width) * int64(p.Height)
+	e.c.buffers += 4 * a
+	e.c.Work += a
 }
 
 // own adds a layer's own pixels, decoded once.

@@ -100,18 +100,29 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		// from its path.
 		box = cl.Image.Rect
 	}
-	for _, g := range e.GradientOverlays {
-		img := gradientOverlay(g, box, shape.Rect)
+	// A picture painted over the layer's pixels: clipped to it, or cut
+	// to its shape.
+	paint := func(img *image.NRGBA, blend psd.BlendMode, o float64) {
 		if !clip {
 			img = cut(img, shape)
 		}
-		cg := &composite.Layer{Image: img, Mode: composite.Mode(g.Blend), FillOpacity: 1}
+		cg := &composite.Layer{Image: img, Mode: composite.Mode(blend), FillOpacity: 1}
 		if clip {
-			cg.Opacity, cg.Clipped = g.Opacity, true
+			cg.Opacity, cg.Clipped = o, true
 		} else {
-			cg.Opacity, cg.Clipped = g.Opacity*opacity, cl.Clipped
+			cg.Opacity, cg.Clipped = o*opacity, cl.Clipped
 		}
 		out.interior = append(out.interior, cg)
+	}
+	// Photoshop paints the pattern overlay under the gradient and colour
+	// overlays.
+	for _, p := range e.PatternOverlays {
+		if img := r.tiled(l, p.Fill, shape.Rect); img != nil {
+			paint(img, p.Blend, p.Opacity)
+		}
+	}
+	for _, g := range e.GradientOverlays {
+		paint(gradientOverlay(g, box, shape.Rect), g.Blend, g.Opacity)
 	}
 	for _, c := range e.ColorOverlays {
 		interior(full, c.Color, c.Blend, c.Opacity)

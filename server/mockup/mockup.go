@@ -239,6 +239,9 @@ type renderer struct {
 	// smart object takes: smart objects may share a path (a hostile file
 	// can have 2,000 of one name), and each would convert the design anew.
 	textures map[textureKey]*composite.Texture
+	// patterns holds the file's patterns decoded, by ID (nil for one
+	// that could not be).
+	patterns map[string]*image.NRGBA
 }
 
 type textureKey struct {
@@ -318,6 +321,8 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			} else if l.FillColor != nil {
 				c := *l.FillColor
 				cl.Fill = &c
+			} else if p := l.FillPattern; p != nil && r.patternFill(l, *p, cl) {
+				// Tiled over the canvas, as a colour covers it.
 			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}

@@ -130,6 +130,8 @@ func (d *decoder) globalBlock(key string, c *cursor) error {
 		return d.linkedFiles(c)
 	case "Mtrn", "Mt16", "Mt32":
 		d.f.mergedTransparency = true
+	case "Patt", "Pat2", "Pat3":
+		d.patterns(c)
 	}
 	return nil
 }
@@ -207,7 +209,18 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		d.note(l, "gradient fill")
 	case "PtFl":
 		l.Kind = KindFill
+		if desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth); err == nil {
+			if p, ok := readPatternFill(desc); ok {
+				l.FillPattern = &p
+				return nil
+			}
+		}
 		d.note(l, "pattern fill")
+	case "fxrp":
+		x, y := c.f64(), c.f64()
+		if c.err == nil {
+			l.Reference = Point{clampRange(x, -1e6, 1e6), clampRange(y, -1e6, 1e6)}
+		}
 	case "TySh":
 		return d.text(l, c)
 	case "SoLd", "SoLE":

@@ -142,7 +142,31 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 	if err := d.buildTree(); err != nil {
 		return err
 	}
+	d.checkPatterns()
 	return nil
+}
+
+// checkPatterns names, on each layer, the pattern overlays and pattern
+// fills whose pattern the file does not hold (or kino cannot read): the
+// patterns come after the layers, so this waits for them.
+func (d *decoder) checkPatterns() {
+	for _, l := range d.records {
+		if p := l.FillPattern; p != nil && d.f.Pattern(p.Pattern) == nil {
+			l.FillPattern = nil
+			d.note(l, "pattern fill")
+		}
+		if e := l.Effects; e != nil {
+			kept := e.PatternOverlays[:0]
+			for _, o := range e.PatternOverlays {
+				if d.f.Pattern(o.Fill.Pattern) != nil {
+					kept = append(kept, o)
+				} else {
+					d.note(l, "layer effect: pattern overlay (its pattern is not in the file, or not readable)")
+				}
+			}
+			e.PatternOverlays = kept
+		}
+	}
 }
 
 // resources reads the image resource blocks, keeping the alpha

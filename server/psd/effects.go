@@ -3,6 +3,7 @@ package psd
 import (
 	"image/color"
 	"math"
+	"strings"
 )
 
 // Effects are a layer's layer effects (its layer style), as the lfx2
@@ -20,9 +21,10 @@ type Effects struct {
 	ColorOverlays    []ColorOverlay
 	GradientOverlays []GradientOverlay
 	Strokes          []Stroke
+	PatternOverlays  []PatternOverlay
 	// Unread names the effects switched on that are not read (bevel and
-	// emboss, satin, pattern overlay), and the settings of read ones that
-	// are not (a glow or stroke drawn with a gradient or pattern).
+	// emboss, satin), and the settings of read ones that are not (a glow
+	// or stroke drawn with a gradient or pattern).
 	Unread []string
 }
 
@@ -97,10 +99,57 @@ type Stroke struct {
 	Gradient *GradientOverlay
 }
 
+// PatternOverlay paints the layer's pixels with a pattern the file
+// embeds, tiled over the canvas.
+type PatternOverlay struct {
+	Blend   BlendMode
+	Opacity float64
+	Fill    PatternFill
+}
+
+// PatternFill is how a pattern is tiled: by a pattern overlay or a
+// pattern fill layer.
+type PatternFill struct {
+	// Pattern is the pattern's ID (File.Pattern finds it); Name its name.
+	Pattern, Name string
+	// Scale is 1 to draw the pattern at its size (0.01 to 10).
+	Scale float64
+	// Angle turns the pattern, in degrees counter-clockwise.
+	Angle float64
+	// Phase moves the pattern's origin, in pixels.
+	Phase Point
+	// Linked ("link with layer") puts the origin at the layer's
+	// reference point (Layer.Reference) rather than the canvas's.
+	Linked bool
+}
+
+// readPatternFill reads a pattern overlay's or a pattern fill layer's
+// settings; false when it names no pattern.
+func readPatternFill(d *descriptor) (PatternFill, bool) {
+	p := PatternFill{Scale: 1}
+	if pt := d.desc("Ptrn"); pt != nil {
+		p.Pattern = strings.TrimRight(pt.str("Idnt"), "\x00")
+		p.Name = strings.TrimRight(pt.str("Nm  "), "\x00")
+	}
+	if s, ok := d.num("Scl "); ok && s >= 1 && s <= 1000 {
+		p.Scale = s / 100
+	}
+	if a, ok := d.num("Angl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
+		p.Angle = math.Mod(a, 360)
+	}
+	if ph := d.desc("phase"); ph != nil {
+		x, _ := ph.num("Hrzn")
+		y, _ := ph.num("Vrtc")
+		p.Phase = Point{clampRange(x, -1e6, 1e6), clampRange(y, -1e6, 1e6)}
+	}
+	p.Linked, _ = d.get("Algn").(bool)
+	return p, p.Pattern != ""
+}
+
 // Any reports whether an effect is switched on.
 func (e *Effects) Any() bool {
 	return e != nil && (len(e.DropShadows)+len(e.InnerShadows)+len(e.OuterGlows)+len(e.InnerGlows)+
-		len(e.ColorOverlays)+len(e.GradientOverlays)+len(e.Strokes)+len(e.Unread) > 0)
+		len(e.ColorOverlays)+len(e.GradientOverlays)+len(e.Strokes)+len(e.PatternOverlays)+len(e.Unread) > 0)
 }
 
 // effectBlends are the blend modes of effects, by their descriptor enum.
@@ -216,7 +265,14 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	})
 	each("ebbl", "bevelEmbossMulti", func(*descriptor) { e.Unread = append(e.Unread, "bevel and emboss") })
 	each("ChFX", "chromeFXMulti", func(*descriptor) { e.Unread = append(e.Unread, "satin") })
-	each("patternFill", "patternFillMulti", func(*descriptor) { e.Unread = append(e.Unread, "pattern overlay") })
+	each("patternFill", "patternFillMulti", func(d *descriptor) {
+		p, ok := readPatternFill(d)
+		if !ok {
+			e.Unread = append(e.Unread, "pattern overlay (no pattern named)")
+			return
+		}
+		e.PatternOverlays = append(e.PatternOverlays, PatternOverlay{Blend: blend(d), Opacity: pct(d, "Opct", 1), Fill: p})
+	})
 	if !e.Any() {
 		return nil
 	}

@@ -105,7 +105,12 @@ func (f *File) channel(ch *channelInfo, w, h int, dst []byte, at, stride int) er
 // RLE, counts holds the rows' byte counts when they were read already (the
 // merged image keeps them all in front); otherwise they are read from c.
 func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []byte, at, stride int) error {
-	bpc := f.Depth / 8
+	return f.planeDepth(c, comp, counts, w, h, dst, at, stride, f.Depth/8)
+}
+
+// planeDepth is plane for samples of bpc bytes, whatever the document's
+// depth (a pattern keeps its own).
+func (f *File) planeDepth(c *cursor, comp uint16, counts []uint32, w, h int, dst []byte, at, stride, bpc int) error {
 	rowBytes := w * bpc
 	switch comp {
 	case compRaw:

@@ -197,6 +197,8 @@ type File struct {
 	// globalAngle is the document's light for effects that use it
 	// (image resource 1037), in degrees; 120 when absent.
 	globalAngle float64
+	// patterns are the patterns the file embeds (Patt, Pat2, Pat3).
+	patterns []*Pattern
 }
 
 // Pixels is what drawing every layer would hold: the pixels that the
@@ -278,6 +280,13 @@ type Layer struct {
 	Placed *Placed
 	// FillColor is a solid-colour fill's colour (SoCo).
 	FillColor *color.NRGBA
+	// FillPattern is a pattern fill's pattern and tiling (PtFl), nil
+	// for other layers and for a pattern fill whose pattern the file
+	// does not hold (Unsupported names it).
+	FillPattern *PatternFill
+	// Reference is the layer's reference point (fxrp): where a pattern
+	// linked with the layer starts.
+	Reference Point
 	// Text holds a text layer's text (TySh).
 	Text *Text
 	// Adjustment is an adjustment layer kino draws; nil for other
