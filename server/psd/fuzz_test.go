@@ -13,7 +13,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	// The small fixtures seed it; the large Photoshop files would make
 	// every mutation slow.
-	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd", "photoshop/pt-double-stroke.psd"} {
+	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd", "photoshop/pt-double-stroke.psd", "photoshop/pt-fill-opacity.psd"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -30,6 +30,8 @@ func FuzzDecode(f *testing.F) {
 	// the last two read since the test files showed them.
 	fx := append([]byte{0, 0, 0, 0}, nestedDescriptor(3)...)
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "fx", rect: image4, blocks: append(append(block("lmfx", fx), block("lfxs", fx)...), block("lfx2", fx)...)}}))
+	// A pattern, and a pattern overlay naming it.
+	f.Add(psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: patternFX("p")}}, patternBlock("p", 2, 2, []byte{compRLE, 0, 3, 0, 3, 1, 7, 7, 1, 7, 7}, append([]byte{compRaw}, 1, 2, 3, 4), append([]byte{compRaw}, 5, 6, 7, 8))))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
@@ -49,5 +51,10 @@ func FuzzDecode(f *testing.F) {
 			return nil
 		})
 		file.Composite()
+		for _, p := range file.patterns {
+			if img, err := p.Image(); err == nil && (img.Rect.Dx() != p.Width || img.Rect.Dy() != p.Height) {
+				t.Fatalf("pattern %q: image %v for %dx%d", p.Name, img.Rect, p.Width, p.Height)
+			}
+		}
 	})
 }

@@ -39,6 +39,12 @@ type testLayer struct {
 // psdFile writes an 8-bit file of mode with these layers and a raw merged
 // image of zeros (left out above a million pixels).
 func psdFile(w, h int, mode ColorMode, layers []testLayer) []byte {
+	return psdFileGlobal(w, h, mode, layers, nil)
+}
+
+// psdFileGlobal is psdFile with global additional information blocks
+// (ready made) after the layers.
+func psdFileGlobal(w, h int, mode ColorMode, layers []testLayer, global []byte) []byte {
 	var info builder
 	info.u16(uint16(len(layers)))
 	for _, l := range layers {
@@ -86,10 +92,11 @@ func psdFile(w, h int, mode ColorMode, layers []testLayer) []byte {
 	b.u16(uint16(mode))
 	b.u32(0)
 	b.u32(0)
-	b.u32(uint32(4 + info.Len() + 4))
+	b.u32(uint32(4 + info.Len() + 4 + len(global)))
 	b.u32(uint32(info.Len()))
 	b.Write(info.Bytes())
 	b.u32(0)
+	b.Write(global)
 	b.u16(compRaw)
 	if w*h <= 1<<20 {
 		b.Write(make([]byte, 3*w*h))
