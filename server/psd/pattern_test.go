@@ -14,7 +14,7 @@ func TestPatternsOfPhotoshopFiles(t *testing.T) {
 		size     int
 		scale    float64
 	}{
-		{"ag-pattern.psd", "1b29876b-58b7-11d4-b895-a898787104c1", 64, 0.81}, // RLE channels
+		{"ag-pattern.psd", "1b29876b-58b7-11d4-b895-a898787104c1", 64, 0.81},   // RLE channels
 		{"pt-fill-opacity.psd", "2ab8ff7f-7c39-11d4-97f0-ce0e81abb313", 80, 1}, // raw and RLE
 	} {
 		f := open(t, filepath.Join("testdata", "photoshop", c.file))
