@@ -163,10 +163,15 @@ func cut(img *image.NRGBA, s composite.Shape) *image.NRGBA {
 	return img
 }
 
+// gradientSteps are the colours a gradient is drawn with: more than
+// the 256 levels a channel has between any two stops a canvas spans.
+const gradientSteps = 4096
+
 // gradientOverlay draws a gradient overlay over area, aligned with box
 // (the layer's rectangle), as Photoshop aligns it with the layer.
 func gradientOverlay(g psd.GradientOverlay, box, area image.Rectangle) *image.NRGBA {
 	img := image.NewNRGBA(area)
+	lut := g.Gradient.Table(gradientSteps)
 	w, h := float64(box.Dx()), float64(box.Dy())
 	cx := float64(box.Min.X) + w/2 + g.OffsetX*w
 	cy := float64(box.Min.Y) + h/2 + g.OffsetY*h
@@ -204,7 +209,7 @@ func gradientOverlay(g psd.GradientOverlay, box, area image.Rectangle) *image.NR
 			if g.Reverse {
 				t = 1 - t
 			}
-			c := g.Gradient.At(t)
+			c := lut[int(t*(gradientSteps-1)+0.5)]
 			i := img.PixOffset(x, y)
 			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
 		}

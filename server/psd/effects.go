@@ -64,11 +64,37 @@ type ColorOverlay struct {
 type GradientStop struct {
 	Location float64
 	Color    color.NRGBA // the colour; for an opacity stop, A alone counts
+	// Midpoint is where, between the stop before and this one, the two
+	// mix half and half: 0 to 1 of the way (0.5 when the file says none).
+	Midpoint float64
 }
 
-// Gradient is a gradient's stops, colour and opacity apart, by location.
+// Gradient is a gradient's stops, colour and opacity apart, by location;
+// or, when Noise is set, a noise gradient (no stops).
 type Gradient struct {
 	Colors, Alphas []GradientStop
+	// Smoothness (0 to 1; Photoshop's default is 1) eases the change
+	// from stop to stop.
+	Smoothness float64
+	// Method is how two stops' colours mix: "classic" (the document's
+	// values, mixed linearly), "perceptual" (in Oklab) or "linear" (in
+	// linear light).
+	Method string
+	// Noise is a noise gradient's settings, nil for stops.
+	Noise *NoiseGradient
+}
+
+// NoiseGradient is a gradient of random colours: Photoshop draws it
+// from a seeded generator of its own, which kino does not reproduce
+// (see Gradient.Table).
+type NoiseGradient struct {
+	Seed uint32
+	// Roughness is 0 to 1.
+	Roughness float64
+	// Min and Max bound each of R, G, B and alpha, 0 to 1.
+	Min, Max [4]float64
+	// Transparent adds random transparency (between Min[3] and Max[3]).
+	Transparent bool
 }
 
 // GradientOverlay paints the layer's pixels with a gradient over its
@@ -241,7 +267,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	each("GrFl", "gradientFillMulti", func(d *descriptor) {
 		g, ok := readGradientFill(d, blend(d), pct(d, "Opct", 1))
 		if !ok {
-			e.Unread = append(e.Unread, "gradient overlay (a noise or unknown gradient)")
+			e.Unread = append(e.Unread, "gradient overlay (an unknown style, or a noise gradient not in RGB)")
 			return
 		}
 		e.GradientOverlays = append(e.GradientOverlays, g)
@@ -255,7 +281,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok && v.Value == "GrFl" {
 				s.Gradient = &g
 			} else {
-				e.Unread = append(e.Unread, "stroke with a pattern, or a noise or shape-burst gradient (drawn in its colour)")
+				e.Unread = append(e.Unread, "stroke with a pattern, a shape-burst gradient or a noise gradient not in RGB (drawn in its colour)")
 			}
 		}
 		if s.Position == "" {
@@ -283,7 +309,18 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 // settings; false when its style or stops are not ones kino draws (a
 // noise gradient, a stroke's shape burst).
 func readGradientFill(d *descriptor, blend BlendMode, opacity float64) (GradientOverlay, bool) {
-	g := GradientOverlay{Blend: blend, Opacity: opacity, Style: "linear", Scale: 1, Gradient: readGradient(d.desc("Grad"))}
+	grad, ok := readGradient(d.desc("Grad"))
+	if !ok {
+		return GradientOverlay{}, false
+	}
+	if v, ok := d.get("gs99").(enumValue); ok {
+		// Photoshop 2023's interpolation methods; absent, classic.
+		grad.Method = map[string]string{"Perc": "perceptual", "Lnr ": "linear"}[v.Value]
+		if grad.Method == "" {
+			grad.Method = "classic"
+		}
+	}
+	g := GradientOverlay{Blend: blend, Opacity: opacity, Style: "linear", Scale: 1, Gradient: grad}
 	if s, ok := d.num("Scl "); ok && s > 0 && s <= 1000 {
 		g.Scale = s / 100
 	}
@@ -299,37 +336,81 @@ func readGradientFill(d *descriptor, blend BlendMode, opacity float64) (Gradient
 		y, _ := o.num("Vrtc")
 		g.OffsetX, g.OffsetY = clampRange(x/100, -10, 10), clampRange(y/100, -10, 10)
 	}
-	return g, g.Style != "" && len(g.Gradient.Colors) > 0
+	return g, g.Style != "" && (len(g.Gradient.Colors) > 0 || g.Gradient.Noise != nil)
 }
 
-// readGradient reads a custom gradient's stops (a Grdn descriptor).
-func readGradient(d *descriptor) Gradient {
-	var g Gradient
+// readGradient reads a gradient (a Grdn descriptor): its stops, or a
+// noise gradient's settings (only RGB ones; ok false for another colour
+// space).
+func readGradient(d *descriptor) (g Gradient, ok bool) {
+	g.Method, g.Smoothness = "classic", 1
 	if d == nil {
-		return g
+		return g, true
+	}
+	if v, isEnum := d.get("GrdF").(enumValue); isEnum && v.Value == "ClNs" {
+		return readNoise(d)
+	}
+	if v, ok := d.num("Intr"); ok {
+		g.Smoothness = clampUnit(v / 4096)
+	}
+	stop := func(s *descriptor) GradientStop {
+		loc, _ := s.num("Lctn")
+		mid, ok := s.num("Mdpn")
+		if !ok {
+			mid = 50
+		}
+		return GradientStop{Location: clampUnit(loc / 4096), Midpoint: clampRange(mid/100, 0.01, 0.99)}
 	}
 	for _, it := range d.list("Clrs") {
-		s, ok := it.(*descriptor)
-		if !ok {
-			continue
+		if s, ok := it.(*descriptor); ok && len(g.Colors) < maxStops {
+			st := stop(s)
+			st.Color = *descColor(s.desc("Clr "))
+			g.Colors = append(g.Colors, st)
 		}
-		loc, _ := s.num("Lctn")
-		c := *descColor(s.desc("Clr "))
-		g.Colors = append(g.Colors, GradientStop{Location: clampUnit(loc / 4096), Color: c})
 	}
 	for _, it := range d.list("Trns") {
-		s, ok := it.(*descriptor)
-		if !ok {
-			continue
+		if s, ok := it.(*descriptor); ok && len(g.Alphas) < maxStops {
+			st := stop(s)
+			o, ok := s.num("Opct")
+			if !ok {
+				o = 100
+			}
+			st.Color = color.NRGBA{A: uint8(clampUnit(o/100)*255 + 0.5)}
+			g.Alphas = append(g.Alphas, st)
 		}
-		loc, _ := s.num("Lctn")
-		o, ok := s.num("Opct")
-		if !ok {
-			o = 100
-		}
-		g.Alphas = append(g.Alphas, GradientStop{Location: clampUnit(loc / 4096), Color: color.NRGBA{A: uint8(clampUnit(o/100)*255 + 0.5)}})
 	}
-	return g
+	return g, true
+}
+
+// maxStops bounds a gradient's stops of each kind: Photoshop's editor
+// takes a few dozen.
+const maxStops = 1000
+
+// readNoise reads a noise gradient's settings.
+func readNoise(d *descriptor) (Gradient, bool) {
+	g := Gradient{Method: "classic", Noise: &NoiseGradient{Max: [4]float64{1, 1, 1, 1}}}
+	n := g.Noise
+	if v, ok := d.get("ClrS").(enumValue); ok && v.Value != "RGBC" {
+		return g, false
+	}
+	if v, ok := d.num("RndS"); ok {
+		n.Seed = uint32(int64(clampRange(v, -1<<31, 1<<32-1)))
+	}
+	if v, ok := d.num("Smth"); ok {
+		n.Roughness = clampUnit(v / 4096)
+	}
+	for i, it := range d.list("Mnm ") {
+		if v, ok := number(it); ok && i < 4 {
+			n.Min[i] = clampUnit(float64(v) / 100)
+		}
+	}
+	for i, it := range d.list("Mxm ") {
+		if v, ok := number(it); ok && i < 4 {
+			n.Max[i] = clampUnit(float64(v) / 100)
+		}
+	}
+	n.Transparent, _ = d.get("ShTr").(bool)
+	return g, true
 }
 
 func clampUnit(v float64) float64 { return clampRange(v, 0, 1) }
@@ -342,40 +423,4 @@ func clampRange(v, lo, hi float64) float64 {
 		return hi
 	}
 	return v
-}
-
-// At is the gradient's colour at t, 0 to 1: its colour stops and opacity
-// stops each interpolated linearly (midpoints are taken as halfway).
-func (g Gradient) At(t float64) color.NRGBA {
-	c := interpStops(g.Colors, t, false)
-	if len(g.Alphas) > 0 {
-		c.A = interpStops(g.Alphas, t, true).A
-	} else {
-		c.A = 255
-	}
-	return c
-}
-
-func interpStops(s []GradientStop, t float64, alpha bool) color.NRGBA {
-	if len(s) == 0 {
-		return color.NRGBA{A: 255}
-	}
-	if t <= s[0].Location {
-		return s[0].Color
-	}
-	for i := 1; i < len(s); i++ {
-		if t <= s[i].Location {
-			a, b := s[i-1], s[i]
-			f := 0.0
-			if b.Location > a.Location {
-				f = (t - a.Location) / (b.Location - a.Location)
-			}
-			mixc := func(x, y uint8) uint8 { return uint8(float64(x) + (float64(y)-float64(x))*f + 0.5) }
-			if alpha {
-				return color.NRGBA{A: mixc(a.Color.A, b.Color.A)}
-			}
-			return color.NRGBA{mixc(a.Color.R, b.Color.R), mixc(a.Color.G, b.Color.G), mixc(a.Color.B, b.Color.B), 255}
-		}
-	}
-	return s[len(s)-1].Color
 }
