@@ -270,6 +270,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			e.Unread = append(e.Unread, "gradient overlay (an unknown style, or a noise gradient not in RGB)")
 			return
 		}
+		e.noise(g, "gradient overlay")
 		e.GradientOverlays = append(e.GradientOverlays, g)
 	})
 	each("FrFX", "frameFXMulti", func(d *descriptor) {
@@ -280,6 +281,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		if v, ok := d.get("PntT").(enumValue); ok && v.Value != "SClr" {
 			if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok && v.Value == "GrFl" {
 				s.Gradient = &g
+				e.noise(g, "stroke")
 			} else {
 				e.Unread = append(e.Unread, "stroke with a pattern, a shape-burst gradient or a noise gradient not in RGB (drawn in its colour)")
 			}
@@ -303,6 +305,14 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		return nil
 	}
 	return e
+}
+
+// noise names an effect's noise gradient: drawn, but not in
+// Photoshop's colours.
+func (e *Effects) noise(g GradientOverlay, what string) {
+	if g.Gradient.Noise != nil {
+		e.Unread = append(e.Unread, what+" in a noise gradient (drawn with random colours of kino's own: Photoshop's generator is not published)")
+	}
 }
 
 // readGradientFill reads a gradient overlay's or a stroke's gradient
