@@ -123,8 +123,18 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		dx, dy := offset(s.Angle, s.Distance)
 		interior(composite.InnerShadow(shape, dx, dy, s.Spread, s.Size), s.Color, s.Blend, s.Opacity)
 	}
-	for _, s := range e.Strokes {
-		cover := composite.Stroke(shape, s.Size, s.Position)
+	// A stroke hides the strokes under it where it lies: ag-strokes.psd's
+	// upper stroke, in multiply, darkens the layers beneath, not the
+	// stroke it covers.
+	covers := make([]composite.Shape, len(e.Strokes))
+	for i := len(e.Strokes) - 1; i >= 0; i-- {
+		covers[i] = composite.Stroke(shape, e.Strokes[i].Size, e.Strokes[i].Position)
+		for _, above := range covers[i+1:] {
+			covers[i] = covers[i].Times(above.Invert())
+		}
+	}
+	for i, s := range e.Strokes {
+		cover := covers[i]
 		img := cover.Paint(s.Color)
 		if s.Gradient != nil {
 			box := l.Rect

@@ -131,7 +131,13 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	each := func(one, multi string, fn func(*descriptor)) {
 		items := []any{desc.get(one)}
 		if l := desc.list(multi); len(l) > 0 {
-			items = l
+			// Photoshop lists them top first, as its dialog shows them:
+			// ag-strokes.psd's upper stroke, 7 px in multiply, is listed
+			// before the 18 px one it lies over.
+			items = make([]any, len(l))
+			for i, it := range l {
+				items[len(l)-1-i] = it
+			}
 		}
 		for _, it := range items {
 			if d, ok := it.(*descriptor); ok {
