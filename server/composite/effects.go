@@ -84,7 +84,11 @@ func (s Shape) Shift(dx, dy float64, fill float32) Shape {
 }
 
 // Dilate grows the shape by r pixels: a pixel within r of one at least
-// half covered is covered, with a one-pixel soft edge.
+// half covered is covered, with a one-pixel soft edge. The covered
+// pixels' edge lies half a pixel past their centres, so the grown edge
+// lies r + 1/2 past them: a pixel whose centre is d away is covered over
+// r + 1 − d (r − d + 1/2 drew a one-pixel stroke at half strength,
+// pt-double-stroke.psd at 16 dB against Photoshop's picture, 74 now).
 func (s Shape) Dilate(r float64) Shape {
 	if r <= 0 {
 		return s.clone()
@@ -92,7 +96,7 @@ func (s Shape) Dilate(r float64) Shape {
 	d := distance(s)
 	o := s.clone()
 	for i, v := range d {
-		c := float32(math.Min(math.Max(r-math.Sqrt(float64(v))+0.5, 0), 1))
+		c := float32(math.Min(math.Max(r-math.Sqrt(float64(v))+1, 0), 1))
 		if c > o.A[i] {
 			o.A[i] = c
 		}

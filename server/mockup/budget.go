@@ -251,6 +251,15 @@ func (e *estimator) effects(l *psd.Layer) {
 	for _, s := range fx.Strokes {
 		reach, n = max(reach, s.Size), n+1
 	}
+	for _, s := range fx.Satins {
+		// Its blur, two moved copies and the difference.
+		reach, n = max(reach, s.Distance+s.Size), n+3
+	}
+	for _, b := range fx.Bevels {
+		// Two distance transforms at 8 bytes a pixel or a blur, the
+		// height, the highlight and the shadow.
+		reach, n = max(reach, 1.5*b.Size+b.Soften), n+6
+	}
 	n += len(fx.ColorOverlays) + len(fx.GradientOverlays) + len(fx.PatternOverlays)
 	pad := int(math.Ceil(reach)) + 1
 	r := l.Rect

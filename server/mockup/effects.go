@@ -53,6 +53,12 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	for _, s := range e.Strokes {
 		pad = math.Max(pad, s.Size)
 	}
+	for _, s := range e.Satins {
+		pad = math.Max(pad, s.Distance+s.Size)
+	}
+	for _, b := range e.Bevels {
+		pad = math.Max(pad, 1.5*b.Size+b.Soften)
+	}
 	var mask *image.Gray
 	var def uint8
 	if cl.Mask != nil {
@@ -127,6 +133,10 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	for _, c := range e.ColorOverlays {
 		interior(full, c.Color, c.Blend, c.Opacity)
 	}
+	for _, st := range e.Satins {
+		dx, dy := offset(st.Angle, st.Distance)
+		interior(composite.Satin(shape, dx, dy, st.Size, st.Invert, contourFunc(st.Contour)), st.Color, st.Blend, st.Opacity)
+	}
 	for _, g := range e.InnerGlows {
 		interior(composite.InnerGlow(shape, g.Spread, g.Size, g.Center), g.Color, g.Blend, g.Opacity)
 	}
@@ -134,8 +144,18 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		dx, dy := offset(s.Angle, s.Distance)
 		interior(composite.InnerShadow(shape, dx, dy, s.Spread, s.Size), s.Color, s.Blend, s.Opacity)
 	}
-	for _, s := range e.Strokes {
-		cover := composite.Stroke(shape, s.Size, s.Position)
+	// A stroke hides the strokes under it where it lies: ag-strokes.psd's
+	// upper stroke, in multiply, darkens the layers beneath, not the
+	// stroke it covers.
+	covers := make([]composite.Shape, len(e.Strokes))
+	for i := len(e.Strokes) - 1; i >= 0; i-- {
+		covers[i] = composite.Stroke(shape, e.Strokes[i].Size, e.Strokes[i].Position)
+		for _, above := range covers[i+1:] {
+			covers[i] = covers[i].Times(above.Invert())
+		}
+	}
+	for i, s := range e.Strokes {
+		cover := covers[i]
 		img := cover.Paint(s.Color)
 		if s.Gradient != nil {
 			box := l.Rect
@@ -146,7 +166,34 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		}
 		out.after = append(out.after, own(img, s.Blend, s.Opacity))
 	}
+	out.after = append(out.after, bevels(e.Bevels, shape, own)...)
 	return out
+}
+
+// bevels are the layers of a layer's bevels, over it and its strokes:
+// each a highlight and a shadow.
+func bevels(bs []psd.Bevel, shape composite.Shape, own func(*image.NRGBA, psd.BlendMode, float64) *composite.Layer) []*composite.Layer {
+	var out []*composite.Layer
+	for _, b := range bs {
+		hi, lo := composite.Bevel(shape, composite.BevelStyle{Style: b.Style, Technique: b.Technique, Size: b.Size,
+			Depth: b.Depth, Down: b.Down, Angle: b.Angle, Altitude: b.Altitude, Soften: b.Soften,
+			Edge: contourFunc(b.Edge), Gloss: contourFunc(b.Gloss)})
+		if b.Style == "inner" {
+			// An inner bevel lies on the layer only.
+			hi, lo = hi.Times(shape), lo.Times(shape)
+		}
+		out = append(out, own(lo.Paint(b.ShadowColor), b.ShadowBlend, b.ShadowOpacity),
+			own(hi.Paint(b.HighlightColor), b.HighlightBlend, b.HighlightOpacity))
+	}
+	return out
+}
+
+// contourFunc is a contour as the compositor takes it, nil for linear.
+func contourFunc(c psd.Contour) func(float64) float64 {
+	if len(c) == 0 {
+		return nil
+	}
+	return c.At
 }
 
 // offset is where a shadow falls: away from the light at angle degrees.

@@ -27,7 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
-	"ag-effects.psd":                        22.8,
+	"ag-effects.psd":                        23.5,
 	"ag-gradient-mode.psd":                  49.6,
 	"ag-group-drop-shadows.psd":             44.4,
 	"ag-masks.psd":                          33.0,
@@ -35,7 +35,7 @@ var mergedFloor = map[string]float64{
 	"ag-pattern.psd":                        50.3,
 	"ag-placed-transform.psd":               60.0,
 	"ag-smart-object.psd":                   60.0,
-	"ag-strokes.psd":                        21.7,
+	"ag-strokes.psd":                        36.5,
 	"ag-werps.psd":                          60.0,
 	"pt-adjustment-clipping.psd":            60.0,
 	"pt-adjustment-nested-1.psd":            49.8,
@@ -51,7 +51,7 @@ var mergedFloor = map[string]float64{
 	"pt-clipping-mask4.psd":                 60.0,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,
-	"pt-double-stroke.psd":                  15.6,
+	"pt-double-stroke.psd":                  73.4,
 	"pt-exposure-grey.psd":                  54.2,
 	"pt-exposure-rgb.psd":                   60.0,
 	"pt-fill-opacity.psd":                   66.5,
@@ -60,8 +60,8 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              20.8,
 	"pt-huesaturation-saturation-rgb.psd":   19.6, // under 30: colour ranges not drawn (named in unsupported)
 	"pt-invert-grey.psd":                    60.0,
-	"pt-layer-effects.psd":                  24.6,
-	"pt-layer-params.psd":                   22.1,
+	"pt-layer-effects.psd":                  26.3,
+	"pt-layer-params.psd":                   23.7,
 	"pt-levels-grey.psd":                    45.4,
 	"pt-levels-rgb.psd":                     51.4,
 	"pt-mask-density-layervectormask.psd":   64.4,
@@ -73,9 +73,9 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psb":                    60.0,
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
-	"pt-shape-fx2.psd":                      21.5,
+	"pt-shape-fx2.psd":                      27.0,
 	"pt-stroke-gradient.psd":                14.4, // under 30: the text is drawn narrower than in the merged image, and Photoshop's noise generator is not public
-	"pt-stroke-transparent-shape.psd":       21.8,
+	"pt-stroke-transparent-shape.psd":       60.0,
 	"pt-threshold-grey.psd":                 60.0,
 }
 

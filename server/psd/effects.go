@@ -22,10 +22,88 @@ type Effects struct {
 	GradientOverlays []GradientOverlay
 	Strokes          []Stroke
 	PatternOverlays  []PatternOverlay
-	// Unread names the effects switched on that are not read (bevel and
-	// emboss, satin), and the settings of read ones that are not (a glow
-	// or stroke drawn with a gradient or pattern).
+	Satins           []Satin
+	Bevels           []Bevel
+	// Unread names the effects switched on that are not read, and the
+	// settings of read ones that are not (a glow or stroke drawn with a
+	// gradient or pattern, a bevel's texture).
 	Unread []string
+}
+
+// Contour is an effect's contour (its "TrnS" or "MpgS" curve): points
+// from 0 to 1 in, 0 to 1 out, by input. Empty is linear.
+type Contour []Point
+
+// maxContourPoints bounds a contour's points: Photoshop's contour editor
+// holds some twenty.
+const maxContourPoints = 64
+
+// At is the contour's output at v, 0 to 1: straight lines between its
+// points (Photoshop rounds the points it does not mark as corners; kino
+// draws every contour as corners).
+func (c Contour) At(v float64) float64 {
+	if len(c) == 0 {
+		return v
+	}
+	if v <= c[0].X {
+		return c[0].Y
+	}
+	for i := 1; i < len(c); i++ {
+		if v <= c[i].X {
+			a, b := c[i-1], c[i]
+			if b.X <= a.X {
+				return b.Y
+			}
+			return a.Y + (b.Y-a.Y)*(v-a.X)/(b.X-a.X)
+		}
+	}
+	return c[len(c)-1].Y
+}
+
+// Linear reports whether the contour is the identity.
+func (c Contour) Linear() bool {
+	for _, p := range c {
+		if math.Abs(p.X-p.Y) > 1e-3 {
+			return false
+		}
+	}
+	return true
+}
+
+// Satin shades the layer's inside with two copies of its blurred alpha,
+// moved apart: where they differ (or agree, inverted) it is coloured.
+type Satin struct {
+	Blend   BlendMode
+	Color   color.NRGBA
+	Opacity float64
+	// Angle and Distance move the copies apart; Size blurs them.
+	Angle, Distance, Size float64
+	Invert                bool
+	Contour               Contour
+}
+
+// Bevel is a bevel and emboss: the layer's edge shaded as if raised,
+// lit from Angle at Altitude.
+type Bevel struct {
+	// Style is "inner", "outer", "emboss" or "pillow"; Technique
+	// "smooth", "chisel hard" or "chisel soft".
+	Style, Technique string
+	// Depth scales the slopes (1 is Photoshop's 100 %); Down sinks the
+	// edge instead of raising it.
+	Depth float64
+	Down  bool
+	// Size is the bevel's width; Soften blurs its shading.
+	Size, Soften     float64
+	Angle, Altitude  float64
+	HighlightBlend   BlendMode
+	HighlightColor   color.NRGBA
+	HighlightOpacity float64
+	ShadowBlend      BlendMode
+	ShadowColor      color.NRGBA
+	ShadowOpacity    float64
+	// Gloss maps the shading (Photoshop's gloss contour); Edge, when
+	// set, the edge's profile (its "contour" option).
+	Gloss, Edge Contour
 }
 
 // Shadow is a drop shadow or an inner shadow.
@@ -175,7 +253,7 @@ func readPatternFill(d *descriptor) (PatternFill, bool) {
 // Any reports whether an effect is switched on.
 func (e *Effects) Any() bool {
 	return e != nil && (len(e.DropShadows)+len(e.InnerShadows)+len(e.OuterGlows)+len(e.InnerGlows)+
-		len(e.ColorOverlays)+len(e.GradientOverlays)+len(e.Strokes)+len(e.PatternOverlays)+len(e.Unread) > 0)
+		len(e.ColorOverlays)+len(e.GradientOverlays)+len(e.Strokes)+len(e.PatternOverlays)+len(e.Satins)+len(e.Bevels)+len(e.Unread) > 0)
 }
 
 // effectBlends are the blend modes of effects, by their descriptor enum.
@@ -206,7 +284,13 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	each := func(one, multi string, fn func(*descriptor)) {
 		items := []any{desc.get(one)}
 		if l := desc.list(multi); len(l) > 0 {
-			items = l
+			// Photoshop lists them top first, as its dialog shows them:
+			// ag-strokes.psd's upper stroke, 7 px in multiply, is listed
+			// before the 18 px one it lies over.
+			items = make([]any, len(l))
+			for i, it := range l {
+				items[len(l)-1-i] = it
+			}
 		}
 		for _, it := range items {
 			if d, ok := it.(*descriptor); ok {
@@ -291,8 +375,26 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		}
 		e.Strokes = append(e.Strokes, s)
 	})
-	each("ebbl", "bevelEmbossMulti", func(*descriptor) { e.Unread = append(e.Unread, "bevel and emboss") })
-	each("ChFX", "chromeFXMulti", func(*descriptor) { e.Unread = append(e.Unread, "satin") })
+	each("ebbl", "bevelEmbossMulti", func(d *descriptor) {
+		b, ok := readBevel(d, globalAngle)
+		if !ok {
+			e.Unread = append(e.Unread, "bevel and emboss: stroke emboss")
+			return
+		}
+		if t, _ := d.get("useTexture").(bool); t {
+			e.Unread = append(e.Unread, "bevel and emboss: texture")
+		}
+		e.Bevels = append(e.Bevels, b)
+	})
+	each("ChFX", "chromeFXMulti", func(d *descriptor) {
+		st := Satin{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1),
+			Distance: px(d, "Dstn"), Size: px(d, "blur"), Contour: readContour(d.desc("MpgS"))}
+		st.Invert, _ = d.get("Invr").(bool)
+		if a, ok := d.num("lagl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
+			st.Angle = a
+		}
+		e.Satins = append(e.Satins, st)
+	})
 	each("patternFill", "patternFillMulti", func(d *descriptor) {
 		p, ok := readPatternFill(d)
 		if !ok {
@@ -313,6 +415,109 @@ func (e *Effects) noise(g GradientOverlay, what string) {
 	if g.Gradient.Noise != nil {
 		e.Unread = append(e.Unread, what+" in a noise gradient (drawn with random colours of kino's own: Photoshop's generator is not published)")
 	}
+}
+
+// bevelStyles and bevelTechniques are the bvlS and bvlT enums' values.
+//
+//nolint:gochecknoglobals // read-only tables of the enums' values
+var (
+	bevelStyles     = map[string]string{"InrB": "inner", "OtrB": "outer", "Embs": "emboss", "PlEb": "pillow"}
+	bevelTechniques = map[string]string{"SfBL": "smooth", "PrBL": "chisel hard", "Slmt": "chisel soft"}
+)
+
+// readBevel reads a bevel and emboss; false for a stroke emboss, which
+// kino does not draw.
+func readBevel(d *descriptor, globalAngle float64) (Bevel, bool) {
+	b := Bevel{Style: "inner", Technique: "smooth", Depth: 1, Angle: globalAngle, Altitude: 30,
+		HighlightBlend: "screen", HighlightColor: color.NRGBA{255, 255, 255, 255}, HighlightOpacity: 0.75,
+		ShadowBlend: "multiply", ShadowColor: color.NRGBA{A: 255}, ShadowOpacity: 0.75}
+	enum := func(key string) string {
+		v, _ := d.get(key).(enumValue)
+		return v.Value
+	}
+	if v := enum("bvlS"); v != "" {
+		s, ok := bevelStyles[v]
+		if !ok {
+			return b, false
+		}
+		b.Style = s
+	}
+	if t, ok := bevelTechniques[enum("bvlT")]; ok {
+		b.Technique = t
+	}
+	b.Down = enum("bvlD") == "Out "
+	if v, ok := d.num("srgR"); ok {
+		b.Depth = clampRange(v/100, 0.01, 10)
+	}
+	b.Size = clampRange(numOr(d, "blur", 0), 0, 250)
+	b.Soften = clampRange(numOr(d, "Sftn", 0), 0, 16)
+	if g, _ := d.get("uglg").(bool); !g {
+		if a, ok := d.num("lagl"); ok && !math.IsNaN(a) && !math.IsInf(a, 0) {
+			b.Angle = a
+		}
+	}
+	b.Altitude = clampRange(numOr(d, "Lald", 30), 0, 90)
+	mode := func(key string, def BlendMode) BlendMode {
+		if v := enum(key); v != "" {
+			if m, ok := effectBlends[v]; ok {
+				return m
+			}
+			return BlendMode("key:" + v)
+		}
+		return def
+	}
+	b.HighlightBlend, b.ShadowBlend = mode("hglM", b.HighlightBlend), mode("sdwM", b.ShadowBlend)
+	if c := d.desc("hglC"); c != nil {
+		b.HighlightColor = *descColor(c)
+	}
+	if c := d.desc("sdwC"); c != nil {
+		b.ShadowColor = *descColor(c)
+	}
+	if v, ok := d.num("hglO"); ok {
+		b.HighlightOpacity = clampUnit(v / 100)
+	}
+	if v, ok := d.num("sdwO"); ok {
+		b.ShadowOpacity = clampUnit(v / 100)
+	}
+	b.Gloss = readContour(d.desc("TrnS"))
+	if on, _ := d.get("useShape").(bool); on {
+		b.Edge = readContour(d.desc("MpgS"))
+	}
+	return b, true
+}
+
+// numOr is a descriptor's number, def when absent or not finite.
+func numOr(d *descriptor, key string, def float64) float64 {
+	if v, ok := d.num(key); ok && !math.IsNaN(v) && !math.IsInf(v, 0) {
+		return v
+	}
+	return def
+}
+
+// readContour reads a contour's curve ("Crv ": points 0 to 255), at most
+// maxContourPoints of them, kept in order of input.
+func readContour(d *descriptor) Contour {
+	if d == nil {
+		return nil
+	}
+	var c Contour
+	for _, it := range d.list("Crv ") {
+		p, ok := it.(*descriptor)
+		if !ok || len(c) == maxContourPoints {
+			continue
+		}
+		x, _ := p.num("Hrzn")
+		y, _ := p.num("Vrtc")
+		pt := Point{X: clampUnit(x / 255), Y: clampUnit(y / 255)}
+		if len(c) > 0 && pt.X < c[len(c)-1].X {
+			pt.X = c[len(c)-1].X
+		}
+		c = append(c, pt)
+	}
+	if c.Linear() {
+		return nil
+	}
+	return c
 }
 
 // readGradientFill reads a gradient overlay's or a stroke's gradient
