@@ -56,9 +56,9 @@ var mergedFloor = map[string]float64{
 	"pt-exposure-rgb.psd":                   60.0,
 	"pt-fill-opacity.psd":                   20.9,
 	"pt-huesaturation-colorize-rgb.psd":     50.0,
-	"pt-huesaturation-lightness-rgb.psd":    22.5, // under 30: colour ranges not drawn (named in unsupported)
-	"pt-huesaturation-rgb.psd":              20.8,
-	"pt-huesaturation-saturation-rgb.psd":   19.6, // under 30: colour ranges not drawn (named in unsupported)
+	"pt-huesaturation-lightness-rgb.psd":    33.3,
+	"pt-huesaturation-rgb.psd":              28.3, // under 30: the colour ranges' saturations are measured, not Adobe's
+	"pt-huesaturation-saturation-rgb.psd":   21.5, // under 30: the colour ranges' saturations are measured, not Adobe's
 	"pt-invert-grey.psd":                    60.0,
 	"pt-layer-effects.psd":                  23.3,
 	"pt-layer-params.psd":                   22.1,
