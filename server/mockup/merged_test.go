@@ -56,9 +56,9 @@ var mergedFloor = map[string]float64{
 	"pt-exposure-rgb.psd":                   60.0,
 	"pt-fill-opacity.psd":                   20.9,
 	"pt-huesaturation-colorize-rgb.psd":     50.0,
-	"pt-huesaturation-lightness-rgb.psd":    33.3,
-	"pt-huesaturation-rgb.psd":              28.3, // under 30: the colour ranges' saturations are measured, not Adobe's
-	"pt-huesaturation-saturation-rgb.psd":   21.5, // under 30: the colour ranges' saturations are measured, not Adobe's
+	"pt-huesaturation-lightness-rgb.psd":    52.0,
+	"pt-huesaturation-rgb.psd":              38.6,
+	"pt-huesaturation-saturation-rgb.psd":   46.8,
 	"pt-invert-grey.psd":                    60.0,
 	"pt-layer-effects.psd":                  23.3,
 	"pt-layer-params.psd":                   22.1,

@@ -435,32 +435,54 @@ func (r hueRange) weight(h float64) float64 {
 }
 
 // hueSatRanges is Photoshop's Hue/Saturation with colour ranges, as
-// measured on its merged images: each range's lightness first, in RGB,
-// weighted by how much of the range the pixel's hue is in times its
-// chroma (greys keep theirs), then the master's lightness; then the hue
-// and saturation, the master's plus each range's by its weight.
+// measured on its merged images (50 dB and more on each range of its
+// test files). Each range counts by how much of it the pixel's hue is
+// in. Their lightness settings, summed by that weight (-1..1), move each
+// channel towards the pixel's largest channel (up) or its smallest
+// (down), so that +100 turns a colour grey at its brightest and greys
+// stay; then the master's lightness moves every channel towards white or
+// black. Hue: the master's plus each range's by its weight. Saturation
+// (HSL, lightness kept): multiplied by the master's factor and by one
+// plus each range's factor less one, by its weight.
 func hueSatRanges(r, g, b uint8, master [3]float64, ranges []hueRange) (uint8, uint8, uint8) {
 	h0, s0, _ := rgbToHSL(r, g, b)
 	px := [3]float64{float64(r) / 255, float64(g) / 255, float64(b) / 255}
-	chroma := (float64(max(r, g, b)) - float64(min(r, g, b))) / 255
-	dh, ds := master[0], master[1]/100
+	hi, lo := float64(max(r, g, b))/255, float64(min(r, g, b))/255
+	dh, dl, k := master[0], 0.0, 1.0
 	for _, rg := range ranges {
 		if s0 == 0 {
 			break
 		}
 		w := rg.weight(h0 * 360)
 		dh += w * rg.set[0]
-		ds += w * rg.set[1] / 100
-		if wl := w * chroma; rg.set[2] != 0 && wl > 0 {
-			for i, v := range px {
-				px[i] = v + (lighten(v, rg.set[2]/100)-v)*wl
-			}
-		}
+		k += w * (satFactor(rg.set[1]/100) - 1)
+		dl += w * rg.set[2] / 100
 	}
+	dl = math.Max(-1, math.Min(1, dl))
+	k = math.Max(0, k*satFactor(master[1]/100))
 	for i, v := range px {
+		if dl > 0 {
+			v += (hi - v) * dl
+		} else {
+			v += (v - lo) * dl
+		}
 		px[i] = lighten(v, master[2]/100)
 	}
-	return hueSat(clamp8(px[0]*255), clamp8(px[1]*255), clamp8(px[2]*255), dh, math.Max(-1, math.Min(1, ds)), 0)
+	h, s, l := rgbToHSL(clamp8(px[0]*255), clamp8(px[1]*255), clamp8(px[2]*255))
+	rf, gf, bf := hslToRGB(math.Mod(h+dh/360+2, 1), math.Min(1, s*k), l)
+	return clamp8(rf * 255), clamp8(gf * 255), clamp8(bf * 255)
+}
+
+// satFactor is what a saturation setting (-1..1) multiplies HSL
+// saturation by: 1+ds down, 1/(1-ds) up, so that 1 makes any colour full.
+func satFactor(ds float64) float64 {
+	switch {
+	case ds >= 1:
+		return 1e4
+	case ds > 0:
+		return 1 / (1 - ds)
+	}
+	return math.Max(0, 1+ds)
 }
 
 // lighten moves v towards white (dl > 0) or black by dl (-1..1).
@@ -469,32 +491,6 @@ func lighten(v, dl float64) float64 {
 		return v + (1-v)*math.Min(dl, 1)
 	}
 	return v + v*math.Max(dl, -1)
-}
-
-// hueSat rotates the hue by dh degrees, then changes saturation by ds and
-// lightness by dl (-1..1) as Photoshop's Hue/Saturation does, all in HSL:
-// saturation up divides it by 1-ds (full at ds = 1), down multiplies it
-// by 1+ds; lightness moves towards white or black keeping saturation.
-func hueSat(r, g, b uint8, dh, ds, dl float64) (uint8, uint8, uint8) {
-	h, s, l := rgbToHSL(r, g, b)
-	h = math.Mod(h+dh/360+2, 1)
-	switch {
-	case ds >= 1:
-		if s > 0 {
-			s = 1
-		}
-	case ds > 0:
-		s = math.Min(1, s/(1-ds))
-	case ds < 0:
-		s *= math.Max(0, 1+ds)
-	}
-	if dl > 0 {
-		l += (1 - l) * math.Min(dl, 1)
-	} else {
-		l += l * math.Max(dl, -1)
-	}
-	rf, gf, bf := hslToRGB(h, s, l)
-	return clamp8(rf * 255), clamp8(gf * 255), clamp8(bf * 255)
 }
 
 func rgbToHSL(r, g, b uint8) (h, s, l float64) {
