@@ -68,7 +68,7 @@ var mergedFloor = map[string]float64{
 	"pt-mask-density-vectormask.psd":        60.0,
 	"pt-mask-vector-density.psd":            60.0,
 	"pt-passthrough-clipping-blend.psd":     60.0,
-	"pt-passthrough-fill-adjustment.psd":    28.6,
+	"pt-passthrough-fill-adjustment.psd":    60.0,
 	"pt-passthrough-opacity.psd":            60.0,
 	"pt-placedLayer.psb":                    60.0,
 	"pt-placedLayer.psd":                    60.0,
