@@ -33,7 +33,8 @@ const (
 // readAdjustment reads the adjustments kino draws from their block; nil
 // for the others, or for a block it cannot read. mode is the document's:
 // grey documents keep their one channel's settings where RGB keeps red's.
-func readAdjustment(key string, c *cursor, mode ColorMode) *Adjustment {
+// maxDepth bounds the descriptors some blocks are.
+func readAdjustment(key string, c *cursor, mode ColorMode, maxDepth int) *Adjustment {
 	switch key {
 	case "nvrt":
 		t := identity()
@@ -78,6 +79,14 @@ func readAdjustment(key string, c *cursor, mode ColorMode) *Adjustment {
 		return readChannelMixer(c)
 	case "selc":
 		return readSelectiveColor(c)
+	case "blnc":
+		return readColorBalance(c)
+	case "phfl":
+		return readPhotoFilter(c)
+	case "blwh":
+		return readBlackWhite(c, maxDepth)
+	case "clrL":
+		return readColorLookup(c, maxDepth)
 	}
 	return nil
 }

@@ -205,7 +205,7 @@ func TestHueSaturationRanges(t *testing.T) {
 		{"saturation: half in the fall-off", hueSatBlock([3]int16{}, desat), [3]uint8{255, 128, 0}, [3]uint8{191, 128, 64}},
 	}
 	for _, tc := range cases {
-		a := readAdjustment("hue2", newCursor(bytes.NewReader(tc.block), 0, int64(len(tc.block)), "hue2"), RGB)
+		a := readAdjustment("hue2", newCursor(bytes.NewReader(tc.block), 0, int64(len(tc.block)), "hue2"), RGB, 8)
 		if a == nil || a.Color == nil {
 			t.Fatalf("%s: not read", tc.name)
 		}

@@ -536,7 +536,6 @@ func (d *decoder) buildTree() error {
 		}
 	}
 	d.f.Layers = stack[0].layers
-	d.passThroughFill(d.f.Layers)
 	// A path repeats its groups' names: 16 groups of 1 MB names over
 	// 2,000 layers would be 32 GB of paths from a 16 MB file. Their
 	// lengths are summed before any is made.
@@ -590,33 +589,4 @@ func blendMode(key string) BlendMode {
 		return m
 	}
 	return BlendMode("key:" + key)
-}
-
-// passThroughFill draws a pass-through group whose fill opacity is
-// under 100% and which holds an adjustment as Photoshop's merged image
-// shows it: as a normal group, its adjustments changing only its own
-// layers, the whole at its opacity times its fill (pt-passthrough-fill-
-// adjustment: 29 dB drawn as pass through without the adjustment, 61
-// this way).
-func (d *decoder) passThroughFill(ls []*Layer) {
-	for _, l := range ls {
-		if l.Kind != KindGroup {
-			continue
-		}
-		if l.Blend == "pass through" && l.FillOpacity < 255 && holdsAdjustment(l.Children) {
-			l.Blend = "normal"
-		}
-		d.passThroughFill(l.Children)
-	}
-}
-
-// holdsAdjustment reports whether layers, or their groups, hold an
-// adjustment kino draws.
-func holdsAdjustment(ls []*Layer) bool {
-	for _, l := range ls {
-		if (l.Kind == KindAdjustment && l.Adjustment != nil) || (l.Kind == KindGroup && holdsAdjustment(l.Children)) {
-			return true
-		}
-	}
-	return false
 }
