@@ -80,12 +80,7 @@ func adjustBlock(key string, b []byte) *Adjustment {
 // mask; preserve luminosity gives the lightness back.
 func TestColorBalance(t *testing.T) {
 	balance := func(shadowsRed, midtonesRed int16, keep uint8) *Adjustment {
-		var b builder
-		for _, v := range []int16{shadowsRed, 0, 0, midtonesRed, 0, 0, 0, 0, 0} {
-			b.u16(uint16(v))
-		}
-		b.u8(keep)
-		return adjustBlock("blnc", b.Bytes())
+		return adjustBlock("blnc", colorBalanceBlock(shadowsRed, midtonesRed, keep))
 	}
 	checkColors(t, []colorCase{
 		{"shadows red on black", balance(100, 0, 0), [3]uint8{0, 0, 0}, [3]uint8{179, 0, 0}},
@@ -103,14 +98,7 @@ func TestColorBalance(t *testing.T) {
 // the density; preserve luminosity keeps 0.3 R + 0.59 G + 0.11 B.
 func TestPhotoFilter(t *testing.T) {
 	filter := func(density uint32, keep uint8) *Adjustment {
-		var b builder
-		b.u16(2)
-		for _, v := range []uint16{0, 65535, 0, 0, 0} { // RGB red
-			b.u16(v)
-		}
-		b.u32(density)
-		b.u8(keep)
-		return adjustBlock("phfl", b.Bytes())
+		return adjustBlock("phfl", photoFilterBlock(density, keep))
 	}
 	checkColors(t, []colorCase{
 		{"red at 100% on white", filter(100, 0), [3]uint8{255, 255, 255}, [3]uint8{255, 0, 0}},
@@ -123,44 +111,7 @@ func TestPhotoFilter(t *testing.T) {
 // channel, plus the step to the middle one by its secondary's weight,
 // plus the step to the largest by its primary's.
 func TestBlackWhite(t *testing.T) {
-	bw := func(tint bool) *Adjustment {
-		var b builder
-		b.u32(16)
-		b.u32(1) // name: one nul
-		b.u16(0)
-		b.u32(0)
-		b.s("null")
-		n := uint32(7)
-		if tint {
-			n = 8
-		}
-		b.u32(n)
-		for i, k := range []string{"Rd  ", "Yllw", "Grn ", "Cyn ", "Bl  ", "Mgnt"} {
-			descKey(&b, k)
-			b.s("long")
-			b.u32(uint32([]int32{40, 60, 40, 60, 20, 80}[i]))
-		}
-		descKey(&b, "useTint")
-		b.s("bool")
-		if tint {
-			b.u8(1)
-			descKey(&b, "tintColor")
-			b.s("Objc")
-			b.u32(1)
-			b.u16(0)
-			b.u32(0)
-			b.s("RGBC")
-			b.u32(3)
-			for _, k := range []string{"Rd  ", "Grn ", "Bl  "} {
-				descKey(&b, k)
-				b.s("doub")
-				b.u64(math.Float64bits(map[string]float64{"Rd  ": 255, "Grn ": 0, "Bl  ": 0}[k]))
-			}
-		} else {
-			b.u8(0)
-		}
-		return adjustBlock("blwh", b.Bytes())
-	}
+	bw := func(tint bool) *Adjustment { return adjustBlock("blwh", blackWhiteBlock(tint)) }
 	checkColors(t, []colorCase{
 		{"red: reds' 40%", bw(false), [3]uint8{255, 0, 0}, [3]uint8{102, 102, 102}},
 		{"yellow: yellows' 60%", bw(false), [3]uint8{255, 255, 0}, [3]uint8{153, 153, 153}},
@@ -182,21 +133,7 @@ func TestColorLookup(t *testing.T) {
 		}
 		return s.String()
 	}
-	lookup := func(text string) *Adjustment {
-		var b builder
-		b.u16(1)
-		b.u32(16)
-		b.u32(1) // name: one nul
-		b.u16(0)
-		b.u32(0)
-		b.s("null")
-		b.u32(1)
-		descKey(&b, "LUT3DFileData")
-		b.s("tdta")
-		b.u32(uint32(len(text)))
-		b.s(text)
-		return adjustBlock("clrL", b.Bytes())
-	}
+	lookup := func(text string) *Adjustment { return adjustBlock("clrL", colorLookupBlock(text)) }
 	checkColors(t, []colorCase{
 		{"a 2-point cube inverting red", lookup(cubeText(2, 8)), [3]uint8{255, 128, 0}, [3]uint8{0, 128, 0}},
 		{"a 5-point cube, between its points", lookup(cubeText(5, 125)), [3]uint8{100, 30, 220}, [3]uint8{155, 30, 220}},
@@ -215,4 +152,84 @@ func descKey(b *builder, k string) {
 		b.u32(uint32(len(k)))
 	}
 	b.s(k)
+}
+
+// colorBalanceBlock is a blnc block: red in the shadows and midtones.
+func colorBalanceBlock(shadowsRed, midtonesRed int16, keep uint8) []byte {
+	var b builder
+	for _, v := range []int16{shadowsRed, 0, 0, midtonesRed, 0, 0, 0, 0, 0} {
+		b.u16(uint16(v))
+	}
+	b.u8(keep)
+	return b.Bytes()
+}
+
+// photoFilterBlock is a phfl block (version 2) of an RGB red filter.
+func photoFilterBlock(density uint32, keep uint8) []byte {
+	var b builder
+	b.u16(2)
+	for _, v := range []uint16{0, 65535, 0, 0, 0} {
+		b.u16(v)
+	}
+	b.u32(density)
+	b.u8(keep)
+	return b.Bytes()
+}
+
+// blackWhiteBlock is a blwh descriptor of Photoshop's default weights,
+// with a red tint or none.
+func blackWhiteBlock(tint bool) []byte {
+	var b builder
+	b.u32(16)
+	b.u32(1) // name: one nul
+	b.u16(0)
+	b.u32(0)
+	b.s("null")
+	n := uint32(7)
+	if tint {
+		n = 8
+	}
+	b.u32(n)
+	for i, k := range []string{"Rd  ", "Yllw", "Grn ", "Cyn ", "Bl  ", "Mgnt"} {
+		descKey(&b, k)
+		b.s("long")
+		b.u32(uint32([]int32{40, 60, 40, 60, 20, 80}[i]))
+	}
+	descKey(&b, "useTint")
+	b.s("bool")
+	if tint {
+		b.u8(1)
+		descKey(&b, "tintColor")
+		b.s("Objc")
+		b.u32(1)
+		b.u16(0)
+		b.u32(0)
+		b.s("RGBC")
+		b.u32(3)
+		for _, k := range []string{"Rd  ", "Grn ", "Bl  "} {
+			descKey(&b, k)
+			b.s("doub")
+			b.u64(math.Float64bits(map[string]float64{"Rd  ": 255, "Grn ": 0, "Bl  ": 0}[k]))
+		}
+	} else {
+		b.u8(0)
+	}
+	return b.Bytes()
+}
+
+// colorLookupBlock is a clrL block holding a .cube text.
+func colorLookupBlock(text string) []byte {
+	var b builder
+	b.u16(1)
+	b.u32(16)
+	b.u32(1) // name: one nul
+	b.u16(0)
+	b.u32(0)
+	b.s("null")
+	b.u32(1)
+	descKey(&b, "LUT3DFileData")
+	b.s("tdta")
+	b.u32(uint32(len(text)))
+	b.s(text)
+	return b.Bytes()
 }

@@ -30,6 +30,17 @@ func FuzzDecode(f *testing.F) {
 	// the last two read since the test files showed them.
 	fx := append([]byte{0, 0, 0, 0}, nestedDescriptor(3)...)
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "fx", rect: image4, blocks: append(append(block("lmfx", fx), block("lfxs", fx)...), block("lfx2", fx)...)}}))
+	// The colour adjustments' blocks: balance, filter, black & white (a
+	// descriptor) and a lookup's .cube text.
+	var colour []byte
+	for _, b := range []struct {
+		key  string
+		data []byte
+	}{{"blnc", colorBalanceBlock(40, -20, 1)}, {"phfl", photoFilterBlock(50, 1)}, {"blwh", blackWhiteBlock(true)},
+		{"clrL", colorLookupBlock("LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n")}} {
+		colour = append(colour, block(b.key, b.data)...)
+	}
+	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "photo", rect: image4}, {name: "colour", blocks: colour}}))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
