@@ -22,6 +22,10 @@ type Adjustment struct {
 	Color func(r, g, b uint8) (uint8, uint8, uint8)
 	// Partial, when set, names what of the adjustment is not drawn.
 	Partial string
+	// ColorWork is what a pixel of Color costs, in non-separable blends
+	// of a pixel (0 counts as 1): hue/saturation with colour ranges
+	// measured at three.
+	ColorWork int
 }
 
 // Bounds of what an adjustment block may hold.
@@ -379,18 +383,19 @@ func readHueSaturation(c *cursor) *Adjustment {
 	}
 	var ranges []hueRange
 	for range 6 {
-		var r hueRange
-		for i := range r.bounds {
-			r.bounds[i] = float64(c.i16())
+		var bounds [4]float64
+		var set [3]float64
+		for i := range bounds {
+			bounds[i] = float64(c.i16())
 		}
-		for i := range r.set {
-			r.set[i] = float64(c.i16())
+		for i := range set {
+			set[i] = float64(c.i16())
 		}
 		if c.err != nil {
 			return nil
 		}
-		if r.set != [3]float64{} {
-			ranges = append(ranges, r)
+		if set != [3]float64{} {
+			ranges = append(ranges, newHueRange(bounds, set))
 		}
 	}
 	if c.err != nil {
@@ -417,21 +422,38 @@ func readHueSaturation(c *cursor) *Adjustment {
 	a.Color = func(r, g, b uint8) (uint8, uint8, uint8) {
 		return hueSatRanges(r, g, b, master, ranges)
 	}
+	if len(ranges) > 0 {
+		a.ColorWork = 3
+	}
 	return a
 }
 
-// hueRange is one of hue/saturation's six colour ranges: its bounds in
-// degrees and its hue, saturation and lightness settings.
+// hueRange is one of hue/saturation's six colour ranges: its bounds,
+// the last three in degrees past the first (0..360), and its hue,
+// saturation and lightness settings.
 type hueRange struct {
-	bounds [4]float64
-	set    [3]float64
+	from float64
+	rel  [3]float64
+	set  [3]float64
 }
 
-// weight is how much of the range a hue (degrees) is in: 1 between the
-// two inner bounds, falling linearly to 0 at the outer ones.
+// newHueRange keeps a range's bounds as the weight reads them.
+func newHueRange(bounds [4]float64, set [3]float64) hueRange {
+	r := hueRange{from: bounds[0], set: set}
+	for i, b := range bounds[1:] {
+		r.rel[i] = math.Mod(math.Mod(b-bounds[0], 360)+360, 360)
+	}
+	return r
+}
+
+// weight is how much of the range a hue (degrees, 0..360) is in: 1
+// between the two inner bounds, falling linearly to 0 at the outer ones.
 func (r hueRange) weight(h float64) float64 {
-	rel := func(x float64) float64 { return math.Mod(math.Mod(x-r.bounds[0], 360)+360, 360) }
-	x, b2, b3, b4 := rel(h), rel(r.bounds[1]), rel(r.bounds[2]), rel(r.bounds[3])
+	x := h - r.from
+	if x < 0 {
+		x += 360
+	}
+	b2, b3, b4 := r.rel[0], r.rel[1], r.rel[2]
 	switch {
 	case x < b2:
 		return x / b2
