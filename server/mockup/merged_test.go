@@ -57,7 +57,7 @@ var mergedFloor = map[string]float64{
 	"pt-fill-opacity.psd":                   20.9,
 	"pt-huesaturation-colorize-rgb.psd":     50.0,
 	"pt-huesaturation-lightness-rgb.psd":    52.0,
-	"pt-huesaturation-rgb.psd":              39.9,
+	"pt-huesaturation-rgb.psd":              41.8,
 	"pt-huesaturation-saturation-rgb.psd":   46.8,
 	"pt-invert-grey.psd":                    60.0,
 	"pt-layer-effects.psd":                  23.3,

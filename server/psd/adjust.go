@@ -499,7 +499,7 @@ func hueSatRanges(r, g, b uint8, master [3]float64, ranges []hueRange) (uint8, u
 		}
 		px[i] = lighten(v, master[2]/100)
 	}
-	h, s, l := rgbToHSL(clamp8(px[0]*255), clamp8(px[1]*255), clamp8(px[2]*255))
+	h, s, l := floatToHSL(px[0], px[1], px[2])
 	rf, gf, bf := hslToRGB(math.Mod(h+dh/360+2, 1), math.Min(1, s*k), l)
 	return clamp8(rf * 255), clamp8(gf * 255), clamp8(bf * 255)
 }
@@ -527,7 +527,11 @@ func lighten(v, dl float64) float64 {
 }
 
 func rgbToHSL(r, g, b uint8) (h, s, l float64) {
-	rf, gf, bf := float64(r)/255, float64(g)/255, float64(b)/255
+	return floatToHSL(float64(r)/255, float64(g)/255, float64(b)/255)
+}
+
+// floatToHSL is rgbToHSL of channels 0..1.
+func floatToHSL(rf, gf, bf float64) (h, s, l float64) {
 	mx, mn := math.Max(rf, math.Max(gf, bf)), math.Min(rf, math.Min(gf, bf))
 	l = (mx + mn) / 2
 	d := mx - mn
