@@ -439,9 +439,10 @@ type hueRange struct {
 
 // newHueRange keeps a range's bounds as the weight reads them.
 func newHueRange(bounds [4]float64, set [3]float64) hueRange {
-	r := hueRange{from: bounds[0], set: set}
+	deg := func(v float64) float64 { return math.Mod(math.Mod(v, 360)+360, 360) }
+	r := hueRange{from: deg(bounds[0]), set: set}
 	for i, b := range bounds[1:] {
-		r.rel[i] = math.Mod(math.Mod(b-bounds[0], 360)+360, 360)
+		r.rel[i] = deg(b - bounds[0])
 	}
 	return r
 }
@@ -466,8 +467,7 @@ func (r hueRange) weight(h float64) float64 {
 }
 
 // hueSatRanges is Photoshop's Hue/Saturation with colour ranges, as
-// measured on its merged images (50 dB and more on each range of its
-// test files). Each range counts by how much of it the pixel's hue is
+// measured on its merged images (42 to 53 dB on its three test files). Each range counts by how much of it the pixel's hue is
 // in. Their lightness settings, summed by that weight (-1..1), move each
 // channel towards the pixel's largest channel (up) or its smallest
 // (down), so that +100 turns a colour grey at its brightest and greys

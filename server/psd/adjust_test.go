@@ -191,6 +191,9 @@ func TestHueSaturationRanges(t *testing.T) {
 	lighter[0], desat[0] = reds, reds
 	lighter[0][6] = 100 // reds' lightness +100
 	desat[0][5] = -100  // reds' saturation -100
+	// The same reds, their bounds written a turn further round.
+	turned := desat
+	turned[0] = [7]int16{675, 705, 375, 405, 0, -100, 0}
 	cases := []struct {
 		name    string
 		block   []byte
@@ -203,6 +206,8 @@ func TestHueSaturationRanges(t *testing.T) {
 		{"saturation: a red inside reds loses it all", hueSatBlock([3]int16{}, desat), [3]uint8{255, 0, 0}, [3]uint8{128, 128, 128}},
 		// Hue 30° is halfway down reds' fall-off (15..45): half its saturation.
 		{"saturation: half in the fall-off", hueSatBlock([3]int16{}, desat), [3]uint8{255, 128, 0}, [3]uint8{191, 128, 64}},
+		{"bounds a turn round read as the same", hueSatBlock([3]int16{}, turned), [3]uint8{255, 128, 0}, [3]uint8{191, 128, 64}},
+		{"bounds a turn round: a green stays", hueSatBlock([3]int16{}, turned), [3]uint8{40, 200, 60}, [3]uint8{40, 200, 60}},
 	}
 	for _, tc := range cases {
 		a := readAdjustment("hue2", newCursor(bytes.NewReader(tc.block), 0, int64(len(tc.block)), "hue2"), RGB, 8)
