@@ -211,7 +211,7 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 		e.c.buffers += 4 * area(ext)
 		w := int64(1)
 		if a.Color != nil {
-			w = workNonSeparable
+			w = workNonSeparable * int64(max(1, a.ColorWork))
 		}
 		e.c.Work += w * area(ext)
 	}

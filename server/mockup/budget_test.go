@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"image"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -206,5 +207,29 @@ func TestDrawingsAtOnce(t *testing.T) {
 		if got := c.Drawings(tc.cores, tc.design); got != tc.want {
 			t.Errorf("%d cores, designs of %d MB: %d at once, want %d", tc.cores, tc.design>>20, got, tc.want)
 		}
+	}
+}
+
+// Hue/saturation with colour ranges costs three times the work of one
+// without: its pixel was measured at three times selective colour's.
+func TestHueSaturationRangesCountThrice(t *testing.T) {
+	b, err := os.ReadFile("../psd/testdata/photoshop/pt-huesaturation-rgb.psd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := psd.Decode(bytes.NewReader(b), int64(len(b)), psd.DefaultLimits)
+	if err != nil {
+		t.Fatal(err)
+	}
+	with := Estimate(f).Work
+	f.Walk(func(l *psd.Layer) error {
+		if a := l.Adjustment; a != nil {
+			a.ColorWork = 0
+		}
+		return nil
+	})
+	without := Estimate(f).Work
+	if with <= without {
+		t.Errorf("work with ranges %d, without %d: the ranges are not counted", with, without)
 	}
 }

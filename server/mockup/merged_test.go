@@ -56,9 +56,9 @@ var mergedFloor = map[string]float64{
 	"pt-exposure-rgb.psd":                   60.0,
 	"pt-fill-opacity.psd":                   66.5,
 	"pt-huesaturation-colorize-rgb.psd":     50.0,
-	"pt-huesaturation-lightness-rgb.psd":    22.5, // under 30: colour ranges not drawn (named in unsupported)
-	"pt-huesaturation-rgb.psd":              20.8,
-	"pt-huesaturation-saturation-rgb.psd":   19.6, // under 30: colour ranges not drawn (named in unsupported)
+	"pt-huesaturation-lightness-rgb.psd":    52.0,
+	"pt-huesaturation-rgb.psd":              41.8,
+	"pt-huesaturation-saturation-rgb.psd":   46.8,
 	"pt-invert-grey.psd":                    60.0,
 	"pt-layer-effects.psd":                  26.3,
 	"pt-layer-params.psd":                   23.7,
@@ -68,7 +68,7 @@ var mergedFloor = map[string]float64{
 	"pt-mask-density-vectormask.psd":        60.0,
 	"pt-mask-vector-density.psd":            60.0,
 	"pt-passthrough-clipping-blend.psd":     60.0,
-	"pt-passthrough-fill-adjustment.psd":    28.6,
+	"pt-passthrough-fill-adjustment.psd":    60.0,
 	"pt-passthrough-opacity.psd":            60.0,
 	"pt-placedLayer.psb":                    60.0,
 	"pt-placedLayer.psd":                    60.0,

@@ -283,6 +283,9 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			Mode: composite.Mode(l.Blend), Opacity: float64(l.Opacity) / 255, FillOpacity: float64(l.FillOpacity) / 255,
 			Hidden: hidden, Clipped: l.Clipped,
 		}
+		if passThroughFill(l) {
+			cl.Mode = composite.Normal
+		}
 		out = append(out, cl)
 		if hidden {
 			continue // kept, so layers clipped to it are hidden with it
@@ -572,4 +575,25 @@ func fitted(d image.Image, w, h float64, fit string) (image.Image, *[4]composite
 	ch := int(dw/box + 0.5)
 	y := b.Min.Y + (b.Dy()-ch)/2
 	return s.SubImage(image.Rect(b.Min.X, y, b.Max.X, y+ch)), nil
+}
+
+// passThroughFill reports a pass-through group whose fill opacity is
+// under 100% and which holds an adjustment: Photoshop's merged image
+// shows it drawn as a normal group, its adjustments changing only its
+// own layers, the whole at its opacity times its fill
+// (pt-passthrough-fill-adjustment: 29 dB drawn as pass through without
+// the adjustment, exact this way).
+func passThroughFill(l *psd.Layer) bool {
+	return l.Kind == psd.KindGroup && composite.Mode(l.Blend) == composite.PassThrough && l.FillOpacity < 255 && holdsAdjustment(l.Children)
+}
+
+// holdsAdjustment reports whether layers, or their groups, hold an
+// adjustment kino draws.
+func holdsAdjustment(ls []*psd.Layer) bool {
+	for _, l := range ls {
+		if (l.Kind == psd.KindAdjustment && l.Adjustment != nil) || (l.Kind == psd.KindGroup && holdsAdjustment(l.Children)) {
+			return true
+		}
+	}
+	return false
 }

@@ -158,3 +158,69 @@ func TestAdjustmentBlocks(t *testing.T) {
 		t.Errorf("gradient map at black: %d %d", r, bl)
 	}
 }
+
+// hueSatBlock is a hue2 block, not colorized: the master's hue,
+// saturation and lightness, then six ranges of bounds and settings.
+func hueSatBlock(master [3]int16, ranges [6][7]int16) []byte {
+	var b builder
+	b.u16(2)
+	b.u8(0)
+	b.u8(0)
+	for _, v := range []int16{0, 25, 0} {
+		b.u16(uint16(v))
+	}
+	for _, v := range master {
+		b.u16(uint16(v))
+	}
+	for _, r := range ranges {
+		for _, v := range r {
+			b.u16(uint16(v))
+		}
+	}
+	return b.Bytes()
+}
+
+// TestHueSaturationRanges holds the colour ranges' formula measured on
+// Photoshop's merged images: a range's lightness moves channels towards
+// the pixel's largest (+100 makes a colour grey at its brightest) and
+// leaves greys; saturation counts by the hue's place in the fall-off;
+// hues outside a range are untouched.
+func TestHueSaturationRanges(t *testing.T) {
+	reds := [7]int16{315, 345, 15, 45}
+	var lighter, desat [6][7]int16
+	lighter[0], desat[0] = reds, reds
+	lighter[0][6] = 100 // reds' lightness +100
+	desat[0][5] = -100  // reds' saturation -100
+	// The same reds, their bounds written a turn further round.
+	turned := desat
+	turned[0] = [7]int16{675, 705, 375, 405, 0, -100, 0}
+	cases := []struct {
+		name    string
+		block   []byte
+		in, out [3]uint8
+	}{
+		{"lightness: a red turns grey at its brightest", hueSatBlock([3]int16{}, lighter), [3]uint8{200, 40, 60}, [3]uint8{200, 200, 200}},
+		{"lightness: a grey stays", hueSatBlock([3]int16{}, lighter), [3]uint8{90, 90, 90}, [3]uint8{90, 90, 90}},
+		{"lightness: a green is outside reds", hueSatBlock([3]int16{}, lighter), [3]uint8{40, 200, 60}, [3]uint8{40, 200, 60}},
+		{"lightness: then the master's, towards white", hueSatBlock([3]int16{0, 0, 50}, lighter), [3]uint8{200, 40, 60}, [3]uint8{228, 228, 228}},
+		{"saturation: a red inside reds loses it all", hueSatBlock([3]int16{}, desat), [3]uint8{255, 0, 0}, [3]uint8{128, 128, 128}},
+		// Hue 30° is halfway down reds' fall-off (15..45): half its saturation.
+		{"saturation: half in the fall-off", hueSatBlock([3]int16{}, desat), [3]uint8{255, 128, 0}, [3]uint8{191, 128, 64}},
+		{"bounds a turn round read as the same", hueSatBlock([3]int16{}, turned), [3]uint8{255, 128, 0}, [3]uint8{191, 128, 64}},
+		{"bounds a turn round: a green stays", hueSatBlock([3]int16{}, turned), [3]uint8{40, 200, 60}, [3]uint8{40, 200, 60}},
+	}
+	for _, tc := range cases {
+		a := readAdjustment("hue2", newCursor(bytes.NewReader(tc.block), 0, int64(len(tc.block)), "hue2"), RGB, 8)
+		if a == nil || a.Color == nil {
+			t.Fatalf("%s: not read", tc.name)
+		}
+		r, g, b := a.Color(tc.in[0], tc.in[1], tc.in[2])
+		got := [3]uint8{r, g, b}
+		for i := range got {
+			if d := int(got[i]) - int(tc.out[i]); d < -1 || d > 1 {
+				t.Errorf("%s: %v gave %v, want %v", tc.name, tc.in, got, tc.out)
+				break
+			}
+		}
+	}
+}

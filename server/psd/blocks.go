@@ -148,7 +148,7 @@ func (d *decoder) note(l *Layer, feature string) {
 func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	if name, ok := adjustments[key]; ok {
 		l.Kind = KindAdjustment
-		if l.Adjustment = readAdjustment(key, c, d.f.Mode); l.Adjustment == nil {
+		if l.Adjustment = readAdjustment(key, c, d.f.Mode, d.lim.MaxDescriptorDepth); l.Adjustment == nil {
 			d.note(l, "adjustment: "+name)
 		} else if p := l.Adjustment.Partial; p != "" {
 			d.note(l, "adjustment: "+p)

@@ -560,7 +560,6 @@ func (d *decoder) buildTree() error {
 		}
 	}
 	d.f.Layers = stack[0].layers
-	d.passThroughFill(d.f.Layers, false)
 	// A path repeats its groups' names: 16 groups of 1 MB names over
 	// 2,000 layers would be 32 GB of paths from a 16 MB file. Their
 	// lengths are summed before any is made.
@@ -614,21 +613,4 @@ func blendMode(key string) BlendMode {
 		return m
 	}
 	return BlendMode("key:" + key)
-}
-
-// passThroughFill leaves undrawn, and names, the adjustments inside a
-// pass-through group whose fill opacity is under 100%: Photoshop draws
-// them there in a way not worked out (in its merged image they change
-// neither the backdrop nor the group's layers as they would elsewhere),
-// and a wrong guess draws worse than none.
-func (d *decoder) passThroughFill(ls []*Layer, inside bool) {
-	for _, l := range ls {
-		if l.Kind == KindAdjustment && inside && l.Adjustment != nil {
-			l.Adjustment = nil
-			d.note(l, "adjustment in a pass-through group with fill opacity")
-		}
-		if l.Kind == KindGroup {
-			d.passThroughFill(l.Children, inside || (l.Blend == "pass through" && l.FillOpacity < 255))
-		}
-	}
 }

@@ -32,6 +32,17 @@ func FuzzDecode(f *testing.F) {
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "fx", rect: image4, blocks: append(append(block("lmfx", fx), block("lfxs", fx)...), block("lfx2", fx)...)}}))
 	// A pattern, and a pattern overlay naming it.
 	f.Add(psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: patternFX("p")}}, patternBlock("p", 2, 2, []byte{compRLE, 0, 3, 0, 3, 1, 7, 7, 1, 7, 7}, append([]byte{compRaw}, 1, 2, 3, 4), append([]byte{compRaw}, 5, 6, 7, 8))))
+	// The colour adjustments' blocks: balance, filter, black & white (a
+	// descriptor) and a lookup's .cube text.
+	var colour []byte
+	for _, b := range []struct {
+		key  string
+		data []byte
+	}{{"blnc", colorBalanceBlock(40, -20, 1)}, {"phfl", photoFilterBlock(50, 1)}, {"blwh", blackWhiteBlock(true)},
+		{"clrL", colorLookupBlock("LUT_3D_SIZE 2\n0 0 0\n1 0 0\n0 1 0\n1 1 0\n0 0 1\n1 0 1\n0 1 1\n1 1 1\n")}} {
+		colour = append(colour, block(b.key, b.data)...)
+	}
+	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "photo", rect: image4}, {name: "colour", blocks: colour}}))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
