@@ -27,6 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
+	"ag-cmyk.psd":                           34.2, // CMYK blended in RGB: soft edges part
 	"ag-effects.psd":                        22.8,
 	"ag-gradient-mode.psd":                  29.1,
 	"ag-group-drop-shadows.psd":             44.4,
@@ -37,6 +38,10 @@ var mergedFloor = map[string]float64{
 	"ag-smart-object.psd":                   60.0,
 	"ag-strokes.psd":                        21.7,
 	"ag-werps.psd":                          60.0,
+	"pt-32bit-5x5.psd":                      60.0,
+	"pt-32bit-grey.psd":                     12.7, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-32bit-rgb.psd":                      7.3,  // under 30: a gradient fill stored without pixels, not drawn
+	"pt-32bit-shape.psd":                    60.0,
 	"pt-adjustment-clipping.psd":            60.0,
 	"pt-adjustment-nested-1.psd":            49.8,
 	"pt-adjustment-nested-4.psd":            60.0,
@@ -49,6 +54,8 @@ var mergedFloor = map[string]float64{
 	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
+	"pt-cmyk-16bit.psd":                     7.6, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-cmyk-8bit.psd":                      55.4,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,
 	"pt-double-stroke.psd":                  15.6,

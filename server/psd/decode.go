@@ -107,13 +107,13 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 	}
 	f.Width, f.Height = int(w), int(h)
 	switch f.Mode {
-	case RGB, Grayscale:
+	case RGB, Grayscale, CMYK:
 	default:
 		return &UnsupportedError{Feature: f.Mode.String() + " colour mode"}
 	}
 	switch f.Depth {
-	case 8, 16:
-	case 1, 32:
+	case 8, 16, 32:
+	case 1:
 		return &UnsupportedError{Feature: fmt.Sprintf("%d-bit depth", f.Depth)}
 	default:
 		return errorf("header: depth %d (1, 8, 16 or 32 expected)", f.Depth)
@@ -196,8 +196,11 @@ func (f *File) mergedAlpha() int {
 }
 
 func (f *File) baseChannels() int {
-	if f.Mode == Grayscale {
+	switch f.Mode {
+	case Grayscale:
 		return 1
+	case CMYK:
+		return 4
 	}
 	return 3
 }

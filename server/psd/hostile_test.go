@@ -171,7 +171,8 @@ func TestHostileFiles(t *testing.T) {
 	}{
 		{"not a PSD", []byte("GIF89a........................"), Limits{}, "decode", "no 8BPS signature"},
 		{"30000x30000 canvas", psdFile(30000, 30000, RGB, nil), Limits{}, "decode", "30000x30000 pixels is over the limit"},
-		{"CMYK", psdFile(4, 4, CMYK, nil), Limits{}, "decode", "CMYK colour mode"},
+		{"multichannel", psdFile(4, 4, Multichannel, nil), Limits{}, "decode", "multichannel colour mode"},
+		{"CMYK with 3 channels", psdFile(4, 4, CMYK, nil), Limits{}, "decode", "3 channels for CMYK (at least 4 needed)"},
 		{"Lab", psdFile(4, 4, Lab, nil), Limits{}, "decode", "Lab colour mode"},
 		{"layer over the limit", psdFile(8, 8, RGB, []testLayer{{name: "huge", rect: image.Rect(0, 0, 30000, 30000), channels: []testChannel{{0, rawChannel(4)}}}}), Limits{}, "decode", `layer 0 "huge": bounds: 30000x30000 pixels is over the limit`},
 		{"channel length past the section", func() []byte {
@@ -276,9 +277,9 @@ func TestHostileFiles(t *testing.T) {
 	}
 
 	t.Run("unsupported by name", func(t *testing.T) {
-		_, err := decodeBytes(psdFile(4, 4, CMYK, nil), Limits{})
+		_, err := decodeBytes(psdFile(4, 4, Lab, nil), Limits{})
 		var ue *UnsupportedError
-		if !errors.As(err, &ue) || ue.Feature != "CMYK colour mode" {
+		if !errors.As(err, &ue) || ue.Feature != "Lab colour mode" {
 			t.Fatalf("error %v", err)
 		}
 	})

@@ -108,7 +108,8 @@ const maxDescriptorItems = 1 << 18
 // ColorMode is the document's colour mode, as the header stores it.
 type ColorMode int
 
-// The colour modes of the header. Only RGB and Grayscale are decoded.
+// The colour modes of the header. RGB, Grayscale and CMYK are decoded
+// (CMYK converted to RGB, see cmykToRGB); the others are refused.
 const (
 	Bitmap       ColorMode = 0
 	Grayscale    ColorMode = 1
@@ -171,10 +172,12 @@ func errorf(format string, args ...any) error {
 // several goroutines at once (io.ReaderAt allows parallel reads).
 type File struct {
 	Width, Height int
-	// Depth is the file's bits per channel, 8 or 16; pictures are always
-	// returned at 8 bits.
+	// Depth is the file's bits per channel, 8, 16 or 32 (floats in linear
+	// light); pictures are always returned at 8 bits, 32-bit colour
+	// through the sRGB curve (see toneMap).
 	Depth int
-	// Mode is RGB or Grayscale; others are refused by name.
+	// Mode is RGB, Grayscale or CMYK; others are refused by name. A CMYK
+	// file's pictures are returned in RGB.
 	Mode ColorMode
 	// PSB is true for the large document format (version 2).
 	PSB bool
