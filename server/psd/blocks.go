@@ -87,8 +87,6 @@ func (d *decoder) taggedBlocks(c *cursor, l *Layer, what string) error {
 	}
 	switch {
 	case l == nil:
-	case l.effects == effectsLegacy:
-		d.note(l, "layer effects (Photoshop 5 block)")
 	case l.effects == effectsOn && l.Effects == nil:
 		d.note(l, "layer effects")
 	case l.Effects != nil:
@@ -229,7 +227,8 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			return nil
 		}
 		l.effects = effectsOff
-		c.u32() // object effects version
+		l.Effects = nil // over what an lrFX before it said
+		c.u32()         // object effects version
 		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
 		if err != nil {
 			l.effects = effectsOn // present, unreadable: named, not drawn
@@ -241,9 +240,13 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		}
 		return nil
 	case "lrFX":
-		// Photoshop 5's effects, superseded by lfx2 when both are there.
+		// Photoshop 5's effects, superseded by lfx2 when both are there
+		// (whichever comes first).
 		if l.effects == effectsUnknown {
 			l.effects = effectsLegacy
+			if l.Effects = readLegacyEffects(c, d.f.globalAngle); l.Effects == nil {
+				l.effects = effectsOff
+			}
 		}
 	case "vmsk", "vsms":
 		if l.Vector == nil {
@@ -278,7 +281,7 @@ const (
 	effectsUnknown = iota
 	effectsOff
 	effectsOn
-	effectsLegacy // only lrFX, whose switches are not read
+	effectsLegacy // read from lrFX alone, no lfx2 (yet)
 )
 
 func descColor(d *descriptor) *color.NRGBA {
