@@ -27,7 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
-	"ag-cmyk.psd":                           34.2, // CMYK blended in RGB: soft edges part
+	"ag-cmyk.psd":                           34.8, // CMYK blended in RGB: soft edges part
 	"ag-effects.psd":                        22.8,
 	"ag-gradient-mode.psd":                  29.1,
 	"ag-group-drop-shadows.psd":             44.4,
@@ -54,8 +54,8 @@ var mergedFloor = map[string]float64{
 	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
-	"pt-cmyk-16bit.psd":                     7.6, // under 30: a gradient fill stored without pixels, not drawn
-	"pt-cmyk-8bit.psd":                      55.4,
+	"pt-cmyk-16bit.psd":                     9.5, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-cmyk-8bit.psd":                      54.9,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,
 	"pt-double-stroke.psd":                  15.6,
@@ -254,4 +254,14 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// TestReasonNamesWhatIsRead: a refused colour mode's message says which
+// modes kino reads.
+func TestReasonNamesWhatIsRead(t *testing.T) {
+	t.Parallel()
+	got := Reason(&psd.UnsupportedError{Feature: "Lab colour mode"}).Error()
+	if !strings.Contains(got, "Lab colour mode") || !strings.Contains(got, "RGB, greyscale and CMYK at 8, 16 or 32 bits") {
+		t.Errorf("reason %q", got)
+	}
 }

@@ -164,6 +164,11 @@ func (d *decoder) resources(c *cursor) {
 				d.f.globalAngle = float64(a)
 			}
 		}
+		if id == 1039 && d.f.Mode == CMYK && rc.err == nil {
+			// The ICC profile: read within its resource, whose length
+			// the section bounds.
+			d.f.profile = parseCMYKProfile(rc.bytes(rc.left()))
+		}
 		if id == 1053 && rc.err == nil && rc.left()/4 <= 56 {
 			d.f.alphaIDs = make([]uint32, rc.left()/4)
 			for i := range d.f.alphaIDs {

@@ -72,6 +72,7 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 			return nil, l.errorf("channel %d: %v", ch.id, err)
 		}
 	}
+	toRGB := l.f.cmykConverter()
 	if grey || !alpha || cmyk {
 		for i := 0; i+4 <= len(img.Pix); i += 4 {
 			p := img.Pix[i : i+4 : i+4]
@@ -79,7 +80,7 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 				p[1], p[2] = p[0], p[0]
 			}
 			if cmyk {
-				cmykToRGB(p, black[i/4])
+				toRGB(p, black[i/4])
 			}
 			if !alpha {
 				p[3] = 255
@@ -87,6 +88,20 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 		}
 	}
 	return img, nil
+}
+
+// cmykConverter is how this file's CMYK pixels become RGB: through its
+// ICC profile when it has one kino reads (cmykProfile), else naively
+// (cmykToRGB). It remembers the colours it converted: one per picture.
+func (f *File) cmykConverter() func(p []byte, k byte) {
+	if f.profile == nil {
+		return cmykToRGB
+	}
+	cache := map[uint32][3]uint8{}
+	return func(p []byte, k byte) {
+		v := f.profile.rgb(cache, p[0], p[1], p[2], k)
+		p[0], p[1], p[2] = v[0], v[1], v[2]
+	}
 }
 
 // blackPlane marks, among a pixel's byte offsets, a CMYK file's K
@@ -574,13 +589,14 @@ func (f *File) Composite() (*image.NRGBA, error) {
 // RGB, CMYK converted (black holds K), and the white that Photoshop
 // flattened partly transparent pixels on taken out.
 func (f *File) finishComposite(img *image.NRGBA, black []byte, hasAlpha bool) {
+	toRGB := f.cmykConverter()
 	for i := 0; i < len(img.Pix); i += 4 {
 		p := img.Pix[i : i+4 : i+4]
 		switch f.Mode {
 		case Grayscale:
 			p[1], p[2] = p[0], p[0]
 		case CMYK:
-			cmykToRGB(p, black[i/4])
+			toRGB(p, black[i/4])
 			// The merged image's transparency is stored inverted as
 			// its inks are (ag-psd reads it so; no fixture has one).
 			p[3] = 255 - p[3]

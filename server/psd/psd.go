@@ -23,7 +23,8 @@
 // its raw size and 1/128 more, so 2 bytes a pixel at 16 bits), or a
 // 32 KiB inflate window for ZIP, and a row. The merged image's RLE row
 // counts (4 bytes a row a channel) are held too. So decoding the largest
-// allowed layer costs about 6 bytes a pixel at 8 bits, 8 at 16.
+// allowed layer costs about 6 bytes a pixel at 8 bits, 8 at 16, 10 at 32;
+// a CMYK picture holds its black channel apart, one byte a pixel more.
 //
 // Every declared size is checked against Limits.MaxPixels, and every
 // length against the file and the section holding it, before anything is
@@ -197,6 +198,9 @@ type File struct {
 	// first extra channel is its transparency.
 	mergedTransparency bool
 	pixels             int64 // see Pixels
+	// profile converts a CMYK file's pixels to RGB, nil when the file
+	// has no ICC profile kino reads.
+	profile *cmykProfile
 	// globalAngle is the document's light for effects that use it
 	// (image resource 1037), in degrees; 120 when absent.
 	globalAngle float64
