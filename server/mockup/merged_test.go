@@ -27,7 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
-	"ag-cmyk.psd":                           34.8, // CMYK blended in RGB: soft edges part
+	"ag-cmyk.psd":                           34.7, // CMYK blended in RGB: soft edges part
 	"ag-effects.psd":                        22.8,
 	"ag-gradient-mode.psd":                  29.1,
 	"ag-group-drop-shadows.psd":             44.4,
@@ -54,8 +54,8 @@ var mergedFloor = map[string]float64{
 	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
-	"pt-cmyk-16bit.psd":                     9.5, // under 30: a gradient fill stored without pixels, not drawn
-	"pt-cmyk-8bit.psd":                      54.9,
+	"pt-cmyk-16bit.psd":                     9.6, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-cmyk-8bit.psd":                      52.4,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,
 	"pt-double-stroke.psd":                  15.6,
