@@ -11,7 +11,8 @@
 // resources and the layer records, and keeps only those records (names,
 // rectangles, channel offsets, the geometry of placed layers: a warp mesh
 // is at most 193x193 points) plus the embedded files of smart objects,
-// at most Limits.MaxEmbeddedBytes in all. What it keeps grows with the
+// at most Limits.MaxEmbeddedBytes in all, and a CMYK file's ICC profile
+// table (at most 17^4 nodes, 1.5 MB; more is not read). What it keeps grows with the
 // records' bytes in the file, never with the pixels they declare. While a
 // block is read, its descriptor tree is held: at most 262,144 items
 // (about 20 MB), nested at most Limits.MaxDescriptorDepth deep.
