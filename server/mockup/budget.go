@@ -35,6 +35,22 @@ const (
 	workWarp         = 4
 )
 
+// decodeWork is the weight of a pixel decoded from f: a 32-bit one is
+// tone-mapped, three samples looked up in the sRGB curve (about 4 times
+// an 8-bit pixel's work), and a CMYK one converted through the file's ICC
+// profile, 8 nodes of its table interpolated (about 20 times); psd's
+// BenchmarkConvert.
+func decodeWork(f *psd.File) int64 {
+	w := int64(1)
+	if f.Depth == 32 {
+		w += 3
+	}
+	if f.Mode == psd.CMYK {
+		w += 19
+	}
+	return w
+}
+
 // Cost is what drawing a template costs, estimated from its structure:
 // an upper bound that holds whatever a render's options hide or show.
 type Cost struct {
@@ -72,14 +88,14 @@ func (c Cost) Bytes() int64 { return c.Held + max(c.PerDrawing, c.Split) }
 // Nothing is decoded.
 func Estimate(f *psd.File) Cost {
 	canvas := image.Rect(0, 0, f.Width, f.Height)
-	e := &estimator{f: f, canvas: canvas, patterns: map[string]bool{}}
+	e := &estimator{f: f, canvas: canvas, patterns: map[string]bool{}, decode: decodeWork(f)}
 	e.c.width, e.c.height = f.Width, f.Height
 	area := area(canvas)
 	e.c.Work += area
 	if len(f.Layers) == 0 {
 		// A flat file: its merged image is decoded.
 		e.c.Held += 4 * area
-		e.c.Work += area
+		e.c.Work += area * e.decode
 		e.most = area
 	}
 	e.list(f.Layers, 1)
@@ -100,7 +116,9 @@ type estimator struct {
 	patterns map[string]bool
 	// most is the most pixels of one layer or mask decoded.
 	most int64
-	c    Cost
+	// decode is the work of decoding one pixel (decodeWork).
+	decode int64
+	c      Cost
 }
 
 func area(r image.Rectangle) int64 {
@@ -292,7 +310,7 @@ func (e *estimator) pattern(id string) {
 func (e *estimator) own(l *psd.Layer) {
 	a := area(l.Rect)
 	e.c.Held += 4 * a
-	e.c.Work += a
+	e.c.Work += a * e.decode
 	e.most = max(e.most, a)
 }
 

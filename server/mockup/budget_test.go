@@ -233,3 +233,26 @@ func TestHueSaturationRangesCountThrice(t *testing.T) {
 		t.Errorf("work with ranges %d, without %d: the ranges are not counted", with, without)
 	}
 }
+
+// TestDecodeWorkOfModes: a CMYK or 32-bit file's pixels cost more to
+// decode than an 8-bit RGB one's, and its estimate says so.
+func TestDecodeWorkOfModes(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		file string
+		want int64
+	}{{"ag-cmyk.psd", 20}, {"pt-32bit-shape.psd", 4}, {"ag-blend-mode.psd", 1}} {
+		tpl, closer, err := Load("../psd/testdata/photoshop/"+tc.file, 100_000_000)
+		if err != nil {
+			t.Fatal(err)
+		}
+		closer.Close()
+		if got := decodeWork(tpl.File); got != tc.want {
+			t.Errorf("%s: a pixel's decoding weighs %d, want %d", tc.file, got, tc.want)
+		}
+		// The background alone is decoded: canvas-sized.
+		if c := Estimate(tpl.File); c.Work < tc.want*int64(tpl.File.Width*tpl.File.Height) {
+			t.Errorf("%s: work %d, under %d decoded canvas pixels", tc.file, c.Work, tc.want)
+		}
+	}
+}

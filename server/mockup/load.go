@@ -9,6 +9,7 @@ import (
 	"image/png"
 	"io"
 	"os"
+	"strings"
 
 	"golang.org/x/image/webp"
 
@@ -64,6 +65,9 @@ func Reason(err error) error {
 	var fe *psd.FormatError
 	switch {
 	case errors.As(err, &ue):
+		if strings.HasSuffix(ue.Feature, "colour mode") || strings.HasSuffix(ue.Feature, "depth") {
+			return fmt.Errorf("%w: the PSD uses %s, which kino does not read (it reads RGB, greyscale and CMYK at 8, 16 or 32 bits)", ErrRefused, ue.Feature)
+		}
 		return fmt.Errorf("%w: the PSD uses %s, which kino does not read", ErrRefused, ue.Feature)
 	case errors.As(err, &fe):
 		return fmt.Errorf("%w: the PSD is damaged or exceeds a limit: %s", ErrRefused, fe.Msg)

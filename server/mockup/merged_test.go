@@ -27,6 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
+	"ag-cmyk.psd":                           34.7, // CMYK blended in RGB: soft edges part
 	"ag-effects.psd":                        23.5,
 	"ag-gradient-mode.psd":                  49.6,
 	"ag-group-drop-shadows.psd":             44.4,
@@ -37,6 +38,10 @@ var mergedFloor = map[string]float64{
 	"ag-smart-object.psd":                   60.0,
 	"ag-strokes.psd":                        36.5,
 	"ag-werps.psd":                          60.0,
+	"pt-32bit-5x5.psd":                      60.0,
+	"pt-32bit-grey.psd":                     12.7, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-32bit-rgb.psd":                      7.3,  // under 30: a gradient fill stored without pixels, not drawn
+	"pt-32bit-shape.psd":                    60.0,
 	"pt-adjustment-clipping.psd":            60.0,
 	"pt-adjustment-nested-1.psd":            49.8,
 	"pt-adjustment-nested-4.psd":            60.0,
@@ -49,6 +54,8 @@ var mergedFloor = map[string]float64{
 	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
+	"pt-cmyk-16bit.psd":                     9.6, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-cmyk-8bit.psd":                      52.4,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,
 	"pt-double-stroke.psd":                  73.4,
@@ -247,4 +254,14 @@ func median(v []float64) float64 {
 		return s[len(s)/2]
 	}
 	return (s[len(s)/2-1] + s[len(s)/2]) / 2
+}
+
+// TestReasonNamesWhatIsRead: a refused colour mode's message says which
+// modes kino reads.
+func TestReasonNamesWhatIsRead(t *testing.T) {
+	t.Parallel()
+	got := Reason(&psd.UnsupportedError{Feature: "Lab colour mode"}).Error()
+	if !strings.Contains(got, "Lab colour mode") || !strings.Contains(got, "RGB, greyscale and CMYK at 8, 16 or 32 bits") {
+		t.Errorf("reason %q", got)
+	}
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 	"math"
+	"os"
 	"testing"
 )
 
@@ -183,4 +184,49 @@ func TestBenchTemplate(t *testing.T) {
 	if img.Pix[0] != 255 || img.Pix[4*1599] != 255-1599/16 || img.Pix[3] != 255 {
 		t.Fatalf("shading pixels %v", img.Pix[:8])
 	}
+}
+
+// BenchmarkConvert times what a pixel costs to bring to 8-bit RGB beyond
+// unpacking it, per 4096-pixel row: an 8-bit row spread (the baseline a
+// decoded pixel's work unit stands for), a 32-bit row tone-mapped (three
+// samples), and CMYK through the ICC profile of ag-cmyk.psd.
+func BenchmarkConvert(b *testing.B) {
+	const n = 4096
+	dst := make([]byte, 4*n)
+	b.Run("8-bit", func(b *testing.B) {
+		row := make([]byte, n)
+		for b.Loop() {
+			for c := 0; c < 3; c++ {
+				putRow(row, 1, dst[c:], 4, true)
+			}
+		}
+	})
+	b.Run("32-bit", func(b *testing.B) {
+		row := make([]byte, 4*n)
+		for i := 0; i < n; i++ {
+			binary.BigEndian.PutUint32(row[4*i:], math.Float32bits(float32(i)/n))
+		}
+		for b.Loop() {
+			for c := 0; c < 3; c++ {
+				putRow(row, 4, dst[c:], 4, true)
+			}
+		}
+	})
+	b.Run("CMYK-profile", func(b *testing.B) {
+		fb, err := os.ReadFile("testdata/photoshop/ag-cmyk.psd")
+		if err != nil {
+			b.Fatal(err)
+		}
+		f, err := decodeBytes(fb, Limits{})
+		if err != nil || f.profile == nil {
+			b.Fatal("no profile", err)
+		}
+		conv := f.cmykConverter()
+		for b.Loop() {
+			for i := 0; i+4 <= len(dst); i += 4 {
+				dst[i], dst[i+1], dst[i+2] = byte(i), byte(i>>8), byte(i>>4)
+				conv(dst[i:i+4], byte(i>>2))
+			}
+		}
+	})
 }

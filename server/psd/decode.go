@@ -107,13 +107,13 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 	}
 	f.Width, f.Height = int(w), int(h)
 	switch f.Mode {
-	case RGB, Grayscale:
+	case RGB, Grayscale, CMYK:
 	default:
 		return &UnsupportedError{Feature: f.Mode.String() + " colour mode"}
 	}
 	switch f.Depth {
-	case 8, 16:
-	case 1, 32:
+	case 8, 16, 32:
+	case 1:
 		return &UnsupportedError{Feature: fmt.Sprintf("%d-bit depth", f.Depth)}
 	default:
 		return errorf("header: depth %d (1, 8, 16 or 32 expected)", f.Depth)
@@ -188,6 +188,11 @@ func (d *decoder) resources(c *cursor) {
 				d.f.globalAngle = float64(a)
 			}
 		}
+		if id == 1039 && d.f.Mode == CMYK && rc.err == nil {
+			// The ICC profile: read within its resource, whose length
+			// the section bounds.
+			d.f.profile = parseCMYKProfile(rc.bytes(rc.left()))
+		}
 		if id == 1053 && rc.err == nil && rc.left()/4 <= 56 {
 			d.f.alphaIDs = make([]uint32, rc.left()/4)
 			for i := range d.f.alphaIDs {
@@ -220,8 +225,11 @@ func (f *File) mergedAlpha() int {
 }
 
 func (f *File) baseChannels() int {
-	if f.Mode == Grayscale {
+	switch f.Mode {
+	case Grayscale:
 		return 1
+	case CMYK:
+		return 4
 	}
 	return 3
 }

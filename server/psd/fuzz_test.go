@@ -13,7 +13,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	// The small fixtures seed it; the large Photoshop files would make
 	// every mutation slow.
-	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd", "photoshop/pt-double-stroke.psd", "photoshop/pt-fill-opacity.psd"} {
+	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd", "photoshop/pt-double-stroke.psd", "photoshop/pt-fill-opacity.psd", "photoshop/pt-32bit-5x5.psd", "photoshop/pt-32bit-rgb.psd"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)
@@ -43,6 +43,10 @@ func FuzzDecode(f *testing.F) {
 		colour = append(colour, block(b.key, b.data)...)
 	}
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "photo", rect: image4}, {name: "colour", blocks: colour}}))
+	// The old effects block, every entry it may hold.
+	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "lrfx", rect: image4, blocks: block("lrFX", lrfxBlock(true))}}))
+	// CMYK without its 577 KB ICC profile: header, layer and merged image.
+	f.Add(psdFile(4, 4, CMYK, []testLayer{{name: "cmyk", rect: image4, channels: []testChannel{{-1, rawChannel(16)}, {0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}, {3, rawChannel(16)}}}}))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)

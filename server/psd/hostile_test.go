@@ -37,7 +37,8 @@ type testLayer struct {
 }
 
 // psdFile writes an 8-bit file of mode with these layers and a raw merged
-// image of zeros (left out above a million pixels).
+// image of zeros (left out above a million pixels), with 3 channels (4 in
+// CMYK).
 func psdFile(w, h int, mode ColorMode, layers []testLayer) []byte {
 	return psdFileGlobal(w, h, mode, layers, nil)
 }
@@ -85,7 +86,11 @@ func psdFileGlobal(w, h int, mode ColorMode, layers []testLayer, global []byte) 
 	b.s("8BPS")
 	b.u16(1)
 	b.Write(make([]byte, 6))
-	b.u16(3)
+	nch := 3
+	if mode == CMYK {
+		nch = 4
+	}
+	b.u16(uint16(nch))
 	b.u32(uint32(h))
 	b.u32(uint32(w))
 	b.u16(8)
@@ -99,7 +104,7 @@ func psdFileGlobal(w, h int, mode ColorMode, layers []testLayer, global []byte) 
 	b.Write(global)
 	b.u16(compRaw)
 	if w*h <= 1<<20 {
-		b.Write(make([]byte, 3*w*h))
+		b.Write(make([]byte, nch*w*h))
 	}
 	return b.Bytes()
 }
@@ -178,7 +183,12 @@ func TestHostileFiles(t *testing.T) {
 	}{
 		{"not a PSD", []byte("GIF89a........................"), Limits{}, "decode", "no 8BPS signature"},
 		{"30000x30000 canvas", psdFile(30000, 30000, RGB, nil), Limits{}, "decode", "30000x30000 pixels is over the limit"},
-		{"CMYK", psdFile(4, 4, CMYK, nil), Limits{}, "decode", "CMYK colour mode"},
+		{"multichannel", psdFile(4, 4, Multichannel, nil), Limits{}, "decode", "multichannel colour mode"},
+		{"CMYK with 3 channels", func() []byte {
+			b := psdFile(4, 4, CMYK, nil)
+			b[13] = 3 // the header's channel count
+			return b
+		}(), Limits{}, "decode", "3 channels for CMYK (at least 4 needed)"},
 		{"Lab", psdFile(4, 4, Lab, nil), Limits{}, "decode", "Lab colour mode"},
 		{"layer over the limit", psdFile(8, 8, RGB, []testLayer{{name: "huge", rect: image.Rect(0, 0, 30000, 30000), channels: []testChannel{{0, rawChannel(4)}}}}), Limits{}, "decode", `layer 0 "huge": bounds: 30000x30000 pixels is over the limit`},
 		{"channel length past the section", func() []byte {
@@ -283,9 +293,9 @@ func TestHostileFiles(t *testing.T) {
 	}
 
 	t.Run("unsupported by name", func(t *testing.T) {
-		_, err := decodeBytes(psdFile(4, 4, CMYK, nil), Limits{})
+		_, err := decodeBytes(psdFile(4, 4, Lab, nil), Limits{})
 		var ue *UnsupportedError
-		if !errors.As(err, &ue) || ue.Feature != "CMYK colour mode" {
+		if !errors.As(err, &ue) || ue.Feature != "Lab colour mode" {
 			t.Fatalf("error %v", err)
 		}
 	})

@@ -194,5 +194,5 @@ func (p *Pattern) plane(pl patternPlane, dst []byte, at int) error {
 			counts[i] = uint32(binary.BigEndian.Uint16(raw[2*i:]))
 		}
 	}
-	return p.f.planeDepth(c, uint16(pl.comp), counts, p.Width, p.Height, dst, at, 4, pl.bpc)
+	return p.f.planeDepth(c, uint16(pl.comp), counts, p.Width, p.Height, dst, at, 4, pl.bpc, at < 3)
 }

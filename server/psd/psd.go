@@ -11,7 +11,8 @@
 // resources and the layer records, and keeps only those records (names,
 // rectangles, channel offsets, the geometry of placed layers: a warp mesh
 // is at most 193x193 points) plus the embedded files of smart objects,
-// at most Limits.MaxEmbeddedBytes in all. What it keeps grows with the
+// at most Limits.MaxEmbeddedBytes in all, and a CMYK file's ICC profile
+// table (at most 17^4 nodes, 1.5 MB; more is not read). What it keeps grows with the
 // records' bytes in the file, never with the pixels they declare. While a
 // block is read, its descriptor tree is held: at most 262,144 items
 // (about 20 MB), nested at most Limits.MaxDescriptorDepth deep.
@@ -23,7 +24,8 @@
 // its raw size and 1/128 more, so 2 bytes a pixel at 16 bits), or a
 // 32 KiB inflate window for ZIP, and a row. The merged image's RLE row
 // counts (4 bytes a row a channel) are held too. So decoding the largest
-// allowed layer costs about 6 bytes a pixel at 8 bits, 8 at 16.
+// allowed layer costs about 6 bytes a pixel at 8 bits, 8 at 16, 10 at 32;
+// a CMYK picture holds its black channel apart, one byte a pixel more.
 //
 // Every declared size is checked against Limits.MaxPixels, and every
 // length against the file and the section holding it, before anything is
@@ -108,7 +110,8 @@ const maxDescriptorItems = 1 << 18
 // ColorMode is the document's colour mode, as the header stores it.
 type ColorMode int
 
-// The colour modes of the header. Only RGB and Grayscale are decoded.
+// The colour modes of the header. RGB, Grayscale and CMYK are decoded
+// (CMYK converted to RGB, see cmykToRGB); the others are refused.
 const (
 	Bitmap       ColorMode = 0
 	Grayscale    ColorMode = 1
@@ -171,10 +174,12 @@ func errorf(format string, args ...any) error {
 // several goroutines at once (io.ReaderAt allows parallel reads).
 type File struct {
 	Width, Height int
-	// Depth is the file's bits per channel, 8 or 16; pictures are always
-	// returned at 8 bits.
+	// Depth is the file's bits per channel, 8, 16 or 32 (floats in linear
+	// light); pictures are always returned at 8 bits, 32-bit colour
+	// through the sRGB curve (see toneMap).
 	Depth int
-	// Mode is RGB or Grayscale; others are refused by name.
+	// Mode is RGB, Grayscale or CMYK; others are refused by name. A CMYK
+	// file's pictures are returned in RGB.
 	Mode ColorMode
 	// PSB is true for the large document format (version 2).
 	PSB bool
@@ -194,6 +199,9 @@ type File struct {
 	// first extra channel is its transparency.
 	mergedTransparency bool
 	pixels             int64 // see Pixels
+	// profile converts a CMYK file's pixels to RGB, nil when the file
+	// has no ICC profile kino reads.
+	profile *cmykProfile
 	// globalAngle is the document's light for effects that use it
 	// (image resource 1037), in degrees; 120 when absent.
 	globalAngle float64
