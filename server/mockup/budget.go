@@ -172,6 +172,13 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.smartObjects++
 			e.c.placed += 4 * area(q)
 			e.c.Work += workWarp * area(q)
+			for _, f := range p.Filters {
+				// Blurred over the quad grown by the blur's reach.
+				sigma := blurSigma(f.Radius)
+				b := area(blurBox(q, sigma).Intersect(e.canvas))
+				e.c.Work += composite.BlurWork(sigma) * b
+				e.c.buffers += composite.BlurBytes * b
+			}
 			ext = ext.Union(q)
 		}
 	default:

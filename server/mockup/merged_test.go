@@ -34,6 +34,7 @@ var mergedFloor = map[string]float64{
 	"ag-mesh-transform.psd":                 60.0,
 	"ag-pattern.psd":                        16.4,
 	"ag-placed-transform.psd":               60.0,
+	"ag-smart-filter-blur.psd":              60.0,
 	"ag-smart-object.psd":                   60.0,
 	"ag-strokes.psd":                        21.7,
 	"ag-werps.psd":                          60.0,
