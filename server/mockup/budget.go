@@ -59,11 +59,11 @@ type Cost struct {
 	canvas, buffers, placed int64
 	// filters is what a smart filter holds while it runs: a drawing's
 	// alone, since a smart object with filters is never taken apart.
-	filters int64
-	groups, depth, layers   int
-	smartObjects, shades    int
-	units                   int
-	width, height           int
+	filters               int64
+	groups, depth, layers int
+	smartObjects, shades  int
+	units                 int
+	width, height         int
 }
 
 // Bytes is what one drawing, or taking the template apart, allocates in
