@@ -163,21 +163,30 @@ func boxV(src, dst []float32, w, h, r int) {
 		copy(dst, src)
 		return
 	}
+	// Down the columns a row at a time, a running sum per column, so that
+	// memory is read in order (a column at a time missed the cache on
+	// every pixel of a large shape); each column adds the same values in
+	// the same order as before.
 	inv := 1 / float32(2*r+1)
-	for x := 0; x < w; x++ {
-		var acc float32
-		for y := -r; y <= r; y++ {
-			if y >= 0 && y < h {
-				acc += src[y*w+x]
+	acc := make([]float32, w)
+	for y := 0; y <= r && y < h; y++ {
+		for x, v := range src[y*w : (y+1)*w] {
+			acc[x] += v
+		}
+	}
+	for y := 0; y < h; y++ {
+		d := dst[y*w : (y+1)*w]
+		for x, v := range acc {
+			d[x] = v * inv
+		}
+		if j := y + r + 1; j < h {
+			for x, v := range src[j*w : (j+1)*w] {
+				acc[x] += v
 			}
 		}
-		for y := 0; y < h; y++ {
-			dst[y*w+x] = acc * inv
-			if y+r+1 < h {
-				acc += src[(y+r+1)*w+x]
-			}
-			if y-r >= 0 {
-				acc -= src[(y-r)*w+x]
+		if j := y - r; j >= 0 {
+			for x, v := range src[j*w : (j+1)*w] {
+				acc[x] -= v
 			}
 		}
 	}

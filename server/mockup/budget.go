@@ -189,7 +189,7 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 				// Blurred over the quad grown by the blur's reach.
 				sigma := blurSigma(f.Radius)
 				b := area(blurBox(q, sigma).Intersect(e.canvas))
-				e.c.Work += composite.BlurWork(sigma) * b
+				e.c.Work += composite.BlurWork * b
 				e.c.filters = max(e.c.filters, composite.BlurBytes*b)
 			}
 			ext = ext.Union(q)
