@@ -236,6 +236,30 @@ func (b exbox) row(src, dst []float32) {
 	}
 }
 
+// row1 blurs one row of one channel, src to dst; beyond it is 0.
+func (b exbox) row1(src, dst []float32) {
+	n, r := len(src), b.r
+	dst = dst[:n]
+	var s float32
+	for x := 0; x <= r && x < n; x++ {
+		s += src[x]
+	}
+	for x := range dst {
+		var e, f float32
+		if j := x - r - 1; j >= 0 {
+			e = src[j]
+		}
+		if j := x + r + 1; j < n {
+			f = src[j]
+		}
+		dst[x] = (s + b.alpha*(e+f)) * b.inv
+		s += f
+		if j := x - r; j >= 0 {
+			s -= src[j]
+		}
+	}
+}
+
 // cols blurs down the columns of h rows n floats wide, from src (rows
 // sstride apart) to dst (rows dstride apart), which must not overlap;
 // beyond them is transparent.
