@@ -90,10 +90,6 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		}
 		out.interior = append(out.interior, &composite.Layer{Image: cover.Paint(c), Mode: composite.Mode(blend), Opacity: o, FillOpacity: 1, Clipped: true})
 	}
-	full := composite.Shape{Rect: shape.Rect, A: make([]float32, len(shape.A))}
-	for i := range full.A {
-		full.A[i] = 1
-	}
 	box := l.Rect
 	if l.Kind == psd.KindGroup || box.Empty() {
 		// A group's records have no rectangle, nor has a shape drawn
@@ -114,6 +110,10 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		out.interior = append(out.interior, cg)
 	}
 	for _, c := range e.ColorOverlays {
+		full := composite.Shape{Rect: shape.Rect, A: make([]float32, len(shape.A))}
+		for i := range full.A {
+			full.A[i] = 1
+		}
 		interior(full, c.Color, c.Blend, c.Opacity)
 	}
 	for _, g := range e.InnerGlows {

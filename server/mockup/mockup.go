@@ -260,6 +260,12 @@ func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
 	}
 	img := tex.Warp(mapping(p, part), r.t.File.Width, r.t.File.Height)
 	smartFilters(r.ctx, img, p.Filters)
+	// Cut to what it covers: its effects' shapes and its blending then
+	// span the quad, not the canvas (a 3000×3000 canvas's drop shadow
+	// was drawn over 9.4 million pixels for a quad of 2.9).
+	if b := alphaBounds(img); !b.Empty() {
+		return img.SubImage(b).(*image.NRGBA)
+	}
 	return img
 }
 
