@@ -37,6 +37,7 @@ func main() {
 		turns     = flag.String("turn-jobs", "10000,1000000", "A's jobs waiting in each run of the fair-turns test, comma-separated")
 		video     = flag.String("video", "", "render only the benchmark videos whose name contains this (background, colour clip, colour band)")
 		uploadMB  = flag.Int64("upload-mb", 500, "megabytes of the upload test's file")
+		mockupPSD = flag.String("mockup-template", "server/mockup/testdata/bench.psd", "template of the mockups test (server/mockup/testdata/bench-fx.psd: with a shadow, a blur smart filter and curves)")
 	)
 	flag.Parse()
 	ctx := context.Background()
@@ -73,7 +74,7 @@ func main() {
 		}
 	}
 	if run("mockups") {
-		if err := benchMockups(ctx, *runs); err != nil {
+		if err := benchMockups(ctx, *runs, *mockupPSD); err != nil {
 			fail(err)
 		}
 	}

@@ -25,13 +25,17 @@ import (
 // quad, a multiply shading clipped to it) with a 2000x2000 design: one
 // design a job, submit to complete, runs times; then a batch of 20
 // designs in one job.
-func benchMockups(ctx context.Context, runs int) error {
+//
+// template is the PSD's path from the repository's root: bench-fx.psd is
+// the same with a drop shadow, a Gaussian blur smart filter and a curves
+// adjustment clipped to the smart object.
+func benchMockups(ctx context.Context, runs int, template string) error {
 	dir, err := os.MkdirTemp("", "kinobench-mockup-")
 	if err != nil {
 		return err
 	}
 	defer os.RemoveAll(dir)
-	tpl, err := os.ReadFile(filepath.Join("server", "mockup", "testdata", "bench.psd"))
+	tpl, err := os.ReadFile(filepath.FromSlash(template))
 	if err != nil {
 		return fmt.Errorf("run from the repository's root: %w", err)
 	}
@@ -61,7 +65,7 @@ func benchMockups(ctx context.Context, runs int) error {
 	}
 	upload := time.Since(t)
 
-	fmt.Printf("## Mockups (3000x3000 template, 2000x2000 PNG design, PNG out; %d runs, median)\n\n", runs)
+	fmt.Printf("## Mockups (%s, 2000x2000 PNG design; %d runs, median)\n\n", template, runs)
 	fmt.Println("| case | submit to complete | mockups/s | CPU a mockup (kinobench's process: kino in-process) |")
 	fmt.Println("|---|---|---|---|")
 	fmt.Printf("| template upload (read, check, thumbnail) | %s | | |\n", upload.Round(time.Millisecond))

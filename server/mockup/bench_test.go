@@ -69,8 +69,15 @@ func TestStageTimes(t *testing.T) {
 }
 
 // BenchmarkRender draws the benchmark template with a 2000x2000 design.
-func BenchmarkRender(b *testing.B) {
-	tpl, c, err := Load("testdata/bench.psd", 50_000_000)
+func BenchmarkRender(b *testing.B) { benchRender(b, "testdata/bench.psd", false) }
+
+// BenchmarkRenderFX draws bench-fx.psd (the smart object with a drop
+// shadow, a Gaussian blur smart filter and a curves adjustment clipped to
+// it) with a 2000x2000 design, and encodes the PNG as a job does.
+func BenchmarkRenderFX(b *testing.B) { benchRender(b, "testdata/bench-fx.psd", true) }
+
+func benchRender(b *testing.B, template string, encode bool) {
+	tpl, c, err := Load(template, 50_000_000)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -82,7 +89,14 @@ func BenchmarkRender(b *testing.B) {
 	so := tpl.Manifest.SmartObjects[0].Path
 	b.ResetTimer()
 	for b.Loop() {
-		if _, _, err := tpl.Render(Options{Designs: map[string]image.Image{so: d}}); err != nil {
+		img, _, err := tpl.Render(Options{Designs: map[string]image.Image{so: d}})
+		if err != nil {
+			b.Fatal(err)
+		}
+		if !encode {
+			continue
+		}
+		if err := EncodePNG(io.Discard, img); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -73,10 +73,13 @@ type Cost struct {
 	Work int64
 
 	canvas, buffers, placed int64
-	groups, depth, layers   int
-	smartObjects, shades    int
-	units                   int
-	width, height           int
+	// filters is what a smart filter holds while it runs: a drawing's
+	// alone, since a smart object with filters is never taken apart.
+	filters               int64
+	groups, depth, layers int
+	smartObjects, shades  int
+	units                 int
+	width, height         int
 }
 
 // Bytes is what one drawing, or taking the template apart, allocates in
@@ -104,7 +107,7 @@ func Estimate(f *psd.File) Cost {
 	e.c.Held += 2 * e.most
 	e.c.canvas = 4 * area
 	drawing := e.c.canvas + e.c.buffers + e.c.placed
-	e.c.PerDrawing = drawing + 4*area
+	e.c.PerDrawing = drawing + e.c.filters + 4*area
 	e.c.Split = 3*drawing + 4*area*int64(e.c.shades) + area
 	return e.c
 }
@@ -118,7 +121,10 @@ type estimator struct {
 	most int64
 	// decode is the work of decoding one pixel (decodeWork).
 	decode int64
-	c      Cost
+	// base is the extent of the layer the next clipped layer is clipped
+	// to: what an adjustment clipped to it changes.
+	base image.Rectangle
+	c    Cost
 }
 
 func area(r image.Rectangle) int64 {
@@ -131,11 +137,13 @@ func area(r image.Rectangle) int64 {
 // list adds up one level of the tree, depth deep, and returns the part of
 // the canvas it can change.
 func (e *estimator) list(ls []*psd.Layer, depth int) image.Rectangle {
-	var out image.Rectangle
+	var out, base image.Rectangle
 	for i, l := range ls {
+		e.base = base
 		ext := e.layer(l, depth)
 		if !l.Clipped {
 			out = out.Union(ext)
+			base = ext
 		}
 		// A base that is no group takes a copy of itself for the layers
 		// clipped to it; those clipped to a smart object are its shades.
@@ -177,6 +185,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			return image.Rectangle{} // not drawn
 		}
 		ext = e.canvas
+		if l.Clipped {
+			// It changes its base's pixels alone (composite's clipping
+			// unit), on a picture of their extent.
+			ext = e.base
+		}
 	case psd.KindFill:
 		// A colour covers the canvas; a fill kino cannot redraw (a
 		// gradient, a pattern) is drawn from its own pixels.
@@ -200,6 +213,13 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.smartObjects++
 			e.c.placed += 4 * area(q)
 			e.c.Work += workWarp * area(q)
+			for _, f := range p.Filters {
+				// Blurred over the quad grown by the blur's reach.
+				sigma := blurSigma(f.Radius)
+				b := area(blurBox(q, sigma).Intersect(e.canvas))
+				e.c.Work += composite.BlurWork * b
+				e.c.filters = max(e.c.filters, composite.BlurBytes*b)
+			}
 			ext = ext.Union(q)
 		}
 	default:

@@ -96,10 +96,6 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		}
 		out.interior = append(out.interior, &composite.Layer{Image: cover.Paint(c), Mode: composite.Mode(blend), Opacity: o, FillOpacity: 1, Clipped: true})
 	}
-	full := composite.Shape{Rect: shape.Rect, A: make([]float32, len(shape.A))}
-	for i := range full.A {
-		full.A[i] = 1
-	}
 	box := l.Rect
 	if l.Kind == psd.KindGroup || box.Empty() {
 		// A group's records have no rectangle, nor has a shape drawn
@@ -131,6 +127,10 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		paint(gradientOverlay(g, box, shape.Rect), g.Blend, g.Opacity)
 	}
 	for _, c := range e.ColorOverlays {
+		full := composite.Shape{Rect: shape.Rect, A: make([]float32, len(shape.A))}
+		for i := range full.A {
+			full.A[i] = 1
+		}
 		interior(full, c.Color, c.Blend, c.Opacity)
 	}
 	for _, st := range e.Satins {

@@ -48,6 +48,9 @@ type SmartObject struct {
 	Blend   string   `json:"blend"`
 	Visible bool     `json:"visible"`
 	Clipped []string `json:"clipped"`
+	// Filters are the smart filters drawn over a design placed in it,
+	// in order ("gaussian blur 3.5 px"); absent when it has none.
+	Filters []string `json:"filters,omitempty"`
 }
 
 // Fill is a solid-colour fill layer: the product's colour, which the
@@ -192,6 +195,11 @@ func manifest(f *psd.File) Manifest {
 						so.Quad[k] = [2]float64{round3(q[k].X), round3(q[k].Y)}
 					}
 					so.Width, so.Height, so.Warp = p.Width, p.Height, warpName(p.Warp)
+					for _, f := range p.Filters {
+						if f.ID == "GsnB" {
+							so.Filters = append(so.Filters, fmt.Sprintf("gaussian blur %g px", f.Radius))
+						}
+					}
 					if p.Warp != nil && len(p.Warp.Points) == 0 {
 						m.Unsupported = append(m.Unsupported, Feature{Path: l.Path, Feature: "warp style " + p.Warp.Style + " (no mesh stored)", Action: Refused})
 					}

@@ -35,6 +35,7 @@ var mergedFloor = map[string]float64{
 	"ag-mesh-transform.psd":                 60.0,
 	"ag-pattern.psd":                        50.3,
 	"ag-placed-transform.psd":               60.0,
+	"ag-smart-filter-blur.psd":              60.0,
 	"ag-smart-object.psd":                   60.0,
 	"ag-strokes.psd":                        36.5,
 	"ag-werps.psd":                          60.0,

@@ -261,7 +261,15 @@ func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
 		}
 		r.textures[k] = tex
 	}
-	return tex.Warp(mapping(p, part), r.t.File.Width, r.t.File.Height)
+	img := tex.Warp(mapping(p, part), r.t.File.Width, r.t.File.Height)
+	smartFilters(r.ctx, img, p.Filters)
+	// Cut to what it covers: its effects' shapes and its blending then
+	// span the quad, not the canvas (a 3000×3000 canvas's drop shadow
+	// was drawn over 9.4 million pixels for a quad of 2.9).
+	if b := alphaBounds(img); !b.Empty() {
+		return img.SubImage(b).(*image.NRGBA)
+	}
+	return img
 }
 
 // layers builds the compositor's layers of one level of the tree.
@@ -480,10 +488,13 @@ func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
 
 // Place draws a design into a smart object on a transparent canvas of
 // width x height: fitted to the content box (fit), warped by the smart
-// object's mesh in content space, then mapped into its quad.
+// object's mesh in content space, mapped into its quad, then its smart
+// filters drawn over it.
 func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
 	src, part := fitted(design, p.Width, p.Height, fit)
-	return composite.Warp(src, mapping(p, part), width, height)
+	img := composite.Warp(src, mapping(p, part), width, height)
+	smartFilters(context.Background(), img, p.Filters)
+	return img
 }
 
 // mapping takes the fitted design's unit square to the canvas: into part

@@ -89,6 +89,9 @@ func CheckSplit(m *Manifest, smartObject string, hide, show []string) error {
 	if composite.Mode(so.Blend) != composite.Normal {
 		return refuse("it blends by %s; a render draws a smart object that blends normally", so.Blend)
 	}
+	if len(so.Filters) > 0 {
+		return refuse("it has smart filters (%s); a render draws a design's frames unfiltered", joinComma(so.Filters))
+	}
 	visible := visibility(m, hide, show)
 	k := slices.IndexFunc(m.Layers, func(l LayerInfo) bool { return l.Path == so.Path })
 	for _, l := range m.Layers[:k] {

@@ -39,9 +39,7 @@ func (d *decoder) placed(l *Layer, c *cursor) error {
 	if p.Warp, err = parseWarp(w); err != nil {
 		return l.errorf("placed layer: %v", err)
 	}
-	if fx := desc.desc("filterFX"); fx != nil && len(fx.list("filterFXList")) > 0 {
-		d.note(l, "smart filters")
-	}
+	p.Filters = d.smartFilters(l, desc.desc("filterFX"))
 	d.notePreset(l, p.Warp)
 	if err := p.check(); err != nil {
 		return l.errorf("placed layer: %v", err)
@@ -49,6 +47,76 @@ func (d *decoder) placed(l *Layer, c *cursor) error {
 	l.Kind = KindSmartObject
 	l.Placed = p
 	return nil
+}
+
+// maxSmartFilters bounds a smart object's filters: Photoshop's panel holds
+// a few; a hostile file's thousands would each cost a pass over the layer.
+const maxSmartFilters = 16
+
+// maxBlurRadius is Photoshop's largest Gaussian blur radius, in pixels.
+const maxBlurRadius = 1000
+
+// smartFilters reads filterFX: the smart filters switched on, in the
+// order Photoshop applies them (the list's first is the bottom of the
+// panel, applied first). kino draws a Gaussian blur in normal mode, and a
+// curves filter left at its default (the identity); every other filter,
+// blend mode and a painted filter mask is named in the layer's
+// Unsupported as "smart filter: <name>".
+func (d *decoder) smartFilters(l *Layer, fx *descriptor) []SmartFilter {
+	list := fx.list("filterFXList")
+	if on, ok := fx.get("enab").(bool); (ok && !on) || len(list) == 0 {
+		return nil
+	}
+	if len(list) > maxSmartFilters {
+		d.note(l, fmt.Sprintf("smart filters: %d (at most %d are drawn)", len(list), maxSmartFilters))
+		list = list[:maxSmartFilters]
+	}
+	var out []SmartFilter
+	for _, v := range list {
+		f, _ := v.(*descriptor)
+		if on, ok := f.get("enab").(bool); f == nil || (ok && !on) {
+			continue
+		}
+		sf := SmartFilter{Name: strings.TrimRight(f.str("Nm  "), "\x00."), Opacity: 1, Blend: "normal"}
+		if id, ok := f.get("filterID").(int32); ok {
+			sf.ID = string([]byte{byte(id >> 24), byte(id >> 16), byte(id >> 8), byte(id)})
+		}
+		if b := f.desc("blendOptions"); b != nil {
+			if o, ok := b.num("Opct"); ok {
+				sf.Opacity = min(max(o/100, 0), 1)
+			}
+			if e, ok := b.get("Md  ").(enumValue); ok {
+				sf.Blend = effectBlends[e.Value]
+			}
+		}
+		fl := f.desc("Fltr")
+		switch {
+		case sf.Blend != "normal":
+			d.note(l, fmt.Sprintf("smart filter: %s in %s mode", sf.Name, orUnknown(string(sf.Blend))))
+			continue
+		case sf.ID == "GsnB":
+			r, ok := fl.num("Rds ")
+			if !ok || !(r >= 0 && r <= maxBlurRadius) {
+				d.note(l, fmt.Sprintf("smart filter: %s of radius %v", sf.Name, r))
+				continue
+			}
+			sf.Radius = r
+		case sf.ID == "Crvs" && fl.get("Adjs") == nil:
+			continue // at its default: the identity
+		default:
+			d.note(l, "smart filter: "+sf.Name)
+			continue
+		}
+		out = append(out, sf)
+	}
+	return out
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "an unknown"
+	}
+	return s
 }
 
 // maxCoordinate bounds every number of a placed layer's geometry (canvas

@@ -378,6 +378,27 @@ type Placed struct {
 	// Warp is nil when the layer has no warp (warpNone, or an identity
 	// custom warp).
 	Warp *Warp
+	// Filters are the smart filters kino draws, in the order Photoshop
+	// applies them, over the content once it is placed on the canvas.
+	// The layer's own pixels already hold them (Photoshop's rendering):
+	// they apply to a design put in its place. Filters kino does not
+	// draw are named in the layer's Unsupported instead.
+	Filters []SmartFilter
+}
+
+// SmartFilter is one smart filter of a smart object (filterFX).
+type SmartFilter struct {
+	// Name is the filter's name in Photoshop's panel ("Gaussian Blur").
+	Name string
+	// ID is the filter's four-character id: "GsnB" for Gaussian blur.
+	ID string
+	// Radius is a Gaussian blur's radius, in canvas pixels (0 to 1000).
+	Radius float64
+	// Opacity is the filter's blending opacity, 0 to 1: the filtered
+	// picture mixed over the unfiltered one.
+	Opacity float64
+	// Blend is its blending mode; kino draws "normal" only.
+	Blend BlendMode
 }
 
 // Warp is a smart object's warp: a grid of bicubic Bezier patches over

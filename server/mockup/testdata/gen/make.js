@@ -7,6 +7,9 @@
 //   adjusted.psd an adjustment clipped to a smart object, a layer effect.
 //   bench.psd   3000x3000: a background, one smart object in a perspective
 //               quad (content 2000x2000) and a multiply shading clipped to it.
+//   bench-fx.psd 3000x3000: bench.psd's smart object with a drop shadow, a
+//               Gaussian blur smart filter (radius 3 px) and a curves
+//               adjustment clipped to it: the speed target.
 //   screen.psd  1280x720: a desk, a smart object "Screen" (content 1280x720)
 //               in a perspective quad with a multiply shading and a hidden
 //               overlay glare clipped to it, under a bezel: the template of
@@ -107,6 +110,25 @@ function bench() {
   };
 }
 
+// benchFX is bench.psd with what costs most to draw: a drop shadow on the
+// smart object, a Gaussian blur smart filter, and a curves adjustment
+// clipped to it over the shading.
+function benchFX() {
+  const psd = bench();
+  const so = psd.children[1];
+  so.effects = { dropShadow: [{ enabled: true, size: { units: 'Pixels', value: 40 }, distance: { units: 'Pixels', value: 20 }, angle: 120, opacity: 0.6, color: { r: 0, g: 0, b: 0 }, blendMode: 'multiply' }] };
+  so.placedLayer.filter = {
+    enabled: true, validAtPosition: true, maskEnabled: true, maskLinked: false, maskExtendWithWhite: true,
+    list: [{
+      name: 'Gaussian Blur', opacity: 1, blendMode: 'normal', enabled: true, hasOptions: true,
+      foregroundColor: { r: 0, g: 0, b: 0 }, backgroundColor: { r: 255, g: 255, b: 255 },
+      type: 'gaussian blur', filter: { radius: { units: 'Pixels', value: 3 } },
+    }],
+  };
+  psd.children.push({ name: 'Curves', clipping: true, adjustment: { type: 'curves', rgb: [{ input: 0, output: 0 }, { input: 96, output: 80 }, { input: 192, output: 210 }, { input: 255, output: 255 }] } });
+  return psd;
+}
+
 function screen() {
   const W = 1280, H = 720;
   const bg = image(W, H, (x, y) => { const v = 90 + Math.floor(60 * y / H); return [v, v - 10, v - 30, 255]; });
@@ -153,6 +175,6 @@ function adjusted() {
   };
 }
 
-for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'adjusted.psd': adjusted(), 'screen.psd': screen() })) {
+for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'bench-fx.psd': benchFX(), 'adjusted.psd': adjusted(), 'screen.psd': screen() })) {
   fs.writeFileSync(path.join(out, name), writePsdBuffer(psd, { generateThumbnail: false }));
 }
