@@ -542,3 +542,31 @@ func TestPlanTextFontList(t *testing.T) {
 		assert.Equal(t, field, ve.Field, body)
 	}
 }
+
+// TestPlanTextLang: lang reaches the text engine, a layer's and a
+// span's: "骨" is drawn as Japanese writes it with "ja", as Chinese does
+// with "zh-Hans" and with no language (Han characters alone), and a span
+// takes its own. A bad tag is refused where it is written.
+func TestPlanTextLang(t *testing.T) {
+	t.Parallel()
+	if testFonts.Path("NotoSansCJK-Regular.ttc") == "" {
+		t.Skip("fonts-noto-cjk is missing")
+	}
+	draw := func(fields string) *image.NRGBA {
+		s, cmd := planStyled(t, `{"type":"text","fontSize":40,`+fields+`}`, nil)
+		assert.False(t, s.Layers[0].styled(), "a language alone leaves text plain")
+		return filePNG(t, cmd, "text-0.png")
+	}
+	ja, zh, none := draw(`"text":"骨","lang":"ja"`), draw(`"text":"骨","lang":"zh-Hans"`), draw(`"text":"骨"`)
+	assert.NotEqual(t, ja.Pix, zh.Pix, "Japanese and Chinese draw 骨 apart")
+	assert.Equal(t, zh.Pix, none.Pix, "Han characters alone are Chinese")
+	span := draw(`"lang":"zh-Hans","spans":[{"text":"骨","lang":"ja"}]`)
+	assert.Equal(t, ja.Pix, span.Pix, "a span's language is its own")
+
+	for _, bad := range []string{`"japanese"`, `"j"`, `"ja_JP"`, `3`, `"ja-"`} {
+		_, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[{"type":"text","text":"a","lang":`+bad+`}]}`), nil, DefaultLimits())
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, bad)
+		assert.Equal(t, "composition.layers[0].lang", ve.Field, bad)
+	}
+}
