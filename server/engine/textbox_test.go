@@ -570,3 +570,35 @@ func TestPlanTextLang(t *testing.T) {
 		assert.Equal(t, "composition.layers[0].lang", ve.Field, bad)
 	}
 }
+
+// TestPlanTextEmptyLine: an empty line (two newlines in a row) is as
+// high as a line of the layer's own fontSize and lineHeight, in plain
+// text, in a box and among spans of another size, as an empty line of a
+// browser's pre-wrapped text is.
+func TestPlanTextEmptyLine(t *testing.T) {
+	t.Parallel()
+	const dejaVuLine = 1.164 // DejaVu Sans's line height, a multiple of the size
+	tops := func(fields string) (first, last int) {
+		_, cmd := planStyled(t, `{"type":"text",`+fields+`}`, nil)
+		img := filePNG(t, cmd, "text-0.png")
+		r, g := colourBox(img, red), colourBox(img, green)
+		require.Positive(t, r.h, fields)
+		require.Positive(t, g.h, fields)
+		return r.y, g.y
+	}
+	for _, tc := range []struct {
+		fields string
+		apart  float64
+	}{
+		{`"fontSize":30,"color":"red","spans":[{"text":"H\n"},{"text":"H","color":"lime"}]`, dejaVuLine * 30},
+		{`"fontSize":30,"color":"red","spans":[{"text":"H\n\n"},{"text":"H","color":"lime"}]`, 2 * dejaVuLine * 30},
+		{`"fontSize":30,"color":"red","spans":[{"text":"H\n"},{"text":"\nH","color":"lime"}]`, 2 * dejaVuLine * 30},
+		{`"fontSize":30,"color":"red","width":200,"spans":[{"text":"H\n\n\n"},{"text":"H","color":"lime"}]`, 3 * dejaVuLine * 30},
+		// Spans of 15 px: their lines are 15 px lines, the empty one the layer's 60.
+		{`"fontSize":60,"color":"red","spans":[{"text":"H\n\n","fontSize":15},{"text":"H","color":"lime","fontSize":15}]`, dejaVuLine * (15 + 60)},
+		{`"fontSize":60,"lineHeight":2,"color":"red","spans":[{"text":"H\n\n","fontSize":15},{"text":"H","color":"lime","fontSize":15}]`, 2 * (15 + 60)},
+	} {
+		first, last := tops(tc.fields)
+		assert.InDelta(t, tc.apart, float64(last-first), 1.5, tc.fields)
+	}
+}
