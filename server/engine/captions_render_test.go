@@ -162,3 +162,42 @@ func TestRenderCaptionsFont(t *testing.T) {
 	// Bold strokes hold far more ink than the regular face's.
 	assert.Greater(t, float64(bold.ink), 1.3*float64(serif.ink), "serif %d pixels, bold %d", serif.ink, bold.ink)
 }
+
+// TestRenderCaptionsWordTags renders captions whose words are timed by
+// tags, SRT's karaoke ({\k45}) and WebVTT's timestamps, and reads every
+// frame: the red word is the first until 0.45 s, the second until 1.55 s,
+// then the third.
+func TestRenderCaptionsWordTags(t *testing.T) {
+	t.Parallel()
+	for name, text := range map[string]string{
+		"srt": "1\n00:00:00,000 --> 00:00:03,000\n{\\k45}AA {\\k110}BB {\\k145}CC\n",
+		"vtt": "WEBVTT\n\n00:00.000 --> 00:03.000\nAA <00:00:00.450>BB <00:00:01.550>CC\n",
+	} {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			r := render(t, "provider_a", map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 3, "background": "#000000",
+				"layers": []any{map[string]any{"type": "captions", "text": text, "fontSize": 40, "highlightColor": "#ff0000"}}})
+			frames := decodeRGB(t, r.out, 320, 180)
+			require.Len(t, frames, 30)
+			var got []int
+			for _, pix := range frames {
+				f := frameRGB{pix: pix, w: 320, h: 180}
+				line := f.box(f.all(), func(c [3]int) bool { return white(c) || red(c) })
+				spoken := f.box(line, red)
+				require.Positive(t, spoken.w)
+				// Which third of the line the red word's middle is in.
+				got = append(got, 3*(2*spoken.x+spoken.w-2*line.x)/(2*line.w))
+			}
+			want := make([]int, 30)
+			for n := range want {
+				switch at := float64(n) / 10; {
+				case at >= 1.55:
+					want[n] = 2
+				case at >= 0.45:
+					want[n] = 1
+				}
+			}
+			assert.Equal(t, want, got, "the spoken word of each frame, 0.1 s apart")
+		})
+	}
+}

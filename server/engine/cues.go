@@ -60,9 +60,10 @@ func (e *CueError) Error() string {
 // as players do: a byte-order mark and CR or CRLF line ends are accepted,
 // the cue numbers of SRT and identifiers of WebVTT are skipped, as are
 // WebVTT's NOTE, STYLE and REGION blocks and cue settings; styling tags
-// (<b>, <i>, <c.x>, <v Name>, <00:00:01.000>, SRT's {\an8}) are
-// stripped, and WebVTT's entities (&amp;) decoded. A cue without a blank
-// line before it is still a cue. Cues may overlap; they are returned by
+// (<b>, <i>, <c.x>, <v Name>, <00:00:01.000>, SRT's {\an8} and
+// {\k50}) are stripped, timestamp and karaoke tags timing the words,
+// and WebVTT's entities (&amp;) decoded. A cue without a blank line
+// before it is still a cue. Cues may overlap; they are returned by
 // start time, and cues whose text is empty once stripped are dropped.
 func ParseCues(data []byte) ([]Cue, error) {
 	if len(data) > MaxCaptionBytes {
@@ -279,16 +280,19 @@ func parseStamp(s string) (float64, bool) {
 // <v Joe>, <00:00:01.000>), SRT's {\…} override blocks, and in WebVTT
 // decodes entities. Line breaks are kept.
 func cleanCueText(s string, vtt bool) string {
-	out, _ := stripCueText(s, vtt, false)
+	out, _ := stripCueText(s, vtt, false, 0)
 	return out
 }
 
 // stripCueText is cleanCueText; with mark, each timestamp tag is left in
 // the text as one rune of stampMark+n, n counting the tags, whose times
-// are returned.
-func stripCueText(s string, vtt, mark bool) (string, []float64) {
+// are returned. In SRT, an override block holding karaoke tags ({\k50})
+// is a timestamp tag too: ASS's karaoke times each syllable by how long
+// it lasts, in hundredths of a second, from the cue's start (start).
+func stripCueText(s string, vtt, mark bool, start float64) (string, []float64) {
 	var b strings.Builder
 	var stamps []float64
+	karaoke := start
 	// Where the next '>', '\n' and '}' are, from i on: found again only
 	// once i passes them, so a text of a million '<' (or "{\") with no
 	// end is read once, not once for each of them.
@@ -317,6 +321,10 @@ func stripCueText(s string, vtt, mark bool) (string, []float64) {
 			}
 		case s[i] == '{' && !vtt && i+1 < len(s) && s[i+1] == '\\':
 			if j := next(&braceAt, i, '}'); j < len(s) {
+				if at, ok := karaokeTags(s[i+1:j], &karaoke); ok && mark && len(stamps) < maxStamps {
+					b.WriteRune(stampMark + rune(len(stamps)))
+					stamps = append(stamps, at)
+				}
 				i = j + 1
 				continue
 			}
@@ -333,6 +341,33 @@ func stripCueText(s string, vtt, mark bool) (string, []float64) {
 		lines[i] = strings.TrimSpace(ln)
 	}
 	return strings.TrimSpace(strings.Join(lines, "\n")), stamps
+}
+
+// karaokeTags reads the karaoke tags of an ASS override block (its inside,
+// "\an8\k50"): \k, \K, \kf and \ko, each the length of the syllable
+// after it in hundredths of a second. at is where the syllables read so
+// far end; ok is false for a block with none. The block's last tag's
+// syllable is the text after the block, and starts at the returned time
+// (the syllables of the tags before it hold no text).
+func karaokeTags(block string, at *float64) (start float64, ok bool) {
+	for _, tag := range strings.Split(block, `\`) {
+		var num string
+		switch {
+		case strings.HasPrefix(tag, "kf"), strings.HasPrefix(tag, "ko"):
+			num = tag[2:]
+		case strings.HasPrefix(tag, "k"), strings.HasPrefix(tag, "K"):
+			num = tag[1:]
+		default:
+			continue
+		}
+		cs, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
+		if err != nil || cs < 0 || cs > 1e7 {
+			continue
+		}
+		start, ok = *at, true
+		*at += cs / 100
+	}
+	return start, ok
 }
 
 // maxTagLen bounds the inside of a styling tag: a voice's name, classes,
@@ -376,7 +411,9 @@ func isStampMark(r rune) bool { return r >= stampMark && r < stampMark+maxStamps
 
 // timedCueText is cleanCueText, and the times of the cue's words when its
 // text holds timestamp tags: WebVTT's karaoke ("Never <00:00:01.200>drink
-// <00:00:01.700>liquid"), which some tools write into SRT too. A tag
+// <00:00:01.700>liquid"), which some tools write into SRT too, or the
+// karaoke tags of ASS that subtitle editors write into SRT ("{\k50}Never
+// {\k50}drink"). A tag
 // times the word it comes before; the words from one tag to the next (from
 // the cue's start to the first tag) share the time between them by their
 // characters. A tag inside a word (a syllable's time) times the words
@@ -385,7 +422,7 @@ func timedCueText(s string, vtt bool, start, end float64) (string, []Word) {
 	if strings.ContainsFunc(s, isStampMark) {
 		return cleanCueText(s, vtt), nil
 	}
-	text, stamps := stripCueText(s, vtt, true)
+	text, stamps := stripCueText(s, vtt, true, start)
 	if len(stamps) == 0 {
 		return text, nil
 	}

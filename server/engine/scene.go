@@ -178,6 +178,10 @@ type TextStyle struct {
 	// fontFeatures gives them, joined by commas ("smcp,-liga"); empty
 	// for the font's defaults.
 	Features string
+	// Lang is the text's language, a BCP 47 tag, or empty for none: it
+	// picks the face of the machine's Chinese, Japanese and Korean fonts
+	// and the fonts' forms of the language.
+	Lang string
 	// Shrink draws the text at the largest size up to the font size at
 	// which it fits its box (fit: "shrink").
 	Shrink bool
@@ -208,6 +212,8 @@ type TextSpan struct {
 	Font, FontField, Fallback string
 	// Features are the span's OpenType features, as TextStyle's.
 	Features string
+	// Lang is the span's language, as TextStyle's.
+	Lang string
 }
 
 // Stroke is an outline Width pixels wide; no outline when Width is 0.
@@ -243,7 +249,7 @@ type GradientStop struct {
 // glyphs' top at y. OpenType features alone leave text plain.
 func (l Layer) styled() bool {
 	st := l.Style
-	st.Features = ""
+	st.Features, st.Lang = "", ""
 	return st != (TextStyle{}) || l.Radius > 0 || l.Stroke.Width > 0 || l.Width > 0 || l.Height > 0
 }
 

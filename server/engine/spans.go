@@ -78,6 +78,7 @@ func (c *compiler) spans(o *object, l *Layer) {
 		if so.has("fontFeatures") {
 			sp.Features = c.fontFeatures(so)
 		}
+		sp.Lang = c.lang(so, l.Style.Lang)
 		so.done()
 		rich.List = append(rich.List, sp)
 	}
@@ -146,7 +147,7 @@ func (p *planner) glyphSpans(l Layer, defaultFont string) ([]glyphs.Span, error)
 		if feats == nil {
 			feats = []glyphs.Feature{} // none, not the layer's
 		}
-		gs := glyphs.Span{Text: sp.Text, Size: float64(sp.FontSize), Fonts: fonts, Features: feats}
+		gs := glyphs.Span{Text: sp.Text, Size: float64(sp.FontSize), Fonts: fonts, Features: feats, Lang: sp.Lang}
 		fill := nrgba(sp.Color)
 		gs.Fill = &fill
 		if sp.Background != "" {

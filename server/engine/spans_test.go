@@ -20,11 +20,11 @@ import (
 // texts together are the layer's text.
 func TestCompileSpans(t *testing.T) {
 	t.Parallel()
-	text := map[string]any{"type": "text", "color": "white", "fontSize": 30, "font": "https://a.test/a.ttf", "fontFeatures": []any{"smcp"},
+	text := map[string]any{"type": "text", "color": "white", "fontSize": 30, "font": "https://a.test/a.ttf", "fontFeatures": []any{"smcp"}, "lang": "ko",
 		"spans": []any{
 			map[string]any{"text": "Hello "},
 			map[string]any{"text": "big", "color": "#ff0000", "fontSize": 60, "backgroundColor": "#0000ff80",
-				"font": []any{"https://a.test/b.ttf", "https://a.test/c.ttf"}, "fontFeatures": []any{"-liga"}},
+				"font": []any{"https://a.test/b.ttf", "https://a.test/c.ttf"}, "fontFeatures": []any{"-liga"}, "lang": "ja"},
 			map[string]any{"text": " world", "fontFeatures": []any{}},
 		}}
 	a, err := Compile("provider_a", mustJSON(t, map[string]any{"width": 320, "height": 180, "fps": 10, "duration": 1,
@@ -39,10 +39,10 @@ func TestCompileSpans(t *testing.T) {
 		assert.Equal(t, "Hello big world", l.Text)
 		f := strings.TrimSuffix(l.FontField, ".font")
 		assert.Equal(t, []TextSpan{
-			{Field: f + ".spans[0]", Text: "Hello ", Color: "0xFFFFFFFF", FontSize: 30, Font: "s0", FontField: f + ".font", Features: "smcp=1"},
+			{Field: f + ".spans[0]", Text: "Hello ", Color: "0xFFFFFFFF", FontSize: 30, Font: "s0", FontField: f + ".font", Features: "smcp=1", Lang: "ko"},
 			{Field: f + ".spans[1]", Text: "big", Color: "0xFF0000FF", Background: "0x0000FF80", FontSize: 60,
-				Font: "s1", FontField: f + ".spans[1].font[0]", Fallback: "s2", Features: "liga=0"},
-			{Field: f + ".spans[2]", Text: " world", Color: "0xFFFFFFFF", FontSize: 30, Font: "s0", FontField: f + ".font"},
+				Font: "s1", FontField: f + ".spans[1].font[0]", Fallback: "s2", Features: "liga=0", Lang: "ja"},
+			{Field: f + ".spans[2]", Text: " world", Color: "0xFFFFFFFF", FontSize: 30, Font: "s0", FontField: f + ".font", Lang: "ko"},
 		}, l.Spans.List)
 		assert.Len(t, s.Sources(), 3, "each font downloads once")
 	}
@@ -78,6 +78,7 @@ func TestCompileSpansRejects(t *testing.T) {
 		{"bad background", layer(`"spans":[{"text":"a","backgroundColor":"nope"}]`), "composition.layers[0].spans[0].backgroundColor", "colour"},
 		{"size zero", layer(`"spans":[{"text":"a","fontSize":0}]`), "composition.layers[0].spans[0].fontSize", "between 1 and 2000"},
 		{"bad feature", layer(`"spans":[{"text":"a","fontFeatures":["kerning"]}]`), "composition.layers[0].spans[0].fontFeatures[0]", "4 characters"},
+		{"bad language", layer(`"spans":[{"text":"a","lang":"japanese"}]`), "composition.layers[0].spans[0].lang", "BCP 47"},
 		{"empty font list", layer(`"spans":[{"text":"a","font":[]}]`), "composition.layers[0].spans[0].font", "empty list"},
 		{"unknown font", layer(`"spans":[{"text":"a","font":"nope"}]`), "composition.layers[0].spans[0].font", "no such asset key"},
 		{"unknown field", layer(`"spans":[{"text":"a","colour":"red"}]`), "composition.layers[0].spans[0].colour", "unknown field"},

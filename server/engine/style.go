@@ -45,6 +45,7 @@ func (c *compiler) textStyle(o *object, l *Layer) {
 	}
 	c.stroke(o, l)
 	st.Features = c.fontFeatures(o)
+	st.Lang = c.lang(o, "")
 	st.Shrink = o.enum("fit", "", "shrink") == "shrink"
 	if st.Shrink && l.Width == 0 && c.r.err == nil {
 		c.r.fail(o.field("fit"), "shrinks the text to fit its box: set a width (and a height, or maxLines, to bound its lines)")
@@ -97,6 +98,44 @@ func (c *compiler) textFonts(o *object) (font, field, fallback string) {
 		}
 	}
 	return font, field, strings.Join(keys, ",")
+}
+
+// lang reads lang, the language of a layer's (or a span's) text as a
+// BCP 47 tag ("ja", "zh-Hant", "ko-KR"): letters and digits in subtags
+// of one to eight, joined by hyphens, the first of two or three letters.
+// def is the language when lang is not given.
+func (c *compiler) lang(o *object, def string) string {
+	s, ok := o.str("lang")
+	if !ok {
+		return def
+	}
+	if !validLang(s) {
+		if c.r.err == nil {
+			c.r.fail(o.field("lang"), `must be a language tag (BCP 47) such as "ja", "zh-Hans", "zh-TW" or "ko"`)
+		}
+		return def
+	}
+	return s
+}
+
+// validLang reports a tag of BCP 47's syntax: a primary language of two
+// or three letters, then subtags of one to eight letters and digits.
+func validLang(s string) bool {
+	if len(s) > 35 {
+		return false
+	}
+	for i, sub := range strings.Split(s, "-") {
+		if len(sub) < 1 || len(sub) > 8 || i == 0 && (len(sub) < 2 || len(sub) > 3) {
+			return false
+		}
+		for _, r := range sub {
+			letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+			if !letter && (i == 0 || r < '0' || r > '9') {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // fontFeatures reads fontFeatures, a list of OpenType features as CSS's

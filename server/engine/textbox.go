@@ -339,7 +339,7 @@ func (p *planner) measure(l Layer, font string) (lay textLayout, err error) {
 	if l.Width > 0 {
 		area = l.Width - 2*l.Style.PaddingX
 	}
-	opts := glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats, MaxLines: l.Style.MaxLines, LineHeight: l.Style.LineHeight}
+	opts := glyphs.Options{Size: float64(l.FontSize), Width: float64(area), Features: feats, MaxLines: l.Style.MaxLines, LineHeight: l.Style.LineHeight, Lang: l.Style.Lang}
 	t := layoutText{sh: sh, text: l.Text, spans: spans, base: l.FontSize}
 	if l.Style.Shrink {
 		l.FontSize = p.shrink(l, t, opts)

@@ -542,3 +542,63 @@ func TestPlanTextFontList(t *testing.T) {
 		assert.Equal(t, field, ve.Field, body)
 	}
 }
+
+// TestPlanTextLang: lang reaches the text engine, a layer's and a
+// span's: "骨" is drawn as Japanese writes it with "ja", as Chinese does
+// with "zh-Hans" and with no language (Han characters alone), and a span
+// takes its own. A bad tag is refused where it is written.
+func TestPlanTextLang(t *testing.T) {
+	t.Parallel()
+	if testFonts.Path("NotoSansCJK-Regular.ttc") == "" {
+		t.Skip("fonts-noto-cjk is missing")
+	}
+	draw := func(fields string) *image.NRGBA {
+		s, cmd := planStyled(t, `{"type":"text","fontSize":40,`+fields+`}`, nil)
+		assert.False(t, s.Layers[0].styled(), "a language alone leaves text plain")
+		return filePNG(t, cmd, "text-0.png")
+	}
+	ja, zh, none := draw(`"text":"骨","lang":"ja"`), draw(`"text":"骨","lang":"zh-Hans"`), draw(`"text":"骨"`)
+	assert.NotEqual(t, ja.Pix, zh.Pix, "Japanese and Chinese draw 骨 apart")
+	assert.Equal(t, zh.Pix, none.Pix, "Han characters alone are Chinese")
+	span := draw(`"lang":"zh-Hans","spans":[{"text":"骨","lang":"ja"}]`)
+	assert.Equal(t, ja.Pix, span.Pix, "a span's language is its own")
+
+	for _, bad := range []string{`"japanese"`, `"j"`, `"ja_JP"`, `3`, `"ja-"`} {
+		_, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":10,"duration":1,"layers":[{"type":"text","text":"a","lang":`+bad+`}]}`), nil, DefaultLimits())
+		var ve *ValidationError
+		require.ErrorAs(t, err, &ve, bad)
+		assert.Equal(t, "composition.layers[0].lang", ve.Field, bad)
+	}
+}
+
+// TestPlanTextEmptyLine: an empty line (two newlines in a row) is as
+// high as a line of the layer's own fontSize and lineHeight, in plain
+// text, in a box and among spans of another size, as an empty line of a
+// browser's pre-wrapped text is.
+func TestPlanTextEmptyLine(t *testing.T) {
+	t.Parallel()
+	const dejaVuLine = 1.164 // DejaVu Sans's line height, a multiple of the size
+	tops := func(fields string) (first, last int) {
+		_, cmd := planStyled(t, `{"type":"text",`+fields+`}`, nil)
+		img := filePNG(t, cmd, "text-0.png")
+		r, g := colourBox(img, red), colourBox(img, green)
+		require.Positive(t, r.h, fields)
+		require.Positive(t, g.h, fields)
+		return r.y, g.y
+	}
+	for _, tc := range []struct {
+		fields string
+		apart  float64
+	}{
+		{`"fontSize":30,"color":"red","spans":[{"text":"H\n"},{"text":"H","color":"lime"}]`, dejaVuLine * 30},
+		{`"fontSize":30,"color":"red","spans":[{"text":"H\n\n"},{"text":"H","color":"lime"}]`, 2 * dejaVuLine * 30},
+		{`"fontSize":30,"color":"red","spans":[{"text":"H\n"},{"text":"\nH","color":"lime"}]`, 2 * dejaVuLine * 30},
+		{`"fontSize":30,"color":"red","width":200,"spans":[{"text":"H\n\n\n"},{"text":"H","color":"lime"}]`, 3 * dejaVuLine * 30},
+		// Spans of 15 px: their lines are 15 px lines, the empty one the layer's 60.
+		{`"fontSize":60,"color":"red","spans":[{"text":"H\n\n","fontSize":15},{"text":"H","color":"lime","fontSize":15}]`, dejaVuLine * (15 + 60)},
+		{`"fontSize":60,"lineHeight":2,"color":"red","spans":[{"text":"H\n\n","fontSize":15},{"text":"H","color":"lime","fontSize":15}]`, 2 * (15 + 60)},
+	} {
+		first, last := tops(tc.fields)
+		assert.InDelta(t, tc.apart, float64(last-first), 1.5, tc.fields)
+	}
+}

@@ -31,6 +31,23 @@ func TestParseCuesTimestampTags(t *testing.T) {
 	assert.Equal(t, "\U000F0001 b", cues[0].Text)
 }
 
+// TestParseCuesKaraokeTags reads word times from the karaoke tags of
+// ASS that subtitle editors write into SRT: each syllable lasts its
+// tag's hundredths of a second from the cue's start, a word starts with
+// its first syllable, and other tags in the block are stripped with them.
+func TestParseCuesKaraokeTags(t *testing.T) {
+	t.Parallel()
+	cues, err := ParseCues([]byte("1\n00:00:01,000 --> 00:00:04,000\n{\\an8\\k50}Ne{\\kf30}ver {\\K70}drink\n{\\k20}{\\ko40}li{\\k10}quid\n\n" +
+		"2\n00:00:05,000 --> 00:00:06,000\n{\\k}odd {\\k-5}tags {\\b1}only\n"))
+	require.NoError(t, err)
+	require.Len(t, cues, 2)
+	assert.Equal(t, "Never drink\nliquid", cues[0].Text)
+	assert.Equal(t, []Word{{1, 1.8, "Never"}, {1.8, 2.7, "drink"}, {2.7, 4, "liquid"}}, cues[0].Words)
+	// Blocks with no karaoke tag that reads time no word.
+	assert.Equal(t, "odd tags only", cues[1].Text)
+	assert.Nil(t, cues[1].Words)
+}
+
 // TestParseTranscript reads the JSON of words of each shape it accepts.
 func TestParseTranscript(t *testing.T) {
 	t.Parallel()

@@ -38,9 +38,9 @@ type machineFont struct {
 	index int
 }
 
-// byScript is the font of each script kino knows a Noto font for. CJK
-// fonts are collections: the Japanese face (index 0) for kana, Korean
-// (1) for Hangul, Simplified Chinese (2) for Han.
+// byScript is the font of each script kino knows a Noto font for. The
+// CJK scripts' font is a collection, drawn in the face of the text's
+// language (cjkFace) or, without one, the face here (see find).
 //
 //nolint:gochecknoglobals // read-only table: the Noto font of each script
 var byScript = map[language.Script]machineFont{
@@ -80,11 +80,11 @@ var byScript = map[language.Script]machineFont{
 	language.Vai:                 {"NotoSansVai-Regular.ttf", 0},
 	language.Yi:                  {"NotoSansYi-Regular.ttf", 0},
 	language.Canadian_Aboriginal: {"NotoSansCanadianAboriginal-Regular.ttf", 0},
-	language.Hiragana:            {"NotoSansCJK-Regular.ttc", 0},
-	language.Katakana:            {"NotoSansCJK-Regular.ttc", 0},
-	language.Hangul:              {"NotoSansCJK-Regular.ttc", 1},
-	language.Han:                 {"NotoSansCJK-Regular.ttc", 2},
-	language.Bopomofo:            {"NotoSansCJK-Regular.ttc", 3},
+	language.Hiragana:            {cjkFile, cjkJP},
+	language.Katakana:            {cjkFile, cjkJP},
+	language.Hangul:              {cjkFile, cjkKR},
+	language.Han:                 {cjkFile, cjkSC},
+	language.Bopomofo:            {cjkFile, cjkTC},
 }
 
 //nolint:gochecknoglobals // read-only: the emoji font and the fonts of no script
@@ -100,7 +100,7 @@ var (
 		{"NotoSansMath-Regular.ttf", 0},
 		{"NotoMusic-Regular.ttf", 0},
 		emojiFont,
-		{"NotoSansCJK-Regular.ttc", 2},
+		{cjkFile, cjkSC},
 	}
 )
 
@@ -158,12 +158,23 @@ func (m *Machine) Path(name string) string {
 	return m.files[name]
 }
 
-// find is a machine font that has r, a character of script, or nil.
-func (m *Machine) find(r rune, script language.Script) *Font {
+// find is a machine font that has r, a character of script, or nil. The
+// CJK collection's face is face, that of the text's language; without
+// one (-1), kana are drawn in the Japanese face, Hangul in the Korean,
+// Bopomofo in the Traditional Chinese, and Han characters in guess, the
+// paragraph's (guessCJK).
+func (m *Machine) find(r rune, script language.Script, face, guess int) *Font {
 	if m == nil {
 		return nil
 	}
 	try := func(mf machineFont) *Font {
+		switch {
+		case mf.name != cjkFile:
+		case face >= 0:
+			mf.index = face
+		case script != language.Hiragana && script != language.Katakana && script != language.Hangul && script != language.Bopomofo:
+			mf.index = guess
+		}
 		if f := m.load(mf); f != nil && f.Has(r) {
 			return f
 		}

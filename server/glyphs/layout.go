@@ -105,6 +105,12 @@ type Options struct {
 	// its largest text (CSS's unitless line-height); 0 is the fonts' own
 	// (their ascent, descent and line gap).
 	LineHeight float64
+	// Lang is the text's language, a BCP 47 tag ("ja", "zh-Hant", "ko"),
+	// or "" for none: the shaper applies the fonts' forms of it (their
+	// locl features), and the machine's Chinese, Japanese and Korean
+	// fonts are its face of the Noto CJK collection (cjkFace). Without
+	// it, the face follows the paragraph's script (guessCJK).
+	Lang string
 }
 
 // Span is a run of a paragraph's text in a style of its own. Spans are
@@ -128,6 +134,8 @@ type Span struct {
 	// above the baseline to its descent below (CSS's content area); nil
 	// paints none.
 	Background *color.NRGBA
+	// Lang is the span's language, as Options.Lang; "" is Options.Lang.
+	Lang string
 }
 
 // Layout is text shaped and broken into lines.
@@ -152,6 +160,10 @@ type style struct {
 	fill, background     *color.NRGBA
 	size                 float64
 	ascent, descent, gap float64
+	// lang is the span's language, "" for none; face its face of the CJK
+	// collection, -1 to guess from the paragraph.
+	lang language.Language
+	face int
 }
 
 // Height is how far the layout's lines reach from the top of the first
@@ -340,6 +352,14 @@ func (s *Shaper) LayoutSpans(spans []Span, o Options) *Layout {
 		}
 		st := style{fill: sp.Fill, background: sp.Background, size: size}
 		st.ascent, st.descent, st.gap = fonts[i][0].Metrics(size)
+		lang := sp.Lang
+		if lang == "" {
+			lang = o.Lang
+		}
+		st.face = -1
+		if lang != "" {
+			st.lang, st.face = language.NewLanguage(lang), cjkFace(lang)
+		}
 		lay.styles = append(lay.styles, st)
 	}
 	own := len(spans)
@@ -405,7 +425,7 @@ func (s *Shaper) LayoutSpans(spans []Span, o Options) *Layout {
 			Language: language.NewLanguage("und"), Script: language.Common,
 		}
 		var outs []shaping.Output
-		for _, run := range s.split(in, spanAt, fonts, spanFeats, lay.styles) {
+		for _, run := range s.split(in, spanAt, fonts, spanFeats, lay.styles, guessCJK(runes)) {
 			out := s.hb.Shape(run)
 			for _, g := range out.Glyphs {
 				if g.GlyphID != 0 {
@@ -456,8 +476,9 @@ func features(fs []Feature) []shaping.FontFeature {
 // direction and script over the whole paragraph (so that the spans are
 // ordered as one text), then at the spans' edges, then by the font that
 // draws each character, in the span's chain of fonts. Each run is sized
-// and featured as its span.
-func (s *Shaper) split(in shaping.Input, spanAt []int, fonts [][]*Font, feats [][]shaping.FontFeature, styles []style) []shaping.Input {
+// and featured as its span, in its language; guess is the face of the
+// CJK collection for spans of no CJK language.
+func (s *Shaper) split(in shaping.Input, spanAt []int, fonts [][]*Font, feats [][]shaping.FontFeature, styles []style, guess int) []shaping.Input {
 	first := s.face(s.fonts[0])
 	var runs []shaping.Input
 	for _, run := range s.seg.Split(in, constantFace{first}) {
@@ -471,7 +492,10 @@ func (s *Shaper) split(in shaping.Input, spanAt []int, fonts [][]*Font, feats []
 			piece.RunStart, piece.RunEnd = a, b
 			piece.Size = fixed.Int26_6(math.Round(styles[sp].size * 64))
 			piece.FontFeatures = feats[sp]
-			fm := &fontmap{s: s, fonts: fonts[sp]}
+			if styles[sp].lang != "" {
+				piece.Language = styles[sp].lang
+			}
+			fm := &fontmap{s: s, fonts: fonts[sp], face: styles[sp].face, guess: guess}
 			fm.SetScript(run.Script)
 			runs = append(runs, s.spaces(shaping.SplitByFace(piece, fm), fonts[sp][0])...)
 			a = b
@@ -491,7 +515,7 @@ func (s *Shaper) ellipsis(size float64, feats []shaping.FontFeature) shaping.Out
 	runes := []rune{'…'}
 	in := shaping.Input{Text: runes, RunEnd: 1, Direction: di.DirectionLTR, Size: fixed.Int26_6(math.Round(size * 64)),
 		FontFeatures: feats, Language: language.NewLanguage("und"), Script: language.Common}
-	in.Face = (&fontmap{s: s, fonts: s.fonts}).ResolveFace('…')
+	in.Face = (&fontmap{s: s, fonts: s.fonts, face: -1, guess: cjkSC}).ResolveFace('…')
 	return s.hb.Shape(in)
 }
 
@@ -664,6 +688,9 @@ type fontmap struct {
 	s      *Shaper
 	fonts  []*Font
 	script language.Script
+	// face is the face of the machine's CJK collection for the text's
+	// language, -1 for none; guess is the paragraph's (guessCJK).
+	face, guess int
 }
 
 func (m *fontmap) SetScript(s language.Script) { m.script = s }
@@ -674,7 +701,7 @@ func (m *fontmap) ResolveFace(r rune) *font.Face {
 			return m.s.face(f)
 		}
 	}
-	if f := m.s.machine.find(r, m.script); f != nil {
+	if f := m.s.machine.find(r, m.script, m.face, m.guess); f != nil {
 		return m.s.face(f)
 	}
 	return m.s.face(m.fonts[0])
