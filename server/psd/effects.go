@@ -168,7 +168,12 @@ func readPatternFill(d *descriptor) (PatternFill, bool) {
 		y, _ := ph.num("Vrtc")
 		p.Phase = Point{clampRange(x, -1e6, 1e6), clampRange(y, -1e6, 1e6)}
 	}
-	p.Linked, _ = d.get("Algn").(bool)
+	// A pattern fill layer has no Algn and starts at its reference
+	// point (patterns.psd of psd-tools' tests: each of its six fills).
+	p.Linked = true
+	if a, ok := d.get("Algn").(bool); ok {
+		p.Linked = a
+	}
 	return p, p.Pattern != ""
 }
 
