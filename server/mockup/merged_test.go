@@ -27,7 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
-	"ag-effects.psd":                        22.8,
+	"ag-effects.psd":                        23.7,
 	"ag-gradient-mode.psd":                  49.6,
 	"ag-group-drop-shadows.psd":             44.4,
 	"ag-masks.psd":                          33.0,
