@@ -1,9 +1,13 @@
 package mockup
 
 import (
+	"image"
+	"image/color"
 	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/kinohq/kino/server/psd"
 )
 
 // A pattern overlay's drawing counts in the budget: the pattern decoded
@@ -35,5 +39,33 @@ func TestPatternsCountInTheBudget(t *testing.T) {
 	tpl, _ = openBytes(b)
 	if alloc, _ := drawn(t, tpl); alloc > uint64(with.Held+with.PerDrawing) {
 		t.Errorf("allocated %d bytes, over the estimate of %d", alloc, with.Held+with.PerDrawing)
+	}
+}
+
+func TestTile(t *testing.T) {
+	src := image.NewNRGBA(image.Rect(0, 0, 2, 2))
+	copy(src.Pix, []uint8{0, 0, 0, 255, 200, 0, 0, 255, 0, 200, 0, 255, 0, 0, 200, 255})
+	at := func(img *image.NRGBA, x, y int) color.NRGBA { return img.NRGBAAt(x, y) }
+	// At its size, from the origin (1, 0): the tile shifted one pixel.
+	img := tile(src, psd.PatternFill{Scale: 1}, psd.Point{X: 1}, image.Rect(0, 0, 4, 4))
+	if got, want := at(img, 0, 0), src.NRGBAAt(1, 0); got != want {
+		t.Errorf("(0, 0): %v, want %v", got, want)
+	}
+	if got, want := at(img, 3, 1), src.NRGBAAt(0, 1); got != want {
+		t.Errorf("(3, 1): %v, want %v (wrapped)", got, want)
+	}
+	// Twice its size: every other pixel is the tile's, those between
+	// are mixed.
+	img = tile(src, psd.PatternFill{Scale: 2}, psd.Point{}, image.Rect(0, 0, 4, 4))
+	if got, want := at(img, 2, 0), src.NRGBAAt(1, 0); got != want {
+		t.Errorf("(2, 0) at 200 %%: %v, want %v", got, want)
+	}
+	if got := at(img, 1, 0); got.R != 100 {
+		t.Errorf("(1, 0) at 200 %%: %v, want half way between black and red", got)
+	}
+	// Turned a quarter counter-clockwise: the tile's x runs up the screen.
+	img = tile(src, psd.PatternFill{Scale: 1, Angle: 90}, psd.Point{}, image.Rect(0, -4, 4, 4))
+	if got, want := at(img, 0, -1), src.NRGBAAt(1, 0); got != want {
+		t.Errorf("(0, -1) turned: %v, want %v", got, want)
 	}
 }

@@ -3,6 +3,7 @@ package psd
 import (
 	"bytes"
 	"image"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -172,5 +173,57 @@ func TestPatternsBounded(t *testing.T) {
 				t.Fatalf("overlay kept %v, named in unsupported %v (%v); pattern read %v", drawn, named, l.Unsupported, c.read)
 			}
 		})
+	}
+}
+
+// ptflBlock is a PtFl block naming pattern id, at 50 %.
+func ptflBlock(id string) []byte {
+	var b builder
+	b.u32(16)
+	b.u32(0)
+	b.u32(0)
+	b.s("null")
+	b.u32(2)
+	b.u32(0)
+	b.s("Ptrn")
+	b.s("Objc")
+	b.u32(0)
+	b.u32(0)
+	b.s("Ptrn")
+	b.u32(1)
+	b.u32(0)
+	b.s("Idnt")
+	b.s("TEXT")
+	b.u32(uint32(len(id)))
+	for _, r := range id {
+		b.u16(uint16(r))
+	}
+	b.u32(0)
+	b.s("Scl ")
+	b.s("UntF")
+	b.s("#Prc")
+	b.u64(math.Float64bits(50))
+	return block("PtFl", b.Bytes())
+}
+
+func TestPatternFillLayer(t *testing.T) {
+	raw := append([]byte{compRaw}, 1, 2, 3, 4)
+	for _, c := range []struct {
+		name  string
+		named string
+	}{{"ok", ""}, {"missing", "pattern fill"}} {
+		b := psdFileGlobal(4, 4, RGB, []testLayer{{name: "fill", rect: image4, channels: []testChannel{{0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}}, blocks: ptflBlock(c.name)}}, patternBlock("ok", 2, 2, raw, raw, raw))
+		f, err := Decode(bytes.NewReader(b), int64(len(b)), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := f.Layers[0]
+		got := strings.Join(l.Unsupported, ",")
+		if l.Kind != KindFill || got != c.named || (l.FillPattern != nil) != (c.named == "") {
+			t.Fatalf("%s: kind %v, pattern %+v, unsupported %q", c.name, l.Kind, l.FillPattern, got)
+		}
+		if p := l.FillPattern; p != nil && (p.Scale != 0.5 || !p.Linked) {
+			t.Errorf("%s: %+v: scale 0.5 linked expected", c.name, p)
+		}
 	}
 }
