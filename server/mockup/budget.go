@@ -265,6 +265,12 @@ func (e *estimator) effects(l *psd.Layer) {
 		e.pattern(p.Fill.Pattern)
 		e.c.Work += box * workWarp
 	}
+	for _, s := range fx.Strokes {
+		if s.Pattern != nil {
+			e.pattern(s.Pattern.Pattern)
+			e.c.Work += box * workWarp
+		}
+	}
 }
 
 // pattern adds a pattern decoded for a drawing, once whatever uses it.

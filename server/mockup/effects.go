@@ -144,6 +144,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 			}
 			img = cut(gradientOverlay(*s.Gradient, box, shape.Rect), cover)
 		}
+		if s.Pattern != nil {
+			if p := r.tiled(l, *s.Pattern, shape.Rect); p != nil {
+				img = cut(p, cover)
+			}
+		}
 		out.after = append(out.after, own(img, s.Blend, s.Opacity))
 	}
 	return out

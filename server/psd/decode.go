@@ -165,6 +165,12 @@ func (d *decoder) checkPatterns() {
 				}
 			}
 			e.PatternOverlays = kept
+			for i, s := range e.Strokes {
+				if s.Pattern != nil && d.f.Pattern(s.Pattern.Pattern) == nil {
+					e.Strokes[i].Pattern = nil
+					d.note(l, "layer effect: stroke in a pattern (its pattern is not in the file, or not readable; drawn in its colour)")
+				}
+			}
 		}
 	}
 }

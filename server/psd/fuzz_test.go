@@ -32,6 +32,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "fx", rect: image4, blocks: append(append(block("lmfx", fx), block("lfxs", fx)...), block("lfx2", fx)...)}}))
 	// A pattern, and a pattern overlay naming it.
 	f.Add(psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: patternFX("p")}}, patternBlock("p", 2, 2, []byte{compRLE, 0, 3, 0, 3, 1, 7, 7, 1, 7, 7}, append([]byte{compRaw}, 1, 2, 3, 4), append([]byte{compRaw}, 5, 6, 7, 8))))
+	f.Add(psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: effectFX("FrFX", "p", true)}}, patternBlock("p", 1, 1, []byte{compRaw, 9}, []byte{compRaw, 8}, []byte{compRaw, 7})))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)
