@@ -171,8 +171,12 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.Work += workWarp * area(e.canvas)
 		}
 		if l.FillColor == nil {
+			// Its own pixels: drawn from when there is no pattern, or
+			// when the pattern cannot be decoded.
 			e.own(l)
-			ext = l.Rect.Intersect(e.canvas)
+			if l.FillPattern == nil {
+				ext = l.Rect.Intersect(e.canvas)
+			}
 		}
 	case psd.KindSmartObject:
 		e.own(l)
