@@ -202,8 +202,12 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.Work += workWarp * area(e.canvas)
 		}
 		if l.FillColor == nil {
+			// Its own pixels: drawn from when there is no pattern, or
+			// when the pattern cannot be decoded.
 			e.own(l)
-			ext = l.Rect.Intersect(e.canvas)
+			if l.FillPattern == nil {
+				ext = l.Rect.Intersect(e.canvas)
+			}
 		}
 	case psd.KindSmartObject:
 		e.own(l)
@@ -311,6 +315,12 @@ func (e *estimator) effects(l *psd.Layer) {
 		// Each pixel sampled from the pattern, as a warp samples.
 		e.pattern(p.Fill.Pattern)
 		e.c.Work += box * workWarp
+	}
+	for _, s := range fx.Strokes {
+		if s.Pattern != nil {
+			e.pattern(s.Pattern.Pattern)
+			e.c.Work += box * workWarp
+		}
 	}
 }
 

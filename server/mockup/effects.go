@@ -164,6 +164,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 			}
 			img = cut(gradientOverlay(*s.Gradient, box, shape.Rect), cover)
 		}
+		if s.Pattern != nil {
+			if p := r.tiled(l, *s.Pattern, shape.Rect); p != nil {
+				img = cut(p, cover)
+			}
+		}
 		out.after = append(out.after, own(img, s.Blend, s.Opacity))
 	}
 	out.after = append(out.after, bevels(e.Bevels, shape, own)...)
@@ -196,6 +201,22 @@ func contourFunc(c psd.Contour) func(float64) float64 {
 	return c.At
 }
 
+// boxLine is the length of the line through the centre of a w x h box
+// in direction (ux, uy), from side to side.
+func boxLine(w, h, ux, uy float64) float64 {
+	l := math.Inf(1)
+	if ux != 0 {
+		l = w / math.Abs(ux)
+	}
+	if uy != 0 {
+		l = math.Min(l, h/math.Abs(uy))
+	}
+	if math.IsInf(l, 0) {
+		return 0
+	}
+	return l
+}
+
 // offset is where a shadow falls: away from the light at angle degrees.
 func offset(angle, distance float64) (dx, dy float64) {
 	a := angle * math.Pi / 180
@@ -224,9 +245,14 @@ func gradientOverlay(g psd.GradientOverlay, box, area image.Rectangle) *image.NR
 	cy := float64(box.Min.Y) + h/2 + g.OffsetY*h
 	a := g.Angle * math.Pi / 180
 	ux, uy := math.Cos(a), -math.Sin(a)
-	// A linear gradient spans the box's extent along its direction.
-	length := (math.Abs(w*ux) + math.Abs(h*uy)) * g.Scale
-	radius := math.Sqrt(w*w+h*h) / 2 * g.Scale
+	// Every style spans the line through the box's centre at its angle,
+	// cut by the box's sides; a radial one's radius is half of it. Fitted
+	// on the gradient fills Photoshop drew in psd-tools' gradient-styles
+	// and gradient-sizes (linear 49 to 55 dB against 29 to 39 for the
+	// box's extent along the angle; radial 50 against 18 for half its
+	// diagonal).
+	length := boxLine(w, h, ux, uy) * g.Scale
+	radius := length / 2
 	if length <= 0 {
 		length = 1
 	}

@@ -28,7 +28,7 @@ var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
 	"ag-cmyk.psd":                           34.7, // CMYK blended in RGB: soft edges part
-	"ag-effects.psd":                        23.5,
+	"ag-effects.psd":                        23.7,
 	"ag-gradient-mode.psd":                  49.6,
 	"ag-group-drop-shadows.psd":             44.4,
 	"ag-masks.psd":                          33.0,

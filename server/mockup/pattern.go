@@ -53,9 +53,11 @@ func (r *renderer) patternFill(l *psd.Layer, p psd.PatternFill, cl *composite.La
 // tile repeats src over area from origin, scaled and turned as p says.
 // At its own size and unturned it is copied pixel for pixel (from the
 // origin rounded); otherwise each pixel samples it bilinearly at
-// (x/scale + ½, y/scale + ½) from the origin, which is how Photoshop's
-// 81 % pattern overlay of ag-pattern.psd lies (43 dB inside the shape,
-// 37 dB for the nearest pixel, 42 dB sampling pixel centres).
+// (x/scale, y/scale) from the origin when enlarged, half a pattern pixel
+// further when shrunk. Both are fitted on Photoshop's pictures: at 81 %
+// (ag-pattern.psd) the half pixel draws 50.8 dB against 41.5 without and
+// 37 for the nearest pixel; at 200 % (psd-tools' patterns.psd) no
+// offset draws its overlays exactly, half a pixel 16 dB.
 func tile(src *image.NRGBA, p psd.PatternFill, origin psd.Point, area image.Rectangle) *image.NRGBA {
 	img := image.NewNRGBA(area)
 	w, h := src.Rect.Dx(), src.Rect.Dy()
@@ -76,6 +78,10 @@ func tile(src *image.NRGBA, p psd.PatternFill, origin psd.Point, area image.Rect
 	}
 	a := p.Angle * math.Pi / 180
 	cos, sin := math.Cos(a)/p.Scale, math.Sin(a)/p.Scale
+	off := 0.0
+	if p.Scale < 1 {
+		off = 0.5
+	}
 	for y := area.Min.Y; y < area.Max.Y; y++ {
 		dy := float64(y) - origin.Y
 		row := img.Pix[img.PixOffset(area.Min.X, y):]
@@ -83,8 +89,8 @@ func tile(src *image.NRGBA, p psd.PatternFill, origin psd.Point, area image.Rect
 			dx := float64(x) - origin.X
 			// The pattern turned counter-clockwise on the screen (y
 			// down): the inverse turn finds the pattern's point.
-			u := dx*cos - dy*sin + 0.5
-			v := dx*sin + dy*cos + 0.5
+			u := dx*cos - dy*sin + off
+			v := dx*sin + dy*cos + off
 			bilinear(src, u, v, row[4*(x-area.Min.X):4*(x-area.Min.X)+4])
 		}
 	}

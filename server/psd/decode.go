@@ -48,10 +48,13 @@ const maxGroupDepth = 16
 const maxTotalPixels = 8
 
 type decoder struct {
-	lim      Limits
-	f        *File
-	embedded int64 // bytes of embedded files kept so far
-	records  []*Layer
+	lim Limits
+	// patternsRead counts the pattern records read, kept or not, against
+	// maxPatterns.
+	patternsRead int
+	f            *File
+	embedded     int64 // bytes of embedded files kept so far
+	records      []*Layer
 }
 
 // checkPixels refuses a w x h picture over the limit before anything is
@@ -165,6 +168,12 @@ func (d *decoder) checkPatterns() {
 				}
 			}
 			e.PatternOverlays = kept
+			for i, s := range e.Strokes {
+				if s.Pattern != nil && d.f.Pattern(s.Pattern.Pattern) == nil {
+					e.Strokes[i].Pattern = nil
+					d.note(l, "layer effect: stroke in a pattern (its pattern is not in the file, or not readable; drawn in its colour)")
+				}
+			}
 		}
 	}
 }

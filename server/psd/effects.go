@@ -201,6 +201,8 @@ type Stroke struct {
 	// Gradient, when set, paints the stroke instead of Color (its Blend
 	// and Opacity are the stroke's).
 	Gradient *GradientOverlay
+	// Pattern, when set, paints the stroke instead of Color.
+	Pattern *PatternFill
 }
 
 // PatternOverlay paints the layer's pixels with a pattern the file
@@ -246,7 +248,12 @@ func readPatternFill(d *descriptor) (PatternFill, bool) {
 		y, _ := ph.num("Vrtc")
 		p.Phase = Point{clampRange(x, -1e6, 1e6), clampRange(y, -1e6, 1e6)}
 	}
-	p.Linked, _ = d.get("Algn").(bool)
+	// A pattern fill layer has no Algn and starts at its reference
+	// point (patterns.psd of psd-tools' tests: each of its six fills).
+	p.Linked = true
+	if a, ok := d.get("Algn").(bool); ok {
+		p.Linked = a
+	}
 	return p, p.Pattern != ""
 }
 
@@ -362,14 +369,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		if v, ok := d.get("Styl").(enumValue); ok {
 			s.Position = map[string]string{"OutF": "outside", "InsF": "inside", "CtrF": "center"}[v.Value]
 		}
-		if v, ok := d.get("PntT").(enumValue); ok && v.Value != "SClr" {
-			if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok && v.Value == "GrFl" {
-				s.Gradient = &g
-				e.noise(g, "stroke")
-			} else {
-				e.Unread = append(e.Unread, "stroke with a pattern, a shape-burst gradient or a noise gradient not in RGB (drawn in its colour)")
-			}
-		}
+		e.strokePaint(d, &s)
 		if s.Position == "" {
 			s.Position = "outside"
 		}
@@ -407,6 +407,28 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		return nil
 	}
 	return e
+}
+
+// strokePaint reads what a stroke is painted with besides its colour:
+// a gradient or a pattern.
+func (e *Effects) strokePaint(d *descriptor, s *Stroke) {
+	v, _ := d.get("PntT").(enumValue)
+	switch v.Value {
+	case "", "SClr":
+		return
+	case "GrFl":
+		if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok {
+			s.Gradient = &g
+			e.noise(g, "stroke")
+			return
+		}
+	case "Ptrn":
+		if p, ok := readPatternFill(d); ok {
+			s.Pattern = &p
+			return
+		}
+	}
+	e.Unread = append(e.Unread, "stroke with a shape-burst gradient, a noise gradient not in RGB or no pattern named (drawn in its colour)")
 }
 
 // noise names an effect's noise gradient: drawn, but not in

@@ -47,6 +47,7 @@ func FuzzDecode(f *testing.F) {
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "lrfx", rect: image4, blocks: block("lrFX", lrfxBlock(true))}}))
 	// CMYK without its 577 KB ICC profile: header, layer and merged image.
 	f.Add(psdFile(4, 4, CMYK, []testLayer{{name: "cmyk", rect: image4, channels: []testChannel{{-1, rawChannel(16)}, {0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}, {3, rawChannel(16)}}}}))
+	f.Add(psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: effectFX("FrFX", "p", true)}}, patternBlock("p", 1, 1, []byte{compRaw, 9}, []byte{compRaw, 8}, []byte{compRaw, 7})))
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)

@@ -41,13 +41,7 @@ const maxPatternSide = 30000
 // Pattern is the embedded pattern of that ID, nil when the file has
 // none of it (or it could not be read).
 func (f *File) Pattern(id string) *Pattern {
-	id = strings.TrimRight(id, "\x00")
-	for _, p := range f.patterns {
-		if p.ID == id {
-			return p
-		}
-	}
-	return nil
+	return f.patterns[strings.TrimRight(id, "\x00")]
 }
 
 // patterns reads a Patt, Pat2 or Pat3 block: patterns one after another,
@@ -55,7 +49,8 @@ func (f *File) Pattern(id string) *Pattern {
 // read (a colour mode it does not draw, a damaged record) is skipped: an
 // effect naming it is then reported as not drawn.
 func (d *decoder) patterns(c *cursor) {
-	for c.left() >= 4 && len(d.f.patterns) < maxPatterns {
+	for c.left() >= 4 && d.patternsRead < maxPatterns {
+		d.patternsRead++
 		n := int64(c.u32())
 		rc := c.sub(n, "pattern")
 		if pad := (4 - n%4) % 4; pad > 0 {
@@ -64,8 +59,11 @@ func (d *decoder) patterns(c *cursor) {
 		if c.err != nil {
 			return
 		}
-		if p := d.pattern(rc); p != nil {
-			d.f.patterns = append(d.f.patterns, p)
+		if p := d.pattern(rc); p != nil && d.f.patterns[p.ID] == nil {
+			if d.f.patterns == nil {
+				d.f.patterns = map[string]*Pattern{}
+			}
+			d.f.patterns[p.ID] = p // the first of an ID, as Photoshop would find it
 		}
 	}
 }

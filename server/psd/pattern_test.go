@@ -3,6 +3,7 @@ package psd
 import (
 	"bytes"
 	"image"
+	"math"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -96,7 +97,11 @@ func patternBlock(id string, w, h uint32, channels ...[]byte) []byte {
 }
 
 // patternFX is an lfx2 block with a pattern overlay naming id.
-func patternFX(id string) []byte {
+func patternFX(id string) []byte { return effectFX("patternFill", id, false) }
+
+// effectFX is an lfx2 block with one effect, key, switched on and
+// naming pattern id (a stroke painted with it when stroke).
+func effectFX(key, id string, stroke bool) []byte {
 	var b builder
 	b.u32(0)  // effects version
 	b.u32(16) // descriptor version
@@ -104,13 +109,24 @@ func patternFX(id string) []byte {
 	b.u32(0)
 	b.s("null")
 	b.u32(1)
-	b.u32(11)
-	b.s("patternFill")
+	b.u32(uint32(len(key)))
+	b.s(key)
 	b.s("Objc")
 	b.u32(0)
 	b.u32(0)
 	b.s("null")
-	b.u32(2)
+	if stroke {
+		b.u32(3)
+		b.u32(0)
+		b.s("PntT")
+		b.s("enum")
+		b.u32(0)
+		b.s("FrFl")
+		b.u32(0)
+		b.s("Ptrn")
+	} else {
+		b.u32(2)
+	}
 	b.u32(0)
 	b.s("enab")
 	b.s("bool")
@@ -172,5 +188,79 @@ func TestPatternsBounded(t *testing.T) {
 				t.Fatalf("overlay kept %v, named in unsupported %v (%v); pattern read %v", drawn, named, l.Unsupported, c.read)
 			}
 		})
+	}
+}
+
+// ptflBlock is a PtFl block naming pattern id, at 50 %.
+func ptflBlock(id string) []byte {
+	var b builder
+	b.u32(16)
+	b.u32(0)
+	b.u32(0)
+	b.s("null")
+	b.u32(2)
+	b.u32(0)
+	b.s("Ptrn")
+	b.s("Objc")
+	b.u32(0)
+	b.u32(0)
+	b.s("Ptrn")
+	b.u32(1)
+	b.u32(0)
+	b.s("Idnt")
+	b.s("TEXT")
+	b.u32(uint32(len(id)))
+	for _, r := range id {
+		b.u16(uint16(r))
+	}
+	b.u32(0)
+	b.s("Scl ")
+	b.s("UntF")
+	b.s("#Prc")
+	b.u64(math.Float64bits(50))
+	return block("PtFl", b.Bytes())
+}
+
+func TestPatternFillLayer(t *testing.T) {
+	raw := append([]byte{compRaw}, 1, 2, 3, 4)
+	for _, c := range []struct {
+		name  string
+		named string
+	}{{"ok", ""}, {"missing", "pattern fill"}} {
+		b := psdFileGlobal(4, 4, RGB, []testLayer{{name: "fill", rect: image4, channels: []testChannel{{0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}}, blocks: ptflBlock(c.name)}}, patternBlock("ok", 2, 2, raw, raw, raw))
+		f, err := Decode(bytes.NewReader(b), int64(len(b)), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := f.Layers[0]
+		got := strings.Join(l.Unsupported, ",")
+		if l.Kind != KindFill || got != c.named || (l.FillPattern != nil) != (c.named == "") {
+			t.Fatalf("%s: kind %v, pattern %+v, unsupported %q", c.name, l.Kind, l.FillPattern, got)
+		}
+		if p := l.FillPattern; p != nil && (p.Scale != 0.5 || !p.Linked) {
+			t.Errorf("%s: %+v: scale 0.5 linked expected", c.name, p)
+		}
+	}
+}
+
+func TestStrokeInAPattern(t *testing.T) {
+	raw := append([]byte{compRaw}, 1, 2, 3, 4)
+	for _, c := range []struct {
+		id    string
+		named bool
+	}{{"ok", false}, {"missing", true}} {
+		b := psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, channels: []testChannel{{0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}}, blocks: effectFX("FrFX", c.id, true)}}, patternBlock("ok", 2, 2, raw, raw, raw))
+		f, err := Decode(bytes.NewReader(b), int64(len(b)), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		l := f.Layers[0]
+		if l.Effects == nil || len(l.Effects.Strokes) != 1 {
+			t.Fatalf("%s: effects %+v", c.id, l.Effects)
+		}
+		named := strings.Contains(strings.Join(l.Unsupported, ","), "stroke in a pattern")
+		if s := l.Effects.Strokes[0]; (s.Pattern == nil) != c.named || named != c.named {
+			t.Errorf("%s: stroke pattern %+v, named %v (%v)", c.id, s.Pattern, named, l.Unsupported)
+		}
 	}
 }

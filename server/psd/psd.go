@@ -205,8 +205,9 @@ type File struct {
 	// globalAngle is the document's light for effects that use it
 	// (image resource 1037), in degrees; 120 when absent.
 	globalAngle float64
-	// patterns are the patterns the file embeds (Patt, Pat2, Pat3).
-	patterns []*Pattern
+	// patterns are the patterns the file embeds (Patt, Pat2, Pat3), by
+	// ID.
+	patterns map[string]*Pattern
 }
 
 // Pixels is what drawing every layer would hold: the pixels that the
