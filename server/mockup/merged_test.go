@@ -29,7 +29,7 @@ var mergedFloor = map[string]float64{
 	"ag-blend-mode.psd":                     32.6,
 	"ag-effects.psd":                        22.8,
 	"ag-gradient-mode.psd":                  29.1,
-	"ag-group-drop-shadows.psd":             44.4,
+	"ag-group-drop-shadows.psd":             44.9,
 	"ag-masks.psd":                          33.0,
 	"ag-mesh-transform.psd":                 60.0,
 	"ag-pattern.psd":                        16.4,
