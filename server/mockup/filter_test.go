@@ -5,6 +5,8 @@ import (
 	"image"
 	"image/color"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kinohq/kino/server/psd"
@@ -71,5 +73,29 @@ func TestSmartFilterOpacity(t *testing.T) {
 		if want := (int(s) + int(f)) / 2; int(h) < want-1 || int(h) > want+1 || h == s && s != f {
 			t.Errorf("x %d: alpha %d at half opacity, sharp %d, blurred %d", x, h, s, f)
 		}
+	}
+}
+
+// TestSmartFiltersInManifest reads filtered.psd (ag-psd: a Gaussian blur
+// at half opacity and a motion blur on one smart object): the blur is
+// listed as drawn, the motion blur named as ignored, and a render's
+// mockup layer refuses the smart object.
+func TestSmartFiltersInManifest(t *testing.T) {
+	t.Parallel()
+	tpl, closer, err := Load("testdata/filtered.psd", 50_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	so, ok := tpl.Manifest.SmartObject("Design")
+	if !ok || !slices.Equal(so.Filters, []string{"gaussian blur 4 px"}) {
+		t.Errorf("smart object %+v: filters [gaussian blur 4 px] expected", so)
+	}
+	want := Feature{Path: "Design", Feature: "smart filter: Motion Blur", Action: Ignored}
+	if !slices.Contains(tpl.Manifest.Unsupported, want) {
+		t.Errorf("unsupported %+v, %+v expected", tpl.Manifest.Unsupported, want)
+	}
+	if err := CheckSplit(&tpl.Manifest, "Design", nil, nil); err == nil || !strings.Contains(err.Error(), "smart filters") {
+		t.Errorf("CheckSplit: %v, a refusal naming its smart filters expected", err)
 	}
 }
