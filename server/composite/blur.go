@@ -93,14 +93,14 @@ func reduce(ctx context.Context, img *image.NRGBA, area image.Rectangle, f int) 
 	out := make([]float32, 4*sw*sh)
 	inv := 1 / float32(f*f)
 	rows(ctx, image.Rect(0, 0, sw, sh), func(y0, y1 int) {
-		row := make([]float32, 4*area.Dx())
 		for sy := y0; sy < y1; sy++ {
 			acc := out[4*sw*sy:][:4*sw]
 			for y := area.Min.Y + sy*f; y < min(area.Min.Y+(sy+1)*f, area.Max.Y); y++ {
-				premultiply(img.Pix[img.PixOffset(area.Min.X, y):][:4*area.Dx()], row)
+				src := img.Pix[img.PixOffset(area.Min.X, y):][:4*area.Dx()]
 				for x := 0; x < area.Dx(); x++ {
-					d, p := acc[4*(x/f):][:4], row[4*x:][:4]
-					d[0], d[1], d[2], d[3] = d[0]+p[0], d[1]+p[1], d[2]+p[2], d[3]+p[3]
+					d, p := acc[4*(x/f):][:4], src[4*x:][:4]
+					al := float32(p[3]) / 255
+					d[0], d[1], d[2], d[3] = d[0]+float32(p[0])*al, d[1]+float32(p[1])*al, d[2]+float32(p[2])*al, d[3]+float32(p[3])
 				}
 			}
 			for i := range acc {
@@ -123,17 +123,19 @@ func enlarge(ctx context.Context, small []float32, sw, sh, f int, img *image.NRG
 	}
 	rows(ctx, image.Rect(0, 0, w, area.Dy()), func(y0, y1 int) {
 		row := make([]float32, 4*w)
+		mid := make([]float32, 4*sw)
 		for y := y0; y < y1; y++ {
+			// Between the two rows of small first, once for each of its
+			// pixels, then along the row for each of img's.
 			j0, j1, wy := lerpTaps((float64(y)+0.5)/float64(f)-0.5, sh)
 			r0, r1 := small[4*sw*j0:][:4*sw], small[4*sw*j1:][:4*sw]
+			for i, v := range r0 {
+				mid[i] = v + wy*(r1[i]-v)
+			}
 			for x := range w {
-				a, b, wx := 4*x0s[x], 4*x1s[x], wxs[x]
+				a, b, wx := mid[4*x0s[x]:][:4], mid[4*x1s[x]:][:4], wxs[x]
 				d := row[4*x:][:4]
-				for c := range 4 {
-					top := r0[a+c] + wx*(r0[b+c]-r0[a+c])
-					bottom := r1[a+c] + wx*(r1[b+c]-r1[a+c])
-					d[c] = top + wy*(bottom-top)
-				}
+				d[0], d[1], d[2], d[3] = a[0]+wx*(b[0]-a[0]), a[1]+wx*(b[1]-a[1]), a[2]+wx*(b[2]-a[2]), a[3]+wx*(b[3]-a[3])
 			}
 			unpremultiply(row, img.Pix[img.PixOffset(area.Min.X, area.Min.Y+y):][:4*w])
 		}

@@ -1,9 +1,15 @@
 package mockup
 
 import (
+	"context"
 	"image"
+	"image/color"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
+
+	"github.com/kinohq/kino/server/psd"
 )
 
 // TestSmartFilterBlur puts the content embedded in a smart object with a
@@ -43,5 +49,53 @@ func TestSmartFilterBlur(t *testing.T) {
 	t.Logf("blurred %.1f dB, sharp %.1f dB", blurred, sharp)
 	if blurred < 47 || blurred < sharp+10 {
 		t.Errorf("blurred design at %.1f dB (sharp %.1f): at least 47, and 10 more than sharp, expected", blurred, sharp)
+	}
+}
+
+// TestSmartFilterOpacity draws a blur at half opacity: each pixel is
+// halfway between the sharp picture and the blurred one.
+func TestSmartFilterOpacity(t *testing.T) {
+	t.Parallel()
+	sharp := image.NewNRGBA(image.Rect(0, 0, 60, 60))
+	for y := 20; y < 40; y++ {
+		for x := 20; x < 40; x++ {
+			sharp.SetNRGBA(x, y, color.NRGBA{0, 0, 255, 255})
+		}
+	}
+	full := image.NewNRGBA(sharp.Rect)
+	half := image.NewNRGBA(sharp.Rect)
+	copy(full.Pix, sharp.Pix)
+	copy(half.Pix, sharp.Pix)
+	smartFilters(context.Background(), full, []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 1}})
+	smartFilters(context.Background(), half, []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 0.5}})
+	for _, x := range []int{17, 19, 21, 30} {
+		s, f, h := sharp.NRGBAAt(x, 30).A, full.NRGBAAt(x, 30).A, half.NRGBAAt(x, 30).A
+		if want := (int(s) + int(f)) / 2; int(h) < want-1 || int(h) > want+1 || h == s && s != f {
+			t.Errorf("x %d: alpha %d at half opacity, sharp %d, blurred %d", x, h, s, f)
+		}
+	}
+}
+
+// TestSmartFiltersInManifest reads filtered.psd (ag-psd: a Gaussian blur
+// at half opacity and a motion blur on one smart object): the blur is
+// listed as drawn, the motion blur named as ignored, and a render's
+// mockup layer refuses the smart object.
+func TestSmartFiltersInManifest(t *testing.T) {
+	t.Parallel()
+	tpl, closer, err := Load("testdata/filtered.psd", 50_000_000)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer closer.Close()
+	so, ok := tpl.Manifest.SmartObject("Design")
+	if !ok || !slices.Equal(so.Filters, []string{"gaussian blur 4 px"}) {
+		t.Errorf("smart object %+v: filters [gaussian blur 4 px] expected", so)
+	}
+	want := Feature{Path: "Design", Feature: "smart filter: Motion Blur", Action: Ignored}
+	if !slices.Contains(tpl.Manifest.Unsupported, want) {
+		t.Errorf("unsupported %+v, %+v expected", tpl.Manifest.Unsupported, want)
+	}
+	if err := CheckSplit(&tpl.Manifest, "Design", nil, nil); err == nil || !strings.Contains(err.Error(), "smart filters") {
+		t.Errorf("CheckSplit: %v, a refusal naming its smart filters expected", err)
 	}
 }

@@ -17,7 +17,7 @@ import (
 func FuzzTemplate(f *testing.F) {
 	// Two Photoshop files: effects in lmfx, a layer clipped to a
 	// pass-through group.
-	for _, name := range []string{"testdata/mockup.psd", "testdata/adjusted.psd", "../psd/testdata/photoshop/pt-double-stroke.psd", "../psd/testdata/photoshop/pt-clipping-mask4.psd"} {
+	for _, name := range []string{"testdata/mockup.psd", "testdata/adjusted.psd", "testdata/filtered.psd", "../psd/testdata/photoshop/pt-double-stroke.psd", "../psd/testdata/photoshop/pt-clipping-mask4.psd"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

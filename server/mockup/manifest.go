@@ -154,8 +154,8 @@ func warpName(w *psd.Warp) string {
 // object recolours the design, and a
 // mockup without it shows the wrong colour, so it is refused; elsewhere it
 // changes the photo's grade, and is ignored with a warning. Layer effects
-// and smart filters are ignored: shadows and filters that are missing
-// leave a credible picture.
+// and smart filters kino does not draw are ignored: shadows and filters
+// that are missing leave a credible picture.
 func classify(feature string, nearSmartObject bool) string {
 	if strings.HasPrefix(feature, "adjustment") && nearSmartObject {
 		return Refused

@@ -30,7 +30,7 @@ var mergedFloor = map[string]float64{
 	"ag-cmyk.psd":                           34.7, // CMYK blended in RGB: soft edges part
 	"ag-effects.psd":                        23.7,
 	"ag-gradient-mode.psd":                  49.6,
-	"ag-group-drop-shadows.psd":             44.4,
+	"ag-group-drop-shadows.psd":             44.9,
 	"ag-masks.psd":                          33.0,
 	"ag-mesh-transform.psd":                 60.0,
 	"ag-pattern.psd":                        50.3,

@@ -314,7 +314,7 @@ type Layer struct {
 	// Effects are its layer effects switched on (lfx2), nil when none.
 	Effects *Effects
 	// Unsupported names features present but not drawn by a re-render:
-	// "layer effects", "smart filters", "adjustment: curves", ...
+	// "layer effects", "smart filter: Liquify", "adjustment: curves", ...
 	Unsupported []string
 
 	// Index is the layer's position among all records, bottom first, as

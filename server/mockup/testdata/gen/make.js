@@ -10,6 +10,8 @@
 //   bench-fx.psd 3000x3000: bench.psd's smart object with a drop shadow, a
 //               Gaussian blur smart filter (radius 3 px) and a curves
 //               adjustment clipped to it: the speed target.
+//   filtered.psd 200x200: a smart object with a Gaussian blur smart filter
+//               at half opacity and a motion blur (not drawn): a fuzz seed.
 //   screen.psd  1280x720: a desk, a smart object "Screen" (content 1280x720)
 //               in a perspective quad with a multiply shading and a hidden
 //               overlay glare clipped to it, under a bezel: the template of
@@ -129,6 +131,24 @@ function benchFX() {
   return psd;
 }
 
+function filtered() {
+  const W = 200, H = 200;
+  const bg = image(W, H, () => [235, 235, 235, 255]);
+  const so = smart('Design', 'e5c5b7e2-0000-4000-8000-000000000001', [[40, 40], [160, 50], [150, 160], [50, 150]], 100, 100);
+  const filter = (name, type, filter, opacity) => ({
+    name, opacity, blendMode: 'normal', enabled: true, hasOptions: true,
+    foregroundColor: { r: 0, g: 0, b: 0 }, backgroundColor: { r: 255, g: 255, b: 255 }, type, filter,
+  });
+  so.placedLayer.filter = {
+    enabled: true, validAtPosition: true, maskEnabled: true, maskLinked: false, maskExtendWithWhite: true,
+    list: [
+      filter('Gaussian Blur', 'gaussian blur', { radius: { units: 'Pixels', value: 4 } }, 0.5),
+      filter('Motion Blur', 'motion blur', { angle: 30, distance: { units: 'Pixels', value: 10 } }, 1),
+    ],
+  };
+  return { width: W, height: H, imageData: bg, children: [{ name: 'Background', left: 0, top: 0, right: W, bottom: H, imageData: bg }, so] };
+}
+
 function screen() {
   const W = 1280, H = 720;
   const bg = image(W, H, (x, y) => { const v = 90 + Math.floor(60 * y / H); return [v, v - 10, v - 30, 255]; });
@@ -175,6 +195,6 @@ function adjusted() {
   };
 }
 
-for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'bench-fx.psd': benchFX(), 'adjusted.psd': adjusted(), 'screen.psd': screen() })) {
+for (const [name, psd] of Object.entries({ 'mockup.psd': mockup(), 'bench.psd': bench(), 'bench-fx.psd': benchFX(), 'adjusted.psd': adjusted(), 'filtered.psd': filtered(), 'screen.psd': screen() })) {
   fs.writeFileSync(path.join(out, name), writePsdBuffer(psd, { generateThumbnail: false }));
 }
