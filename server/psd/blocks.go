@@ -143,12 +143,12 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		l.Kind = KindAdjustment
 		if l.Adjustment = readAdjustment(key, c, d.f.Mode); l.Adjustment == nil {
 			d.note(l, "adjustment: "+name)
-		} else if d.f.Mode == CMYK {
+		} else if d.f.Mode == CMYK || d.f.Mode == Lab {
 			// Photoshop adjusts a CMYK file's inks; kino, drawing in RGB,
 			// adjusts the RGB they convert to. That is still closer than
 			// not adjusting (psd-tools' six CMYK adjustment files: 11 to
 			// 23 dB drawn, 9.5 to 23 not), but not Photoshop's: named.
-			d.note(l, "adjustment: "+name+" on CMYK inks (drawn on RGB)")
+			d.note(l, "adjustment: "+name+" on "+d.f.Mode.String()+" channels (drawn on RGB)")
 		} else if p := l.Adjustment.Partial; p != "" {
 			d.note(l, "adjustment: "+p)
 		}
@@ -301,6 +301,13 @@ func descColor(d *descriptor) *color.NRGBA {
 		// Grey is a percentage of black.
 		v := clamp(255 - g*2.55)
 		return &color.NRGBA{v, v, v, 255}
+	}
+	if lum, ok := d.num("Lmnc"); ok {
+		// Lab, under D50.
+		a, _ := d.num("A   ")
+		b, _ := d.num("B   ")
+		v := xyzToSRGB(labToXYZ([3]float64{lum, a, b}))
+		return &color.NRGBA{toneMap(float32(v[0])), toneMap(float32(v[1])), toneMap(float32(v[2])), 255}
 	}
 	if k, ok := d.num("Blck"); ok {
 		// CMYK, percentages of ink: converted as a CMYK file's pixels

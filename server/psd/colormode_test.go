@@ -163,3 +163,38 @@ func TestCMYKProfile(t *testing.T) {
 		t.Errorf("a 9-byte profile read as %+v", p)
 	}
 }
+
+// TestLabFile reads a Lab document Photoshop saved at 8 and 16 bits, a
+// gradient from blue to red to yellow: its ends come out as the RGB
+// version of the same document stores them (psd-tools'
+// colormodes/4x4_8bit_rgb.psd: blue (10,0,178) at (0,0), red (255,0,0) at
+// (2,0)); the colours between differ, the gradient being interpolated in
+// Lab.
+func TestLabFile(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"pt-lab-8bit.psd", "pt-lab-16bit.psd"} {
+		f := decodeFixture(t, name)
+		if f.Mode != Lab {
+			t.Fatalf("%s: mode %v", name, f.Mode)
+		}
+		m, err := f.Composite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			at   int
+			want [3]int
+		}{{0, [3]int{10, 0, 178}}, {2, [3]int{255, 0, 0}}} {
+			p := m.Pix[4*tc.at:]
+			for c := 0; c < 3; c++ {
+				if d := int(p[c]) - tc.want[c]; d > 10 || d < -10 {
+					t.Errorf("%s: pixel %d is %v, RGB's is %v", name, tc.at, p[:3], tc.want)
+					break
+				}
+			}
+		}
+	}
+	if c := descColor(&descriptor{Keys: []string{"Lmnc", "A   ", "B   "}, Vals: []any{100.0, 0.0, 0.0}}); c.R < 254 || c.G < 254 || c.B < 254 {
+		t.Errorf("Lab white: %v", c)
+	}
+}

@@ -107,9 +107,13 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 	}
 	f.Width, f.Height = int(w), int(h)
 	switch f.Mode {
-	case RGB, Grayscale, CMYK:
+	case RGB, Grayscale, CMYK, Lab:
 	default:
 		return &UnsupportedError{Feature: f.Mode.String() + " colour mode"}
+	}
+	if (f.Mode == Lab || f.Mode == CMYK) && f.Depth == 32 {
+		// Photoshop has neither; the floats would be taken for light.
+		return &UnsupportedError{Feature: "32-bit " + f.Mode.String()}
 	}
 	switch f.Depth {
 	case 8, 16, 32:

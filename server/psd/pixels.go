@@ -73,7 +73,8 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 		}
 	}
 	toRGB := l.f.cmykConverter()
-	if grey || !alpha || cmyk {
+	lab := l.f.Mode == Lab
+	if grey || !alpha || cmyk || lab {
 		for i := 0; i+4 <= len(img.Pix); i += 4 {
 			p := img.Pix[i : i+4 : i+4]
 			if grey {
@@ -81,6 +82,9 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 			}
 			if cmyk {
 				toRGB(p, black[i/4])
+			}
+			if lab {
+				labToRGB(p)
 			}
 			if !alpha {
 				p[3] = 255
@@ -101,6 +105,14 @@ func (f *File) cmykConverter() func(p []byte, k byte) {
 		v := f.profile.rgb(p[0], p[1], p[2], k)
 		p[0], p[1], p[2] = v[0], v[1], v[2]
 	}
+}
+
+// labToRGB turns p's first three bytes, L, a and b as a Lab file stores
+// them (L 0..255 for 0..100, a and b offset by 128), into sRGB: Lab is
+// under D50, adapted to sRGB's D65 by the Bradford matrix (xyzToSRGB).
+func labToRGB(p []byte) {
+	v := xyzToSRGB(labToXYZ([3]float64{float64(p[0]) * 100 / 255, float64(p[1]) - 128, float64(p[2]) - 128}))
+	p[0], p[1], p[2] = toneMap(float32(v[0])), toneMap(float32(v[1])), toneMap(float32(v[2]))
 }
 
 // blackPlane marks, among a pixel's byte offsets, a CMYK file's K
@@ -611,6 +623,8 @@ func (f *File) finishComposite(img *image.NRGBA, black []byte, hasAlpha bool) {
 		switch f.Mode {
 		case Grayscale:
 			p[1], p[2] = p[0], p[0]
+		case Lab:
+			labToRGB(p)
 		case CMYK:
 			toRGB(p, black[i/4])
 			// The merged image's transparency is stored inverted as

@@ -110,8 +110,9 @@ const maxDescriptorItems = 1 << 18
 // ColorMode is the document's colour mode, as the header stores it.
 type ColorMode int
 
-// The colour modes of the header. RGB, Grayscale and CMYK are decoded
-// (CMYK converted to RGB, see cmykToRGB); the others are refused.
+// The colour modes of the header. RGB, Grayscale, CMYK and Lab are
+// decoded (CMYK and Lab converted to RGB: cmykProfile, labToRGB); the
+// others are refused.
 const (
 	Bitmap       ColorMode = 0
 	Grayscale    ColorMode = 1
@@ -178,8 +179,8 @@ type File struct {
 	// light); pictures are always returned at 8 bits, 32-bit colour
 	// through the sRGB curve (see toneMap).
 	Depth int
-	// Mode is RGB, Grayscale or CMYK; others are refused by name. A CMYK
-	// file's pictures are returned in RGB.
+	// Mode is RGB, Grayscale, CMYK or Lab; others are refused by name. A
+	// CMYK or Lab file's pictures are returned in RGB.
 	Mode ColorMode
 	// PSB is true for the large document format (version 2).
 	PSB bool
