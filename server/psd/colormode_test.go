@@ -198,3 +198,28 @@ func TestLabFile(t *testing.T) {
 		t.Errorf("Lab white: %v", c)
 	}
 }
+
+// TestCMYKSpotIsNotTransparency: a CMYK file's fifth channel, without
+// alpha identifiers or a merged-transparency block, is a spot ink (stored
+// as inks are, 255 for none), not the merged image's transparency.
+func TestCMYKSpotIsNotTransparency(t *testing.T) {
+	t.Parallel()
+	b := psdFile(4, 4, CMYK, nil)
+	b[13] = 5 // the header's channel count
+	for i := 0; i < 16; i++ {
+		b = append(b, 255)
+	}
+	f, err := decodeBytes(b, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Composite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 3; i < len(m.Pix); i += 4 {
+		if m.Pix[i] != 255 {
+			t.Fatalf("pixel %d: alpha %d, the spot channel taken for transparency", i/4, m.Pix[i])
+		}
+	}
+}

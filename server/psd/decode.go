@@ -204,7 +204,16 @@ func (f *File) mergedAlpha() int {
 	if f.channels <= base {
 		return -1
 	}
-	if f.mergedTransparency || len(f.alphaIDs) == 0 {
+	if f.mergedTransparency {
+		return base
+	}
+	if len(f.alphaIDs) == 0 {
+		if f.Mode == CMYK {
+			// A CMYK file's extra channels are more often spot inks
+			// (psd-tools' cmyk-spot.psd: three, no identifiers) than
+			// transparency, which an Mtrn block would have marked.
+			return -1
+		}
 		return base
 	}
 	for i, id := range f.alphaIDs {
