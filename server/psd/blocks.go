@@ -202,7 +202,7 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			return l.errorf("solid colour fill: %v", err)
 		}
 		l.Kind = KindFill
-		l.FillColor = descColor(desc.desc("Clr "))
+		l.FillColor = d.color(desc.desc("Clr "))
 	case "GdFl":
 		l.Kind = KindFill
 		d.note(l, "gradient fill")
@@ -283,6 +283,26 @@ const (
 	effectsOn
 	effectsLegacy // read from lrFX alone, no lfx2 (yet)
 )
+
+// color reads a colour descriptor as descColor does, but a CMYK one
+// through the file's ICC profile, as its pixels are, so a fill matches
+// the layers beside it. (Effects' colours are read apart from the file,
+// naively.)
+func (d *decoder) color(desc *descriptor) *color.NRGBA {
+	if desc == nil || d.f.profile == nil {
+		return descColor(desc)
+	}
+	k, ok := desc.num("Blck")
+	if !ok {
+		return descColor(desc)
+	}
+	ink := func(key string) uint8 {
+		v, _ := desc.num(key)
+		return unit8(1 - v/100)
+	}
+	rgb := d.f.profile.rgb(ink("Cyn "), ink("Mgnt"), ink("Ylw "), unit8(1-k/100))
+	return &color.NRGBA{rgb[0], rgb[1], rgb[2], 255}
+}
 
 func descColor(d *descriptor) *color.NRGBA {
 	if d == nil {

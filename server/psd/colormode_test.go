@@ -223,3 +223,19 @@ func TestCMYKSpotIsNotTransparency(t *testing.T) {
 		}
 	}
 }
+
+// TestCMYKFillThroughProfile: a CMYK file's solid colour fill is
+// converted as its pixels are, through the profile (100% black alone is
+// Photoshop's (35,31,32), not the naive conversion's (0,0,0)).
+func TestCMYKFillThroughProfile(t *testing.T) {
+	t.Parallel()
+	f := decodeFixture(t, "ag-cmyk.psd")
+	d := &decoder{f: f}
+	c := d.color(&descriptor{Keys: []string{"Cyn ", "Mgnt", "Ylw ", "Blck"}, Vals: []any{0.0, 0.0, 0.0, 100.0}})
+	if c.R != 35 || c.G != 31 || c.B != 32 {
+		t.Errorf("100%% black: %v", c)
+	}
+	if c := d.color(&descriptor{Keys: []string{"Rd  ", "Grn ", "Bl  "}, Vals: []any{10.0, 20.0, 30.0}}); c.R != 10 || c.G != 20 || c.B != 30 {
+		t.Errorf("RGB: %v", c)
+	}
+}
