@@ -177,9 +177,9 @@ func (d *decoder) resources(c *cursor) {
 				d.f.globalAngle = float64(a)
 			}
 		}
-		if id == 1039 && d.f.Mode == CMYK && rc.err == nil {
-			// The ICC profile: read within its resource, whose length
-			// the section bounds.
+		if id == 1039 && d.f.Mode == CMYK && rc.err == nil && rc.left() <= maxProfileBytes {
+			// The ICC profile; a larger one is not read (the naive
+			// conversion is used).
 			d.f.profile = parseCMYKProfile(rc.bytes(rc.left()))
 		}
 		if id == 1047 && rc.err == nil && rc.left() >= 2 {
