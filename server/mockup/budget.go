@@ -45,8 +45,11 @@ func decodeWork(f *psd.File) int64 {
 	if f.Depth == 32 {
 		w += 3
 	}
-	if f.Mode == psd.CMYK {
+	switch f.Mode {
+	case psd.CMYK:
 		w += 19
+	case psd.Lab:
+		w += 3 // like a 32-bit pixel: three samples through the sRGB curve
 	}
 	return w
 }

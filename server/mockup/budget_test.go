@@ -241,7 +241,7 @@ func TestDecodeWorkOfModes(t *testing.T) {
 	for _, tc := range []struct {
 		file string
 		want int64
-	}{{"ag-cmyk.psd", 20}, {"pt-32bit-shape.psd", 4}, {"ag-blend-mode.psd", 1}} {
+	}{{"ag-cmyk.psd", 20}, {"pt-32bit-shape.psd", 4}, {"pt-lab-8bit.psd", 4}, {"ag-blend-mode.psd", 1}} {
 		tpl, closer, err := Load("../psd/testdata/photoshop/"+tc.file, 100_000_000)
 		if err != nil {
 			t.Fatal(err)

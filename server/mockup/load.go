@@ -66,7 +66,7 @@ func Reason(err error) error {
 	switch {
 	case errors.As(err, &ue):
 		if strings.HasSuffix(ue.Feature, "colour mode") || strings.HasSuffix(ue.Feature, "depth") {
-			return fmt.Errorf("%w: the PSD uses %s, which kino does not read (it reads RGB, greyscale and CMYK at 8, 16 or 32 bits)", ErrRefused, ue.Feature)
+			return fmt.Errorf("%w: the PSD uses %s, which kino does not read (it reads RGB and greyscale at 8, 16 or 32 bits, CMYK and Lab at 8 or 16, indexed and bitmap)", ErrRefused, ue.Feature)
 		}
 		return fmt.Errorf("%w: the PSD uses %s, which kino does not read", ErrRefused, ue.Feature)
 	case errors.As(err, &fe):

@@ -68,6 +68,8 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              41.8,
 	"pt-huesaturation-saturation-rgb.psd":   46.8,
 	"pt-invert-grey.psd":                    60.0,
+	"pt-lab-16bit.psd":                      7.5, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-lab-8bit.psd":                       60.0,
 	"pt-layer-effects.psd":                  26.3,
 	"pt-layer-params.psd":                   23.7,
 	"pt-levels-grey.psd":                    45.4,
@@ -261,8 +263,8 @@ func median(v []float64) float64 {
 // modes kino reads.
 func TestReasonNamesWhatIsRead(t *testing.T) {
 	t.Parallel()
-	got := Reason(&psd.UnsupportedError{Feature: "Lab colour mode"}).Error()
-	if !strings.Contains(got, "Lab colour mode") || !strings.Contains(got, "RGB, greyscale and CMYK at 8, 16 or 32 bits") {
+	got := Reason(&psd.UnsupportedError{Feature: "duotone colour mode"}).Error()
+	if !strings.Contains(got, "duotone colour mode") || !strings.Contains(got, "RGB and greyscale at 8, 16 or 32 bits, CMYK and Lab at 8 or 16") {
 		t.Errorf("reason %q", got)
 	}
 }

@@ -120,20 +120,10 @@ func colorRecord(c *cursor) ([3]float64, bool) {
 }
 
 // labToRGB converts CIE Lab (D50, as Photoshop keeps it) to sRGB 0..1,
-// through XYZ adapted to D65 by Bradford.
+// through XYZ adapted to D65 by Bradford (labToXYZ, xyzToSRGB: the Lab
+// file's conversion).
 func labToRGB(l, a, b float64) [3]float64 {
-	fy := (l + 16) / 116
-	fx, fz := fy+a/500, fy-b/200
-	inv := func(t float64) float64 {
-		if t > 6.0/29 {
-			return t * t * t
-		}
-		return 3 * (6.0 / 29) * (6.0 / 29) * (t - 4.0/29)
-	}
-	x, y, z := 0.9642*inv(fx), inv(fy), 0.8249*inv(fz)
-	// Bradford D50 to D65, then XYZ to linear sRGB.
-	x, y, z = 0.9555766*x-0.0230393*y+0.0631636*z, -0.0282895*x+1.0099416*y+0.0210077*z, 0.0122982*x-0.0204830*y+1.3299098*z
-	lin := [3]float64{3.2404542*x - 1.5371385*y - 0.4985314*z, -0.9692660*x + 1.8760108*y + 0.0415560*z, 0.0556434*x - 0.2040259*y + 1.0572252*z}
+	lin := xyzToSRGB(labToXYZ([3]float64{l, a, b}))
 	for i, v := range lin {
 		v = math.Max(0, math.Min(1, v))
 		if v <= 0.0031308 {

@@ -145,12 +145,12 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		l.Kind = KindAdjustment
 		if l.Adjustment = readAdjustment(key, c, d.f.Mode, d.lim.MaxDescriptorDepth); l.Adjustment == nil {
 			d.note(l, "adjustment: "+name)
-		} else if d.f.Mode == CMYK {
+		} else if d.f.Mode == CMYK || d.f.Mode == Lab {
 			// Photoshop adjusts a CMYK file's inks; kino, drawing in RGB,
 			// adjusts the RGB they convert to. That is still closer than
 			// not adjusting (psd-tools' six CMYK adjustment files: 11 to
 			// 23 dB drawn, 9.5 to 23 not), but not Photoshop's: named.
-			d.note(l, "adjustment: "+name+" on CMYK inks (drawn on RGB)")
+			d.note(l, "adjustment: "+name+" on "+d.f.Mode.String()+" channels (drawn on RGB)")
 		} else if p := l.Adjustment.Partial; p != "" {
 			d.note(l, "adjustment: "+p)
 		}
@@ -204,7 +204,7 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 			return l.errorf("solid colour fill: %v", err)
 		}
 		l.Kind = KindFill
-		l.FillColor = descColor(desc.desc("Clr "))
+		l.FillColor = d.color(desc.desc("Clr "))
 	case "GdFl":
 		l.Kind = KindFill
 		d.note(l, "gradient fill")
@@ -297,6 +297,26 @@ const (
 	effectsLegacy // read from lrFX alone, no lfx2 (yet)
 )
 
+// color reads a colour descriptor as descColor does, but a CMYK one
+// through the file's ICC profile, as its pixels are, so a fill matches
+// the layers beside it. (Effects' colours are read apart from the file,
+// naively.)
+func (d *decoder) color(desc *descriptor) *color.NRGBA {
+	if desc == nil || d.f.profile == nil {
+		return descColor(desc)
+	}
+	k, ok := desc.num("Blck")
+	if !ok {
+		return descColor(desc)
+	}
+	ink := func(key string) uint8 {
+		v, _ := desc.num(key)
+		return unit8(1 - v/100)
+	}
+	rgb := d.f.profile.rgb(ink("Cyn "), ink("Mgnt"), ink("Ylw "), unit8(1-k/100))
+	return &color.NRGBA{rgb[0], rgb[1], rgb[2], 255}
+}
+
 func descColor(d *descriptor) *color.NRGBA {
 	if d == nil {
 		return &color.NRGBA{A: 255}
@@ -314,6 +334,13 @@ func descColor(d *descriptor) *color.NRGBA {
 		// Grey is a percentage of black.
 		v := clamp(255 - g*2.55)
 		return &color.NRGBA{v, v, v, 255}
+	}
+	if lum, ok := d.num("Lmnc"); ok {
+		// Lab, under D50.
+		a, _ := d.num("A   ")
+		b, _ := d.num("B   ")
+		v := xyzToSRGB(labToXYZ([3]float64{lum, a, b}))
+		return &color.NRGBA{toneMap(float32(v[0])), toneMap(float32(v[1])), toneMap(float32(v[2])), 255}
 	}
 	if k, ok := d.num("Blck"); ok {
 		// CMYK, percentages of ink: converted as a CMYK file's pixels

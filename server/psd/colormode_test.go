@@ -163,3 +163,79 @@ func TestCMYKProfile(t *testing.T) {
 		t.Errorf("a 9-byte profile read as %+v", p)
 	}
 }
+
+// TestLabFile reads a Lab document Photoshop saved at 8 and 16 bits, a
+// gradient from blue to red to yellow: its ends come out as the RGB
+// version of the same document stores them (psd-tools'
+// colormodes/4x4_8bit_rgb.psd: blue (10,0,178) at (0,0), red (255,0,0) at
+// (2,0)); the colours between differ, the gradient being interpolated in
+// Lab.
+func TestLabFile(t *testing.T) {
+	t.Parallel()
+	for _, name := range []string{"pt-lab-8bit.psd", "pt-lab-16bit.psd"} {
+		f := decodeFixture(t, name)
+		if f.Mode != Lab {
+			t.Fatalf("%s: mode %v", name, f.Mode)
+		}
+		m, err := f.Composite()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tc := range []struct {
+			at   int
+			want [3]int
+		}{{0, [3]int{10, 0, 178}}, {2, [3]int{255, 0, 0}}} {
+			p := m.Pix[4*tc.at:]
+			for c := 0; c < 3; c++ {
+				if d := int(p[c]) - tc.want[c]; d > 10 || d < -10 {
+					t.Errorf("%s: pixel %d is %v, RGB's is %v", name, tc.at, p[:3], tc.want)
+					break
+				}
+			}
+		}
+	}
+	if c := descColor(&descriptor{Keys: []string{"Lmnc", "A   ", "B   "}, Vals: []any{100.0, 0.0, 0.0}}); c.R < 254 || c.G < 254 || c.B < 254 {
+		t.Errorf("Lab white: %v", c)
+	}
+}
+
+// TestCMYKSpotIsNotTransparency: a CMYK file's fifth channel, without
+// alpha identifiers or a merged-transparency block, is a spot ink (stored
+// as inks are, 255 for none), not the merged image's transparency.
+func TestCMYKSpotIsNotTransparency(t *testing.T) {
+	t.Parallel()
+	b := psdFile(4, 4, CMYK, nil)
+	b[13] = 5 // the header's channel count
+	for i := 0; i < 16; i++ {
+		b = append(b, 255)
+	}
+	f, err := decodeBytes(b, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := f.Composite()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := 3; i < len(m.Pix); i += 4 {
+		if m.Pix[i] != 255 {
+			t.Fatalf("pixel %d: alpha %d, the spot channel taken for transparency", i/4, m.Pix[i])
+		}
+	}
+}
+
+// TestCMYKFillThroughProfile: a CMYK file's solid colour fill is
+// converted as its pixels are, through the profile (100% black alone is
+// Photoshop's (35,31,32), not the naive conversion's (0,0,0)).
+func TestCMYKFillThroughProfile(t *testing.T) {
+	t.Parallel()
+	f := decodeFixture(t, "ag-cmyk.psd")
+	d := &decoder{f: f}
+	c := d.color(&descriptor{Keys: []string{"Cyn ", "Mgnt", "Ylw ", "Blck"}, Vals: []any{0.0, 0.0, 0.0, 100.0}})
+	if c.R != 35 || c.G != 31 || c.B != 32 {
+		t.Errorf("100%% black: %v", c)
+	}
+	if c := d.color(&descriptor{Keys: []string{"Rd  ", "Grn ", "Bl  "}, Vals: []any{10.0, 20.0, 30.0}}); c.R != 10 || c.G != 20 || c.B != 30 {
+		t.Errorf("RGB: %v", c)
+	}
+}

@@ -13,7 +13,7 @@ import (
 // DefaultLimits'.
 func Decode(r io.ReaderAt, size int64, lim Limits) (*File, error) {
 	lim = lim.withDefaults()
-	d := &decoder{lim: lim, f: &File{Linked: map[string]*LinkedFile{}, globalAngle: 120}}
+	d := &decoder{lim: lim, f: &File{Linked: map[string]*LinkedFile{}, globalAngle: 120, transparentIndex: -1}}
 	d.f.r = readerAt{r: r, size: size}
 	d.f.lim = lim
 	if err := d.decode(r, size); err != nil {
@@ -110,14 +110,19 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 	}
 	f.Width, f.Height = int(w), int(h)
 	switch f.Mode {
-	case RGB, Grayscale, CMYK:
+	case RGB, Grayscale, CMYK, Lab, Indexed, Bitmap:
 	default:
 		return &UnsupportedError{Feature: f.Mode.String() + " colour mode"}
 	}
+	if (f.Mode == Bitmap) != (f.Depth == 1) || (f.Mode == Indexed && f.Depth != 8) {
+		return errorf("header: depth %d for %s", f.Depth, f.Mode)
+	}
+	if (f.Mode == Lab || f.Mode == CMYK) && f.Depth == 32 {
+		// Photoshop has neither; the floats would be taken for light.
+		return &UnsupportedError{Feature: "32-bit " + f.Mode.String()}
+	}
 	switch f.Depth {
-	case 8, 16, 32:
-	case 1:
-		return &UnsupportedError{Feature: fmt.Sprintf("%d-bit depth", f.Depth)}
+	case 1, 8, 16, 32:
 	default:
 		return errorf("header: depth %d (1, 8, 16 or 32 expected)", f.Depth)
 	}
@@ -125,9 +130,17 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 		return errorf("header: %d channels for %s (at least %d needed)", f.channels, f.Mode, f.baseChannels())
 	}
 
-	// Colour mode data: only indexed and duotone files have any.
+	// Colour mode data: only indexed and duotone files have any; an
+	// indexed file's is its palette, 256 reds, then greens, then blues.
 	c.what = "colour mode data"
-	c.skip(int64(c.u32()))
+	if n := int64(c.u32()); f.Mode == Indexed && c.err == nil {
+		if n != 768 {
+			return errorf("colour mode data: an indexed file's palette of %d bytes (768 expected)", n)
+		}
+		f.palette = c.bytes(n)
+	} else {
+		c.skip(n)
+	}
 	// Image resources: only the alpha channels' identifiers matter, to
 	// tell the merged image's transparency from saved selections.
 	c.what = "image resources"
@@ -197,10 +210,14 @@ func (d *decoder) resources(c *cursor) {
 				d.f.globalAngle = float64(a)
 			}
 		}
-		if id == 1039 && d.f.Mode == CMYK && rc.err == nil {
-			// The ICC profile: read within its resource, whose length
-			// the section bounds.
+		if id == 1039 && d.f.Mode == CMYK && rc.err == nil && rc.left() <= maxProfileBytes {
+			// The ICC profile; a larger one is not read (the naive
+			// conversion is used).
 			d.f.profile = parseCMYKProfile(rc.bytes(rc.left()))
+		}
+		if id == 1047 && rc.err == nil && rc.left() >= 2 {
+			// An indexed file's transparent colour.
+			d.f.transparentIndex = int(rc.u16())
 		}
 		if id == 1053 && rc.err == nil && rc.left()/4 <= 56 {
 			d.f.alphaIDs = make([]uint32, rc.left()/4)
@@ -220,7 +237,16 @@ func (f *File) mergedAlpha() int {
 	if f.channels <= base {
 		return -1
 	}
-	if f.mergedTransparency || len(f.alphaIDs) == 0 {
+	if f.mergedTransparency {
+		return base
+	}
+	if len(f.alphaIDs) == 0 {
+		if f.Mode == CMYK {
+			// A CMYK file's extra channels are more often spot inks
+			// (psd-tools' cmyk-spot.psd: three, no identifiers) than
+			// transparency, which an Mtrn block would have marked.
+			return -1
+		}
 		return base
 	}
 	for i, id := range f.alphaIDs {
@@ -235,7 +261,7 @@ func (f *File) mergedAlpha() int {
 
 func (f *File) baseChannels() int {
 	switch f.Mode {
-	case Grayscale:
+	case Grayscale, Indexed, Bitmap:
 		return 1
 	case CMYK:
 		return 4

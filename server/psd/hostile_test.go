@@ -189,7 +189,7 @@ func TestHostileFiles(t *testing.T) {
 			b[13] = 3 // the header's channel count
 			return b
 		}(), Limits{}, "decode", "3 channels for CMYK (at least 4 needed)"},
-		{"Lab", psdFile(4, 4, Lab, nil), Limits{}, "decode", "Lab colour mode"},
+		{"duotone", psdFile(4, 4, Duotone, nil), Limits{}, "decode", "duotone colour mode"},
 		{"layer over the limit", psdFile(8, 8, RGB, []testLayer{{name: "huge", rect: image.Rect(0, 0, 30000, 30000), channels: []testChannel{{0, rawChannel(4)}}}}), Limits{}, "decode", `layer 0 "huge": bounds: 30000x30000 pixels is over the limit`},
 		{"channel length past the section", func() []byte {
 			l := good
@@ -293,9 +293,9 @@ func TestHostileFiles(t *testing.T) {
 	}
 
 	t.Run("unsupported by name", func(t *testing.T) {
-		_, err := decodeBytes(psdFile(4, 4, Lab, nil), Limits{})
+		_, err := decodeBytes(psdFile(4, 4, Multichannel, nil), Limits{})
 		var ue *UnsupportedError
-		if !errors.As(err, &ue) || ue.Feature != "Lab colour mode" {
+		if !errors.As(err, &ue) || ue.Feature != "multichannel colour mode" {
 			t.Fatalf("error %v", err)
 		}
 	})

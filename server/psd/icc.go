@@ -26,6 +26,10 @@ type cmykProfile struct {
 	nodes   []float32       // linear sRGB at each CLUT entry
 }
 
+// maxProfileBytes bounds the ICC profile read (held while it is parsed):
+// U.S. Web Coated (SWOP) v2 takes 557 KB.
+const maxProfileBytes = 8 << 20
+
 // maxProfileGrid bounds the CLUT a side: 4 inputs make grid^4 entries,
 // each kept as 3 words and 3 floats (17 is 83,521 entries, 1.5 MB); U.S.
 // Web Coated (SWOP) v2 has 9. A profile with more is not read.

@@ -119,7 +119,7 @@ func (d *decoder) pattern(c *cursor) *Pattern {
 			return nil // a channel that does not cover the pattern: not drawn
 		}
 		pl := patternPlane{index: i, off: vc.pos, end: vc.end, comp: comp, bpc: int(depth / 8)}
-		if minBytes(uint16(comp), p.Width, p.Height, pl.bpc, 2) > pl.end-pl.off {
+		if minBytes(uint16(comp), p.Width*pl.bpc, p.Height, 2) > pl.end-pl.off {
 			return nil
 		}
 		p.planes = append(p.planes, pl)

@@ -25,7 +25,7 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 	if w == 0 || h == 0 || l.Kind == KindGroup {
 		return image.NewNRGBA(l.Rect), nil
 	}
-	grey, cmyk := l.f.Mode == Grayscale, l.f.Mode == CMYK
+	grey, cmyk := l.f.oneChannel(), l.f.Mode == CMYK
 	alpha := false
 	dsts := make([]int, len(l.channels)) // byte offset in each pixel, -1 to skip
 	for i := range l.channels {
@@ -73,14 +73,18 @@ func (l *Layer) Image() (*image.NRGBA, error) {
 		}
 	}
 	toRGB := l.f.cmykConverter()
-	if grey || !alpha || cmyk {
+	lab := l.f.Mode == Lab
+	if grey || !alpha || cmyk || lab {
 		for i := 0; i+4 <= len(img.Pix); i += 4 {
 			p := img.Pix[i : i+4 : i+4]
 			if grey {
-				p[1], p[2] = p[0], p[0]
+				l.f.spread(p)
 			}
 			if cmyk {
 				toRGB(p, black[i/4])
+			}
+			if lab {
+				labPixelToRGB(p)
 			}
 			if !alpha {
 				p[3] = 255
@@ -101,6 +105,35 @@ func (f *File) cmykConverter() func(p []byte, k byte) {
 		v := f.profile.rgb(p[0], p[1], p[2], k)
 		p[0], p[1], p[2] = v[0], v[1], v[2]
 	}
+}
+
+// oneChannel says whether the file's colour is one channel: grey, a
+// palette index, or bits.
+func (f *File) oneChannel() bool {
+	return f.Mode == Grayscale || f.Mode == Indexed || f.Mode == Bitmap
+}
+
+// spread makes RGB of the one channel decoded into p[0]: grey (a bitmap's
+// bits decode to grey 0 or 255) or a palette index, whose transparent
+// colour clears the alpha.
+func (f *File) spread(p []byte) {
+	if f.Mode != Indexed {
+		p[1], p[2] = p[0], p[0]
+		return
+	}
+	i := int(p[0])
+	p[0], p[1], p[2] = f.palette[i], f.palette[256+i], f.palette[512+i]
+	if i == f.transparentIndex {
+		p[3] = 0
+	}
+}
+
+// labPixelToRGB turns p's first three bytes, L, a and b as a Lab file stores
+// them (L 0..255 for 0..100, a and b offset by 128), into sRGB: Lab is
+// under D50, adapted to sRGB's D65 by the Bradford matrix (xyzToSRGB).
+func labPixelToRGB(p []byte) {
+	v := xyzToSRGB(labToXYZ([3]float64{float64(p[0]) * 100 / 255, float64(p[1]) - 128, float64(p[2]) - 128}))
+	p[0], p[1], p[2] = toneMap(float32(v[0])), toneMap(float32(v[1])), toneMap(float32(v[2]))
 }
 
 // blackPlane marks, among a pixel's byte offsets, a CMYK file's K
@@ -167,7 +200,15 @@ func (f *File) plane(c *cursor, comp uint16, counts []uint32, w, h int, dst []by
 // not an alpha (a 32-bit colour is tone-mapped, its alpha is not).
 func (f *File) planeDepth(c *cursor, comp uint16, counts []uint32, w, h int, dst []byte, at, stride, bpc int, colour bool) error {
 	put := func(row []byte, bpc int, dst []byte, stride int) { putRow(row, bpc, dst, stride, colour) }
-	rowBytes := w * bpc
+	rowBytes := f.rowBytes(w)
+	if f.Depth == 1 {
+		// A bitmap's bits: 1 is black.
+		put = func(row []byte, _ int, dst []byte, stride int) {
+			for x := 0; x < w; x++ {
+				dst[x*stride] = 255 * (1 - row[x>>3]>>(7-x&7)&1)
+			}
+		}
+	}
 	switch comp {
 	case compRaw:
 		if int64(rowBytes)*int64(h) > c.left() {
@@ -206,7 +247,7 @@ func (f *File) planeDepth(c *cursor, comp uint16, counts []uint32, w, h int, dst
 			return errorf("RLE data: %v", err)
 		}
 		c.pos += total
-		if bpc == 1 {
+		if bpc == 1 && f.Depth == 8 {
 			// Unpacked straight into the picture: no row in between.
 			for y, n := range counts {
 				if err := unpackBitsTo(packed[:n], dst[(y*w)*stride+at:], w, stride); err != nil {
@@ -484,7 +525,7 @@ func unpackBitsTo(src, dst []byte, n, stride int) error {
 func (f *File) skipPlane(c *cursor, comp uint16, counts []uint32, w, h int) error {
 	var n int64
 	if comp == compRaw {
-		n = int64(w) * int64(h) * int64(f.Depth/8)
+		n = int64(f.rowBytes(w)) * int64(h)
 	}
 	for _, k := range counts {
 		n += int64(k)
@@ -494,6 +535,15 @@ func (f *File) skipPlane(c *cursor, comp uint16, counts []uint32, w, h int) erro
 	}
 	c.pos += n
 	return nil
+}
+
+// rowBytes is the bytes of a row of w samples: a bitmap's are bits,
+// rounded up to a byte.
+func (f *File) rowBytes(w int) int {
+	if f.Depth == 1 {
+		return (w + 7) / 8
+	}
+	return w * (f.Depth / 8)
 }
 
 // checkChannel refuses a channel whose data is too short for its w x h
@@ -511,7 +561,7 @@ func (f *File) checkChannel(ch *channelInfo, w, h int) error {
 	if f.PSB {
 		countSize = 4
 	}
-	if need := minBytes(comp, w, h, f.Depth/8, countSize); need > c.left() {
+	if need := minBytes(comp, f.rowBytes(w), h, countSize); need > c.left() {
 		return errorf("%d bytes of data cannot hold %dx%d samples (%d needed at least)", c.left(), w, h, need)
 	}
 	return nil
@@ -522,8 +572,8 @@ func (f *File) checkChannel(ch *channelInfo, w, h int) error {
 // included): raw needs every byte, PackBits 2 bytes per 128 of a row, and
 // deflate cannot shrink more than 1032 to 1. Checking it first refuses a
 // large declared size with little data behind it before any allocation.
-func minBytes(comp uint16, w, h, bpc, countSize int) int64 {
-	row := int64(w) * int64(bpc)
+func minBytes(comp uint16, rowBytes, h, countSize int) int64 {
+	row := int64(rowBytes)
 	switch comp {
 	case compRaw:
 		return row * int64(h)
@@ -566,7 +616,7 @@ func (f *File) Composite() (*image.NRGBA, error) {
 		counts = all
 	}
 	// Refuse data too short for the picture before allocating it.
-	if need := minBytes(comp, w, h*(last+1), f.Depth/8, 0); need > c.left() {
+	if need := minBytes(comp, f.rowBytes(w), h*(last+1), 0); need > c.left() {
 		return nil, errorf("merged image: %d bytes of data cannot hold %d channels of %dx%d", c.left(), last+1, w, h)
 	}
 	img := image.NewNRGBA(image.Rect(0, 0, w, h))
@@ -615,8 +665,10 @@ func (f *File) finishComposite(img *image.NRGBA, black []byte, hasAlpha bool) {
 	for i := 0; i < len(img.Pix); i += 4 {
 		p := img.Pix[i : i+4 : i+4]
 		switch f.Mode {
-		case Grayscale:
-			p[1], p[2] = p[0], p[0]
+		case Grayscale, Indexed, Bitmap:
+			f.spread(p)
+		case Lab:
+			labPixelToRGB(p)
 		case CMYK:
 			toRGB(p, black[i/4])
 			// The merged image's transparency is stored inverted as

@@ -110,8 +110,9 @@ const maxDescriptorItems = 1 << 18
 // ColorMode is the document's colour mode, as the header stores it.
 type ColorMode int
 
-// The colour modes of the header. RGB, Grayscale and CMYK are decoded
-// (CMYK converted to RGB, see cmykToRGB); the others are refused.
+// The colour modes of the header. RGB, Grayscale, CMYK, Lab, Indexed and
+// Bitmap are decoded (converted to RGB: cmykProfile, labPixelToRGB, the
+// palette, black and white); the others are refused.
 const (
 	Bitmap       ColorMode = 0
 	Grayscale    ColorMode = 1
@@ -174,12 +175,12 @@ func errorf(format string, args ...any) error {
 // several goroutines at once (io.ReaderAt allows parallel reads).
 type File struct {
 	Width, Height int
-	// Depth is the file's bits per channel, 8, 16 or 32 (floats in linear
+	// Depth is the file's bits per channel, 1 (Bitmap), 8, 16 or 32 (floats in linear
 	// light); pictures are always returned at 8 bits, 32-bit colour
 	// through the sRGB curve (see toneMap).
 	Depth int
-	// Mode is RGB, Grayscale or CMYK; others are refused by name. A CMYK
-	// file's pictures are returned in RGB.
+	// Mode is RGB, Grayscale, CMYK, Lab, Indexed or Bitmap; others are
+	// refused by name. Pictures are returned in RGB whatever the mode.
 	Mode ColorMode
 	// PSB is true for the large document format (version 2).
 	PSB bool
@@ -199,6 +200,11 @@ type File struct {
 	// first extra channel is its transparency.
 	mergedTransparency bool
 	pixels             int64 // see Pixels
+	// palette is an indexed file's colours: 256 reds, greens, blues.
+	palette []byte
+	// transparentIndex is an indexed file's transparent colour, -1 for
+	// none (image resource 1047).
+	transparentIndex int
 	// profile converts a CMYK file's pixels to RGB, nil when the file
 	// has no ICC profile kino reads.
 	profile *cmykProfile

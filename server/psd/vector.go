@@ -153,7 +153,7 @@ func (d *decoder) readVectorStroke(l *Layer, c *cursor) {
 	}
 	s.Dashed = len(desc.list("strokeStyleLineDashSet")) > 0
 	if content := desc.desc("strokeStyleContent"); content != nil && content.desc("Clr ") != nil {
-		s.Color = descColor(content.desc("Clr "))
+		s.Color = d.color(content.desc("Clr "))
 	}
 	l.Stroke = s
 }
@@ -167,7 +167,7 @@ func (d *decoder) readVectorFill(l *Layer, c *cursor) {
 		return
 	}
 	if desc.desc("Clr ") != nil && l.FillColor == nil {
-		l.FillColor = descColor(desc.desc("Clr "))
+		l.FillColor = d.color(desc.desc("Clr "))
 	}
 	if desc.desc("Clr ") == nil {
 		l.vectorFillOther = true
