@@ -8,7 +8,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/yuva"
@@ -226,23 +229,98 @@ func (p *planner) unitPicture(l Layer, lay textLayout) (*image.NRGBA, error) {
 	return d.shadow, nil
 }
 
+// maxDrawers bounds the goroutines that draw one layer's frames.
+const maxDrawers = 4
+
 // draw writes the frames to w, each the units' pictures (sprites) placed
 // on a canvas of empty; it stops when ctx is done. Its CPU time goes to
-// ctx's meter.
+// ctx's meter. The frames are drawn by as many goroutines as the process
+// has CPUs (at most maxDrawers), each a frame of its turn, each at most
+// two frames ahead of w; a frame that places every unit as the frame
+// before it is that frame again, not drawn twice (words at rest).
 func (wf wordFrames) draw(ctx context.Context, w io.Writer, sprites []*yuva.Picture, empty color.NRGBA) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := max(1, min(runtime.GOMAXPROCS(0), maxDrawers, wf.frames()))
+	drawers := make([]*frameDrawer, workers)
+	var wg sync.WaitGroup
+	for i := range drawers {
+		d := &frameDrawer{done: make(chan *yuva.Picture, 2), free: make(chan *yuva.Picture, 2)}
+		d.free <- yuva.New(wf.canvas.w, wf.canvas.h)
+		d.free <- yuva.New(wf.canvas.w, wf.canvas.h)
+		drawers[i] = d
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer meter.Thread(ctx)()
+			d.run(ctx, wf, wf.first+i, workers, sprites, empty)
+		}()
+	}
+	err := wf.write(ctx, w, drawers)
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// write writes the frames the drawers draw to w, in order: frame n is
+// drawer (n-first) mod len(drawers)'s. A frame sent as nil is the one
+// before it again.
+func (wf wordFrames) write(ctx context.Context, w io.Writer, drawers []*frameDrawer) error {
 	defer meter.Thread(ctx)()
-	frame := yuva.New(wf.canvas.w, wf.canvas.h)
-	var scaler yuva.Scaler
-	var places []unitPlace
+	var last *yuva.Picture
+	var lastFrom *frameDrawer
 	for n := wf.first; n < wf.end; n++ {
-		if err := ctx.Err(); err != nil {
+		d := drawers[(n-wf.first)%len(drawers)]
+		var pic *yuva.Picture
+		select {
+		case pic = <-d.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if pic != nil {
+			// The frame before goes back to the drawer it came from.
+			if last != nil {
+				lastFrom.free <- last
+			}
+			last, lastFrom = pic, d
+		}
+		if _, err := last.WriteTo(w); err != nil {
 			return err
 		}
-		frame.Fill(empty)
+	}
+	return nil
+}
+
+// frameDrawer draws every so many frames of a layer's words into the
+// pictures it is given back (free), sending each on done.
+type frameDrawer struct {
+	done, free chan *yuva.Picture
+}
+
+// run draws frames from, from+step, … up to wf.end, until ctx is done.
+func (d *frameDrawer) run(ctx context.Context, wf wordFrames, from, step int, sprites []*yuva.Picture, empty color.NRGBA) {
+	var scaler yuva.Scaler
+	var places, before []unitPlace
+	for n := from; n < wf.end; n += step {
 		places = wf.at(n, places[:0])
+		if n > wf.first {
+			if before = wf.at(n-1, before[:0]); slices.Equal(places, before) {
+				if !d.send(ctx, nil) {
+					return
+				}
+				continue
+			}
+		}
+		var frame *yuva.Picture
+		select {
+		case frame = <-d.free:
+		case <-ctx.Done():
+			return
+		}
+		frame.Fill(empty)
 		for _, pl := range places {
 			s := sprites[pl.unit]
 			if pl.w != s.W || pl.h != s.H {
@@ -250,9 +328,18 @@ func (wf wordFrames) draw(ctx context.Context, w io.Writer, sprites []*yuva.Pict
 			}
 			frame.Draw(s, pl.x-wf.canvas.x, pl.y-wf.canvas.y, pl.alpha)
 		}
-		if _, err := frame.WriteTo(w); err != nil {
-			return err
+		if !d.send(ctx, frame) {
+			return
 		}
 	}
-	return nil
+}
+
+// send sends frame on done, false when ctx is done first.
+func (d *frameDrawer) send(ctx context.Context, frame *yuva.Picture) bool {
+	select {
+	case d.done <- frame:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }
