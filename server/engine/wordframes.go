@@ -32,15 +32,28 @@ import (
 // 30 fps is 32 MB (1042×206 pixels a frame, the words and where they
 // slide from). They are drawn as Command.WriteFiles writes them,
 // one frame in memory at a time, and a command draws at most
-// maxDrawnBytes of them; the animations past that are ffmpeg's filters,
+// MaxDrawnBytes of them; the animations past that are ffmpeg's filters,
 // as before, which need no disk. A still or a preview draws its one
 // frame, a part of a split render the frames it shows.
 
-// maxDrawnBytes bounds the frames of words that move one command draws
+// MaxDrawnBytes bounds the frames of words that move one command draws
 // into its working folder: five 1280×720 layers of 20 words coming in
 // over 2 s at 30 fps take 140 MB; a 1920×1080 caption box of 1600×300
 // coming in and going out over 2 s each, 145 MB.
-const maxDrawnBytes = 512 << 20
+const MaxDrawnBytes = 512 << 20
+
+// DrawnBytes is the most the commands of the scene write into their
+// working folder as frames of words that move: MaxDrawnBytes when a
+// layer's words or letters enter or exit in turn, 0 when none do. A
+// render's attempt needs that much disk beside its output and downloads.
+func (s *Scene) DrawnBytes() int64 {
+	for _, l := range s.Layers {
+		if m := l.Motion; m != nil && (m.Enter != nil && m.Enter.By != "" || m.Exit != nil && m.Exit.By != "") {
+			return MaxDrawnBytes
+		}
+	}
+	return 0
+}
 
 // unitPlace is where a unit of text animated by unit is drawn on one
 // frame: its picture's top left and size (scaled when not the

@@ -226,3 +226,23 @@ func TestDrawWordsInParallel(t *testing.T) {
 	t.Logf("%d frames, %d of them at rest", len(one)/size, rests)
 	assert.Greater(t, rests, 10, "words rest between their moves")
 }
+
+// TestDrawnBytes: a scene whose words or letters move needs room for the
+// frames kino may draw of them; one whose text moves whole, none.
+func TestDrawnBytes(t *testing.T) {
+	t.Parallel()
+	for enter, want := range map[string]int64{
+		`{"type":"slide","side":"left","by":"word"}`: MaxDrawnBytes,
+		`{"type":"fade","by":"letter"}`:              MaxDrawnBytes,
+		`{"type":"slide","side":"left"}`:             0,
+	} {
+		s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":25,"duration":3,"layers":[
+			{"type":"text","text":"still"},{"type":"text","text":"one two","enter":`+enter+`}]}`), nil, DefaultLimits())
+		require.NoError(t, err)
+		assert.Equal(t, want, s.DrawnBytes(), enter)
+	}
+	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":25,"duration":3,"layers":[
+		{"type":"text","text":"one two","exit":{"type":"fade","by":"word"}}]}`), nil, DefaultLimits())
+	require.NoError(t, err)
+	assert.Equal(t, int64(MaxDrawnBytes), s.DrawnBytes(), "exit")
+}
