@@ -110,17 +110,19 @@ type Attempt struct {
 
 // Begin starts an attempt under parent, which ends when the job is
 // cancelled, taken over or handed back, and at timeout. It fails, to be
-// tried again later, when the disk has too little room for it. name
+// tried again later, when the disk has too little room for it: its
+// largest output, --min-free-disk and scratchBytes, the most it writes
+// in its working folder beside them (a render's frames of words that move). name
 // prefixes the working folder; words name its failures.
-func Begin(parent context.Context, env *Env, words Words, timeout time.Duration, name string, log *slog.Logger) (*Attempt, *jobs.Failure) {
-	if need := env.MaxOutputBytes + env.MinFreeDisk; need > 0 {
+func Begin(parent context.Context, env *Env, words Words, timeout time.Duration, scratchBytes int64, name string, log *slog.Logger) (*Attempt, *jobs.Failure) {
+	if need := env.MaxOutputBytes + env.MinFreeDisk + max(scratchBytes, 0); need > 0 {
 		// A full disk fails the attempt here, cleanly, on this node or
 		// another, rather than part way through a download or an encode,
 		// for this job and every other on the node.
 		if err := scratch.Room(env.TempDir, need); err != nil {
 			log.Warn("too little free disk to start a "+words.Job+"; handed back", "err", err)
 			return nil, &jobs.Failure{Code: jobs.CodeNoDiskSpace, Retry: true,
-				Message: "the node had too little free disk space to start the " + words.Job + " (it needs the largest output, --max-output-size, and --min-free-disk); it was tried again until its attempts ran out"}
+				Message: "the node had too little free disk space to start the " + words.Job + " (it needs the largest output, --max-output-size, and --min-free-disk, and a render whose words move up to 512 MiB more for their frames); it was tried again until its attempts ran out"}
 		}
 	}
 	dir, err := os.MkdirTemp(env.TempDir, name+"-")

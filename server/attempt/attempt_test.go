@@ -33,7 +33,7 @@ func env(t *testing.T) *attempt.Env {
 
 func begin(t *testing.T, parent context.Context, timeout time.Duration) *attempt.Attempt {
 	t.Helper()
-	a, f := attempt.Begin(parent, env(t), words, timeout, "test", slog.New(slog.NewTextHandler(io.Discard, nil)))
+	a, f := attempt.Begin(parent, env(t), words, timeout, 0, "test", slog.New(slog.NewTextHandler(io.Discard, nil)))
 	require.Nil(t, f)
 	t.Cleanup(a.End)
 	return a
@@ -137,13 +137,19 @@ func TestOneDeadlineCoversDownloads(t *testing.T) {
 func TestBeginNeedsRoom(t *testing.T) {
 	t.Parallel()
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	_, f := attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1 << 62}, words, time.Minute, "test", log)
+	_, f := attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1 << 62}, words, time.Minute, 0, "test", log)
 	require.NotNil(t, f)
 	assert.Equal(t, jobs.CodeNoDiskSpace, f.Code)
 	assert.True(t, f.Retry)
 	assert.Contains(t, f.Message, "to start the job")
 
-	a, f := attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1}, words, time.Minute, "test", log)
+	// The bytes it writes beside its output (a render's frames of words
+	// that move) count too.
+	_, f = attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1}, words, time.Minute, 1<<62, "test", log)
+	require.NotNil(t, f)
+	assert.Equal(t, jobs.CodeNoDiskSpace, f.Code)
+
+	a, f := attempt.Begin(context.Background(), &attempt.Env{TempDir: t.TempDir(), MinFreeDisk: 1}, words, time.Minute, 0, "test", log)
 	require.Nil(t, f)
 	assert.DirExists(t, a.Dir)
 	a.End()

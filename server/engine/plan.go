@@ -32,7 +32,7 @@ type Command struct {
 	// drawn are files beside Files that WriteFiles draws as it writes
 	// them, frame by frame, rather than hold in memory: the frames of
 	// text whose words or letters move (wordframes.go), up to
-	// maxDrawnBytes a command.
+	// MaxDrawnBytes a command.
 	drawn map[string]func(io.Writer) error
 }
 
@@ -77,7 +77,7 @@ type Inputs struct {
 	// Fonts are the node's fallback fonts, tried for each character the
 	// layer's own fonts lack; nil falls back to none.
 	Fonts *glyphs.Machine
-	// drawBudget replaces maxDrawnBytes when not 0 (tests); below 0, no
+	// drawBudget replaces MaxDrawnBytes when not 0 (tests); below 0, no
 	// frames are drawn.
 	drawBudget int64
 }
@@ -150,7 +150,7 @@ func plan(ctx context.Context, s *Scene, in Inputs, workDir, outPath string, mod
 	p := &planner{ctx: ctx, s: s, media: in.Media, limits: in.FFmpeg, fallback: in.Fonts, openTemplate: in.Templates, workDir: workDir, files: map[string][]byte{}, mode: mode,
 		drawn: map[string]func(io.Writer) error{}, drawBudget: in.drawBudget}
 	if p.drawBudget == 0 {
-		p.drawBudget = maxDrawnBytes
+		p.drawBudget = MaxDrawnBytes
 	}
 	defaultFont := in.DefaultFont
 	defer p.closeTemplates()
@@ -545,7 +545,7 @@ func (p *planner) medium(l Layer) (Media, error) {
 // WriteFiles writes the command's files into dir, the workDir given to
 // Plan, making the folders some are in (a captions layer's font); and
 // draws those it draws as it writes them (the frames of words that move,
-// up to maxDrawnBytes), stopping when the plan's context is done, its
+// up to MaxDrawnBytes), stopping when the plan's context is done, its
 // CPU time going to that context's meter, as Plan's does.
 func (c *Command) WriteFiles(dir string) error {
 	for name, content := range c.Files {

@@ -8,7 +8,10 @@ import (
 	"io"
 	"math"
 	"path/filepath"
+	"runtime"
+	"slices"
 	"strconv"
+	"sync"
 
 	"github.com/kinohq/kino/server/meter"
 	"github.com/kinohq/kino/server/yuva"
@@ -29,15 +32,28 @@ import (
 // 30 fps is 32 MB (1042×206 pixels a frame, the words and where they
 // slide from). They are drawn as Command.WriteFiles writes them,
 // one frame in memory at a time, and a command draws at most
-// maxDrawnBytes of them; the animations past that are ffmpeg's filters,
+// MaxDrawnBytes of them; the animations past that are ffmpeg's filters,
 // as before, which need no disk. A still or a preview draws its one
 // frame, a part of a split render the frames it shows.
 
-// maxDrawnBytes bounds the frames of words that move one command draws
+// MaxDrawnBytes bounds the frames of words that move one command draws
 // into its working folder: five 1280×720 layers of 20 words coming in
 // over 2 s at 30 fps take 140 MB; a 1920×1080 caption box of 1600×300
 // coming in and going out over 2 s each, 145 MB.
-const maxDrawnBytes = 512 << 20
+const MaxDrawnBytes = 512 << 20
+
+// DrawnBytes is the most the commands of the scene write into their
+// working folder as frames of words that move: MaxDrawnBytes when a
+// layer's words or letters enter or exit in turn, 0 when none do. A
+// render's attempt needs that much disk beside its output and downloads.
+func (s *Scene) DrawnBytes() int64 {
+	for _, l := range s.Layers {
+		if m := l.Motion; m != nil && (m.Enter != nil && m.Enter.By != "" || m.Exit != nil && m.Exit.By != "") {
+			return MaxDrawnBytes
+		}
+	}
+	return 0
+}
 
 // unitPlace is where a unit of text animated by unit is drawn on one
 // frame: its picture's top left and size (scaled when not the
@@ -226,23 +242,98 @@ func (p *planner) unitPicture(l Layer, lay textLayout) (*image.NRGBA, error) {
 	return d.shadow, nil
 }
 
+// maxDrawers bounds the goroutines that draw one layer's frames.
+const maxDrawers = 4
+
 // draw writes the frames to w, each the units' pictures (sprites) placed
 // on a canvas of empty; it stops when ctx is done. Its CPU time goes to
-// ctx's meter.
+// ctx's meter. The frames are drawn by as many goroutines as the process
+// has CPUs (at most maxDrawers), each a frame of its turn, each at most
+// two frames ahead of w; a frame that places every unit as the frame
+// before it is that frame again, not drawn twice (words at rest).
 func (wf wordFrames) draw(ctx context.Context, w io.Writer, sprites []*yuva.Picture, empty color.NRGBA) error {
 	if ctx == nil {
 		ctx = context.Background()
 	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	workers := max(1, min(runtime.GOMAXPROCS(0), maxDrawers, wf.frames()))
+	drawers := make([]*frameDrawer, workers)
+	var wg sync.WaitGroup
+	for i := range drawers {
+		d := &frameDrawer{done: make(chan *yuva.Picture, 2), free: make(chan *yuva.Picture, 2)}
+		d.free <- yuva.New(wf.canvas.w, wf.canvas.h)
+		d.free <- yuva.New(wf.canvas.w, wf.canvas.h)
+		drawers[i] = d
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			defer meter.Thread(ctx)()
+			d.run(ctx, wf, wf.first+i, workers, sprites, empty)
+		}()
+	}
+	err := wf.write(ctx, w, drawers)
+	cancel()
+	wg.Wait()
+	return err
+}
+
+// write writes the frames the drawers draw to w, in order: frame n is
+// drawer (n-first) mod len(drawers)'s. A frame sent as nil is the one
+// before it again.
+func (wf wordFrames) write(ctx context.Context, w io.Writer, drawers []*frameDrawer) error {
 	defer meter.Thread(ctx)()
-	frame := yuva.New(wf.canvas.w, wf.canvas.h)
-	var scaler yuva.Scaler
-	var places []unitPlace
+	var last *yuva.Picture
+	var lastFrom *frameDrawer
 	for n := wf.first; n < wf.end; n++ {
-		if err := ctx.Err(); err != nil {
+		d := drawers[(n-wf.first)%len(drawers)]
+		var pic *yuva.Picture
+		select {
+		case pic = <-d.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if pic != nil {
+			// The frame before goes back to the drawer it came from.
+			if last != nil {
+				lastFrom.free <- last
+			}
+			last, lastFrom = pic, d
+		}
+		if _, err := last.WriteTo(w); err != nil {
 			return err
 		}
-		frame.Fill(empty)
+	}
+	return nil
+}
+
+// frameDrawer draws every so many frames of a layer's words into the
+// pictures it is given back (free), sending each on done.
+type frameDrawer struct {
+	done, free chan *yuva.Picture
+}
+
+// run draws frames from, from+step, … up to wf.end, until ctx is done.
+func (d *frameDrawer) run(ctx context.Context, wf wordFrames, from, step int, sprites []*yuva.Picture, empty color.NRGBA) {
+	var scaler yuva.Scaler
+	var places, before []unitPlace
+	for n := from; n < wf.end; n += step {
 		places = wf.at(n, places[:0])
+		if n > wf.first {
+			if before = wf.at(n-1, before[:0]); slices.Equal(places, before) {
+				if !d.send(ctx, nil) {
+					return
+				}
+				continue
+			}
+		}
+		var frame *yuva.Picture
+		select {
+		case frame = <-d.free:
+		case <-ctx.Done():
+			return
+		}
+		frame.Fill(empty)
 		for _, pl := range places {
 			s := sprites[pl.unit]
 			if pl.w != s.W || pl.h != s.H {
@@ -250,9 +341,18 @@ func (wf wordFrames) draw(ctx context.Context, w io.Writer, sprites []*yuva.Pict
 			}
 			frame.Draw(s, pl.x-wf.canvas.x, pl.y-wf.canvas.y, pl.alpha)
 		}
-		if _, err := frame.WriteTo(w); err != nil {
-			return err
+		if !d.send(ctx, frame) {
+			return
 		}
 	}
-	return nil
+}
+
+// send sends frame on done, false when ctx is done first.
+func (d *frameDrawer) send(ctx context.Context, frame *yuva.Picture) bool {
+	select {
+	case d.done <- frame:
+		return true
+	case <-ctx.Done():
+		return false
+	}
 }

@@ -1,10 +1,13 @@
 package engine
 
 import (
+	"bytes"
 	"context"
+	"fmt"
 	"math"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"testing"
@@ -181,3 +184,65 @@ func TestWordsCostOneOverlay(t *testing.T) {
 type countingWriter struct{ n int64 }
 
 func (c *countingWriter) Write(p []byte) (int, error) { c.n += int64(len(p)); return len(p), nil }
+
+// TestDrawWordsInParallel: the frames drawn by several goroutines, and
+// the frames of words at rest written again rather than drawn, are the
+// frames one goroutine draws, in order. Words 0.4 s apart that each move
+// for 0.2 s rest between their moves.
+func TestDrawWordsInParallel(t *testing.T) {
+	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":25,"duration":3,"layers":[
+		{"type":"text","text":"one two three four","fontSize":30,"x":10,"y":60,"width":300,
+		 "enter":{"type":"pop","by":"word","stagger":0.4,"duration":0.2}}]}`), nil, DefaultLimits())
+	require.NoError(t, err)
+	cmd, err := Plan(context.Background(), s, inputs(nil, testFont), t.TempDir(), "/w/out.mp4")
+	require.NoError(t, err)
+	require.Len(t, cmd.drawn, 1)
+	draw := func(procs int) []byte {
+		defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(procs))
+		var b bytes.Buffer
+		for _, d := range cmd.drawn {
+			require.NoError(t, d(&b))
+		}
+		return b.Bytes()
+	}
+	one, four := draw(1), draw(4)
+	require.NotEmpty(t, one)
+	assert.Equal(t, one, four, "drawn by four goroutines as by one")
+
+	// Frames at rest there are: the same bytes as the frame before.
+	i := slices.Index(cmd.Args, "-video_size")
+	require.Positive(t, i)
+	var w, h int
+	_, err = fmt.Sscanf(cmd.Args[i+1], "%dx%d", &w, &h)
+	require.NoError(t, err)
+	size := int(yuva.Size(w, h))
+	require.Zero(t, len(one)%size)
+	rests := 0
+	for k := size; k < len(one); k += size {
+		if bytes.Equal(one[k:k+size], one[k-size:k]) {
+			rests++
+		}
+	}
+	t.Logf("%d frames, %d of them at rest", len(one)/size, rests)
+	assert.Greater(t, rests, 10, "words rest between their moves")
+}
+
+// TestDrawnBytes: a scene whose words or letters move needs room for the
+// frames kino may draw of them; one whose text moves whole, none.
+func TestDrawnBytes(t *testing.T) {
+	t.Parallel()
+	for enter, want := range map[string]int64{
+		`{"type":"slide","side":"left","by":"word"}`: MaxDrawnBytes,
+		`{"type":"fade","by":"letter"}`:              MaxDrawnBytes,
+		`{"type":"slide","side":"left"}`:             0,
+	} {
+		s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":25,"duration":3,"layers":[
+			{"type":"text","text":"still"},{"type":"text","text":"one two","enter":`+enter+`}]}`), nil, DefaultLimits())
+		require.NoError(t, err)
+		assert.Equal(t, want, s.DrawnBytes(), enter)
+	}
+	s, err := Compile("provider_a", []byte(`{"width":320,"height":180,"fps":25,"duration":3,"layers":[
+		{"type":"text","text":"one two","exit":{"type":"fade","by":"word"}}]}`), nil, DefaultLimits())
+	require.NoError(t, err)
+	assert.Equal(t, int64(MaxDrawnBytes), s.DrawnBytes(), "exit")
+}

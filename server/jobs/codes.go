@@ -25,7 +25,8 @@ const (
 	// What ffmpeg wrote grew past --max-output-size; not retried.
 	CodeOutputTooLarge = "OUTPUT_TOO_LARGE"
 	// The disk of the working folder had less room than an attempt may
-	// need (--max-output-size and --min-free-disk); retried later.
+	// need (--max-output-size and --min-free-disk, and a render's frames
+	// of words that move); retried later.
 	CodeNoDiskSpace = "NO_DISK_SPACE"
 	// A job this one waits for failed (this one is cancelled).
 	CodeUpstreamFailed = "UPSTREAM_FAILED"

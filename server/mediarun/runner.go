@@ -89,7 +89,7 @@ func (r *Runner) Run(ctx context.Context, j *jobs.Job, report func(float64)) job
 		log.Error("the job's stored arguments do not decode", "code", f.Code, "err", f.Message)
 		return jobs.Outcome{Failure: f}
 	}
-	a, f := attempt.Begin(ctx, r.env, words, r.timeout, "job", log)
+	a, f := attempt.Begin(ctx, r.env, words, r.timeout, 0, "job", log)
 	if f != nil {
 		return jobs.Outcome{Failure: f}
 	}

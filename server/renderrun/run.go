@@ -173,7 +173,7 @@ func (r *renderRun) begin(parent context.Context) (*renderAttempt, *jobs.Failure
 		// Validated at submit; only a change of limits between then and now gets here.
 		return nil, failed(jobs.CodeRenderFailed, "the composition is no longer valid: %v", err)
 	}
-	a, f := attempt.Begin(parent, cfg.Env, words, cfg.Env.RenderTimeout, "render-"+r.job.ID, r.log)
+	a, f := attempt.Begin(parent, cfg.Env, words, cfg.Env.RenderTimeout, scene.DrawnBytes(), "render-"+r.job.ID, r.log)
 	if f != nil {
 		return nil, f
 	}

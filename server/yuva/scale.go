@@ -18,9 +18,10 @@ func (p *Picture) Scaled(w, h int) *Picture {
 // and its buffers for the next: kino scales each word that zooms on
 // every frame. A Scaler is for one goroutine.
 type Scaler struct {
-	kernels map[[2]int][]taps
+	kernels map[[2]int]taps
 	mid     []int32
 	acc     []int32
+	flat    []int
 	out     Picture
 }
 
@@ -47,9 +48,9 @@ func grow[T any](b []T, n int) []T {
 }
 
 // kernel is kernel(n, m), worked out once.
-func (s *Scaler) kernel(n, m int) []taps {
+func (s *Scaler) kernel(n, m int) taps {
 	if s.kernels == nil {
-		s.kernels = map[[2]int][]taps{}
+		s.kernels = map[[2]int]taps{}
 	}
 	k, ok := s.kernels[[2]int{n, m}]
 	if !ok {
@@ -72,21 +73,33 @@ func cubic(x float64) float64 {
 	return 0
 }
 
-// taps are one output sample's weights over its input samples, from
-// first, in 1/2¹⁴.
+// taps are the weights that take one length of samples to another: the
+// i-th output sample is the sum of n weights, w[i*n:(i+1)*n] in 1/2¹⁴,
+// over the n input samples from first[i]. Every sample has as many
+// weights (the widest's count, zeros padding the others), so that the
+// loops that apply them run the same short length each time.
 type taps struct {
-	first   int
-	weights []int32
+	n     int
+	first []int
+	w     []int32
+	// sum is each sample's weights added up: what they make of samples
+	// all alike.
+	sum []int32
 }
 
 // kernel is the weights that take n samples to m, centres aligned;
 // taps past an edge fold onto the edge sample.
-func kernel(n, m int) []taps {
-	out := make([]taps, m)
+func kernel(n, m int) taps {
+	type one struct {
+		first int
+		w     []int32
+	}
+	each := make([]one, m)
 	scale := float64(n) / float64(m)
 	wide := math.Max(scale, 1)
 	var ws []float64
-	for i := range out {
+	most := 1
+	for i := range each {
 		c := (float64(i)+0.5)*scale - 0.5
 		lo, hi := int(math.Ceil(c-2*wide)), int(math.Floor(c+2*wide))
 		ws = ws[:0]
@@ -101,9 +114,51 @@ func kernel(n, m int) []taps {
 		for j, v := range ws {
 			iw[min(max(lo+j, 0), n-1)-first] += int32(math.Round(v / sum * (1 << 14)))
 		}
-		out[i] = taps{first: first, weights: iw}
+		each[i] = one{first: first, w: iw}
+		most = max(most, len(iw))
 	}
-	return out
+	most = min(most, n)
+	t := taps{n: most, first: make([]int, m), w: make([]int32, m*most), sum: make([]int32, m)}
+	for i, o := range each {
+		for _, v := range o.w {
+			t.sum[i] += v
+		}
+		// Padded with zeros after the weights, or before them where
+		// that would pass the last sample.
+		first := min(o.first, n-most)
+		t.first[i] = first
+		copy(t.w[i*most+o.first-first:], o.w)
+	}
+	return t
+}
+
+// uniform reports whether every sample of row is the first's.
+func uniform(row []uint8) bool {
+	for _, v := range row {
+		if v != row[0] {
+			return false
+		}
+	}
+	return true
+}
+
+// sameRows is the first of the rows weighed (those of a weight not 0)
+// when they are all flat and of one value, so that they were resized
+// alike; -1 when they are not.
+func sameRows(flat []int, ws []int32) int {
+	first := -1
+	for j, wt := range ws {
+		if wt == 0 {
+			continue
+		}
+		if first < 0 {
+			first = j
+		}
+		if flat[j] < 0 || flat[j] != flat[first] {
+			return -1
+		}
+	}
+	return first
 }
 
 // resize scales a plane sw×sh to w×h into out: rows first, into samples
@@ -116,13 +171,32 @@ func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 	kx, ky := s.kernel(sw, w), s.kernel(sh, h)
 	s.mid = grow(s.mid, w*sh)
 	mid := s.mid
+	// flat[y] is the value of source row y when all its samples have it,
+	// -1 when they differ.
+	s.flat = grow(s.flat, sh)
+	flat := s.flat
+	nx := kx.n
 	for y := 0; y < sh; y++ {
 		row := src[y*sw : (y+1)*sw]
 		o := mid[y*w : (y+1)*w]
-		for x, t := range kx {
+		flat[y] = -1
+		if uniform(row) {
+			// A row all of one value (a word's picture above and below
+			// its glyphs, where it is transparent): the same sums, at
+			// one product a sample.
+			flat[y] = int(row[0])
+			v := int32(row[0])
+			for x, sum := range kx.sum {
+				o[x] = (v*sum + 1<<6) >> 7
+			}
+			continue
+		}
+		for x := range o {
+			ws := kx.w[x*nx : (x+1)*nx]
+			in := row[kx.first[x]:]
+			in = in[:len(ws)]
 			var acc int32
-			in := row[t.first : t.first+len(t.weights)]
-			for j, wt := range t.weights {
+			for j, wt := range ws {
 				acc += wt * int32(in[j])
 			}
 			o[x] = (acc + 1<<6) >> 7
@@ -130,15 +204,35 @@ func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 	}
 	s.acc = grow(s.acc, w)
 	acc := s.acc
-	for y, t := range ky {
-		clear(acc)
-		for j, wt := range t.weights {
-			in := mid[(t.first+j)*w : (t.first+j+1)*w]
+	ny := ky.n
+	for y := 0; y < h; y++ {
+		ws, f := ky.w[y*ny:(y+1)*ny], ky.first[y]
+		o := out[y*w : (y+1)*w]
+		o = o[:len(acc)]
+		if j := sameRows(flat[f:f+ny], ws); j >= 0 {
+			// Rows alike: the same sums, at one product a sample.
+			sum := ky.sum[y]
+			for x, v := range mid[(f+j)*w : (f+j+1)*w] {
+				o[x] = clip8((sum*v + 1<<20) >> 21)
+			}
+			continue
+		}
+		in := mid[f*w : (f+1)*w]
+		in = in[:len(acc)]
+		for x, v := range in {
+			acc[x] = ws[0] * v
+		}
+		for j := 1; j < len(ws); j++ {
+			wt := ws[j]
+			if wt == 0 {
+				continue
+			}
+			in := mid[(f+j)*w : (f+j+1)*w]
+			in = in[:len(acc)]
 			for x, v := range in {
 				acc[x] += wt * v
 			}
 		}
-		o := out[y*w : (y+1)*w]
 		for x, v := range acc {
 			o[x] = clip8((v + 1<<20) >> 21)
 		}
