@@ -201,7 +201,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.buffers += 4 * area(e.canvas)
 			e.c.Work += workWarp * area(e.canvas)
 		}
-		if l.FillColor == nil {
+		if l.FillGradient != nil && l.Rect.Empty() {
+			// Drawn from its settings: a picture of the canvas.
+			e.c.buffers += 4 * area(e.canvas)
+			e.c.Work += workWarp * area(e.canvas)
+		} else if l.FillColor == nil {
 			e.own(l)
 			ext = l.Rect.Intersect(e.canvas)
 		}

@@ -207,6 +207,11 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		l.FillColor = descColor(desc.desc("Clr "))
 	case "GdFl":
 		l.Kind = KindFill
+		if desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth); err == nil {
+			if l.FillGradient = d.readGradientFillLayer(desc); l.FillGradient != nil {
+				return nil
+			}
+		}
 		d.note(l, "gradient fill")
 	case "PtFl":
 		l.Kind = KindFill
