@@ -18,7 +18,7 @@ func (r *renderer) gradientFill(l *psd.Layer, g *psd.GradientFill) *image.NRGBA 
 			box = b
 		}
 	}
-	return gradientOverlay(g.GradientOverlay, box, canvas)
+	return drawGradient(g.GradientOverlay, box, canvas, true)
 }
 
 // vectorBox is the box of a vector mask's points, rounded outwards:
