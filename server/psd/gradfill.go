@@ -49,9 +49,10 @@ func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 		// Stored as linear light: shown through the sRGB curve, and
 		// mixed in linear light as the document is.
 		f.Gradient.Method = "linear"
-		for i := range f.Gradient.Colors {
-			c := &f.Gradient.Colors[i].Color
-			c.R, c.G, c.B = toneMap(float32(c.R)/255), toneMap(float32(c.G)/255), toneMap(float32(c.B)/255)
+		for i, it := range stops {
+			if s, ok := it.(*descriptor); ok {
+				f.Gradient.Colors[i].Color = linearColor(s.desc("Clr "))
+			}
 		}
 	}
 	return f
@@ -83,4 +84,20 @@ func mixInks(pr *cmykProfile, x, y [4]uint8, f float64) color.NRGBA {
 	}
 	v := pr.rgb(m[0], m[1], m[2], m[3])
 	return color.NRGBA{v[0], v[1], v[2], 255}
+}
+
+// linearColor is a 32-bit file's descriptor colour (linear light, 255
+// for white; grey a percentage of black) shown through the sRGB curve,
+// from its unrounded values: a red of 0.74 rounded to 1 shows as 13,
+// not 10.
+func linearColor(d *descriptor) color.NRGBA {
+	v := func(key string) uint8 {
+		x, _ := d.num(key)
+		return toneMap(float32(clampRange(x/255, 0, 1)))
+	}
+	if g, ok := d.num("Gry "); ok {
+		y := toneMap(float32(clampRange(1-g/100, 0, 1)))
+		return color.NRGBA{y, y, y, 255}
+	}
+	return color.NRGBA{v("Rd  "), v("Grn "), v("Bl  "), 255}
 }
