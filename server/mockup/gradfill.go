@@ -23,9 +23,10 @@ func (r *renderer) gradientFill(l *psd.Layer, g *psd.GradientFill) *image.NRGBA 
 
 // vectorBox is the box of a vector mask's points, rounded outwards:
 // what a gradient aligned with a fill layer spans; empty when there is
-// no mask, it is switched off or inverted, or has no points.
+// no mask, it is switched off, covers the canvas, or has no points.
 func vectorBox(v *psd.VectorMask) image.Rectangle {
-	if v == nil || v.Disabled || v.Invert || v.FillAll {
+	if v == nil || v.Disabled || v.Invert || v.FillAll || (len(v.Subpaths) > 0 && (v.Subpaths[0].Op == 2 || v.Subpaths[0].Op == 3)) {
+		// The shape is (or starts from) the whole canvas.
 		return image.Rectangle{}
 	}
 	lo, hi := psd.Point{X: math.Inf(1), Y: math.Inf(1)}, psd.Point{X: math.Inf(-1), Y: math.Inf(-1)}

@@ -279,10 +279,12 @@ func (d *decoder) pathMask(l *Layer) {
 	case l.Mask != nil && !l.Mask.real:
 		// The mask is the vector mask's rendering.
 	case v.Disabled:
-	case l.Kind == KindPixel || l.Kind == KindSmartObject || l.Kind == KindText:
+	case l.Kind == KindPixel || l.Kind == KindSmartObject || l.Kind == KindText || l.Kind == KindFill:
+		// A fill covers the canvas (its pixels, when it has any, too):
+		// its vector mask cuts it as a pixel layer's does.
 		l.PathMask = true
 	default:
-		return // an adjustment or fill layer: named, not drawn
+		return // an adjustment layer: named, not drawn
 	}
 	for i, f := range l.Unsupported {
 		if f == "vector mask" {
