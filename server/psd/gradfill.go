@@ -12,6 +12,18 @@ type GradientFill struct {
 	Aligned bool
 }
 
+// gradientFill reads a GdFl block into l, naming it when kino does not
+// draw it.
+func (d *decoder) gradientFill(l *Layer, c *cursor) {
+	l.Kind = KindFill
+	if desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth); err == nil {
+		if l.FillGradient = d.readGradientFillLayer(desc); l.FillGradient != nil {
+			return
+		}
+	}
+	d.note(l, "gradient fill")
+}
+
 // readGradientFillLayer reads a GdFl block's descriptor, its colours
 // converted for the document as Photoshop mixes them: a CMYK file's
 // stops mixed in inks and each mix converted as its pixels are, a
