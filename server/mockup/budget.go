@@ -236,6 +236,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.Held += 4 * area(pr)
 			e.c.buffers += 9 * area(pr)
 			e.c.Work += 4 * area(pr)
+			if l.FillGradient != nil {
+				// Its gradient: a picture of its own, cut to the path.
+				e.c.buffers += 4 * area(pr)
+				e.c.Work += workWarp * area(pr)
+			}
 			// Each segment is up to some 40 lines across its height.
 			for _, p := range l.Vector.Subpaths {
 				e.c.Work += 40 * int64(len(p.Knots)) * int64(pr.Dy())

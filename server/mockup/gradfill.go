@@ -21,6 +21,17 @@ func (r *renderer) gradientFill(l *psd.Layer, g *psd.GradientFill) *image.NRGBA 
 	return drawGradient(g.GradientOverlay, box, canvas, true)
 }
 
+// shapeGradient draws a shape's gradient fill over r (its path's
+// rectangle), aligned with the shape's box or the canvas.
+func shapeGradient(l *psd.Layer, r, canvas image.Rectangle) *image.NRGBA {
+	g := l.FillGradient
+	box := canvas
+	if b := vectorBox(l.Vector); g.Aligned && !b.Empty() {
+		box = b
+	}
+	return drawGradient(g.GradientOverlay, box, r, true)
+}
+
 // vectorBox is the box of a vector mask's points, rounded outwards:
 // what a gradient aligned with a fill layer spans; empty when there is
 // no mask, it is switched off, covers the canvas, or has no points.

@@ -2,6 +2,7 @@ package mockup
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"testing"
 
@@ -51,5 +52,36 @@ func TestVectorBox(t *testing.T) {
 	}
 	if got := vectorBox(nil); !got.Empty() {
 		t.Errorf("no mask: box %v, want none", got)
+	}
+}
+
+// TestShapeGradient: a shape without pixels filled with a gradient is
+// drawn with it inside its path, aligned with the path's box.
+func TestShapeGradient(t *testing.T) {
+	sq := []psd.Knot{}
+	for _, p := range []psd.Point{{X: 10, Y: 10}, {X: 30, Y: 10}, {X: 30, Y: 30}, {X: 10, Y: 30}} {
+		sq = append(sq, psd.Knot{In: p, Anchor: p, Out: p})
+	}
+	l := &psd.Layer{Kind: psd.KindShape, Vector: &psd.VectorMask{Subpaths: []psd.Subpath{{Closed: true, Op: 1, Knots: sq}}},
+		FillGradient: &psd.GradientFill{Aligned: true, GradientOverlay: psd.GradientOverlay{Style: "linear", Scale: 1, Opacity: 1,
+			Gradient: psd.Gradient{Method: "classic", Colors: []psd.GradientStop{
+				{Location: 0, Color: color.NRGBA{0, 0, 0, 255}, Midpoint: 0.5},
+				{Location: 1, Color: color.NRGBA{255, 255, 255, 255}, Midpoint: 0.5},
+			}}}}}
+	r := image.Rect(9, 9, 31, 31)
+	img := shape(l, r, image.Rect(0, 0, 40, 40))
+	for _, tc := range []struct {
+		x, y       int
+		lo, hi, al uint8
+	}{
+		{10, 20, 0, 10, 255},    // the left edge of the box: black
+		{29, 20, 245, 255, 255}, // the right: white
+		{20, 20, 120, 136, 255}, // half way
+		{9, 20, 0, 255, 0},      // outside the path: transparent
+	} {
+		c := img.NRGBAAt(tc.x, tc.y)
+		if c.A != tc.al || (c.A > 0 && (c.R < tc.lo || c.R > tc.hi)) {
+			t.Errorf("(%d,%d): %v, want alpha %d and red %d to %d", tc.x, tc.y, c, tc.al, tc.lo, tc.hi)
+		}
 	}
 }

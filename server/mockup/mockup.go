@@ -348,7 +348,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			}
 		default: // pixels, text and shapes: their own (cached) pixels
 			if pr := l.PathRect(); !pr.Empty() {
-				cl.Image = shape(l, pr) // a shape without pixels
+				cl.Image = shape(l, pr, image.Rect(0, 0, r.t.File.Width, r.t.File.Height)) // a shape without pixels
 			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}

@@ -1,7 +1,10 @@
 package psd
 
 import (
+	"bytes"
+	"encoding/binary"
 	"image/color"
+	"os"
 	"testing"
 )
 
@@ -41,5 +44,34 @@ func TestGradientFillRead(t *testing.T) {
 		if got := g.Gradient.At(1); tc.last.A != 0 && got != tc.last {
 			t.Errorf("%s: gradient at 1 %v, want %v", tc.file, got, tc.last)
 		}
+	}
+}
+
+// TestGradientShapeRead: a shape filled with a gradient (vscg holding
+// a gradient fill's settings; here pt-32bit-rgb.psd's, in an 8-bit
+// file) keeps the gradient, and is not named.
+func TestGradientShapeRead(t *testing.T) {
+	b, err := os.ReadFile("testdata/photoshop/pt-32bit-rgb.psd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	i := bytes.Index(b, []byte("8BIMGdFl"))
+	if i < 0 {
+		t.Fatal("no GdFl block")
+	}
+	n := int(binary.BigEndian.Uint32(b[i+8:]))
+	vscg := block("vscg", append([]byte("GdFl"), b[i+12:i+12+n]...))
+	tri := vmskBlock(1, [2]float64{0.25, 0.25}, [2]float64{0.75, 0.25}, [2]float64{0.5, 0.75})
+	f, err := decodeBytes(psdFile(40, 40, RGB, []testLayer{{name: "shape", blocks: append(vscg, tri...)}}), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := f.Find("shape")
+	if l.Kind != KindShape || l.FillGradient == nil || l.FillColor != nil || len(l.Unsupported) != 0 {
+		t.Fatalf("shape: %+v, want a gradient-filled shape, nothing named", l)
+	}
+	// 8 bits: the stops as the descriptor gives them, mixed as stored.
+	if g := l.FillGradient; g.Style != "reflected" || g.Gradient.Method != "classic" || g.Gradient.At(0) != (color.NRGBA{1, 0, 114, 255}) {
+		t.Errorf("gradient %+v, at 0 %v", g, g.Gradient.At(0))
 	}
 }
