@@ -50,17 +50,19 @@ func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 		return f
 	}
 	switch {
-	case d.f.Mode == CMYK && d.f.profile != nil:
+	case d.f.Mode == CMYK && d.f.profile != nil && allInks(stops):
+		// Whatever the interpolation method: no CMYK test file sets one.
 		f.Gradient.profile = d.f.profile
 		for i, it := range stops {
-			if s, ok := it.(*descriptor); ok {
-				f.Gradient.Colors[i].ink = inks(s.desc("Clr "))
-			}
+			f.Gradient.Colors[i].ink = inks(it.(*descriptor).desc("Clr "))
 		}
 	case d.f.Depth == 32:
 		// Stored as linear light: shown through the sRGB curve, and
-		// mixed in linear light as the document is.
-		f.Gradient.Method = "linear"
+		// mixed in linear light as the document is (unless the file
+		// asks for another method).
+		if f.Gradient.Method == "classic" {
+			f.Gradient.Method = "linear"
+		}
 		for i, it := range stops {
 			if s, ok := it.(*descriptor); ok {
 				f.Gradient.Colors[i].Color = linearColor(s.desc("Clr "))
@@ -68,6 +70,20 @@ func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 		}
 	}
 	return f
+}
+
+// allInks says whether every colour stop is a CMYK colour.
+func allInks(stops []any) bool {
+	for _, it := range stops {
+		s, ok := it.(*descriptor)
+		if !ok {
+			return false
+		}
+		if _, ok := s.desc("Clr ").num("Blck"); !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // inks are a CMYK descriptor colour's inks as a CMYK file stores them
