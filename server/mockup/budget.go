@@ -194,8 +194,9 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			ext = e.base
 		}
 	case psd.KindFill:
-		// A colour covers the canvas; a fill kino cannot redraw (a
-		// gradient, a pattern) is drawn from its own pixels.
+		// A colour covers the canvas, a pattern is tiled over it, a
+		// gradient stored without pixels is drawn from its settings;
+		// otherwise the fill is drawn from its own pixels.
 		ext = e.canvas
 		if p := l.FillPattern; p != nil {
 			// Tiled over the canvas: a picture of it, each pixel
@@ -204,7 +205,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.buffers += 4 * area(e.canvas)
 			e.c.Work += workWarp * area(e.canvas)
 		}
-		if l.FillColor == nil {
+		if l.FillGradient != nil && l.Rect.Empty() {
+			// Drawn from its settings: a picture of the canvas.
+			e.c.buffers += 4 * area(e.canvas)
+			e.c.Work += workWarp * area(e.canvas)
+		} else if l.FillColor == nil {
 			// Its own pixels: drawn from when there is no pattern, or
 			// when the pattern cannot be decoded.
 			e.own(l)
@@ -239,6 +244,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.Held += 4 * area(pr)
 			e.c.buffers += 9 * area(pr)
 			e.c.Work += 4 * area(pr)
+			if l.FillGradient != nil {
+				// Its gradient: a picture of its own, cut to the path.
+				e.c.buffers += 4 * area(pr)
+				e.c.Work += workWarp * area(pr)
+			}
 			// Each segment is up to some 40 lines across its height.
 			for _, p := range l.Vector.Subpaths {
 				e.c.Work += 40 * int64(len(p.Knots)) * int64(pr.Dy())

@@ -15,9 +15,9 @@ import (
 //
 //	go test ./server/mockup -run XXX -fuzz FuzzTemplate -fuzztime 60s
 func FuzzTemplate(f *testing.F) {
-	// Two Photoshop files: effects in lmfx, a layer clipped to a
-	// pass-through group.
-	for _, name := range []string{"testdata/mockup.psd", "testdata/adjusted.psd", "testdata/filtered.psd", "../psd/testdata/photoshop/pt-double-stroke.psd", "../psd/testdata/photoshop/pt-clipping-mask4.psd"} {
+	// Photoshop files and a smart filter: effects in lmfx, a layer clipped to a
+	// pass-through group, a gradient fill drawn from its settings.
+	for _, name := range []string{"testdata/mockup.psd", "testdata/adjusted.psd", "testdata/filtered.psd", "../psd/testdata/photoshop/pt-double-stroke.psd", "../psd/testdata/photoshop/pt-clipping-mask4.psd", "../psd/testdata/photoshop/pt-32bit-rgb.psd"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

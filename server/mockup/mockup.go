@@ -334,6 +334,8 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 				cl.Fill = &c
 			} else if p := l.FillPattern; p != nil && r.patternFill(l, *p, cl) {
 				// Tiled over the canvas, as a colour covers it.
+			} else if g := l.FillGradient; g != nil && l.Rect.Empty() {
+				cl.Image = r.gradientFill(l, g)
 			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}
@@ -346,7 +348,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 			}
 		default: // pixels, text and shapes: their own (cached) pixels
 			if pr := l.PathRect(); !pr.Empty() {
-				cl.Image = shape(l, pr) // a shape without pixels
+				cl.Image = shape(l, pr, image.Rect(0, 0, r.t.File.Width, r.t.File.Height)) // a shape without pixels
 			} else if err := r.own(l, cl); err != nil {
 				return nil, err
 			}

@@ -10,10 +10,10 @@ import (
 
 // shape draws a shape layer that has no pixels of its own from its path
 // (psd.Layer.PathRect says which): its fill in its colour, then its
-// stroke over it, as Photoshop caches a shape's pixels. What it cannot
-// draw (a gradient or pattern, an open path's stroke) the layer's
-// Unsupported names.
-func shape(l *psd.Layer, r image.Rectangle) *image.NRGBA {
+// stroke over it, as Photoshop caches a shape's pixels; a gradient
+// aligned with the canvas spans canvas. What it cannot draw (a pattern,
+// an open path's stroke) the layer's Unsupported names.
+func shape(l *psd.Layer, r, canvas image.Rectangle) *image.NRGBA {
 	v := l.Vector
 	closed := true
 	for _, p := range v.Subpaths {
@@ -22,8 +22,11 @@ func shape(l *psd.Layer, r image.Rectangle) *image.NRGBA {
 	cover := composite.PathShape(paths(v), v.FillAll, v.Invert, r)
 	s := l.Stroke
 	img := image.NewNRGBA(r)
-	if (s == nil || s.FillEnabled) && l.FillColor != nil {
+	switch fill := s == nil || s.FillEnabled; {
+	case fill && l.FillColor != nil:
 		img = cover.Paint(*l.FillColor)
+	case fill && l.FillGradient != nil:
+		img = cut(shapeGradient(l, r, canvas), cover)
 	}
 	if s != nil && s.Enabled && s.Width > 0 && s.Color != nil && closed {
 		position := s.Alignment

@@ -42,7 +42,7 @@ func TestShapeFromPath(t *testing.T) {
 				t.Fatalf("%s %s: %v", name, l.Path, err)
 			}
 			r := l.Rect.Intersect(canvas)
-			drawn := shape(l, r)
+			drawn := shape(l, r, canvas)
 			var sum, worst float64
 			for y := r.Min.Y; y < r.Max.Y; y++ {
 				for x := r.Min.X; x < r.Max.X; x++ {

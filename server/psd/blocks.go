@@ -206,8 +206,7 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		l.Kind = KindFill
 		l.FillColor = d.color(desc.desc("Clr "))
 	case "GdFl":
-		l.Kind = KindFill
-		d.note(l, "gradient fill")
+		d.gradientFill(l, c)
 	case "PtFl":
 		l.Kind = KindFill
 		if desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth); err == nil {

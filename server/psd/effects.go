@@ -145,6 +145,8 @@ type GradientStop struct {
 	// Midpoint is where, between the stop before and this one, the two
 	// mix half and half: 0 to 1 of the way (0.5 when the file says none).
 	Midpoint float64
+	// ink is a CMYK file's colour stop as its inks (see Gradient.profile).
+	ink [4]uint8
 }
 
 // Gradient is a gradient's stops, colour and opacity apart, by location;
@@ -160,6 +162,9 @@ type Gradient struct {
 	Method string
 	// Noise is a noise gradient's settings, nil for stops.
 	Noise *NoiseGradient
+	// profile, when set, mixes the colour stops' inks and converts each
+	// mix through it, as a CMYK document's gradient fill is drawn.
+	profile *cmykProfile
 }
 
 // NoiseGradient is a gradient of random colours: Photoshop draws it

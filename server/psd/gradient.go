@@ -49,7 +49,7 @@ func (g Gradient) mix(s []GradientStop, t float64, alpha bool) color.NRGBA {
 		return color.NRGBA{A: 255}
 	}
 	if t <= s[0].Location {
-		return s[0].Color
+		return g.end(s[0], alpha)
 	}
 	for i := 1; i < len(s); i++ {
 		if t > s[i].Location {
@@ -73,9 +73,21 @@ func (g Gradient) mix(s []GradientStop, t float64, alpha bool) color.NRGBA {
 		if alpha {
 			return color.NRGBA{A: lerp8(a.Color.A, b.Color.A, f)}
 		}
+		if g.profile != nil {
+			return mixInks(g.profile, a.ink, b.ink, f)
+		}
 		return mixColors(a.Color, b.Color, f, g.Method)
 	}
-	return s[len(s)-1].Color
+	return g.end(s[len(s)-1], alpha)
+}
+
+// end is an end stop's colour, converted from its inks when the
+// gradient mixes inks.
+func (g Gradient) end(s GradientStop, alpha bool) color.NRGBA {
+	if g.profile != nil && !alpha {
+		return mixInks(g.profile, s.ink, s.ink, 0)
+	}
+	return s.Color
 }
 
 func lerp8(x, y uint8, f float64) uint8 {

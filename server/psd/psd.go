@@ -299,6 +299,11 @@ type Layer struct {
 	// for other layers and for a pattern fill whose pattern the file
 	// does not hold (Unsupported names it).
 	FillPattern *PatternFill
+	// FillGradient is a gradient fill's settings (GdFl), nil for other
+	// layers and for a gradient kino does not draw (Unsupported names
+	// it). A gradient fill with pixels is drawn from them, one without
+	// from these.
+	FillGradient *GradientFill
 	// Reference is the layer's reference point (fxrp): where a pattern
 	// linked with the layer starts.
 	Reference Point

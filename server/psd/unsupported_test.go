@@ -39,6 +39,7 @@ func TestUnsupportedNamed(t *testing.T) {
 		{name: "shadow off", rect: image4, blocks: append(effectsBlock(false), block("lrFX", make([]byte, 4))...)},
 		{name: "gradient", rect: image4, blocks: block("GdFl", make([]byte, 4))},
 		{name: "vector masked", rect: image4, blocks: block("vmsk", make([]byte, 8))},
+		{name: "masked fill", blocks: append(block("GdFl", make([]byte, 4)), block("vmsk", make([]byte, 8))...)},
 	}
 	f, err := decodeBytes(psdFile(4, 4, RGB, layers), Limits{})
 	if err != nil {
@@ -54,6 +55,8 @@ func TestUnsupportedNamed(t *testing.T) {
 		{"shadow off", KindPixel, nil},
 		{"gradient", KindFill, []string{"gradient fill"}},
 		{"vector masked", KindPixel, nil}, // drawn from its path
+		// Its vector mask is drawn (PathMask); its gradient is not read.
+		{"masked fill", KindFill, []string{"gradient fill"}},
 	} {
 		l := f.Find(tc.path)
 		if l == nil || l.Kind != tc.kind || !slices.Equal(l.Unsupported, tc.want) {
@@ -65,6 +68,9 @@ func TestUnsupportedNamed(t *testing.T) {
 	}
 	if l := f.Find("vector masked"); !l.PathMask || l.Vector == nil {
 		t.Errorf("vector masked: PathMask %v, vector %v: its vector mask is not drawn", l.PathMask, l.Vector)
+	}
+	if l := f.Find("masked fill"); !l.PathMask {
+		t.Errorf("masked fill: PathMask false: a fill's vector mask is not drawn")
 	}
 	if e := f.Find("shadow off").Effects; e != nil {
 		t.Errorf("shadow off: effects %+v, want none", e)

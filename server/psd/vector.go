@@ -159,17 +159,24 @@ func (d *decoder) readVectorStroke(l *Layer, c *cursor) {
 }
 
 // readVectorFill reads a vscg block (a shape's fill when it has no SoCo):
-// a key, a version and a descriptor; only a solid colour is kept.
+// a key, a version and a descriptor; a solid colour and a gradient (the
+// settings a gradient fill layer holds) are kept.
 func (d *decoder) readVectorFill(l *Layer, c *cursor) {
 	c.sig() // fill kind; the version (16) follows and readDescriptor reads it
 	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
 	if err != nil {
 		return
 	}
-	if desc.desc("Clr ") != nil && l.FillColor == nil {
-		l.FillColor = d.color(desc.desc("Clr "))
-	}
-	if desc.desc("Clr ") == nil {
+	switch {
+	case desc.desc("Clr ") != nil:
+		if l.FillColor == nil {
+			l.FillColor = d.color(desc.desc("Clr "))
+		}
+	case desc.desc("Grad") != nil && l.FillColor == nil:
+		if l.FillGradient = d.readGradientFillLayer(desc); l.FillGradient == nil {
+			l.vectorFillOther = true
+		}
+	default:
 		l.vectorFillOther = true
 	}
 }
@@ -177,8 +184,8 @@ func (d *decoder) readVectorFill(l *Layer, c *cursor) {
 // vectorNotes names what kino does not draw of a shape layer, once its
 // rectangle is known. A shape with pixels is drawn from them: Photoshop
 // stores the shape filled and stroked. One without is drawn from its
-// path: its fill when a solid colour, its stroke when a solid colour
-// along closed outlines.
+// path: its fill when a solid colour or a gradient, its stroke when a
+// solid colour along closed outlines.
 func (d *decoder) vectorNotes(l *Layer) {
 	if l.Kind == KindText && l.Rect.Empty() && l.Text != nil && strings.TrimSpace(l.Text.Value) != "" {
 		// kino draws text from the pixels Photoshop cached, not from
@@ -193,8 +200,8 @@ func (d *decoder) vectorNotes(l *Layer) {
 		return
 	}
 	fill := l.Stroke == nil || l.Stroke.FillEnabled
-	if fill && (l.FillColor == nil || l.vectorFillOther) {
-		d.note(l, "shape fill with a gradient or pattern")
+	if fill && ((l.FillColor == nil && l.FillGradient == nil) || l.vectorFillOther) {
+		d.note(l, "shape fill with a pattern")
 	}
 	if s := l.Stroke; s != nil && s.Enabled && s.Width > 0 {
 		open := false
@@ -279,10 +286,12 @@ func (d *decoder) pathMask(l *Layer) {
 	case l.Mask != nil && !l.Mask.real:
 		// The mask is the vector mask's rendering.
 	case v.Disabled:
-	case l.Kind == KindPixel || l.Kind == KindSmartObject || l.Kind == KindText:
+	case l.Kind == KindPixel || l.Kind == KindSmartObject || l.Kind == KindText || l.Kind == KindFill:
+		// A fill covers the canvas (its pixels, when it has any, too):
+		// its vector mask cuts it as a pixel layer's does.
 		l.PathMask = true
 	default:
-		return // an adjustment or fill layer: named, not drawn
+		return // an adjustment layer: named, not drawn
 	}
 	for i, f := range l.Unsupported {
 		if f == "vector mask" {
