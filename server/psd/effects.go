@@ -126,6 +126,9 @@ type Glow struct {
 	Spread, Size float64
 	// Center is true for an inner glow from the centre, not the edges.
 	Center bool
+	// Gradient, when set, colours an outer glow instead of Color: its
+	// start where the glow is strongest, its end where it fades.
+	Gradient *Gradient
 }
 
 // ColorOverlay paints the layer's pixels one colour.
@@ -262,7 +265,13 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			g.Center = true
 		}
 		if d.desc("Clr ") == nil && d.desc("Grad") != nil {
-			e.Unread = append(e.Unread, what+" in a gradient")
+			// An outer glow's gradient is drawn; an inner glow's, or a
+			// noise gradient, is not.
+			if gr := readGradient(d.desc("Grad")); len(gr.Colors) > 0 && what == "outer glow" {
+				g.Gradient = &gr
+			} else {
+				e.Unread = append(e.Unread, what+" in a gradient")
+			}
 		}
 		return g
 	}
