@@ -250,6 +250,13 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		d.readVectorStroke(l, c)
 	case "vscg":
 		d.readVectorFill(l, c)
+	case "brst":
+		// Channels left out of the layer's blending (Advanced Blending's
+		// R, G, B boxes), one index each: pt-layer-effects.psd's inner
+		// glow leaves blue alone. kino blends every channel.
+		if c.left() >= 4 {
+			d.note(l, "blending restricted to some channels")
+		}
 	case "knko":
 		if c.u8() != 0 {
 			d.note(l, "knockout")
