@@ -310,6 +310,18 @@ func InnerGlow(s Shape, choke, size float64, center bool) Shape {
 	return edge.Times(s)
 }
 
+// EdgeRamp is 1 on the shape and falls linearly to 0 at reach pixels
+// outside its edge.
+func EdgeRamp(s Shape, reach float64) Shape {
+	d := SquaredDistance(s.A, s.Rect.Dx(), s.Rect.Dy())
+	o := Shape{Rect: s.Rect, A: make([]float32, len(s.A))}
+	reach = math.Max(reach, 0.5)
+	for i, v := range d {
+		o.A[i] = float32(math.Min(math.Max(1-(math.Sqrt(v)-0.5)/reach, 0), 1))
+	}
+	return o
+}
+
 // Stroke is the coverage of a stroke of size pixels outside the shape,
 // inside it or centred on its edge ("outside", "inside", "center").
 func Stroke(s Shape, size float64, position string) Shape {

@@ -83,7 +83,20 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		out.before = append(out.before, own(composite.DropShadow(shape, dx, dy, s.Spread, s.Size).Paint(s.Color), s.Blend, s.Opacity))
 	}
 	for _, g := range e.OuterGlows {
-		out.before = append(out.before, own(glow(composite.OuterGlow(shape, g.Spread, g.Size), g), g.Blend, g.Opacity))
+		cov := composite.OuterGlow(shape, g.Spread, g.Size)
+		if g.Gradient != nil {
+			// A glow in a gradient is strongest at the edge, fading over
+			// half its size, through its contour: fitted to
+			// pt-layer-params.psd (its glow drawn at 34 dB over its box;
+			// along the blurred glow's strength, 27).
+			cov = composite.EdgeRamp(shape, g.Size/2)
+			if g.Contour != nil {
+				for i, v := range cov.A {
+					cov.A[i] = float32(g.Contour.At(float64(v)))
+				}
+			}
+		}
+		out.before = append(out.before, own(glow(cov, g), g.Blend, g.Opacity))
 	}
 	// Interior effects: clipped to the layer when it can be a base and its
 	// fill opacity does not scale them; else cut to its shape.
@@ -256,7 +269,7 @@ func gradientOverlay(g psd.GradientOverlay, box, area image.Rectangle) *image.NR
 // the gradient's start where the glow is strongest, its end where it
 // fades, in the gradient's own opacity wherever the glow reaches (its
 // strength does not fade it further: pt-layer-params.psd's glow drawn
-// at 29 dB so, 27 when the strength scaled it too).
+// at 34 dB over its box so, 29 when the strength scaled it too).
 func glow(cover composite.Shape, g psd.Glow) *image.NRGBA {
 	if g.Gradient == nil {
 		return cover.Paint(g.Color)

@@ -129,6 +129,9 @@ type Glow struct {
 	// Gradient, when set, colours an outer glow instead of Color: its
 	// start where the glow is strongest, its end where it fades.
 	Gradient *Gradient
+	// Contour maps the strength of a glow in a gradient; nil for linear
+	// (a glow in one colour is drawn linear whatever its contour).
+	Contour Contour
 }
 
 // ColorOverlay paints the layer's pixels one colour.
@@ -273,6 +276,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 				e.Unread = append(e.Unread, what+" in a gradient")
 			}
 		}
+		g.Contour = readContour(d.desc("TrnS"))
 		return g
 	}
 	each("DrSh", "dropShadowMulti", func(d *descriptor) { e.DropShadows = append(e.DropShadows, shadow(d)) })
