@@ -237,6 +237,9 @@ func (e *estimator) effects(l *psd.Layer) {
 	}
 	for _, g := range append(append([]psd.Glow(nil), fx.OuterGlows...), fx.InnerGlows...) {
 		reach, n = max(reach, g.Size), n+1
+		if g.Gradient != nil {
+			n += 2 // a distance transform at 8 bytes a pixel
+		}
 	}
 	for _, s := range fx.Strokes {
 		reach, n = max(reach, s.Size), n+1
