@@ -106,3 +106,21 @@ func TestSatin(t *testing.T) {
 		t.Errorf("inverted satin: edge %.2f, middle %.2f", inv.A[30*60+17], inv.A[30*60+30])
 	}
 }
+
+// TestOffChannels: a layer that leaves blue out of its blending paints
+// red and green over the backdrop and keeps the backdrop's blue.
+func TestOffChannels(t *testing.T) {
+	bg := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	top := image.NewNRGBA(bg.Rect)
+	for i := 0; i < len(bg.Pix); i += 4 {
+		copy(bg.Pix[i:i+4], []uint8{10, 20, 200, 255})
+		copy(top.Pix[i:i+4], []uint8{250, 240, 30, 255})
+	}
+	out := Flatten(4, 4, []*Layer{
+		{Image: bg, Mode: Normal, Opacity: 1, FillOpacity: 1},
+		{Image: top, Mode: Normal, Opacity: 1, FillOpacity: 1, OffChannels: 1 << 2},
+	})
+	if got := out.NRGBAAt(1, 1); got.R != 250 || got.G != 240 || got.B != 200 {
+		t.Errorf("got %v, want red and green from the layer, blue from the backdrop", got)
+	}
+}

@@ -216,6 +216,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.Work += 40 * int64(len(p.Knots)) * int64(e.canvas.Dy())
 		}
 	}
+	if l.OffChannels != 0 {
+		// The backdrop's channels it leaves alone, saved and put back.
+		e.c.buffers += 4 * area(ext)
+		e.c.Work += area(ext)
+	}
 	e.effects(l)
 	e.c.Work += modeWork(composite.Mode(l.Blend)) * area(ext)
 	return ext

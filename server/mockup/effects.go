@@ -76,7 +76,8 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	// Effects effectLayers as layers of their own take the layer's opacity, and
 	// are clipped where it is.
 	own := func(img *image.NRGBA, blend psd.BlendMode, o float64) *composite.Layer {
-		return &composite.Layer{Image: img, Mode: composite.Mode(blend), Opacity: o * opacity, FillOpacity: 1, Clipped: cl.Clipped}
+		return &composite.Layer{Image: img, Mode: composite.Mode(blend), Opacity: o * opacity, FillOpacity: 1, Clipped: cl.Clipped,
+			OffChannels: cl.OffChannels}
 	}
 	for _, s := range e.DropShadows {
 		dx, dy := offset(s.Angle, s.Distance)
@@ -128,7 +129,7 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		if clip {
 			cg.Opacity, cg.Clipped = g.Opacity, true
 		} else {
-			cg.Opacity, cg.Clipped = g.Opacity*opacity, cl.Clipped
+			cg.Opacity, cg.Clipped, cg.OffChannels = g.Opacity*opacity, cl.Clipped, cl.OffChannels
 		}
 		out.interior = append(out.interior, cg)
 	}

@@ -278,7 +278,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 		}
 		cl := &composite.Layer{
 			Mode: composite.Mode(l.Blend), Opacity: float64(l.Opacity) / 255, FillOpacity: float64(l.FillOpacity) / 255,
-			Hidden: hidden, Clipped: l.Clipped,
+			Hidden: hidden, Clipped: l.Clipped, OffChannels: l.OffChannels,
 		}
 		out = append(out, cl)
 		if hidden {

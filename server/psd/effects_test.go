@@ -83,3 +83,12 @@ func TestOuterGlowGradientRead(t *testing.T) {
 		t.Errorf("gradient %+v, want three stops fading to 10 %%", g)
 	}
 }
+
+// TestOffChannelsRead: pt-layer-effects.psd's inner glow layer leaves
+// blue out of its blending (brst), read, not named.
+func TestOffChannelsRead(t *testing.T) {
+	l := decodeFile(t, "testdata/photoshop/pt-layer-effects.psd").Find("Inner Glow")
+	if l.OffChannels != 1<<2 || len(l.Unsupported) != 0 {
+		t.Errorf("OffChannels %b, unsupported %v; want blue alone, nothing named", l.OffChannels, l.Unsupported)
+	}
+}
