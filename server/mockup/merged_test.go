@@ -60,7 +60,7 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              20.8,
 	"pt-huesaturation-saturation-rgb.psd":   19.6, // under 30: colour ranges not drawn (named in unsupported)
 	"pt-invert-grey.psd":                    60.0,
-	"pt-layer-effects.psd":                  27.3,
+	"pt-layer-effects.psd":                  27.6,
 	"pt-layer-params.psd":                   30.7,
 	"pt-levels-grey.psd":                    45.4,
 	"pt-levels-rgb.psd":                     51.4,
@@ -73,7 +73,7 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psb":                    60.0,
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
-	"pt-shape-fx2.psd":                      27.0,
+	"pt-shape-fx2.psd":                      27.3,
 	"pt-stroke-gradient.psd":                12.3,
 	"pt-stroke-transparent-shape.psd":       60.0,
 	"pt-threshold-grey.psd":                 60.0,
