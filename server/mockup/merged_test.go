@@ -73,7 +73,7 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psb":                    60.0,
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
-	"pt-shape-fx2.psd":                      27.3,
+	"pt-shape-fx2.psd":                      36.7,
 	"pt-stroke-gradient.psd":                12.3,
 	"pt-stroke-transparent-shape.psd":       60.0,
 	"pt-threshold-grey.psd":                 60.0,
