@@ -27,7 +27,7 @@ import (
 var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
-	"ag-effects.psd":                        24.7,
+	"ag-effects.psd":                        24.9,
 	"ag-gradient-mode.psd":                  29.1,
 	"ag-group-drop-shadows.psd":             44.4,
 	"ag-masks.psd":                          33.0,
@@ -60,7 +60,7 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              20.8,
 	"pt-huesaturation-saturation-rgb.psd":   19.6, // under 30: colour ranges not drawn (named in unsupported)
 	"pt-invert-grey.psd":                    60.0,
-	"pt-layer-effects.psd":                  27.6,
+	"pt-layer-effects.psd":                  28.5,
 	"pt-layer-params.psd":                   30.7,
 	"pt-levels-grey.psd":                    45.4,
 	"pt-levels-rgb.psd":                     51.4,
