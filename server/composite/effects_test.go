@@ -106,3 +106,43 @@ func TestSatin(t *testing.T) {
 		t.Errorf("inverted satin: edge %.2f, middle %.2f", inv.A[30*60+17], inv.A[30*60+30])
 	}
 }
+
+// TestOffChannels: a layer that leaves blue out of its blending paints
+// red and green over the backdrop and keeps the backdrop's blue.
+func TestOffChannels(t *testing.T) {
+	bg := image.NewNRGBA(image.Rect(0, 0, 4, 4))
+	top := image.NewNRGBA(bg.Rect)
+	for i := 0; i < len(bg.Pix); i += 4 {
+		copy(bg.Pix[i:i+4], []uint8{10, 20, 200, 255})
+		copy(top.Pix[i:i+4], []uint8{250, 240, 30, 255})
+	}
+	out := Flatten(4, 4, []*Layer{
+		{Image: bg, Mode: Normal, Opacity: 1, FillOpacity: 1},
+		{Image: top, Mode: Normal, Opacity: 1, FillOpacity: 1, OffChannels: 1 << 2},
+	})
+	if got := out.NRGBAAt(1, 1); got.R != 250 || got.G != 240 || got.B != 200 {
+		t.Errorf("got %v, want red and green from the layer, blue from the backdrop", got)
+	}
+}
+
+// TestInsideStrokeEdgeWithinThePixel: a shape whose right edge lies
+// within a pixel (covered 0.49) has its four-pixel inside stroke end
+// within a pixel four to the left, half covered, as Photoshop draws
+// pt-shape-fx2.psd's; a crisp edge keeps whole pixels.
+func TestInsideStrokeEdgeWithinThePixel(t *testing.T) {
+	s := square()
+	for y := 5; y < 15; y++ {
+		s.A[y*20+15] = 0.49
+	}
+	got := Stroke(s, 4, "inside")
+	if v := got.A[10*20+11]; v < 0.4 || v > 0.6 {
+		t.Errorf("inside stroke at x=11: %.2f, want about half", v)
+	}
+	if v := got.A[10*20+12]; v < 0.99 {
+		t.Errorf("inside stroke at x=12: %.2f, want whole", v)
+	}
+	crisp := Stroke(square(), 4, "inside")
+	if crisp.A[10*20+11] != 1 || crisp.A[10*20+10] != 0 {
+		t.Errorf("crisp square, inside stroke at x=10, 11: %.2f, %.2f, want none, whole", crisp.A[10*20+10], crisp.A[10*20+11])
+	}
+}

@@ -43,6 +43,9 @@ type Layer struct {
 	Clipped bool
 	// Children make the layer a group, bottom to top.
 	Children []*Layer
+	// OffChannels has bit i set when the layer leaves channel i (0 red,
+	// 1 green, 2 blue) of the backdrop as it is.
+	OffChannels uint8
 }
 
 func (l *Layer) group() bool { return l.Children != nil }
@@ -165,7 +168,34 @@ func drawUnit(ctx context.Context, dst *image.NRGBA, base *Layer, clipped []*Lay
 	}
 	// An adjustment changes colours, never coverage: the backdrop's alpha
 	// stays, as Photoshop's does under any number of them.
+	restore := keepChannels(dst, area, base.OffChannels)
 	composite(ctx, dst, src, area, base.Mode, base.alphaScale(), base.Mask, base.MaskDefault, base.Adjust != nil)
+	restore()
+}
+
+// keepChannels saves the channels of dst over area that off names (bit
+// i for channel i), and returns what puts them back.
+func keepChannels(dst *image.NRGBA, area image.Rectangle, off uint8) func() {
+	area = area.Intersect(dst.Rect)
+	if off&7 == 0 || area.Empty() {
+		return func() {}
+	}
+	saved := image.NewNRGBA(area)
+	for y := area.Min.Y; y < area.Max.Y; y++ {
+		copy(saved.Pix[saved.PixOffset(area.Min.X, y):][:4*area.Dx()], dst.Pix[dst.PixOffset(area.Min.X, y):][:4*area.Dx()])
+	}
+	return func() {
+		for y := area.Min.Y; y < area.Max.Y; y++ {
+			s, d := saved.Pix[saved.PixOffset(area.Min.X, y):][:4*area.Dx()], dst.Pix[dst.PixOffset(area.Min.X, y):][:4*area.Dx()]
+			for i := 0; i < len(d); i += 4 {
+				for c := 0; c < 3; c++ {
+					if off&(1<<c) != 0 {
+						d[i+c] = s[i+c]
+					}
+				}
+			}
+		}
+	}
 }
 
 // drawPassThrough draws a pass-through group's children straight onto the

@@ -281,6 +281,11 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.Work += 40 * int64(len(p.Knots)) * int64(e.canvas.Dy())
 		}
 	}
+	if l.OffChannels != 0 {
+		// The backdrop's channels it leaves alone, saved and put back.
+		e.c.buffers += 4 * area(ext)
+		e.c.Work += area(ext)
+	}
 	e.effects(l)
 	e.c.Work += modeWork(composite.Mode(l.Blend)) * area(ext)
 	return ext
@@ -302,9 +307,15 @@ func (e *estimator) effects(l *psd.Layer) {
 	}
 	for _, g := range append(append([]psd.Glow(nil), fx.OuterGlows...), fx.InnerGlows...) {
 		reach, n = max(reach, g.Size), n+1
+		if g.Gradient != nil {
+			n += 2 // a distance transform at 8 bytes a pixel
+		}
 	}
 	for _, s := range fx.Strokes {
 		reach, n = max(reach, s.Size), n+1
+		if s.Position != "outside" {
+			n += 4 // its distances with the nearest pixels' places, 16 bytes a pixel more
+		}
 	}
 	for _, s := range fx.Satins {
 		// Its blur, two moved copies and the difference.

@@ -76,14 +76,28 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	// Effects effectLayers as layers of their own take the layer's opacity, and
 	// are clipped where it is.
 	own := func(img *image.NRGBA, blend psd.BlendMode, o float64) *composite.Layer {
-		return &composite.Layer{Image: img, Mode: composite.Mode(blend), Opacity: o * opacity, FillOpacity: 1, Clipped: cl.Clipped}
+		return &composite.Layer{Image: img, Mode: composite.Mode(blend), Opacity: o * opacity, FillOpacity: 1, Clipped: cl.Clipped,
+			OffChannels: cl.OffChannels}
 	}
 	for _, s := range e.DropShadows {
 		dx, dy := offset(s.Angle, s.Distance)
 		out.before = append(out.before, own(composite.DropShadow(shape, dx, dy, s.Spread, s.Size).Paint(s.Color), s.Blend, s.Opacity))
 	}
 	for _, g := range e.OuterGlows {
-		out.before = append(out.before, own(composite.OuterGlow(shape, g.Spread, g.Size).Paint(g.Color), g.Blend, g.Opacity))
+		cov := composite.OuterGlow(shape, g.Spread, g.Size)
+		if g.Gradient != nil {
+			// A glow in a gradient is strongest at the edge, fading over
+			// half its size, through its contour: fitted to
+			// pt-layer-params.psd (its glow drawn at 34 dB over its box;
+			// along the blurred glow's strength, 27).
+			cov = composite.EdgeRamp(shape, g.Size/2)
+			if g.Contour != nil {
+				for i, v := range cov.A {
+					cov.A[i] = float32(g.Contour.At(float64(v)))
+				}
+			}
+		}
+		out.before = append(out.before, own(glow(cov, g), g.Blend, g.Opacity))
 	}
 	// Interior effects: clipped to the layer when it can be a base and its
 	// fill opacity does not scale them; else cut to its shape.
@@ -112,7 +126,7 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		if clip {
 			cg.Opacity, cg.Clipped = o, true
 		} else {
-			cg.Opacity, cg.Clipped = o*opacity, cl.Clipped
+			cg.Opacity, cg.Clipped, cg.OffChannels = o*opacity, cl.Clipped, cl.OffChannels
 		}
 		out.interior = append(out.interior, cg)
 	}
@@ -301,6 +315,27 @@ func drawGradient(g psd.GradientOverlay, box, area image.Rectangle, snap bool) *
 			i := img.PixOffset(x, y)
 			img.Pix[i], img.Pix[i+1], img.Pix[i+2], img.Pix[i+3] = c.R, c.G, c.B, c.A
 		}
+	}
+	return img
+}
+
+// glow paints a glow's coverage in its colour or along its gradient:
+// the gradient's start where the glow is strongest, its end where it
+// fades, in the gradient's own opacity wherever the glow reaches (its
+// strength does not fade it further: pt-layer-params.psd's glow drawn
+// at 34 dB over its box so, 29 when the strength scaled it too).
+func glow(cover composite.Shape, g psd.Glow) *image.NRGBA {
+	if g.Gradient == nil {
+		return cover.Paint(g.Color)
+	}
+	img := image.NewNRGBA(cover.Rect)
+	for i, v := range cover.A {
+		if v <= 0 {
+			continue
+		}
+		c := g.Gradient.At(1 - float64(v))
+		p := img.Pix[4*i : 4*i+4 : 4*i+4]
+		p[0], p[1], p[2], p[3] = c.R, c.G, c.B, c.A
 	}
 	return img
 }

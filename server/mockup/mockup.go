@@ -289,7 +289,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 		}
 		cl := &composite.Layer{
 			Mode: composite.Mode(l.Blend), Opacity: float64(l.Opacity) / 255, FillOpacity: float64(l.FillOpacity) / 255,
-			Hidden: hidden, Clipped: l.Clipped,
+			Hidden: hidden, Clipped: l.Clipped, OffChannels: l.OffChannels,
 		}
 		if passThroughFill(l) {
 			cl.Mode = composite.Normal

@@ -268,6 +268,18 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 		d.readVectorStroke(l, c)
 	case "vscg":
 		d.readVectorFill(l, c)
+	case "brst":
+		// Channels left out of the layer's blending (Advanced Blending's
+		// R, G, B boxes), one index each: pt-layer-effects.psd's inner
+		// glow leaves blue alone. A grey document's one channel, or an
+		// index past it, is named instead.
+		for n := 0; n < 8 && c.left() >= 4; n++ {
+			if i := c.u32(); i < 3 && d.f.Mode == RGB {
+				l.OffChannels |= 1 << i
+			} else {
+				d.note(l, "blending restricted to some channels")
+			}
+		}
 	case "knko":
 		if c.u8() != 0 {
 			d.note(l, "knockout")

@@ -128,6 +128,12 @@ type Glow struct {
 	Spread, Size float64
 	// Center is true for an inner glow from the centre, not the edges.
 	Center bool
+	// Gradient, when set, colours an outer glow instead of Color: its
+	// start where the glow is strongest, its end where it fades.
+	Gradient *Gradient
+	// Contour maps the strength of a glow in a gradient; nil for linear
+	// (a glow in one colour is drawn linear whatever its contour).
+	Contour Contour
 }
 
 // ColorOverlay paints the layer's pixels one colour.
@@ -349,8 +355,15 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			g.Center = true
 		}
 		if d.desc("Clr ") == nil && d.desc("Grad") != nil {
-			e.Unread = append(e.Unread, what+" in a gradient")
+			// An outer glow's gradient is drawn; an inner glow's, or a
+			// noise gradient, is not.
+			if gr, ok := readGradient(d.desc("Grad")); ok && gr.Noise == nil && len(gr.Colors) > 0 && what == "outer glow" {
+				g.Gradient = &gr
+			} else {
+				e.Unread = append(e.Unread, what+" in a gradient")
+			}
 		}
+		g.Contour = readContour(d.desc("TrnS"))
 		return g
 	}
 	each("DrSh", "dropShadowMulti", func(d *descriptor) { e.DropShadows = append(e.DropShadows, shadow(d)) })

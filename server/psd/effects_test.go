@@ -69,3 +69,26 @@ func TestContourAt(t *testing.T) {
 		t.Error("Linear")
 	}
 }
+
+// TestOuterGlowGradientRead: pt-layer-params.psd's outer glow in a
+// gradient is read with its stops, and not named as unread.
+func TestOuterGlowGradientRead(t *testing.T) {
+	f := decodeFile(t, "testdata/photoshop/pt-layer-params.psd")
+	e := f.Find("Фигура 1").Effects
+	if e == nil || len(e.OuterGlows) != 1 || len(e.Unread) != 0 {
+		t.Fatalf("effects %+v, want one outer glow, nothing unread", e)
+	}
+	g := e.OuterGlows[0].Gradient
+	if g == nil || len(g.Colors) != 3 || len(g.Alphas) != 3 || g.At(1).A != 26 {
+		t.Errorf("gradient %+v, want three stops fading to 10 %%", g)
+	}
+}
+
+// TestOffChannelsRead: pt-layer-effects.psd's inner glow layer leaves
+// blue out of its blending (brst), read, not named.
+func TestOffChannelsRead(t *testing.T) {
+	l := decodeFile(t, "testdata/photoshop/pt-layer-effects.psd").Find("Inner Glow")
+	if l.OffChannels != 1<<2 || len(l.Unsupported) != 0 {
+		t.Errorf("OffChannels %b, unsupported %v; want blue alone, nothing named", l.OffChannels, l.Unsupported)
+	}
+}

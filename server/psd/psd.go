@@ -322,6 +322,10 @@ type Layer struct {
 	PathMask bool
 	// Stroke is a shape's vector stroke (vstk), nil when none.
 	Stroke *VectorStroke
+	// OffChannels has bit i set when channel i (0 red, 1 green, 2 blue)
+	// is left out of the layer's blending: there the backdrop stays as
+	// it is (Advanced Blending's channel boxes).
+	OffChannels uint8
 	// Effects are its layer effects switched on (lfx2), nil when none.
 	Effects *Effects
 	// Unsupported names features present but not drawn by a re-render:
