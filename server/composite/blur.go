@@ -290,17 +290,11 @@ func (b exbox) cols(src []float32, sstride int, dst []float32, dstride, n, h int
 	}
 }
 
+// add adds row to acc, element by element.
 func add(acc, row []float32) {
 	row = row[:len(acc)]
 	for i, v := range row {
 		acc[i] += v
-	}
-}
-
-func sub(acc, row []float32) {
-	row = row[:len(acc)]
-	for i, v := range row {
-		acc[i] -= v
 	}
 }
 
