@@ -116,7 +116,8 @@ func (d *decoder) filterMask(fm *filterMaskData, outsideWhite bool) (*FilterMask
 		if need := minBytes(fm.comp, f.rowBytes(w), h, 4); fm.comp > compZIPPredict || need > fm.data.left() {
 			return nil, fmt.Errorf("filter mask: %d bytes cannot hold %dx%d samples", fm.data.left(), w, h)
 		}
-		if err := f.planeDepth(fm.data, fm.comp, nil, w, h, out.Image.Pix, 0, 1, fm.depth/8, false); err != nil {
+		c := *fm.data // a copy: decoding moves it, and it may be decoded again
+		if err := f.planeDepth(&c, fm.comp, nil, w, h, out.Image.Pix, 0, 1, fm.depth/8, false); err != nil {
 			return nil, fmt.Errorf("filter mask: %w", err)
 		}
 	}

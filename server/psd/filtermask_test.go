@@ -3,6 +3,7 @@ package psd
 import (
 	"bytes"
 	"encoding/binary"
+	"image"
 	"os"
 	"testing"
 )
@@ -92,5 +93,67 @@ func TestFilterMaskDamaged(t *testing.T) {
 	want := "smart filter: mask (the filters drawn over the whole design)"
 	if len(l.Unsupported) != 1 || l.Unsupported[0] != want {
 		t.Errorf("unsupported %q, want [%q]", l.Unsupported, want)
+	}
+}
+
+// filterEffectsBytes is a filter effects block (version 3) of one entry:
+// instance id, no channels written, and a filter mask over r stored as
+// mask (its compression first).
+func filterEffectsBytes(id string, r image.Rectangle, mask []byte) []byte {
+	var body builder
+	for _, v := range []int{r.Min.Y, r.Min.X, r.Max.Y, r.Max.X} {
+		body.u32(uint32(v))
+	}
+	body.u32(8) // depth
+	body.u32(0) // channels besides the two masks
+	body.u32(0)
+	body.u32(0)
+	var e builder
+	e.u8(uint8(len(id)))
+	e.s(id)
+	e.u32(1)
+	e.u64(uint64(body.Len()))
+	e.Write(body.Bytes())
+	e.u8(1)
+	for _, v := range []int{r.Min.Y, r.Min.X, r.Max.Y, r.Max.X} {
+		e.u32(uint32(v))
+	}
+	e.u64(uint64(len(mask)))
+	e.Write(mask)
+	var b builder
+	b.u32(3)
+	b.u64(uint64(e.Len()))
+	b.Write(e.Bytes())
+	for b.Len()%4 != 0 {
+		b.u8(0)
+	}
+	return b.Bytes()
+}
+
+// TestFilterEffectsBlock reads a filter mask from a block built per the
+// specification, and decodes it: painted, kept; white, dropped.
+func TestFilterEffectsBlock(t *testing.T) {
+	d := &decoder{f: &File{Width: 4, Height: 4}, lim: Limits{}.withDefaults()}
+	b := filterEffectsBytes("id", image.Rect(1, 1, 3, 3), []byte{0, compRaw, 0, 255, 128, 255})
+	d.f.r = readerAt{r: bytes.NewReader(b)}
+	d.filterEffects(newCursor(bytes.NewReader(b), 0, int64(len(b)), "FEid"))
+	fm := d.filterMasks["id"]
+	if fm == nil || fm.rect != image.Rect(1, 1, 3, 3) || fm.depth != 8 {
+		t.Fatalf("filter mask %+v", fm)
+	}
+	m, err := d.filterMask(fm, true)
+	if err != nil || m == nil || !bytes.Equal(m.Image.Pix, []byte{0, 255, 128, 255}) || m.Outside != 255 {
+		t.Fatalf("mask %+v, %v", m, err)
+	}
+	// White over its rectangle, white outside: no mask. Black outside
+	// (not extended with white): a mask.
+	b = filterEffectsBytes("w", image.Rect(1, 1, 3, 3), []byte{0, compRaw, 255, 255, 255, 255})
+	d.f.r = readerAt{r: bytes.NewReader(b)}
+	d.filterEffects(newCursor(bytes.NewReader(b), 0, int64(len(b)), "FEid"))
+	if m, err := d.filterMask(d.filterMasks["w"], true); m != nil || err != nil {
+		t.Errorf("a white mask: %+v, %v", m, err)
+	}
+	if m, err := d.filterMask(d.filterMasks["w"], false); m == nil || err != nil || m.Outside != 0 {
+		t.Errorf("a white mask black outside: %+v, %v", m, err)
 	}
 }
