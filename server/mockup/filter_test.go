@@ -46,6 +46,12 @@ func TestSmartFilterBlur(t *testing.T) {
 	l.Placed.Filters = nil
 	sharp := draw()
 	l.Placed.Filters = filters
+	// A filter mask black everywhere keeps the design sharp.
+	l.Placed.FilterMask = &psd.FilterMask{Image: image.NewGray(full)}
+	if masked := draw(); masked != sharp {
+		t.Errorf("through a black filter mask %.2f dB, sharp %.2f dB", masked, sharp)
+	}
+	l.Placed.FilterMask = nil
 	t.Logf("blurred %.1f dB, sharp %.1f dB", blurred, sharp)
 	if blurred < 47 || blurred < sharp+10 {
 		t.Errorf("blurred design at %.1f dB (sharp %.1f): at least 47, and 10 more than sharp, expected", blurred, sharp)
