@@ -225,12 +225,23 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			e.c.smartObjects++
 			e.c.placed += 4 * area(q)
 			e.c.Work += workWarp * area(q)
+			grown := q
 			for _, f := range p.Filters {
 				// Blurred over the quad grown by the blur's reach.
 				sigma := blurSigma(f.Radius)
+				grown = blurBox(grown, sigma)
 				b := area(blurBox(q, sigma).Intersect(e.canvas))
 				e.c.Work += composite.BlurWork * b
 				e.c.filters = max(e.c.filters, composite.BlurBytes*b)
+			}
+			if m := p.FilterMask; m != nil && len(p.Filters) > 0 {
+				// The mask, decoded with the file, and the unfiltered
+				// design kept over the reach of every filter, mixed
+				// back once.
+				b := area(grown.Intersect(e.canvas))
+				e.c.Held += area(m.Image.Rect)
+				e.c.filters += 4 * b
+				e.c.Work += b
 			}
 			ext = ext.Union(q)
 		}

@@ -18,8 +18,22 @@ func blurSigma(radius float64) float64 { return radius }
 
 // smartFilters draws a smart object's filters over the design placed on
 // the canvas (img), in place, in Photoshop's order. Each filter's
-// opacity mixes its result over what it was given.
-func smartFilters(ctx context.Context, img *image.NRGBA, fs []psd.SmartFilter) {
+// opacity mixes its result over what it was given; the filter mask, when
+// painted, then mixes the filters' result over the unfiltered design
+// pixel by pixel (black keeps the design as it was).
+func smartFilters(ctx context.Context, img *image.NRGBA, fs []psd.SmartFilter, mask *psd.FilterMask) {
+	var unfiltered *image.NRGBA
+	if mask != nil {
+		reach := 0
+		for _, f := range fs {
+			if f.ID == "GsnB" {
+				reach += int(math.Ceil(3*blurSigma(f.Radius))) + 1 // blurBox's
+			}
+		}
+		if ab := alphaBounds(img); reach > 0 && !ab.Empty() {
+			unfiltered = copyRect(img, ab.Inset(-reach).Intersect(img.Rect))
+		}
+	}
 	for _, f := range fs {
 		if f.ID != "GsnB" {
 			continue // the identity (a curves filter at its default)
@@ -31,16 +45,30 @@ func smartFilters(ctx context.Context, img *image.NRGBA, fs []psd.SmartFilter) {
 		}
 		var before *image.NRGBA
 		if f.Opacity < 1 {
-			before = image.NewNRGBA(box)
-			for y := box.Min.Y; y < box.Max.Y; y++ {
-				copy(before.Pix[before.PixOffset(box.Min.X, y):][:4*box.Dx()], img.Pix[img.PixOffset(box.Min.X, y):])
-			}
+			before = copyRect(img, box)
 		}
 		composite.GaussianBlur(ctx, img, box, sigma)
 		if before != nil {
-			mix(img, before, f.Opacity)
+			mix(img, before, func(int, int) float64 { return f.Opacity })
 		}
 	}
+	if unfiltered != nil {
+		mix(img, unfiltered, func(x, y int) float64 {
+			if (image.Point{x, y}).In(mask.Image.Rect) {
+				return float64(mask.Image.Pix[mask.Image.PixOffset(x, y)]) / 255
+			}
+			return float64(mask.Outside) / 255
+		})
+	}
+}
+
+// copyRect is a copy of img's pixels over r (within img).
+func copyRect(img *image.NRGBA, r image.Rectangle) *image.NRGBA {
+	c := image.NewNRGBA(r)
+	for y := r.Min.Y; y < r.Max.Y; y++ {
+		copy(c.Pix[c.PixOffset(r.Min.X, y):][:4*r.Dx()], img.Pix[img.PixOffset(r.Min.X, y):])
+	}
+	return c
 }
 
 // blurBox is r grown by the reach of a blur of sigma: three standard
@@ -53,13 +81,17 @@ func blurBox(r image.Rectangle, sigma float64) image.Rectangle {
 }
 
 // mix sets img, over before's bounds, to before mixed with it: a filter
-// drawn at opacity o, its picture over the one it was given.
-func mix(img, before *image.NRGBA, o float64) {
+// drawn at opacity o(x, y), its picture over the one it was given.
+func mix(img, before *image.NRGBA, o func(x, y int) float64) {
 	b := before.Rect
 	for y := b.Min.Y; y < b.Max.Y; y++ {
 		dst := img.Pix[img.PixOffset(b.Min.X, y):][:4*b.Dx()]
 		src := before.Pix[before.PixOffset(b.Min.X, y):][:4*b.Dx()]
 		for i := 0; i < len(dst); i += 4 {
+			o := o(b.Min.X+i/4, y)
+			if o >= 1 {
+				continue
+			}
 			fa, ba := o*float64(dst[i+3]), (1-o)*float64(src[i+3])
 			a := fa + ba
 			if a <= 0 {

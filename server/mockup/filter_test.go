@@ -46,6 +46,12 @@ func TestSmartFilterBlur(t *testing.T) {
 	l.Placed.Filters = nil
 	sharp := draw()
 	l.Placed.Filters = filters
+	// A filter mask black everywhere keeps the design sharp.
+	l.Placed.FilterMask = &psd.FilterMask{Image: image.NewGray(full)}
+	if masked := draw(); masked != sharp {
+		t.Errorf("through a black filter mask %.2f dB, sharp %.2f dB", masked, sharp)
+	}
+	l.Placed.FilterMask = nil
 	t.Logf("blurred %.1f dB, sharp %.1f dB", blurred, sharp)
 	if blurred < 47 || blurred < sharp+10 {
 		t.Errorf("blurred design at %.1f dB (sharp %.1f): at least 47, and 10 more than sharp, expected", blurred, sharp)
@@ -66,8 +72,8 @@ func TestSmartFilterOpacity(t *testing.T) {
 	half := image.NewNRGBA(sharp.Rect)
 	copy(full.Pix, sharp.Pix)
 	copy(half.Pix, sharp.Pix)
-	smartFilters(context.Background(), full, []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 1}})
-	smartFilters(context.Background(), half, []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 0.5}})
+	smartFilters(context.Background(), full, []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 1}}, nil)
+	smartFilters(context.Background(), half, []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 0.5}}, nil)
 	for _, x := range []int{17, 19, 21, 30} {
 		s, f, h := sharp.NRGBAAt(x, 30).A, full.NRGBAAt(x, 30).A, half.NRGBAAt(x, 30).A
 		if want := (int(s) + int(f)) / 2; int(h) < want-1 || int(h) > want+1 || h == s && s != f {
@@ -97,5 +103,38 @@ func TestSmartFiltersInManifest(t *testing.T) {
 	}
 	if err := CheckSplit(&tpl.Manifest, "Design", nil, nil); err == nil || !strings.Contains(err.Error(), "smart filters") {
 		t.Errorf("CheckSplit: %v, a refusal naming its smart filters expected", err)
+	}
+}
+
+// TestSmartFilterMask draws a blur through a filter mask black on the
+// left half of the canvas and white on the right: the left keeps the
+// sharp picture, the right is the blurred one.
+func TestSmartFilterMask(t *testing.T) {
+	t.Parallel()
+	sharp := image.NewNRGBA(image.Rect(0, 0, 60, 60))
+	for y := 20; y < 40; y++ {
+		for x := 10; x < 50; x++ {
+			sharp.SetNRGBA(x, y, color.NRGBA{0, 0, 255, 255})
+		}
+	}
+	full := image.NewNRGBA(sharp.Rect)
+	masked := image.NewNRGBA(sharp.Rect)
+	copy(full.Pix, sharp.Pix)
+	copy(masked.Pix, sharp.Pix)
+	mask := &psd.FilterMask{Image: image.NewGray(image.Rect(0, 0, 30, 60)), Outside: 255}
+	blur := []psd.SmartFilter{{ID: "GsnB", Radius: 2, Opacity: 1}}
+	smartFilters(context.Background(), full, blur, nil)
+	smartFilters(context.Background(), masked, blur, mask)
+	for _, p := range []image.Point{{10, 19}, {10, 20}, {20, 19}, {29, 41}, {30, 19}, {49, 20}, {50, 30}, {45, 41}} {
+		want := full.NRGBAAt(p.X, p.Y)
+		if p.X < 30 {
+			want = sharp.NRGBAAt(p.X, p.Y)
+		}
+		if got := masked.NRGBAAt(p.X, p.Y); got != want {
+			t.Errorf("%v: %v, want %v (sharp %v, blurred %v)", p, got, want, sharp.NRGBAAt(p.X, p.Y), full.NRGBAAt(p.X, p.Y))
+		}
+	}
+	if sharp.NRGBAAt(10, 19) == full.NRGBAAt(10, 19) || sharp.NRGBAAt(49, 20) == full.NRGBAAt(49, 20) {
+		t.Error("the blur changes nothing where the test looks")
 	}
 }

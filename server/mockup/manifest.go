@@ -49,7 +49,8 @@ type SmartObject struct {
 	Visible bool     `json:"visible"`
 	Clipped []string `json:"clipped"`
 	// Filters are the smart filters drawn over a design placed in it,
-	// in order ("gaussian blur 3.5 px"); absent when it has none.
+	// in order ("gaussian blur 3.5 px"), then "filter mask" when a
+	// painted mask limits where they apply; absent when it has none.
 	Filters []string `json:"filters,omitempty"`
 }
 
@@ -199,6 +200,9 @@ func manifest(f *psd.File) Manifest {
 						if f.ID == "GsnB" {
 							so.Filters = append(so.Filters, fmt.Sprintf("gaussian blur %g px", f.Radius))
 						}
+					}
+					if len(so.Filters) > 0 && p.FilterMask != nil {
+						so.Filters = append(so.Filters, "filter mask")
 					}
 					if p.Warp != nil && len(p.Warp.Points) == 0 {
 						m.Unsupported = append(m.Unsupported, Feature{Path: l.Path, Feature: "warp style " + p.Warp.Style + " (no mesh stored)", Action: Refused})

@@ -262,7 +262,7 @@ func (r *renderer) place(d image.Image, p *psd.Placed) *image.NRGBA {
 		r.textures[k] = tex
 	}
 	img := tex.Warp(mapping(p, part), r.t.File.Width, r.t.File.Height)
-	smartFilters(r.ctx, img, p.Filters)
+	smartFilters(r.ctx, img, p.Filters, p.FilterMask)
 	// Cut to what it covers: its effects' shapes and its blending then
 	// span the quad, not the canvas (a 3000×3000 canvas's drop shadow
 	// was drawn over 9.4 million pixels for a quad of 2.9).
@@ -495,7 +495,7 @@ func (t *Template) mask(l *psd.Layer) (*image.Gray, error) {
 func Place(design image.Image, p *psd.Placed, fit string, width, height int) *image.NRGBA {
 	src, part := fitted(design, p.Width, p.Height, fit)
 	img := composite.Warp(src, mapping(p, part), width, height)
-	smartFilters(context.Background(), img, p.Filters)
+	smartFilters(context.Background(), img, p.Filters, p.FilterMask)
 	return img
 }
 

@@ -127,6 +127,8 @@ func (d *decoder) globalBlock(key string, c *cursor) error {
 		d.f.mergedTransparency = true
 	case "Patt", "Pat2", "Pat3":
 		d.patterns(c)
+	case "FXid", "FEid":
+		d.filterEffects(c)
 	}
 	return nil
 }

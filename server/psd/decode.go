@@ -55,6 +55,9 @@ type decoder struct {
 	f            *File
 	embedded     int64 // bytes of embedded files kept so far
 	records      []*Layer
+	// filterMasks are where the smart objects' filter masks lie, by
+	// instance id (filterEffects).
+	filterMasks map[string]*filterMaskData
 }
 
 // checkPixels refuses a w x h picture over the limit before anything is
@@ -159,6 +162,7 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 		return err
 	}
 	d.checkPatterns()
+	d.attachFilterMasks()
 	return nil
 }
 

@@ -21,6 +21,8 @@ func FuzzDecode(f *testing.F) {
 		f.Add(b)
 	}
 	f.Add(psdFile(4, 4, RGB, []testLayer{{name: "so", rect: image4, blocks: block("SoLd", append([]byte("soLD\x00\x00\x00\x04"), nestedDescriptor(3)...))}}))
+	// A filter effects block holding a 2x2 filter mask.
+	f.Add(psdFileGlobal(4, 4, RGB, nil, block("FEid", filterEffectsBytes("id", image.Rect(1, 1, 3, 3), []byte{0, compRaw, 0, 255, 128, 255}))))
 	// A shape without pixels: its path, fill and stroke are all there is.
 	f.Add(psdFile(8, 8, RGB, []testLayer{{name: "shape", blocks: append(socoBlock(255, 0, 0), vmskBlock(2, [2]float64{0.1, 0.1}, [2]float64{0.9, 0.2}, [2]float64{0.5, 0.9})...)}}))
 	if b, err := os.ReadFile(filepath.Join("testdata", "photoshop", "pt-minimal-shape-layer.psd")); err == nil {

@@ -39,7 +39,18 @@ func (d *decoder) placed(l *Layer, c *cursor) error {
 	if p.Warp, err = parseWarp(w); err != nil {
 		return l.errorf("placed layer: %v", err)
 	}
-	p.Filters = d.smartFilters(l, desc.desc("filterFX"))
+	fx := desc.desc("filterFX")
+	p.Filters = d.smartFilters(l, fx)
+	// The filter mask is switched on unless the file says otherwise; it
+	// is found by the instance id in the filter effects block.
+	p.instance = strings.TrimRight(desc.str("placed"), "\x00")
+	p.maskOn, p.maskOutsideWhite = true, true
+	if on, ok := fx.get("filterMaskEnable").(bool); ok {
+		p.maskOn = on
+	}
+	if w, ok := fx.get("filterMaskExtendWithWhite").(bool); ok {
+		p.maskOutsideWhite = w
+	}
 	d.notePreset(l, p.Warp)
 	if err := p.check(); err != nil {
 		return l.errorf("placed layer: %v", err)

@@ -400,6 +400,14 @@ type Placed struct {
 	// they apply to a design put in its place. Filters kino does not
 	// draw are named in the layer's Unsupported instead.
 	Filters []SmartFilter
+	// FilterMask is the smart filters' mask when it is switched on and
+	// painted, nil otherwise: the filters mixed over the unfiltered
+	// design by it.
+	FilterMask *FilterMask
+
+	instance         string // the placed-layer descriptor's "placed" id
+	maskOn           bool   // filterMaskEnable
+	maskOutsideWhite bool   // filterMaskExtendWithWhite
 }
 
 // SmartFilter is one smart filter of a smart object (filterFX).
