@@ -43,22 +43,7 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		return out
 	}
 	canvas := image.Rect(0, 0, r.t.File.Width, r.t.File.Height)
-	pad := 0.0
-	for _, s := range append(append([]psd.Shadow{}, e.DropShadows...), e.InnerShadows...) {
-		pad = math.Max(pad, s.Distance+s.Size)
-	}
-	for _, g := range append(append([]psd.Glow{}, e.OuterGlows...), e.InnerGlows...) {
-		pad = math.Max(pad, g.Size)
-	}
-	for _, s := range e.Strokes {
-		pad = math.Max(pad, s.Size)
-	}
-	for _, s := range e.Satins {
-		pad = math.Max(pad, s.Distance+s.Size)
-	}
-	for _, b := range e.Bevels {
-		pad = math.Max(pad, 1.5*b.Size+b.Soften)
-	}
+	pad := effectsReach(e)
 	var mask *image.Gray
 	var def uint8
 	if cl.Mask != nil {
@@ -187,6 +172,28 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 	}
 	out.after = append(out.after, bevels(e.Bevels, shape, own)...)
 	return out
+}
+
+// effectsReach is how far past a layer's shape its effects reach, in
+// pixels.
+func effectsReach(e *psd.Effects) float64 {
+	pad := 0.0
+	for _, s := range append(append([]psd.Shadow{}, e.DropShadows...), e.InnerShadows...) {
+		pad = math.Max(pad, s.Distance+s.Size)
+	}
+	for _, g := range append(append([]psd.Glow{}, e.OuterGlows...), e.InnerGlows...) {
+		pad = math.Max(pad, g.Size)
+	}
+	for _, s := range e.Strokes {
+		pad = math.Max(pad, s.Size)
+	}
+	for _, s := range e.Satins {
+		pad = math.Max(pad, s.Distance+s.Size)
+	}
+	for _, b := range e.Bevels {
+		pad = math.Max(pad, 1.5*b.Size+b.Soften)
+	}
+	return pad
 }
 
 // bevels are the layers of a layer's bevels, over it and its strokes:

@@ -142,6 +142,30 @@ func (d *decoder) note(l *Layer, feature string) {
 	l.Unsupported = append(l.Unsupported, feature)
 }
 
+// brightnessSettings reads the modern Brightness/Contrast's settings,
+// which follow its legacy block, into l's adjustment.
+func (d *decoder) brightnessSettings(l *Layer, c *cursor) {
+	if l.Kind != KindAdjustment || l.Adjustment == nil || l.Adjustment.Kind != "brightness/contrast" {
+		return
+	}
+	desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
+	if err != nil {
+		return
+	}
+	b, okB := desc.num("Brgh")
+	k, okC := desc.num("Cntr")
+	mean, okM := desc.num("means")
+	legacy, _ := desc.get("useLegacy").(bool)
+	if !okB || !okC || !okM || b < -150 || b > 150 || k < -100 || k > 100 || mean < 0 || mean > 255 {
+		return
+	}
+	if legacy {
+		l.Adjustment = brightnessLegacy(int(b), int(k), int(mean))
+	} else {
+		l.Adjustment = brightnessContrast(b, k, mean)
+	}
+}
+
 func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	if name, ok := adjustments[key]; ok {
 		l.Kind = KindAdjustment
@@ -160,26 +184,7 @@ func (d *decoder) layerBlock(l *Layer, key string, c *cursor) error {
 	}
 	switch key {
 	case "CgEd":
-		// The modern Brightness/Contrast's settings, after its legacy block.
-		if l.Kind != KindAdjustment || l.Adjustment == nil || l.Adjustment.Kind != "brightness/contrast" {
-			return nil
-		}
-		desc, err := readDescriptor(c, d.lim.MaxDescriptorDepth)
-		if err != nil {
-			return nil
-		}
-		b, okB := desc.num("Brgh")
-		k, okC := desc.num("Cntr")
-		mean, okM := desc.num("means")
-		legacy, _ := desc.get("useLegacy").(bool)
-		if !okB || !okC || !okM || b < -150 || b > 150 || k < -100 || k > 100 || mean < 0 || mean > 255 {
-			return nil
-		}
-		if legacy {
-			l.Adjustment = brightnessLegacy(int(b), int(k), int(mean))
-		} else {
-			l.Adjustment = brightnessContrast(b, k, mean)
-		}
+		d.brightnessSettings(l, c)
 	case "luni":
 		if s := c.unicode(); c.err == nil && s != "" {
 			l.Name = s
