@@ -40,7 +40,7 @@ var mergedFloor = map[string]float64{
 	"ag-strokes.psd":                        36.5,
 	"ag-werps.psd":                          60.0,
 	"pt-32bit-5x5.psd":                      60.0,
-	"pt-32bit-grey.psd":                     26.8, // under 30: Photoshop mixes a 32-bit grey gradient in a way not found (not linear light, as in RGB)
+	"pt-32bit-grey.psd":                     31.4,
 	"pt-32bit-rgb.psd":                      60.0,
 	"pt-32bit-shape.psd":                    60.0,
 	"pt-adjustment-clipping.psd":            60.0,

@@ -163,8 +163,9 @@ type Gradient struct {
 	// from stop to stop.
 	Smoothness float64
 	// Method is how two stops' colours mix: "classic" (the document's
-	// values, mixed linearly), "perceptual" (in Oklab) or "linear" (in
-	// linear light).
+	// values, mixed linearly), "perceptual" (in Oklab), "linear" (in
+	// linear light) or "gamma" (under a 2.2 power: a 32-bit greyscale
+	// file's gradient fill).
 	Method string
 	// Noise is a noise gradient's settings, nil for stops.
 	Noise *NoiseGradient

@@ -27,7 +27,8 @@ func (d *decoder) gradientFill(l *Layer, c *cursor) {
 // readGradientFillLayer reads a GdFl block's descriptor, its colours
 // converted for the document as Photoshop mixes them: a CMYK file's
 // stops mixed in inks and each mix converted as its pixels are, a
-// 32-bit file's (linear light, 255 for white) mixed in linear light;
+// 32-bit file's (linear light, 255 for white) mixed in linear light
+// (a greyscale one's under a 2.2 gamma);
 // nil when kino does not draw it.
 func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 	g, ok := readGradientFill(desc, blendMode("norm"), 1)
@@ -59,9 +60,13 @@ func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 	case d.f.Depth == 32:
 		// Stored as linear light: shown through the sRGB curve, and
 		// mixed in linear light as the document is (unless the file
-		// asks for another method).
+		// asks for another method); a greyscale file's under the grey
+		// working space's 2.2 gamma instead (greyGamma).
 		if f.Gradient.Method == "classic" {
 			f.Gradient.Method = "linear"
+			if d.f.Mode == Grayscale {
+				f.Gradient.Method = "gamma"
+			}
 		}
 		for i, it := range stops {
 			if s, ok := it.(*descriptor); ok {
