@@ -40,7 +40,7 @@ var mergedFloor = map[string]float64{
 	"ag-strokes.psd":                        36.5,
 	"ag-werps.psd":                          60.0,
 	"pt-32bit-5x5.psd":                      60.0,
-	"pt-32bit-grey.psd":                     31.4,
+	"pt-32bit-grey.psd":                     60.0,
 	"pt-32bit-rgb.psd":                      60.0,
 	"pt-32bit-shape.psd":                    60.0,
 	"pt-adjustment-clipping.psd":            60.0,
@@ -68,7 +68,7 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              41.8,
 	"pt-huesaturation-saturation-rgb.psd":   46.8,
 	"pt-invert-grey.psd":                    60.0,
-	"pt-lab-16bit.psd":                      7.5, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-lab-16bit.psd":                      40.6,
 	"pt-lab-8bit.psd":                       60.0,
 	"pt-layer-effects.psd":                  29.9,
 	"pt-layer-params.psd":                   30.7,

@@ -153,6 +153,8 @@ type GradientStop struct {
 	Midpoint float64
 	// ink is a CMYK file's colour stop as its inks (see Gradient.profile).
 	ink [4]uint8
+	// value is the stop's colour in the space Gradient.spline mixes in.
+	value [3]float64
 }
 
 // Gradient is a gradient's stops, colour and opacity apart, by location;
@@ -163,15 +165,17 @@ type Gradient struct {
 	// from stop to stop.
 	Smoothness float64
 	// Method is how two stops' colours mix: "classic" (the document's
-	// values, mixed linearly), "perceptual" (in Oklab), "linear" (in
-	// linear light) or "gamma" (under a 2.2 power: a 32-bit greyscale
-	// file's gradient fill).
+	// values, mixed linearly), "perceptual" (in Oklab) or "linear" (in
+	// linear light).
 	Method string
 	// Noise is a noise gradient's settings, nil for stops.
 	Noise *NoiseGradient
 	// profile, when set, mixes the colour stops' inks and converts each
 	// mix through it, as a CMYK document's gradient fill is drawn.
 	profile *cmykProfile
+	// spline, when not splineNone, mixes the colour stops' values along
+	// a spline through them and converts each mix to sRGB (gradspline.go).
+	spline splineSpace
 }
 
 // NoiseGradient is a gradient of random colours: Photoshop draws it

@@ -10,14 +10,6 @@ import (
 // ag-gradient-mode.psd (57 dB down its middle column; 0 gives 24 dB).
 const smoothEase = 0.56
 
-// greyGamma is the power a 32-bit greyscale file's gradient fill mixes
-// its stops under (Photoshop's Gray Gamma 2.2): on pt-32bit-grey.psd the
-// mixes a quarter and three quarters of the way lie 0.40 and 0.61 of
-// the way between their stops in it, one from the other, as a linear
-// geometry makes them (0.28 and 0.52 in linear light). 31.9 dB; 1.9 to
-// 2.3 all give 31.6 to 32.2.
-const greyGamma = 2.2
-
 // At is the gradient's colour at t, 0 to 1. Table is faster for many.
 func (g Gradient) At(t float64) color.NRGBA {
 	if g.Noise != nil {
@@ -77,6 +69,9 @@ func (g Gradient) mix(s []GradientStop, t float64, alpha bool) color.NRGBA {
 				f = 0.5 + (f-m)/(1-m)/2
 			}
 		}
+		if g.spline != splineNone && !alpha {
+			return g.splineAt(s, i, f)
+		}
 		f += g.Smoothness * smoothEase * (f*f*(3-2*f) - f)
 		if alpha {
 			return color.NRGBA{A: lerp8(a.Color.A, b.Color.A, f)}
@@ -95,6 +90,9 @@ func (g Gradient) end(s GradientStop, alpha bool) color.NRGBA {
 	if g.profile != nil && !alpha {
 		return mixInks(g.profile, s.ink, s.ink, 0)
 	}
+	if g.spline != splineNone && !alpha {
+		return g.spline.rgb(s.value)
+	}
 	return s.Color
 }
 
@@ -110,13 +108,6 @@ func mixColors(x, y color.NRGBA, f float64, method string) color.NRGBA {
 		for i, p := range [3][2]uint8{{x.R, y.R}, {x.G, y.G}, {x.B, y.B}} {
 			a, b := toLinear(p[0]), toLinear(p[1])
 			out[i] = a + (b-a)*f
-		}
-		return color.NRGBA{toSRGB(out[0]), toSRGB(out[1]), toSRGB(out[2]), 255}
-	case "gamma":
-		var out [3]float64
-		for i, p := range [3][2]uint8{{x.R, y.R}, {x.G, y.G}, {x.B, y.B}} {
-			a, b := math.Pow(toLinear(p[0]), 1/greyGamma), math.Pow(toLinear(p[1]), 1/greyGamma)
-			out[i] = math.Pow(a+(b-a)*f, greyGamma)
 		}
 		return color.NRGBA{toSRGB(out[0]), toSRGB(out[1]), toSRGB(out[2]), 255}
 	case "perceptual":

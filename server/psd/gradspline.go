@@ -1,0 +1,66 @@
+package psd
+
+import "image/color"
+
+// splineSpace is the space a gradient fill's colour stops are mixed in
+// when Photoshop draws it along a spline through them.
+type splineSpace uint8
+
+const (
+	// splineNone mixes two stops at a time (Gradient.mix).
+	splineNone splineSpace = iota
+	// splineLab mixes a Lab file's stops in Lab.
+	splineLab
+	// splineLinear mixes a 32-bit greyscale file's stops in linear
+	// light.
+	splineLinear
+)
+
+// rgb is a value of the space as sRGB.
+func (sp splineSpace) rgb(v [3]float64) color.NRGBA {
+	if sp == splineLab {
+		c := labToRGB(v[0], v[1], v[2])
+		return color.NRGBA{unit8(c[0]), unit8(c[1]), unit8(c[2]), 255}
+	}
+	return color.NRGBA{toSRGB(v[0]), toSRGB(v[1]), toSRGB(v[2]), 255}
+}
+
+// splineAt is the colour f of the way from stop i-1 to stop i of s
+// along the spline Photoshop's smoothness at 100 % draws through the
+// stops, each channel apart: a cubic through each pair of stops whose
+// slope at a stop is the mean of the slopes of the lines to the stops
+// either side (at an end stop, half its one line's). On pt-lab-16bit
+// and pt-32bit-grey it gives Photoshop's pixels a quarter and three
+// quarters of the way to within a hundredth of a level, where mixing
+// two stops at a time is 6 to 11 levels off. Less smoothness mixes the
+// spline with the straight line.
+func (g Gradient) splineAt(s []GradientStop, i int, f float64) color.NRGBA {
+	a, b := s[i-1], s[i]
+	w := b.Location - a.Location
+	slope := func(j int, c int) float64 {
+		// The slope at stop j, in value per unit of location.
+		var sum float64
+		var n int
+		if j > 0 && s[j].Location > s[j-1].Location {
+			sum += (s[j].value[c] - s[j-1].value[c]) / (s[j].Location - s[j-1].Location)
+			n++
+		}
+		if j+1 < len(s) && s[j+1].Location > s[j].Location {
+			sum += (s[j+1].value[c] - s[j].value[c]) / (s[j+1].Location - s[j].Location)
+			n++
+		}
+		if n == 0 {
+			return 0
+		}
+		return sum / 2
+	}
+	h00, h10 := 2*f*f*f-3*f*f+1, f*f*f-2*f*f+f
+	h01, h11 := -2*f*f*f+3*f*f, f*f*f-f*f
+	var out [3]float64
+	for c := range out {
+		line := a.value[c] + (b.value[c]-a.value[c])*f
+		curve := h00*a.value[c] + h10*w*slope(i-1, c) + h01*b.value[c] + h11*w*slope(i, c)
+		out[c] = line + g.Smoothness*(curve-line)
+	}
+	return g.spline.rgb(out)
+}
