@@ -55,7 +55,7 @@ var mergedFloor = map[string]float64{
 	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
-	"pt-cmyk-16bit.psd":                     32.0,
+	"pt-cmyk-16bit.psd":                     34.8,
 	"pt-cmyk-8bit.psd":                      52.4,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,

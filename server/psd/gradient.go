@@ -72,6 +72,9 @@ func (g Gradient) mix(s []GradientStop, t float64, alpha bool) color.NRGBA {
 		if g.spline != splineNone && !alpha {
 			return g.splineAt(s, i, f)
 		}
+		if g.profile != nil && !alpha {
+			return g.inkSplineAt(s, i, f)
+		}
 		f += g.Smoothness * smoothEase * (f*f*(3-2*f) - f)
 		if alpha {
 			return color.NRGBA{A: lerp8(a.Color.A, b.Color.A, f)}
