@@ -40,7 +40,7 @@ var mergedFloor = map[string]float64{
 	"ag-strokes.psd":                        36.5,
 	"ag-werps.psd":                          60.0,
 	"pt-32bit-5x5.psd":                      60.0,
-	"pt-32bit-grey.psd":                     26.8, // under 30: Photoshop mixes a 32-bit grey gradient in a way not found (not linear light, as in RGB)
+	"pt-32bit-grey.psd":                     60.0,
 	"pt-32bit-rgb.psd":                      60.0,
 	"pt-32bit-shape.psd":                    60.0,
 	"pt-adjustment-clipping.psd":            60.0,
@@ -55,7 +55,7 @@ var mergedFloor = map[string]float64{
 	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
-	"pt-cmyk-16bit.psd":                     32.0,
+	"pt-cmyk-16bit.psd":                     34.8,
 	"pt-cmyk-8bit.psd":                      52.4,
 	"pt-curves-grey.psd":                    60.0,
 	"pt-curves-rgb.psd":                     55.6,
@@ -68,7 +68,7 @@ var mergedFloor = map[string]float64{
 	"pt-huesaturation-rgb.psd":              41.8,
 	"pt-huesaturation-saturation-rgb.psd":   46.8,
 	"pt-invert-grey.psd":                    60.0,
-	"pt-lab-16bit.psd":                      7.5, // under 30: a gradient fill stored without pixels, not drawn
+	"pt-lab-16bit.psd":                      40.6,
 	"pt-lab-8bit.psd":                       60.0,
 	"pt-layer-effects.psd":                  29.9,
 	"pt-layer-params.psd":                   30.7,

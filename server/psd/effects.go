@@ -153,6 +153,8 @@ type GradientStop struct {
 	Midpoint float64
 	// ink is a CMYK file's colour stop as its inks (see Gradient.profile).
 	ink [4]uint8
+	// value is the stop's colour in the space Gradient.spline mixes in.
+	value [3]float64
 }
 
 // Gradient is a gradient's stops, colour and opacity apart, by location;
@@ -171,6 +173,9 @@ type Gradient struct {
 	// profile, when set, mixes the colour stops' inks and converts each
 	// mix through it, as a CMYK document's gradient fill is drawn.
 	profile *cmykProfile
+	// spline, when not splineNone, mixes the colour stops' values along
+	// a spline through them and converts each mix to sRGB (gradspline.go).
+	spline splineSpace
 }
 
 // NoiseGradient is a gradient of random colours: Photoshop draws it

@@ -27,7 +27,9 @@ func (d *decoder) gradientFill(l *Layer, c *cursor) {
 // readGradientFillLayer reads a GdFl block's descriptor, its colours
 // converted for the document as Photoshop mixes them: a CMYK file's
 // stops mixed in inks and each mix converted as its pixels are, a
-// 32-bit file's (linear light, 255 for white) mixed in linear light;
+// 32-bit file's (linear light, 255 for white) mixed in linear light,
+// a Lab file's in Lab and a 32-bit greyscale file's along a spline
+// (splineAt);
 // nil when kino does not draw it.
 func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 	g, ok := readGradientFill(desc, blendMode("norm"), 1)
@@ -56,6 +58,25 @@ func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 		for i, it := range stops {
 			f.Gradient.Colors[i].ink = inks(it.(*descriptor).desc("Clr "))
 		}
+	case f.Gradient.Method == "classic" && d.f.Mode == Lab && allHave(stops, "Lmnc"):
+		f.Gradient.spline = splineLab
+		for i, it := range stops {
+			c := it.(*descriptor).desc("Clr ")
+			l, _ := c.num("Lmnc")
+			a, _ := c.num("A   ")
+			b, _ := c.num("B   ")
+			f.Gradient.Colors[i].value = [3]float64{l, a, b}
+		}
+	case f.Gradient.Method == "classic" && d.f.Depth == 32 && d.f.Mode == Grayscale && allHave(stops, "Gry "):
+		// Stored as linear light, as in RGB below, but mixed along a
+		// spline.
+		f.Gradient.spline = splineLinear
+		for i, it := range stops {
+			g, _ := it.(*descriptor).desc("Clr ").num("Gry ")
+			y := clampRange(1-g/100, 0, 1)
+			f.Gradient.Colors[i].value = [3]float64{y, y, y}
+			f.Gradient.Colors[i].Color = linearColor(it.(*descriptor).desc("Clr "))
+		}
 	case d.f.Depth == 32:
 		// Stored as linear light: shown through the sRGB curve, and
 		// mixed in linear light as the document is (unless the file
@@ -73,13 +94,16 @@ func (d *decoder) readGradientFillLayer(desc *descriptor) *GradientFill {
 }
 
 // allInks says whether every colour stop is a CMYK colour.
-func allInks(stops []any) bool {
+func allInks(stops []any) bool { return allHave(stops, "Blck") }
+
+// allHave says whether every colour stop's colour has key.
+func allHave(stops []any, key string) bool {
 	for _, it := range stops {
 		s, ok := it.(*descriptor)
 		if !ok {
 			return false
 		}
-		if _, ok := s.desc("Clr ").num("Blck"); !ok {
+		if _, ok := s.desc("Clr ").num(key); !ok {
 			return false
 		}
 	}

@@ -69,6 +69,12 @@ func (g Gradient) mix(s []GradientStop, t float64, alpha bool) color.NRGBA {
 				f = 0.5 + (f-m)/(1-m)/2
 			}
 		}
+		if g.spline != splineNone && !alpha {
+			return g.splineAt(s, i, f)
+		}
+		if g.profile != nil && !alpha {
+			return g.inkSplineAt(s, i, f)
+		}
 		f += g.Smoothness * smoothEase * (f*f*(3-2*f) - f)
 		if alpha {
 			return color.NRGBA{A: lerp8(a.Color.A, b.Color.A, f)}
@@ -86,6 +92,9 @@ func (g Gradient) mix(s []GradientStop, t float64, alpha bool) color.NRGBA {
 func (g Gradient) end(s GradientStop, alpha bool) color.NRGBA {
 	if g.profile != nil && !alpha {
 		return mixInks(g.profile, s.ink, s.ink, 0)
+	}
+	if g.spline != splineNone && !alpha {
+		return g.spline.rgb(s.value)
 	}
 	return s.Color
 }
