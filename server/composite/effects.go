@@ -302,37 +302,7 @@ func SquaredDistance(a []float32, w, h int) []float64 {
 }
 
 // dt1 is the one-dimensional squared distance transform of f into out.
-func dt1(f, out []float64, v []int, z []float64) {
-	n := len(f)
-	if n == 0 {
-		return
-	}
-	k := 0
-	v[0] = 0
-	z[0], z[1] = math.Inf(-1), math.Inf(1)
-	for q := 1; q < n; q++ {
-		var s float64
-		for {
-			p := v[k]
-			s = ((f[q] + float64(q*q)) - (f[p] + float64(p*p))) / float64(2*q-2*p)
-			if s > z[k] || k == 0 {
-				break
-			}
-			k--
-		}
-		k++
-		v[k] = q
-		z[k], z[k+1] = s, math.Inf(1)
-	}
-	k = 0
-	for q := 0; q < n; q++ {
-		for z[k+1] < float64(q) {
-			k++
-		}
-		dq := float64(q - v[k])
-		out[q] = dq*dq + f[v[k]]
-	}
-}
+func dt1(f, out []float64, v []int, z []float64) { dt1arg(f, out, nil, v, z) }
 
 // Paint is a picture of the shape's rectangle in colour c, its alpha the
 // coverage times c's alpha.
@@ -491,7 +461,8 @@ func nearestSites(a []float32, w, h int) ([]float64, []int) {
 	return d, site
 }
 
-// dt1arg is dt1 that also gives, for each point, where its minimum is.
+// dt1arg is dt1 that also gives, for each point, where its minimum is
+// (in arg, when not nil).
 func dt1arg(f, out []float64, arg []int, v []int, z []float64) {
 	n := len(f)
 	if n == 0 {
@@ -521,7 +492,9 @@ func dt1arg(f, out []float64, arg []int, v []int, z []float64) {
 		}
 		dq := float64(q - v[k])
 		out[q] = dq*dq + f[v[k]]
-		arg[q] = v[k]
+		if arg != nil {
+			arg[q] = v[k]
+		}
 	}
 }
 
