@@ -342,7 +342,18 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 		v, _ := d.num(key)
 		return math.Min(math.Max(v, 0), 1000)
 	}
-	shadow := func(d *descriptor) Shadow {
+	// A shadow's or a one-colour glow's contour and noise are not drawn
+	// (a linear contour, no noise): named, not dropped in silence.
+	undrawn := func(d *descriptor, what string, contour bool) {
+		if contour && readContour(d.desc("TrnS")) != nil {
+			e.Unread = append(e.Unread, what+": contour (drawn linear)")
+		}
+		if n, ok := d.num("Nose"); ok && n > 0 {
+			e.Unread = append(e.Unread, what+": noise")
+		}
+	}
+	shadow := func(d *descriptor, what string) Shadow {
+		undrawn(d, what, true)
 		s := Shadow{Blend: blend(d), Color: *descColor(d.desc("Clr ")), Opacity: pct(d, "Opct", 1),
 			Distance: px(d, "Dstn"), Spread: pct(d, "Ckmt", 0), Size: px(d, "blur")}
 		s.Angle = globalAngle
@@ -369,10 +380,11 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			}
 		}
 		g.Contour = readContour(d.desc("TrnS"))
+		undrawn(d, what, g.Gradient == nil)
 		return g
 	}
-	each("DrSh", "dropShadowMulti", func(d *descriptor) { e.DropShadows = append(e.DropShadows, shadow(d)) })
-	each("IrSh", "innerShadowMulti", func(d *descriptor) { e.InnerShadows = append(e.InnerShadows, shadow(d)) })
+	each("DrSh", "dropShadowMulti", func(d *descriptor) { e.DropShadows = append(e.DropShadows, shadow(d, "drop shadow")) })
+	each("IrSh", "innerShadowMulti", func(d *descriptor) { e.InnerShadows = append(e.InnerShadows, shadow(d, "inner shadow")) })
 	each("OrGl", "outerGlowMulti", func(d *descriptor) { e.OuterGlows = append(e.OuterGlows, glow(d, "outer glow")) })
 	each("IrGl", "innerGlowMulti", func(d *descriptor) { e.InnerGlows = append(e.InnerGlows, glow(d, "inner glow")) })
 	each("SoFi", "solidFillMulti", func(d *descriptor) {
