@@ -49,10 +49,10 @@ var mergedFloor = map[string]float64{
 	"pt-adjustment-nested-5.psd":            60.0,
 	"pt-blend-hue.psd":                      57.9,
 	"pt-blend-multiply.psd":                 60.0,
-	"pt-brightnesscontrast-grey.psd":        27.7,
+	"pt-brightnesscontrast-grey.psd":        44.5,
 	"pt-brightnesscontrast-legacy-grey.psd": 35.0,
 	"pt-brightnesscontrast-legacy-rgb.psd":  60.0,
-	"pt-brightnesscontrast-rgb.psd":         27.5, // under 30: the modern formula is fitted, not Adobe's
+	"pt-brightnesscontrast-rgb.psd":         43.7,
 	"pt-clip-adjustment.psd":                60.0,
 	"pt-clipping-mask4.psd":                 60.0,
 	"pt-cmyk-16bit.psd":                     34.8,

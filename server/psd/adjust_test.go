@@ -224,3 +224,35 @@ func TestHueSaturationRanges(t *testing.T) {
 		}
 	}
 }
+
+// TestBrightnessContrastModern holds the modern brightness/contrast to
+// what Photoshop drew for each slider alone (the merged images of
+// CyberAgent/psd2svg's brightnesscontrast-b±150-c0, -b0-c+100 and
+// -b0-c-50 test files: input level, Photoshop's output). Contrast is
+// exact to a level; brightness's highlight roll-off is fitted, so it
+// is held to two.
+func TestBrightnessContrastModern(t *testing.T) {
+	cases := []struct {
+		b, k float64
+		tol  int
+		pts  [][2]int
+	}{
+		{150, 0, 2, [][2]int{{11, 28}, {48, 124}, {80, 193}, {104, 222}, {128, 239}, {160, 249}, {200, 253}}},
+		{-150, 0, 2, [][2]int{{11, 4}, {80, 31}, {128, 50}, {200, 85}, {235, 121}, {245, 145}, {250, 167}}},
+		{0, 100, 1, [][2]int{{11, 3}, {60, 36}, {102, 86}, {128, 128}, {153, 170}, {200, 224}, {250, 254}}},
+		{0, -50, 1, [][2]int{{11, 15}, {60, 72}, {102, 110}, {128, 128}, {153, 145}, {200, 188}, {250, 248}}},
+	}
+	for _, c := range cases {
+		tab := brightnessContrast(c.b, c.k).Tables
+		for _, p := range c.pts {
+			for ch := range tab {
+				if got := int(tab[ch][p[0]]); got < p[1]-c.tol || got > p[1]+c.tol {
+					t.Errorf("brightness %v contrast %v, channel %d: %d drawn %d, Photoshop %d", c.b, c.k, ch, p[0], got, p[1])
+				}
+			}
+		}
+		if tab[0][0] != 0 || tab[0][255] != 255 {
+			t.Errorf("brightness %v contrast %v: black %d, white %d, want 0 and 255", c.b, c.k, tab[0][0], tab[0][255])
+		}
+	}
+}

@@ -162,7 +162,7 @@ func (d *decoder) brightnessSettings(l *Layer, c *cursor) {
 	if legacy {
 		l.Adjustment = brightnessLegacy(int(b), int(k), int(mean))
 	} else {
-		l.Adjustment = brightnessContrast(b, k, mean)
+		l.Adjustment = brightnessContrast(b, k)
 	}
 }
 
