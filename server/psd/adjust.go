@@ -300,10 +300,10 @@ func brightnessLegacy(b, k, mean int) *Adjustment {
 // for every channel, brightness first, then contrast:
 //
 // Brightness b > 0 multiplies the value by s = 2^(b/110) (b/50 stops of
-// exposure in gamma-2.2 light: the slope at black, exact on all six
-// settings measured) and rolls the highlights off so that white stays
+// exposure in gamma-2.2 light: the slope at black of all six settings
+// measured, to 0.01) and rolls the highlights off so that white stays
 // white: s·x / (1 + (s^m − 1)·x^m)^(1/m). The roll-off's shape m = 4.3 is
-// fitted (within one to two levels); b < 0 is the inverse of +|b|
+// the one fitted part (1 to 2 levels RMS); b < 0 is the inverse of +|b|
 // (exact: -150 undoes +150 to the level).
 //
 // Contrast k is the quadratic B-spline through (0,0), (¼, ¼ − e),
