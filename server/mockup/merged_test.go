@@ -71,7 +71,7 @@ var mergedFloor = map[string]float64{
 	"pt-lab-16bit.psd":                      40.6,
 	"pt-lab-8bit.psd":                       60.0,
 	"pt-layer-effects.psd":                  29.9,
-	"pt-layer-params.psd":                   30.7,
+	"pt-layer-params.psd":                   32.1,
 	"pt-levels-grey.psd":                    45.4,
 	"pt-levels-rgb.psd":                     51.4,
 	"pt-mask-density-layervectormask.psd":   64.4,
@@ -84,7 +84,7 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
 	"pt-shape-fx2.psd":                      36.7,
-	"pt-stroke-gradient.psd":                18.5, // under 30: Photoshop's noise generator is not public (its noise stroke drawn in the middle of its colours)
+	"pt-stroke-gradient.psd":                19.5, // under 30: Photoshop's noise generator is not public (its noise stroke drawn in the middle of its colours)
 	"pt-stroke-transparent-shape.psd":       60.0,
 	"pt-threshold-grey.psd":                 60.0,
 }

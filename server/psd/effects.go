@@ -206,6 +206,10 @@ type GradientOverlay struct {
 	Gradient Gradient
 	// Offset moves the gradient's centre, in fractions of the box.
 	OffsetX, OffsetY float64
+	// Canvas is set for an effect's gradient not aligned with the layer
+	// (Algn off): its box is the canvas. (A gradient fill layer's is
+	// GradientFill.Aligned.)
+	Canvas bool
 }
 
 // Stroke outlines the layer's pixels in one colour.
@@ -399,6 +403,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 			return
 		}
 		e.noise(g, "gradient overlay")
+		g.Canvas = unaligned(d)
 		e.GradientOverlays = append(e.GradientOverlays, g)
 	})
 	each("FrFX", "frameFXMulti", func(d *descriptor) {
@@ -455,6 +460,7 @@ func (e *Effects) strokePaint(d *descriptor, s *Stroke) {
 		return
 	case "GrFl":
 		if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok {
+			g.Canvas = unaligned(d)
 			s.Gradient = &g
 			e.noise(g, "stroke")
 			return
@@ -466,6 +472,14 @@ func (e *Effects) strokePaint(d *descriptor, s *Stroke) {
 		}
 	}
 	e.Unread = append(e.Unread, "stroke with a shape-burst gradient, a noise gradient in HSB or no pattern named (drawn in its colour)")
+}
+
+// unaligned says whether an effect's gradient is not aligned with the
+// layer: pt-layer-params.psd's radial stroke spans the canvas (its box
+// drawn at 23.0 dB so, 20.8 spanning the layer).
+func unaligned(d *descriptor) bool {
+	a, ok := d.get("Algn").(bool)
+	return ok && !a
 }
 
 // noise names an effect's noise gradient: drawn, but not in
