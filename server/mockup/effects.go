@@ -123,7 +123,11 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		}
 	}
 	for _, g := range e.GradientOverlays {
-		paint(gradientOverlay(g, box, shape.Rect), g.Blend, g.Opacity)
+		b := box
+		if g.Canvas {
+			b = canvas
+		}
+		paint(gradientOverlay(g, b, shape.Rect), g.Blend, g.Opacity)
 	}
 	for _, c := range e.ColorOverlays {
 		full := composite.Shape{Rect: shape.Rect, A: make([]float32, len(shape.A))}
@@ -157,11 +161,14 @@ func (r *renderer) effects(l *psd.Layer, cl *composite.Layer) effectLayers {
 		cover := covers[i]
 		img := cover.Paint(s.Color)
 		if s.Gradient != nil {
-			box := l.Rect
+			box, grow := l.Rect, strokeReach(s)
 			if box.Empty() {
 				box = cl.Image.Rect
 			}
-			img = cut(gradientOverlay(*s.Gradient, box, shape.Rect), cover)
+			if s.Gradient.Canvas {
+				box, grow = canvas, 0
+			}
+			img = cut(drawGradient(*s.Gradient, box, shape.Rect, grow, false), cover)
 		}
 		if s.Pattern != nil {
 			if p := r.tiled(l, *s.Pattern, shape.Rect); p != nil {
@@ -243,7 +250,23 @@ const gradientSteps = 4096
 // gradientOverlay draws a gradient overlay over area, aligned with box
 // (the layer's rectangle), as Photoshop aligns it with the layer.
 func gradientOverlay(g psd.GradientOverlay, box, area image.Rectangle) *image.NRGBA {
-	return drawGradient(g, box, area, false)
+	return drawGradient(g, box, area, 0, false)
+}
+
+// strokeReach is how far a stroke's gradient spans past the layer's
+// rectangle on each side: to the stroke's outer edge, from the shape's
+// edge, half a pixel inside the rectangle's anti-aliased border
+// (pt-stroke-gradient.psd's rainbow stroke, 3 pixels outside: 22.9 dB
+// over its box so, 17.7 over the layer's rectangle alone).
+func strokeReach(s psd.Stroke) float64 {
+	reach := 0.0
+	switch s.Position {
+	case "outside":
+		reach = s.Size
+	case "center":
+		reach = s.Size / 2
+	}
+	return math.Max(0, reach-0.5)
 }
 
 // gradientSpan is the direction (ux, uy: y down) and length of a
@@ -271,14 +294,14 @@ func gradientSpan(a, w, h float64, snap bool) (ux, uy, length float64) {
 	return math.Copysign(hx/half, ux), math.Copysign(hy/half, uy), 2 * half
 }
 
-// drawGradient draws gradient g over area, aligned with box; snap as
-// gradientSpan takes it.
-func drawGradient(g psd.GradientOverlay, box, area image.Rectangle, snap bool) *image.NRGBA {
+// drawGradient draws gradient g over area, aligned with box grown by
+// grow pixels on each side; snap as gradientSpan takes it.
+func drawGradient(g psd.GradientOverlay, box, area image.Rectangle, grow float64, snap bool) *image.NRGBA {
 	img := image.NewNRGBA(area)
 	lut := g.Gradient.Table(gradientSteps)
-	w, h := float64(box.Dx()), float64(box.Dy())
-	cx := float64(box.Min.X) + w/2 + g.OffsetX*w
-	cy := float64(box.Min.Y) + h/2 + g.OffsetY*h
+	w, h := float64(box.Dx())+2*grow, float64(box.Dy())+2*grow
+	cx := float64(box.Min.X) - grow + w/2 + g.OffsetX*w
+	cy := float64(box.Min.Y) - grow + h/2 + g.OffsetY*h
 	a := g.Angle * math.Pi / 180
 	// Every style spans the line through the box's centre at its angle,
 	// cut by the box's sides; a radial one's radius is half of it. Fitted

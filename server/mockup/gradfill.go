@@ -18,7 +18,7 @@ func (r *renderer) gradientFill(l *psd.Layer, g *psd.GradientFill) *image.NRGBA 
 			box = b
 		}
 	}
-	return drawGradient(g.GradientOverlay, box, canvas, true)
+	return drawGradient(g.GradientOverlay, box, canvas, 0, true)
 }
 
 // shapeGradient draws a shape's gradient fill over r (its path's
@@ -29,7 +29,7 @@ func shapeGradient(l *psd.Layer, r, canvas image.Rectangle) *image.NRGBA {
 	if b := vectorBox(l.Vector); g.Aligned && !b.Empty() {
 		box = b
 	}
-	return drawGradient(g.GradientOverlay, box, r, true)
+	return drawGradient(g.GradientOverlay, box, r, 0, true)
 }
 
 // vectorBox is the box of a vector mask's points, rounded outwards:

@@ -28,7 +28,7 @@ var mergedFloor = map[string]float64{
 	"ag-adjustment-layers.psd":              60.0,
 	"ag-blend-mode.psd":                     32.6,
 	"ag-cmyk.psd":                           34.7, // CMYK blended in RGB: soft edges part
-	"ag-effects.psd":                        24.9,
+	"ag-effects.psd":                        27.7, // under 30: its Lab noise overlay (drawn in the middle of its colours) and a radial overlay 20 % smaller than the rule
 	"ag-gradient-mode.psd":                  49.6,
 	"ag-group-drop-shadows.psd":             44.9,
 	"ag-masks.psd":                          33.0,
@@ -71,7 +71,7 @@ var mergedFloor = map[string]float64{
 	"pt-lab-16bit.psd":                      40.6,
 	"pt-lab-8bit.psd":                       60.0,
 	"pt-layer-effects.psd":                  29.9,
-	"pt-layer-params.psd":                   30.7,
+	"pt-layer-params.psd":                   32.1,
 	"pt-levels-grey.psd":                    45.4,
 	"pt-levels-rgb.psd":                     51.4,
 	"pt-mask-density-layervectormask.psd":   64.4,
@@ -84,7 +84,7 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
 	"pt-shape-fx2.psd":                      36.7,
-	"pt-stroke-gradient.psd":                14.4, // under 30: the text is drawn narrower than in the merged image, and Photoshop's noise generator is not public
+	"pt-stroke-gradient.psd":                19.5, // under 30: Photoshop's noise generator is not public (its noise stroke drawn in the middle of its colours)
 	"pt-stroke-transparent-shape.psd":       60.0,
 	"pt-threshold-grey.psd":                 60.0,
 }

@@ -180,12 +180,14 @@ type Gradient struct {
 
 // NoiseGradient is a gradient of random colours: Photoshop draws it
 // from a seeded generator of its own, which kino does not reproduce
-// (see Gradient.Table).
+// (kino draws the colours' middle: see NoiseGradient.mean).
 type NoiseGradient struct {
 	Seed uint32
 	// Roughness is 0 to 1.
 	Roughness float64
-	// Min and Max bound each of R, G, B and alpha, 0 to 1.
+	// Lab is set for a gradient in the Lab colour model; else RGB.
+	Lab bool
+	// Min and Max bound each of R, G, B (or L, a, b) and alpha, 0 to 1.
 	Min, Max [4]float64
 	// Transparent adds random transparency (between Min[3] and Max[3]).
 	Transparent bool
@@ -204,6 +206,10 @@ type GradientOverlay struct {
 	Gradient Gradient
 	// Offset moves the gradient's centre, in fractions of the box.
 	OffsetX, OffsetY float64
+	// Canvas is set for an effect's gradient not aligned with the layer
+	// (Algn off): its box is the canvas. (A gradient fill layer's is
+	// GradientFill.Aligned.)
+	Canvas bool
 }
 
 // Stroke outlines the layer's pixels in one colour.
@@ -393,10 +399,11 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	each("GrFl", "gradientFillMulti", func(d *descriptor) {
 		g, ok := readGradientFill(d, blend(d), pct(d, "Opct", 1))
 		if !ok {
-			e.Unread = append(e.Unread, "gradient overlay (an unknown style, or a noise gradient not in RGB)")
+			e.Unread = append(e.Unread, "gradient overlay (an unknown style, or a noise gradient in HSB)")
 			return
 		}
 		e.noise(g, "gradient overlay")
+		g.Canvas = unaligned(d)
 		e.GradientOverlays = append(e.GradientOverlays, g)
 	})
 	each("FrFX", "frameFXMulti", func(d *descriptor) {
@@ -453,6 +460,7 @@ func (e *Effects) strokePaint(d *descriptor, s *Stroke) {
 		return
 	case "GrFl":
 		if g, ok := readGradientFill(d, s.Blend, s.Opacity); ok {
+			g.Canvas = unaligned(d)
 			s.Gradient = &g
 			e.noise(g, "stroke")
 			return
@@ -463,14 +471,22 @@ func (e *Effects) strokePaint(d *descriptor, s *Stroke) {
 			return
 		}
 	}
-	e.Unread = append(e.Unread, "stroke with a shape-burst gradient, a noise gradient not in RGB or no pattern named (drawn in its colour)")
+	e.Unread = append(e.Unread, "stroke with a shape-burst gradient, a noise gradient in HSB or no pattern named (drawn in its colour)")
+}
+
+// unaligned says whether an effect's gradient is not aligned with the
+// layer: pt-layer-params.psd's radial stroke spans the canvas (its box
+// drawn at 23.0 dB so, 20.8 spanning the layer).
+func unaligned(d *descriptor) bool {
+	a, ok := d.get("Algn").(bool)
+	return ok && !a
 }
 
 // noise names an effect's noise gradient: drawn, but not in
 // Photoshop's colours.
 func (e *Effects) noise(g GradientOverlay, what string) {
 	if g.Gradient.Noise != nil {
-		e.Unread = append(e.Unread, what+" in a noise gradient (drawn with random colours of kino's own: Photoshop's generator is not published)")
+		e.Unread = append(e.Unread, what+" in a noise gradient (drawn in the middle of its colours: Photoshop's generator is not published)")
 	}
 }
 
@@ -612,8 +628,7 @@ func readGradientFill(d *descriptor, blend BlendMode, opacity float64) (Gradient
 }
 
 // readGradient reads a gradient (a Grdn descriptor): its stops, or a
-// noise gradient's settings (only RGB ones; ok false for another colour
-// space).
+// noise gradient's settings (RGB or Lab ones; ok false for HSB).
 func readGradient(d *descriptor) (g Gradient, ok bool) {
 	g.Method, g.Smoothness = "classic", 1
 	if d == nil {
@@ -662,8 +677,14 @@ const maxStops = 1000
 func readNoise(d *descriptor) (Gradient, bool) {
 	g := Gradient{Method: "classic", Noise: &NoiseGradient{Max: [4]float64{1, 1, 1, 1}}}
 	n := g.Noise
-	if v, ok := d.get("ClrS").(enumValue); ok && v.Value != "RGBC" {
-		return g, false
+	if v, ok := d.get("ClrS").(enumValue); ok {
+		switch v.Value {
+		case "RGBC":
+		case "LbCl":
+			n.Lab = true
+		default:
+			return g, false
+		}
 	}
 	if v, ok := d.num("RndS"); ok {
 		n.Seed = uint32(int64(clampRange(v, -1<<31, 1<<32-1)))

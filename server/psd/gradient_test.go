@@ -44,22 +44,29 @@ func TestGradientMidpointAndSmoothness(t *testing.T) {
 	}
 }
 
+// A noise gradient is drawn in the middle of its colours, whatever its
+// seed: RGB bounds halved channel by channel, Lab ones through Lab (L 50,
+// a and b 0: mid grey), alpha only when it adds transparency.
 func TestNoiseGradient(t *testing.T) {
-	n := &NoiseGradient{Seed: 2126732, Roughness: 0.5, Max: [4]float64{1, 0.5, 1, 1}}
-	a, b := n.table(), n.table()
-	other := (&NoiseGradient{Seed: 7, Roughness: 0.5, Max: [4]float64{1, 0.5, 1, 1}}).table()
-	same, varies := true, false
-	for i := range a {
-		same = same && a[i] == other[i]
-		varies = varies || a[i] != a[0]
-		if a[i] != b[i] {
-			t.Fatalf("entry %d: %v then %v: not deterministic", i, a[i], b[i])
-		}
-		if a[i].G > 128 || a[i].A != 255 {
-			t.Fatalf("entry %d: %v, past Max", i, a[i])
-		}
+	cases := []struct {
+		n    NoiseGradient
+		want color.NRGBA
+	}{
+		{NoiseGradient{Seed: 2126732, Max: [4]float64{1, 0.5, 1, 1}}, color.NRGBA{128, 64, 128, 255}},
+		{NoiseGradient{Seed: 7, Min: [4]float64{0.2, 0, 0, 0}, Max: [4]float64{1, 0.5, 1, 0.5}, Transparent: true}, color.NRGBA{153, 64, 128, 64}},
+		{NoiseGradient{Seed: 43487260, Lab: true, Max: [4]float64{1, 1, 1, 1}}, color.NRGBA{119, 119, 119, 255}},
 	}
-	if same || !varies {
-		t.Errorf("the seed changes nothing (%v), or the gradient is flat (%v)", same, !varies)
+	for _, c := range cases {
+		g := Gradient{Noise: &c.n}
+		for _, at := range []float64{0, 0.3, 1} {
+			if got := g.At(at); got != c.want {
+				t.Errorf("%+v at %v: %v, want %v", c.n, at, got, c.want)
+			}
+		}
+		for i, got := range g.Table(5) {
+			if got != c.want {
+				t.Errorf("%+v: table entry %d %v, want %v", c.n, i, got, c.want)
+			}
+		}
 	}
 }
