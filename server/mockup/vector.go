@@ -11,14 +11,10 @@ import (
 // shape draws a shape layer that has no pixels of its own from its path
 // (psd.Layer.PathRect says which): its fill in its colour, then its
 // stroke over it, as Photoshop caches a shape's pixels; a gradient
-// aligned with the canvas spans canvas. What it cannot draw (a pattern,
-// an open path's stroke) the layer's Unsupported names.
+// aligned with the canvas spans canvas. What it cannot draw (a pattern)
+// the layer's Unsupported names.
 func shape(l *psd.Layer, r, canvas image.Rectangle) *image.NRGBA {
 	v := l.Vector
-	closed := true
-	for _, p := range v.Subpaths {
-		closed = closed && p.Closed
-	}
 	cover := composite.PathShape(paths(v), v.FillAll, v.Invert, r)
 	s := l.Stroke
 	img := image.NewNRGBA(r)
@@ -28,13 +24,41 @@ func shape(l *psd.Layer, r, canvas image.Rectangle) *image.NRGBA {
 	case fill && l.FillGradient != nil:
 		img = cut(shapeGradient(l, r, canvas), cover)
 	}
-	if s != nil && s.Enabled && s.Width > 0 && s.Color != nil && closed {
-		position := s.Alignment
+	if s == nil || !s.Enabled || s.Width <= 0 || (s.Color == nil && s.Gradient == nil) {
+		return img
+	}
+	line := composite.LineStyle{Width: s.Width, Align: s.Alignment, Cap: s.Cap, Join: s.Join, MiterLimit: s.MiterLimit, Dashes: s.Dashes, DashOffset: s.DashOffset}
+	stroke := composite.PathStroke(paths(v), v.FillAll, v.Invert, line, r)
+	if s.Color != nil {
 		c := *s.Color
 		c.A = uint8(float64(c.A)*s.Opacity + 0.5)
-		over(img, composite.Stroke(cover, s.Width, position), c)
+		over(img, stroke, c)
+		return img
 	}
+	// A gradient stroke spans the shape's box, as its fill would.
+	g := *l
+	g.FillGradient = s.Gradient
+	grad := cut(shapeGradient(&g, r, canvas), stroke)
+	overImage(img, grad, s.Opacity)
 	return img
+}
+
+// overImage draws src over img (same rectangle) at opacity: source-over
+// on straight alpha, as over does for one colour.
+func overImage(img, src *image.NRGBA, opacity float64) {
+	for i := 0; i < len(src.Pix); i += 4 {
+		as := float32(src.Pix[i+3]) / 255 * float32(opacity)
+		if as <= 0 {
+			continue
+		}
+		p, q := img.Pix[i:i+4:i+4], src.Pix[i:i+4:i+4]
+		ab := float32(p[3]) / 255
+		ao := as + ab*(1-as)
+		mix := func(cs, cb uint8) uint8 {
+			return uint8((float32(cs)*as+float32(cb)*ab*(1-as))/ao + 0.5)
+		}
+		p[0], p[1], p[2], p[3] = mix(q[0], p[0]), mix(q[1], p[1]), mix(q[2], p[2]), uint8(ao*255+0.5)
+	}
 }
 
 func point(p psd.Point) composite.Point { return composite.Point{X: p.X, Y: p.Y} }
