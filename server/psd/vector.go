@@ -266,8 +266,14 @@ func (d *decoder) vectorNotes(l *Layer) {
 	if fill && ((l.FillColor == nil && l.FillGradient == nil) || l.vectorFillOther) {
 		d.note(l, "shape fill with a pattern")
 	}
-	if s := l.Stroke; s != nil && s.Enabled && s.Width > 0 && s.Pattern {
-		d.note(l, "vector stroke with a pattern")
+	if s := l.Stroke; s != nil && s.Enabled && s.Width > 0 {
+		if s.Pattern {
+			d.note(l, "vector stroke with a pattern")
+		}
+		if s.Blend != "normal" {
+			// Drawn over the fill in normal mode.
+			d.note(l, "vector stroke blend mode")
+		}
 	}
 }
 

@@ -130,3 +130,31 @@ func TestVectorStrokeStyle(t *testing.T) {
 		t.Errorf("%d dashes, pattern %v", len(s.Dashes), s.Pattern)
 	}
 }
+
+// TestVectorStrokeNotes: of a shape drawn from its path, a stroke in a
+// pattern and one in a blend mode other than normal are named; a dashed
+// stroke along an open path, in a colour, is drawn and not named.
+func TestVectorStrokeNotes(t *testing.T) {
+	d := &decoder{f: &File{Width: 4, Height: 4}}
+	red := &color.NRGBA{255, 0, 0, 255}
+	shape := func(s *VectorStroke) []string {
+		l := &Layer{Kind: KindShape, FillColor: red, Stroke: s,
+			Vector: &VectorMask{Subpaths: []Subpath{{Op: 1, Knots: []Knot{{Anchor: Point{1, 1}}, {Anchor: Point{3, 3}}}}}}}
+		d.vectorNotes(l)
+		return l.Unsupported
+	}
+	base := VectorStroke{Enabled: true, FillEnabled: true, Width: 1, Blend: "normal", Color: red, Dashes: []float64{2, 1}, Cap: "round", Join: "round"}
+	if got := shape(&base); len(got) != 0 {
+		t.Errorf("dashed stroke along an open path named: %v", got)
+	}
+	pattern := base
+	pattern.Color, pattern.Pattern = nil, true
+	if got := shape(&pattern); len(got) != 1 || got[0] != "vector stroke with a pattern" {
+		t.Errorf("pattern stroke: %v", got)
+	}
+	multiply := base
+	multiply.Blend = "multiply"
+	if got := shape(&multiply); len(got) != 1 || got[0] != "vector stroke blend mode" {
+		t.Errorf("multiply stroke: %v", got)
+	}
+}
