@@ -188,3 +188,25 @@ func TestStrokeBudget(t *testing.T) {
 		t.Errorf("past the budget, the outline's last edge is drawn: %v", cov(s, 5, 500))
 	}
 }
+
+// TestOddStrokeOnPixelEdges: a centred stroke 1 px wide along a square
+// on pixel edges covers whole pixels, half a pixel right of and below
+// the path, as Photoshop draws it; off pixel edges it lies half each
+// side.
+func TestOddStrokeOnPixelEdges(t *testing.T) {
+	r := image.Rect(0, 0, 20, 20)
+	st := LineStyle{Width: 1, Align: "center", Cap: "butt", Join: "miter", MiterLimit: 4}
+	s := PathStroke([]Subpath{poly(Point{4, 3}, Point{12, 3}, Point{12, 11}, Point{4, 11})}, false, false, st, r)
+	for _, c := range []struct {
+		x, y int
+		want float32
+	}{{8, 2, 0}, {8, 3, 1}, {8, 10, 0}, {8, 11, 1}, {3, 7, 0}, {4, 7, 1}, {12, 7, 1}, {13, 7, 0}} {
+		if got := cov(s, c.x, c.y); math.Abs(float64(got-c.want)) > 0.01 {
+			t.Errorf("on pixel edges: (%d,%d) covered %v, want %v", c.x, c.y, got, c.want)
+		}
+	}
+	s = PathStroke([]Subpath{poly(Point{4, 3.25}, Point{12, 3.25}, Point{12, 11}, Point{4, 11})}, false, false, st, r)
+	if got := cov(s, 8, 2); math.Abs(float64(got)-0.25) > 0.02 {
+		t.Errorf("off pixel edges: row 2 covered %v, want 0.25", got)
+	}
+}
