@@ -2,7 +2,6 @@ package mockup
 
 import (
 	"image"
-	"image/color"
 
 	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/psd"
@@ -29,60 +28,71 @@ func shape(l *psd.Layer, r, canvas image.Rectangle) *image.NRGBA {
 	}
 	line := composite.LineStyle{Width: s.Width, Align: s.Alignment, Cap: s.Cap, Join: s.Join, MiterLimit: s.MiterLimit, Dashes: s.Dashes, DashOffset: s.DashOffset}
 	stroke := composite.PathStroke(paths(v), v.FillAll, v.Invert, line, r)
+	var paint *image.NRGBA
 	if s.Color != nil {
-		c := *s.Color
-		c.A = uint8(float64(c.A)*s.Opacity + 0.5)
-		over(img, stroke, c)
-		return img
+		paint = composite.Shape{Rect: r, A: ones(r.Dx() * r.Dy())}.Paint(*s.Color)
+	} else {
+		// A gradient stroke spans the shape's box, as its fill would.
+		g := *l
+		g.FillGradient = s.Gradient
+		paint = shapeGradient(&g, r, canvas)
 	}
-	// A gradient stroke spans the shape's box, as its fill would.
-	g := *l
-	g.FillGradient = s.Gradient
-	grad := cut(shapeGradient(&g, r, canvas), stroke)
-	overImage(img, grad, s.Opacity)
+	strokeOnto(img, paint, cover, stroke, s.Alignment, float32(s.Opacity))
 	return img
 }
 
-// overImage draws src over img (same rectangle) at opacity: source-over
-// on straight alpha, as over does for one colour.
-func overImage(img, src *image.NRGBA, opacity float64) {
-	for i := 0; i < len(src.Pix); i += 4 {
-		as := float32(src.Pix[i+3]) / 255 * float32(opacity)
-		if as <= 0 {
-			continue
-		}
-		p, q := img.Pix[i:i+4:i+4], src.Pix[i:i+4:i+4]
-		ab := float32(p[3]) / 255
-		ao := as + ab*(1-as)
-		mix := func(cs, cb uint8) uint8 {
-			return uint8((float32(cs)*as+float32(cb)*ab*(1-as))/ao + 0.5)
-		}
-		p[0], p[1], p[2], p[3] = mix(q[0], p[0]), mix(q[1], p[1]), mix(q[2], p[2]), uint8(ao*255+0.5)
+func ones(n int) []float32 {
+	a := make([]float32, n)
+	for i := range a {
+		a[i] = 1
 	}
+	return a
 }
 
-func point(p psd.Point) composite.Point { return composite.Point{X: p.X, Y: p.Y} }
-
-// over paints colour c, with coverage s, over img (same rectangle):
-// source-over on straight alpha.
-func over(img *image.NRGBA, s composite.Shape, c color.NRGBA) {
-	for i, v := range s.A {
-		as := float32(c.A) / 255 * v
-		if as <= 0 {
+// strokeOnto draws a stroke of coverage stroke, in paint at opacity, onto
+// img, the fill drawn with coverage cover (all over r). Where the shape's
+// edge crosses a pixel, an inside stroke and the fill share the part of
+// it the shape covers (the stroke laid over the fill there, the pixel's
+// alpha the shape's), and an outside stroke and the fill split it, each
+// its own part; blending the two as if independent would make the edge
+// denser inside and leave a seam outside. A centred stroke spans the edge
+// and is laid over the fill.
+func strokeOnto(img, paint *image.NRGBA, cover, stroke composite.Shape, align string, opacity float32) {
+	for i, sv := range stroke.A {
+		if sv <= 0 {
 			continue
 		}
-		p := img.Pix[4*i : 4*i+4 : 4*i+4]
-		ab := float32(p[3]) / 255
-		ao := as + ab*(1-as)
+		p, q := img.Pix[4*i:4*i+4:4*i+4], paint.Pix[4*i:4*i+4:4*i+4]
+		f, pa := cover.A[i], float32(p[3])/255
+		qa := float32(q[3]) / 255 * opacity
+		var as, ab, ao, scale float32 // stroke's and fill's weights, the result's alpha, over the part of the pixel they share
+		switch {
+		case align == "inside" && f > 0:
+			// Within the shape's part f: the stroke covers sv/f of it,
+			// over the fill's alpha there.
+			as, ab = min(sv/f, 1)*qa, min(pa/f, 1)
+			ab *= 1 - as
+			ao, scale = as+ab, f
+		case align == "outside" && f < 1:
+			// Disjoint parts: the stroke's sv (of 1-f), the fill's pa.
+			as, ab = sv*qa, pa
+			ao, scale = as+ab, 1
+		default:
+			as = sv * qa
+			ab = pa * (1 - as)
+			ao, scale = as+ab, 1
+		}
 		if ao <= 0 {
 			continue
 		}
 		mix := func(cs, cb uint8) uint8 {
-			return uint8((float32(cs)*as+float32(cb)*ab*(1-as))/ao + 0.5)
+			return uint8((float32(cs)*as+float32(cb)*ab)/ao + 0.5)
 		}
-		p[0], p[1], p[2], p[3] = mix(c.R, p[0]), mix(c.G, p[1]), mix(c.B, p[2]), uint8(ao*255+0.5)
+		p[0], p[1], p[2], p[3] = mix(q[0], p[0]), mix(q[1], p[1]), mix(q[2], p[2]), uint8(min(ao*scale, 1)*255+0.5)
 	}
 }
+
+func point(p psd.Point) composite.Point { return composite.Point{X: p.X, Y: p.Y} }
 
 // pathMask is a layer's user mask (nil for none, def outside it) times
 // its vector mask drawn from its path, over the canvas.
