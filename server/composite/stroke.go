@@ -163,7 +163,10 @@ func flatten(p Subpath) []vec {
 		// The control points' distance from the chord says how many
 		// pieces keep the line within 0.05 pixels of the curve.
 		dev := math.Max(distToLine(p1, p0, p3), distToLine(p2, p0, p3))
-		n := int(math.Min(math.Max(math.Ceil(math.Sqrt(dev*20)), 1), 256))
+		n := 256 // also for points not numbers
+		if dev < 256*256/20 {
+			n = int(math.Max(math.Ceil(math.Sqrt(dev*20)), 1))
+		}
 		for i := 1; i <= n; i++ {
 			t := float64(i) / float64(n)
 			q := between(between(between(p0, p1, t), between(p1, p2, t), t), between(between(p1, p2, t), between(p2, p3, t), t), t)

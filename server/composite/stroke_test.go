@@ -210,3 +210,27 @@ func TestOddStrokeOnPixelEdges(t *testing.T) {
 		t.Errorf("off pixel edges: row 2 covered %v, want 0.25", got)
 	}
 }
+
+// TestStrokeHostile: points that are not numbers or lie far off, and a
+// style out of range, draw something bounded or nothing, never panic.
+func TestStrokeHostile(t *testing.T) {
+	r := image.Rect(0, 0, 16, 16)
+	nan := math.NaN()
+	for _, p := range []Subpath{
+		line(Point{nan, 2}, Point{8, nan}),
+		poly(Point{-1e9, -1e9}, Point{1e9, 3}, Point{3, 1e9}),
+		{Closed: true, Knots: []Knot{{Point{0, 0}, Point{4, 4}, Point{1e12, -1e12}}, {Point{nan, 0}, Point{8, 8}, Point{8, 8}}}},
+	} {
+		for _, st := range []LineStyle{
+			{Width: 3, Align: "center", Cap: "round", Join: "round", Dashes: []float64{0, 1}},
+			{Width: 2, Align: "outside", Cap: "square", Join: "miter", MiterLimit: 1000, Dashes: []float64{1e-9, 1e9}, DashOffset: -3},
+		} {
+			s := PathStroke([]Subpath{p}, false, false, st, r)
+			for _, v := range s.A {
+				if !(v >= 0 && v <= 1) {
+					t.Fatalf("coverage %v", v)
+				}
+			}
+		}
+	}
+}
