@@ -227,17 +227,24 @@ func (k *stroker) line(pts []vec, closed bool) {
 		k.piece(pts, closed)
 		return
 	}
-	k.dash(pts, total*k.st.Width)
+	k.dash(pts)
 }
 
-// dash cuts a polyline into the dashes of the pattern (period long, in
-// pixels) and strokes each as an open line with its caps; a dash of
-// length zero is a cap alone (a dot with round caps).
-func (k *stroker) dash(pts []vec, period float64) {
+// dash cuts a polyline into the dashes of the pattern and strokes each
+// as an open line with its caps; a dash of length zero is a cap alone (a
+// dot with round caps). A pattern of an odd number of lengths is taken
+// twice, as PostScript takes it, so that dashes and gaps alternate.
+func (k *stroker) dash(pts []vec) {
 	w := k.st.Width
 	lens := make([]float64, len(k.st.Dashes))
+	period := 0.0
 	for i, d := range k.st.Dashes {
 		lens[i] = math.Max(d, 0) * w
+		period += lens[i]
+	}
+	if len(lens)%2 == 1 {
+		lens = append(lens, lens...)
+		period *= 2
 	}
 	// Where in the pattern the line starts.
 	i, left := 0, lens[0]

@@ -234,3 +234,21 @@ func TestStrokeHostile(t *testing.T) {
 		}
 	}
 }
+
+// TestOddDashPattern: dashes 1, 2, 3 widths are taken twice (dash 1, gap
+// 2, dash 3, gap 1, dash 2, gap 3), so that dashes and gaps alternate.
+func TestOddDashPattern(t *testing.T) {
+	r := image.Rect(0, 0, 40, 6)
+	st := LineStyle{Width: 2, Align: "center", Cap: "butt", Join: "miter", MiterLimit: 4, Dashes: []float64{1, 2, 3}}
+	s := PathStroke([]Subpath{line(Point{0, 3}, Point{40, 3})}, false, false, st, r)
+	got := runs(s, 3)
+	want := [][2]float64{{0, 2}, {6, 12}, {14, 18}, {24, 26}}
+	if len(got) < len(want) {
+		t.Fatalf("dashes %v, want %v first", got, want)
+	}
+	for i := range want {
+		if math.Abs(got[i][0]-want[i][0]) > 0.02 || math.Abs(got[i][1]-want[i][1]) > 0.02 {
+			t.Errorf("dash %d: %v, want %v", i, got[i], want[i])
+		}
+	}
+}
