@@ -129,4 +129,11 @@ func trace(z *vector.Rasterizer, p Subpath, origin image.Point, size int) bool {
 // lie before they are clamped.
 const margin = 4
 
-func clampF(v, lo, hi float64) float64 { return math.Min(math.Max(v, lo), hi) }
+// clampF is v within [lo, hi]; lo when v is not a number, which the
+// rasteriser cannot take.
+func clampF(v, lo, hi float64) float64 {
+	if math.IsNaN(v) {
+		return lo
+	}
+	return math.Min(math.Max(v, lo), hi)
+}

@@ -264,6 +264,12 @@ func (e *estimator) layer(l *psd.Layer, depth int) image.Rectangle {
 			for _, p := range l.Vector.Subpaths {
 				e.c.Work += 40 * int64(len(p.Knots)) * int64(pr.Dy())
 			}
+			if s := l.Stroke; s != nil && s.Enabled && s.Width > 0 {
+				// Its stroke: the stroke's coverage, rasterised, the
+				// shape's again to cut it, and the paint it is drawn in.
+				e.c.buffers += 22 * area(pr)
+				e.c.Work += 8 * area(pr)
+			}
 			ext = pr
 		}
 	}

@@ -16,8 +16,9 @@ import (
 //	go test ./server/mockup -run XXX -fuzz FuzzTemplate -fuzztime 60s
 func FuzzTemplate(f *testing.F) {
 	// Photoshop files and a smart filter: effects in lmfx, a layer clipped to a
-	// pass-through group, a gradient fill drawn from its settings.
-	for _, name := range []string{"testdata/mockup.psd", "testdata/adjusted.psd", "testdata/filtered.psd", "../psd/testdata/photoshop/pt-double-stroke.psd", "../psd/testdata/photoshop/pt-clipping-mask4.psd", "../psd/testdata/photoshop/pt-32bit-rgb.psd"} {
+	// pass-through group, a gradient fill drawn from its settings, a shape
+	// and its vector stroke drawn from its path.
+	for _, name := range []string{"testdata/mockup.psd", "testdata/adjusted.psd", "testdata/filtered.psd", "../psd/testdata/photoshop/pt-double-stroke.psd", "../psd/testdata/photoshop/pt-clipping-mask4.psd", "../psd/testdata/photoshop/pt-32bit-rgb.psd", "../psd/testdata/photoshop/pt-minimal-shape-layer.psd"} {
 		b, err := os.ReadFile(name)
 		if err != nil {
 			f.Fatal(err)

@@ -85,3 +85,37 @@ func TestShapeGradient(t *testing.T) {
 		}
 	}
 }
+
+// TestShapeGradientStroke: a shape's vector stroke in a gradient is
+// drawn with it along the path (here 2 px outside, over no fill),
+// aligned with the path's box as a gradient fill is.
+func TestShapeGradientStroke(t *testing.T) {
+	sq := []psd.Knot{}
+	for _, p := range []psd.Point{{X: 10, Y: 10}, {X: 30, Y: 10}, {X: 30, Y: 30}, {X: 10, Y: 30}} {
+		sq = append(sq, psd.Knot{In: p, Anchor: p, Out: p})
+	}
+	grad := &psd.GradientFill{Aligned: true, GradientOverlay: psd.GradientOverlay{Style: "linear", Scale: 1, Opacity: 1,
+		Gradient: psd.Gradient{Method: "classic", Colors: []psd.GradientStop{
+			{Location: 0, Color: color.NRGBA{0, 0, 0, 255}, Midpoint: 0.5},
+			{Location: 1, Color: color.NRGBA{255, 255, 255, 255}, Midpoint: 0.5},
+		}}}}
+	l := &psd.Layer{Kind: psd.KindShape, Vector: &psd.VectorMask{Subpaths: []psd.Subpath{{Closed: true, Op: 1, Knots: sq}}},
+		Stroke: &psd.VectorStroke{Enabled: true, Width: 2, Alignment: "outside", Opacity: 1, Cap: "butt", Join: "miter", MiterLimit: 4, Gradient: grad}}
+	r := image.Rect(7, 7, 33, 33)
+	img := shape(l, r, image.Rect(0, 0, 40, 40))
+	for _, tc := range []struct {
+		x, y       int
+		lo, hi, al uint8
+	}{
+		{8, 20, 0, 10, 255},     // left of the box, in the stroke: black
+		{31, 20, 245, 255, 255}, // right: white
+		{20, 8, 120, 136, 255},  // above the middle: grey
+		{20, 20, 0, 255, 0},     // inside the path: no fill
+		{8, 8, 0, 10, 255},      // the mitred corner
+	} {
+		c := img.NRGBAAt(tc.x, tc.y)
+		if c.A != tc.al || (c.A > 0 && (c.R < tc.lo || c.R > tc.hi)) {
+			t.Errorf("(%d,%d): %v, want alpha %d and red %d to %d", tc.x, tc.y, c, tc.al, tc.lo, tc.hi)
+		}
+	}
+}

@@ -38,6 +38,7 @@ var mergedFloor = map[string]float64{
 	"ag-smart-filter-blur.psd":              60.0,
 	"ag-smart-object.psd":                   60.0,
 	"ag-strokes.psd":                        36.5,
+	"ag-vector-complex.psd":                 47.7,
 	"ag-werps.psd":                          60.0,
 	"pt-32bit-5x5.psd":                      60.0,
 	"pt-32bit-grey.psd":                     60.0,
@@ -84,8 +85,10 @@ var mergedFloor = map[string]float64{
 	"pt-placedLayer.psd":                    60.0,
 	"pt-posterize-grey.psd":                 60.0,
 	"pt-shape-fx2.psd":                      36.7,
+	"pt-stroke-descriptors-hsb.psd":         45.7,
 	"pt-stroke-gradient.psd":                19.5, // under 30: Photoshop's noise generator is not public (its noise stroke drawn in the middle of its colours)
 	"pt-stroke-transparent-shape.psd":       60.0,
+	"pt-stroke.psd":                         81.0,
 	"pt-threshold-grey.psd":                 60.0,
 }
 

@@ -3,6 +3,7 @@ package psd
 import (
 	"fmt"
 	"image/color"
+	"math"
 )
 
 // wideKeys are the additional-information keys whose length is 8 bytes in
@@ -369,6 +370,16 @@ func descColor(d *descriptor) *color.NRGBA {
 		p := []byte{clamp(255 - c*2.55), clamp(255 - m*2.55), clamp(255 - y*2.55)}
 		cmykToRGB(p, clamp(255-k*2.55))
 		return &color.NRGBA{p[0], p[1], p[2], 255}
+	}
+	if v, ok := d.num("Brgh"); ok {
+		// HSB: hue in degrees, saturation and brightness in percent.
+		h, _ := d.num("H   ")
+		s, _ := d.num("Strt")
+		if math.IsNaN(h) || math.IsInf(h, 0) {
+			h = 0
+		}
+		r, g, b := hsbToRGB(math.Mod(h, 360)+360, clampUnit(s/100), clampUnit(v/100))
+		return &color.NRGBA{unit8(r), unit8(g), unit8(b), 255}
 	}
 	r, _ := d.num("Rd  ")
 	g, _ := d.num("Grn ")

@@ -13,7 +13,7 @@ import (
 func FuzzDecode(f *testing.F) {
 	// The small fixtures seed it; the large Photoshop files would make
 	// every mutation slow.
-	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd", "photoshop/pt-double-stroke.psd", "photoshop/pt-fill-opacity.psd", "photoshop/pt-32bit-5x5.psd", "photoshop/pt-32bit-rgb.psd", "photoshop/pt-lab-8bit.psd", "photoshop/ag-indexed.psd", "photoshop/ag-bitmap-rle.psd"} {
+	for _, name := range []string{"grey8-zip-predict.psd", "grey16-raw.psd", "rgb16-zip-predict.psd", "template-zip.psd", "warp-quilt.psd", "photoshop/ag-smart-object-png.psd", "adjustments.psd", "photoshop/pt-double-stroke.psd", "photoshop/pt-fill-opacity.psd", "photoshop/pt-32bit-5x5.psd", "photoshop/pt-32bit-rgb.psd", "photoshop/pt-lab-8bit.psd", "photoshop/ag-indexed.psd", "photoshop/ag-bitmap-rle.psd", "photoshop/ag-vector-complex.psd"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

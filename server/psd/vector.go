@@ -48,9 +48,24 @@ type VectorStroke struct {
 	Color   *color.NRGBA
 	Opacity float64
 	Blend   BlendMode
-	// Dashed is true when the stroke has dashes (drawn solid).
-	Dashed bool
+	// Cap ("butt", "round", "square") ends open outlines and dashes;
+	// Join ("miter", "round", "bevel") meets segments, a miter longer
+	// than MiterLimit times the width bevelled.
+	Cap, Join  string
+	MiterLimit float64
+	// Dashes alternate dash and gap lengths in multiples of Width (none
+	// for a solid line), starting DashOffset widths into the pattern.
+	Dashes     []float64
+	DashOffset float64
+	// Gradient is the stroke's gradient, when it is one; Pattern is
+	// true when it is a pattern (not drawn).
+	Gradient *GradientFill
+	Pattern  bool
 }
+
+// maxDashes bounds a stroke's dash pattern: Photoshop's dialog offers
+// three dash and gap pairs.
+const maxDashes = 32
 
 // maxKnots bounds the knots of one layer's vector mask: a segment
 // drawn costs up to some 40 lines, each as long as the picture is high
@@ -123,7 +138,12 @@ func (d *decoder) readVectorStroke(l *Layer, c *cursor) {
 		d.note(l, "vector stroke")
 		return
 	}
-	s := &VectorStroke{Enabled: true, FillEnabled: true, Width: 1, Alignment: "inside", Opacity: 1, Blend: "normal"}
+	l.Stroke = d.vectorStroke(desc)
+}
+
+// vectorStroke is a vstk descriptor's stroke.
+func (d *decoder) vectorStroke(desc *descriptor) *VectorStroke {
+	s := &VectorStroke{Enabled: true, FillEnabled: true, Width: 1, Alignment: "inside", Opacity: 1, Blend: "normal", Cap: "butt", Join: "miter", MiterLimit: 100}
 	if v, ok := desc.get("strokeEnabled").(bool); ok {
 		s.Enabled = v
 	}
@@ -131,8 +151,17 @@ func (d *decoder) readVectorStroke(l *Layer, c *cursor) {
 		s.FillEnabled = v
 	}
 	if v, ok := desc.num("strokeStyleLineWidth"); ok {
+		// A width in points is one at the stroke's resolution.
+		if u, ok := desc.get("strokeStyleLineWidth").(unitFloat); ok && u.Unit == "#Pnt" {
+			res, ok := desc.num("strokeStyleResolution")
+			if !ok || !(res > 0) {
+				res = 72
+			}
+			v *= clampRange(res, 1, 10000) / 72
+		}
 		s.Width = clampRange(v, 0, 1000)
 	}
+	d.readLineStyle(s, desc)
 	if v, ok := desc.num("strokeStyleOpacity"); ok {
 		s.Opacity = clampUnit(v / 100)
 	}
@@ -151,11 +180,45 @@ func (d *decoder) readVectorStroke(l *Layer, c *cursor) {
 			s.Blend = BlendMode("key:" + v.Value)
 		}
 	}
-	s.Dashed = len(desc.list("strokeStyleLineDashSet")) > 0
-	if content := desc.desc("strokeStyleContent"); content != nil && content.desc("Clr ") != nil {
-		s.Color = d.color(content.desc("Clr "))
+	if content := desc.desc("strokeStyleContent"); content != nil {
+		switch {
+		case content.desc("Clr ") != nil:
+			s.Color = d.color(content.desc("Clr "))
+		case content.desc("Grad") != nil:
+			s.Gradient = d.readGradientFillLayer(content)
+			s.Pattern = s.Gradient == nil // a gradient kino does not draw
+		default:
+			s.Pattern = true
+		}
 	}
-	l.Stroke = s
+	return s
+}
+
+// readLineStyle reads a vector stroke's caps, joins and dashes.
+func (d *decoder) readLineStyle(s *VectorStroke, desc *descriptor) {
+	if v, ok := desc.get("strokeStyleLineCapType").(enumValue); ok {
+		s.Cap = map[string]string{"strokeStyleRoundCap": "round", "strokeStyleSquareCap": "square"}[v.Value]
+		if s.Cap == "" {
+			s.Cap = "butt"
+		}
+	}
+	if v, ok := desc.get("strokeStyleLineJoinType").(enumValue); ok {
+		s.Join = map[string]string{"strokeStyleRoundJoin": "round", "strokeStyleBevelJoin": "bevel"}[v.Value]
+		if s.Join == "" {
+			s.Join = "miter"
+		}
+	}
+	if v, ok := desc.num("strokeStyleMiterLimit"); ok {
+		s.MiterLimit = clampRange(v, 1, 1000)
+	}
+	if v, ok := desc.num("strokeStyleLineDashOffset"); ok {
+		s.DashOffset = clampRange(v, -1000, 1000)
+	}
+	for _, v := range desc.list("strokeStyleLineDashSet") {
+		if n, ok := number(v); ok && len(s.Dashes) < maxDashes {
+			s.Dashes = append(s.Dashes, clampRange(n, 0, 1000))
+		}
+	}
 }
 
 // readVectorFill reads a vscg block (a shape's fill when it has no SoCo):
@@ -185,7 +248,7 @@ func (d *decoder) readVectorFill(l *Layer, c *cursor) {
 // rectangle is known. A shape with pixels is drawn from them: Photoshop
 // stores the shape filled and stroked. One without is drawn from its
 // path: its fill when a solid colour or a gradient, its stroke when a
-// solid colour along closed outlines.
+// solid colour or a gradient (dashed or not, any caps and joins).
 func (d *decoder) vectorNotes(l *Layer) {
 	if l.Kind == KindText && l.Rect.Empty() && l.Text != nil && strings.TrimSpace(l.Text.Value) != "" {
 		// kino draws text from the pixels Photoshop cached, not from
@@ -204,24 +267,19 @@ func (d *decoder) vectorNotes(l *Layer) {
 		d.note(l, "shape fill with a pattern")
 	}
 	if s := l.Stroke; s != nil && s.Enabled && s.Width > 0 {
-		open := false
-		for _, p := range l.Vector.Subpaths {
-			open = open || !p.Closed
+		if s.Pattern {
+			d.note(l, "vector stroke with a pattern")
 		}
-		switch {
-		case s.Color == nil:
-			d.note(l, "vector stroke with a gradient or pattern")
-		case open:
-			d.note(l, "vector stroke along an open path")
-		case s.Dashed:
-			d.note(l, "vector stroke dashes (drawn solid)")
+		if s.Blend != "normal" {
+			// Drawn over the fill in normal mode.
+			d.note(l, "vector stroke blend mode")
 		}
 	}
 }
 
 // PathRect is the canvas rectangle over which a shape without pixels is
 // drawn from its path: the box of its outlines' points grown by its
-// stroke and a pixel, cut to the canvas (the whole canvas when the mask
+// stroke's reach and a pixel, cut to the canvas (the whole canvas when the mask
 // is inverted or starts full); empty for every other layer.
 func (l *Layer) PathRect() image.Rectangle {
 	v := l.Vector
@@ -246,7 +304,15 @@ func (l *Layer) PathRect() image.Rectangle {
 	}
 	pad := 1.0
 	if s := l.Stroke; s != nil && s.Enabled {
-		pad += s.Width
+		// An inside or outside stroke is drawn twice as wide and cut: it
+		// reaches a width out; a miter further, up to its limit (spikes
+		// sharper than 29 degrees are cut at four widths, so that a
+		// shape's picture stays near its box).
+		reach := 1.0
+		if s.Join == "miter" {
+			reach = clampRange(s.MiterLimit, 1, 4)
+		}
+		pad += s.Width * reach
 	}
 	// Points lie within ±128 canvases (8.24 fixed point): clamped to
 	// the canvas before conversion.

@@ -2,6 +2,7 @@ package psd
 
 import (
 	"image"
+	"image/color"
 	"math"
 	"testing"
 )
@@ -95,5 +96,65 @@ func TestVectorMaskBounded(t *testing.T) {
 	l := f.Find("many")
 	if l.Vector != nil || len(l.Unsupported) == 0 {
 		t.Errorf("%d knots: vector %v, unsupported %q", len(pts), l.Vector != nil, l.Unsupported)
+	}
+}
+
+// TestVectorStrokeStyle reads a vstk's caps, joins, dashes and a width
+// in points (at the stroke's resolution), as Photoshop writes them.
+func TestVectorStrokeStyle(t *testing.T) {
+	d := &decoder{f: &File{Width: 4, Height: 4}}
+	enum := func(v string) enumValue { return enumValue{Type: "x", Value: v} }
+	s := d.vectorStroke(&descriptor{
+		Keys: []string{"strokeStyleLineWidth", "strokeStyleResolution", "strokeStyleLineCapType", "strokeStyleLineJoinType", "strokeStyleMiterLimit", "strokeStyleLineDashSet", "strokeStyleLineDashOffset", "strokeStyleLineAlignment", "strokeStyleContent"},
+		Vals: []any{unitFloat{"#Pnt", 6}, 300.0, enum("strokeStyleRoundCap"), enum("strokeStyleBevelJoin"), 1.5, []any{unitFloat{"#Nne", 4}, 2.0}, 1.0, enum("strokeStyleAlignOutside"),
+			&descriptor{Keys: []string{"Clr "}, Vals: []any{&descriptor{Keys: []string{"H   ", "Strt", "Brgh"}, Vals: []any{unitFloat{"#Ang", 120}, 100.0, 50.0}}}}},
+	})
+	if s.Width != 25 || s.Cap != "round" || s.Join != "bevel" || s.MiterLimit != 1.5 || len(s.Dashes) != 2 || s.Dashes[0] != 4 || s.Dashes[1] != 2 || s.DashOffset != 1 || s.Alignment != "outside" {
+		t.Errorf("stroke %+v", s)
+	}
+	if s.Color == nil || *s.Color != (color.NRGBA{0, 128, 0, 255}) {
+		t.Errorf("HSB 120°, 100%%, 50%%: %v, want (0,128,0)", s.Color)
+	}
+	// Photoshop's defaults: butt caps, miter joins, a pixel wide, solid.
+	s = d.vectorStroke(&descriptor{})
+	if s.Width != 1 || s.Cap != "butt" || s.Join != "miter" || len(s.Dashes) != 0 || s.Alignment != "inside" {
+		t.Errorf("default stroke %+v", s)
+	}
+	// A pattern is named, a dash list is bounded.
+	many := make([]any, 1000)
+	for i := range many {
+		many[i] = 1.0
+	}
+	s = d.vectorStroke(&descriptor{Keys: []string{"strokeStyleLineDashSet", "strokeStyleContent"}, Vals: []any{many, &descriptor{Keys: []string{"Ptrn"}, Vals: []any{&descriptor{}}}}})
+	if len(s.Dashes) != maxDashes || !s.Pattern || s.Color != nil {
+		t.Errorf("%d dashes, pattern %v", len(s.Dashes), s.Pattern)
+	}
+}
+
+// TestVectorStrokeNotes: of a shape drawn from its path, a stroke in a
+// pattern and one in a blend mode other than normal are named; a dashed
+// stroke along an open path, in a colour, is drawn and not named.
+func TestVectorStrokeNotes(t *testing.T) {
+	d := &decoder{f: &File{Width: 4, Height: 4}}
+	red := &color.NRGBA{255, 0, 0, 255}
+	shape := func(s *VectorStroke) []string {
+		l := &Layer{Kind: KindShape, FillColor: red, Stroke: s,
+			Vector: &VectorMask{Subpaths: []Subpath{{Op: 1, Knots: []Knot{{Anchor: Point{1, 1}}, {Anchor: Point{3, 3}}}}}}}
+		d.vectorNotes(l)
+		return l.Unsupported
+	}
+	base := VectorStroke{Enabled: true, FillEnabled: true, Width: 1, Blend: "normal", Color: red, Dashes: []float64{2, 1}, Cap: "round", Join: "round"}
+	if got := shape(&base); len(got) != 0 {
+		t.Errorf("dashed stroke along an open path named: %v", got)
+	}
+	pattern := base
+	pattern.Color, pattern.Pattern = nil, true
+	if got := shape(&pattern); len(got) != 1 || got[0] != "vector stroke with a pattern" {
+		t.Errorf("pattern stroke: %v", got)
+	}
+	multiply := base
+	multiply.Blend = "multiply"
+	if got := shape(&multiply); len(got) != 1 || got[0] != "vector stroke blend mode" {
+		t.Errorf("multiply stroke: %v", got)
 	}
 }
