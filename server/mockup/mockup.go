@@ -301,7 +301,10 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 		for _, f := range l.Unsupported {
 			r.warnings = append(r.warnings, fmt.Sprintf("layer %q: %s not drawn", l.Path, f))
 		}
-		if l.Mask != nil && !l.Mask.Disabled {
+		// A shape's pixels are already cut by its outline (older
+		// Photoshops store the same rendering as its transparency and as
+		// its mask): cutting them again would square its edges' coverage.
+		if l.Mask != nil && !l.Mask.Disabled && (l.Kind != psd.KindShape || !l.Mask.OfPath()) {
 			m, err := r.t.mask(l)
 			if err != nil {
 				return nil, err
