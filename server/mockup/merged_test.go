@@ -87,6 +87,8 @@ var mergedFloor = map[string]float64{
 	"pt-stroke-gradient.psd":                19.5, // under 30: Photoshop's noise generator is not public (its noise stroke drawn in the middle of its colours)
 	"pt-stroke-transparent-shape.psd":       60.0,
 	"pt-threshold-grey.psd":                 60.0,
+	"jsq-messages-banner.psd":               55.2, // text mixed at gamma 1.45 (43.5 dB mixed plainly)
+	"uv-mobile.psd":                         72.2, // text mixed at gamma 1.45 (54.9 dB mixed plainly)
 	"uv-placemarker.psd":                    60.0, // a shape's outline applied once (28.8 dB when cut twice)
 	"uv-spinner.psd":                        60.0,
 }

@@ -289,7 +289,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 		}
 		cl := &composite.Layer{
 			Mode: composite.Mode(l.Blend), Opacity: float64(l.Opacity) / 255, FillOpacity: float64(l.FillOpacity) / 255,
-			Hidden: hidden, Clipped: l.Clipped, OffChannels: l.OffChannels,
+			Hidden: hidden, Clipped: l.Clipped, OffChannels: l.OffChannels, TextGamma: textGamma(l),
 		}
 		if passThroughFill(l) {
 			cl.Mode = composite.Normal
@@ -612,4 +612,14 @@ func holdsAdjustment(ls []*psd.Layer) bool {
 		}
 	}
 	return false
+}
+
+// textGamma says whether a layer's pixels blend as Photoshop blends text
+// (composite.Layer.TextGamma). Not a text layer with effects: the merged
+// images with one (pt-layer-effects.psd, pt-stroke-gradient.psd) fit a
+// plain mix no worse; and not one whose fonts were substituted, whose
+// merged image (uv-icons.psd of UniversalViewer/design) shows its stored
+// pixels mixed plainly.
+func textGamma(l *psd.Layer) bool {
+	return l.Kind == psd.KindText && !l.Effects.Any() && (l.Text == nil || !l.Text.Substituted)
 }
