@@ -289,7 +289,7 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 		}
 		cl := &composite.Layer{
 			Mode: composite.Mode(l.Blend), Opacity: float64(l.Opacity) / 255, FillOpacity: float64(l.FillOpacity) / 255,
-			Hidden: hidden, Clipped: l.Clipped, OffChannels: l.OffChannels,
+			Hidden: hidden, Clipped: l.Clipped, OffChannels: l.OffChannels, TextGamma: textGamma(l),
 		}
 		if passThroughFill(l) {
 			cl.Mode = composite.Normal
@@ -301,7 +301,10 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 		for _, f := range l.Unsupported {
 			r.warnings = append(r.warnings, fmt.Sprintf("layer %q: %s not drawn", l.Path, f))
 		}
-		if l.Mask != nil && !l.Mask.Disabled {
+		// A shape's pixels are already cut by its outline (older
+		// Photoshops store the same rendering as its transparency and as
+		// its mask): cutting them again would square its edges' coverage.
+		if l.Mask != nil && !l.Mask.Disabled && (l.Kind != psd.KindShape || !l.Mask.OfPath()) {
 			m, err := r.t.mask(l)
 			if err != nil {
 				return nil, err
@@ -371,13 +374,17 @@ func (r *renderer) layers(ls []*psd.Layer) ([]*composite.Layer, error) {
 // clipped to it), those over it after the layers clipped to it.
 func withEffects(ls []*composite.Layer, fx map[*composite.Layer]effectLayers) []*composite.Layer {
 	var out, after []*composite.Layer
-	for _, l := range ls {
+	for i, l := range ls {
 		if !l.Clipped {
 			out = append(out, after...)
 			after = nil
 		}
 		d := fx[l]
 		out = append(out, d.before...)
+		if u := opacityUnit(l, d, i+1 < len(ls) && ls[i+1].Clipped); u != nil {
+			out = append(out, u)
+			continue
+		}
 		out = append(out, l)
 		out = append(out, d.interior...)
 		if l.Clipped {
@@ -609,4 +616,41 @@ func holdsAdjustment(ls []*psd.Layer) bool {
 		}
 	}
 	return false
+}
+
+// textGamma says whether a layer's pixels blend as Photoshop blends text
+// (composite.Layer.TextGamma). Not a text layer with effects, left as it
+// was: of the merged images with one, pt-layer-effects.psd fits a mix at
+// 1.45 better by 0.9 dB, pt-stroke-gradient.psd worse by 0.2. Not one
+// whose fonts were substituted: the merged image of uv-icons.psd
+// (UniversalViewer/design) shows such text's stored pixels mixed plainly.
+func textGamma(l *psd.Layer) bool {
+	return l.Kind == psd.KindText && !l.Effects.Any() && (l.Text == nil || !l.Text.Substituted)
+}
+
+// opacityUnit is a layer at an opacity under 100 % with the effects drawn
+// on and over it, put together before the opacity fades them, as
+// Photoshop does: where a stroke covers the layer, the layer does not
+// show through it (uv-download.psd: a shape at 25 % with an inside stroke
+// over a black line, 48 where Photoshop has 0 when faded apart). Nil when
+// it is not one: clipped, a base of clipped layers (which its effects
+// over it must not widen), in a mode other than normal, or with an
+// effect in another mode (an isolated unit would change how it blends).
+func opacityUnit(l *composite.Layer, d effectLayers, base bool) *composite.Layer {
+	if l.Clipped || base || l.Opacity <= 0 || l.Opacity >= 1 || l.Mode != composite.Normal || len(d.after)+len(d.interior) == 0 {
+		return nil
+	}
+	kids := []*composite.Layer{l}
+	for _, e := range append(append([]*composite.Layer(nil), d.interior...), d.after...) {
+		if e.Mode != composite.Normal || e.Clipped {
+			return nil
+		}
+		kids = append(kids, e)
+	}
+	op := l.Opacity
+	for _, k := range kids {
+		k.Opacity /= op
+	}
+	l.Opacity = 1
+	return &composite.Layer{Children: kids, Mode: composite.Normal, Opacity: op, FillOpacity: 1}
 }

@@ -399,6 +399,7 @@ func (d *decoder) text(l *Layer, c *cursor) error {
 		return l.errorf("text: %v", err)
 	}
 	l.Kind = KindText
-	l.Text = &Text{Value: desc.str("Txt ")}
+	sub, _ := desc.get("substitutesUsed").(bool)
+	l.Text = &Text{Value: desc.str("Txt "), Substituted: sub}
 	return nil
 }

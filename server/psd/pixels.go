@@ -154,6 +154,11 @@ func cmykToRGB(p []byte, k byte) {
 	}
 }
 
+// OfPath says the mask is the rendering of the layer's vector mask that
+// Photoshop keeps in the mask channel when the layer has no user mask
+// beside it, not a mask the user painted.
+func (m *Mask) OfPath() bool { return !m.real && m.l != nil && m.l.Vector != nil }
+
 // Image decodes the mask: Rect-sized; outside Rect its value is
 // DefaultColor.
 func (m *Mask) Image() (*image.Gray, error) {

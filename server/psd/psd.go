@@ -459,7 +459,13 @@ type LinkedFile struct {
 }
 
 // Text is a text layer's content.
-type Text struct{ Value string }
+type Text struct {
+	Value string
+	// Substituted is the text data's substitutesUsed: the layer's fonts
+	// were missing where it was last saved, so its pixels are an older
+	// rendering Photoshop could not redo.
+	Substituted bool
+}
 
 // Extent is the box of content space that NonAffine frames: the
 // bounding box of the warp's control points, or (0,0)-(Width,Height)

@@ -158,3 +158,38 @@ func TestVectorStrokeNotes(t *testing.T) {
 		t.Errorf("multiply stroke: %v", got)
 	}
 }
+
+// TestMaskOfPath: a shape saved by an older Photoshop keeps its outline's
+// rendering both as its transparency and as its mask channel, and the
+// mask says so (kino then cuts the pixels once, not twice); a real user
+// mask beside a vector mask is not the path's.
+func TestMaskOfPath(t *testing.T) {
+	t.Parallel()
+	f := decodeFile(t, "testdata/photoshop/uv-placemarker.psd")
+	var shapes int
+	for _, l := range f.Layers {
+		if l.Kind != KindShape {
+			continue
+		}
+		shapes++
+		if l.Mask == nil || !l.Mask.OfPath() {
+			t.Errorf("%s: mask %+v is not its path's rendering", l.Name, l.Mask)
+		}
+	}
+	if shapes != 3 {
+		t.Errorf("%d shapes, want 3", shapes)
+	}
+	g := decodeFile(t, "testdata/photoshop/pt-mask-density-layervectormask.psd")
+	var users int
+	for _, l := range g.Layers {
+		if l.Mask != nil && l.Vector != nil {
+			users++
+			if l.Mask.OfPath() {
+				t.Errorf("%s: user mask taken for its path's rendering", l.Name)
+			}
+		}
+	}
+	if users == 0 {
+		t.Error("no layer with a user mask and a vector mask")
+	}
+}
