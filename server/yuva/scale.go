@@ -212,9 +212,9 @@ func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 }
 
 // resizeRow is row resized by kx into o, in samples of 15 bits. Four and
-// five weights a sample (any enlarging; five where a sample's centre
-// falls on a source sample) are written out, a sample a step; the sums
-// are those of the loop, integers added in another order.
+// five weights a sample, what enlarging or shrinking by little takes
+// (five where a sample's centre falls on a source sample), are written
+// out; the sums are those of the loop, integers added in another order.
 func resizeRow(o []int32, row []uint8, kx taps) {
 	switch kx.n {
 	case 4:
