@@ -9,6 +9,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/kinohq/kino/server/engine"
 	"github.com/kinohq/kino/server/ffmpeg"
 	"github.com/kinohq/kino/server/typeset"
 )
@@ -53,6 +54,8 @@ func benchWords(ctx context.Context, runs int) error {
 		{"by word, pop", map[string]any{"type": "pop", "by": "word", "stagger": 0.025, "duration": 1.5}},
 	}
 	fmt.Printf("## Text by word: 10 s, 1280x720, 30 fps, mp4, five layers of 20 words, %d runs each\n\n", runs)
+	before, _ := os.ReadFile("/proc/loadavg")
+	fmt.Printf("Load average before the runs: %s\n\n", strings.TrimSpace(string(before)))
 	times, cpus := make([][]time.Duration, len(cases)), make([][]time.Duration, len(cases))
 	for i := range runs {
 		for n, c := range cases {
@@ -82,5 +85,80 @@ func benchWords(ctx context.Context, runs int) error {
 			median(cpus[n]).Seconds()/median(cpus[0]).Seconds())
 	}
 	fmt.Printf("\nLoad average after the runs: %s\n\n", strings.TrimSpace(string(load)))
+	outs, names := make([]string, len(cases)), make([]string, len(cases))
+	for n, c := range cases {
+		outs[n], names[n] = filepath.Join(dir, fmt.Sprintf("words-%d-%d", n, runs-1), "out.mp4"), c.name
+	}
+	floorWalls, floorCPUs, err := encoderFloor(ctx, dir, outs, runs)
+	if err != nil {
+		return err
+	}
+	printFloor(names, times, cpus, floorWalls, floorCPUs)
 	return nil
+}
+
+// encoderFloor times x264 alone on each case's frames: the last run's
+// output decoded once to raw yuv420p (untimed), then encoded with kino's
+// own mp4 settings, the cases alternated in every run. What a render
+// costs beyond this is kino's (planning, drawing, compositing); this much
+// any renderer of the same frames pays.
+func encoderFloor(ctx context.Context, dir string, outs []string, runs int) ([][]time.Duration, [][]time.Duration, error) {
+	raws := make([]string, len(outs))
+	for n, out := range outs {
+		raws[n] = filepath.Join(dir, fmt.Sprintf("frames-%d.yuv", n))
+		args := []string{"-i", "file:" + out, "-f", "rawvideo", "-pix_fmt", "yuv420p", "file:" + raws[n]}
+		if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: dir, Duration: benchDuration}); err != nil {
+			return nil, nil, fmt.Errorf("decode %s: %w", out, err)
+		}
+		// Every case must hand the encoder the same frames in number.
+		info, err := os.Stat(raws[n])
+		if err != nil {
+			return nil, nil, err
+		}
+		if want := int64(benchWidth * benchHeight * 3 / 2 * benchFPS * benchDuration); info.Size() != want {
+			return nil, nil, fmt.Errorf("decode %s: %d bytes of frames, want %d", out, info.Size(), want)
+		}
+	}
+	walls, cpus := make([][]time.Duration, len(outs)), make([][]time.Duration, len(outs))
+	for range runs {
+		for n, raw := range raws {
+			args := []string{"-f", "rawvideo", "-pixel_format", "yuv420p",
+				"-video_size", fmt.Sprintf("%dx%d", benchWidth, benchHeight), "-framerate", fmt.Sprint(benchFPS), "-i", "file:" + raw}
+			args = append(args, engine.EncoderArgs("mp4")...)
+			args = append(args, "file:"+filepath.Join(dir, fmt.Sprintf("encoded-%d.mp4", n)))
+			t, cpu := time.Now(), cpuWithChildren()
+			if err := ffmpeg.Run(ctx, args, ffmpeg.RunOptions{Dir: dir, Duration: benchDuration}); err != nil {
+				return nil, nil, fmt.Errorf("encode %s: %w", raw, err)
+			}
+			walls[n] = append(walls[n], time.Since(t))
+			cpus[n] = append(cpus[n], cpuWithChildren()-cpu)
+		}
+	}
+	return walls, cpus, nil
+}
+
+// printFloor prints the encoder's floor of each case beside its render:
+// kino's share is the render's CPU less the encoding's, and the render's
+// ratio to plain text over the floor's says how much of that ratio is
+// kino's (1.00: none). The last column is the ratio a render would have
+// if kino's share of it were plain text's: drawing words that move for
+// no more than still ones, the best kino could do.
+func printFloor(names []string, renderWalls, renderCPUs, walls, cpus [][]time.Duration) {
+	load, _ := os.ReadFile("/proc/loadavg")
+	fmt.Println("### The encoder's floor: each case's output decoded to raw yuv420p, encoded alone with kino's mp4 settings")
+	fmt.Println()
+	fmt.Println("| case | encoding alone, wall of the runs | median | / plain | CPU of the runs | median | / plain " +
+		"| kino's share of CPU (render − encoding) | render's CPU ratio ÷ floor's | render's wall ratio ÷ floor's " +
+		"| CPU ratio were kino's share plain text's |")
+	fmt.Println("|---|---|---|---|---|---|---|---|---|---|---|")
+	ratio := func(ds [][]time.Duration, n int) float64 { return median(ds[n]).Seconds() / median(ds[0]).Seconds() }
+	for n, name := range names {
+		fmt.Printf("| %s | %v | %v | %.2f | %v | %v | %.2f | %v | %.2f | %.2f | %.2f |\n", name,
+			rounded(walls[n]), median(walls[n]).Round(time.Millisecond), ratio(walls, n),
+			rounded(cpus[n]), median(cpus[n]).Round(time.Millisecond), ratio(cpus, n),
+			(median(renderCPUs[n]) - median(cpus[n])).Round(time.Millisecond),
+			ratio(renderCPUs, n)/ratio(cpus, n), ratio(renderWalls, n)/ratio(walls, n),
+			(median(cpus[n])+median(renderCPUs[0])-median(cpus[0])).Seconds()/median(renderCPUs[0]).Seconds())
+	}
+	fmt.Printf("\nLoad average after the encoding runs: %s\n\n", strings.TrimSpace(string(load)))
 }

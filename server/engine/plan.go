@@ -300,6 +300,10 @@ func (p *planner) sound() bool { return p.s.HasSound() && p.mode != pictureOnly 
 // -t and color source end a frame early on it (22 frames, not 23).
 func (s *Scene) Shown() float64 { return micro(s.Duration - float64(s.lead)/float64(s.FPS)) }
 
+// EncoderArgs are the codec settings kino encodes format with, without
+// alpha: for a benchmark to time the encoder alone on the same settings.
+func EncoderArgs(format string) []string { return encoderArgs(format, false) }
+
 // encoderArgs are the codec settings of each format: fast presets, since a
 // render API is judged on turnaround. alpha keeps the transparency of a
 // format that can hold it.

@@ -175,7 +175,6 @@ func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 	// -1 when they differ.
 	s.flat = grow(s.flat, sh)
 	flat := s.flat
-	nx := kx.n
 	for y := 0; y < sh; y++ {
 		row := src[y*sw : (y+1)*sw]
 		o := mid[y*w : (y+1)*w]
@@ -191,6 +190,46 @@ func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 			}
 			continue
 		}
+		resizeRow(o, row, kx)
+	}
+	s.acc = grow(s.acc, w)
+	ny := ky.n
+	for y := 0; y < h; y++ {
+		ws, f := ky.w[y*ny:(y+1)*ny], ky.first[y]
+		o := out[y*w : (y+1)*w]
+		if j := sameRows(flat[f:f+ny], ws); j >= 0 {
+			// Rows alike: the same sums, at one product a sample.
+			sum := ky.sum[y]
+			o = o[:w]
+			for x, v := range mid[(f+j)*w : (f+j+1)*w] {
+				o[x] = clip8((sum*v + 1<<20) >> 21)
+			}
+			continue
+		}
+		s.resizeColumns(o, mid[f*w:(f+ny)*w], ws)
+	}
+	return out
+}
+
+// resizeRow is row resized by kx into o, in samples of 15 bits. Four and
+// five weights a sample, what enlarging or shrinking by little takes
+// (five where a sample's centre falls on a source sample), are written
+// out; the sums are those of the loop, integers added in another order.
+func resizeRow(o []int32, row []uint8, kx taps) {
+	switch kx.n {
+	case 4:
+		for x := range o {
+			ws, in := (*[4]int32)(kx.w[x*4:]), (*[4]uint8)(row[kx.first[x]:])
+			o[x] = (ws[0]*int32(in[0]) + ws[1]*int32(in[1]) + ws[2]*int32(in[2]) + ws[3]*int32(in[3]) + 1<<6) >> 7
+		}
+	case 5:
+		for x := range o {
+			ws, in := (*[5]int32)(kx.w[x*5:]), (*[5]uint8)(row[kx.first[x]:])
+			o[x] = (ws[0]*int32(in[0]) + ws[1]*int32(in[1]) + ws[2]*int32(in[2]) + ws[3]*int32(in[3]) +
+				ws[4]*int32(in[4]) + 1<<6) >> 7
+		}
+	default:
+		nx := kx.n
 		for x := range o {
 			ws := kx.w[x*nx : (x+1)*nx]
 			in := row[kx.first[x]:]
@@ -202,40 +241,50 @@ func (s *Scaler) resize(out, src []uint8, sw, sh, w, h int) []uint8 {
 			o[x] = (acc + 1<<6) >> 7
 		}
 	}
-	s.acc = grow(s.acc, w)
-	acc := s.acc
-	ny := ky.n
-	for y := 0; y < h; y++ {
-		ws, f := ky.w[y*ny:(y+1)*ny], ky.first[y]
-		o := out[y*w : (y+1)*w]
-		o = o[:len(acc)]
-		if j := sameRows(flat[f:f+ny], ws); j >= 0 {
-			// Rows alike: the same sums, at one product a sample.
-			sum := ky.sum[y]
-			for x, v := range mid[(f+j)*w : (f+j+1)*w] {
-				o[x] = clip8((sum*v + 1<<20) >> 21)
-			}
+}
+
+// resizeColumns is the rows of rows (len(ws) rows of len(o) samples)
+// weighed by ws into o. Four and five rows are summed a sample at a
+// time, in one pass; more, a row at a time into s.acc.
+func (s *Scaler) resizeColumns(o []uint8, rows []int32, ws []int32) {
+	w := len(o)
+	switch len(ws) {
+	case 4:
+		r0 := rows[:w]
+		r1, r2, r3 := rows[w : 2*w][:len(r0)], rows[2*w : 3*w][:len(r0)], rows[3*w : 4*w][:len(r0)]
+		w0, w1, w2, w3 := ws[0], ws[1], ws[2], ws[3]
+		o = o[:len(r0)]
+		for x, v := range r0 {
+			o[x] = clip8((w0*v + w1*r1[x] + w2*r2[x] + w3*r3[x] + 1<<20) >> 21)
+		}
+		return
+	case 5:
+		r0 := rows[:w]
+		r1, r2, r3, r4 := rows[w : 2*w][:len(r0)], rows[2*w : 3*w][:len(r0)], rows[3*w : 4*w][:len(r0)], rows[4*w : 5*w][:len(r0)]
+		w0, w1, w2, w3, w4 := ws[0], ws[1], ws[2], ws[3], ws[4]
+		o = o[:len(r0)]
+		for x, v := range r0 {
+			o[x] = clip8((w0*v + w1*r1[x] + w2*r2[x] + w3*r3[x] + w4*r4[x] + 1<<20) >> 21)
+		}
+		return
+	}
+	acc := s.acc[:w]
+	for x, v := range rows[:w] {
+		acc[x] = ws[0] * v
+	}
+	for j := 1; j < len(ws); j++ {
+		wt := ws[j]
+		if wt == 0 {
 			continue
 		}
-		in := mid[f*w : (f+1)*w]
+		in := rows[j*w : (j+1)*w]
 		in = in[:len(acc)]
 		for x, v := range in {
-			acc[x] = ws[0] * v
-		}
-		for j := 1; j < len(ws); j++ {
-			wt := ws[j]
-			if wt == 0 {
-				continue
-			}
-			in := mid[(f+j)*w : (f+j+1)*w]
-			in = in[:len(acc)]
-			for x, v := range in {
-				acc[x] += wt * v
-			}
-		}
-		for x, v := range acc {
-			o[x] = clip8((v + 1<<20) >> 21)
+			acc[x] += wt * v
 		}
 	}
-	return out
+	o = o[:len(acc)]
+	for x, v := range acc {
+		o[x] = clip8((v + 1<<20) >> 21)
+	}
 }
