@@ -559,3 +559,33 @@ func FuzzParseTranscript(f *testing.F) {
 		}
 	})
 }
+
+// FuzzParseCues: any SRT or WebVTT a client sends is read without a panic,
+// and its cues and words are timed by finite numbers in order (a karaoke
+// tag of NaN hundredths timed every word after it NaN).
+func FuzzParseCues(f *testing.F) {
+	for _, s := range []string{
+		"1\n00:00:01,000 --> 00:00:04,000\n{\\an8\\k50}Ne{\\kf30}ver {\\K70}drink\n{\\k20}{\\ko40}li{\\k10}quid\n",
+		"1\n00:00:01,000 --> 00:00:04,000\n{\\kNaN}Never {\\k50}drink\n",
+		"WEBVTT\n\n00:00:00.500 --> 00:00:02.000 align:start\n<v Joe>Never <00:00:01.200>drink <c.x>&amp;</c>\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cues, err := ParseCues(data)
+		if err != nil {
+			return
+		}
+		finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+		for _, c := range cues {
+			if !finite(c.Start) || !finite(c.End) {
+				t.Fatalf("cue %q has times %v..%v", c.Text, c.Start, c.End)
+			}
+			for _, w := range c.Words {
+				if !finite(w.Start) || !finite(w.End) || w.Start > w.End {
+					t.Fatalf("word %q has times %v..%v", w.Text, w.Start, w.End)
+				}
+			}
+		}
+	})
+}
