@@ -271,6 +271,8 @@ func FuzzCompile(f *testing.F) {
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm","background":"transparent","duration":2},"tracks":[{"clips":[{"asset":{"type":"captions","src":"https://a.test/c.vtt","font":"logo","verticalAlign":"top"},"position":{"y":4}}]}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"loudness":{}},"tracks":[{"clips":[{"asset":{"type":"image","src":"logo","crop":{"right":0.5}},"length":1,"fit":"contain","flip":"horizontal","filters":{"greyscale":1,"contrast":1.5}}]},{"clips":[{"asset":{"type":"audio","src":"logo","loop":true,"duck":{"level":0}},"length":2},{"asset":{"type":"video","src":"logo","volume":2},"id":"x","length":1,"fit":"cover"}]}]}`, uint8(1))
 	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"text","color":"red","width":50,"fit":"shrink","maxLines":2,"shadowColor":"black","shadowBlur":2,"spans":[{"text":"a'b "},{"text":"[x]:y\n","fontSize":30,"backgroundColor":"blue","font":["logo","https://a.test/f.ttf"]},{"text":"ش z","fontFeatures":["-liga"]}]}]}`, uint8(0))
+	// Languages: a layer's and its spans' (BCP 47), picking Han forms.
+	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"text","lang":"zh-Hant-HK","width":50,"spans":[{"text":"a "},{"text":"bc","lang":"ja","fontFeatures":["ss01=2","+kern"]},{"text":"x","lang":"ko-KR"}]}]}`, uint8(0))
 	assets := map[string]string{"logo": "https://cdn.test/logo.png"}
 	const workDir = `/w/it's [a],b;c:d\e=f`
 	// Styled text is measured with its font, so the fonts are real files,
