@@ -340,7 +340,7 @@ func glow(cover composite.Shape, g psd.Glow) *image.NRGBA {
 	// up to 1,000 of them a pixel, far past the work the estimate counts.
 	lut := g.Gradient.Table(gradientSteps)
 	for i, v := range cover.A {
-		if v <= 0 {
+		if !(v > 0) { // NaN too: it would index the table out of range
 			continue
 		}
 		c := lut[int((1-min(float64(v), 1))*(gradientSteps-1)+0.5)]
