@@ -361,7 +361,7 @@ func karaokeTags(block string, at *float64) (start float64, ok bool) {
 			continue
 		}
 		cs, err := strconv.ParseFloat(strings.TrimSpace(num), 64)
-		if err != nil || cs < 0 || cs > 1e7 {
+		if err != nil || !(cs >= 0 && cs <= 1e7) { // NaN too
 			continue
 		}
 		start, ok = *at, true

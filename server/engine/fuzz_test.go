@@ -271,6 +271,8 @@ func FuzzCompile(f *testing.F) {
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"format":"webm","background":"transparent","duration":2},"tracks":[{"clips":[{"asset":{"type":"captions","src":"https://a.test/c.vtt","font":"logo","verticalAlign":"top"},"position":{"y":4}}]}]}`, uint8(0))
 	f.Add("unified", `{"output":{"width":64,"height":64,"fps":24,"loudness":{}},"tracks":[{"clips":[{"asset":{"type":"image","src":"logo","crop":{"right":0.5}},"length":1,"fit":"contain","flip":"horizontal","filters":{"greyscale":1,"contrast":1.5}}]},{"clips":[{"asset":{"type":"audio","src":"logo","loop":true,"duck":{"level":0}},"length":2},{"asset":{"type":"video","src":"logo","volume":2},"id":"x","length":1,"fit":"cover"}]}]}`, uint8(1))
 	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"text","color":"red","width":50,"fit":"shrink","maxLines":2,"shadowColor":"black","shadowBlur":2,"spans":[{"text":"a'b "},{"text":"[x]:y\n","fontSize":30,"backgroundColor":"blue","font":["logo","https://a.test/f.ttf"]},{"text":"ش z","fontFeatures":["-liga"]}]}]}`, uint8(0))
+	// Languages: a layer's and its spans' (BCP 47), picking Han forms.
+	f.Add("provider_a", `{"width":64,"height":36,"fps":10,"duration":2,"layers":[{"type":"text","lang":"zh-Hant-HK","width":50,"spans":[{"text":"a "},{"text":"bc","lang":"ja","fontFeatures":["ss01=2","+kern"]},{"text":"x","lang":"ko-KR"}]}]}`, uint8(0))
 	assets := map[string]string{"logo": "https://cdn.test/logo.png"}
 	const workDir = `/w/it's [a],b;c:d\e=f`
 	// Styled text is measured with its font, so the fonts are real files,
@@ -553,6 +555,36 @@ func FuzzParseTranscript(f *testing.F) {
 			}
 			for _, w := range c.Words {
 				if !finite(w.Start) || !finite(w.End) {
+					t.Fatalf("word %q has times %v..%v", w.Text, w.Start, w.End)
+				}
+			}
+		}
+	})
+}
+
+// FuzzParseCues: any SRT or WebVTT a client sends is read without a panic,
+// and its cues and words are timed by finite numbers in order (a karaoke
+// tag of NaN hundredths timed every word after it NaN).
+func FuzzParseCues(f *testing.F) {
+	for _, s := range []string{
+		"1\n00:00:01,000 --> 00:00:04,000\n{\\an8\\k50}Ne{\\kf30}ver {\\K70}drink\n{\\k20}{\\ko40}li{\\k10}quid\n",
+		"1\n00:00:01,000 --> 00:00:04,000\n{\\kNaN}Never {\\k50}drink\n",
+		"WEBVTT\n\n00:00:00.500 --> 00:00:02.000 align:start\n<v Joe>Never <00:00:01.200>drink <c.x>&amp;</c>\n",
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		cues, err := ParseCues(data)
+		if err != nil {
+			return
+		}
+		finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+		for _, c := range cues {
+			if !finite(c.Start) || !finite(c.End) {
+				t.Fatalf("cue %q has times %v..%v", c.Text, c.Start, c.End)
+			}
+			for _, w := range c.Words {
+				if !finite(w.Start) || !finite(w.End) || w.Start > w.End {
 					t.Fatalf("word %q has times %v..%v", w.Text, w.Start, w.End)
 				}
 			}

@@ -78,6 +78,9 @@ func TestCompileSpansRejects(t *testing.T) {
 		{"bad background", layer(`"spans":[{"text":"a","backgroundColor":"nope"}]`), "composition.layers[0].spans[0].backgroundColor", "colour"},
 		{"size zero", layer(`"spans":[{"text":"a","fontSize":0}]`), "composition.layers[0].spans[0].fontSize", "between 1 and 2000"},
 		{"bad feature", layer(`"spans":[{"text":"a","fontFeatures":["kerning"]}]`), "composition.layers[0].spans[0].fontFeatures[0]", "4 characters"},
+		// Features are kept joined by commas: a tag holding one was taken
+		// apart when the text was laid out, the render failing late.
+		{"comma in a feature", layer(`"spans":[{"text":"a","fontFeatures":["a,bc"]}]`), "composition.layers[0].spans[0].fontFeatures[0]", "comma"},
 		{"bad language", layer(`"spans":[{"text":"a","lang":"japanese"}]`), "composition.layers[0].spans[0].lang", "BCP 47"},
 		{"empty font list", layer(`"spans":[{"text":"a","font":[]}]`), "composition.layers[0].spans[0].font", "empty list"},
 		{"unknown font", layer(`"spans":[{"text":"a","font":"nope"}]`), "composition.layers[0].spans[0].font", "no such asset key"},

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -46,6 +47,21 @@ func TestParseCuesKaraokeTags(t *testing.T) {
 	// Blocks with no karaoke tag that reads time no word.
 	assert.Equal(t, "odd tags only", cues[1].Text)
 	assert.Nil(t, cues[1].Words)
+}
+
+// TestParseCuesKaraokeNaN: a karaoke tag of NaN hundredths ({\kNaN},
+// which strconv reads) times no word, as a negative one does: it passed
+// the range check, and every word after it was timed NaN.
+func TestParseCuesKaraokeNaN(t *testing.T) {
+	t.Parallel()
+	cues, err := ParseCues([]byte("1\n00:00:01,000 --> 00:00:04,000\n{\\kNaN}Never {\\k50}drink {\\kinf}liquid\n"))
+	require.NoError(t, err)
+	require.Len(t, cues, 1)
+	assert.Equal(t, "Never drink liquid", cues[0].Text)
+	require.Len(t, cues[0].Words, 3)
+	for _, w := range cues[0].Words {
+		assert.False(t, math.IsNaN(w.Start) || math.IsNaN(w.End), "word %+v", w)
+	}
 }
 
 // TestParseTranscript reads the JSON of words of each shape it accepts.

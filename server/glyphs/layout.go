@@ -50,6 +50,10 @@ func ParseFeature(s string) (Feature, error) {
 		if r < 0x20 || r > 0x7e {
 			return Feature{}, fmt.Errorf("%q: a feature's tag is 4 printable ASCII characters", s)
 		}
+		if r == ',' {
+			// Features are kept joined by commas: no font's tag has one.
+			return Feature{}, fmt.Errorf("%q: a feature's tag holds no comma", s)
+		}
 	}
 	ft.Tag = s
 	return ft, nil

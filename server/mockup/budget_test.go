@@ -256,3 +256,36 @@ func TestDecodeWorkOfModes(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientStopsCountInTheBudget: a gradient's table counts in the
+// work by its stops, which the file sets (up to 1,000 of each kind):
+// counted by the pixels alone, a file of hundreds of such gradients on
+// tiny layers took seconds past the budget.
+func TestGradientStopsCountInTheBudget(t *testing.T) {
+	b, err := os.ReadFile("../psd/testdata/photoshop/pt-layer-effects.psd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := openBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var g *psd.GradientOverlay
+	for _, l := range tpl.File.Layers {
+		if l.Effects != nil && len(l.Effects.GradientOverlays) > 0 {
+			g = &l.Effects.GradientOverlays[0]
+		}
+	}
+	if g == nil {
+		t.Fatal("no gradient overlay")
+	}
+	few := Estimate(tpl.File)
+	n := len(g.Gradient.Colors) + len(g.Gradient.Alphas)
+	for i := range 1000 {
+		g.Gradient.Colors = append(g.Gradient.Colors, psd.GradientStop{Location: float64(i) / 999, Midpoint: 0.5})
+	}
+	many := Estimate(tpl.File)
+	if d := many.Work - few.Work; d < gradientSteps*1000/2 {
+		t.Errorf("1,000 stops more (%d before) add %d to the work", n, d)
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"math"
 	"testing"
 
+	"github.com/kinohq/kino/server/composite"
 	"github.com/kinohq/kino/server/psd"
 )
 
@@ -116,6 +117,30 @@ func TestShapeGradientStroke(t *testing.T) {
 		c := img.NRGBAAt(tc.x, tc.y)
 		if c.A != tc.al || (c.A > 0 && (c.R < tc.lo || c.R > tc.hi)) {
 			t.Errorf("(%d,%d): %v, want alpha %d and red %d to %d", tc.x, tc.y, c, tc.al, tc.lo, tc.hi)
+		}
+	}
+}
+
+// TestGlowGradientFromTable: a glow in a gradient takes each pixel's
+// colour from the gradient's table, as overlays do. Mixing the stops at
+// each pixel cost a search through up to 1,000 stops a pixel, hundreds of
+// times the work the estimate counts for a glow.
+func TestGlowGradientFromTable(t *testing.T) {
+	var g psd.Gradient
+	for i := range 1000 {
+		v := uint8(255 * (i % 2))
+		g.Colors = append(g.Colors, psd.GradientStop{Location: float64(i) / 999, Color: color.NRGBA{v, v, v, 255}, Midpoint: 0.5})
+	}
+	cover := composite.Shape{Rect: image.Rect(0, 0, 100, 100), A: make([]float32, 100*100)}
+	for i := range cover.A {
+		cover.A[i] = float32(i+1) / float32(len(cover.A))
+	}
+	img := glow(cover, psd.Glow{Gradient: &g})
+	lut := g.Table(gradientSteps)
+	for i, v := range cover.A {
+		want := lut[int((1-float64(v))*(gradientSteps-1)+0.5)]
+		if got := (color.NRGBA{img.Pix[4*i], img.Pix[4*i+1], img.Pix[4*i+2], img.Pix[4*i+3]}); got != want {
+			t.Fatalf("coverage %v: %v, the table's %v", v, got, want)
 		}
 	}
 }

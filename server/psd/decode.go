@@ -58,6 +58,9 @@ type decoder struct {
 	// filterMasks are where the smart objects' filter masks lie, by
 	// instance id (filterEffects).
 	filterMasks map[string]*filterMaskData
+	// pixels counts the pixels of the layers, masks and filter masks
+	// against maxTotalPixels.
+	pixels int64
 }
 
 // checkPixels refuses a w x h picture over the limit before anything is
@@ -162,8 +165,7 @@ func (d *decoder) decode(r io.ReaderAt, size int64) error {
 		return err
 	}
 	d.checkPatterns()
-	d.attachFilterMasks()
-	return nil
+	return d.attachFilterMasks()
 }
 
 // checkPatterns names, on each layer, the pattern overlays and pattern
@@ -339,11 +341,10 @@ func (d *decoder) layerInfo(c *cursor) error {
 	// the canvas: it is blended over every pixel of it, so it counts the
 	// canvas (2,000 fills of a 50-megapixel canvas, a few KB of records,
 	// would take minutes to draw).
-	var total int64
 	for _, l := range layers {
-		total += l.pixels()
-		if total > maxTotalPixels*d.lim.MaxPixels {
-			return l.errorf("layers, masks and fills up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", total, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
+		d.pixels += l.pixels()
+		if d.pixels > maxTotalPixels*d.lim.MaxPixels {
+			return l.errorf("layers, masks and fills up to this one hold %d pixels, over the limit of %d (%d times the pixel limit)", d.pixels, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
 		}
 	}
 	// Channel image data follows the records, layer after layer.
@@ -359,7 +360,7 @@ func (d *decoder) layerInfo(c *cursor) error {
 		}
 	}
 	d.records = layers
-	d.f.pixels = total
+	d.f.pixels = d.pixels
 	return nil
 }
 

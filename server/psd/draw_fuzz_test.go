@@ -16,7 +16,10 @@ import (
 // does, a small design in every smart object: no input may panic, hang
 // or allocate past what its canvas and the reader's limits allow.
 func FuzzDraw(f *testing.F) {
-	for _, name := range []string{"warp-quilt.psd", "warp-custom.psd", "template-zip.psd", "grey8-zip-predict.psd", "photoshop/ag-smart-object-png.psd", "photoshop/pt-minimal-shape-layer.psd", "adjustments.psd", "photoshop/pt-fill-opacity.psd", "photoshop/pt-32bit-5x5.psd"} {
+	for _, name := range []string{"warp-quilt.psd", "warp-custom.psd", "template-zip.psd", "grey8-zip-predict.psd", "photoshop/ag-smart-object-png.psd", "photoshop/pt-minimal-shape-layer.psd", "adjustments.psd", "photoshop/pt-fill-opacity.psd", "photoshop/pt-32bit-5x5.psd",
+		// Read and drawn since: patterns, Lab, indexed and bitmap pixels,
+		// inside strokes and satins, strokes and glows in gradients.
+		"photoshop/ag-pattern.psd", "photoshop/pt-lab-8bit.psd", "photoshop/ag-indexed.psd", "photoshop/ag-bitmap-rle.psd", "photoshop/pt-shape-fx2.psd", "photoshop/pt-stroke-gradient.psd"} {
 		b, err := os.ReadFile(filepath.Join("testdata", name))
 		if err != nil {
 			f.Fatal(err)

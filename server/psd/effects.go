@@ -346,7 +346,7 @@ func readEffects(desc *descriptor, globalAngle float64) *Effects {
 	}
 	px := func(d *descriptor, key string) float64 {
 		v, _ := d.num(key)
-		return math.Min(math.Max(v, 0), 1000)
+		return clampRange(v, 0, 1000) // NaN too: it would pass math.Min and math.Max
 	}
 	// A shadow's or a one-colour glow's contour and noise are not drawn
 	// (a linear contour, no noise): named, not dropped in silence.

@@ -76,24 +76,47 @@ func (d *decoder) filterEffects(c *cursor) {
 // attachFilterMasks gives each smart object whose filters kino draws its
 // filter mask when the mask is switched on and painted. One kino cannot
 // read is named in the layer's Unsupported: its filters are drawn over
-// the whole design.
-func (d *decoder) attachFilterMasks() {
+// the whole design. Smart objects naming one mask share one decoding of
+// it, and the masks decoded count with the layers and masks against
+// maxTotalPixels: 2,000 smart objects naming one large mask, a few hundred
+// KB of records, would otherwise hold it 2,000 times.
+func (d *decoder) attachFilterMasks() error {
+	type use struct {
+		fm           *filterMaskData
+		outsideWhite bool
+	}
+	decoded := map[use]*FilterMask{}
+	failed := map[use]bool{}
 	for _, l := range d.records {
 		p := l.Placed
 		if p == nil || len(p.Filters) == 0 || !p.maskOn {
 			continue
 		}
-		fm := d.filterMasks[p.instance]
-		if fm == nil {
+		u := use{d.filterMasks[p.instance], p.maskOutsideWhite}
+		if u.fm == nil {
 			continue
 		}
-		m, err := d.filterMask(fm, p.maskOutsideWhite)
-		if err != nil {
+		m, seen := decoded[u]
+		if !seen && !failed[u] {
+			d.pixels += int64(u.fm.rect.Dx()) * int64(u.fm.rect.Dy())
+			if d.pixels > maxTotalPixels*d.lim.MaxPixels {
+				return l.errorf("layers, masks and filter masks hold %d pixels, over the limit of %d (%d times the pixel limit)", d.pixels, maxTotalPixels*d.lim.MaxPixels, maxTotalPixels)
+			}
+			var err error
+			if m, err = d.filterMask(u.fm, u.outsideWhite); err != nil {
+				failed[u] = true
+			} else {
+				decoded[u] = m
+			}
+		}
+		if failed[u] {
 			d.note(l, "smart filter: mask (the filters drawn over the whole design)")
 			continue
 		}
 		p.FilterMask = m
 	}
+	d.f.pixels = d.pixels // the masks are held with the file
+	return nil
 }
 
 // filterMask decodes a filter mask; nil when it is uniformly white (the

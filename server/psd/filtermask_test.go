@@ -5,6 +5,7 @@ import (
 	"encoding/binary"
 	"image"
 	"os"
+	"strings"
 	"testing"
 )
 
@@ -155,5 +156,67 @@ func TestFilterEffectsBlock(t *testing.T) {
 	}
 	if m, err := d.filterMask(d.filterMasks["w"], false); m == nil || err != nil || m.Outside != 0 {
 		t.Errorf("a white mask black outside: %+v, %v", m, err)
+	}
+}
+
+// filterMaskDecoder is a decoder of an 8x8 canvas whose filter effects
+// hold a black 8x8 mask for each of ids, and a smart object with a blur
+// for each of owners (the instance ids their placed descriptors name).
+func filterMaskDecoder(ids, owners []string) *decoder {
+	d := &decoder{f: &File{Width: 8, Height: 8}, lim: Limits{MaxPixels: 64}.withDefaults()}
+	var b []byte
+	for _, id := range ids {
+		b = append(b, filterEffectsBytes(id, image.Rect(0, 0, 8, 8), append([]byte{0, compRaw}, make([]byte, 64)...))...)
+	}
+	d.f.r = readerAt{r: bytes.NewReader(b), size: int64(len(b))}
+	for at := 0; at < len(b); {
+		n := len(filterEffectsBytes(ids[0], image.Rect(0, 0, 8, 8), make([]byte, 66)))
+		d.filterEffects(newCursor(bytes.NewReader(b), int64(at), int64(at+n), "FEid"))
+		at += n
+	}
+	for i, id := range owners {
+		p := &Placed{Filters: []SmartFilter{{ID: "GsnB", Radius: 1, Opacity: 1}}, instance: id, maskOn: true, maskOutsideWhite: true}
+		d.records = append(d.records, &Layer{Index: i, Placed: p})
+	}
+	return d
+}
+
+// TestFilterMaskDecodedOnce: smart objects naming one filter mask share
+// one decoding of it. Each decoding its own, a file of 2,000 smart
+// objects naming a mask of Limits.MaxPixels, a few hundred KB, held
+// 2,000 times the pixel limit.
+func TestFilterMaskDecodedOnce(t *testing.T) {
+	owners := make([]string, 20)
+	for i := range owners {
+		owners[i] = "id"
+	}
+	d := filterMaskDecoder([]string{"id"}, owners)
+	if err := d.attachFilterMasks(); err != nil {
+		t.Fatal(err)
+	}
+	first := d.records[0].Placed.FilterMask
+	for _, l := range d.records {
+		if m := l.Placed.FilterMask; m == nil || m != first {
+			t.Fatalf("layer %d: mask %p, layer 0's %p", l.Index, m, first)
+		}
+	}
+}
+
+// TestFilterMasksBounded: distinct filter masks count with the layers and
+// masks against 8 times the pixel limit, and past it the file is refused
+// by name.
+func TestFilterMasksBounded(t *testing.T) {
+	ids := make([]string, maxTotalPixels+1)
+	for i := range ids {
+		ids[i] = string(rune('a' + i))
+	}
+	d := filterMaskDecoder(ids, ids)
+	err := d.attachFilterMasks()
+	if err == nil || !strings.Contains(err.Error(), "filter mask") || !strings.Contains(err.Error(), "over the limit") {
+		t.Fatalf("%d masks of the pixel limit: %v", len(ids), err)
+	}
+	d = filterMaskDecoder(ids[:maxTotalPixels], ids[:maxTotalPixels])
+	if err := d.attachFilterMasks(); err != nil {
+		t.Fatalf("%d masks of the pixel limit: %v", maxTotalPixels, err)
 	}
 }

@@ -50,6 +50,10 @@ func FuzzDecode(f *testing.F) {
 	// CMYK without its 577 KB ICC profile: header, layer and merged image.
 	f.Add(psdFile(4, 4, CMYK, []testLayer{{name: "cmyk", rect: image4, channels: []testChannel{{-1, rawChannel(16)}, {0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}, {3, rawChannel(16)}}}}))
 	f.Add(psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: effectFX("FrFX", "p", true)}}, patternBlock("p", 1, 1, []byte{compRaw, 9}, []byte{compRaw, 8}, []byte{compRaw, 7})))
+	// An 8-bit pattern in a 16-bit file (TestPatternAtItsOwnDepth).
+	deep := psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, blocks: patternFX("p")}}, patternBlock("p", 2, 2, append([]byte{compRaw, 1, 2, 3, 4}, make([]byte, 12)...), append([]byte{compRaw, 5, 6, 7, 8}, make([]byte, 12)...), append([]byte{compRaw, 9, 9, 9, 9}, make([]byte, 12)...)))
+	deep[23] = 16
+	f.Add(deep)
 	lim := Limits{MaxPixels: 1 << 20, MaxLayers: 100, MaxDescriptorDepth: 16, MaxEmbeddedBytes: 1 << 20}
 	f.Fuzz(func(t *testing.T, b []byte) {
 		file, err := Decode(bytes.NewReader(b), int64(len(b)), lim)

@@ -344,3 +344,60 @@ func TestHostileFiles(t *testing.T) {
 		}
 	})
 }
+
+// TestEffectSizesNotNaN: an effect's size or distance stored as NaN reads
+// as 0, as a negative one does. NaN went through the clamp, and the
+// drawing's reach and the work estimate, int(NaN) each, left the effects
+// out of the estimate: a file asking for any work in effects was let in.
+func TestEffectSizesNotNaN(t *testing.T) {
+	b, err := os.ReadFile("testdata/photoshop/pt-layer-params.psd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, key := range []string{"blurUntF#Pxl", "DstnUntF#Pxl", "Sz  UntF#Pxl"} {
+		for i := 0; ; {
+			j := bytes.Index(b[i:], []byte(key))
+			if j < 0 {
+				break
+			}
+			i += j + len(key)
+			binary.BigEndian.PutUint64(b[i:], math.Float64bits(math.NaN()))
+			n++
+		}
+	}
+	f, err := decodeBytes(b, Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checked := 0
+	check := func(what string, vs ...float64) {
+		for _, v := range vs {
+			checked++
+			if !(v >= 0 && v <= 1000) {
+				t.Errorf("%s: %v", what, v)
+			}
+		}
+	}
+	for _, l := range f.Layers {
+		e := l.Effects
+		if e == nil {
+			continue
+		}
+		for _, s := range append(append([]Shadow(nil), e.DropShadows...), e.InnerShadows...) {
+			check("shadow", s.Size, s.Distance)
+		}
+		for _, g := range append(append([]Glow(nil), e.OuterGlows...), e.InnerGlows...) {
+			check("glow", g.Size)
+		}
+		for _, s := range e.Strokes {
+			check("stroke", s.Size)
+		}
+		for _, s := range e.Satins {
+			check("satin", s.Size, s.Distance)
+		}
+	}
+	if n == 0 || checked == 0 {
+		t.Fatalf("%d sizes changed, %d read", n, checked)
+	}
+}

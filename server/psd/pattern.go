@@ -192,5 +192,8 @@ func (p *Pattern) plane(pl patternPlane, dst []byte, at int) error {
 			counts[i] = uint32(binary.BigEndian.Uint16(raw[2*i:]))
 		}
 	}
-	return p.f.planeDepth(c, uint16(pl.comp), counts, p.Width, p.Height, dst, at, 4, pl.bpc, at < 3)
+	// Rows at the pattern's depth, not the file's: an 8-bit pattern's rows
+	// read at 16 bits ran past the picture.
+	f := &File{r: p.f.r, Depth: 8 * pl.bpc, PSB: p.f.PSB}
+	return f.planeDepth(c, uint16(pl.comp), counts, p.Width, p.Height, dst, at, 4, pl.bpc, at < 3)
 }

@@ -264,3 +264,32 @@ func TestStrokeInAPattern(t *testing.T) {
 		}
 	}
 }
+
+// TestPatternAtItsOwnDepth: an 8-bit pattern in a 16- or 32-bit file is
+// read at 8 bits. Its rows were read at the file's depth, two or four
+// times as long as the pattern's: past the end of the picture at its
+// last row (a panic), given the bytes to read.
+func TestPatternAtItsOwnDepth(t *testing.T) {
+	ch := func(v byte) []byte {
+		return []byte{compRaw, v, v + 1, v + 2, v + 3, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}
+	}
+	for _, depth := range []uint16{16, 32} {
+		b := psdFileGlobal(4, 4, RGB, []testLayer{{name: "l", rect: image4, channels: []testChannel{{0, rawChannel(16)}, {1, rawChannel(16)}, {2, rawChannel(16)}}, blocks: patternFX("ok")}}, patternBlock("ok", 2, 2, ch(10), ch(20), ch(30)))
+		b[22], b[23] = byte(depth>>8), byte(depth)
+		f, err := Decode(bytes.NewReader(b), int64(len(b)), Limits{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := f.Pattern("ok")
+		if p == nil {
+			t.Fatalf("%d bits: no pattern", depth)
+		}
+		img, err := p.Image()
+		if err != nil {
+			t.Fatalf("%d bits: %v", depth, err)
+		}
+		if got := img.Pix[4*3 : 4*3+4]; !bytes.Equal(got, []byte{13, 23, 33, 255}) {
+			t.Errorf("%d bits: last pixel %v, want [13 23 33 255]", depth, got)
+		}
+	}
+}

@@ -33,8 +33,9 @@
 // its raw size, 2 bytes per 128 of a row for RLE, a 1032th for deflate) is
 // refused before the picture is allocated. zlib streams are read no
 // further than the channel's size and one byte, so a ZIP bomb costs no
-// more than an honest channel, and is refused by that byte. All layers and
-// masks together may declare at most 8 times Limits.MaxPixels (a render
+// more than an honest channel, and is refused by that byte. All layers,
+// masks and filter masks (each decoded once, however many smart objects
+// name it) together may declare at most 8 times Limits.MaxPixels (a render
 // holds them all), a fill counting the canvas (it is blended over all of
 // it) and a smart object the canvas its quad's box covers (a design drawn
 // into it is that large), and groups nest at most 16 deep; the layers'
@@ -218,7 +219,8 @@ type File struct {
 
 // Pixels is what drawing every layer would hold: the pixels that the
 // layer and mask records declare, a fill counting the canvas, a smart
-// object the canvas its quad's box covers besides its own. Decode
+// object the canvas its quad's box covers besides its own, and the
+// smart objects' filter masks (decoded with the file, once each). Decode
 // refuses more than 8 times Limits.MaxPixels.
 func (f *File) Pixels() int64 { return f.pixels }
 
