@@ -256,3 +256,31 @@ func TestBrightnessContrastModern(t *testing.T) {
 		}
 	}
 }
+
+// TestBrightnessSettingsOutOfRange: modern brightness/contrast settings
+// out of Photoshop's ranges, NaN among them (which fails every
+// comparison), leave the layer's legacy reading as it was instead of
+// drawing a table made of them; settings in range replace it.
+func TestBrightnessSettingsOutOfRange(t *testing.T) {
+	legacy := brightnessLegacy(10, 10, 127)
+	for _, tc := range []struct {
+		name       string
+		b, k, mean float64
+		replaced   bool
+	}{
+		{"in range", 40, -20, 127, true},
+		{"brightness NaN", math.NaN(), 0, 127, false},
+		{"contrast NaN", 0, math.NaN(), 127, false},
+		{"mean NaN", 0, 0, math.NaN(), false},
+		{"brightness past 150", 151, 0, 127, false},
+		{"contrast infinite", 0, math.Inf(-1), 127, false},
+	} {
+		l := &Layer{Kind: KindAdjustment, Adjustment: legacy}
+		b := descriptorBytes("Brgh", tc.b, "Cntr", tc.k, "means", tc.mean, "useLegacy", false)
+		d := &decoder{lim: DefaultLimits.withDefaults(), f: &File{}}
+		d.brightnessSettings(l, newCursor(bytes.NewReader(b), 0, int64(len(b)), "CgEd"))
+		if got := l.Adjustment != legacy; got != tc.replaced {
+			t.Errorf("%s: replaced %v, want %v", tc.name, got, tc.replaced)
+		}
+	}
+}

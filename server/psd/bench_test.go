@@ -82,6 +82,16 @@ func descriptorBytes(kv ...any) []byte {
 				b.s("doub")
 				binary.Write(&b, binary.BigEndian, math.Float64bits(f))
 			}
+		case float64:
+			b.s("doub")
+			binary.Write(&b, binary.BigEndian, math.Float64bits(v))
+		case bool:
+			b.s("bool")
+			var one uint8
+			if v {
+				one = 1
+			}
+			b.u8(one)
 		case [2]float64: // a Pnt of Wdth and Hght
 			b.s("Objc")
 			b.u32(0)

@@ -157,7 +157,9 @@ func (d *decoder) brightnessSettings(l *Layer, c *cursor) {
 	k, okC := desc.num("Cntr")
 	mean, okM := desc.num("means")
 	legacy, _ := desc.get("useLegacy").(bool)
-	if !okB || !okC || !okM || b < -150 || b > 150 || k < -100 || k > 100 || mean < 0 || mean > 255 {
+	// Written as ranges held, so that NaN, which fails every comparison,
+	// is out of range too.
+	if !okB || !okC || !okM || !(b >= -150 && b <= 150) || !(k >= -100 && k <= 100) || !(mean >= 0 && mean <= 255) {
 		return
 	}
 	if legacy {
