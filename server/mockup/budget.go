@@ -361,6 +361,14 @@ func (e *estimator) effects(l *psd.Layer) {
 	box := area(r.Inset(-pad).Intersect(e.canvas.Inset(-pad)))
 	e.c.buffers += box * (4 + 12*int64(n))
 	e.c.Work += box * 4 * int64(n)
+	if l.Opacity < 255 && !l.Clipped {
+		// A faded layer is put together with its effects on a picture
+		// of their own, then faded once (opacityUnit): an isolated
+		// group the file does not hold.
+		e.c.groups++
+		e.c.buffers += 4 * box
+		e.c.Work += box
+	}
 	for _, p := range fx.PatternOverlays {
 		// Each pixel sampled from the pattern, as a warp samples.
 		e.pattern(p.Fill.Pattern)

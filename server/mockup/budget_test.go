@@ -289,3 +289,33 @@ func TestGradientStopsCountInTheBudget(t *testing.T) {
 		t.Errorf("1,000 stops more (%d before) add %d to the work", n, d)
 	}
 }
+
+// TestFadedEffectsCountInTheBudget: a layer with effects at an opacity
+// under 100 % is drawn with them on a picture of their own before it is
+// faded (opacityUnit), so fading it costs that picture in the estimate.
+func TestFadedEffectsCountInTheBudget(t *testing.T) {
+	b, err := os.ReadFile("../psd/testdata/photoshop/pt-layer-effects.psd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tpl, err := openBytes(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fx *psd.Layer
+	for _, l := range tpl.File.Layers {
+		if l.Effects.Any() && !l.Clipped && l.Opacity == 255 {
+			fx = l
+			break
+		}
+	}
+	if fx == nil {
+		t.Fatal("no opaque layer with effects")
+	}
+	opaque := Estimate(tpl.File)
+	fx.Opacity = 128
+	faded := Estimate(tpl.File)
+	if faded.PerDrawing <= opaque.PerDrawing || faded.Work <= opaque.Work {
+		t.Errorf("faded: %d bytes, %d work; opaque: %d bytes, %d work", faded.PerDrawing, faded.Work, opaque.PerDrawing, opaque.Work)
+	}
+}
